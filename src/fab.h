@@ -1,0 +1,194 @@
+/* The harness: logging, options, statistics, timing, the runner and output. */
+#ifndef FAB_H
+#define FAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fab_kernel.h"
+#include "fab_status.h"
+
+#define FAB_HOST_MAX 256
+
+/* ---------------------------------------------------------------- log.c */
+typedef enum { FAB_LOG_ERROR = 0, FAB_LOG_WARN, FAB_LOG_INFO, FAB_LOG_DEBUG } fab_log_level_t;
+
+/* Set the prefix every message carries: "[rank N host]". rank < 0: "[host]". */
+void fab_log_init(int rank, const char *host);
+void fab_log_set_level(fab_log_level_t level);
+fab_log_level_t fab_log_get_level(void);
+void fab_log(fab_log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A progress line: printed at every level (--quiet is checked by the caller). */
+void fab_log_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define FAB_ERROR(...) fab_log(FAB_LOG_ERROR, __VA_ARGS__)
+#define FAB_WARN(...)  fab_log(FAB_LOG_WARN, __VA_ARGS__)
+#define FAB_INFO(...)  fab_log(FAB_LOG_INFO, __VA_ARGS__)
+#define FAB_DEBUG(...) fab_log(FAB_LOG_DEBUG, __VA_ARGS__)
+
+/* ---------------------------------------------------------------- sizes.c */
+#define FAB_MAX_SIZES 64
+
+typedef struct fab_sizes {
+    size_t v[FAB_MAX_SIZES];
+    int n;
+} fab_sizes_t;
+
+/* "8", "4K", "1M", "2G" (1024-based; optional trailing B or iB). */
+fab_status_t fab_size_parse(const char *s, size_t *out, char *err, size_t errlen);
+/* "MIN:MAX" (doubling from MIN, MAX included when it is not a power-of-two step) or a
+ * comma-separated list. On error, err says what was wrong. */
+fab_status_t fab_sizes_parse(const char *s, fab_sizes_t *out, char *err, size_t errlen);
+/* "4096" -> "4K" when exact, else the plain number. */
+void fab_size_format(size_t bytes, char *buf, size_t len);
+
+/* ---------------------------------------------------------------- options.c */
+typedef enum { FAB_PML_UCX = 0, FAB_PML_OB1 = 1, FAB_PML_ENV = 2 } fab_pml_t;
+
+#define FAB_MAX_KERNELS 32
+
+typedef struct fab_opts {
+    const fab_kernel_t *kernels[FAB_MAX_KERNELS];
+    int nkernels;
+    fab_sizes_t sizes;   /* empty: the default sweep */
+    long iters;          /* > 0: fixed iterations per size; 0: time budget */
+    long warmup;         /* < 0: automatic */
+    double time_s;       /* time budget per size */
+    long min_iters;      /* floor of the time-budget policy */
+    long max_iters;      /* ceiling of the time-budget policy */
+    long max_samples;    /* raw samples kept per size for exact percentiles */
+    int window;
+    bool validate;
+    int pair_a, pair_b;
+    fab_pml_t pml;
+    bool pml_set;        /* --pml given explicitly */
+    bool quiet;
+    int verbose;
+} fab_opts_t;
+
+typedef enum { FAB_CMD_NONE = 0, FAB_CMD_HELP, FAB_CMD_VERSION, FAB_CMD_LIST, FAB_CMD_RUN,
+               FAB_CMD_RUN_HELP } fab_cmd_t;
+
+void fab_opts_defaults(fab_opts_t *o);
+/* Parse argv (environment FABRICBENCH_* first, then the command line). On error returns
+ * FAB_ERR_USAGE with a one-line reason in err and a hint in hint. */
+fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o, char *err,
+                            size_t errlen, char *hint, size_t hintlen);
+void fab_opts_print_help(FILE *f);
+void fab_opts_print_run_help(FILE *f);
+/* For tests: the number of rows in the option table and row i's long name. */
+int fab_opts_count(void);
+const char *fab_opts_name(int i);
+
+/* ---------------------------------------------------------------- registry (generated) */
+extern const fab_kernel_t *const fab_kernels[];
+extern const int fab_nkernels;
+const fab_kernel_t *fab_kernel_find(const char *name);
+
+/* ---------------------------------------------------------------- timing.c */
+/* Monotonic nanoseconds (CLOCK_MONOTONIC, vDSO: no system call). */
+uint64_t fab_now_ns(void);
+/* Median cost of one fab_now_ns() call, in ns, measured over `n` back-to-back calls. */
+double fab_timer_cost_ns(int n);
+
+/* ---------------------------------------------------------------- stats.c */
+/* Log-linear histogram: 2^FAB_HIST_SUB_BITS buckets per power of two of nanoseconds, so a
+ * percentile read from it is within 1/2^(FAB_HIST_SUB_BITS+1) (0.2%) of the true sample. */
+#define FAB_HIST_SUB_BITS 8
+#define FAB_HIST_OCTAVES  44
+#define FAB_HIST_BUCKETS  ((FAB_HIST_OCTAVES + 1) << FAB_HIST_SUB_BITS)
+
+typedef struct fab_acc {
+    double *raw;       /* first raw_cap samples, seconds */
+    size_t raw_n, raw_cap;
+    uint64_t *hist;    /* every sample */
+    size_t n;
+    double min, max;
+    double mean, m2;   /* Welford */
+    double loop_total; /* sum of timed-block durations, seconds */
+} fab_acc_t;
+
+typedef struct fab_stats {
+    uint64_t n;
+    double min, p50, p90, p99, p999, max, mean, stddev;
+    double loop_mean; /* loop_total / n */
+    bool exact;       /* percentiles from every sample (else from the histogram) */
+} fab_stats_t;
+
+fab_status_t fab_acc_init(fab_acc_t *a, size_t raw_cap);
+void fab_acc_reset(fab_acc_t *a);
+void fab_acc_free(fab_acc_t *a);
+void fab_acc_add(fab_acc_t *a, double v);
+/* Summarise; every time is divided by `divisor` (1 for plain iteration times). */
+void fab_acc_stats(fab_acc_t *a, double divisor, fab_stats_t *out);
+/* Percentile q in [0,1] of sorted v[0..n-1], linear interpolation between closest ranks
+ * (numpy's default "linear" method). */
+double fab_percentile_sorted(const double *v, size_t n, double q);
+
+/* ---------------------------------------------------------------- runner.c */
+typedef struct fab_row {
+    uint64_t bytes;
+    uint64_t iters;
+    uint64_t warmup;
+    fab_stats_t t;       /* reported time: iteration time / kernel time_divisor, seconds */
+    double iter_time;    /* loop mean of one whole iteration, seconds */
+    double mbps;         /* MB/s (10^6 B/s), all streams */
+    double gbps;         /* Gb/s (10^9 bit/s), all streams */
+    double msgps;        /* messages/s, all streams */
+    double mbps_stream;  /* per stream (pair) */
+    double msgps_stream;
+    int streams;
+    long validation_errors; /* -1: not validated */
+} fab_row_t;
+
+typedef struct fab_world {
+    int rank, size;
+    char host[FAB_HOST_MAX];
+    char **hosts;        /* per world rank, on rank 0 only */
+    int nhosts;          /* distinct hosts */
+    int local_ranks;     /* ranks on this rank's host */
+} fab_world_t;
+
+fab_status_t fab_world_init(fab_world_t *w);
+void fab_world_free(fab_world_t *w);
+
+/* Check every kernel's rank needs and the memory the run needs, on every rank, agreeing on
+ * the outcome. On failure rank 0 has printed the reason. */
+fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o);
+/* Run one kernel over the size list; rows go to rank 0's output as they are measured. */
+/* *agreed tells whether every rank knows the outcome (else the caller must abort the job). */
+fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
+                            bool *agreed);
+/* Every rank agrees on the worst status (the most negative one). */
+fab_status_t fab_agree(fab_status_t st, MPI_Comm comm);
+/* The default size list for a kernel. */
+void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out);
+/* Bytes of buffer memory one rank of kernel k needs for max_bytes messages. */
+size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes);
+
+/* ---------------------------------------------------------------- transport.c */
+typedef struct fab_transport {
+    char pml[32];         /* pml component in use: "ucx", "ob1", ... or "unknown" */
+    char pml_how[64];     /* how that was found */
+    char ucx_version[32];
+    char ucx_tls[512];    /* UCX transports/devices a probe endpoint chose, or why unknown */
+    char mpi_library[256];
+} fab_transport_t;
+
+/* Before MPI_Init: select the pml the options ask for, unless the environment already has. */
+void fab_transport_prepare(const fab_opts_t *o);
+/* After MPI_Init: find what is in use. ucx_tls is probed between world ranks `a` and `b`
+ * (collective over MPI_COMM_WORLD). */
+fab_status_t fab_transport_detect(const fab_world_t *w, int a, int b, fab_transport_t *t);
+
+/* ---------------------------------------------------------------- out_text.c */
+void fab_out_header(FILE *f, const fab_world_t *w, const fab_transport_t *t, int argc,
+                    char **argv);
+void fab_out_kernel_header(FILE *f, const fab_kernel_t *k, const fab_opts_t *o,
+                           const int *ranks, int nranks, const fab_world_t *w);
+void fab_out_row(FILE *f, const fab_kernel_t *k, const fab_row_t *r);
+
+#define FAB_VERSION "0.1.0"
+
+#endif

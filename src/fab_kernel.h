@@ -1,0 +1,97 @@
+/* The kernel interface: everything a file in kernels/ needs, and nothing more.
+ *
+ * A kernel is one communication pattern. It fills a fab_kernel_t; the harness owns the
+ * buffers, the warm-up, the iteration loop and its timestamps, validation bookkeeping,
+ * cross-rank reduction, statistics and every output. */
+#ifndef FAB_KERNEL_H
+#define FAB_KERNEL_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fab_status.h"
+
+/* What the headline of a row is: a time (latency) or a rate (bandwidth). */
+typedef enum {
+    FAB_KIND_LATENCY = 0,
+    FAB_KIND_BANDWIDTH = 1,
+} fab_kind_t;
+
+/* How the ranks of a kernel run are chosen. */
+typedef enum {
+    FAB_RANKS_PAIR = 0, /* two ranks, --pair A,B (default 0,1); the others wait idle */
+    FAB_RANKS_ALL = 1,  /* every rank takes part */
+} fab_ranks_t;
+
+/* What the harness hands a kernel. Fields above the line are set by the harness before setup;
+ * fields below it are set by the kernel's setup on each rank. */
+typedef struct fab_kctx {
+    MPI_Comm comm;      /* the ranks taking part, in kernel order (pair: A is 0, B is 1) */
+    int rank;           /* this rank in comm */
+    int size;           /* ranks in comm */
+    int window;         /* messages in flight per iteration (bandwidth kernels) */
+    int tag;            /* first tag the kernel may use; it owns tag .. tag+15 */
+    size_t max_bytes;   /* largest message of this run (at least 64): the size of a slot */
+    char *sbuf, *rbuf;  /* harness-owned, page-aligned, slots * max_bytes each, pages touched */
+    int slots;          /* distinct message buffers: 1, or more during --validate */
+    MPI_Request *reqs;  /* room for 2 * window requests */
+    /* ---- set by setup ---- */
+    bool timer;           /* this rank's per-iteration times count (reduced with max) */
+    double msgs_per_iter; /* messages of `bytes` moved per iteration, all streams together */
+    int streams;          /* independent streams (pairs) sharing that traffic; 1 if unset */
+} fab_kctx_t;
+
+typedef struct fab_kernel {
+    const char *name;    /* fabricbench run <name> */
+    const char *summary; /* one line for `fabricbench list` */
+    fab_kind_t kind;
+    fab_ranks_t ranks;
+    int min_ranks;       /* fewest ranks the kernel can run on */
+    int rank_multiple;   /* the rank count must be a multiple of this (1: any) */
+    bool uses_window;    /* -w/--window applies */
+    double time_divisor; /* reported time = iteration time / divisor (ping-pong: 2) */
+    /* Set ctx->timer, ->msgs_per_iter, ->streams; allocate per-run state if any. */
+    fab_status_t (*setup)(fab_kctx_t *ctx, void **state);
+    /* One timed iteration with messages of `bytes`. Called on every rank of ctx->comm. */
+    fab_status_t (*iterate)(fab_kctx_t *ctx, void *state, size_t bytes);
+    /* One untimed iteration that sends fab_pattern_fill()ed data and checks what arrives with
+     * fab_pattern_check(), adding mismatching bytes to *errors. `seed` differs per call. */
+    fab_status_t (*validate)(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
+                             long *errors);
+    void (*cleanup)(fab_kctx_t *ctx, void *state); /* optional: frees what setup made */
+} fab_kernel_t;
+
+/* Helpers for kernels. */
+
+/* MPI call wrapper result: FAB_OK, or FAB_ERR_MPI after logging which call failed. */
+fab_status_t fab_mpi_check(int mpi_rc, const char *what);
+#define FAB_MPI(call) fab_mpi_check((call), #call)
+
+/* Slot i of the send/receive buffers. */
+static inline char *fab_sbuf(const fab_kctx_t *ctx, int slot)
+{
+    return ctx->sbuf + (size_t)slot * ctx->max_bytes;
+}
+static inline char *fab_rbuf(const fab_kctx_t *ctx, int slot)
+{
+    return ctx->rbuf + (size_t)slot * ctx->max_bytes;
+}
+
+/* Fill `bytes` of buf with a pattern that depends on seed and position. */
+void fab_pattern_fill(void *buf, size_t bytes, uint32_t seed);
+/* Count the bytes of buf that differ from fab_pattern_fill(seed). */
+long fab_pattern_check(const void *buf, size_t bytes, uint32_t seed);
+/* A seed for message `msg` sent by comm rank `from`, derived from the round's seed. */
+uint32_t fab_pattern_seed(uint32_t round_seed, int from, int msg);
+
+/* The windowed one-way pattern shared by bw and msgrate (osu_bw): the sender posts
+ * ctx->window non-blocking sends of `bytes` to `peer` and waits for a 4-byte acknowledgement;
+ * the receiver posts the matching receives, waits, and sends the acknowledgement. */
+fab_status_t fab_window_iterate(fab_kctx_t *ctx, size_t bytes, int peer, bool sender);
+/* The same exchange with patterned data in distinct slots, every received byte checked. */
+fab_status_t fab_window_validate(fab_kctx_t *ctx, size_t bytes, int peer, bool sender,
+                                 uint32_t seed, long *errors);
+
+#endif

@@ -1,0 +1,29 @@
+/* One status type for the whole tool, and the exit codes it maps to. */
+#ifndef FAB_STATUS_H
+#define FAB_STATUS_H
+
+typedef enum {
+    FAB_OK = 0,
+    FAB_ERR_USAGE = -1,       /* bad command line: exit 2 */
+    FAB_ERR_CONFIG = -2,      /* run cannot be set up as asked (ranks, memory): exit 2 */
+    FAB_ERR_NOMEM = -3,       /* allocation failed: exit 3 */
+    FAB_ERR_MPI = -4,         /* an MPI call failed: exit 3 */
+    FAB_ERR_IO = -5,          /* reading or writing a file failed: exit 3 */
+    FAB_ERR_VALIDATION = -6,  /* measured, but received data was wrong: exit 1 */
+    FAB_ERR_INTERRUPTED = -7, /* stopped by a signal, partial results kept: exit 4 */
+    FAB_ERR_INTERNAL = -8,    /* a bug: exit 3 */
+} fab_status_t;
+
+/* Exit codes (documented in --help and README). */
+enum {
+    FAB_EXIT_OK = 0,
+    FAB_EXIT_CHECK_FAILED = 1,
+    FAB_EXIT_USAGE = 2,
+    FAB_EXIT_ENV = 3,
+    FAB_EXIT_INTERRUPTED = 4,
+};
+
+const char *fab_status_string(fab_status_t st);
+int fab_status_exit_code(fab_status_t st);
+
+#endif

@@ -1,0 +1,439 @@
+/* One typed option table serves the command line, FABRICBENCH_* environment variables and
+ * `fabricbench run --help`. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fab.h"
+
+#define FAB_DEFAULT_SUITE "latency,bw,bibw,msgrate"
+
+typedef enum {
+    FAB_OPT_FLAG,   /* bool, no argument */
+    FAB_OPT_COUNT,  /* int, incremented, no argument */
+    FAB_OPT_LONG,   /* long in [min, max] */
+    FAB_OPT_INT,    /* int in [min, max] */
+    FAB_OPT_DOUBLE, /* double in (min, max] */
+    FAB_OPT_SIZES,
+    FAB_OPT_PAIR,
+    FAB_OPT_PML,
+} fab_opt_type_t;
+
+typedef struct fab_opt {
+    const char *name; /* --name; environment FABRICBENCH_NAME (dashes become underscores) */
+    char shortname;
+    fab_opt_type_t type;
+    size_t offset;
+    double min, max;
+    const char *arg;  /* what the value is, for help */
+    const char *unit;
+    const char *def;  /* default, as help shows it */
+    const char *help;
+} fab_opt_t;
+
+#define OFF(field) offsetof(fab_opts_t, field)
+
+static const fab_opt_t fab_opt_table[] = {
+    {"sizes", 'm', FAB_OPT_SIZES, OFF(sizes), 0, 0, "SIZES", "bytes", "1:4M",
+     "message sizes: MIN:MAX doubles from MIN (MAX included), or a list 8,1K,64K; K/M/G = 1024^n"},
+    {"iterations", 'i', FAB_OPT_LONG, OFF(iters), 1, 1e9, "N", "iterations", "auto",
+     "timed iterations per size; without it, --time decides"},
+    {"warmup", 'x', FAB_OPT_LONG, OFF(warmup), 0, 1e9, "N", "iterations", "auto",
+     "untimed iterations before each size (auto: i/10 with -i, else the calibration run)"},
+    {"time", 't', FAB_OPT_DOUBLE, OFF(time_s), 0, 3600, "SEC", "s", "0.25",
+     "time budget per size; iterations are chosen so each size takes about this long"},
+    {"min-iters", 0, FAB_OPT_LONG, OFF(min_iters), 1, 1e9, "N", "iterations", "10",
+     "fewest timed iterations per size under --time"},
+    {"max-iters", 0, FAB_OPT_LONG, OFF(max_iters), 1, 1e9, "N", "iterations", "10000000",
+     "most timed iterations per size under --time"},
+    {"max-samples", 0, FAB_OPT_LONG, OFF(max_samples), 0, 1e8, "N", "samples", "1048576",
+     "samples kept per size for exact percentiles; beyond, a histogram (error <= 0.2%)"},
+    {"window", 'w', FAB_OPT_INT, OFF(window), 1, 65536, "N", "messages", "64",
+     "messages in flight per iteration for bw, bibw, msgrate"},
+    {"validate", 'c', FAB_OPT_FLAG, OFF(validate), 0, 0, NULL, NULL, "off",
+     "after each size, send patterned data and check every received byte"},
+    {"pair", 0, FAB_OPT_PAIR, 0, 0, 0, "A,B", "ranks", "0,1",
+     "the two ranks latency, bw and bibw measure between; the others wait idle"},
+    {"pml", 0, FAB_OPT_PML, OFF(pml), 0, 0, "ucx|ob1|env", NULL, "ucx",
+     "Open MPI point-to-point layer: ucx, ob1, or env (leave it to mpirun/environment)"},
+    {"quiet", 'q', FAB_OPT_FLAG, OFF(quiet), 0, 0, NULL, NULL, "off",
+     "no progress lines on stderr"},
+    {"verbose", 'v', FAB_OPT_COUNT, OFF(verbose), 0, 0, NULL, NULL, "0",
+     "more log output on stderr (repeat for debug)"},
+    {"help", 'h', FAB_OPT_FLAG, 0, 0, 0, NULL, NULL, NULL, "this help"},
+};
+
+#define FAB_NOPTS ((int)(sizeof(fab_opt_table) / sizeof(fab_opt_table[0])))
+
+int fab_opts_count(void)
+{
+    return FAB_NOPTS;
+}
+
+const char *fab_opts_name(int i)
+{
+    return i >= 0 && i < FAB_NOPTS ? fab_opt_table[i].name : NULL;
+}
+
+void fab_opts_defaults(fab_opts_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->iters = 0;
+    o->warmup = -1;
+    o->time_s = 0.25;
+    o->min_iters = 10;
+    o->max_iters = 10000000;
+    o->max_samples = 1048576;
+    o->window = 64;
+    o->pair_a = 0;
+    o->pair_b = 1;
+    o->pml = FAB_PML_UCX;
+}
+
+static fab_status_t fab_parse_number(const fab_opt_t *d, const char *val, double *out, char *err,
+                                     size_t errlen)
+{
+    char *end = NULL;
+    double v;
+    bool integer = d->type != FAB_OPT_DOUBLE;
+
+    errno = 0;
+    v = integer ? (double)strtoll(val, &end, 10) : strtod(val, &end);
+    if (end == val || *end || errno == ERANGE || isnan(v)) {
+        snprintf(err, errlen, "--%s: '%s' is not %s", d->name, val,
+                 integer ? "a whole number" : "a number");
+        return FAB_ERR_USAGE;
+    }
+    if (integer ? (v < d->min || v > d->max) : (v <= d->min || v > d->max)) {
+        if (integer)
+            snprintf(err, errlen, "--%s: %s is out of range (%.0f to %.0f %s)", d->name, val,
+                     d->min, d->max, d->unit ? d->unit : "");
+        else
+            snprintf(err, errlen, "--%s: %s is out of range (more than %g, at most %g %s)",
+                     d->name, val, d->min, d->max, d->unit ? d->unit : "");
+        return FAB_ERR_USAGE;
+    }
+    *out = v;
+    return FAB_OK;
+}
+
+static fab_status_t fab_opt_apply(const fab_opt_t *d, const char *val, fab_opts_t *o, char *err,
+                                  size_t errlen)
+{
+    char *base = (char *)o + d->offset;
+    double v;
+    fab_status_t st = FAB_OK;
+    char suberr[256];
+
+    switch (d->type) {
+    case FAB_OPT_FLAG:
+        *(bool *)base = true;
+        break;
+    case FAB_OPT_COUNT:
+        (*(int *)base)++;
+        break;
+    case FAB_OPT_LONG:
+    case FAB_OPT_INT:
+    case FAB_OPT_DOUBLE:
+        st = fab_parse_number(d, val, &v, err, errlen);
+        if (st != FAB_OK)
+            break;
+        if (d->type == FAB_OPT_LONG)
+            *(long *)base = (long)v;
+        else if (d->type == FAB_OPT_INT)
+            *(int *)base = (int)v;
+        else
+            *(double *)base = v;
+        break;
+    case FAB_OPT_SIZES:
+        st = fab_sizes_parse(val, (fab_sizes_t *)base, suberr, sizeof(suberr));
+        if (st != FAB_OK)
+            snprintf(err, errlen, "-m/--sizes: %s", suberr);
+        break;
+    case FAB_OPT_PAIR: {
+        int a, b, n = -1;
+
+        if (sscanf(val, "%d,%d%n", &a, &b, &n) != 2 || n < 0 || val[n] != '\0' || a < 0 ||
+            b < 0) {
+            snprintf(err, errlen, "--pair: '%s' is not two rank numbers A,B", val);
+            st = FAB_ERR_USAGE;
+        } else if (a == b) {
+            snprintf(err, errlen, "--pair: %s names rank %d twice; give two different ranks", val,
+                     a);
+            st = FAB_ERR_USAGE;
+        } else {
+            o->pair_a = a;
+            o->pair_b = b;
+        }
+        break;
+    }
+    case FAB_OPT_PML:
+        o->pml_set = true;
+        if (strcmp(val, "ucx") == 0)
+            o->pml = FAB_PML_UCX;
+        else if (strcmp(val, "ob1") == 0)
+            o->pml = FAB_PML_OB1;
+        else if (strcmp(val, "env") == 0)
+            o->pml = FAB_PML_ENV;
+        else {
+            snprintf(err, errlen, "--pml: '%s' is not one of ucx, ob1, env", val);
+            st = FAB_ERR_USAGE;
+        }
+        break;
+    }
+    return st;
+}
+
+static bool fab_opt_takes_value(const fab_opt_t *d)
+{
+    return d->type != FAB_OPT_FLAG && d->type != FAB_OPT_COUNT;
+}
+
+/* FABRICBENCH_SIZES=1:1M and friends; the command line overrides them. */
+static fab_status_t fab_opts_from_env(fab_opts_t *o, char *err, size_t errlen)
+{
+    for (int i = 0; i < FAB_NOPTS; i++) {
+        const fab_opt_t *d = &fab_opt_table[i];
+        char var[64] = "FABRICBENCH_";
+        const char *val;
+        size_t n = strlen(var);
+        fab_status_t st;
+
+        if (strcmp(d->name, "help") == 0)
+            continue;
+        for (const char *p = d->name; *p && n < sizeof(var) - 1; p++)
+            var[n++] = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+        var[n] = '\0';
+        val = getenv(var);
+        if (!val || !*val)
+            continue;
+        if (!fab_opt_takes_value(d)) {
+            if (strcmp(val, "0") == 0)
+                continue;
+            val = NULL;
+        }
+        st = fab_opt_apply(d, val, o, err, errlen);
+        if (st != FAB_OK) {
+            char tmp[512];
+
+            snprintf(tmp, sizeof(tmp), "%s (from environment variable %s)", err, var);
+            snprintf(err, errlen, "%s", tmp);
+            return st;
+        }
+    }
+    return FAB_OK;
+}
+
+static const fab_opt_t *fab_opt_find_long(const char *name, size_t len)
+{
+    for (int i = 0; i < FAB_NOPTS; i++)
+        if (strlen(fab_opt_table[i].name) == len && strncmp(fab_opt_table[i].name, name, len) == 0)
+            return &fab_opt_table[i];
+    return NULL;
+}
+
+static const fab_opt_t *fab_opt_find_short(char c)
+{
+    for (int i = 0; i < FAB_NOPTS; i++)
+        if (fab_opt_table[i].shortname == c)
+            return &fab_opt_table[i];
+    return NULL;
+}
+
+static fab_status_t fab_kernels_parse(const char *list, fab_opts_t *o, char *err, size_t errlen,
+                                      char *hint, size_t hintlen)
+{
+    char buf[512], *save = NULL;
+
+    if (strlen(list) >= sizeof(buf) || !*list) {
+        snprintf(err, errlen, "kernel list '%s' is empty or too long", list);
+        return FAB_ERR_USAGE;
+    }
+    strcpy(buf, list);
+    o->nkernels = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const fab_kernel_t *k = fab_kernel_find(tok);
+
+        if (!k) {
+            size_t n;
+
+            snprintf(err, errlen, "unknown kernel '%s'", tok);
+            n = (size_t)snprintf(hint, hintlen, "kernels are:");
+            for (int i = 0; i < fab_nkernels && n < hintlen; i++)
+                n += (size_t)snprintf(hint + n, hintlen - n, "%s %s", i ? "," : "",
+                                      fab_kernels[i]->name);
+            if (n < hintlen)
+                snprintf(hint + n, hintlen - n, " ('fabricbench list' describes them)");
+            return FAB_ERR_USAGE;
+        }
+        if (o->nkernels >= FAB_MAX_KERNELS) {
+            snprintf(err, errlen, "too many kernels in one run (at most %d)", FAB_MAX_KERNELS);
+            return FAB_ERR_USAGE;
+        }
+        o->kernels[o->nkernels++] = k;
+    }
+    return FAB_OK;
+}
+
+fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o, char *err,
+                            size_t errlen, char *hint, size_t hintlen)
+{
+    const char *kernels = NULL;
+    fab_status_t st;
+    int i = 1;
+
+    fab_opts_defaults(o);
+    *cmd = FAB_CMD_NONE;
+    err[0] = hint[0] = '\0';
+    if (argc < 2) {
+        snprintf(err, errlen, "no command given");
+        snprintf(hint, hintlen, "try 'fabricbench run' or 'fabricbench --help'");
+        return FAB_ERR_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        *cmd = FAB_CMD_HELP;
+        return FAB_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        *cmd = FAB_CMD_VERSION;
+        return FAB_OK;
+    }
+    if (strcmp(argv[1], "list") == 0) {
+        *cmd = FAB_CMD_LIST;
+        if (argc > 2) {
+            snprintf(err, errlen, "'list' takes no arguments (got '%s')", argv[2]);
+            snprintf(hint, hintlen, "run 'fabricbench list'");
+            return FAB_ERR_USAGE;
+        }
+        return FAB_OK;
+    }
+    if (strcmp(argv[1], "run") != 0) {
+        snprintf(err, errlen, "unknown command '%s'", argv[1]);
+        snprintf(hint, hintlen, "commands are: run, list (see 'fabricbench --help')");
+        return FAB_ERR_USAGE;
+    }
+    *cmd = FAB_CMD_RUN;
+    st = fab_opts_from_env(o, err, errlen);
+    if (st != FAB_OK) {
+        snprintf(hint, hintlen, "fix or unset that variable; see 'fabricbench run --help'");
+        return st;
+    }
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        const fab_opt_t *d;
+
+        if (a[0] != '-' || a[1] == '\0') {
+            if (kernels) {
+                snprintf(err, errlen, "unexpected argument '%s' (kernels were already given)", a);
+                snprintf(hint, hintlen, "list kernels comma-separated: latency,bw");
+                return FAB_ERR_USAGE;
+            }
+            kernels = a;
+            continue;
+        }
+        if (a[1] == '-') {
+            const char *eq = strchr(a + 2, '=');
+
+            d = fab_opt_find_long(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+            if (eq)
+                val = eq + 1;
+        } else {
+            d = fab_opt_find_short(a[1]);
+            if (d && a[2])
+                val = a + 2;
+        }
+        if (!d) {
+            snprintf(err, errlen, "unknown option '%s'", a);
+            snprintf(hint, hintlen, "'fabricbench run --help' lists every option");
+            return FAB_ERR_USAGE;
+        }
+        if (strcmp(d->name, "help") == 0) {
+            *cmd = FAB_CMD_RUN_HELP;
+            return FAB_OK;
+        }
+        if (fab_opt_takes_value(d) && !val) {
+            if (i + 1 >= argc) {
+                snprintf(err, errlen, "option '%s' needs a value (%s)", a, d->arg);
+                snprintf(hint, hintlen, "'fabricbench run --help' shows each option's value");
+                return FAB_ERR_USAGE;
+            }
+            val = argv[++i];
+        } else if (!fab_opt_takes_value(d) && val) {
+            snprintf(err, errlen, "option '%s' takes no value", a);
+            snprintf(hint, hintlen, "'fabricbench run --help' lists every option");
+            return FAB_ERR_USAGE;
+        }
+        st = fab_opt_apply(d, val, o, err, errlen);
+        if (st != FAB_OK) {
+            snprintf(hint, hintlen, "'fabricbench run --help' shows the accepted values");
+            return st;
+        }
+    }
+    st = fab_kernels_parse(kernels ? kernels : FAB_DEFAULT_SUITE, o, err, errlen, hint, hintlen);
+    if (st == FAB_OK && o->min_iters > o->max_iters) {
+        snprintf(err, errlen, "--min-iters %ld is larger than --max-iters %ld", o->min_iters,
+                 o->max_iters);
+        snprintf(hint, hintlen, "make --min-iters at most --max-iters");
+        st = FAB_ERR_USAGE;
+    }
+    return st;
+}
+
+void fab_opts_print_help(FILE *f)
+{
+    fprintf(f,
+            "fabricbench %s: MPI interconnect benchmark (latency, bandwidth, message rate)\n"
+            "\n"
+            "usage: mpirun -np 2 fabricbench run [KERNEL[,KERNEL...]] [options]\n"
+            "       fabricbench list        the kernels, one line each\n"
+            "       fabricbench run --help  every run option with its default and unit\n"
+            "       fabricbench --version\n"
+            "\n"
+            "Without kernels, 'run' runs the point-to-point suite: %s.\n"
+            "Results go to stdout as a table with '#' header lines; logs, progress and errors\n"
+            "go to stderr, each line prefixed with [rank N host].\n"
+            "\n"
+            "Exit codes: 0 measured, all checks passed; 1 measured, a check failed (--validate);\n"
+            "            2 usage or configuration error, nothing measured; 3 environment error\n"
+            "            (MPI, memory, files); 4 interrupted, partial results kept.\n",
+            FAB_VERSION, FAB_DEFAULT_SUITE);
+}
+
+void fab_opts_print_run_help(FILE *f)
+{
+    fprintf(f, "usage: mpirun -np N fabricbench run [KERNEL[,KERNEL...]] [options]\n\n"
+               "Kernels (default %s):\n",
+            FAB_DEFAULT_SUITE);
+    for (int i = 0; i < fab_nkernels; i++)
+        fprintf(f, "  %-10s %s\n", fab_kernels[i]->name, fab_kernels[i]->summary);
+    fprintf(f, "\nOptions (each also read from FABRICBENCH_<NAME>, e.g. FABRICBENCH_SIZES;\n"
+               "the command line wins):\n");
+    for (int i = 0; i < FAB_NOPTS; i++) {
+        const fab_opt_t *d = &fab_opt_table[i];
+        char left[64];
+
+        if (d->shortname)
+            snprintf(left, sizeof(left), "-%c, --%s%s%s", d->shortname, d->name,
+                     d->arg ? " " : "", d->arg ? d->arg : "");
+        else
+            snprintf(left, sizeof(left), "    --%s%s%s", d->name, d->arg ? " " : "",
+                     d->arg ? d->arg : "");
+        if (d->def)
+            fprintf(f, "  %-28s [default: %s%s%s]\n", left, d->def, d->unit ? "; unit: " : "",
+                    d->unit ? d->unit : "");
+        else
+            fprintf(f, "  %s\n", left);
+        fprintf(f, "        %s\n", d->help);
+    }
+    fprintf(f,
+            "\nSizes: K = 1024, M = 1024^2, G = 1024^3 bytes (1 to 1G per message). Reported\n"
+            "units are decimal: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9 bit/s.\n"
+            "Exit codes: 0 ok; 1 a check failed; 2 usage/configuration; 3 environment; "
+            "4 interrupted.\n");
+}

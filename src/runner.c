@@ -1,0 +1,574 @@
+/* The runner: checks before measuring, then for each kernel and size the iteration policy
+ * (fixed count, or a time budget with calibration), the timed blocks, the cross-rank
+ * reduction, statistics, validation and the hand-over of each row to rank 0's output. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fab.h"
+
+#define FAB_BLOCK           65536 /* timed iterations between two reductions */
+#define FAB_VALIDATE_SLOTS  4     /* distinct buffers a validation window uses */
+#define FAB_VALIDATE_ROUNDS 2
+#define FAB_KERNEL_TAG      100
+#define FAB_ROW_TAG         9001
+#define FAB_MSG_TAG         9002
+#define FAB_CALIB_SHARE     0.05 /* each calibration round lasts at least this share of --time */
+#define FAB_IDLE_SLEEP_NS   1000000L
+#define FAB_MIN_SLOT        64
+
+/* ------------------------------------------------------------------ waiting without noise */
+
+/* Complete a request by testing it every millisecond, sleeping in between, so that a rank
+ * with nothing to do leaves the CPU to the ranks that measure. */
+static fab_status_t fab_idle_wait(MPI_Request *req)
+{
+    const struct timespec nap = {0, FAB_IDLE_SLEEP_NS};
+    int done = 0;
+
+    for (;;) {
+        fab_status_t st = FAB_MPI(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+
+        if (st != FAB_OK || done)
+            return st;
+        nanosleep(&nap, NULL);
+    }
+}
+
+static fab_status_t fab_idle_barrier(MPI_Comm comm)
+{
+    MPI_Request req;
+    fab_status_t st = FAB_MPI(MPI_Ibarrier(comm, &req));
+
+    return st == FAB_OK ? fab_idle_wait(&req) : st;
+}
+
+/* ------------------------------------------------------------------ checks before measuring */
+
+/* Agree on the worst status; the lowest failing rank's message reaches rank 0, which prints
+ * it with the failing rank's name. */
+static fab_status_t fab_agree_msg(const fab_world_t *w, fab_status_t st, const char *msg,
+                                  const char *hint)
+{
+    struct {
+        int st;
+        int rank;
+    } in = {(int)st, st == FAB_OK ? w->size : w->rank}, out;
+    char text[1024] = "";
+
+    MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
+    if (out.st == FAB_OK)
+        return FAB_OK;
+    /* MINLOC over the status picks the worst; among equal statuses the lowest rank. */
+    if (w->rank == out.rank && out.rank != 0)
+        snprintf(text, sizeof(text), "%s|%s", msg ? msg : "", hint ? hint : "");
+    if (out.rank != 0) {
+        if (w->rank == out.rank)
+            MPI_Send(text, sizeof(text), MPI_CHAR, 0, FAB_MSG_TAG, MPI_COMM_WORLD);
+        else if (w->rank == 0)
+            MPI_Recv(text, sizeof(text), MPI_CHAR, out.rank, FAB_MSG_TAG, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+    }
+    if (w->rank == 0) {
+        const char *m = msg, *h = hint;
+        char *bar;
+
+        if (out.rank != 0) {
+            bar = strchr(text, '|');
+            if (bar)
+                *bar = '\0';
+            m = text;
+            h = bar ? bar + 1 : "";
+        }
+        if (out.rank != 0)
+            FAB_ERROR("on rank %d (%s): %s", out.rank, w->hosts[out.rank], m);
+        else
+            FAB_ERROR("%s", m ? m : fab_status_string((fab_status_t)out.st));
+        if (h && *h)
+            fprintf(stderr, "hint: %s\n", h);
+    }
+    return (fab_status_t)out.st;
+}
+
+static size_t fab_max_size(const fab_sizes_t *s)
+{
+    size_t m = 0;
+
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i] > m)
+            m = s->v[i];
+    return m;
+}
+
+static int fab_slots(const fab_kernel_t *k, const fab_opts_t *o)
+{
+    if (!o->validate || !k->uses_window)
+        return 1;
+    return o->window < FAB_VALIDATE_SLOTS ? o->window : FAB_VALIDATE_SLOTS;
+}
+
+size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes)
+{
+    return 2 * (size_t)fab_slots(k, o) * max_bytes;
+}
+
+void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out)
+{
+    char err[128];
+
+    (void)k;
+    fab_sizes_parse("1:4M", out, err, sizeof(err));
+}
+
+static const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_opts_t *o,
+                                           fab_sizes_t *tmp)
+{
+    if (o->sizes.n > 0)
+        return &o->sizes;
+    fab_default_sizes(k, tmp);
+    return tmp;
+}
+
+/* Memory this host can give: MemAvailable from /proc/meminfo, bytes (0 if unknown). */
+static size_t fab_mem_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kb = 0;
+
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    fclose(f);
+    return (size_t)kb * 1024;
+}
+
+static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
+                                    const fab_kernel_t *k, char *msg, size_t len, char *hint,
+                                    size_t hlen)
+{
+    if (w->size < k->min_ranks) {
+        snprintf(msg, len, "kernel '%s' needs at least %d ranks; this run has %d", k->name,
+                 k->min_ranks, w->size);
+        snprintf(hint, hlen, "start it with mpirun -np %d (or srun -n %d)", k->min_ranks,
+                 k->min_ranks);
+        return FAB_ERR_CONFIG;
+    }
+    if (k->rank_multiple > 1 && w->size % k->rank_multiple != 0) {
+        snprintf(msg, len,
+                 "kernel '%s' needs a multiple of %d ranks (the first half sends to the second "
+                 "half); this run has %d",
+                 k->name, k->rank_multiple, w->size);
+        snprintf(hint, hlen, "use mpirun -np %d or -np %d", w->size - w->size % k->rank_multiple,
+                 w->size - w->size % k->rank_multiple + k->rank_multiple);
+        return FAB_ERR_CONFIG;
+    }
+    if (k->ranks == FAB_RANKS_PAIR && (o->pair_a >= w->size || o->pair_b >= w->size)) {
+        snprintf(msg, len, "--pair %d,%d: rank %d does not exist; this run has ranks 0 to %d",
+                 o->pair_a, o->pair_b, o->pair_a >= w->size ? o->pair_a : o->pair_b,
+                 w->size - 1);
+        snprintf(hint, hlen, "pick two ranks below %d", w->size);
+        return FAB_ERR_CONFIG;
+    }
+    return FAB_OK;
+}
+
+static bool fab_rank_active(const fab_kernel_t *k, const fab_opts_t *o, int rank)
+{
+    return k->ranks == FAB_RANKS_ALL || rank == o->pair_a || rank == o->pair_b;
+}
+
+fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
+{
+    char msg[512] = "", hint[256] = "";
+    fab_status_t st = FAB_OK;
+    size_t avail = fab_mem_available();
+
+    /* Rank counts are the same everywhere: every rank reaches the same verdict. */
+    for (int i = 0; i < o->nkernels && st == FAB_OK; i++)
+        st = fab_check_ranks(w, o, o->kernels[i], msg, sizeof(msg), hint, sizeof(hint));
+    /* Memory is per host: each rank checks its own host, counting every rank there that takes
+     * part (a pair kernel: at most two). */
+    for (int i = 0; i < o->nkernels && st == FAB_OK; i++) {
+        const fab_kernel_t *k = o->kernels[i];
+        fab_sizes_t tmp;
+        size_t maxb = fab_max_size(fab_kernel_sizes(k, o, &tmp));
+        size_t need = fab_buffer_bytes(k, o, maxb);
+        int here = k->ranks == FAB_RANKS_PAIR && w->local_ranks > 2 ? 2 : w->local_ranks;
+        size_t host_need = need * (size_t)here;
+        char sz[32];
+
+        if (!fab_rank_active(k, o, w->rank) || avail == 0 || host_need <= avail / 10 * 9)
+            continue;
+        fab_size_format(maxb, sz, sizeof(sz));
+        snprintf(msg, sizeof(msg),
+                 "kernel '%s' at %s per message needs %.2f GB of buffers per rank, %.2f GB for "
+                 "the %d ranks on host %s, which has %.2f GB available",
+                 k->name, sz, need / 1e9, host_need / 1e9, here, w->host, avail / 1e9);
+        snprintf(hint, sizeof(hint), "lower the largest size in -m, or run fewer ranks per node");
+        st = FAB_ERR_CONFIG;
+    }
+    return fab_agree_msg(w, st, msg, hint);
+}
+
+/* ------------------------------------------------------------------ measuring one size */
+
+typedef struct fab_measure {
+    const fab_opts_t *o;
+    const fab_kernel_t *k;
+    fab_kctx_t *ctx;
+    void *state;
+    fab_acc_t acc;
+    double *block;  /* FAB_BLOCK samples + the block's total */
+    double *reduced;
+    bool reduce;    /* samples are combined across ranks (more than one timer) */
+} fab_measure_t;
+
+static fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
+{
+    fab_status_t st = FAB_OK;
+
+    for (uint64_t i = 0; i < n && st == FAB_OK; i++)
+        st = m->k->iterate(m->ctx, m->state, bytes);
+    return st;
+}
+
+/* Run n iterations; every rank learns the slowest timer's elapsed time. */
+static fab_status_t fab_timed_round(fab_measure_t *m, size_t bytes, uint64_t n, double *elapsed)
+{
+    uint64_t t0 = fab_now_ns();
+    fab_status_t st = fab_iterate_n(m, bytes, n);
+    double mine = m->ctx->timer ? (double)(fab_now_ns() - t0) * 1e-9 : 0.0;
+
+    if (st != FAB_OK)
+        return st;
+    return FAB_MPI(MPI_Allreduce(&mine, elapsed, 1, MPI_DOUBLE, MPI_MAX, m->ctx->comm));
+}
+
+/* Decide the number of timed iterations; run the warm-up (and calibration) iterations. */
+static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iters,
+                                  uint64_t *warm)
+{
+    const fab_opts_t *o = m->o;
+    uint64_t k = 1;
+    double t = 0.0;
+    fab_status_t st = FAB_OK;
+
+    if (o->iters > 0) {
+        *iters = (uint64_t)o->iters;
+        *warm = o->warmup >= 0 ? (uint64_t)o->warmup : (*iters + 9) / 10;
+        return fab_iterate_n(m, bytes, *warm);
+    }
+    *warm = o->warmup > 0 ? (uint64_t)o->warmup : 0;
+    st = fab_iterate_n(m, bytes, *warm);
+    /* Calibrate: double the round until it lasts FAB_CALIB_SHARE of the budget (at least two
+     * rounds, so the estimate never comes from the very first, cold, iteration alone). */
+    for (int round = 0; st == FAB_OK; round++, k *= 2) {
+        st = fab_timed_round(m, bytes, k, &t);
+        *warm += k;
+        if ((t >= FAB_CALIB_SHARE * o->time_s && round >= 1) || k >= (uint64_t)o->max_iters)
+            break;
+    }
+    if (st == FAB_OK) {
+        double per = t / (double)k, want = per > 0 ? o->time_s / per : (double)o->max_iters;
+
+        if (want < (double)o->min_iters)
+            want = (double)o->min_iters;
+        if (want > (double)o->max_iters)
+            want = (double)o->max_iters;
+        *iters = (uint64_t)llround(want);
+    }
+    return st;
+}
+
+/* Timed blocks. Timestamps are contiguous: the end of iteration i is the start of i+1, so
+ * one clock read per iteration is all the loop adds. */
+static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t iters)
+{
+    fab_kctx_t *ctx = m->ctx;
+    fab_status_t st = FAB_OK;
+
+    for (uint64_t done = 0; done < iters && st == FAB_OK;) {
+        uint64_t b = iters - done < FAB_BLOCK ? iters - done : FAB_BLOCK;
+        uint64_t t0 = fab_now_ns(), prev = t0;
+        const double *src = m->block;
+
+        for (uint64_t i = 0; i < b; i++) {
+            uint64_t now;
+
+            st = m->k->iterate(ctx, m->state, bytes);
+            if (st != FAB_OK)
+                return st;
+            now = fab_now_ns();
+            m->block[i] = (double)(now - prev) * 1e-9;
+            prev = now;
+        }
+        m->block[b] = (double)(prev - t0) * 1e-9;
+        if (m->reduce) {
+            if (!ctx->timer)
+                memset(m->block, 0, sizeof(double) * (b + 1));
+            st = FAB_MPI(MPI_Reduce(m->block, m->reduced, (int)b + 1, MPI_DOUBLE, MPI_MAX, 0,
+                                    ctx->comm));
+            src = m->reduced;
+        }
+        if (ctx->rank == 0) {
+            for (uint64_t i = 0; i < b; i++)
+                fab_acc_add(&m->acc, src[i]);
+            m->acc.loop_total += src[b];
+        }
+        done += b;
+    }
+    return st;
+}
+
+static fab_status_t fab_validate_size(fab_measure_t *m, size_t bytes, long *errors)
+{
+    long mine = 0;
+    fab_status_t st = FAB_OK;
+
+    for (uint32_t r = 0; r < FAB_VALIDATE_ROUNDS && st == FAB_OK; r++)
+        st = m->k->validate(m->ctx, m->state, bytes, (uint32_t)bytes * 2654435761u + r, &mine);
+    if (st != FAB_OK)
+        return st;
+    return FAB_MPI(MPI_Allreduce(&mine, errors, 1, MPI_LONG, MPI_SUM, m->ctx->comm));
+}
+
+static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
+{
+    fab_kctx_t *ctx = m->ctx;
+    uint64_t iters = 0, warm = 0;
+    fab_status_t st;
+
+    memset(row, 0, sizeof(*row));
+    fab_acc_reset(&m->acc);
+    st = fab_plan_size(m, bytes, &iters, &warm);
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Barrier(ctx->comm));
+    if (st == FAB_OK)
+        st = fab_timed_blocks(m, bytes, iters);
+    row->validation_errors = -1;
+    if (st == FAB_OK && m->o->validate)
+        st = fab_validate_size(m, bytes, &row->validation_errors);
+    if (st != FAB_OK || ctx->rank != 0)
+        return st;
+
+    row->bytes = bytes;
+    row->iters = iters;
+    row->warmup = warm;
+    fab_acc_stats(&m->acc, m->k->time_divisor, &row->t);
+    row->iter_time = m->acc.loop_total / (double)iters;
+    row->streams = ctx->streams > 0 ? ctx->streams : 1;
+    row->msgps = ctx->msgs_per_iter / row->iter_time;
+    row->mbps = (double)bytes * row->msgps / 1e6;
+    row->gbps = row->mbps * 8.0 / 1e3;
+    row->msgps_stream = row->msgps / row->streams;
+    row->mbps_stream = row->mbps / row->streams;
+    return FAB_OK;
+}
+
+/* ------------------------------------------------------------------ one kernel */
+
+typedef struct fab_progress {
+    uint64_t start, last;
+    int done, total;
+} fab_progress_t;
+
+static void fab_progress_update(fab_progress_t *p, const fab_opts_t *o, const fab_kernel_t *k,
+                                size_t bytes)
+{
+    uint64_t now = fab_now_ns();
+    double elapsed = (double)(now - p->start) * 1e-9;
+    char sz[32];
+
+    p->done++;
+    if (o->quiet || p->done == p->total || elapsed < 3.0 || (now - p->last) * 1e-9 < 2.0)
+        return;
+    p->last = now;
+    fab_size_format(bytes, sz, sizeof(sz));
+    fab_log_progress("%s %d/%d sizes done (last %s B), %.1f s elapsed, about "
+            "%.0f s left", k->name, p->done, p->total, sz, elapsed,
+            elapsed / p->done * (p->total - p->done));
+}
+
+static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_opts_t *o,
+                                    const fab_kernel_t *k, MPI_Comm *comm)
+{
+    bool active = fab_rank_active(k, o, w->rank);
+    int key = w->rank;
+
+    if (k->ranks == FAB_RANKS_PAIR)
+        key = w->rank == o->pair_a ? 0 : 1;
+    return FAB_MPI(MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, key, comm));
+}
+
+static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
+                                  const fab_sizes_t *sizes, MPI_Comm comm, fab_kctx_t *ctx,
+                                  void **state)
+{
+    size_t bytes;
+
+    memset(ctx, 0, sizeof(*ctx));
+    /* Slots are at least FAB_MIN_SLOT bytes: acknowledgements of tiny messages fit too. */
+    ctx->comm = comm;
+    MPI_Comm_rank(comm, &ctx->rank);
+    MPI_Comm_size(comm, &ctx->size);
+    ctx->window = o->window;
+    ctx->tag = FAB_KERNEL_TAG;
+    ctx->max_bytes = fab_max_size(sizes);
+    if (ctx->max_bytes < FAB_MIN_SLOT)
+        ctx->max_bytes = FAB_MIN_SLOT;
+    ctx->slots = fab_slots(k, o);
+    ctx->msgs_per_iter = 1;
+    ctx->streams = 1;
+    bytes = (size_t)ctx->slots * ctx->max_bytes;
+    if (posix_memalign((void **)&ctx->sbuf, 4096, bytes) != 0)
+        ctx->sbuf = NULL;
+    if (posix_memalign((void **)&ctx->rbuf, 4096, bytes) != 0)
+        ctx->rbuf = NULL;
+    ctx->reqs = calloc(2 * (size_t)o->window, sizeof(*ctx->reqs));
+    if (!ctx->sbuf || !ctx->rbuf || !ctx->reqs) {
+        FAB_ERROR("cannot allocate %zu bytes of message buffers for kernel '%s'", 2 * bytes,
+                  k->name);
+        return FAB_ERR_NOMEM;
+    }
+    /* Touch every page now, so first-touch faults never land in a timed iteration. */
+    memset(ctx->sbuf, 'a', bytes);
+    memset(ctx->rbuf, 0, bytes);
+    return k->setup ? k->setup(ctx, state) : FAB_OK;
+}
+
+static void fab_ctx_free(fab_kctx_t *ctx)
+{
+    free(ctx->sbuf);
+    free(ctx->rbuf);
+    free(ctx->reqs);
+    ctx->sbuf = ctx->rbuf = NULL;
+    ctx->reqs = NULL;
+}
+
+static fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o,
+                                     const fab_kernel_t *k, fab_kctx_t *ctx, void *state)
+{
+    int timer = ctx->timer, ntimers = 0, lead_timer = ctx->timer;
+    fab_status_t st;
+
+    memset(m, 0, sizeof(*m));
+    m->o = o;
+    m->k = k;
+    m->ctx = ctx;
+    m->state = state;
+    st = FAB_MPI(MPI_Allreduce(&timer, &ntimers, 1, MPI_INT, MPI_SUM, ctx->comm));
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Bcast(&lead_timer, 1, MPI_INT, 0, ctx->comm));
+    if (st != FAB_OK)
+        return st;
+    m->reduce = !(ntimers == 1 && lead_timer);
+    m->block = malloc(sizeof(double) * (FAB_BLOCK + 1));
+    m->reduced = m->reduce && ctx->rank == 0 ? malloc(sizeof(double) * (FAB_BLOCK + 1)) : NULL;
+    if (!m->block || (m->reduce && ctx->rank == 0 && !m->reduced))
+        return FAB_ERR_NOMEM;
+    return fab_acc_init(&m->acc, ctx->rank == 0 ? (size_t)o->max_samples : 0);
+}
+
+static void fab_measure_free(fab_measure_t *m)
+{
+    free(m->block);
+    free(m->reduced);
+    fab_acc_free(&m->acc);
+}
+
+/* Rank 0 receives a row from the kernel's lead rank, sleeping while it waits when it has no
+ * part in the measurement. */
+static fab_status_t fab_row_to_root(const fab_world_t *w, int lead, bool active, fab_row_t *row)
+{
+    MPI_Request req;
+    fab_status_t st;
+
+    if (lead == 0)
+        return FAB_OK;
+    if (w->rank == lead)
+        return FAB_MPI(MPI_Send(row, sizeof(*row), MPI_BYTE, 0, FAB_ROW_TAG, MPI_COMM_WORLD));
+    if (w->rank != 0)
+        return FAB_OK;
+    st = FAB_MPI(MPI_Irecv(row, sizeof(*row), MPI_BYTE, lead, FAB_ROW_TAG, MPI_COMM_WORLD, &req));
+    if (st != FAB_OK)
+        return st;
+    if (active)
+        return FAB_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    return fab_idle_wait(&req);
+}
+
+fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
+                            bool *agreed)
+{
+    fab_sizes_t tmp;
+    const fab_sizes_t *sizes = fab_kernel_sizes(k, o, &tmp);
+    MPI_Comm comm = MPI_COMM_NULL;
+    fab_kctx_t ctx;
+    fab_measure_t m;
+    void *state = NULL;
+    bool active = fab_rank_active(k, o, w->rank), ready = false;
+    int lead = k->ranks == FAB_RANKS_PAIR ? o->pair_a : 0;
+    long bad_bytes = 0;
+    fab_progress_t prog = {fab_now_ns(), fab_now_ns(), 0, sizes->n};
+    fab_status_t st;
+
+    *agreed = true;
+    memset(&m, 0, sizeof(m));
+    memset(&ctx, 0, sizeof(ctx));
+    st = fab_kernel_comm(w, o, k, &comm);
+    if (st == FAB_OK && active) {
+        st = fab_ctx_setup(o, k, sizes, comm, &ctx, &state);
+        ready = st == FAB_OK;
+        if (st == FAB_OK)
+            st = fab_measure_init(&m, o, k, &ctx, state);
+    }
+    /* Set-up problems end the kernel on every rank before anything is measured. */
+    st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
+    if (st != FAB_OK)
+        goto out_free;
+
+    if (w->rank == 0) {
+        int ranks[2] = {o->pair_a, o->pair_b};
+
+        fab_out_kernel_header(stdout, k, o, k->ranks == FAB_RANKS_PAIR ? ranks : NULL,
+                              k->ranks == FAB_RANKS_PAIR ? 2 : w->size, w);
+    }
+    *agreed = false; /* from here on a failure is known only where it happened */
+    for (int i = 0; i < sizes->n && st == FAB_OK; i++) {
+        fab_row_t row;
+
+        memset(&row, 0, sizeof(row));
+        if (active)
+            st = fab_measure_size(&m, sizes->v[i], &row);
+        if (st == FAB_OK)
+            st = fab_row_to_root(w, lead, active, &row);
+        if (st == FAB_OK && w->rank == 0) {
+            fab_out_row(stdout, k, &row);
+            if (row.validation_errors > 0)
+                bad_bytes += row.validation_errors;
+            fab_progress_update(&prog, o, k, sizes->v[i]);
+        }
+    }
+    if (st == FAB_OK) {
+        st = fab_idle_barrier(MPI_COMM_WORLD);
+        *agreed = st == FAB_OK;
+    }
+    if (st == FAB_OK && w->rank == 0 && bad_bytes > 0) {
+        FAB_ERROR("kernel '%s': %ld received bytes did not match what was sent", k->name,
+                  bad_bytes);
+        st = FAB_ERR_VALIDATION;
+    }
+out_free:
+    if (ready && k->cleanup)
+        k->cleanup(&ctx, state);
+    fab_measure_free(&m);
+    fab_ctx_free(&ctx);
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_free(&comm);
+    return st;
+}

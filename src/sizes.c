@@ -1,0 +1,157 @@
+/* Message sizes: "4K", "1:4M" (doubling), "8,1K,64K,1M". K/M/G are powers of 1024. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fab.h"
+
+/* MPI counts are int; 1 GiB keeps every message and window arithmetic well inside that. */
+#define FAB_SIZE_LIMIT ((size_t)1 << 30)
+
+fab_status_t fab_size_parse(const char *s, size_t *out, char *err, size_t errlen)
+{
+    char *end = NULL;
+    unsigned long long v;
+    size_t mult = 1;
+
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s)) {
+        snprintf(err, errlen, "'%s' is not a size (expected a number like 8, 4K, 1M)", s);
+        return FAB_ERR_USAGE;
+    }
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno == ERANGE) {
+        snprintf(err, errlen, "size '%s' is too large", s);
+        return FAB_ERR_USAGE;
+    }
+    if (*end) {
+        char unit = (char)toupper((unsigned char)*end);
+        const char *rest = end + 1;
+
+        if (unit == 'K')
+            mult = (size_t)1 << 10;
+        else if (unit == 'M')
+            mult = (size_t)1 << 20;
+        else if (unit == 'G')
+            mult = (size_t)1 << 30;
+        else if (unit == 'B')
+            rest = end; /* plain bytes: "8B" */
+        else
+            rest = NULL;
+        if (rest && (strcasecmp(rest, "") == 0 || strcasecmp(rest, "B") == 0 ||
+                     (mult > 1 && strcasecmp(rest, "iB") == 0))) {
+            /* accepted suffix */
+        } else {
+            snprintf(err, errlen,
+                     "'%s' has an unknown unit '%s' (use K, M or G, powers of 1024)", s, end);
+            return FAB_ERR_USAGE;
+        }
+    }
+    if (v == 0) {
+        snprintf(err, errlen, "size '%s' must be positive", s);
+        return FAB_ERR_USAGE;
+    }
+    if (v > FAB_SIZE_LIMIT / mult) {
+        snprintf(err, errlen, "size '%s' is larger than the 1G limit per message", s);
+        return FAB_ERR_USAGE;
+    }
+    *out = (size_t)v * mult;
+    return FAB_OK;
+}
+
+static fab_status_t fab_sizes_push(fab_sizes_t *out, size_t v, char *err, size_t errlen)
+{
+    if (out->n >= FAB_MAX_SIZES) {
+        snprintf(err, errlen, "too many sizes (at most %d per run)", FAB_MAX_SIZES);
+        return FAB_ERR_USAGE;
+    }
+    out->v[out->n++] = v;
+    return FAB_OK;
+}
+
+static fab_status_t fab_sizes_range(const char *s, const char *colon, fab_sizes_t *out, char *err,
+                                    size_t errlen)
+{
+    char lo_s[64], lo_fmt[32], hi_fmt[32];
+    size_t lo, hi, len = (size_t)(colon - s);
+    fab_status_t st;
+
+    if (len == 0 || len >= sizeof(lo_s) || strchr(colon + 1, ':')) {
+        snprintf(err, errlen, "size range '%s' must be MIN:MAX, for example 1:4M", s);
+        return FAB_ERR_USAGE;
+    }
+    memcpy(lo_s, s, len);
+    lo_s[len] = '\0';
+    st = fab_size_parse(lo_s, &lo, err, errlen);
+    if (st == FAB_OK)
+        st = fab_size_parse(colon + 1, &hi, err, errlen);
+    if (st != FAB_OK)
+        return st;
+    if (lo > hi) {
+        fab_size_format(lo, lo_fmt, sizeof(lo_fmt));
+        fab_size_format(hi, hi_fmt, sizeof(hi_fmt));
+        snprintf(err, errlen, "size range '%s' runs backwards (MIN %s > MAX %s)", s, lo_fmt,
+                 hi_fmt);
+        return FAB_ERR_USAGE;
+    }
+    for (size_t v = lo; v <= hi && st == FAB_OK; v *= 2) {
+        st = fab_sizes_push(out, v, err, errlen);
+        if (v > hi / 2) {
+            if (v != hi && st == FAB_OK)
+                st = fab_sizes_push(out, hi, err, errlen);
+            break;
+        }
+    }
+    return st;
+}
+
+fab_status_t fab_sizes_parse(const char *s, fab_sizes_t *out, char *err, size_t errlen)
+{
+    char buf[1024];
+    char *save = NULL;
+    const char *colon = strchr(s, ':');
+    fab_status_t st = FAB_OK;
+
+    out->n = 0;
+    if (*s == '\0') {
+        snprintf(err, errlen, "empty size list");
+        return FAB_ERR_USAGE;
+    }
+    if (colon)
+        return fab_sizes_range(s, colon, out, err, errlen);
+    if (strlen(s) >= sizeof(buf)) {
+        snprintf(err, errlen, "size list is too long");
+        return FAB_ERR_USAGE;
+    }
+    strcpy(buf, s);
+    if (buf[strlen(buf) - 1] == ',' || buf[0] == ',' || strstr(buf, ",,")) {
+        snprintf(err, errlen, "size list '%s' has an empty entry", s);
+        return FAB_ERR_USAGE;
+    }
+    for (char *tok = strtok_r(buf, ",", &save); tok && st == FAB_OK;
+         tok = strtok_r(NULL, ",", &save)) {
+        size_t v;
+
+        st = fab_size_parse(tok, &v, err, errlen);
+        if (st == FAB_OK)
+            st = fab_sizes_push(out, v, err, errlen);
+    }
+    return st;
+}
+
+void fab_size_format(size_t bytes, char *buf, size_t len)
+{
+    if (bytes >= ((size_t)1 << 30) && bytes % ((size_t)1 << 30) == 0)
+        snprintf(buf, len, "%zuG", bytes >> 30);
+    else if (bytes >= ((size_t)1 << 20) && bytes % ((size_t)1 << 20) == 0)
+        snprintf(buf, len, "%zuM", bytes >> 20);
+    else if (bytes >= 1024 && bytes % 1024 == 0)
+        snprintf(buf, len, "%zuK", bytes >> 10);
+    else
+        snprintf(buf, len, "%zu", bytes);
+}

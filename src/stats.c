@@ -1,0 +1,171 @@
+/* Statistics over per-iteration samples.
+ *
+ * Every sample goes into exact running moments (min, max, Welford mean and variance) and a
+ * log-linear histogram. The first raw_cap samples are also kept as they are; while every
+ * sample fits there, percentiles are exact. Beyond the cap they come from the histogram,
+ * whose buckets are 1/256 of a power of two wide, so a percentile is off by at most 0.2%. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fab.h"
+
+fab_status_t fab_acc_init(fab_acc_t *a, size_t raw_cap)
+{
+    memset(a, 0, sizeof(*a));
+    a->raw_cap = raw_cap;
+    a->raw = raw_cap ? malloc(sizeof(*a->raw) * raw_cap) : NULL;
+    a->hist = calloc(FAB_HIST_BUCKETS, sizeof(*a->hist));
+    if ((raw_cap && !a->raw) || !a->hist) {
+        fab_acc_free(a);
+        return FAB_ERR_NOMEM;
+    }
+    fab_acc_reset(a);
+    return FAB_OK;
+}
+
+void fab_acc_reset(fab_acc_t *a)
+{
+    a->raw_n = 0;
+    a->n = 0;
+    a->min = INFINITY;
+    a->max = -INFINITY;
+    a->mean = 0.0;
+    a->m2 = 0.0;
+    a->loop_total = 0.0;
+    if (a->hist)
+        memset(a->hist, 0, sizeof(*a->hist) * FAB_HIST_BUCKETS);
+}
+
+void fab_acc_free(fab_acc_t *a)
+{
+    free(a->raw);
+    free(a->hist);
+    a->raw = NULL;
+    a->hist = NULL;
+}
+
+/* Bucket of a time in seconds: octave of its nanoseconds, then 256 linear steps inside. */
+static size_t fab_hist_index(double v)
+{
+    double ns = v * 1e9;
+    int e;
+    double m;
+    size_t sub;
+
+    if (!(ns >= 1.0))
+        return 0;
+    m = frexp(ns, &e); /* ns = m * 2^e, m in [0.5, 1) */
+    e -= 1;            /* ns = (2m) * 2^e, 2m in [1, 2) */
+    if (e >= FAB_HIST_OCTAVES)
+        return FAB_HIST_BUCKETS - 1;
+    sub = (size_t)((2.0 * m - 1.0) * (1 << FAB_HIST_SUB_BITS));
+    return ((size_t)(e + 1) << FAB_HIST_SUB_BITS) + sub;
+}
+
+/* Middle of a bucket, seconds. */
+static double fab_hist_value(size_t idx)
+{
+    size_t oct = idx >> FAB_HIST_SUB_BITS, sub = idx & ((1u << FAB_HIST_SUB_BITS) - 1);
+
+    if (oct == 0)
+        return 0.5e-9;
+    return ldexp(1.0 + (sub + 0.5) / (1 << FAB_HIST_SUB_BITS), (int)oct - 1) * 1e-9;
+}
+
+void fab_acc_add(fab_acc_t *a, double v)
+{
+    double d;
+
+    if (a->raw_n < a->raw_cap)
+        a->raw[a->raw_n++] = v;
+    a->hist[fab_hist_index(v)]++;
+    a->n++;
+    if (v < a->min)
+        a->min = v;
+    if (v > a->max)
+        a->max = v;
+    d = v - a->mean;
+    a->mean += d / (double)a->n;
+    a->m2 += d * (v - a->mean);
+}
+
+double fab_percentile_sorted(const double *v, size_t n, double q)
+{
+    double pos, frac;
+    size_t lo;
+
+    if (n == 0)
+        return NAN;
+    pos = q * (double)(n - 1);
+    lo = (size_t)pos;
+    if (lo >= n - 1)
+        return v[n - 1];
+    frac = pos - (double)lo;
+    return v[lo] + (v[lo + 1] - v[lo]) * frac;
+}
+
+/* Same interpolation rule as above, on the histogram: the values at ranks lo and lo+1 are
+ * the middles of the buckets holding them, clamped to the exact min and max. */
+static double fab_hist_rank(const fab_acc_t *a, uint64_t rank)
+{
+    uint64_t seen = 0;
+
+    for (size_t i = 0; i < FAB_HIST_BUCKETS; i++) {
+        seen += a->hist[i];
+        if (seen > rank) {
+            double v = fab_hist_value(i);
+            return v < a->min ? a->min : (v > a->max ? a->max : v);
+        }
+    }
+    return a->max;
+}
+
+static double fab_hist_percentile(const fab_acc_t *a, double q)
+{
+    double pos = q * (double)(a->n - 1), frac;
+    uint64_t lo = (uint64_t)pos;
+    double vlo = fab_hist_rank(a, lo);
+
+    if (lo >= a->n - 1)
+        return vlo;
+    frac = pos - (double)lo;
+    return vlo + (fab_hist_rank(a, lo + 1) - vlo) * frac;
+}
+
+static int fab_cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+
+    return (a > b) - (a < b);
+}
+
+void fab_acc_stats(fab_acc_t *a, double divisor, fab_stats_t *s)
+{
+    static const double qs[] = {0.50, 0.90, 0.99, 0.999};
+    double p[4];
+
+    memset(s, 0, sizeof(*s));
+    s->n = a->n;
+    if (a->n == 0) {
+        s->min = s->p50 = s->p90 = s->p99 = s->p999 = s->max = s->mean = NAN;
+        s->stddev = s->loop_mean = NAN;
+        return;
+    }
+    s->exact = a->raw_n == a->n;
+    if (s->exact)
+        qsort(a->raw, a->raw_n, sizeof(*a->raw), fab_cmp_double);
+    for (int i = 0; i < 4; i++)
+        p[i] = s->exact ? fab_percentile_sorted(a->raw, a->raw_n, qs[i])
+                        : fab_hist_percentile(a, qs[i]);
+    s->min = a->min / divisor;
+    s->p50 = p[0] / divisor;
+    s->p90 = p[1] / divisor;
+    s->p99 = p[2] / divisor;
+    s->p999 = p[3] / divisor;
+    s->max = a->max / divisor;
+    s->mean = a->mean / divisor;
+    /* Sample standard deviation (n-1); 0 for a single sample. */
+    s->stddev = a->n > 1 ? sqrt(a->m2 / (double)(a->n - 1)) / divisor : 0.0;
+    s->loop_mean = a->loop_total / (double)a->n / divisor;
+}

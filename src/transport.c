@@ -1,0 +1,259 @@
+/* Which point-to-point layer and which UCX transports are really in use.
+ *
+ * Debian's Open MPI ships `pml = ^ucx` in openmpi-mca-params.conf, and Open MPI 4.1 refuses
+ * pml ucx on hosts without RDMA devices unless pml_ucx_tls and pml_ucx_devices are "any".
+ * fabricbench therefore selects pml ucx itself (before MPI_Init), and afterwards reports what
+ * was loaded, not what was asked for. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucp/api/ucp.h>
+
+#include "fab.h"
+
+static void fab_setenv_pml(const char *var, const char *val, bool force)
+{
+    const char *cur = getenv(var);
+
+    if (cur && strcmp(cur, val) != 0) {
+        if (!force) {
+            FAB_INFO("keeping %s=%s from the environment", var, cur);
+            return;
+        }
+        FAB_WARN("--pml overrides %s=%s from the environment with %s", var, cur, val);
+    }
+    setenv(var, val, 1);
+}
+
+void fab_transport_prepare(const fab_opts_t *o)
+{
+    if (o->pml == FAB_PML_ENV)
+        return;
+    if (o->pml == FAB_PML_OB1) {
+        fab_setenv_pml("OMPI_MCA_pml", "ob1", o->pml_set);
+        return;
+    }
+    fab_setenv_pml("OMPI_MCA_pml", "ucx", o->pml_set);
+    /* Let pml ucx run over tcp and shared memory too, not only over RDMA devices. */
+    setenv("OMPI_MCA_pml_ucx_tls", "any", 0);
+    setenv("OMPI_MCA_pml_ucx_devices", "any", 0);
+}
+
+/* Open MPI loads each component from its own shared object and unloads the pml components it
+ * did not select, so the one mca_pml_*.so still mapped is the one in use. Likewise the btl
+ * objects still mapped are the byte transfer layers ob1 may use. */
+static void fab_loaded_components(const char *prefix, char *out, size_t len)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[1024];
+    size_t n = 0;
+
+    out[0] = '\0';
+    if (!f)
+        return;
+    while (fgets(line, sizeof(line), f)) {
+        char *p = strstr(line, prefix), *end;
+        char name[64];
+
+        if (!p || !strstr(line, "r-xp"))
+            continue;
+        p += strlen(prefix);
+        end = strstr(p, ".so");
+        if (!end || (size_t)(end - p) >= sizeof(name))
+            continue;
+        memcpy(name, p, (size_t)(end - p));
+        name[end - p] = '\0';
+        if (strstr(out, name))
+            continue;
+        n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s", n ? "," : "", name);
+    }
+    fclose(f);
+}
+
+static void fab_detect_pml(fab_transport_t *t)
+{
+    const char *env = getenv("OMPI_MCA_pml");
+
+    fab_loaded_components("mca_pml_", t->pml, sizeof(t->pml));
+    if (t->pml[0] && !strchr(t->pml, ',')) {
+        snprintf(t->pml_how, sizeof(t->pml_how), "loaded component");
+        return;
+    }
+    if (env && *env && !strchr(env, ',') && env[0] != '^') {
+        snprintf(t->pml, sizeof(t->pml), "%s", env);
+        snprintf(t->pml_how, sizeof(t->pml_how), "OMPI_MCA_pml (MPI_Init succeeded with it)");
+        return;
+    }
+    snprintf(t->pml, sizeof(t->pml), "unknown");
+    snprintf(t->pml_how, sizeof(t->pml_how), "not found in loaded components or environment");
+}
+
+/* "#  lane[0]:  3:sysv/memory.0 md[2] -> ... am am_bw#0" -> "sysv/memory(am am_bw#0)" */
+static void fab_parse_lanes(const char *info, char *out, size_t len)
+{
+    size_t n = 0;
+    const char *p = info;
+
+    out[0] = '\0';
+    while ((p = strstr(p, "lane[")) != NULL) {
+        const char *colon = strstr(p, "]:"), *tl, *dot, *arrow, *eol, *roles;
+        char tlname[96], rolebuf[96];
+
+        if (!colon)
+            break;
+        tl = strchr(colon + 2, ':');
+        eol = strchr(p, '\n');
+        if (!eol)
+            eol = p + strlen(p);
+        if (!tl || tl > eol) {
+            p = eol;
+            continue;
+        }
+        tl++;
+        dot = tl;
+        while (dot < eol && *dot != '.' && *dot != ' ')
+            dot++;
+        snprintf(tlname, sizeof(tlname), "%.*s", (int)(dot - tl), tl);
+        rolebuf[0] = '\0';
+        arrow = strstr(tl, "->");
+        if (arrow && arrow < eol) {
+            roles = strchr(arrow + 3, ' ');
+            if (roles && roles < eol)
+                snprintf(rolebuf, sizeof(rolebuf), "%.*s", (int)(eol - roles - 1), roles + 1);
+        }
+        n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s[%s]", n ? " " : "", tlname,
+                              rolebuf);
+        p = eol;
+    }
+    if (!out[0])
+        snprintf(out, len, "unknown (no lanes in UCX endpoint info)");
+}
+
+/* A probe endpoint between world ranks a and b, built from the same UCX_* environment MPI's
+ * pml ucx reads; UCX prints the lanes it chose and we keep rank a's view. */
+static fab_status_t fab_ucx_probe(int me, int peer, char *out, size_t len)
+{
+    ucp_config_t *cfg = NULL;
+    ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_TAG};
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_SINGLE};
+    ucp_context_h ctx = NULL;
+    ucp_worker_h worker = NULL;
+    ucp_address_t *addr = NULL;
+    size_t alen = 0, plen = 0;
+    void *paddr = NULL;
+    ucp_ep_h ep = NULL;
+    char *info = NULL;
+    size_t infolen = 0;
+    FILE *mem;
+    ucs_status_t us;
+    fab_status_t st = FAB_OK;
+    char dummy = 0;
+
+    snprintf(out, len, "unknown (UCX probe failed)");
+    us = ucp_config_read(NULL, NULL, &cfg);
+    if (us == UCS_OK) {
+        us = ucp_init(&params, cfg, &ctx);
+        ucp_config_release(cfg);
+    }
+    if (us == UCS_OK)
+        us = ucp_worker_create(ctx, &wp, &worker);
+    if (us == UCS_OK)
+        us = ucp_worker_get_address(worker, &addr, &alen);
+    if (us != UCS_OK) {
+        FAB_WARN("UCX probe could not start: %s", ucs_status_string(us));
+        alen = 0;
+    }
+    /* Both sides exchange lengths even on failure, so neither waits forever. */
+    st = FAB_MPI(MPI_Sendrecv(&alen, sizeof(alen), MPI_BYTE, peer, 9100, &plen, sizeof(plen),
+                              MPI_BYTE, peer, 9100, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    if (st == FAB_OK && alen && plen) {
+        paddr = malloc(plen);
+        if (!paddr)
+            return FAB_ERR_NOMEM;
+        st = FAB_MPI(MPI_Sendrecv(addr, (int)alen, MPI_BYTE, peer, 9101, paddr, (int)plen,
+                                  MPI_BYTE, peer, 9101, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        if (st == FAB_OK) {
+            ucp_ep_params_t ep_params = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+                                         .address = paddr};
+
+            us = ucp_ep_create(worker, &ep_params, &ep);
+            if (us != UCS_OK)
+                FAB_WARN("UCX probe endpoint failed: %s", ucs_status_string(us));
+        }
+        if (ep && (mem = open_memstream(&info, &infolen)) != NULL) {
+            ucp_ep_print_info(ep, mem);
+            fclose(mem);
+            fab_parse_lanes(info, out, len);
+            free(info);
+        }
+        /* Close only after both sides have their endpoint, then drop the worker. */
+        MPI_Sendrecv(&dummy, 1, MPI_CHAR, peer, 9102, &dummy, 1, MPI_CHAR, peer, 9102,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (ep) {
+            ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                      .flags = UCP_EP_CLOSE_FLAG_FORCE};
+            void *req = ucp_ep_close_nbx(ep, &rp);
+
+            while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS)
+                ucp_worker_progress(worker);
+            if (UCS_PTR_IS_PTR(req))
+                ucp_request_free(req);
+        }
+    }
+    (void)me;
+    free(paddr);
+    if (addr)
+        ucp_worker_release_address(worker, addr);
+    if (worker)
+        ucp_worker_destroy(worker);
+    if (ctx)
+        ucp_cleanup(ctx);
+    return st;
+}
+
+fab_status_t fab_transport_detect(const fab_world_t *w, int a, int b, fab_transport_t *t)
+{
+    unsigned major = 0, minor = 0, release = 0;
+    int len = 0;
+    fab_status_t st = FAB_OK;
+
+    memset(t, 0, sizeof(*t));
+    ucp_get_version(&major, &minor, &release);
+    snprintf(t->ucx_version, sizeof(t->ucx_version), "%u.%u.%u", major, minor, release);
+    {
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+        char *nl;
+
+        MPI_Get_library_version(lib, &len);
+        nl = strchr(lib, ',');
+        if (nl)
+            *nl = '\0';
+        snprintf(t->mpi_library, sizeof(t->mpi_library), "%s", lib);
+    }
+    fab_detect_pml(t);
+    if (strcmp(t->pml, "ucx") != 0) {
+        char btls[256];
+
+        fab_loaded_components("mca_btl_", btls, sizeof(btls));
+        snprintf(t->ucx_tls, sizeof(t->ucx_tls), "not used (pml %s; btl loaded: %s)", t->pml,
+                 btls[0] ? btls : "none");
+        return FAB_OK;
+    }
+    if (w->size < 2 || a == b || a >= w->size || b >= w->size) {
+        snprintf(t->ucx_tls, sizeof(t->ucx_tls), "not probed (needs two ranks)");
+        return FAB_OK;
+    }
+    if (w->rank == a || w->rank == b)
+        st = fab_ucx_probe(w->rank, w->rank == a ? b : a, t->ucx_tls, sizeof(t->ucx_tls));
+    if (st == FAB_OK && a != 0) {
+        if (w->rank == a)
+            st = FAB_MPI(MPI_Send(t->ucx_tls, sizeof(t->ucx_tls), MPI_CHAR, 0, 9103,
+                                  MPI_COMM_WORLD));
+        else if (w->rank == 0)
+            st = FAB_MPI(MPI_Recv(t->ucx_tls, sizeof(t->ucx_tls), MPI_CHAR, a, 9103,
+                                  MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+    return st;
+}

@@ -1,0 +1,77 @@
+"""Bad command lines: each must end within a few seconds with exit 2 and a message that
+names the problem (on rank 0 only), and no rank may be left waiting.
+
+usage: test_bad_input.py FABRICBENCH"""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from fabtest import check, mpirun  # noqa: E402
+
+exe = sys.argv[1]
+# (ranks, arguments after `fabricbench run`, text the error must contain)
+CASES = [
+    (2, ["nosuchkernel"], "unknown kernel 'nosuchkernel'"),
+    (2, ["latency", "-m", "0"], "must be positive"),
+    (2, ["latency", "-m", "8:abc"], "'abc' is not a size"),
+    (2, ["latency", "-m", "1G:1K"], "runs backwards"),
+    (2, ["latency", "-i", "-5"], "--iterations"),
+    (2, ["latency", "-x", "-1"], "--warmup"),
+    (2, ["bw", "-w", "0"], "--window"),
+    (3, ["msgrate"], "multiple of 2 ranks"),
+    (1, ["latency"], "needs at least 2 ranks"),
+    (2, ["latency", "--pair", "0,0"], "names rank 0 twice"),
+    (2, ["latency", "--pair", "0,9"], "rank 9 does not exist"),
+    (2, ["latency", "--no-such-option"], "unknown option '--no-such-option'"),
+    (2, ["latency", "-t", "0"], "--time"),
+    (2, ["latency", "-m", "4X"], "unknown unit"),
+    (2, ["latency", "-i"], "needs a value"),
+    (2, ["latency", "--pml", "psm2"], "--pml"),
+    (2, ["latency", "bw"], "unexpected argument 'bw'"),
+]
+
+
+def mem_available():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+# A size beyond memory, for real: msgrate with --validate keeps 4 slots of 1 GiB per direction,
+# 8 GiB per rank; enough ranks on this host to need more than it has. Nothing is allocated.
+_np = 2
+while _np * 8 * (1 << 30) <= mem_available():
+    _np += 2
+CASES.append((_np, ["msgrate", "-m", "1G", "-w", "4", "--validate"], "GB available"))
+
+failed = 0
+for np, args, needle in CASES:
+    t0 = time.monotonic()
+    p = mpirun(np, [exe, "run"] + args, timeout=30)
+    took = time.monotonic() - t0
+    errs = p.stderr
+    problems = []
+    if p.returncode != 2:
+        problems.append("exit %d, want 2" % p.returncode)
+    if needle not in errs:
+        problems.append("stderr lacks %r" % needle)
+    lines = [l for l in errs.splitlines() if "error:" in l and "fabricbench" in l or
+             l.startswith("[rank")]
+    if len([l for l in lines if "error" in l]) != 1:
+        problems.append("want exactly one error line (from rank 0), got %d" % len(lines))
+    if "hint:" not in errs:
+        problems.append("no hint line")
+    if took > 15:
+        problems.append("took %.1f s" % took)
+    if p.stdout.strip() and "# kernel" in p.stdout:
+        problems.append("something was measured")
+    status = "ok" if not problems else "FAIL (" + "; ".join(problems) + ")"
+    print("%-4s np=%d %-40s %.1fs %s" % ("", np, " ".join(args), took, status))
+    if problems:
+        failed += 1
+        print("    stderr: " + errs.replace("\n", "\n    "))
+check(failed == 0, "%d of %d bad command lines misbehaved" % (failed, len(CASES)))
+print("PASS: %d bad command lines" % len(CASES))

@@ -1,0 +1,80 @@
+"""Behaviour beyond one kernel's table: --pair, --pml, fixed iterations, a validation failure,
+default sizes, kernel order, progress lines, the histogram path, options from the environment.
+
+usage: test_behaviour.py FABRICBENCH"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from fabtest import check, mpirun, parse_tables  # noqa: E402
+
+exe = sys.argv[1]
+
+
+def run(np, args, want_rc=0, env=None):
+    p = mpirun(np, [exe, "run"] + args, env=env)
+    check(p.returncode == want_rc, "%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s"
+          % (" ".join(args), p.returncode, want_rc, p.stdout, p.stderr))
+    header, kernels = parse_tables(p.stdout)
+    return p, header, kernels
+
+
+# --pair on 4 ranks: only ranks 2 and 3 measure; the table still reaches rank 0's stdout.
+p, h, ks = run(4, ["latency", "-m", "8,64", "-t", "0.02", "--pair", "2,3"])
+check(ks[0]["header"]["ranks"].startswith("2 (") and "<-> 3 (" in ks[0]["header"]["ranks"],
+      "pair header: %s" % ks[0]["header"])
+check([r["bytes"] for r in ks[0]["rows"]] == [8, 64], "pair rows")
+print("ok --pair 2,3 on 4 ranks")
+
+# --pair 1,0: the timing rank is world rank 1, which hands rows to rank 0.
+p, h, ks = run(2, ["bw", "-m", "4K", "-t", "0.02", "--pair", "1,0"])
+check(ks[0]["rows"][0]["MB/s"] > 0, "bw with --pair 1,0")
+print("ok --pair 1,0")
+
+# --pml ob1 is an explicit choice, and the header says so.
+p, h, ks = run(2, ["latency", "-m", "8", "-t", "0.02", "--pml", "ob1"])
+check(h["pml"].startswith("ob1"), "pml line with --pml ob1: " + h["pml"])
+check("not used" in h["ucx"], "ucx line with ob1: " + h["ucx"])
+print("ok --pml ob1: " + h["pml"])
+
+# Fixed iterations and warm-up are honoured exactly.
+p, h, ks = run(2, ["latency,bw", "-m", "16", "-i", "200", "-x", "7"])
+check([k["name"] for k in ks] == ["latency", "bw"], "kernel order")
+for k in ks:
+    r = k["rows"][0]
+    check(r["iters"] == 200 and r["warmup"] == 7, "-i/-x: %s" % r)
+print("ok -i 200 -x 7, kernels in the order given")
+
+# A validation failure is reported in the table, on stderr, and by exit code 1.
+p, h, ks = run(2, ["latency,bw", "-m", "8,1K", "-t", "0.01", "--validate"], want_rc=1,
+               env={"FABRICBENCH_TEST_CORRUPT": "1"})
+check(len(ks) == 2, "both kernels still ran after a validation failure")
+check(all(r["errors"] > 0 for k in ks for r in k["rows"]), "errors column")
+check("did not match" in p.stderr, "stderr names the validation failure: " + p.stderr)
+print("ok validation failure -> exit 1")
+
+# Default sizes: 1 B to 4 MiB, doubling.
+p, h, ks = run(2, ["latency", "-t", "0.002", "--min-iters", "2", "-q"])
+check([int(r["bytes"]) for r in ks[0]["rows"]] == [1 << i for i in range(23)], "default sizes")
+print("ok default sizes 1..4M")
+
+# Beyond --max-samples, percentiles come from the histogram and stay ordered.
+p, h, ks = run(2, ["latency", "-m", "8", "-i", "5000", "--max-samples", "100"])
+r = ks[0]["rows"][0]
+check(r["pct"] == "hist", "pct column: %s" % r)
+check(r["min_us"] <= r["p50_us"] <= r["p99_us"] <= r["max_us"], "histogram percentiles: %s" % r)
+print("ok histogram percentiles")
+
+# Options from the environment; the command line wins.
+p, h, ks = run(2, ["bw", "-m", "8", "-t", "0.01"], env={"FABRICBENCH_WINDOW": "8"})
+check(ks[0]["header"]["window"].startswith("8 messages"), "window from env")
+p, h, ks = run(2, ["bw", "-m", "8", "-t", "0.01", "-w", "4"], env={"FABRICBENCH_WINDOW": "8"})
+check(ks[0]["header"]["window"].startswith("4 messages"), "command line beats env")
+print("ok FABRICBENCH_WINDOW")
+
+# A sweep longer than a few seconds prints progress lines on stderr; -q silences them.
+p, h, ks = run(2, ["latency", "-m", "1:64", "-t", "0.7"])
+check("progress:" in p.stderr and "[rank 0 " in p.stderr, "progress line: " + p.stderr)
+check("progress:" not in p.stdout, "progress on stdout")
+print("ok progress lines")
+print("PASS behaviour")

@@ -1,0 +1,49 @@
+"""Commands that need no MPI, and the documentation agreeing with the option table.
+
+usage: test_cli.py FABRICBENCH SOURCE_DIR"""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from fabtest import check  # noqa: E402
+
+exe, src = sys.argv[1], sys.argv[2]
+
+
+def run(*args):
+    return subprocess.run([exe] + list(args), capture_output=True, text=True, timeout=30)
+
+
+p = run("list")
+check(p.returncode == 0, "list exit %d" % p.returncode)
+names = [l.split()[0] for l in p.stdout.splitlines()]
+check(names == ["latency", "bw", "bibw", "msgrate"], "list: %s" % names)
+
+p = run("--version")
+check(p.returncode == 0 and re.match(r"fabricbench \d+\.\d+\.\d+ \(git ", p.stdout), p.stdout)
+
+p = run("--help")
+check(p.returncode == 0 and "Exit codes" in p.stdout and "usage:" in p.stdout, p.stdout)
+
+p = run("run", "--help")
+check(p.returncode == 0, "run --help exit %d" % p.returncode)
+opts = re.findall(r"^\s+(?:-\w, )?--([a-z-]+)", p.stdout, re.M)
+check(len(opts) >= 12, "run --help lists %d options" % len(opts))
+for line in p.stdout.splitlines():
+    m = re.match(r"^\s+(?:-\w, )?--([a-z-]+)", line)
+    if m and m.group(1) != "help":
+        check("[default: " in line, "option without a default in --help: " + line)
+
+p = run()
+check(p.returncode == 2 and "no command" in p.stderr, "no command: %d %s" % (p.returncode,
+                                                                         p.stderr))
+p = run("frobnicate")
+check(p.returncode == 2 and "unknown command 'frobnicate'" in p.stderr, p.stderr)
+
+# The README documents every option --help lists.
+readme = open(os.path.join(src, "README.md")).read()
+for o in opts:
+    check("--" + o in readme, "README.md does not document --" + o)
+print("PASS cli: %d options documented" % len(opts))

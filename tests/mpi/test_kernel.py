@@ -1,0 +1,64 @@
+"""Run one kernel under mpirun with --validate and check the table's shape and sanity.
+
+usage: test_kernel.py FABRICBENCH KERNEL NP [extra fabricbench args...]"""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from fabtest import check, mpirun, parse_tables  # noqa: E402
+
+exe, kernel, np = sys.argv[1], sys.argv[2], int(sys.argv[3])
+extra = sys.argv[4:]
+sizes = [1, 8, 1024, 65536, 1048576]
+args = [exe, "run", kernel, "-m", ",".join(str(s) for s in sizes), "-t", "0.02",
+        "--validate"] + extra
+p = mpirun(np, args)
+check(p.returncode == 0, "exit %d\nstdout:\n%s\nstderr:\n%s" % (p.returncode, p.stdout, p.stderr))
+header, kernels = parse_tables(p.stdout)
+
+for key in ("date", "command", "ranks", "mpi", "pml", "ucx"):
+    check(key in header, "global header lacks '%s': %s" % (key, header))
+check(header["version"].startswith("fabricbench "), "no version line")
+check(header["ranks"].startswith("%d on" % np), "ranks line: " + header["ranks"])
+check("Open MPI" in header["mpi"], "mpi line: " + header["mpi"])
+check(header["pml"].startswith("ucx"), "default run is not on pml ucx: " + header["pml"])
+check("transports:" in header["ucx"] and "unknown" not in header["ucx"],
+      "UCX transports not found: " + header["ucx"])
+
+check(len(kernels) == 1 and kernels[0]["name"] == kernel, "kernels: %s" % kernels)
+k = kernels[0]
+rows = k["rows"]
+check([int(r["bytes"]) for r in rows] == sizes, "size column %s != %s"
+      % ([r["bytes"] for r in rows], sizes))
+latency = "lat_us" in k["columns"]
+for r in rows:
+    where = "%s at %d B: %s" % (kernel, r["bytes"], r)
+    for c in ("min_us", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us", "mean_us",
+              "loop_us", "MB/s"):
+        check(isinstance(r[c], float) and r[c] > 0 and math.isfinite(r[c]), c + " > 0: " + where)
+    check(r["min_us"] <= r["p50_us"] <= r["p90_us"] <= r["p99_us"] <= r["p99.9_us"] <= r["max_us"],
+          "percentiles out of order: " + where)
+    check(r["min_us"] <= r["mean_us"] <= r["max_us"], "mean outside [min,max]: " + where)
+    check(r["iters"] >= 10 and r["warmup"] >= 2, "iterations/warm-up: " + where)
+    check(r["errors"] == 0, "validation errors: " + where)
+    check(r["pct"] == "exact", "percentiles not exact: " + where)
+    if latency:
+        # one-way latency: MB/s = bytes / latency
+        check(abs(r["MB/s"] - r["bytes"] / r["lat_us"]) <= 0.01 * r["MB/s"] + 0.01,
+              "MB/s != bytes / lat_us: " + where)
+        check(abs(r["lat_us"] - r["loop_us"]) < 0.011, "lat_us is the loop mean: " + where)
+    else:
+        window = 64
+        pairs = np // 2 if kernel == "msgrate" else 1
+        per_iter = {"bw": window, "bibw": 2 * window, "msgrate": pairs * window}[kernel]
+        # MB/s = bytes x messages per iteration / loop-mean iteration time
+        want = r["bytes"] * per_iter / r["loop_us"]
+        check(abs(r["MB/s"] - want) <= 0.01 * want + 0.01, "MB/s != bytes*msgs/loop: " + where)
+        check(abs(r["Gb/s"] - r["MB/s"] * 8 / 1000) <= 0.001 + 0.001 * r["Gb/s"],
+              "Gb/s != MB/s*8/1000: " + where)
+        check(abs(r["msg/s"] * r["bytes"] / 1e6 - r["MB/s"]) <= 0.01 * r["MB/s"] + 0.01,
+              "msg/s x bytes != MB/s: " + where)
+        check(abs(r["pair_MB/s"] * pairs - r["MB/s"]) <= 0.01 * r["MB/s"] + 0.02,
+              "per-pair MB/s x pairs != aggregate: " + where)
+print("PASS %s np=%d: %d rows" % (kernel, np, len(rows)))

@@ -1,0 +1,93 @@
+/* The option table and the parser built on it. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "fab.h"
+
+static fab_status_t parse(fab_opts_t *o, fab_cmd_t *cmd, char *err, int n, ...);
+
+#include <stdarg.h>
+static fab_status_t parse(fab_opts_t *o, fab_cmd_t *cmd, char *err, int n, ...)
+{
+    char *argv[32];
+    char hint[256];
+    va_list ap;
+
+    va_start(ap, n);
+    argv[0] = "fabricbench";
+    for (int i = 0; i < n; i++)
+        argv[i + 1] = va_arg(ap, char *);
+    va_end(ap);
+    return fab_opts_parse(n + 1, argv, cmd, o, err, 256, hint, sizeof(hint));
+}
+
+int main(void)
+{
+    fab_opts_t o;
+    fab_cmd_t cmd;
+    char err[256];
+    int help_rows = 0;
+
+    /* table: every row has a unique name */
+    for (int i = 0; i < fab_opts_count(); i++) {
+        CHECK(fab_opts_name(i) != NULL);
+        for (int j = 0; j < i; j++)
+            CHECK(strcmp(fab_opts_name(i), fab_opts_name(j)) != 0);
+        help_rows++;
+    }
+    CHECK(help_rows >= 12);
+    CHECK(fab_opts_name(-1) == NULL && fab_opts_name(fab_opts_count()) == NULL);
+
+    /* defaults: the point-to-point suite, time budget, window 64 */
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && cmd == FAB_CMD_RUN);
+    CHECK(o.nkernels == 4 && strcmp(o.kernels[0]->name, "latency") == 0 &&
+          strcmp(o.kernels[3]->name, "msgrate") == 0);
+    CHECK(o.iters == 0 && o.window == 64 && o.time_s > 0 && !o.validate);
+    CHECK(o.pair_a == 0 && o.pair_b == 1 && o.pml == FAB_PML_UCX && !o.pml_set);
+
+    CHECK(parse(&o, &cmd, err, 9, "run", "bw,latency", "-m", "8,1K", "-i", "100", "-x5", "--validate",
+                "--window=16") == FAB_OK);
+    CHECK(o.nkernels == 2 && strcmp(o.kernels[0]->name, "bw") == 0);
+    CHECK(o.sizes.n == 2 && o.sizes.v[1] == 1024);
+    CHECK(o.iters == 100 && o.warmup == 5 && o.validate && o.window == 16);
+    CHECK(parse(&o, &cmd, err, 5, "run", "--pair", "2,3", "--pml", "ob1") == FAB_OK);
+    CHECK(o.pair_a == 2 && o.pair_b == 3 && o.pml == FAB_PML_OB1 && o.pml_set);
+    CHECK(parse(&o, &cmd, err, 4, "run", "-t", "0.5", "-vv") != FAB_OK); /* -vv is not -v -v */
+    CHECK(parse(&o, &cmd, err, 5, "run", "-t", "0.5", "-v", "-v") == FAB_OK && o.verbose == 2 &&
+          o.time_s == 0.5);
+
+    /* commands */
+    CHECK(parse(&o, &cmd, err, 1, "list") == FAB_OK && cmd == FAB_CMD_LIST);
+    CHECK(parse(&o, &cmd, err, 1, "--version") == FAB_OK && cmd == FAB_CMD_VERSION);
+    CHECK(parse(&o, &cmd, err, 1, "--help") == FAB_OK && cmd == FAB_CMD_HELP);
+    CHECK(parse(&o, &cmd, err, 2, "run", "--help") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
+
+    /* errors name the problem */
+    CHECK(parse(&o, &cmd, err, 2, "run", "nosuch") == FAB_ERR_USAGE && strstr(err, "nosuch"));
+    CHECK(parse(&o, &cmd, err, 2, "run", "--frobnicate") == FAB_ERR_USAGE &&
+          strstr(err, "--frobnicate"));
+    CHECK(parse(&o, &cmd, err, 3, "run", "-i", "-5") == FAB_ERR_USAGE && strstr(err, "range"));
+    CHECK(parse(&o, &cmd, err, 3, "run", "-w", "0") == FAB_ERR_USAGE && strstr(err, "window"));
+    CHECK(parse(&o, &cmd, err, 3, "run", "-t", "0") == FAB_ERR_USAGE && strstr(err, "time"));
+    CHECK(parse(&o, &cmd, err, 3, "run", "--pair", "0,0") == FAB_ERR_USAGE &&
+          strstr(err, "twice"));
+    CHECK(parse(&o, &cmd, err, 3, "run", "--pair", "0") == FAB_ERR_USAGE);
+    CHECK(parse(&o, &cmd, err, 2, "run", "-i") == FAB_ERR_USAGE && strstr(err, "needs a value"));
+    CHECK(parse(&o, &cmd, err, 2, "run", "--validate=1") == FAB_ERR_USAGE);
+    CHECK(parse(&o, &cmd, err, 3, "run", "latency", "bw") == FAB_ERR_USAGE);
+    CHECK(parse(&o, &cmd, err, 1, "frob") == FAB_ERR_USAGE && strstr(err, "frob"));
+    CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "psm") == FAB_ERR_USAGE);
+    CHECK(parse(&o, &cmd, err, 5, "run", "--min-iters", "50", "--max-iters", "5") ==
+          FAB_ERR_USAGE);
+
+    /* environment: FABRICBENCH_<NAME>, overridden by the command line */
+    setenv("FABRICBENCH_WINDOW", "8", 1);
+    setenv("FABRICBENCH_SIZES", "1K:4K", 1);
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.window == 8 && o.sizes.n == 3);
+    CHECK(parse(&o, &cmd, err, 3, "run", "-w", "2") == FAB_OK && o.window == 2);
+    setenv("FABRICBENCH_WINDOW", "zero", 1);
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_ERR_USAGE && strstr(err, "FABRICBENCH_WINDOW"));
+    unsetenv("FABRICBENCH_WINDOW");
+    unsetenv("FABRICBENCH_SIZES");
+    return fab_test_report("test_options");
+}

@@ -1,0 +1,73 @@
+/* Size-list parsing: valid and invalid forms. */
+#include "check.h"
+#include "fab.h"
+
+static int parses(const char *s, fab_sizes_t *out)
+{
+    char err[256];
+
+    return fab_sizes_parse(s, out, err, sizeof(err)) == FAB_OK;
+}
+
+static int fails_with(const char *s, const char *needle)
+{
+    fab_sizes_t out;
+    char err[256] = "";
+    int ok = fab_sizes_parse(s, &out, err, sizeof(err)) == FAB_ERR_USAGE && strstr(err, needle);
+
+    if (!ok)
+        fprintf(stderr, "  '%s' gave '%s', wanted it to mention '%s'\n", s, err, needle);
+    return ok;
+}
+
+int main(void)
+{
+    fab_sizes_t s;
+    size_t one;
+    char err[256], buf[32];
+
+    CHECK(fab_size_parse("8", &one, err, sizeof(err)) == FAB_OK && one == 8);
+    CHECK(fab_size_parse("4K", &one, err, sizeof(err)) == FAB_OK && one == 4096);
+    CHECK(fab_size_parse("4k", &one, err, sizeof(err)) == FAB_OK && one == 4096);
+    CHECK(fab_size_parse("2KiB", &one, err, sizeof(err)) == FAB_OK && one == 2048);
+    CHECK(fab_size_parse("1M", &one, err, sizeof(err)) == FAB_OK && one == 1048576);
+    CHECK(fab_size_parse("1MB", &one, err, sizeof(err)) == FAB_OK && one == 1048576);
+    CHECK(fab_size_parse("1G", &one, err, sizeof(err)) == FAB_OK && one == 1073741824);
+    CHECK(fab_size_parse("16B", &one, err, sizeof(err)) == FAB_OK && one == 16);
+
+    CHECK(parses("1:16", &s) && s.n == 5 && s.v[0] == 1 && s.v[4] == 16);
+    CHECK(parses("1:4M", &s) && s.n == 23 && s.v[22] == 4194304);
+    CHECK(parses("3:20", &s) && s.n == 4 && s.v[0] == 3 && s.v[2] == 12 && s.v[3] == 20);
+    CHECK(parses("8:8", &s) && s.n == 1 && s.v[0] == 8);
+    CHECK(parses("8,1K,64K,1M", &s) && s.n == 4 && s.v[1] == 1024 && s.v[2] == 65536 &&
+          s.v[3] == 1048576);
+    CHECK(parses("1M,8", &s) && s.n == 2 && s.v[0] == 1048576 && s.v[1] == 8);
+
+    CHECK(fails_with("0", "positive"));
+    CHECK(fails_with("8:abc", "not a size"));
+    CHECK(fails_with("abc", "not a size"));
+    CHECK(fails_with("-8", "not a size"));
+    CHECK(fails_with("1G:1K", "backwards"));
+    CHECK(fails_with("4X", "unknown unit"));
+    CHECK(fails_with("4KX", "unknown unit"));
+    CHECK(fails_with("2G", "1G limit"));
+    CHECK(fails_with("99999999999999999999999", "too large"));
+    CHECK(fails_with("8,,16", "empty entry"));
+    CHECK(fails_with("8,", "empty entry"));
+    CHECK(fails_with("", "empty"));
+    CHECK(fails_with("1:2:3", "MIN:MAX"));
+    CHECK(fails_with(":8", "MIN:MAX"));
+    CHECK(fails_with("1:1G,1:2", "MIN:MAX"));
+    CHECK(fails_with("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,"
+                     "28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,"
+                     "52,53,54,55,56,57,58,59,60,61,62,63,64,65",
+                     "too many sizes"));
+
+    fab_size_format(4096, buf, sizeof(buf));
+    CHECK(strcmp(buf, "4K") == 0);
+    fab_size_format(3 << 20, buf, sizeof(buf));
+    CHECK(strcmp(buf, "3M") == 0);
+    fab_size_format(1000, buf, sizeof(buf));
+    CHECK(strcmp(buf, "1000") == 0);
+    return fab_test_report("test_sizes");
+}

@@ -1,0 +1,123 @@
+/* Statistics: percentiles against hand-computed values, n = 1, ties, the histogram path. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "fab.h"
+
+static void add_all(fab_acc_t *a, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fab_acc_add(a, v[i]);
+}
+
+int main(void)
+{
+    fab_acc_t a;
+    fab_stats_t s;
+
+    /* 1..10 in scrambled order. Linear interpolation (numpy default):
+     * p50 at rank 4.5 -> 5.5; p90 at 8.1 -> 9.1; p99 at 8.91 -> 9.91; p99.9 at 8.991 -> 9.991 */
+    {
+        const double v[] = {7, 1, 10, 3, 5, 2, 9, 4, 8, 6};
+
+        CHECK(fab_acc_init(&a, 100) == FAB_OK);
+        add_all(&a, v, 10);
+        a.loop_total = 55.0;
+        fab_acc_stats(&a, 1.0, &s);
+        CHECK(s.n == 10 && s.exact);
+        CHECK_NEAR(s.min, 1.0, 1e-12);
+        CHECK_NEAR(s.max, 10.0, 1e-12);
+        CHECK_NEAR(s.p50, 5.5, 1e-12);
+        CHECK_NEAR(s.p90, 9.1, 1e-12);
+        CHECK_NEAR(s.p99, 9.91, 1e-12);
+        CHECK_NEAR(s.p999, 9.991, 1e-12);
+        CHECK_NEAR(s.mean, 5.5, 1e-12);
+        /* sample variance of 1..10 = 55/6 */
+        CHECK_NEAR(s.stddev, 3.0276503540974917, 1e-12);
+        CHECK_NEAR(s.loop_mean, 5.5, 1e-12);
+        /* divisor: every time halves (ping-pong round trip -> one way) */
+        fab_acc_stats(&a, 2.0, &s);
+        CHECK_NEAR(s.p50, 2.75, 1e-12);
+        CHECK_NEAR(s.stddev, 3.0276503540974917 / 2, 1e-12);
+        CHECK_NEAR(s.loop_mean, 2.75, 1e-12);
+        fab_acc_free(&a);
+    }
+    /* n = 1: every statistic is the sample, stddev 0 */
+    {
+        CHECK(fab_acc_init(&a, 10) == FAB_OK);
+        fab_acc_add(&a, 3e-6);
+        a.loop_total = 3e-6;
+        fab_acc_stats(&a, 1.0, &s);
+        CHECK(s.n == 1 && s.exact);
+        CHECK_NEAR(s.min, 3e-6, 1e-18);
+        CHECK_NEAR(s.p50, 3e-6, 1e-18);
+        CHECK_NEAR(s.p999, 3e-6, 1e-18);
+        CHECK_NEAR(s.max, 3e-6, 1e-18);
+        CHECK_NEAR(s.stddev, 0.0, 0.0);
+        fab_acc_free(&a);
+    }
+    /* ties: {2,2,2,2,9}: p50 = 2, p90 at rank 3.6 -> 2 + 0.6*7 = 6.2 */
+    {
+        const double v[] = {2, 9, 2, 2, 2};
+
+        CHECK(fab_acc_init(&a, 10) == FAB_OK);
+        add_all(&a, v, 5);
+        fab_acc_stats(&a, 1.0, &s);
+        CHECK_NEAR(s.p50, 2.0, 1e-12);
+        CHECK_NEAR(s.p90, 6.2, 1e-12);
+        CHECK_NEAR(s.min, 2.0, 1e-12);
+        fab_acc_free(&a);
+    }
+    /* reset really empties the accumulator */
+    {
+        CHECK(fab_acc_init(&a, 4) == FAB_OK);
+        fab_acc_add(&a, 1.0);
+        fab_acc_reset(&a);
+        fab_acc_add(&a, 4.0);
+        fab_acc_stats(&a, 1.0, &s);
+        CHECK(s.n == 1);
+        CHECK_NEAR(s.min, 4.0, 0);
+        fab_acc_free(&a);
+    }
+    /* Beyond the raw cap: percentiles from the histogram, within 0.2% of the exact value;
+     * min, max and mean stay exact. Samples: 1..100000 ns. */
+    {
+        const size_t n = 100000;
+        double *v = malloc(sizeof(double) * n);
+
+        CHECK(fab_acc_init(&a, 1000) == FAB_OK);
+        for (size_t i = 0; i < n; i++) {
+            v[i] = (double)((i * 7919) % n + 1) * 1e-9;
+            fab_acc_add(&a, v[i]);
+        }
+        fab_acc_stats(&a, 1.0, &s);
+        CHECK(!s.exact && s.n == n);
+        CHECK_NEAR(s.min, 1e-9, 1e-21);
+        CHECK_NEAR(s.max, 1e-4, 1e-16);
+        CHECK_NEAR(s.mean, 50000.5e-9, 1e-15);
+        /* exact: rank q*(n-1) of 1..n is 1 + q*(n-1) ns */
+        CHECK_NEAR(s.p50, (1 + 0.5 * (n - 1)) * 1e-9, 0.002 * (1 + 0.5 * (n - 1)) * 1e-9);
+        CHECK_NEAR(s.p99, (1 + 0.99 * (n - 1)) * 1e-9, 0.002 * (1 + 0.99 * (n - 1)) * 1e-9);
+        CHECK_NEAR(s.p999, (1 + 0.999 * (n - 1)) * 1e-9, 0.002 * (1 + 0.999 * (n - 1)) * 1e-9);
+        fab_acc_free(&a);
+        free(v);
+    }
+    /* fab_percentile_sorted edge cases */
+    {
+        const double v[] = {1.0, 3.0};
+
+        CHECK_NEAR(fab_percentile_sorted(v, 2, 0.0), 1.0, 0);
+        CHECK_NEAR(fab_percentile_sorted(v, 2, 1.0), 3.0, 0);
+        CHECK_NEAR(fab_percentile_sorted(v, 2, 0.25), 1.5, 1e-12);
+        CHECK(isnan(fab_percentile_sorted(v, 0, 0.5)));
+    }
+    /* the timer moves forward and costs something measurable */
+    {
+        uint64_t t0 = fab_now_ns(), t1 = fab_now_ns();
+        double c = fab_timer_cost_ns(11);
+
+        CHECK(t1 >= t0);
+        CHECK(c > 0 && c < 10000);
+    }
+    return fab_test_report("test_stats");
+}
