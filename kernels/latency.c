@@ -38,16 +38,16 @@ static fab_status_t latency_validate(fab_kctx_t *ctx, void *state, size_t bytes,
     (void)state;
     memset(ctx->rbuf, 0, bytes);
     if (me == 1) {
-        st = FAB_MPI(MPI_Recv(ctx->rbuf, n, MPI_CHAR, peer, ctx->tag + 2, ctx->comm,
-                              MPI_STATUS_IGNORE));
+        st = FAB_MPI(
+            MPI_Recv(ctx->rbuf, n, MPI_CHAR, peer, ctx->tag + 2, ctx->comm, MPI_STATUS_IGNORE));
         *errors += fab_pattern_check(ctx->rbuf, bytes, fab_pattern_seed(seed, peer, 0));
     }
     fab_pattern_fill(ctx->sbuf, bytes, fab_pattern_seed(seed, me, 0));
     if (st == FAB_OK)
         st = FAB_MPI(MPI_Send(ctx->sbuf, n, MPI_CHAR, peer, ctx->tag + 2, ctx->comm));
     if (me == 0 && st == FAB_OK) {
-        st = FAB_MPI(MPI_Recv(ctx->rbuf, n, MPI_CHAR, peer, ctx->tag + 2, ctx->comm,
-                              MPI_STATUS_IGNORE));
+        st = FAB_MPI(
+            MPI_Recv(ctx->rbuf, n, MPI_CHAR, peer, ctx->tag + 2, ctx->comm, MPI_STATUS_IGNORE));
         *errors += fab_pattern_check(ctx->rbuf, bytes, fab_pattern_seed(seed, peer, 0));
     }
     return st;

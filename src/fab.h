@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "fab_kernel.h"
 #include "fab_status.h"
@@ -45,30 +49,38 @@ void fab_size_format(size_t bytes, char *buf, size_t len);
 
 /* ---------------------------------------------------------------- options.c */
 typedef enum { FAB_PML_UCX = 0, FAB_PML_OB1 = 1, FAB_PML_ENV = 2 } fab_pml_t;
+typedef enum { FAB_TIMER_AUTO = 0, FAB_TIMER_CLOCK = 1, FAB_TIMER_TSC = 2 } fab_timer_kind_t;
 
 #define FAB_MAX_KERNELS 32
 
 typedef struct fab_opts {
     const fab_kernel_t *kernels[FAB_MAX_KERNELS];
     int nkernels;
-    fab_sizes_t sizes;   /* empty: the default sweep */
-    long iters;          /* > 0: fixed iterations per size; 0: time budget */
-    long warmup;         /* < 0: automatic */
-    double time_s;       /* time budget per size */
-    long min_iters;      /* floor of the time-budget policy */
-    long max_iters;      /* ceiling of the time-budget policy */
-    long max_samples;    /* raw samples kept per size for exact percentiles */
+    fab_sizes_t sizes; /* empty: the default sweep */
+    long iters;        /* > 0: fixed iterations per size; 0: time budget */
+    long warmup;       /* < 0: automatic */
+    double time_s;     /* time budget per size */
+    long min_iters;    /* floor of the time-budget policy */
+    long max_iters;    /* ceiling of the time-budget policy */
+    long max_samples;  /* raw samples kept per size for exact percentiles */
     int window;
     bool validate;
     int pair_a, pair_b;
     fab_pml_t pml;
-    bool pml_set;        /* --pml given explicitly */
+    bool pml_set; /* --pml given explicitly */
+    fab_timer_kind_t timer;
     bool quiet;
     int verbose;
 } fab_opts_t;
 
-typedef enum { FAB_CMD_NONE = 0, FAB_CMD_HELP, FAB_CMD_VERSION, FAB_CMD_LIST, FAB_CMD_RUN,
-               FAB_CMD_RUN_HELP } fab_cmd_t;
+typedef enum {
+    FAB_CMD_NONE = 0,
+    FAB_CMD_HELP,
+    FAB_CMD_VERSION,
+    FAB_CMD_LIST,
+    FAB_CMD_RUN,
+    FAB_CMD_RUN_HELP
+} fab_cmd_t;
 
 void fab_opts_defaults(fab_opts_t *o);
 /* Parse argv (environment FABRICBENCH_* first, then the command line). On error returns
@@ -88,8 +100,33 @@ const fab_kernel_t *fab_kernel_find(const char *name);
 
 /* ---------------------------------------------------------------- timing.c */
 /* Monotonic nanoseconds (CLOCK_MONOTONIC, vDSO: no system call). */
-uint64_t fab_now_ns(void);
-/* Median cost of one fab_now_ns() call, in ns, measured over `n` back-to-back calls. */
+static inline uint64_t fab_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+extern bool fab_timer_tsc_on;
+
+/* The timer the loop reads: TSC ticks or nanoseconds; fab_ticks_to_s converts. */
+static inline uint64_t fab_ticks(void)
+{
+#if defined(__x86_64__)
+    if (fab_timer_tsc_on)
+        return __rdtsc();
+#endif
+    return fab_now_ns();
+}
+
+/* Choose the timer (auto: TSC where the kernel uses it as clocksource, else CLOCK_MONOTONIC)
+ * and calibrate it. On error err says why. */
+fab_status_t fab_timer_init(fab_timer_kind_t want, char *err, size_t errlen);
+double fab_ticks_to_s(uint64_t ticks);
+/* Which timer is in use and why, for the header. */
+const char *fab_timer_describe(void);
+/* Median cost of one fab_ticks() reading, in ns, measured over `n` runs of 1000 readings. */
 double fab_timer_cost_ns(int n);
 
 /* ---------------------------------------------------------------- stats.c */
@@ -100,9 +137,9 @@ double fab_timer_cost_ns(int n);
 #define FAB_HIST_BUCKETS  ((FAB_HIST_OCTAVES + 1) << FAB_HIST_SUB_BITS)
 
 typedef struct fab_acc {
-    double *raw;       /* first raw_cap samples, seconds */
+    double *raw; /* first raw_cap samples, seconds */
     size_t raw_n, raw_cap;
-    uint64_t *hist;    /* every sample */
+    uint64_t *hist; /* every sample */
     size_t n;
     double min, max;
     double mean, m2;   /* Welford */
@@ -131,12 +168,12 @@ typedef struct fab_row {
     uint64_t bytes;
     uint64_t iters;
     uint64_t warmup;
-    fab_stats_t t;       /* reported time: iteration time / kernel time_divisor, seconds */
-    double iter_time;    /* loop mean of one whole iteration, seconds */
-    double mbps;         /* MB/s (10^6 B/s), all streams */
-    double gbps;         /* Gb/s (10^9 bit/s), all streams */
-    double msgps;        /* messages/s, all streams */
-    double mbps_stream;  /* per stream (pair) */
+    fab_stats_t t;      /* reported time: iteration time / kernel time_divisor, seconds */
+    double iter_time;   /* loop mean of one whole iteration, seconds */
+    double mbps;        /* MB/s (10^6 B/s), all streams */
+    double gbps;        /* Gb/s (10^9 bit/s), all streams */
+    double msgps;       /* messages/s, all streams */
+    double mbps_stream; /* per stream (pair) */
     double msgps_stream;
     int streams;
     long validation_errors; /* -1: not validated */
@@ -145,9 +182,9 @@ typedef struct fab_row {
 typedef struct fab_world {
     int rank, size;
     char host[FAB_HOST_MAX];
-    char **hosts;        /* per world rank, on rank 0 only */
-    int nhosts;          /* distinct hosts */
-    int local_ranks;     /* ranks on this rank's host */
+    char **hosts;    /* per world rank, on rank 0 only */
+    int nhosts;      /* distinct hosts */
+    int local_ranks; /* ranks on this rank's host */
 } fab_world_t;
 
 fab_status_t fab_world_init(fab_world_t *w);
@@ -156,10 +193,19 @@ void fab_world_free(fab_world_t *w);
 /* Check every kernel's rank needs and the memory the run needs, on every rank, agreeing on
  * the outcome. On failure rank 0 has printed the reason. */
 fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o);
-/* Run one kernel over the size list; rows go to rank 0's output as they are measured. */
-/* *agreed tells whether every rank knows the outcome (else the caller must abort the job). */
+/* Where rank 0 sends what a kernel run produces, as it is produced. */
+typedef struct fab_sink {
+    void (*kernel_begin)(void *arg, const fab_kernel_t *k, const fab_opts_t *o, const int *pair,
+                         const fab_world_t *w);
+    void (*row)(void *arg, const fab_kernel_t *k, const fab_row_t *r);
+    void *arg;
+} fab_sink_t;
+
+/* Run one kernel over the size list; rank 0 hands each row to `sink` as soon as it is
+ * measured. *agreed tells whether every rank knows the outcome (else the caller must abort
+ * the job). */
 fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
-                            bool *agreed);
+                            const fab_sink_t *sink, bool *agreed);
 /* Every rank agrees on the worst status (the most negative one). */
 fab_status_t fab_agree(fab_status_t st, MPI_Comm comm);
 /* The default size list for a kernel. */
@@ -167,27 +213,37 @@ void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out);
 /* Bytes of buffer memory one rank of kernel k needs for max_bytes messages. */
 size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes);
 
+/* ---------------------------------------------------------------- buffers.c */
+/* The process's send and receive areas, at least `bytes` each, pages touched, the send area
+ * filled with 'a' and the receive area with zeros. They stay mapped until fab_buffers_free. */
+fab_status_t fab_buffers_get(size_t bytes, char **sbuf, char **rbuf);
+void fab_buffers_free(void);
+
 /* ---------------------------------------------------------------- transport.c */
 typedef struct fab_transport {
-    char pml[32];         /* pml component in use: "ucx", "ob1", ... or "unknown" */
-    char pml_how[64];     /* how that was found */
+    char pml[32];     /* pml component in use: "ucx", "ob1", ... or "unknown" */
+    char pml_how[64]; /* how that was found */
     char ucx_version[32];
-    char ucx_tls[512];    /* UCX transports/devices a probe endpoint chose, or why unknown */
+    char ucx_tls[512]; /* UCX transports/devices a probe endpoint chose, or why unknown */
     char mpi_library[256];
 } fab_transport_t;
 
 /* Before MPI_Init: select the pml the options ask for, unless the environment already has. */
 void fab_transport_prepare(const fab_opts_t *o);
-/* After MPI_Init: find what is in use. ucx_tls is probed between world ranks `a` and `b`
- * (collective over MPI_COMM_WORLD). */
-fab_status_t fab_transport_detect(const fab_world_t *w, int a, int b, fab_transport_t *t);
+/* After MPI_Init: versions and the pml in use (local, nothing started). */
+void fab_transport_detect(fab_transport_t *t);
+/* Whether the UCX transports still have to be probed (pml ucx). */
+bool fab_transport_needs_probe(const fab_transport_t *t);
+/* Probe the UCX transports between world ranks a and b into t->ucx_tls (collective over
+ * MPI_COMM_WORLD; rank 0 gets the answer). Call it after the measurements. */
+fab_status_t fab_transport_probe(const fab_world_t *w, int a, int b, fab_transport_t *t);
 
 /* ---------------------------------------------------------------- out_text.c */
-void fab_out_header(FILE *f, const fab_world_t *w, const fab_transport_t *t, int argc,
-                    char **argv);
-void fab_out_kernel_header(FILE *f, const fab_kernel_t *k, const fab_opts_t *o,
-                           const int *ranks, int nranks, const fab_world_t *w);
-void fab_out_row(FILE *f, const fab_kernel_t *k, const fab_row_t *r);
+void fab_out_header(FILE *f, const fab_world_t *w, const fab_transport_t *t, int argc, char **argv);
+/* The line that closes a run: the UCX transports probed after the measurements. */
+void fab_out_trailer(FILE *f, const fab_transport_t *t, int a, int b);
+/* The text table on f as a sink. */
+fab_sink_t fab_out_text_sink(FILE *f);
 
 #define FAB_VERSION "0.1.0"
 

@@ -28,15 +28,15 @@ typedef enum {
 /* What the harness hands a kernel. Fields above the line are set by the harness before setup;
  * fields below it are set by the kernel's setup on each rank. */
 typedef struct fab_kctx {
-    MPI_Comm comm;      /* the ranks taking part, in kernel order (pair: A is 0, B is 1) */
-    int rank;           /* this rank in comm */
-    int size;           /* ranks in comm */
-    int window;         /* messages in flight per iteration (bandwidth kernels) */
-    int tag;            /* first tag the kernel may use; it owns tag .. tag+15 */
-    size_t max_bytes;   /* largest message of this run (at least 64): the size of a slot */
-    char *sbuf, *rbuf;  /* harness-owned, page-aligned, slots * max_bytes each, pages touched */
-    int slots;          /* distinct message buffers: 1, or more during --validate */
-    MPI_Request *reqs;  /* room for 2 * window requests */
+    MPI_Comm comm;     /* the ranks taking part, in kernel order (pair: A is 0, B is 1) */
+    int rank;          /* this rank in comm */
+    int size;          /* ranks in comm */
+    int window;        /* messages in flight per iteration (bandwidth kernels) */
+    int tag;           /* first tag the kernel may use; it owns tag .. tag+15 */
+    size_t max_bytes;  /* largest message of this run (at least 64): the size of a slot */
+    char *sbuf, *rbuf; /* harness-owned, page-aligned, slots * max_bytes each, pages touched */
+    int slots;         /* distinct message buffers: 1, or more during --validate */
+    MPI_Request *reqs; /* room for 2 * window requests */
     /* ---- set by setup ---- */
     bool timer;           /* this rank's per-iteration times count (reduced with max) */
     double msgs_per_iter; /* messages of `bytes` moved per iteration, all streams together */

@@ -53,19 +53,18 @@ static fab_status_t fab_run_all(const fab_world_t *w, const fab_opts_t *o, int a
                                 bool *agreed)
 {
     fab_transport_t t;
+    fab_sink_t text = fab_out_text_sink(stdout);
     fab_status_t st, worst = FAB_OK;
 
     *agreed = true;
     st = fab_run_check(w, o);
     if (st != FAB_OK)
         return st;
-    st = fab_agree(fab_transport_detect(w, o->pair_a, o->pair_b, &t), MPI_COMM_WORLD);
-    if (st != FAB_OK)
-        return st;
+    fab_transport_detect(&t);
     if (w->rank == 0)
         fab_out_header(stdout, w, &t, argc, argv);
     for (int i = 0; i < o->nkernels; i++) {
-        st = fab_run_kernel(w, o, o->kernels[i], agreed);
+        st = fab_run_kernel(w, o, o->kernels[i], &text, agreed);
         if (!*agreed)
             return st;
         /* A validation failure is a finding, not a reason to stop: run the rest. */
@@ -73,6 +72,13 @@ static fab_status_t fab_run_all(const fab_world_t *w, const fab_opts_t *o, int a
             return st;
         if (st != FAB_OK)
             worst = st;
+    }
+    if (fab_transport_needs_probe(&t)) {
+        st = fab_agree(fab_transport_probe(w, o->pair_a, o->pair_b, &t), MPI_COMM_WORLD);
+        if (st != FAB_OK)
+            return st;
+        if (w->rank == 0)
+            fab_out_trailer(stdout, &t, o->pair_a, o->pair_b);
     }
     return worst;
 }
@@ -121,6 +127,7 @@ int main(int argc, char **argv)
     }
     /* Every rank leaves with the same exit code, so mpirun reports the right one. */
     code = fab_status_exit_code(fab_agree(st, MPI_COMM_WORLD));
+    fab_buffers_free();
     fab_world_free(&w);
     MPI_Finalize();
     return code;

@@ -22,6 +22,7 @@ typedef enum {
     FAB_OPT_SIZES,
     FAB_OPT_PAIR,
     FAB_OPT_PML,
+    FAB_OPT_TIMER,
 } fab_opt_type_t;
 
 typedef struct fab_opt {
@@ -30,9 +31,9 @@ typedef struct fab_opt {
     fab_opt_type_t type;
     size_t offset;
     double min, max;
-    const char *arg;  /* what the value is, for help */
+    const char *arg; /* what the value is, for help */
     const char *unit;
-    const char *def;  /* default, as help shows it */
+    const char *def; /* default, as help shows it */
     const char *help;
 } fab_opt_t;
 
@@ -61,6 +62,9 @@ static const fab_opt_t fab_opt_table[] = {
      "the two ranks latency, bw and bibw measure between; the others wait idle"},
     {"pml", 0, FAB_OPT_PML, OFF(pml), 0, 0, "ucx|ob1|env", NULL, "ucx",
      "Open MPI point-to-point layer: ucx, ob1, or env (leave it to mpirun/environment)"},
+    {"timer", 0, FAB_OPT_TIMER, OFF(timer), 0, 0, "auto|tsc|clock", NULL, "auto",
+     "clock for per-iteration timestamps: tsc where the kernel uses it as clocksource, else "
+     "CLOCK_MONOTONIC"},
     {"quiet", 'q', FAB_OPT_FLAG, OFF(quiet), 0, 0, NULL, NULL, "off",
      "no progress lines on stderr"},
     {"verbose", 'v', FAB_OPT_COUNT, OFF(verbose), 0, 0, NULL, NULL, "0",
@@ -114,8 +118,8 @@ static fab_status_t fab_parse_number(const fab_opt_t *d, const char *val, double
             snprintf(err, errlen, "--%s: %s is out of range (%.0f to %.0f %s)", d->name, val,
                      d->min, d->max, d->unit ? d->unit : "");
         else
-            snprintf(err, errlen, "--%s: %s is out of range (more than %g, at most %g %s)",
-                     d->name, val, d->min, d->max, d->unit ? d->unit : "");
+            snprintf(err, errlen, "--%s: %s is out of range (more than %g, at most %g %s)", d->name,
+                     val, d->min, d->max, d->unit ? d->unit : "");
         return FAB_ERR_USAGE;
     }
     *out = v;
@@ -158,8 +162,7 @@ static fab_status_t fab_opt_apply(const fab_opt_t *d, const char *val, fab_opts_
     case FAB_OPT_PAIR: {
         int a, b, n = -1;
 
-        if (sscanf(val, "%d,%d%n", &a, &b, &n) != 2 || n < 0 || val[n] != '\0' || a < 0 ||
-            b < 0) {
+        if (sscanf(val, "%d,%d%n", &a, &b, &n) != 2 || n < 0 || val[n] != '\0' || a < 0 || b < 0) {
             snprintf(err, errlen, "--pair: '%s' is not two rank numbers A,B", val);
             st = FAB_ERR_USAGE;
         } else if (a == b) {
@@ -172,6 +175,18 @@ static fab_status_t fab_opt_apply(const fab_opt_t *d, const char *val, fab_opts_
         }
         break;
     }
+    case FAB_OPT_TIMER:
+        if (strcmp(val, "auto") == 0)
+            o->timer = FAB_TIMER_AUTO;
+        else if (strcmp(val, "tsc") == 0)
+            o->timer = FAB_TIMER_TSC;
+        else if (strcmp(val, "clock") == 0)
+            o->timer = FAB_TIMER_CLOCK;
+        else {
+            snprintf(err, errlen, "--timer: '%s' is not one of auto, tsc, clock", val);
+            st = FAB_ERR_USAGE;
+        }
+        break;
     case FAB_OPT_PML:
         o->pml_set = true;
         if (strcmp(val, "ucx") == 0)
@@ -407,8 +422,9 @@ void fab_opts_print_help(FILE *f)
 
 void fab_opts_print_run_help(FILE *f)
 {
-    fprintf(f, "usage: mpirun -np N fabricbench run [KERNEL[,KERNEL...]] [options]\n\n"
-               "Kernels (default %s):\n",
+    fprintf(f,
+            "usage: mpirun -np N fabricbench run [KERNEL[,KERNEL...]] [options]\n\n"
+            "Kernels (default %s):\n",
             FAB_DEFAULT_SUITE);
     for (int i = 0; i < fab_nkernels; i++)
         fprintf(f, "  %-10s %s\n", fab_kernels[i]->name, fab_kernels[i]->summary);
@@ -419,8 +435,8 @@ void fab_opts_print_run_help(FILE *f)
         char left[64];
 
         if (d->shortname)
-            snprintf(left, sizeof(left), "-%c, --%s%s%s", d->shortname, d->name,
-                     d->arg ? " " : "", d->arg ? d->arg : "");
+            snprintf(left, sizeof(left), "-%c, --%s%s%s", d->shortname, d->name, d->arg ? " " : "",
+                     d->arg ? d->arg : "");
         else
             snprintf(left, sizeof(left), "    --%s%s%s", d->name, d->arg ? " " : "",
                      d->arg ? d->arg : "");
@@ -431,9 +447,8 @@ void fab_opts_print_run_help(FILE *f)
             fprintf(f, "  %s\n", left);
         fprintf(f, "        %s\n", d->help);
     }
-    fprintf(f,
-            "\nSizes: K = 1024, M = 1024^2, G = 1024^3 bytes (1 to 1G per message). Reported\n"
-            "units are decimal: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9 bit/s.\n"
-            "Exit codes: 0 ok; 1 a check failed; 2 usage/configuration; 3 environment; "
-            "4 interrupted.\n");
+    fprintf(f, "\nSizes: K = 1024, M = 1024^2, G = 1024^3 bytes (1 to 1G per message). Reported\n"
+               "units are decimal: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9 bit/s.\n"
+               "Exit codes: 0 ok; 1 a check failed; 2 usage/configuration; 3 environment; "
+               "4 interrupted.\n");
 }

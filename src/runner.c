@@ -169,8 +169,7 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
     }
     if (k->ranks == FAB_RANKS_PAIR && (o->pair_a >= w->size || o->pair_b >= w->size)) {
         snprintf(msg, len, "--pair %d,%d: rank %d does not exist; this run has ranks 0 to %d",
-                 o->pair_a, o->pair_b, o->pair_a >= w->size ? o->pair_a : o->pair_b,
-                 w->size - 1);
+                 o->pair_a, o->pair_b, o->pair_a >= w->size ? o->pair_a : o->pair_b, w->size - 1);
         snprintf(hint, hlen, "pick two ranks below %d", w->size);
         return FAB_ERR_CONFIG;
     }
@@ -185,8 +184,13 @@ static bool fab_rank_active(const fab_kernel_t *k, const fab_opts_t *o, int rank
 fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
 {
     char msg[512] = "", hint[256] = "";
-    fab_status_t st = FAB_OK;
+    fab_status_t st;
     size_t avail = fab_mem_available();
+
+    /* The timer first: the header reports it, and --timer tsc may be refused. */
+    st = fab_timer_init(o->timer, msg, sizeof(msg));
+    if (st != FAB_OK)
+        snprintf(hint, sizeof(hint), "use --timer auto or --timer clock");
 
     /* Rank counts are the same everywhere: every rank reaches the same verdict. */
     for (int i = 0; i < o->nkernels && st == FAB_OK; i++)
@@ -223,9 +227,10 @@ typedef struct fab_measure {
     fab_kctx_t *ctx;
     void *state;
     fab_acc_t acc;
-    double *block;  /* FAB_BLOCK samples + the block's total */
+    uint64_t *stamps; /* FAB_BLOCK + 1 timer readings */
+    double *block;    /* FAB_BLOCK samples + the block's total */
     double *reduced;
-    bool reduce;    /* samples are combined across ranks (more than one timer) */
+    bool reduce; /* samples are combined across ranks (more than one timer) */
 } fab_measure_t;
 
 static fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
@@ -240,9 +245,9 @@ static fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
 /* Run n iterations; every rank learns the slowest timer's elapsed time. */
 static fab_status_t fab_timed_round(fab_measure_t *m, size_t bytes, uint64_t n, double *elapsed)
 {
-    uint64_t t0 = fab_now_ns();
+    uint64_t t0 = fab_ticks();
     fab_status_t st = fab_iterate_n(m, bytes, n);
-    double mine = m->ctx->timer ? (double)(fab_now_ns() - t0) * 1e-9 : 0.0;
+    double mine = m->ctx->timer ? fab_ticks_to_s(fab_ticks() - t0) : 0.0;
 
     if (st != FAB_OK)
         return st;
@@ -250,8 +255,7 @@ static fab_status_t fab_timed_round(fab_measure_t *m, size_t bytes, uint64_t n, 
 }
 
 /* Decide the number of timed iterations; run the warm-up (and calibration) iterations. */
-static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iters,
-                                  uint64_t *warm)
+static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iters, uint64_t *warm)
 {
     const fab_opts_t *o = m->o;
     uint64_t k = 1;
@@ -287,32 +291,40 @@ static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iter
 
 /* Timed blocks. Timestamps are contiguous: the end of iteration i is the start of i+1, so
  * one clock read per iteration is all the loop adds. */
+/* Timed blocks. Timestamps are contiguous: the end of iteration i is the start of i+1, so
+ * one timer reading (on timing ranks only) is all the loop adds to an iteration. */
 static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t iters)
 {
     fab_kctx_t *ctx = m->ctx;
+    uint64_t *stamp = m->stamps;
     fab_status_t st = FAB_OK;
 
     for (uint64_t done = 0; done < iters && st == FAB_OK;) {
         uint64_t b = iters - done < FAB_BLOCK ? iters - done : FAB_BLOCK;
-        uint64_t t0 = fab_now_ns(), prev = t0;
         const double *src = m->block;
 
-        for (uint64_t i = 0; i < b; i++) {
-            uint64_t now;
-
-            st = m->k->iterate(ctx, m->state, bytes);
-            if (st != FAB_OK)
-                return st;
-            now = fab_now_ns();
-            m->block[i] = (double)(now - prev) * 1e-9;
-            prev = now;
+        if (ctx->timer) {
+            stamp[0] = fab_ticks();
+            for (uint64_t i = 0; i < b; i++) {
+                st = m->k->iterate(ctx, m->state, bytes);
+                if (st != FAB_OK)
+                    return st;
+                stamp[i + 1] = fab_ticks();
+            }
+            for (uint64_t i = 0; i < b; i++)
+                m->block[i] = fab_ticks_to_s(stamp[i + 1] - stamp[i]);
+            m->block[b] = fab_ticks_to_s(stamp[b] - stamp[0]);
+        } else {
+            for (uint64_t i = 0; i < b; i++) {
+                st = m->k->iterate(ctx, m->state, bytes);
+                if (st != FAB_OK)
+                    return st;
+            }
+            memset(m->block, 0, sizeof(double) * (b + 1));
         }
-        m->block[b] = (double)(prev - t0) * 1e-9;
         if (m->reduce) {
-            if (!ctx->timer)
-                memset(m->block, 0, sizeof(double) * (b + 1));
-            st = FAB_MPI(MPI_Reduce(m->block, m->reduced, (int)b + 1, MPI_DOUBLE, MPI_MAX, 0,
-                                    ctx->comm));
+            st = FAB_MPI(
+                MPI_Reduce(m->block, m->reduced, (int)b + 1, MPI_DOUBLE, MPI_MAX, 0, ctx->comm));
             src = m->reduced;
         }
         if (ctx->rank == 0) {
@@ -390,8 +402,9 @@ static void fab_progress_update(fab_progress_t *p, const fab_opts_t *o, const fa
     p->last = now;
     fab_size_format(bytes, sz, sizeof(sz));
     fab_log_progress("%s %d/%d sizes done (last %s B), %.1f s elapsed, about "
-            "%.0f s left", k->name, p->done, p->total, sz, elapsed,
-            elapsed / p->done * (p->total - p->done));
+                     "%.0f s left",
+                     k->name, p->done, p->total, sz, elapsed,
+                     elapsed / p->done * (p->total - p->done));
 }
 
 static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_opts_t *o,
@@ -425,33 +438,24 @@ static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
     ctx->msgs_per_iter = 1;
     ctx->streams = 1;
     bytes = (size_t)ctx->slots * ctx->max_bytes;
-    if (posix_memalign((void **)&ctx->sbuf, 4096, bytes) != 0)
-        ctx->sbuf = NULL;
-    if (posix_memalign((void **)&ctx->rbuf, 4096, bytes) != 0)
-        ctx->rbuf = NULL;
     ctx->reqs = calloc(2 * (size_t)o->window, sizeof(*ctx->reqs));
-    if (!ctx->sbuf || !ctx->rbuf || !ctx->reqs) {
+    if (!ctx->reqs || fab_buffers_get(bytes, &ctx->sbuf, &ctx->rbuf) != FAB_OK) {
         FAB_ERROR("cannot allocate %zu bytes of message buffers for kernel '%s'", 2 * bytes,
                   k->name);
         return FAB_ERR_NOMEM;
     }
-    /* Touch every page now, so first-touch faults never land in a timed iteration. */
-    memset(ctx->sbuf, 'a', bytes);
-    memset(ctx->rbuf, 0, bytes);
     return k->setup ? k->setup(ctx, state) : FAB_OK;
 }
 
 static void fab_ctx_free(fab_kctx_t *ctx)
 {
-    free(ctx->sbuf);
-    free(ctx->rbuf);
-    free(ctx->reqs);
+    free(ctx->reqs); /* the message buffers stay for the next kernel */
     ctx->sbuf = ctx->rbuf = NULL;
     ctx->reqs = NULL;
 }
 
-static fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o,
-                                     const fab_kernel_t *k, fab_kctx_t *ctx, void *state)
+static fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_kernel_t *k,
+                                     fab_kctx_t *ctx, void *state)
 {
     int timer = ctx->timer, ntimers = 0, lead_timer = ctx->timer;
     fab_status_t st;
@@ -468,14 +472,16 @@ static fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o,
         return st;
     m->reduce = !(ntimers == 1 && lead_timer);
     m->block = malloc(sizeof(double) * (FAB_BLOCK + 1));
+    m->stamps = malloc(sizeof(uint64_t) * (FAB_BLOCK + 1));
     m->reduced = m->reduce && ctx->rank == 0 ? malloc(sizeof(double) * (FAB_BLOCK + 1)) : NULL;
-    if (!m->block || (m->reduce && ctx->rank == 0 && !m->reduced))
+    if (!m->block || !m->stamps || (m->reduce && ctx->rank == 0 && !m->reduced))
         return FAB_ERR_NOMEM;
     return fab_acc_init(&m->acc, ctx->rank == 0 ? (size_t)o->max_samples : 0);
 }
 
 static void fab_measure_free(fab_measure_t *m)
 {
+    free(m->stamps);
     free(m->block);
     free(m->reduced);
     fab_acc_free(&m->acc);
@@ -503,7 +509,7 @@ static fab_status_t fab_row_to_root(const fab_world_t *w, int lead, bool active,
 }
 
 fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
-                            bool *agreed)
+                            const fab_sink_t *sink, bool *agreed)
 {
     fab_sizes_t tmp;
     const fab_sizes_t *sizes = fab_kernel_sizes(k, o, &tmp);
@@ -533,10 +539,9 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
         goto out_free;
 
     if (w->rank == 0) {
-        int ranks[2] = {o->pair_a, o->pair_b};
+        int pair[2] = {o->pair_a, o->pair_b};
 
-        fab_out_kernel_header(stdout, k, o, k->ranks == FAB_RANKS_PAIR ? ranks : NULL,
-                              k->ranks == FAB_RANKS_PAIR ? 2 : w->size, w);
+        sink->kernel_begin(sink->arg, k, o, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w);
     }
     *agreed = false; /* from here on a failure is known only where it happened */
     for (int i = 0; i < sizes->n && st == FAB_OK; i++) {
@@ -548,7 +553,7 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
         if (st == FAB_OK)
             st = fab_row_to_root(w, lead, active, &row);
         if (st == FAB_OK && w->rank == 0) {
-            fab_out_row(stdout, k, &row);
+            sink->row(sink->arg, k, &row);
             if (row.validation_errors > 0)
                 bad_bytes += row.validation_errors;
             fab_progress_update(&prog, o, k, sizes->v[i]);

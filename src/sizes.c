@@ -47,8 +47,8 @@ fab_status_t fab_size_parse(const char *s, size_t *out, char *err, size_t errlen
                      (mult > 1 && strcasecmp(rest, "iB") == 0))) {
             /* accepted suffix */
         } else {
-            snprintf(err, errlen,
-                     "'%s' has an unknown unit '%s' (use K, M or G, powers of 1024)", s, end);
+            snprintf(err, errlen, "'%s' has an unknown unit '%s' (use K, M or G, powers of 1024)",
+                     s, end);
             return FAB_ERR_USAGE;
         }
     }

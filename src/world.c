@@ -32,8 +32,8 @@ fab_status_t fab_world_init(fab_world_t *w)
     w->host[sizeof(w->host) - 1] = '\0';
     fab_log_init(w->rank, w->host);
 
-    st = FAB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                                     &node));
+    st =
+        FAB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     if (st != FAB_OK)
         return st;
     MPI_Comm_size(node, &w->local_ranks);

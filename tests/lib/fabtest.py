@@ -52,6 +52,8 @@ def parse_tables(stdout):
                 cur = {"name": body.split()[1].rstrip(":"), "header": {}, "columns": None,
                        "rows": []}
                 kernels.append(cur)
+            elif body.startswith("ucx transports"):
+                header["transports"] = body.split("):", 1)[1].strip()
             elif body.startswith("bytes "):
                 cur["columns"] = body.split()
             elif ":" in body:

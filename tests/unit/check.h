@@ -10,24 +10,24 @@
 static int fab_test_failures;
 static int fab_test_checks;
 
-#define CHECK(cond)                                                                             \
-    do {                                                                                        \
-        fab_test_checks++;                                                                      \
-        if (!(cond)) {                                                                          \
-            fab_test_failures++;                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);            \
-        }                                                                                       \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        fab_test_checks++;                                                                         \
+        if (!(cond)) {                                                                             \
+            fab_test_failures++;                                                                   \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_NEAR(a, b, tol)                                                                   \
-    do {                                                                                        \
-        double a_ = (a), b_ = (b);                                                              \
-        fab_test_checks++;                                                                      \
-        if (!(fabs(a_ - b_) <= (tol))) {                                                        \
-            fab_test_failures++;                                                                \
-            fprintf(stderr, "%s:%d: %s = %.12g, expected %.12g (+-%g)\n", __FILE__, __LINE__,   \
-                    #a, a_, b_, (double)(tol));                                                 \
-        }                                                                                       \
+#define CHECK_NEAR(a, b, tol)                                                                      \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        fab_test_checks++;                                                                         \
+        if (!(fabs(a_ - b_) <= (tol))) {                                                           \
+            fab_test_failures++;                                                                   \
+            fprintf(stderr, "%s:%d: %s = %.12g, expected %.12g (+-%g)\n", __FILE__, __LINE__, #a,  \
+                    a_, b_, (double)(tol));                                                        \
+        }                                                                                          \
     } while (0)
 
 static inline int fab_test_report(const char *name)

@@ -45,8 +45,8 @@ int main(void)
     CHECK(o.iters == 0 && o.window == 64 && o.time_s > 0 && !o.validate);
     CHECK(o.pair_a == 0 && o.pair_b == 1 && o.pml == FAB_PML_UCX && !o.pml_set);
 
-    CHECK(parse(&o, &cmd, err, 9, "run", "bw,latency", "-m", "8,1K", "-i", "100", "-x5", "--validate",
-                "--window=16") == FAB_OK);
+    CHECK(parse(&o, &cmd, err, 9, "run", "bw,latency", "-m", "8,1K", "-i", "100", "-x5",
+                "--validate", "--window=16") == FAB_OK);
     CHECK(o.nkernels == 2 && strcmp(o.kernels[0]->name, "bw") == 0);
     CHECK(o.sizes.n == 2 && o.sizes.v[1] == 1024);
     CHECK(o.iters == 100 && o.warmup == 5 && o.validate && o.window == 16);
@@ -69,16 +69,14 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 3, "run", "-i", "-5") == FAB_ERR_USAGE && strstr(err, "range"));
     CHECK(parse(&o, &cmd, err, 3, "run", "-w", "0") == FAB_ERR_USAGE && strstr(err, "window"));
     CHECK(parse(&o, &cmd, err, 3, "run", "-t", "0") == FAB_ERR_USAGE && strstr(err, "time"));
-    CHECK(parse(&o, &cmd, err, 3, "run", "--pair", "0,0") == FAB_ERR_USAGE &&
-          strstr(err, "twice"));
+    CHECK(parse(&o, &cmd, err, 3, "run", "--pair", "0,0") == FAB_ERR_USAGE && strstr(err, "twice"));
     CHECK(parse(&o, &cmd, err, 3, "run", "--pair", "0") == FAB_ERR_USAGE);
     CHECK(parse(&o, &cmd, err, 2, "run", "-i") == FAB_ERR_USAGE && strstr(err, "needs a value"));
     CHECK(parse(&o, &cmd, err, 2, "run", "--validate=1") == FAB_ERR_USAGE);
     CHECK(parse(&o, &cmd, err, 3, "run", "latency", "bw") == FAB_ERR_USAGE);
     CHECK(parse(&o, &cmd, err, 1, "frob") == FAB_ERR_USAGE && strstr(err, "frob"));
     CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "psm") == FAB_ERR_USAGE);
-    CHECK(parse(&o, &cmd, err, 5, "run", "--min-iters", "50", "--max-iters", "5") ==
-          FAB_ERR_USAGE);
+    CHECK(parse(&o, &cmd, err, 5, "run", "--min-iters", "50", "--max-iters", "5") == FAB_ERR_USAGE);
 
     /* environment: FABRICBENCH_<NAME>, overridden by the command line */
     setenv("FABRICBENCH_WINDOW", "8", 1);

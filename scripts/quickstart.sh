@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Set up fabricbench on Debian 12 and either run the default benchmark or the test suite.
+#
+#   scripts/quickstart.sh bench   install what is missing, build, run the point-to-point suite
+#                                 with 2 local ranks (mpirun -np 2 fabricbench run)
+#   scripts/quickstart.sh test    install what is missing, build (warnings are errors), run
+#                                 the whole test suite with ctest
+#
+# Environment: BUILD_DIR (default build), MPIRUN_ARGS (extra mpirun options for `bench`),
+# FABRICBENCH_ARGS (extra `fabricbench run` options for `bench`).
+set -euo pipefail
+
+mode=${1:-}
+case "$mode" in
+bench | test) ;;
+*)
+    echo "usage: $0 bench|test" >&2
+    exit 2
+    ;;
+esac
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$src/build}
+
+# Everything comes from Debian's archive.
+packages=(cmake make gcc pkg-config git
+    openmpi-bin libopenmpi-dev libucx-dev ucx-utils libhwloc-dev hwloc libibverbs-dev
+    libhdf5-dev hdf5-tools python3 python3-numpy python3-h5py)
+# The test suite also checks formatting against the committed .clang-format.
+[ "$mode" = test ] && packages+=(clang-format)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "quickstart: installing ${missing[*]}"
+    sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || {
+            echo "quickstart: need root (or sudo) to install: ${missing[*]}" >&2
+            exit 3
+        }
+        sudo=(sudo)
+    fi
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}"
+fi
+
+werror=OFF
+[ "$mode" = test ] && werror=ON
+cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFAB_WERROR=$werror >/dev/null
+cmake --build "$build" -j "$(nproc)"
+
+if [ "$mode" = test ]; then
+    cd "$build"
+    exec ctest --output-on-failure --timeout 600
+fi
+
+mpirun_opts=()
+# Open MPI refuses to start as root unless told; a benchmark machine is often used as root.
+[ "$(id -u)" -eq 0 ] && mpirun_opts+=(--allow-run-as-root)
+[ "$(nproc)" -lt 2 ] && mpirun_opts+=(--oversubscribe)
+# shellcheck disable=SC2086
+exec mpirun -np 2 "${mpirun_opts[@]}" ${MPIRUN_ARGS:-} "$build/fabricbench" run ${FABRICBENCH_ARGS:-}
