@@ -4,10 +4,8 @@
 #include <string.h>
 
 #include "fab.h"
+#include "fab_version.h"
 
-#ifndef FAB_GIT_COMMIT
-#define FAB_GIT_COMMIT "unknown"
-#endif
 
 /* Before MPI_Init the rank is known only from the launcher's environment. Commands that
  * need no MPI print on the first rank only, so `mpirun -np 4 fabricbench list` prints once. */

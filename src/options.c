@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fab.h"
+#include "fab_version.h"
 
 #define FAB_DEFAULT_SUITE "latency,bw,bibw,msgrate"
 

@@ -5,10 +5,8 @@
 #include <time.h>
 
 #include "fab.h"
+#include "fab_version.h"
 
-#ifndef FAB_GIT_COMMIT
-#define FAB_GIT_COMMIT "unknown"
-#endif
 
 static void fab_out_hosts(FILE *f, const fab_world_t *w)
 {

@@ -363,7 +363,7 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
     if (st == FAB_OK)
         st = fab_timed_blocks(m, bytes, iters);
     row->validation_errors = -1;
-    if (st == FAB_OK && m->o->validate)
+    if (st == FAB_OK && m->o->validate && m->k->validate)
         st = fab_validate_size(m, bytes, &row->validation_errors);
     if (st != FAB_OK || ctx->rank != 0)
         return st;

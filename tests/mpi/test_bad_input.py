@@ -29,6 +29,7 @@ CASES = [
     (2, ["latency", "-i"], "needs a value"),
     (2, ["latency", "--pml", "psm2"], "--pml"),
     (2, ["latency", "bw"], "unexpected argument 'bw'"),
+    (2, ["latency", "--timer", "sundial"], "--timer"),
 ]
 
 

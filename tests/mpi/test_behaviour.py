@@ -77,4 +77,30 @@ p, h, ks = run(2, ["latency", "-m", "1:64", "-t", "0.7"])
 check("progress:" in p.stderr and "[rank 0 " in p.stderr, "progress line: " + p.stderr)
 check("progress:" not in p.stdout, "progress on stdout")
 print("ok progress lines")
+# The timer: --timer clock always works; --timer tsc works where the CPU has an invariant TSC
+# (and is refused with exit 2 where not); auto picks tsc only where the kernel's clocksource
+# is tsc (here read from a recorded value through FABRICBENCH_CLOCKSOURCE_FILE).
+p, h, ks = run(2, ["latency", "-m", "8", "-t", "0.02", "--timer", "clock"])
+check(h["timer"].startswith("CLOCK_MONOTONIC (--timer clock)"), "timer clock: " + h["timer"])
+flags = open("/proc/cpuinfo").read().split()
+invariant = "constant_tsc" in flags and "nonstop_tsc" in flags
+if invariant:
+    p, h, ks = run(2, ["latency", "-m", "8,4K", "-t", "0.02", "--timer", "tsc", "--validate"])
+    check(h["timer"].startswith("tsc ("), "timer tsc: " + h["timer"])
+    for r in ks[0]["rows"]:
+        check(0 < r["min_us"] <= r["p50_us"] <= r["max_us"] and r["lat_us"] > 0,
+              "tsc-timed row: %s" % r)
+    fixture = os.path.join(os.environ.get("TMPDIR", "/tmp"), "fab-clocksource-%d" % os.getpid())
+    for value, want in (("tsc", "tsc ("), ("kvm-clock", "CLOCK_MONOTONIC (tsc not used")):
+        with open(fixture, "w") as f:
+            f.write(value + "\n")
+        p, h, ks = run(2, ["latency", "-m", "8", "-t", "0.01"],
+                       env={"FABRICBENCH_CLOCKSOURCE_FILE": fixture})
+        check(h["timer"].startswith(want), "auto with clocksource %s: %s" % (value, h["timer"]))
+    os.unlink(fixture)
+    print("ok --timer tsc and auto selection")
+else:
+    p, h, ks = run(2, ["latency", "-m", "8", "--timer", "tsc"], want_rc=2)
+    check("invariant TSC" in p.stderr or "x86-64" in p.stderr, p.stderr)
+    print("ok --timer tsc refused without an invariant TSC")
 print("PASS behaviour")

@@ -111,6 +111,25 @@ int main(void)
         CHECK_NEAR(fab_percentile_sorted(v, 2, 0.25), 1.5, 1e-12);
         CHECK(isnan(fab_percentile_sorted(v, 0, 0.5)));
     }
+    /* the TSC timer, where the CPU has an invariant one, agrees with CLOCK_MONOTONIC */
+    {
+        char err[256];
+
+        if (fab_timer_init(FAB_TIMER_TSC, err, sizeof(err)) == FAB_OK) {
+            uint64_t n0 = fab_now_ns(), c0 = fab_ticks(), n1, c1;
+            struct timespec nap = {0, 30000000};
+
+            nanosleep(&nap, NULL);
+            n1 = fab_now_ns();
+            c1 = fab_ticks();
+            CHECK_NEAR(fab_ticks_to_s(c1 - c0), (double)(n1 - n0) * 1e-9, 0.001 * 0.03);
+            CHECK(strncmp(fab_timer_describe(), "tsc (", 5) == 0);
+        } else {
+            printf("no invariant TSC here: %s\n", err);
+        }
+        CHECK(fab_timer_init(FAB_TIMER_CLOCK, err, sizeof(err)) == FAB_OK);
+        CHECK(strncmp(fab_timer_describe(), "CLOCK_MONOTONIC", 15) == 0);
+    }
     /* the timer moves forward and costs something measurable */
     {
         uint64_t t0 = fab_now_ns(), t1 = fab_now_ns();
