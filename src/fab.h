@@ -245,5 +245,4 @@ void fab_out_trailer(FILE *f, const fab_transport_t *t, int a, int b);
 /* The text table on f as a sink. */
 fab_sink_t fab_out_text_sink(FILE *f);
 
-
 #endif

@@ -6,7 +6,6 @@
 #include "fab.h"
 #include "fab_version.h"
 
-
 /* Before MPI_Init the rank is known only from the launcher's environment. Commands that
  * need no MPI print on the first rank only, so `mpirun -np 4 fabricbench list` prints once. */
 static bool fab_first_rank(void)

@@ -7,7 +7,6 @@
 #include "fab.h"
 #include "fab_version.h"
 
-
 static void fab_out_hosts(FILE *f, const fab_world_t *w)
 {
     int shown = 0;
