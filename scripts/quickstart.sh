@@ -50,8 +50,9 @@ fi
 
 werror=OFF
 [ "$mode" = test ] && werror=ON
-cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFAB_WERROR=$werror >/dev/null
-cmake --build "$build" -j "$(nproc)"
+# Build messages go to stderr, so that stdout of `bench` is the result table alone.
+cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFAB_WERROR=$werror >&2
+cmake --build "$build" -j "$(nproc)" >&2
 
 if [ "$mode" = test ]; then
     cd "$build"

@@ -48,8 +48,9 @@ fab_status_t fab_sizes_parse(const char *s, fab_sizes_t *out, char *err, size_t 
 void fab_size_format(size_t bytes, char *buf, size_t len);
 
 /* ---------------------------------------------------------------- options.c */
+/* Values in the order of the options' choice lists: --pml ucx|ob1|env, --timer auto|tsc|clock. */
 typedef enum { FAB_PML_UCX = 0, FAB_PML_OB1 = 1, FAB_PML_ENV = 2 } fab_pml_t;
-typedef enum { FAB_TIMER_AUTO = 0, FAB_TIMER_CLOCK = 1, FAB_TIMER_TSC = 2 } fab_timer_kind_t;
+typedef enum { FAB_TIMER_AUTO = 0, FAB_TIMER_TSC = 1, FAB_TIMER_CLOCK = 2 } fab_timer_kind_t;
 
 #define FAB_MAX_KERNELS 32
 
@@ -66,9 +67,9 @@ typedef struct fab_opts {
     int window;
     bool validate;
     int pair_a, pair_b;
-    fab_pml_t pml;
+    int pml;      /* fab_pml_t */
     bool pml_set; /* --pml given explicitly */
-    fab_timer_kind_t timer;
+    int timer;    /* fab_timer_kind_t */
     bool quiet;
     int verbose;
 } fab_opts_t;

@@ -22,8 +22,7 @@ typedef enum {
     FAB_OPT_DOUBLE, /* double in (min, max] */
     FAB_OPT_SIZES,
     FAB_OPT_PAIR,
-    FAB_OPT_PML,
-    FAB_OPT_TIMER,
+    FAB_OPT_CHOICE, /* int: the index of the value in `arg`, "a|b|c" */
 } fab_opt_type_t;
 
 typedef struct fab_opt {
@@ -61,9 +60,9 @@ static const fab_opt_t fab_opt_table[] = {
      "after each size, send patterned data and check every received byte"},
     {"pair", 0, FAB_OPT_PAIR, 0, 0, 0, "A,B", "ranks", "0,1",
      "the two ranks latency, bw and bibw measure between; the others wait idle"},
-    {"pml", 0, FAB_OPT_PML, OFF(pml), 0, 0, "ucx|ob1|env", NULL, "ucx",
+    {"pml", 0, FAB_OPT_CHOICE, OFF(pml), 0, 0, "ucx|ob1|env", NULL, "ucx",
      "Open MPI point-to-point layer: ucx, ob1, or env (leave it to mpirun/environment)"},
-    {"timer", 0, FAB_OPT_TIMER, OFF(timer), 0, 0, "auto|tsc|clock", NULL, "auto",
+    {"timer", 0, FAB_OPT_CHOICE, OFF(timer), 0, 0, "auto|tsc|clock", NULL, "auto",
      "clock for per-iteration timestamps: tsc where the kernel uses it as clocksource, else "
      "CLOCK_MONOTONIC"},
     {"quiet", 'q', FAB_OPT_FLAG, OFF(quiet), 0, 0, NULL, NULL, "off",
@@ -127,6 +126,26 @@ static fab_status_t fab_parse_number(const fab_opt_t *d, const char *val, double
     return FAB_OK;
 }
 
+/* `arg` lists the choices in the order of their enum values: "ucx|ob1|env". */
+static fab_status_t fab_parse_choice(const fab_opt_t *d, const char *val, int *out, char *err,
+                                     size_t errlen)
+{
+    size_t n = strlen(val);
+    int i = 0;
+
+    for (const char *p = d->arg; *p; i++) {
+        size_t len = strcspn(p, "|");
+
+        if (len == n && strncmp(p, val, n) == 0) {
+            *out = i;
+            return FAB_OK;
+        }
+        p += len + (p[len] == '|');
+    }
+    snprintf(err, errlen, "--%s: '%s' is not one of %s", d->name, val, d->arg);
+    return FAB_ERR_USAGE;
+}
+
 static fab_status_t fab_opt_apply(const fab_opt_t *d, const char *val, fab_opts_t *o, char *err,
                                   size_t errlen)
 {
@@ -176,30 +195,10 @@ static fab_status_t fab_opt_apply(const fab_opt_t *d, const char *val, fab_opts_
         }
         break;
     }
-    case FAB_OPT_TIMER:
-        if (strcmp(val, "auto") == 0)
-            o->timer = FAB_TIMER_AUTO;
-        else if (strcmp(val, "tsc") == 0)
-            o->timer = FAB_TIMER_TSC;
-        else if (strcmp(val, "clock") == 0)
-            o->timer = FAB_TIMER_CLOCK;
-        else {
-            snprintf(err, errlen, "--timer: '%s' is not one of auto, tsc, clock", val);
-            st = FAB_ERR_USAGE;
-        }
-        break;
-    case FAB_OPT_PML:
-        o->pml_set = true;
-        if (strcmp(val, "ucx") == 0)
-            o->pml = FAB_PML_UCX;
-        else if (strcmp(val, "ob1") == 0)
-            o->pml = FAB_PML_OB1;
-        else if (strcmp(val, "env") == 0)
-            o->pml = FAB_PML_ENV;
-        else {
-            snprintf(err, errlen, "--pml: '%s' is not one of ucx, ob1, env", val);
-            st = FAB_ERR_USAGE;
-        }
+    case FAB_OPT_CHOICE:
+        st = fab_parse_choice(d, val, (int *)base, err, errlen);
+        if (st == FAB_OK && d->offset == OFF(pml))
+            o->pml_set = true;
         break;
     }
     return st;

@@ -401,7 +401,7 @@ static void fab_progress_update(fab_progress_t *p, const fab_opts_t *o, const fa
         return;
     p->last = now;
     fab_size_format(bytes, sz, sizeof(sz));
-    fab_log_progress("%s %d/%d sizes done (last %s B), %.1f s elapsed, about "
+    fab_log_progress("%s %d/%d sizes done (last: %s bytes), %.1f s elapsed, about "
                      "%.0f s left",
                      k->name, p->done, p->total, sz, elapsed,
                      elapsed / p->done * (p->total - p->done));

@@ -75,7 +75,15 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 2, "run", "--validate=1") == FAB_ERR_USAGE);
     CHECK(parse(&o, &cmd, err, 3, "run", "latency", "bw") == FAB_ERR_USAGE);
     CHECK(parse(&o, &cmd, err, 1, "frob") == FAB_ERR_USAGE && strstr(err, "frob"));
-    CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "psm") == FAB_ERR_USAGE);
+    CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "psm") == FAB_ERR_USAGE && strstr(err, "psm"));
+    CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "uc") == FAB_ERR_USAGE);
+    CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "env") == FAB_OK && o.pml == FAB_PML_ENV);
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.timer == FAB_TIMER_AUTO);
+    CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "tsc") == FAB_OK && o.timer == FAB_TIMER_TSC);
+    CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "clock") == FAB_OK &&
+          o.timer == FAB_TIMER_CLOCK);
+    CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "sundial") == FAB_ERR_USAGE &&
+          strstr(err, "auto|tsc|clock"));
     CHECK(parse(&o, &cmd, err, 5, "run", "--min-iters", "50", "--max-iters", "5") == FAB_ERR_USAGE);
 
     /* environment: FABRICBENCH_<NAME>, overridden by the command line */
