@@ -64,22 +64,18 @@ static double plain_run(int rank, int n, long iters, int bw)
 }
 
 /* ---- the harness, through the library, capturing its row */
-static void keep_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o, const int *pair,
-                       const fab_world_t *w)
+static fab_status_t keep_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
+                             const double *samples, size_t nsamples)
 {
-    (void)arg, (void)k, (void)o, (void)pair, (void)w;
-}
-
-static void keep_row(void *arg, const fab_kernel_t *k, const fab_row_t *r)
-{
-    (void)k;
+    (void)k, (void)samples, (void)nsamples;
     *(fab_row_t *)arg = *r;
+    return FAB_OK;
 }
 
 static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t bytes, long iters)
 {
     fab_row_t row;
-    fab_sink_t sink = {keep_begin, keep_row, &row};
+    fab_sinks_t sinks = {.s = {{.name = "keep", .row = keep_row, .arg = &row}}, .n = 1};
     fab_opts_t o;
     bool agreed;
 
@@ -92,7 +88,7 @@ static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t by
     o.warmup = iters / 10;
     o.quiet = true;
     memset(&row, 0, sizeof(row));
-    if (fab_run_kernel(w, &o, o.kernels[0], &sink, &agreed) != FAB_OK)
+    if (fab_run_kernel(w, &o, o.kernels[0], &sinks, &agreed) != FAB_OK)
         MPI_Abort(MPI_COMM_WORLD, 3);
     return row;
 }

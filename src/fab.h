@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <time.h>
 #if defined(__x86_64__)
@@ -66,6 +67,11 @@ typedef struct fab_opts {
     long max_samples;  /* raw samples kept per size for exact percentiles */
     int window;
     bool validate;
+    bool samples;       /* --samples: keep per-iteration times in the result file */
+    const char *output; /* -o: NULL = automatic name, "none" = no file */
+    bool append, force;
+    const char *json, *csv; /* NULL: none */
+    const char *show_file;  /* fabricbench show FILE */
     int pair_a, pair_b;
     int pml;      /* fab_pml_t */
     bool pml_set; /* --pml given explicitly */
@@ -80,7 +86,8 @@ typedef enum {
     FAB_CMD_VERSION,
     FAB_CMD_LIST,
     FAB_CMD_RUN,
-    FAB_CMD_RUN_HELP
+    FAB_CMD_RUN_HELP,
+    FAB_CMD_SHOW
 } fab_cmd_t;
 
 void fab_opts_defaults(fab_opts_t *o);
@@ -138,7 +145,8 @@ double fab_timer_cost_ns(int n);
 #define FAB_HIST_BUCKETS  ((FAB_HIST_OCTAVES + 1) << FAB_HIST_SUB_BITS)
 
 typedef struct fab_acc {
-    double *raw; /* first raw_cap samples, seconds */
+    double *raw;    /* first raw_cap samples, seconds, in iteration order */
+    double *sorted; /* scratch for percentiles */
     size_t raw_n, raw_cap;
     uint64_t *hist; /* every sample */
     size_t n;
@@ -194,25 +202,74 @@ void fab_world_free(fab_world_t *w);
 /* Check every kernel's rank needs and the memory the run needs, on every rank, agreeing on
  * the outcome. On failure rank 0 has printed the reason. */
 fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o);
-/* Where rank 0 sends what a kernel run produces, as it is produced. */
+/* What a run is: written by rank 0's sinks at the start and (updated) at the end. */
+#define FAB_MAX_ENV 256
+typedef struct fab_run_info {
+    char start_time[32], end_time[32]; /* UTC, ISO 8601 */
+    char *command_line;
+    char mpi_library[256], ucx_version[32], hwloc_version[32], hdf5_version[32];
+    char pml[32], pml_how[64];
+    char ucx_tls[512]; /* the UCX transports (known at the end) */
+    char timer[192];
+    double timer_cost_ns;
+    int nranks, nhosts;
+    char **hosts;              /* per rank */
+    char ranks_per_node[1024]; /* "host:N,host:N" */
+    char slurm_job[64], slurm_step[64], slurm_nodelist[512];
+    char *env[FAB_MAX_ENV]; /* "NAME=value": UCX_*, OMPI_MCA_*, SLURM_*, FABRICBENCH_* only */
+    int nenv;
+    char status[32]; /* running, complete, interrupted, failed, check-failed */
+    char stop_reason[128];
+    char results_file[1024]; /* where the HDF5 file goes ("" for none) */
+} fab_run_info_t;
+
+/* Where rank 0 sends what a run produces, as it is produced. Every callback may be NULL;
+ * a failing callback makes the run stop after the current block (exit 3). */
 typedef struct fab_sink {
-    void (*kernel_begin)(void *arg, const fab_kernel_t *k, const fab_opts_t *o, const int *pair,
-                         const fab_world_t *w);
-    void (*row)(void *arg, const fab_kernel_t *k, const fab_row_t *r);
+    const char *name;
+    fab_status_t (*run_begin)(void *arg, const fab_run_info_t *info, const fab_opts_t *o);
+    fab_status_t (*kernel_begin)(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
+                                 const int *pair, const fab_world_t *w);
+    /* samples: the first nsamples per-iteration times in seconds, whole iterations (divide
+     * by k->time_divisor for the table's times), in iteration order; NULL unless --samples */
+    fab_status_t (*row)(void *arg, const fab_kernel_t *k, const fab_row_t *r, const double *samples,
+                        size_t nsamples);
+    fab_status_t (*kernel_end)(void *arg, const fab_kernel_t *k, fab_status_t st);
+    fab_status_t (*run_end)(void *arg, const fab_run_info_t *info);
+    void (*close)(void *arg);
     void *arg;
 } fab_sink_t;
 
-/* Run one kernel over the size list; rank 0 hands each row to `sink` as soon as it is
+#define FAB_MAX_SINKS 4
+typedef struct fab_sinks {
+    fab_sink_t s[FAB_MAX_SINKS];
+    int n;
+} fab_sinks_t;
+
+/* Run one kernel over the size list; rank 0 hands each row to the sinks as soon as it is
  * measured. *agreed tells whether every rank knows the outcome (else the caller must abort
  * the job). */
 fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
-                            const fab_sink_t *sink, bool *agreed);
+                            fab_sinks_t *sinks, bool *agreed);
 /* Every rank agrees on the worst status (the most negative one). */
 fab_status_t fab_agree(fab_status_t st, MPI_Comm comm);
 /* The default size list for a kernel. */
 void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out);
 /* Bytes of buffer memory one rank of kernel k needs for max_bytes messages. */
 size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes);
+
+/* ---------------------------------------------------------------- signals.c */
+/* Why the run should stop after the current block: 0 not, else one of these. Set by the
+ * signal handlers and by rank 0 when an output fails; ranks agree on it at block ends. */
+enum { FAB_STOP_NONE = 0, FAB_STOP_SIGNAL = 1, FAB_STOP_OUTPUT = 2 };
+extern volatile sig_atomic_t fab_stop_flag;
+extern volatile sig_atomic_t fab_stop_signal;
+/* SIGTERM, SIGINT, SIGUSR1: stop after the current block (a second one of the same kind
+ * ends the process). SIGXFSZ ignored, so a file-size limit is a write error, not a crash. */
+void fab_signals_install(void);
+void fab_stop_request(int why);
+/* The status a stop maps to: FAB_ERR_INTERRUPTED or FAB_ERR_IO. */
+fab_status_t fab_stop_status(int why);
 
 /* ---------------------------------------------------------------- buffers.c */
 /* The process's send and receive areas, at least `bytes` each, pages touched, the send area
@@ -239,11 +296,53 @@ bool fab_transport_needs_probe(const fab_transport_t *t);
  * MPI_COMM_WORLD; rank 0 gets the answer). Call it after the measurements. */
 fab_status_t fab_transport_probe(const fab_world_t *w, int a, int b, fab_transport_t *t);
 
+/* ---------------------------------------------------------------- columns.c */
+typedef enum { FAB_COL_U64, FAB_COL_I64, FAB_COL_F64 } fab_col_type_t;
+typedef struct fab_column {
+    const char *name; /* file-safe: "MBps", "p999_us" */
+    const char *unit; /* decimal units: bytes, count, us, MB/s, Gb/s, msg/s, flag */
+    fab_col_type_t type;
+    const char *doc;
+} fab_column_t;
+extern const fab_column_t fab_columns[];
+extern const int fab_ncolumns;
+/* Column col of row r: integer columns in *iv, floating ones in *dv. */
+void fab_column_value(int col, const fab_row_t *r, int64_t *iv, double *dv);
+void fab_column_set(int col, fab_row_t *r, int64_t iv, double dv);
+
+/* ---------------------------------------------------------------- runinfo.c */
+/* Rank 0: describe the run (start time, versions, hosts, environment, transport). */
+fab_status_t fab_run_info_fill(fab_run_info_t *info, const fab_world_t *w, const fab_transport_t *t,
+                               int argc, char **argv);
+void fab_run_info_free(fab_run_info_t *info);
+/* The current UTC time formatted with strftime's fmt. */
+void fab_utc_now(char *buf, size_t len, const char *fmt);
+
 /* ---------------------------------------------------------------- out_text.c */
-void fab_out_header(FILE *f, const fab_world_t *w, const fab_transport_t *t, int argc, char **argv);
-/* The line that closes a run: the UCX transports probed after the measurements. */
-void fab_out_trailer(FILE *f, const fab_transport_t *t, int a, int b);
 /* The text table on f as a sink. */
 fab_sink_t fab_out_text_sink(FILE *f);
+/* Pieces of it, for `fabricbench show`: the column-name line and one row. */
+void fab_out_text_columns(FILE *f, fab_kind_t kind);
+void fab_out_text_row(FILE *f, const fab_kernel_t *k, const fab_row_t *r);
+
+/* ---------------------------------------------------------------- show.c */
+/* Print every run and table of a result file in the live layout. */
+fab_status_t fab_show(const char *path, FILE *f);
+
+/* ---------------------------------------------------------------- out_hdf5.c, out_json.c */
+/* The HDF5 result file at path as a sink (opened at run_begin). */
+fab_status_t fab_out_hdf5_sink(const char *path, bool samples, fab_sink_t *sink);
+/* JSON Lines (csv false) or CSV at path; refuses an existing file unless --append/--force. */
+fab_status_t fab_out_export_sink(const char *path, bool csv, const fab_opts_t *o, fab_sink_t *sink);
+
+/* ---------------------------------------------------------------- sinks.c */
+fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info, const fab_opts_t *o);
+fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kernel_t *k, const fab_opts_t *o,
+                                    const int *pair, const fab_world_t *w);
+fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kernel_t *k, const fab_row_t *r,
+                           const double *samples, size_t nsamples);
+fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kernel_t *k, fab_status_t st);
+fab_status_t fab_sinks_run_end(fab_sinks_t *s, const fab_run_info_t *info);
+void fab_sinks_close(fab_sinks_t *s);
 
 #endif

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fab.h"
 #include "fab_version.h"
@@ -22,8 +23,10 @@ static bool fab_first_rank(void)
     return true;
 }
 
-static int fab_no_mpi_command(fab_cmd_t cmd)
+static int fab_no_mpi_command(fab_cmd_t cmd, const char *file)
 {
+    if (cmd == FAB_CMD_SHOW)
+        return fab_status_exit_code(fab_show(file, stdout));
     if (!fab_first_rank())
         return FAB_EXIT_OK;
     switch (cmd) {
@@ -46,38 +49,138 @@ static int fab_no_mpi_command(fab_cmd_t cmd)
     return FAB_EXIT_OK;
 }
 
-static fab_status_t fab_run_all(const fab_world_t *w, const fab_opts_t *o, int argc, char **argv,
-                                bool *agreed)
+/* Rank 0: the outputs this run writes. The result file's name, when not given, carries the
+ * host, the UTC start time and the Slurm job. */
+static fab_status_t fab_open_sinks(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info,
+                                   fab_sinks_t *sinks)
 {
-    fab_transport_t t;
-    fab_sink_t text = fab_out_text_sink(stdout);
+    fab_status_t st = FAB_OK;
+    const char *job = getenv("SLURM_JOB_ID");
+
+    sinks->n = 0;
+    if (!o->output) {
+        char stamp[32], base[512];
+
+        /* An automatic name never clobbers: a second run in the same second gets -2, -3... */
+        fab_utc_now(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ");
+        snprintf(base, sizeof(base), "fabricbench-%s-%s%s%s", w->host, stamp, job ? "-job" : "",
+                 job ? job : "");
+        snprintf(info->results_file, sizeof(info->results_file), "%s.h5", base);
+        for (int i = 2; access(info->results_file, F_OK) == 0 && i < 1000; i++)
+            snprintf(info->results_file, sizeof(info->results_file), "%s-%d.h5", base, i);
+    } else if (strcmp(o->output, "none") != 0) {
+        snprintf(info->results_file, sizeof(info->results_file), "%s", o->output);
+    }
+    if (info->results_file[0])
+        st = fab_out_hdf5_sink(info->results_file, o->samples, &sinks->s[sinks->n++]);
+    if (st == FAB_OK && o->json)
+        st = fab_out_export_sink(o->json, false, o, &sinks->s[sinks->n++]);
+    if (st == FAB_OK && o->csv)
+        st = fab_out_export_sink(o->csv, true, o, &sinks->s[sinks->n++]);
+    if (st != FAB_OK) {
+        sinks->n--; /* the failed one was not set up */
+        return st;
+    }
+    sinks->s[sinks->n++] = fab_out_text_sink(stdout); /* last: see fab_sinks_run_begin */
+    return FAB_OK;
+}
+
+static void fab_finish_info(fab_run_info_t *info, fab_status_t st)
+{
+    fab_utc_now(info->end_time, sizeof(info->end_time), "%Y-%m-%dT%H:%M:%SZ");
+    if (st == FAB_OK || st == FAB_ERR_VALIDATION) {
+        snprintf(info->status, sizeof(info->status), "%s",
+                 st == FAB_OK ? "complete" : "complete, validation failed");
+    } else if (st == FAB_ERR_INTERRUPTED) {
+        snprintf(info->status, sizeof(info->status), "interrupted");
+        if (fab_stop_signal)
+            snprintf(info->stop_reason, sizeof(info->stop_reason),
+                     "signal %s on at least one rank; stopped after the current block",
+                     strsignal(fab_stop_signal));
+        else
+            snprintf(info->stop_reason, sizeof(info->stop_reason),
+                     "a signal on another rank; stopped after the current block");
+    } else {
+        snprintf(info->status, sizeof(info->status), "failed");
+        snprintf(info->stop_reason, sizeof(info->stop_reason), "%s", fab_status_string(st));
+    }
+}
+
+/* Measure every kernel; rank 0 feeds the sinks. */
+static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, fab_sinks_t *sinks,
+                                    bool *agreed)
+{
     fab_status_t st, worst = FAB_OK;
 
-    *agreed = true;
-    st = fab_run_check(w, o);
-    if (st != FAB_OK)
-        return st;
-    fab_transport_detect(&t);
-    if (w->rank == 0)
-        fab_out_header(stdout, w, &t, argc, argv);
     for (int i = 0; i < o->nkernels; i++) {
-        st = fab_run_kernel(w, o, o->kernels[i], &text, agreed);
+        st = fab_run_kernel(w, o, o->kernels[i], sinks, agreed);
         if (!*agreed)
             return st;
+        /* A stop asked on any rank (signal, failed output) ends the run everywhere. */
+        if (st == FAB_OK && fab_stop_flag)
+            st = fab_stop_status(fab_stop_flag);
+        st = fab_agree(st, MPI_COMM_WORLD);
         /* A validation failure is a finding, not a reason to stop: run the rest. */
         if (st != FAB_OK && st != FAB_ERR_VALIDATION)
             return st;
         if (st != FAB_OK)
             worst = st;
     }
-    if (fab_transport_needs_probe(&t)) {
-        st = fab_agree(fab_transport_probe(w, o->pair_a, o->pair_b, &t), MPI_COMM_WORLD);
-        if (st != FAB_OK)
-            return st;
-        if (w->rank == 0)
-            fab_out_trailer(stdout, &t, o->pair_a, o->pair_b);
-    }
     return worst;
+}
+
+static fab_status_t fab_run_all(const fab_world_t *w, const fab_opts_t *o, int argc, char **argv,
+                                bool *agreed)
+{
+    fab_transport_t t;
+    fab_run_info_t info;
+    fab_sinks_t sinks = {.n = 0};
+    fab_status_t st;
+
+    *agreed = true;
+    memset(&info, 0, sizeof(info));
+    st = fab_run_check(w, o);
+    if (st != FAB_OK)
+        return st;
+    fab_transport_detect(&t);
+    /* The outputs open before the first measurement: a refused or unwritable file ends the
+     * run here, on every rank. */
+    if (w->rank == 0) {
+        st = fab_run_info_fill(&info, w, &t, argc, argv);
+        if (st == FAB_OK)
+            st = fab_open_sinks(w, o, &info, &sinks);
+        if (st == FAB_OK)
+            st = fab_sinks_run_begin(&sinks, &info, o);
+    }
+    st = fab_agree(st, MPI_COMM_WORLD);
+    if (st != FAB_OK)
+        goto out; /* nothing was measured; the sink that refused said why */
+    fab_signals_install();
+    st = fab_run_kernels(w, o, &sinks, agreed);
+    if (!*agreed)
+        goto out;
+    /* The transport probe comes last (it would disturb later measurements); an interrupted
+     * run skips it to end quickly. */
+    if (st != FAB_ERR_INTERRUPTED && st != FAB_ERR_IO && fab_transport_needs_probe(&t)) {
+        fab_status_t pst =
+            fab_agree(fab_transport_probe(w, o->pair_a, o->pair_b, &t), MPI_COMM_WORLD);
+
+        if (pst != FAB_OK && st == FAB_OK)
+            st = pst;
+        snprintf(info.ucx_tls, sizeof(info.ucx_tls), "%s", t.ucx_tls);
+    }
+    if (w->rank == 0 && sinks.n > 0) {
+        fab_finish_info(&info, st);
+        if (fab_sinks_run_end(&sinks, &info) != FAB_OK && st == FAB_OK)
+            st = FAB_ERR_IO;
+        if (st == FAB_ERR_INTERRUPTED)
+            FAB_WARN("run interrupted: %s; rows measured so far are in %s", info.stop_reason,
+                     info.results_file[0] ? info.results_file : "the table above");
+    }
+out:
+    fab_sinks_close(&sinks);
+    fab_run_info_free(&info);
+    return st;
 }
 
 int main(int argc, char **argv)
@@ -102,7 +205,7 @@ int main(int argc, char **argv)
         return fab_status_exit_code(st);
     }
     if (cmd != FAB_CMD_RUN)
-        return fab_no_mpi_command(cmd);
+        return fab_no_mpi_command(cmd, o.show_file);
 
     fab_log_set_level(o.verbose >= 2 ? FAB_LOG_DEBUG : o.verbose ? FAB_LOG_INFO : FAB_LOG_WARN);
     fab_transport_prepare(&o);
@@ -119,7 +222,7 @@ int main(int argc, char **argv)
     code = fab_status_exit_code(st);
     if (!agreed) {
         /* Only this rank knows; its peers may be blocked in a transfer with it. */
-        FAB_ERROR("stopping the job: %s; results up to here were printed", fab_status_string(st));
+        FAB_ERROR("stopping the job: %s; rows measured so far were written", fab_status_string(st));
         MPI_Abort(MPI_COMM_WORLD, code);
     }
     /* Every rank leaves with the same exit code, so mpirun reports the right one. */

@@ -23,6 +23,7 @@ typedef enum {
     FAB_OPT_SIZES,
     FAB_OPT_PAIR,
     FAB_OPT_CHOICE, /* int: the index of the value in `arg`, "a|b|c" */
+    FAB_OPT_STRING, /* const char *, pointing into argv or the environment */
 } fab_opt_type_t;
 
 typedef struct fab_opt {
@@ -65,6 +66,18 @@ static const fab_opt_t fab_opt_table[] = {
     {"timer", 0, FAB_OPT_CHOICE, OFF(timer), 0, 0, "auto|tsc|clock", NULL, "auto",
      "clock for per-iteration timestamps: tsc where the kernel uses it as clocksource, else "
      "CLOCK_MONOTONIC"},
+    {"output", 'o', FAB_OPT_STRING, OFF(output), 0, 0, "FILE.h5", NULL, "auto",
+     "HDF5 result file; auto: fabricbench-HOST-DATE[-jobID].h5 here; none: no file"},
+    {"append", 0, FAB_OPT_FLAG, OFF(append), 0, 0, NULL, NULL, "off",
+     "add this run to an existing result file (a new run group)"},
+    {"force", 0, FAB_OPT_FLAG, OFF(force), 0, 0, NULL, NULL, "off",
+     "replace an existing result file (without it, an existing file is refused)"},
+    {"samples", 0, FAB_OPT_FLAG, OFF(samples), 0, 0, NULL, NULL, "off",
+     "also store every size's per-iteration times (up to --max-samples) in the result file"},
+    {"json", 0, FAB_OPT_STRING, OFF(json), 0, 0, "FILE", NULL, "none",
+     "also write JSON Lines: a run record, one record per row, an end record"},
+    {"csv", 0, FAB_OPT_STRING, OFF(csv), 0, 0, "FILE", NULL, "none",
+     "also write CSV: a header line, one line per row"},
     {"quiet", 'q', FAB_OPT_FLAG, OFF(quiet), 0, 0, NULL, NULL, "off",
      "no progress lines on stderr"},
     {"verbose", 'v', FAB_OPT_COUNT, OFF(verbose), 0, 0, NULL, NULL, "0",
@@ -195,6 +208,14 @@ static fab_status_t fab_opt_apply(const fab_opt_t *d, const char *val, fab_opts_
         }
         break;
     }
+    case FAB_OPT_STRING:
+        if (!*val) {
+            snprintf(err, errlen, "--%s needs a file name", d->name);
+            st = FAB_ERR_USAGE;
+        } else {
+            *(const char **)base = val;
+        }
+        break;
     case FAB_OPT_CHOICE:
         st = fab_parse_choice(d, val, (int *)base, err, errlen);
         if (st == FAB_OK && d->offset == OFF(pml))
@@ -328,9 +349,19 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         }
         return FAB_OK;
     }
+    if (strcmp(argv[1], "show") == 0) {
+        *cmd = FAB_CMD_SHOW;
+        if (argc != 3 || argv[2][0] == '-') {
+            snprintf(err, errlen, "'show' takes one result file");
+            snprintf(hint, hintlen, "fabricbench show FILE.h5");
+            return FAB_ERR_USAGE;
+        }
+        o->show_file = argv[2];
+        return FAB_OK;
+    }
     if (strcmp(argv[1], "run") != 0) {
         snprintf(err, errlen, "unknown command '%s'", argv[1]);
-        snprintf(hint, hintlen, "commands are: run, list (see 'fabricbench --help')");
+        snprintf(hint, hintlen, "commands are: run, list, show (see 'fabricbench --help')");
         return FAB_ERR_USAGE;
     }
     *cmd = FAB_CMD_RUN;
@@ -391,6 +422,11 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         }
     }
     st = fab_kernels_parse(kernels ? kernels : FAB_DEFAULT_SUITE, o, err, errlen, hint, hintlen);
+    if (st == FAB_OK && o->append && o->force) {
+        snprintf(err, errlen, "--append and --force contradict each other");
+        snprintf(hint, hintlen, "--append adds a run to the file, --force replaces it: pick one");
+        st = FAB_ERR_USAGE;
+    }
     if (st == FAB_OK && o->min_iters > o->max_iters) {
         snprintf(err, errlen, "--min-iters %ld is larger than --max-iters %ld", o->min_iters,
                  o->max_iters);
@@ -407,16 +443,20 @@ void fab_opts_print_help(FILE *f)
             "\n"
             "usage: mpirun -np 2 fabricbench run [KERNEL[,KERNEL...]] [options]\n"
             "       fabricbench list        the kernels, one line each\n"
+            "       fabricbench show FILE.h5  print a result file's runs as tables\n"
             "       fabricbench run --help  every run option with its default and unit\n"
             "       fabricbench --version\n"
             "\n"
             "Without kernels, 'run' runs the point-to-point suite: %s.\n"
-            "Results go to stdout as a table with '#' header lines; logs, progress and errors\n"
-            "go to stderr, each line prefixed with [rank N host].\n"
+            "Results go to stdout as a table with '#' header lines, and to an HDF5 file\n"
+            "(-o; by default fabricbench-HOST-DATE.h5 here), written row by row so that a\n"
+            "killed job keeps every completed row. Logs, progress and errors go to stderr,\n"
+            "each line prefixed with [rank N host]. SIGTERM, SIGINT and SIGUSR1 stop the run\n"
+            "after the current block, keep the results and exit with 4.\n"
             "\n"
             "Exit codes: 0 measured, all checks passed; 1 measured, a check failed (--validate);\n"
             "            2 usage or configuration error, nothing measured; 3 environment error\n"
-            "            (MPI, memory, files); 4 interrupted, partial results kept.\n",
+            "            (MPI, memory, writing results); 4 interrupted, partial results kept.\n",
             FAB_VERSION, FAB_DEFAULT_SUITE);
 }
 

@@ -2,68 +2,78 @@
  * carry decimal units: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9 bit/s. */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "fab.h"
 #include "fab_version.h"
 
-static void fab_out_hosts(FILE *f, const fab_world_t *w)
+static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
 {
+    FILE *f = arg;
+    const char *rpn = info->ranks_per_node;
     int shown = 0;
 
-    fprintf(f, "# ranks: %d on %d host%s:", w->size, w->nhosts, w->nhosts == 1 ? "" : "s");
-    for (int i = 0; i < w->size && shown < 8; i++) {
-        int count = 0;
-        bool first = true;
-
-        for (int j = 0; j < w->size; j++) {
-            if (strcmp(w->hosts[j], w->hosts[i]) != 0)
-                continue;
-            first = first && j >= i;
-            count++;
-        }
-        if (!first)
-            continue;
-        fprintf(f, "%s %s (%d)", shown ? "," : "", w->hosts[i], count);
-        shown++;
-    }
-    fprintf(f, "%s\n", w->nhosts > shown ? ", ..." : "");
-}
-
-void fab_out_header(FILE *f, const fab_world_t *w, const fab_transport_t *t, int argc, char **argv)
-{
-    char date[64];
-    time_t now = time(NULL);
-    struct tm tm;
-
-    gmtime_r(&now, &tm);
-    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    (void)o;
     fprintf(f, "# fabricbench %s (git %s)\n", FAB_VERSION, FAB_GIT_COMMIT);
-    fprintf(f, "# date: %s\n", date);
-    fprintf(f, "# command:");
-    for (int i = 0; i < argc; i++)
-        fprintf(f, " %s", argv[i]);
-    fprintf(f, "\n");
-    fab_out_hosts(f, w);
-    fprintf(f, "# mpi: %s\n", t->mpi_library);
-    fprintf(f, "# pml: %s (%s)\n", t->pml, t->pml_how);
-    fprintf(f, "# ucx: %s; transports: %s\n", t->ucx_version, t->ucx_tls);
-    fprintf(f, "# timer: %s; %.1f ns per reading (measured now, rank 0)\n", fab_timer_describe(),
-            fab_timer_cost_ns(11));
+    fprintf(f, "# date: %s\n", info->start_time);
+    fprintf(f, "# command: %s\n", info->command_line);
+    /* "host:n,host:n" -> "host (n), host (n)", at most 8 hosts */
+    fprintf(f, "# ranks: %d on %d host%s:", info->nranks, info->nhosts,
+            info->nhosts == 1 ? "" : "s");
+    while (*rpn && shown < 8) {
+        size_t len = strcspn(rpn, ",");
+        const char *colon = memchr(rpn, ':', len);
+
+        if (colon)
+            fprintf(f, "%s %.*s (%.*s)", shown ? "," : "", (int)(colon - rpn), rpn,
+                    (int)(len - (size_t)(colon - rpn) - 1), colon + 1);
+        shown++;
+        rpn += len + (rpn[len] == ',');
+    }
+    fprintf(f, "%s\n", *rpn ? ", ..." : "");
+    fprintf(f, "# mpi: %s\n", info->mpi_library);
+    fprintf(f, "# pml: %s (%s)\n", info->pml, info->pml_how);
+    fprintf(f, "# ucx: %s; transports: %s\n", info->ucx_version, info->ucx_tls);
+    fprintf(f, "# timer: %s; %.1f ns per reading (measured now, rank 0)\n", info->timer,
+            info->timer_cost_ns);
+    if (info->slurm_job[0])
+        fprintf(f, "# slurm: job %s, step %s, nodes %s\n", info->slurm_job,
+                info->slurm_step[0] ? info->slurm_step : "-", info->slurm_nodelist);
+    fprintf(f, "# results: %s\n", info->results_file[0] ? info->results_file : "no file (-o none)");
     fflush(f);
+    return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
-void fab_out_trailer(FILE *f, const fab_transport_t *t, int a, int b)
+static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
 {
-    fprintf(f,
-            "#\n# ucx transports (probe endpoint rank %d -> rank %d, after the measurements): "
-            "%s\n",
-            a, b, t->ucx_tls);
+    FILE *f = arg;
+
+    fprintf(f, "#\n");
+    if (strcmp(info->pml, "ucx") == 0)
+        fprintf(f, "# ucx transports (probe endpoint, after the measurements): %s\n",
+                info->ucx_tls);
+    fprintf(f, "# run %s at %s%s%s\n", info->status, info->end_time,
+            info->stop_reason[0] ? ": " : "", info->stop_reason);
     fflush(f);
+    return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
-static void fab_text_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
-                                  const int *pair, const fab_world_t *w)
+void fab_out_text_columns(FILE *f, fab_kind_t kind)
+{
+    if (kind == FAB_KIND_LATENCY)
+        fprintf(f, "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s %10s %9s %6s %6s\n",
+                "bytes", "lat_us", "min_us", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us",
+                "mean_us", "stddev_us", "loop_us", "MB/s", "iters", "warmup", "pct", "errors");
+    else
+        fprintf(f,
+                "# %10s %12s %9s %12s %12s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %10s "
+                "%9s %6s %6s\n",
+                "bytes", "MB/s", "Gb/s", "msg/s", "pair_MB/s", "pair_msg/s", "min_us", "p50_us",
+                "p90_us", "p99_us", "p99.9_us", "max_us", "mean_us", "stddev_us", "loop_us",
+                "iters", "warmup", "pct", "errors");
+}
+
+static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
+                                          const int *pair, const fab_world_t *w)
 {
     FILE *f = arg;
 
@@ -92,23 +102,13 @@ static void fab_text_kernel_begin(void *arg, const fab_kernel_t *k, const fab_op
             "# percentiles: exact up to %ld samples per size, then from a histogram "
             "(error <= 0.2%%); column pct\n",
             o->max_samples);
-    if (k->kind == FAB_KIND_LATENCY)
-        fprintf(f, "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s %10s %9s %6s %6s\n",
-                "bytes", "lat_us", "min_us", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us",
-                "mean_us", "stddev_us", "loop_us", "MB/s", "iters", "warmup", "pct", "errors");
-    else
-        fprintf(f,
-                "# %10s %12s %9s %12s %12s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %10s "
-                "%9s %6s %6s\n",
-                "bytes", "MB/s", "Gb/s", "msg/s", "pair_MB/s", "pair_msg/s", "min_us", "p50_us",
-                "p90_us", "p99_us", "p99.9_us", "max_us", "mean_us", "stddev_us", "loop_us",
-                "iters", "warmup", "pct", "errors");
+    fab_out_text_columns(f, k->kind);
     fflush(f);
+    return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
-static void fab_text_row(void *arg, const fab_kernel_t *k, const fab_row_t *r)
+void fab_out_text_row(FILE *f, const fab_kernel_t *k, const fab_row_t *r)
 {
-    FILE *f = arg;
     const fab_stats_t *s = &r->t;
     char errors[32];
     const double us = 1e6;
@@ -137,9 +137,23 @@ static void fab_text_row(void *arg, const fab_kernel_t *k, const fab_row_t *r)
     fflush(f);
 }
 
+static fab_status_t fab_text_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
+                                 const double *samples, size_t nsamples)
+{
+    (void)samples;
+    (void)nsamples;
+    fab_out_text_row(arg, k, r);
+    return ferror((FILE *)arg) ? FAB_ERR_IO : FAB_OK;
+}
+
 fab_sink_t fab_out_text_sink(FILE *f)
 {
-    fab_sink_t sink = {fab_text_kernel_begin, fab_text_row, f};
+    fab_sink_t sink = {.name = "text",
+                       .run_begin = fab_text_run_begin,
+                       .kernel_begin = fab_text_kernel_begin,
+                       .row = fab_text_row,
+                       .run_end = fab_text_run_end,
+                       .arg = f};
 
     return sink;
 }

@@ -9,7 +9,8 @@
 
 #include "fab.h"
 
-#define FAB_BLOCK           65536 /* timed iterations between two reductions */
+#define FAB_BLOCK           65536 /* most timed iterations between two reductions */
+#define FAB_BLOCK_SECONDS   0.2   /* about how long a block lasts */
 #define FAB_VALIDATE_SLOTS  4     /* distinct buffers a validation window uses */
 #define FAB_VALIDATE_ROUNDS 2
 #define FAB_KERNEL_TAG      100
@@ -230,7 +231,8 @@ typedef struct fab_measure {
     uint64_t *stamps; /* FAB_BLOCK + 1 timer readings */
     double *block;    /* FAB_BLOCK samples + the block's total */
     double *reduced;
-    bool reduce; /* samples are combined across ranks (more than one timer) */
+    bool reduce;     /* samples are combined across ranks (more than one timer) */
+    double per_iter; /* estimated seconds per iteration (0: unknown) */
 } fab_measure_t;
 
 static fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
@@ -242,16 +244,31 @@ static fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
     return st;
 }
 
+/* Every rank of comm learns the largest *v, and whether any rank was asked to stop (then
+ * the stop's status is returned). This is also the barrier between phases. */
+static fab_status_t fab_sync_max(MPI_Comm comm, double *v)
+{
+    double in[2] = {*v, (double)fab_stop_flag}, out[2];
+    fab_status_t st = FAB_MPI(MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm));
+
+    if (st != FAB_OK)
+        return st;
+    *v = out[0];
+    if (out[1] > 0) {
+        fab_stop_request((int)out[1]);
+        return fab_stop_status((int)out[1]);
+    }
+    return FAB_OK;
+}
+
 /* Run n iterations; every rank learns the slowest timer's elapsed time. */
 static fab_status_t fab_timed_round(fab_measure_t *m, size_t bytes, uint64_t n, double *elapsed)
 {
     uint64_t t0 = fab_ticks();
     fab_status_t st = fab_iterate_n(m, bytes, n);
-    double mine = m->ctx->timer ? fab_ticks_to_s(fab_ticks() - t0) : 0.0;
 
-    if (st != FAB_OK)
-        return st;
-    return FAB_MPI(MPI_Allreduce(&mine, elapsed, 1, MPI_DOUBLE, MPI_MAX, m->ctx->comm));
+    *elapsed = m->ctx->timer ? fab_ticks_to_s(fab_ticks() - t0) : 0.0;
+    return st != FAB_OK ? st : fab_sync_max(m->ctx->comm, elapsed);
 }
 
 /* Decide the number of timed iterations; run the warm-up (and calibration) iterations. */
@@ -262,10 +279,14 @@ static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iter
     double t = 0.0;
     fab_status_t st = FAB_OK;
 
+    m->per_iter = 0.0;
     if (o->iters > 0) {
         *iters = (uint64_t)o->iters;
         *warm = o->warmup >= 0 ? (uint64_t)o->warmup : (*iters + 9) / 10;
-        return fab_iterate_n(m, bytes, *warm);
+        st = fab_timed_round(m, bytes, *warm, &t);
+        if (*warm > 0)
+            m->per_iter = t / (double)*warm;
+        return st;
     }
     *warm = o->warmup > 0 ? (uint64_t)o->warmup : 0;
     st = fab_iterate_n(m, bytes, *warm);
@@ -278,8 +299,10 @@ static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iter
             break;
     }
     if (st == FAB_OK) {
-        double per = t / (double)k, want = per > 0 ? o->time_s / per : (double)o->max_iters;
+        double want;
 
+        m->per_iter = t / (double)k;
+        want = m->per_iter > 0 ? o->time_s / m->per_iter : (double)o->max_iters;
         if (want < (double)o->min_iters)
             want = (double)o->min_iters;
         if (want > (double)o->max_iters)
@@ -287,6 +310,16 @@ static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iter
         *iters = (uint64_t)llround(want);
     }
     return st;
+}
+
+/* Iterations in the next block: about FAB_BLOCK_SECONDS of work, so a stop request is
+ * answered within that, and at most FAB_BLOCK. */
+static uint64_t fab_block_len(const fab_measure_t *m, uint64_t left)
+{
+    double want = m->per_iter > 0 ? FAB_BLOCK_SECONDS / m->per_iter : 1.0;
+    uint64_t b = want < 1.0 ? 1 : (want > FAB_BLOCK ? FAB_BLOCK : (uint64_t)want);
+
+    return b < left ? b : left;
 }
 
 /* Timed blocks. Timestamps are contiguous: the end of iteration i is the start of i+1, so
@@ -300,8 +333,9 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t it
     fab_status_t st = FAB_OK;
 
     for (uint64_t done = 0; done < iters && st == FAB_OK;) {
-        uint64_t b = iters - done < FAB_BLOCK ? iters - done : FAB_BLOCK;
+        uint64_t b = fab_block_len(m, iters - done);
         const double *src = m->block;
+        double block_time;
 
         if (ctx->timer) {
             stamp[0] = fab_ticks();
@@ -327,11 +361,17 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t it
                 MPI_Reduce(m->block, m->reduced, (int)b + 1, MPI_DOUBLE, MPI_MAX, 0, ctx->comm));
             src = m->reduced;
         }
-        if (ctx->rank == 0) {
+        if (st == FAB_OK && ctx->rank == 0) {
             for (uint64_t i = 0; i < b; i++)
                 fab_acc_add(&m->acc, src[i]);
             m->acc.loop_total += src[b];
         }
+        /* Block end: agree on the next block's length and on whether to stop. */
+        block_time = m->block[b];
+        if (st == FAB_OK)
+            st = fab_sync_max(ctx->comm, &block_time);
+        if (block_time > 0)
+            m->per_iter = block_time / (double)b;
         done += b;
     }
     return st;
@@ -358,8 +398,11 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
     memset(row, 0, sizeof(*row));
     fab_acc_reset(&m->acc);
     st = fab_plan_size(m, bytes, &iters, &warm);
-    if (st == FAB_OK)
-        st = FAB_MPI(MPI_Barrier(ctx->comm));
+    if (st == FAB_OK) {
+        double none = 0.0;
+
+        st = fab_sync_max(ctx->comm, &none); /* all start the timed blocks together */
+    }
     if (st == FAB_OK)
         st = fab_timed_blocks(m, bytes, iters);
     row->validation_errors = -1;
@@ -487,51 +530,107 @@ static void fab_measure_free(fab_measure_t *m)
     fab_acc_free(&m->acc);
 }
 
-/* Rank 0 receives a row from the kernel's lead rank, sleeping while it waits when it has no
- * part in the measurement. */
-static fab_status_t fab_row_to_root(const fab_world_t *w, int lead, bool active, fab_row_t *row)
+/* What rank 0 needs to hand a row to the sinks: the row and, with --samples, its samples. */
+typedef struct fab_handoff {
+    fab_row_t row;
+    double *samples; /* rank 0's copy when the lead is another rank */
+    size_t nsamples, cap;
+    bool want_samples;
+} fab_handoff_t;
+
+/* The lead rank sends rank 0 the row (row.bytes == 0: stopped, no row) and, with --samples,
+ * the samples, then learns from rank 0's answer whether the outputs still work. Rank 0 waits
+ * sleeping when it has no part in the measurement. */
+static fab_status_t fab_lead_send(fab_handoff_t *h, const fab_measure_t *m)
 {
-    MPI_Request req;
+    uint64_t n = h->want_samples ? m->acc.raw_n : 0;
+    int ack = 0;
     fab_status_t st;
 
-    if (lead == 0)
-        return FAB_OK;
-    if (w->rank == lead)
-        return FAB_MPI(MPI_Send(row, sizeof(*row), MPI_BYTE, 0, FAB_ROW_TAG, MPI_COMM_WORLD));
-    if (w->rank != 0)
-        return FAB_OK;
-    st = FAB_MPI(MPI_Irecv(row, sizeof(*row), MPI_BYTE, lead, FAB_ROW_TAG, MPI_COMM_WORLD, &req));
-    if (st != FAB_OK)
+    st = FAB_MPI(MPI_Send(&h->row, sizeof(h->row), MPI_BYTE, 0, FAB_ROW_TAG, MPI_COMM_WORLD));
+    if (st != FAB_OK || h->row.bytes == 0)
         return st;
-    if (active)
-        return FAB_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    return fab_idle_wait(&req);
+    if (h->want_samples) {
+        st = FAB_MPI(MPI_Send(&n, 1, MPI_UINT64_T, 0, FAB_ROW_TAG, MPI_COMM_WORLD));
+        if (st == FAB_OK && n > 0)
+            st = FAB_MPI(MPI_Send(m->acc.raw, (int)n, MPI_DOUBLE, 0, FAB_ROW_TAG, MPI_COMM_WORLD));
+    }
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Recv(&ack, 1, MPI_INT, 0, FAB_ROW_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    if (st == FAB_OK && ack != FAB_STOP_NONE)
+        fab_stop_request(ack);
+    return st;
+}
+
+static fab_status_t fab_root_recv(fab_handoff_t *h, int lead, bool active)
+{
+    MPI_Request req;
+    uint64_t n = 0;
+    fab_status_t st = FAB_MPI(
+        MPI_Irecv(&h->row, sizeof(h->row), MPI_BYTE, lead, FAB_ROW_TAG, MPI_COMM_WORLD, &req));
+
+    if (st == FAB_OK)
+        st = active ? FAB_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE)) : fab_idle_wait(&req);
+    h->nsamples = 0;
+    if (st != FAB_OK || h->row.bytes == 0 || !h->want_samples)
+        return st;
+    st = FAB_MPI(
+        MPI_Recv(&n, 1, MPI_UINT64_T, lead, FAB_ROW_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    if (st == FAB_OK && n > h->cap) {
+        FAB_ERROR("rank %d sent %llu samples, more than the %zu expected", lead,
+                  (unsigned long long)n, h->cap);
+        return FAB_ERR_INTERNAL;
+    }
+    if (st == FAB_OK && n > 0)
+        st = FAB_MPI(MPI_Recv(h->samples, (int)n, MPI_DOUBLE, lead, FAB_ROW_TAG, MPI_COMM_WORLD,
+                              MPI_STATUS_IGNORE));
+    h->nsamples = (size_t)n;
+    return st;
+}
+
+/* Rank 0: the row goes to every sink; an output that fails stops the run (exit 3). */
+static void fab_root_emit(fab_sinks_t *sinks, const fab_kernel_t *k, fab_handoff_t *h,
+                          const double *samples, size_t n)
+{
+    if (fab_sinks_row(sinks, k, &h->row, h->want_samples ? samples : NULL, n) != FAB_OK) {
+        FAB_ERROR("an output failed (see above): stopping after the current block; rows "
+                  "written before are kept");
+        fab_stop_request(FAB_STOP_OUTPUT);
+    }
 }
 
 fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
-                            const fab_sink_t *sink, bool *agreed)
+                            fab_sinks_t *sinks, bool *agreed)
 {
     fab_sizes_t tmp;
     const fab_sizes_t *sizes = fab_kernel_sizes(k, o, &tmp);
     MPI_Comm comm = MPI_COMM_NULL;
     fab_kctx_t ctx;
     fab_measure_t m;
+    fab_handoff_t h;
     void *state = NULL;
     bool active = fab_rank_active(k, o, w->rank), ready = false;
     int lead = k->ranks == FAB_RANKS_PAIR ? o->pair_a : 0;
     long bad_bytes = 0;
     fab_progress_t prog = {fab_now_ns(), fab_now_ns(), 0, sizes->n};
-    fab_status_t st;
+    fab_status_t st, kst;
 
     *agreed = true;
     memset(&m, 0, sizeof(m));
     memset(&ctx, 0, sizeof(ctx));
+    memset(&h, 0, sizeof(h));
+    h.want_samples = o->samples;
     st = fab_kernel_comm(w, o, k, &comm);
     if (st == FAB_OK && active) {
         st = fab_ctx_setup(o, k, sizes, comm, &ctx, &state);
         ready = st == FAB_OK;
         if (st == FAB_OK)
             st = fab_measure_init(&m, o, k, &ctx, state);
+    }
+    if (st == FAB_OK && w->rank == 0 && lead != 0 && o->samples) {
+        h.cap = (size_t)o->max_samples;
+        h.samples = malloc(sizeof(double) * (h.cap ? h.cap : 1));
+        st = h.samples ? FAB_OK : FAB_ERR_NOMEM;
     }
     /* Set-up problems end the kernel on every rank before anything is measured. */
     st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
@@ -541,36 +640,65 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     if (w->rank == 0) {
         int pair[2] = {o->pair_a, o->pair_b};
 
-        sink->kernel_begin(sink->arg, k, o, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w);
+        if (fab_sinks_kernel_begin(sinks, k, o, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w) !=
+            FAB_OK)
+            fab_stop_request(FAB_STOP_OUTPUT);
     }
     *agreed = false; /* from here on a failure is known only where it happened */
     for (int i = 0; i < sizes->n && st == FAB_OK; i++) {
-        fab_row_t row;
-
-        memset(&row, 0, sizeof(row));
+        memset(&h.row, 0, sizeof(h.row));
         if (active)
-            st = fab_measure_size(&m, sizes->v[i], &row);
-        if (st == FAB_OK)
-            st = fab_row_to_root(w, lead, active, &row);
-        if (st == FAB_OK && w->rank == 0) {
-            sink->row(sink->arg, k, &row);
-            if (row.validation_errors > 0)
-                bad_bytes += row.validation_errors;
-            fab_progress_update(&prog, o, k, sizes->v[i]);
+            st = fab_measure_size(&m, sizes->v[i], &h.row);
+        /* A stop agreed among the kernel's ranks: the lead tells rank 0 there is no row. */
+        kst = st;
+        if (st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO)
+            memset(&h.row, 0, sizeof(h.row));
+        else if (st != FAB_OK)
+            break;
+        if (w->rank == lead && lead != 0)
+            st = fab_lead_send(&h, &m);
+        else if (w->rank == 0 && lead != 0)
+            st = fab_root_recv(&h, lead, active);
+        if (st != FAB_OK)
+            break;
+        if (w->rank == 0 && h.row.bytes == 0) {
+            st = fab_stop_status(fab_stop_flag ? fab_stop_flag : FAB_STOP_SIGNAL);
+            break;
         }
+        if (w->rank == 0) {
+            const double *smp = lead == 0 ? m.acc.raw : h.samples;
+            size_t n = lead == 0 ? m.acc.raw_n : h.nsamples;
+            int ack;
+
+            fab_root_emit(sinks, k, &h, smp, n);
+            if (h.row.validation_errors > 0)
+                bad_bytes += h.row.validation_errors;
+            fab_progress_update(&prog, o, k, sizes->v[i]);
+            ack = fab_stop_flag;
+            if (lead != 0)
+                st = FAB_MPI(MPI_Send(&ack, 1, MPI_INT, lead, FAB_ROW_TAG, MPI_COMM_WORLD));
+        }
+        if (kst != FAB_OK)
+            st = kst;
     }
-    if (st == FAB_OK) {
-        st = fab_idle_barrier(MPI_COMM_WORLD);
-        *agreed = st == FAB_OK;
+    if (st == FAB_OK || st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) {
+        fab_status_t bst = fab_idle_barrier(MPI_COMM_WORLD);
+
+        *agreed = bst == FAB_OK;
+        if (bst != FAB_OK)
+            st = bst;
     }
     if (st == FAB_OK && w->rank == 0 && bad_bytes > 0) {
         FAB_ERROR("kernel '%s': %ld received bytes did not match what was sent", k->name,
                   bad_bytes);
         st = FAB_ERR_VALIDATION;
     }
+    if (w->rank == 0 && fab_sinks_kernel_end(sinks, k, st) != FAB_OK)
+        fab_stop_request(FAB_STOP_OUTPUT);
 out_free:
     if (ready && k->cleanup)
         k->cleanup(&ctx, state);
+    free(h.samples);
     fab_measure_free(&m);
     fab_ctx_free(&ctx);
     if (comm != MPI_COMM_NULL)

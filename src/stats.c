@@ -15,8 +15,9 @@ fab_status_t fab_acc_init(fab_acc_t *a, size_t raw_cap)
     memset(a, 0, sizeof(*a));
     a->raw_cap = raw_cap;
     a->raw = raw_cap ? malloc(sizeof(*a->raw) * raw_cap) : NULL;
+    a->sorted = raw_cap ? malloc(sizeof(*a->sorted) * raw_cap) : NULL;
     a->hist = calloc(FAB_HIST_BUCKETS, sizeof(*a->hist));
-    if ((raw_cap && !a->raw) || !a->hist) {
+    if ((raw_cap && (!a->raw || !a->sorted)) || !a->hist) {
         fab_acc_free(a);
         return FAB_ERR_NOMEM;
     }
@@ -40,8 +41,10 @@ void fab_acc_reset(fab_acc_t *a)
 void fab_acc_free(fab_acc_t *a)
 {
     free(a->raw);
+    free(a->sorted);
     free(a->hist);
     a->raw = NULL;
+    a->sorted = NULL;
     a->hist = NULL;
 }
 
@@ -153,10 +156,13 @@ void fab_acc_stats(fab_acc_t *a, double divisor, fab_stats_t *s)
         return;
     }
     s->exact = a->raw_n == a->n;
-    if (s->exact)
-        qsort(a->raw, a->raw_n, sizeof(*a->raw), fab_cmp_double);
+    if (s->exact) {
+        /* Sort a copy: the samples stay in iteration order for --samples. */
+        memcpy(a->sorted, a->raw, sizeof(*a->raw) * a->raw_n);
+        qsort(a->sorted, a->raw_n, sizeof(*a->sorted), fab_cmp_double);
+    }
     for (int i = 0; i < 4; i++)
-        p[i] = s->exact ? fab_percentile_sorted(a->raw, a->raw_n, qs[i])
+        p[i] = s->exact ? fab_percentile_sorted(a->sorted, a->raw_n, qs[i])
                         : fab_hist_percentile(a, qs[i]);
     s->min = a->min / divisor;
     s->p50 = p[0] / divisor;

@@ -1,7 +1,15 @@
 """Helpers for the fabricbench tests: launching under mpirun, parsing the text table."""
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+
+# Every test runs in a scratch directory of its own (result files land there), removed at exit.
+WORKDIR = tempfile.mkdtemp(prefix="fabtest-")
+atexit.register(shutil.rmtree, WORKDIR, True)
+os.chdir(WORKDIR)
 
 # mpirun options every MPI test uses: no core binding and yielding when idle, because on a
 # small busy machine default binding turns microseconds into scheduler ticks.

@@ -1,0 +1,551 @@
+/* The HDF5 result file (schema in docs/SCHEMA.md), written so that a crash at any moment
+ * leaves a complete file.
+ *
+ * How: the file lives in memory (HDF5's core driver, no backing store). After every change
+ * that matters (the run's description, each row, each kernel's end, the run's end) the whole
+ * image is written to a temporary file in the same directory, synced, and renamed over the
+ * result file. rename() is atomic, so the result file is always either the previous complete
+ * version or the new one: a kill -9 can lose at most the row being written, never corrupt
+ * one. The cost is writing the whole file per row; docs/SCHEMA.md gives the measurement. */
+#define _DEFAULT_SOURCE /* fsync, strdup */
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fab.h"
+#include "fab_version.h"
+
+#define FAB_SCHEMA         "fabricbench-results"
+#define FAB_SCHEMA_VERSION 1
+
+typedef struct fab_h5 {
+    char path[1024], tmp[1100];
+    hid_t file, run, kernel, table, samples;
+    int nkernels;
+    hsize_t nrows;
+    bool keep_samples;
+    uint64_t commits;
+    double commit_s, commit_max_s;
+    size_t last_image;
+} fab_h5_t;
+
+/* ------------------------------------------------------------------ small helpers */
+
+static herr_t fab_h5_attr_str(hid_t obj, const char *name, const char *value)
+{
+    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr;
+    herr_t rc = -1;
+
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    if (H5Aexists(obj, name) > 0)
+        H5Adelete(obj, name);
+    attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr >= 0) {
+        rc = H5Awrite(attr, type, &value);
+        H5Aclose(attr);
+    }
+    H5Sclose(space);
+    H5Tclose(type);
+    return rc;
+}
+
+static herr_t fab_h5_attr_num(hid_t obj, const char *name, hid_t type, const void *value)
+{
+    hid_t space = H5Screate(H5S_SCALAR), attr;
+    herr_t rc = -1;
+
+    if (H5Aexists(obj, name) > 0)
+        H5Adelete(obj, name);
+    attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr >= 0) {
+        rc = H5Awrite(attr, type, value);
+        H5Aclose(attr);
+    }
+    H5Sclose(space);
+    return rc;
+}
+
+static herr_t fab_h5_attr_i64(hid_t obj, const char *name, int64_t v)
+{
+    return fab_h5_attr_num(obj, name, H5T_NATIVE_INT64, &v);
+}
+
+static herr_t fab_h5_attr_f64(hid_t obj, const char *name, double v)
+{
+    return fab_h5_attr_num(obj, name, H5T_NATIVE_DOUBLE, &v);
+}
+
+/* A 1-D dataset of strings (one per rank: hosts can outgrow an attribute's 64 KiB). */
+static herr_t fab_h5_strings(hid_t parent, const char *name, char *const *v, hsize_t n)
+{
+    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate_simple(1, &n, NULL), ds;
+    herr_t rc = -1;
+
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    ds = H5Dcreate2(parent, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (ds >= 0) {
+        rc = H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+        H5Dclose(ds);
+    }
+    H5Sclose(space);
+    H5Tclose(type);
+    return rc;
+}
+
+static void fab_h5_close_id(hid_t *id, herr_t (*fn)(hid_t))
+{
+    if (*id >= 0)
+        fn(*id);
+    *id = -1;
+}
+
+/* ------------------------------------------------------------------ commit */
+
+static fab_status_t fab_h5_write_all(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return FAB_ERR_IO;
+        buf += w;
+        n -= (size_t)w;
+    }
+    return FAB_OK;
+}
+
+/* Write the in-memory image to the temporary file, sync it, rename it over the result. */
+static fab_status_t fab_h5_commit(fab_h5_t *h)
+{
+    uint64_t t0 = fab_now_ns();
+    ssize_t size;
+    char *buf = NULL, dir[1024];
+    int fd = -1, dfd, err = 0;
+    const char *what = "write";
+    double took;
+
+    if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0 ||
+        (size = H5Fget_file_image(h->file, NULL, 0)) <= 0) {
+        FAB_ERROR("results file %s: HDF5 could not produce the file image", h->path);
+        return FAB_ERR_IO;
+    }
+    buf = malloc((size_t)size);
+    if (!buf || H5Fget_file_image(h->file, buf, (size_t)size) != size) {
+        free(buf);
+        FAB_ERROR("results file %s: no memory for the %zd-byte file image", h->path, size);
+        return FAB_ERR_NOMEM;
+    }
+    fd = open(h->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        err = errno;
+        what = "create";
+    } else if (fab_h5_write_all(fd, buf, (size_t)size) != FAB_OK) {
+        err = errno ? errno : ENOSPC;
+    } else if (fsync(fd) != 0) {
+        err = errno;
+        what = "sync";
+    }
+    if (fd >= 0 && close(fd) != 0 && !err)
+        err = errno;
+    free(buf);
+    if (!err && rename(h->tmp, h->path) != 0) {
+        err = errno;
+        what = "rename";
+    }
+    if (err) {
+        unlink(h->tmp);
+        FAB_ERROR("cannot %s %s: %s; the results file %s keeps everything written before", what,
+                  h->tmp, strerror(err), h->path);
+        return FAB_ERR_IO;
+    }
+    /* Make the rename itself durable. */
+    snprintf(dir, sizeof(dir), "%s", h->path);
+    dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    took = (double)(fab_now_ns() - t0) * 1e-9;
+    h->commits++;
+    h->commit_s += took;
+    if (took > h->commit_max_s)
+        h->commit_max_s = took;
+    h->last_image = (size_t)size;
+    return FAB_OK;
+}
+
+/* ------------------------------------------------------------------ opening */
+
+static fab_status_t fab_h5_open_existing(fab_h5_t *h, hid_t fapl)
+{
+    FILE *f = fopen(h->path, "rb");
+    char *img = NULL, *schema = NULL;
+    long size;
+    hid_t attr = -1, type = -1;
+    fab_status_t st = FAB_ERR_USAGE;
+
+    if (!f) {
+        FAB_ERROR("--append: cannot read %s: %s", h->path, strerror(errno));
+        return FAB_ERR_IO;
+    }
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (img = malloc((size_t)size)) && fread(img, 1, (size_t)size, f) == (size_t)size) {
+        H5Pset_file_image(fapl, img, (size_t)size);
+        h->file = H5Fopen(h->path, H5F_ACC_RDWR, fapl);
+    }
+    fclose(f);
+    free(img); /* the file-image property copies it */
+    if (h->file >= 0 && H5Aexists(h->file, "schema") > 0) {
+        attr = H5Aopen(h->file, "schema", H5P_DEFAULT);
+        type = H5Aget_type(attr);
+        if (H5Tis_variable_str(type) > 0 && H5Aread(attr, type, &schema) >= 0 && schema &&
+            strcmp(schema, FAB_SCHEMA) == 0)
+            st = FAB_OK;
+        if (schema)
+            H5free_memory(schema);
+        H5Tclose(type);
+        H5Aclose(attr);
+    }
+    if (st != FAB_OK)
+        FAB_ERROR("--append: %s is not a fabricbench result file (no schema attribute '%s')",
+                  h->path, FAB_SCHEMA);
+    return st;
+}
+
+static fab_status_t fab_h5_open(fab_h5_t *h, const fab_opts_t *o)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    struct stat sb;
+    bool exists = stat(h->path, &sb) == 0;
+    fab_status_t st = FAB_OK;
+
+    H5Pset_fapl_core(fapl, 1 << 20, 0); /* in memory; commits write the image */
+    if (exists && !o->append && !o->force) {
+        FAB_ERROR("results file %s already exists", h->path);
+        fprintf(stderr, "hint: --append adds this run to it, --force replaces it, or choose "
+                        "another name with -o\n");
+        st = FAB_ERR_USAGE;
+    } else if (exists && o->append) {
+        st = fab_h5_open_existing(h, fapl);
+    } else {
+        h->file = H5Fcreate(h->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        if (h->file < 0) {
+            FAB_ERROR("results file %s: HDF5 could not create the file", h->path);
+            st = FAB_ERR_IO;
+        } else {
+            fab_h5_attr_str(h->file, "schema", FAB_SCHEMA);
+            fab_h5_attr_i64(h->file, "schema_version", FAB_SCHEMA_VERSION);
+            H5Gclose(H5Gcreate2(h->file, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        }
+    }
+    H5Pclose(fapl);
+    return st;
+}
+
+/* ------------------------------------------------------------------ sink callbacks */
+
+static void fab_h5_run_attrs(fab_h5_t *h, const fab_run_info_t *info)
+{
+    hid_t r = h->run;
+
+    fab_h5_attr_str(r, "status", info->status);
+    fab_h5_attr_str(r, "stop_reason", info->stop_reason);
+    fab_h5_attr_str(r, "end_time", info->end_time);
+    fab_h5_attr_str(r, "ucx_transports", info->ucx_tls);
+}
+
+static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
+{
+    fab_h5_t *h = arg;
+    hid_t runs, env;
+    H5G_info_t gi;
+    char name[32], tool[96];
+    fab_status_t st = fab_h5_open(h, o);
+
+    if (st != FAB_OK)
+        return st;
+    runs = H5Gopen2(h->file, "runs", H5P_DEFAULT);
+    if (runs < 0 || H5Gget_info(runs, &gi) < 0) {
+        FAB_ERROR("results file %s: no /runs group", h->path);
+        return FAB_ERR_IO;
+    }
+    snprintf(name, sizeof(name), "run_%04llu", (unsigned long long)gi.nlinks);
+    h->run = H5Gcreate2(runs, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Gclose(runs);
+    if (h->run < 0) {
+        FAB_ERROR("results file %s: cannot create group /runs/%s", h->path, name);
+        return FAB_ERR_IO;
+    }
+    snprintf(tool, sizeof(tool), "fabricbench %s", FAB_VERSION);
+    fab_h5_attr_str(h->file, "latest_run", name);
+    fab_h5_attr_str(h->run, "tool", tool);
+    fab_h5_attr_str(h->run, "tool_version", FAB_VERSION);
+    fab_h5_attr_str(h->run, "git_commit", FAB_GIT_COMMIT);
+    fab_h5_attr_str(h->run, "start_time", info->start_time);
+    fab_h5_attr_str(h->run, "command_line", info->command_line);
+    fab_h5_attr_str(h->run, "mpi_library", info->mpi_library);
+    fab_h5_attr_str(h->run, "ucx_version", info->ucx_version);
+    fab_h5_attr_str(h->run, "hwloc_version", info->hwloc_version);
+    fab_h5_attr_str(h->run, "hdf5_version", info->hdf5_version);
+    fab_h5_attr_str(h->run, "pml", info->pml);
+    fab_h5_attr_str(h->run, "pml_detection", info->pml_how);
+    fab_h5_attr_str(h->run, "timer", info->timer);
+    fab_h5_attr_f64(h->run, "timer_cost_ns", info->timer_cost_ns);
+    fab_h5_attr_i64(h->run, "nranks", info->nranks);
+    fab_h5_attr_i64(h->run, "nhosts", info->nhosts);
+    fab_h5_attr_str(h->run, "ranks_per_node", info->ranks_per_node);
+    fab_h5_attr_str(h->run, "slurm_job_id", info->slurm_job);
+    fab_h5_attr_str(h->run, "slurm_step_id", info->slurm_step);
+    fab_h5_attr_str(h->run, "slurm_nodelist", info->slurm_nodelist);
+    fab_h5_strings(h->run, "hostnames", info->hosts, (hsize_t)info->nranks);
+    env = H5Gcreate2(h->run, "env", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    for (int i = 0; i < info->nenv; i++) {
+        char key[256];
+        const char *eq = strchr(info->env[i], '=');
+
+        if (!eq || (size_t)(eq - info->env[i]) >= sizeof(key))
+            continue;
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - info->env[i]), info->env[i]);
+        fab_h5_attr_str(env, key, eq + 1);
+    }
+    H5Gclose(env);
+    fab_h5_run_attrs(h, info);
+    H5Gclose(H5Gcreate2(h->run, "kernels", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    return fab_h5_commit(h);
+}
+
+static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
+                                        const int *pair, const fab_world_t *w)
+{
+    fab_h5_t *h = arg;
+    hid_t kernels = H5Gopen2(h->run, "kernels", H5P_DEFAULT);
+    char name[96], ranks[64], policy[160];
+
+    snprintf(name, sizeof(name), "%02d_%s", h->nkernels++, k->name);
+    h->kernel = H5Gcreate2(kernels, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Gclose(kernels);
+    if (h->kernel < 0)
+        return FAB_ERR_IO;
+    if (pair)
+        snprintf(ranks, sizeof(ranks), "%d,%d", pair[0], pair[1]);
+    else
+        snprintf(ranks, sizeof(ranks), "all (%d)", w->size);
+    if (o->iters > 0)
+        snprintf(policy, sizeof(policy), "fixed: %ld iterations per size", o->iters);
+    else
+        snprintf(policy, sizeof(policy), "time budget: %g s per size (%ld to %ld iterations)",
+                 o->time_s, o->min_iters, o->max_iters);
+    fab_h5_attr_str(h->kernel, "kernel", k->name);
+    fab_h5_attr_str(h->kernel, "summary", k->summary);
+    fab_h5_attr_str(h->kernel, "kind", k->kind == FAB_KIND_LATENCY ? "latency" : "bandwidth");
+    fab_h5_attr_str(h->kernel, "time_columns",
+                    k->kind == FAB_KIND_LATENCY ? "one-way time per iteration (round trip / 2)"
+                                                : "time of one whole iteration");
+    fab_h5_attr_str(h->kernel, "ranks", ranks);
+    fab_h5_attr_i64(h->kernel, "window", k->uses_window ? o->window : 0);
+    fab_h5_attr_str(h->kernel, "iteration_policy", policy);
+    fab_h5_attr_i64(h->kernel, "validate", o->validate);
+    fab_h5_attr_str(h->kernel, "status", "running");
+
+    /* The table: one extensible dataset per column, units as attributes. */
+    h->table = H5Gcreate2(h->kernel, "table", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    h->nrows = 0;
+    {
+        char cols[1024] = "";
+        hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk = 64;
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+
+        H5Pset_chunk(dcpl, 1, &chunk);
+        for (int c = 0; c < fab_ncolumns; c++) {
+            const fab_column_t *col = &fab_columns[c];
+            hid_t space = H5Screate_simple(1, &zero, &unlimited);
+            hid_t ds = H5Dcreate2(h->table, col->name,
+                                  col->type == FAB_COL_F64   ? H5T_NATIVE_DOUBLE
+                                  : col->type == FAB_COL_U64 ? H5T_NATIVE_UINT64
+                                                             : H5T_NATIVE_INT64,
+                                  space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+
+            fab_h5_attr_str(ds, "units", col->unit);
+            fab_h5_attr_str(ds, "description", col->doc);
+            H5Dclose(ds);
+            H5Sclose(space);
+            strncat(cols, c ? "," : "", sizeof(cols) - strlen(cols) - 1);
+            strncat(cols, col->name, sizeof(cols) - strlen(cols) - 1);
+        }
+        H5Pclose(dcpl);
+        fab_h5_attr_str(h->table, "columns", cols);
+    }
+    if (h->keep_samples)
+        h->samples = H5Gcreate2(h->kernel, "samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    return fab_h5_commit(h);
+}
+
+static herr_t fab_h5_append(hid_t table, const char *name, hid_t type, hsize_t at,
+                            const void *value)
+{
+    hid_t ds = H5Dopen2(table, name, H5P_DEFAULT), file_space, mem_space;
+    hsize_t n = at + 1, one = 1;
+    herr_t rc = -1;
+
+    if (ds < 0)
+        return -1;
+    if (H5Dset_extent(ds, &n) >= 0) {
+        file_space = H5Dget_space(ds);
+        mem_space = H5Screate_simple(1, &one, NULL);
+        H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &at, NULL, &one, NULL);
+        rc = H5Dwrite(ds, type, mem_space, file_space, H5P_DEFAULT, value);
+        H5Sclose(mem_space);
+        H5Sclose(file_space);
+    }
+    H5Dclose(ds);
+    return rc;
+}
+
+static fab_status_t fab_h5_samples(fab_h5_t *h, const fab_kernel_t *k, const fab_row_t *r,
+                                   const double *samples, size_t n)
+{
+    hsize_t dims = n, chunk = n < 65536 ? n : 65536;
+    hid_t dcpl, space, ds;
+    double *us = malloc(sizeof(double) * (n ? n : 1));
+    char name[32];
+    herr_t rc = -1;
+
+    if (!us)
+        return FAB_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        us[i] = samples[i] / k->time_divisor * 1e6;
+    snprintf(name, sizeof(name), "%llu", (unsigned long long)r->bytes);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (n > 0) {
+        H5Pset_chunk(dcpl, 1, &chunk);
+        H5Pset_shuffle(dcpl);
+        H5Pset_deflate(dcpl, 4);
+    }
+    space = H5Screate_simple(1, &dims, NULL);
+    ds = H5Dcreate2(h->samples, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (ds >= 0) {
+        rc = n ? H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, us) : 0;
+        fab_h5_attr_str(ds, "units", "us");
+        fab_h5_attr_i64(ds, "iterations", (int64_t)r->iters);
+        fab_h5_attr_i64(ds, "complete", n == r->iters);
+        H5Dclose(ds);
+    }
+    H5Sclose(space);
+    H5Pclose(dcpl);
+    free(us);
+    return rc < 0 ? FAB_ERR_IO : FAB_OK;
+}
+
+static fab_status_t fab_h5_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
+                               const double *samples, size_t nsamples)
+{
+    fab_h5_t *h = arg;
+
+    for (int c = 0; c < fab_ncolumns; c++) {
+        int64_t iv;
+        double dv;
+        herr_t rc;
+
+        fab_column_value(c, r, &iv, &dv);
+        rc = fab_columns[c].type == FAB_COL_F64
+                 ? fab_h5_append(h->table, fab_columns[c].name, H5T_NATIVE_DOUBLE, h->nrows, &dv)
+                 : fab_h5_append(h->table, fab_columns[c].name, H5T_NATIVE_INT64, h->nrows, &iv);
+        if (rc < 0) {
+            FAB_ERROR("results file %s: cannot append to column %s", h->path, fab_columns[c].name);
+            return FAB_ERR_IO;
+        }
+    }
+    h->nrows++;
+    if (h->keep_samples && samples && h->samples >= 0 &&
+        fab_h5_samples(h, k, r, samples, nsamples) != FAB_OK) {
+        FAB_ERROR("results file %s: cannot store the samples of %llu bytes", h->path,
+                  (unsigned long long)r->bytes);
+        return FAB_ERR_IO;
+    }
+    return fab_h5_commit(h);
+}
+
+static fab_status_t fab_h5_kernel_end(void *arg, const fab_kernel_t *k, fab_status_t st)
+{
+    fab_h5_t *h = arg;
+
+    (void)k;
+    if (h->kernel < 0)
+        return FAB_OK;
+    fab_h5_attr_str(h->kernel, "status",
+                    st == FAB_OK                ? "complete"
+                    : st == FAB_ERR_VALIDATION  ? "complete, validation failed"
+                    : st == FAB_ERR_INTERRUPTED ? "interrupted"
+                                                : "failed");
+    fab_h5_attr_i64(h->kernel, "rows", (int64_t)h->nrows);
+    fab_h5_close_id(&h->samples, H5Gclose);
+    fab_h5_close_id(&h->table, H5Gclose);
+    fab_h5_close_id(&h->kernel, H5Gclose);
+    return fab_h5_commit(h);
+}
+
+static fab_status_t fab_h5_run_end(void *arg, const fab_run_info_t *info)
+{
+    fab_h5_t *h = arg;
+
+    if (h->run < 0)
+        return FAB_OK;
+    fab_h5_close_id(&h->samples, H5Gclose);
+    fab_h5_close_id(&h->table, H5Gclose);
+    fab_h5_close_id(&h->kernel, H5Gclose);
+    fab_h5_run_attrs(h, info);
+    /* What crash safety cost this run, measured (the last commit is not counted). */
+    fab_h5_attr_i64(h->run, "commits", (int64_t)h->commits);
+    fab_h5_attr_f64(h->run, "commit_seconds_total", h->commit_s);
+    fab_h5_attr_f64(h->run, "commit_seconds_max", h->commit_max_s);
+    return fab_h5_commit(h);
+}
+
+static void fab_h5_close(void *arg)
+{
+    fab_h5_t *h = arg;
+
+    fab_h5_close_id(&h->samples, H5Gclose);
+    fab_h5_close_id(&h->table, H5Gclose);
+    fab_h5_close_id(&h->kernel, H5Gclose);
+    fab_h5_close_id(&h->run, H5Gclose);
+    fab_h5_close_id(&h->file, H5Fclose);
+    free(h);
+}
+
+fab_status_t fab_out_hdf5_sink(const char *path, bool samples, fab_sink_t *sink)
+{
+    fab_h5_t *h = calloc(1, sizeof(*h));
+    char dir[1024], base[1024];
+
+    if (!h)
+        return FAB_ERR_NOMEM;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* we report errors ourselves */
+    snprintf(h->path, sizeof(h->path), "%s", path);
+    snprintf(dir, sizeof(dir), "%s", path);
+    snprintf(base, sizeof(base), "%s", path);
+    snprintf(h->tmp, sizeof(h->tmp), "%s/.%s.tmp-%ld", dirname(dir), basename(base),
+             (long)getpid());
+    h->file = h->run = h->kernel = h->table = h->samples = -1;
+    h->keep_samples = samples;
+    memset(sink, 0, sizeof(*sink));
+    sink->name = "hdf5";
+    sink->run_begin = fab_h5_run_begin;
+    sink->kernel_begin = fab_h5_kernel_begin;
+    sink->row = fab_h5_row;
+    sink->kernel_end = fab_h5_kernel_end;
+    sink->run_end = fab_h5_run_end;
+    sink->close = fab_h5_close;
+    sink->arg = h;
+    return FAB_OK;
+}

@@ -1,0 +1,237 @@
+/* `fabricbench show FILE.h5`: every run and table of a result file, printed in the live
+ * layout, so a file can be inspected where there is no Python. */
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fab.h"
+
+/* A string attribute, or "" when absent. */
+static void fab_show_attr(hid_t obj, const char *name, char *out, size_t len)
+{
+    hid_t attr, type;
+    char *v = NULL;
+
+    out[0] = '\0';
+    if (H5Aexists(obj, name) <= 0)
+        return;
+    attr = H5Aopen(obj, name, H5P_DEFAULT);
+    type = H5Aget_type(attr);
+    if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0 &&
+        H5Aread(attr, type, &v) >= 0 && v) {
+        snprintf(out, len, "%s", v);
+        H5free_memory(v);
+    } else if (H5Tget_class(type) == H5T_INTEGER) {
+        long long n = 0;
+
+        H5Aread(attr, H5T_NATIVE_LLONG, &n);
+        snprintf(out, len, "%lld", n);
+    } else if (H5Tget_class(type) == H5T_FLOAT) {
+        double d = 0;
+
+        H5Aread(attr, H5T_NATIVE_DOUBLE, &d);
+        snprintf(out, len, "%g", d);
+    }
+    H5Tclose(type);
+    H5Aclose(attr);
+}
+
+typedef struct fab_names {
+    char **v;
+    int n;
+} fab_names_t;
+
+static herr_t fab_show_collect(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+    fab_names_t *names = data;
+    char **grown = realloc(names->v, sizeof(char *) * (size_t)(names->n + 1));
+
+    (void)g;
+    (void)info;
+    if (!grown)
+        return -1;
+    names->v = grown;
+    names->v[names->n++] = strdup(name);
+    return 0;
+}
+
+/* The children of a group, in name order (run_0000, 00_latency, ...). */
+static fab_names_t fab_show_children(hid_t g)
+{
+    fab_names_t names = {NULL, 0};
+
+    H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, fab_show_collect, &names);
+    return names;
+}
+
+static void fab_show_names_free(fab_names_t *names)
+{
+    for (int i = 0; i < names->n; i++)
+        free(names->v[i]);
+    free(names->v);
+}
+
+static fab_status_t fab_show_table(hid_t table, const fab_kernel_t *k, FILE *f)
+{
+    hsize_t n = 0;
+    fab_row_t *rows = NULL;
+    fab_status_t st = FAB_OK;
+
+    for (int c = 0; c < fab_ncolumns && st == FAB_OK; c++) {
+        hid_t ds = H5Dopen2(table, fab_columns[c].name, H5P_DEFAULT), space;
+        hsize_t len = 0;
+        void *buf;
+
+        if (ds < 0)
+            continue; /* a column this reader does not know stays at zero */
+        space = H5Dget_space(ds);
+        H5Sget_simple_extent_dims(space, &len, NULL);
+        H5Sclose(space);
+        if (!rows) {
+            n = len;
+            rows = calloc(n ? n : 1, sizeof(*rows));
+        }
+        buf = malloc(sizeof(double) * (len ? len : 1));
+        if (!rows || !buf || len != n) {
+            st = rows && buf ? FAB_ERR_IO : FAB_ERR_NOMEM;
+        } else if (H5Dread(ds,
+                           fab_columns[c].type == FAB_COL_F64 ? H5T_NATIVE_DOUBLE
+                                                              : H5T_NATIVE_INT64,
+                           H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+            st = FAB_ERR_IO;
+        } else {
+            for (hsize_t i = 0; i < n; i++)
+                fab_column_set(c, &rows[i], ((int64_t *)buf)[i], ((double *)buf)[i]);
+        }
+        free(buf);
+        H5Dclose(ds);
+    }
+    fab_out_text_columns(f, k->kind);
+    for (hsize_t i = 0; i < n && st == FAB_OK; i++)
+        fab_out_text_row(f, k, &rows[i]);
+    free(rows);
+    return st;
+}
+
+static fab_status_t fab_show_kernel(hid_t kg, FILE *f)
+{
+    char name[64], summary[256], kind[32], ranks[64], policy[160], window[32], status[64];
+    fab_kernel_t unknown;
+    const fab_kernel_t *k;
+    hid_t table;
+    fab_status_t st;
+
+    fab_show_attr(kg, "kernel", name, sizeof(name));
+    fab_show_attr(kg, "summary", summary, sizeof(summary));
+    fab_show_attr(kg, "kind", kind, sizeof(kind));
+    fab_show_attr(kg, "ranks", ranks, sizeof(ranks));
+    fab_show_attr(kg, "iteration_policy", policy, sizeof(policy));
+    fab_show_attr(kg, "window", window, sizeof(window));
+    fab_show_attr(kg, "status", status, sizeof(status));
+    k = fab_kernel_find(name);
+    if (!k) { /* a kernel this build does not have: lay it out by its kind */
+        memset(&unknown, 0, sizeof(unknown));
+        unknown.name = name;
+        unknown.kind = strcmp(kind, "latency") == 0 ? FAB_KIND_LATENCY : FAB_KIND_BANDWIDTH;
+        k = &unknown;
+    }
+    fprintf(f, "#\n# kernel: %s: %s\n# ranks: %s\n# iterations: %s\n", name, summary, ranks,
+            policy);
+    if (strcmp(window, "0") != 0 && window[0])
+        fprintf(f, "# window: %s messages per iteration\n", window);
+    fprintf(f, "# status: %s\n", status);
+    table = H5Gopen2(kg, "table", H5P_DEFAULT);
+    if (table < 0)
+        return FAB_ERR_IO;
+    st = fab_show_table(table, k, f);
+    H5Gclose(table);
+    return st;
+}
+
+static fab_status_t fab_show_run(hid_t run, const char *name, FILE *f)
+{
+    static const char *const attrs[][2] = {
+        {"tool", "tool"},
+        {"git_commit", "git"},
+        {"start_time", "date"},
+        {"end_time", "ended"},
+        {"status", "status"},
+        {"stop_reason", "reason"},
+        {"command_line", "command"},
+        {"ranks_per_node", "ranks per node"},
+        {"mpi_library", "mpi"},
+        {"pml", "pml"},
+        {"ucx_version", "ucx"},
+        {"ucx_transports", "ucx transports"},
+        {"timer", "timer"},
+        {"slurm_job_id", "slurm job"},
+    };
+    char v[2048];
+    hid_t kernels;
+    fab_names_t names;
+    fab_status_t st = FAB_OK;
+
+    fprintf(f, "# run: %s\n", name);
+    for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+        fab_show_attr(run, attrs[i][0], v, sizeof(v));
+        if (v[0])
+            fprintf(f, "# %s: %s\n", attrs[i][1], v);
+    }
+    kernels = H5Gopen2(run, "kernels", H5P_DEFAULT);
+    if (kernels < 0)
+        return FAB_ERR_IO;
+    names = fab_show_children(kernels);
+    for (int i = 0; i < names.n && st == FAB_OK; i++) {
+        hid_t kg = H5Gopen2(kernels, names.v[i], H5P_DEFAULT);
+
+        st = kg >= 0 ? fab_show_kernel(kg, f) : FAB_ERR_IO;
+        if (kg >= 0)
+            H5Gclose(kg);
+    }
+    fab_show_names_free(&names);
+    H5Gclose(kernels);
+    return st;
+}
+
+fab_status_t fab_show(const char *path, FILE *f)
+{
+    hid_t file, runs;
+    char schema[64], version[16];
+    fab_names_t names;
+    fab_status_t st = FAB_OK;
+
+    fab_log_init(-1, "fabricbench show");
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) {
+        FAB_ERROR("cannot open %s as an HDF5 file (missing, unreadable or not HDF5)", path);
+        return FAB_ERR_IO;
+    }
+    fab_show_attr(file, "schema", schema, sizeof(schema));
+    fab_show_attr(file, "schema_version", version, sizeof(version));
+    runs = strcmp(schema, "fabricbench-results") == 0 ? H5Gopen2(file, "runs", H5P_DEFAULT) : -1;
+    if (runs < 0) {
+        FAB_ERROR("%s is an HDF5 file but not a fabricbench result file (schema '%s')", path,
+                  schema);
+        H5Fclose(file);
+        return FAB_ERR_USAGE;
+    }
+    fprintf(f, "# file: %s (schema %s version %s)\n", path, schema, version);
+    names = fab_show_children(runs);
+    for (int i = 0; i < names.n && st == FAB_OK; i++) {
+        hid_t run = H5Gopen2(runs, names.v[i], H5P_DEFAULT);
+
+        if (i)
+            fprintf(f, "#\n");
+        st = run >= 0 ? fab_show_run(run, names.v[i], f) : FAB_ERR_IO;
+        if (run >= 0)
+            H5Gclose(run);
+    }
+    fab_show_names_free(&names);
+    H5Gclose(runs);
+    H5Fclose(file);
+    if (st != FAB_OK)
+        FAB_ERROR("%s: a run could not be read completely", path);
+    return st;
+}

@@ -1,0 +1,44 @@
+/* Signals: Slurm sends SIGUSR1 (with --signal) before a time limit and SIGTERM at it, then
+ * SIGKILL after KillWait; users press Ctrl-C. Each asks the run to stop after the current
+ * iteration block, keep what was measured, mark the run interrupted and exit 4. */
+#include <signal.h>
+#include <string.h>
+
+#include "fab.h"
+
+volatile sig_atomic_t fab_stop_flag;
+volatile sig_atomic_t fab_stop_signal;
+
+static void fab_on_signal(int sig)
+{
+    if (fab_stop_flag == FAB_STOP_NONE)
+        fab_stop_flag = FAB_STOP_SIGNAL;
+    fab_stop_signal = sig;
+}
+
+void fab_signals_install(void)
+{
+    static const int sigs[] = {SIGTERM, SIGINT, SIGUSR1};
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = fab_on_signal;
+    sigemptyset(&sa.sa_mask);
+    /* A second signal of the same kind takes the default action: an impatient user or a
+     * scheduler that means it is never ignored. */
+    sa.sa_flags = SA_RESTART | SA_RESETHAND;
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        sigaction(sigs[i], &sa, NULL);
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+void fab_stop_request(int why)
+{
+    if (why > fab_stop_flag)
+        fab_stop_flag = why;
+}
+
+fab_status_t fab_stop_status(int why)
+{
+    return why == FAB_STOP_OUTPUT ? FAB_ERR_IO : FAB_ERR_INTERRUPTED;
+}

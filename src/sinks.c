@@ -1,0 +1,69 @@
+/* Fan-out of a run's events to every output (text, HDF5, JSON Lines, CSV) on rank 0. The
+ * first failing output's status is returned; the others still get the event, so one broken
+ * output does not cost the rows the others can still keep. */
+#include "fab.h"
+
+#define FAB_SINKS_CALL(s, fn, ...)                                                                 \
+    do {                                                                                           \
+        for (int i_ = 0; i_ < (s)->n; i_++) {                                                      \
+            fab_sink_t *k_ = &(s)->s[i_];                                                          \
+            fab_status_t r_ = k_->fn ? k_->fn(k_->arg, __VA_ARGS__) : FAB_OK;                      \
+            if (r_ != FAB_OK && st == FAB_OK)                                                      \
+                st = r_;                                                                           \
+        }                                                                                          \
+    } while (0)
+
+/* In order, stopping at the first refusal: the files come before the table, so a refused
+ * file (it exists, its directory is not writable) stops the run before any header. */
+fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info, const fab_opts_t *o)
+{
+    for (int i = 0; i < s->n; i++) {
+        fab_status_t st = s->s[i].run_begin ? s->s[i].run_begin(s->s[i].arg, info, o) : FAB_OK;
+
+        if (st != FAB_OK)
+            return st;
+    }
+    return FAB_OK;
+}
+
+fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kernel_t *k, const fab_opts_t *o,
+                                    const int *pair, const fab_world_t *w)
+{
+    fab_status_t st = FAB_OK;
+
+    FAB_SINKS_CALL(s, kernel_begin, k, o, pair, w);
+    return st;
+}
+
+fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kernel_t *k, const fab_row_t *r,
+                           const double *samples, size_t nsamples)
+{
+    fab_status_t st = FAB_OK;
+
+    FAB_SINKS_CALL(s, row, k, r, samples, nsamples);
+    return st;
+}
+
+fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kernel_t *k, fab_status_t kst)
+{
+    fab_status_t st = FAB_OK;
+
+    FAB_SINKS_CALL(s, kernel_end, k, kst);
+    return st;
+}
+
+fab_status_t fab_sinks_run_end(fab_sinks_t *s, const fab_run_info_t *info)
+{
+    fab_status_t st = FAB_OK;
+
+    FAB_SINKS_CALL(s, run_end, info);
+    return st;
+}
+
+void fab_sinks_close(fab_sinks_t *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->s[i].close)
+            s->s[i].close(s->s[i].arg);
+    s->n = 0;
+}
