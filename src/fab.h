@@ -298,6 +298,29 @@ fab_status_t fab_transport_probe(const fab_world_t *w, int a, int b, fab_transpo
 
 /* ---------------------------------------------------------------- columns.c */
 typedef enum { FAB_COL_U64, FAB_COL_I64, FAB_COL_F64 } fab_col_type_t;
+/* Column ids, in file order. */
+enum {
+    FAB_COL_BYTES,
+    FAB_COL_ITERS,
+    FAB_COL_WARMUP,
+    FAB_COL_MIN,
+    FAB_COL_P50,
+    FAB_COL_MEAN,
+    FAB_COL_P90,
+    FAB_COL_P99,
+    FAB_COL_P999,
+    FAB_COL_MAX,
+    FAB_COL_STDDEV,
+    FAB_COL_LOOP,
+    FAB_COL_MBPS,
+    FAB_COL_GBPS,
+    FAB_COL_MSGPS,
+    FAB_COL_PAIR_MBPS,
+    FAB_COL_PAIR_MSGPS,
+    FAB_COL_ERRORS,
+    FAB_COL_EXACT,
+    FAB_COL_COUNT
+};
 typedef struct fab_column {
     const char *name; /* file-safe: "MBps", "p999_us" */
     const char *unit; /* decimal units: bytes, count, us, MB/s, Gb/s, msg/s, flag */
@@ -308,7 +331,6 @@ extern const fab_column_t fab_columns[];
 extern const int fab_ncolumns;
 /* Column col of row r: integer columns in *iv, floating ones in *dv. */
 void fab_column_value(int col, const fab_row_t *r, int64_t *iv, double *dv);
-void fab_column_set(int col, fab_row_t *r, int64_t iv, double dv);
 
 /* ---------------------------------------------------------------- runinfo.c */
 /* Rank 0: describe the run (start time, versions, hosts, environment, transport). */
@@ -321,9 +343,10 @@ void fab_utc_now(char *buf, size_t len, const char *fmt);
 /* ---------------------------------------------------------------- out_text.c */
 /* The text table on f as a sink. */
 fab_sink_t fab_out_text_sink(FILE *f);
-/* Pieces of it, for `fabricbench show`: the column-name line and one row. */
+/* Pieces of it, for `fabricbench show`: the column-name line, and one row from the values of
+ * its columns (v[FAB_COL_*], as stored in the files). */
 void fab_out_text_columns(FILE *f, fab_kind_t kind);
-void fab_out_text_row(FILE *f, const fab_kernel_t *k, const fab_row_t *r);
+void fab_out_text_values(FILE *f, fab_kind_t kind, const double *v);
 
 /* ---------------------------------------------------------------- show.c */
 /* Print every run and table of a result file in the live layout. */

@@ -143,6 +143,7 @@ static fab_status_t fab_run_all(const fab_world_t *w, const fab_opts_t *o, int a
     if (st != FAB_OK)
         return st;
     fab_transport_detect(&t);
+    fab_signals_install();
     /* The outputs open before the first measurement: a refused or unwritable file ends the
      * run here, on every rank. */
     if (w->rank == 0) {
@@ -155,13 +156,14 @@ static fab_status_t fab_run_all(const fab_world_t *w, const fab_opts_t *o, int a
     st = fab_agree(st, MPI_COMM_WORLD);
     if (st != FAB_OK)
         goto out; /* nothing was measured; the sink that refused said why */
-    fab_signals_install();
     st = fab_run_kernels(w, o, &sinks, agreed);
     if (!*agreed)
         goto out;
     /* The transport probe comes last (it would disturb later measurements); an interrupted
      * run skips it to end quickly. */
-    if (st != FAB_ERR_INTERRUPTED && st != FAB_ERR_IO && fab_transport_needs_probe(&t)) {
+    if ((st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) && fab_transport_needs_probe(&t))
+        snprintf(info.ucx_tls, sizeof(info.ucx_tls), "not probed (the run stopped early)");
+    else if (fab_transport_needs_probe(&t)) {
         fab_status_t pst =
             fab_agree(fab_transport_probe(w, o->pair_a, o->pair_b, &t), MPI_COMM_WORLD);
 

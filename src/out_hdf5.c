@@ -201,7 +201,9 @@ static fab_status_t fab_h5_open_existing(fab_h5_t *h, hid_t fapl)
     if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
         (img = malloc((size_t)size)) && fread(img, 1, (size_t)size, f) == (size_t)size) {
         H5Pset_file_image(fapl, img, (size_t)size);
-        h->file = H5Fopen(h->path, H5F_ACC_RDWR, fapl);
+        /* The in-memory file is named after the temporary file: the core driver refuses a
+         * file image under a name that exists on disk. */
+        h->file = H5Fopen(h->tmp, H5F_ACC_RDWR, fapl);
     }
     fclose(f);
     free(img); /* the file-image property copies it */
@@ -238,7 +240,7 @@ static fab_status_t fab_h5_open(fab_h5_t *h, const fab_opts_t *o)
     } else if (exists && o->append) {
         st = fab_h5_open_existing(h, fapl);
     } else {
-        h->file = H5Fcreate(h->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
         if (h->file < 0) {
             FAB_ERROR("results file %s: HDF5 could not create the file", h->path);
             st = FAB_ERR_IO;

@@ -107,42 +107,51 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
-void fab_out_text_row(FILE *f, const fab_kernel_t *k, const fab_row_t *r)
+/* One row from its column values, so a row read back from a file prints exactly as it did
+ * live. */
+void fab_out_text_values(FILE *f, fab_kind_t kind, const double *v)
 {
-    const fab_stats_t *s = &r->t;
     char errors[32];
-    const double us = 1e6;
+    const char *pct = v[FAB_COL_EXACT] != 0 ? "exact" : "hist";
 
-    if (r->validation_errors < 0)
+    if (v[FAB_COL_ERRORS] < 0)
         snprintf(errors, sizeof(errors), "-");
     else
-        snprintf(errors, sizeof(errors), "%ld", r->validation_errors);
-    if (k->kind == FAB_KIND_LATENCY)
+        snprintf(errors, sizeof(errors), "%.0f", v[FAB_COL_ERRORS]);
+    if (kind == FAB_KIND_LATENCY)
         fprintf(f,
-                "  %10llu %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %12.2f "
-                "%10llu %9llu %6s %6s\n",
-                (unsigned long long)r->bytes, s->loop_mean * us, s->min * us, s->p50 * us,
-                s->p90 * us, s->p99 * us, s->p999 * us, s->max * us, s->mean * us, s->stddev * us,
-                s->loop_mean * us, r->mbps, (unsigned long long)r->iters,
-                (unsigned long long)r->warmup, s->exact ? "exact" : "hist", errors);
+                "  %10.0f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %12.2f "
+                "%10.0f %9.0f %6s %6s\n",
+                v[FAB_COL_BYTES], v[FAB_COL_LOOP], v[FAB_COL_MIN], v[FAB_COL_P50], v[FAB_COL_P90],
+                v[FAB_COL_P99], v[FAB_COL_P999], v[FAB_COL_MAX], v[FAB_COL_MEAN], v[FAB_COL_STDDEV],
+                v[FAB_COL_LOOP], v[FAB_COL_MBPS], v[FAB_COL_ITERS], v[FAB_COL_WARMUP], pct, errors);
     else
         fprintf(f,
-                "  %10llu %12.2f %9.3f %12.0f %12.2f %12.0f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f "
-                "%9.3f %9.3f %9.3f %10llu %9llu %6s %6s\n",
-                (unsigned long long)r->bytes, r->mbps, r->gbps, r->msgps, r->mbps_stream,
-                r->msgps_stream, s->min * us, s->p50 * us, s->p90 * us, s->p99 * us, s->p999 * us,
-                s->max * us, s->mean * us, s->stddev * us, s->loop_mean * us,
-                (unsigned long long)r->iters, (unsigned long long)r->warmup,
-                s->exact ? "exact" : "hist", errors);
+                "  %10.0f %12.2f %9.3f %12.0f %12.2f %12.0f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f "
+                "%9.3f %9.3f %9.3f %10.0f %9.0f %6s %6s\n",
+                v[FAB_COL_BYTES], v[FAB_COL_MBPS], v[FAB_COL_GBPS], v[FAB_COL_MSGPS],
+                v[FAB_COL_PAIR_MBPS], v[FAB_COL_PAIR_MSGPS], v[FAB_COL_MIN], v[FAB_COL_P50],
+                v[FAB_COL_P90], v[FAB_COL_P99], v[FAB_COL_P999], v[FAB_COL_MAX], v[FAB_COL_MEAN],
+                v[FAB_COL_STDDEV], v[FAB_COL_LOOP], v[FAB_COL_ITERS], v[FAB_COL_WARMUP], pct,
+                errors);
     fflush(f);
 }
 
 static fab_status_t fab_text_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
                                  const double *samples, size_t nsamples)
 {
+    double v[FAB_COL_COUNT];
+
     (void)samples;
     (void)nsamples;
-    fab_out_text_row(arg, k, r);
+    for (int c = 0; c < FAB_COL_COUNT; c++) {
+        int64_t iv;
+
+        fab_column_value(c, r, &iv, &v[c]);
+        if (fab_columns[c].type != FAB_COL_F64)
+            v[c] = (double)iv;
+    }
+    fab_out_text_values(arg, k->kind, v);
     return ferror((FILE *)arg) ? FAB_ERR_IO : FAB_OK;
 }
 

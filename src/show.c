@@ -1,6 +1,7 @@
 /* `fabricbench show FILE.h5`: every run and table of a result file, printed in the live
  * layout, so a file can be inspected where there is no Python. */
 #include <hdf5.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,53 +73,49 @@ static void fab_show_names_free(fab_names_t *names)
     free(names->v);
 }
 
-static fab_status_t fab_show_table(hid_t table, const fab_kernel_t *k, FILE *f)
+static fab_status_t fab_show_table(hid_t table, fab_kind_t kind, FILE *f)
 {
+    double *cols[FAB_COL_COUNT] = {NULL};
     hsize_t n = 0;
-    fab_row_t *rows = NULL;
+    bool first = true;
     fab_status_t st = FAB_OK;
 
     for (int c = 0; c < fab_ncolumns && st == FAB_OK; c++) {
         hid_t ds = H5Dopen2(table, fab_columns[c].name, H5P_DEFAULT), space;
         hsize_t len = 0;
-        void *buf;
 
         if (ds < 0)
-            continue; /* a column this reader does not know stays at zero */
+            continue; /* a column this file does not have prints as nan */
         space = H5Dget_space(ds);
         H5Sget_simple_extent_dims(space, &len, NULL);
         H5Sclose(space);
-        if (!rows) {
+        if (first)
             n = len;
-            rows = calloc(n ? n : 1, sizeof(*rows));
-        }
-        buf = malloc(sizeof(double) * (len ? len : 1));
-        if (!rows || !buf || len != n) {
-            st = rows && buf ? FAB_ERR_IO : FAB_ERR_NOMEM;
-        } else if (H5Dread(ds,
-                           fab_columns[c].type == FAB_COL_F64 ? H5T_NATIVE_DOUBLE
-                                                              : H5T_NATIVE_INT64,
-                           H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+        first = false;
+        cols[c] = malloc(sizeof(double) * (len ? len : 1));
+        if (!cols[c])
+            st = FAB_ERR_NOMEM;
+        else if (len != n ||
+                 H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, cols[c]) < 0)
             st = FAB_ERR_IO;
-        } else {
-            for (hsize_t i = 0; i < n; i++)
-                fab_column_set(c, &rows[i], ((int64_t *)buf)[i], ((double *)buf)[i]);
-        }
-        free(buf);
         H5Dclose(ds);
     }
-    fab_out_text_columns(f, k->kind);
-    for (hsize_t i = 0; i < n && st == FAB_OK; i++)
-        fab_out_text_row(f, k, &rows[i]);
-    free(rows);
+    fab_out_text_columns(f, kind);
+    for (hsize_t i = 0; i < n && st == FAB_OK; i++) {
+        double v[FAB_COL_COUNT];
+
+        for (int c = 0; c < FAB_COL_COUNT; c++)
+            v[c] = cols[c] ? cols[c][i] : NAN;
+        fab_out_text_values(f, kind, v);
+    }
+    for (int c = 0; c < FAB_COL_COUNT; c++)
+        free(cols[c]);
     return st;
 }
 
 static fab_status_t fab_show_kernel(hid_t kg, FILE *f)
 {
     char name[64], summary[256], kind[32], ranks[64], policy[160], window[32], status[64];
-    fab_kernel_t unknown;
-    const fab_kernel_t *k;
     hid_t table;
     fab_status_t st;
 
@@ -129,13 +126,6 @@ static fab_status_t fab_show_kernel(hid_t kg, FILE *f)
     fab_show_attr(kg, "iteration_policy", policy, sizeof(policy));
     fab_show_attr(kg, "window", window, sizeof(window));
     fab_show_attr(kg, "status", status, sizeof(status));
-    k = fab_kernel_find(name);
-    if (!k) { /* a kernel this build does not have: lay it out by its kind */
-        memset(&unknown, 0, sizeof(unknown));
-        unknown.name = name;
-        unknown.kind = strcmp(kind, "latency") == 0 ? FAB_KIND_LATENCY : FAB_KIND_BANDWIDTH;
-        k = &unknown;
-    }
     fprintf(f, "#\n# kernel: %s: %s\n# ranks: %s\n# iterations: %s\n", name, summary, ranks,
             policy);
     if (strcmp(window, "0") != 0 && window[0])
@@ -144,7 +134,8 @@ static fab_status_t fab_show_kernel(hid_t kg, FILE *f)
     table = H5Gopen2(kg, "table", H5P_DEFAULT);
     if (table < 0)
         return FAB_ERR_IO;
-    st = fab_show_table(table, k, f);
+    st = fab_show_table(table, strcmp(kind, "latency") == 0 ? FAB_KIND_LATENCY : FAB_KIND_BANDWIDTH,
+                        f);
     H5Gclose(table);
     return st;
 }

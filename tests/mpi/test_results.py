@@ -1,0 +1,315 @@
+"""Result files: HDF5 written by the tool and read back by independent readers (h5py, h5dump,
+`fabricbench show`), the JSON Lines and CSV exports, never clobbering, unwritable outputs and
+write errors, kill -9 at random moments, SIGTERM.
+
+usage: test_results.py FABRICBENCH"""
+import csv
+import hashlib
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, parse_tables  # noqa: E402
+
+exe = sys.argv[1]
+ALLOWED_ENV = ("UCX_", "OMPI_MCA_", "SLURM_", "FABRICBENCH_")
+
+
+def data_lines(text):
+    return [l for l in text.splitlines() if l.strip() and not l.startswith("#")]
+
+
+def read_table(h5, run="run_0000"):
+    """{kernel name: {column: numpy array}} for one run."""
+    out = {}
+    for name, g in h5["runs"][run]["kernels"].items():
+        t = g["table"]
+        cols = t.attrs["columns"].split(",")
+        out[g.attrs["kernel"]] = {c: t[c][:] for c in cols}
+    return out
+
+
+def sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+# ---------------------------------------------------------------- round trip
+sizes = [8, 1024, 65536]
+p = mpirun(2, [exe, "run", "latency,bw,msgrate", "-m", ",".join(map(str, sizes)), "-t", "0.02",
+               "--validate", "--samples", "-o", "r.h5", "--json", "r.jsonl", "--csv", "r.csv"],
+           env={"UCX_LOG_LEVEL": "warn", "FABRICBENCH_QUIET": "1", "UNRELATED_SECRET": "x"})
+check(p.returncode == 0, "run: exit %d\n%s\n%s" % (p.returncode, p.stdout, p.stderr))
+header, kernels = parse_tables(p.stdout)
+check(header["results"] == "r.h5", "header names the results file: %s" % header.get("results"))
+
+with h5py.File("r.h5", "r") as f:
+    check(f.attrs["schema"] == "fabricbench-results" and f.attrs["schema_version"] == 1,
+          "root schema attributes: %s" % dict(f.attrs))
+    check(list(f["runs"]) == ["run_0000"] and f.attrs["latest_run"] == "run_0000", "runs")
+    run = f["runs/run_0000"]
+    a = run.attrs
+    for key in ("tool_version", "git_commit", "start_time", "end_time", "command_line",
+                "mpi_library", "ucx_version", "hwloc_version", "hdf5_version", "pml",
+                "ucx_transports", "ranks_per_node", "timer", "status", "slurm_job_id"):
+        check(key in a, "run attribute %s missing: %s" % (key, sorted(a)))
+    for key in ("start_time", "end_time"):
+        datetime.strptime(a[key], "%Y-%m-%dT%H:%M:%SZ")
+    check(a["status"] == "complete", "status %s" % a["status"])
+    check(a["nranks"] == 2 and a["nhosts"] == 1, "ranks/hosts")
+    check(list(run["hostnames"].asstr()[:]) == [os.uname().nodename] * 2,
+          "hostnames %s" % run["hostnames"][:])
+    check(a["ranks_per_node"] == "%s:2" % os.uname().nodename, a["ranks_per_node"])
+    check("r.h5" in a["command_line"] and a["command_line"].startswith(exe), a["command_line"])
+    check(a["pml"] == "ucx" and "memory" in a["ucx_transports"], a["ucx_transports"])
+    check(a["hdf5_version"] == ".".join(map(str, h5py.version.hdf5_version_tuple)),
+          "HDF5 version %s vs h5py's %s" % (a["hdf5_version"], h5py.version.hdf5_version))
+    env = dict(run["env"].attrs)
+    check(env.get("UCX_LOG_LEVEL") == "warn" and env.get("FABRICBENCH_QUIET") == "1",
+          "recorded environment: %s" % env)
+    check(env.get("OMPI_MCA_pml") == "ucx", "the pml selection is recorded: %s" % env)
+    check(all(k.startswith(ALLOWED_ENV) for k in env), "foreign variables recorded: %s" % env)
+    check("UNRELATED_SECRET" not in env, "unrelated variable recorded")
+    tables = read_table(f)
+    check(list(tables) == ["latency", "bw", "msgrate"], "kernel groups %s" % list(tables))
+    for kname, g in run["kernels"].items():
+        t = g["table"]
+        for c in t.attrs["columns"].split(","):
+            check("units" in t[c].attrs, "column %s/%s has no units" % (kname, c))
+        check(g.attrs["status"] == "complete", "%s status %s" % (kname, g.attrs["status"]))
+    check(run["kernels/00_latency/table/p50_us"].attrs["units"] == "us", "units of p50_us")
+    check(run["kernels/01_bw/table/MBps"].attrs["units"] == "MB/s", "units of MBps")
+
+    # every printed value equals the stored one, to the printed precision
+    live = {k["name"]: k for k in kernels}
+    mapping = {"bytes": "bytes", "iters": "iterations", "warmup": "warmup", "min_us": "min_us",
+               "p50_us": "p50_us", "p90_us": "p90_us", "p99_us": "p99_us",
+               "p99.9_us": "p999_us", "max_us": "max_us", "mean_us": "mean_us",
+               "stddev_us": "stddev_us", "loop_us": "loop_us", "MB/s": "MBps", "Gb/s": "Gbps",
+               "msg/s": "msgps", "pair_MB/s": "pair_MBps", "pair_msg/s": "pair_msgps",
+               "lat_us": "loop_us"}
+    compared = 0
+    for kname, cols in tables.items():
+        rows = live[kname]["rows"]
+        check(len(rows) == len(sizes) and list(cols["bytes"]) == sizes,
+              "%s rows: %s" % (kname, cols["bytes"]))
+        for i, r in enumerate(rows):
+            for printed, stored in mapping.items():
+                if printed not in r:
+                    continue
+                want = float(cols[stored][i])
+                tol = 0.0051 * max(1.0, abs(want)) if printed.endswith("_us") else \
+                    0.5 + 1e-6 * abs(want)
+                check(abs(r[printed] - want) <= tol, "%s %d B %s: printed %s, stored %s"
+                      % (kname, r["bytes"], printed, r[printed], want))
+                compared += 1
+            check(cols["validation_errors"][i] == 0 and r["errors"] == 0, "validation column")
+            check(cols["percentiles_exact"][i] == 1, "exact flag")
+    # --samples: per-iteration times, compressed, consistent with the table
+    for kname, g in run["kernels"].items():
+        s = g["samples"]
+        cols = tables[g.attrs["kernel"]]
+        for i, b in enumerate(sizes):
+            d = s[str(b)]
+            check(d.compression == "gzip" and d.chunks is not None, "samples compressed")
+            check(d.attrs["units"] == "us" and d.shape[0] == cols["iterations"][i],
+                  "%s %d: %d samples for %d iterations" % (kname, b, d.shape[0],
+                                                            cols["iterations"][i]))
+            v = d[:]
+            check(abs(v.mean() - cols["mean_us"][i]) <= 1e-6 * cols["mean_us"][i] + 1e-9,
+                  "%s %d: mean of samples %r vs mean_us %r" % (kname, b, v.mean(),
+                                                                cols["mean_us"][i]))
+            check(abs(v.min() - cols["min_us"][i]) < 1e-9 and
+                  abs(v.max() - cols["max_us"][i]) < 1e-9, "samples min/max")
+            check(abs(np.percentile(v, 50) - cols["p50_us"][i]) < 1e-6 * cols["p50_us"][i],
+                  "%s %d: numpy p50 %r vs stored %r" % (kname, b, np.percentile(v, 50),
+                                                          cols["p50_us"][i]))
+print("ok round trip: %d printed values equal the HDF5 file read by h5py" % compared)
+
+# h5dump reads it
+d = subprocess.run(["h5dump", "-A", "r.h5"], capture_output=True, text=True, timeout=60)
+check(d.returncode == 0 and "fabricbench-results" in d.stdout, "h5dump: %s" % d.stderr)
+print("ok h5dump")
+
+# fabricbench show prints the same rows as the live table
+s = subprocess.run([exe, "show", "r.h5"], capture_output=True, text=True, timeout=60)
+check(s.returncode == 0, "show: exit %d %s" % (s.returncode, s.stderr))
+check(data_lines(s.stdout) == data_lines(p.stdout),
+      "show's rows differ from the live table:\n%s\n---\n%s" % (s.stdout, p.stdout))
+check("# status: complete" in s.stdout, "show prints the kernel status")
+print("ok show: %d rows identical to the live table" % len(data_lines(s.stdout)))
+
+# JSON Lines: every line parses; the rows equal the HDF5 table exactly
+with h5py.File("r.h5", "r") as f:
+    tables = read_table(f)
+    columns = f["runs/run_0000/kernels/00_latency/table"].attrs["columns"].split(",")
+recs = [json.loads(l) for l in open("r.jsonl")]
+check(recs[0]["record"] == "run" and recs[-1]["record"] == "end", "record order")
+check(recs[0]["schema"] == "fabricbench-results" and set(recs[0]["units"]) == set(columns),
+      "run record units: %s" % recs[0].get("units"))
+check(recs[-1]["status"] == "complete", "end record")
+rows = [r for r in recs if r["record"] == "row"]
+check(len(rows) == 3 * len(sizes), "%d row records" % len(rows))
+seen = {}
+for r in rows:
+    i = seen.get(r["kernel"], 0)
+    seen[r["kernel"]] = i + 1
+    for c in columns:
+        check(r[c] == tables[r["kernel"]][c][i], "json %s %s: %r vs %r"
+              % (r["kernel"], c, r[c], tables[r["kernel"]][c][i]))
+# CSV: the header is the HDF5 columns; values equal
+with open("r.csv") as fh:
+    rd = csv.reader(fh)
+    head = next(rd)
+    check(head == ["kernel"] + columns, "CSV header %s vs HDF5 columns %s" % (head, columns))
+    seen = {}
+    n = 0
+    for line in rd:
+        k = line[0]
+        i = seen.get(k, 0)
+        seen[k] = i + 1
+        for c, v in zip(columns, line[1:]):
+            check(float(v) == float(tables[k][c][i]), "csv %s %s: %s vs %r"
+                  % (k, c, v, tables[k][c][i]))
+        n += 1
+    check(n == 3 * len(sizes), "%d CSV rows" % n)
+print("ok JSON Lines and CSV carry the HDF5 values")
+
+# ---------------------------------------------------------------- never clobber
+before = sha("r.h5")
+p = mpirun(2, [exe, "run", "latency", "-m", "8", "-t", "0.01", "-o", "r.h5"])
+check(p.returncode == 2 and "already exists" in p.stderr and "--append" in p.stderr,
+      "clobber: exit %d %s" % (p.returncode, p.stderr))
+check("# kernel" not in p.stdout and sha("r.h5") == before, "clobber touched something")
+p = mpirun(2, [exe, "run", "latency", "-m", "8", "-t", "0.01", "-o", "r.h5", "--json",
+               "r.jsonl"])
+check(p.returncode == 2 and sha("r.h5") == before, "append needed for json too")
+p = mpirun(2, [exe, "run", "latency", "-m", "8,16", "-t", "0.01", "-o", "r.h5", "--append"])
+check(p.returncode == 0, "append: %d %s" % (p.returncode, p.stderr))
+with h5py.File("r.h5", "r") as f:
+    check(list(f["runs"]) == ["run_0000", "run_0001"] and f.attrs["latest_run"] == "run_0001",
+          "append adds a run: %s" % list(f["runs"]))
+    check(len(read_table(f, "run_0000")["bw"]["bytes"]) == 3, "first run kept")
+    check(list(read_table(f, "run_0001")["latency"]["bytes"]) == [8, 16], "second run")
+p = mpirun(2, [exe, "run", "latency", "-m", "32", "-t", "0.01", "-o", "r.h5", "--force"])
+with h5py.File("r.h5", "r") as f:
+    check(p.returncode == 0 and list(f["runs"]) == ["run_0000"] and
+          list(read_table(f)["latency"]["bytes"]) == [32], "--force replaces")
+with open("plain.h5", "w") as fh:
+    fh.write("not hdf5")
+p = mpirun(2, [exe, "run", "latency", "-m", "8", "-t", "0.01", "-o", "plain.h5", "--append"])
+check(p.returncode == 2 and "not a fabricbench result file" in p.stderr, p.stderr)
+s = subprocess.run([exe, "show", "plain.h5"], capture_output=True, text=True)
+check(s.returncode == 3 and "cannot open plain.h5" in s.stderr, "show non-HDF5: %s" % s.stderr)
+print("ok never clobber, --append, --force, foreign files")
+
+# ---------------------------------------------------------------- outputs that cannot work
+for target, why in (("/nonexistent-dir/x.h5", "No such file or directory"),
+                    ("/proc/x.h5", "")):
+    p = mpirun(2, [exe, "run", "latency", "-m", "8", "-t", "0.01", "-o", target], timeout=30)
+    check(p.returncode == 3 and "cannot create" in p.stderr and why in p.stderr,
+          "unwritable %s: exit %d %s" % (target, p.returncode, p.stderr))
+    check("# kernel" not in p.stdout, "measured although the output was unwritable")
+print("ok unwritable outputs refused before measuring (exit 3)")
+
+# A write error mid-run (a full disk: a 400 KiB tmpfs): exit 3, rows written before intact.
+# (A file-size limit cannot be used: mpirun's own PMIx files outgrow it first.)
+if os.geteuid() != 0:
+    print("SKIP write-error check: mounting a small tmpfs needs root")
+else:
+    os.mkdir("small")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", "small"], check=True)
+    try:
+        p = mpirun(2, [exe, "run", "latency", "-m", "1:64K", "-t", "0.02", "--samples", "-o",
+                       "small/full.h5"])
+        check(p.returncode == 3 and "No space left on device" in p.stderr and
+              "keeps everything written before" in p.stderr,
+              "write error: exit %d\n%s" % (p.returncode, p.stderr))
+        with h5py.File("small/full.h5", "r") as f:
+            t = read_table(f)["latency"]
+            n = len(t["bytes"])
+            check(0 < n < 17 and list(t["bytes"]) == [1 << i for i in range(n)],
+                  "rows kept after the write error: %s" % t["bytes"])
+            check(all(len(c) == n for c in t.values()), "ragged columns")
+        check(len(data_lines(p.stdout)) >= n, "the table printed the rows in the file")
+        check(not [x for x in os.listdir("small") if ".tmp-" in x], "temporary file left")
+    finally:
+        subprocess.run(["umount", "small"], check=False)
+    print("ok write error (disk full): exit 3, %d complete rows kept" % n)
+
+# ---------------------------------------------------------------- SIGTERM to the ranks
+def start(out):
+    return subprocess.Popen(["mpirun", "-np", "2"] + MPIRUN_OPTS +
+                            [exe, "run", "latency,bw", "-m", "1:64K", "-t", "0.1", "-o", out],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=mpi_env())
+
+
+def ranks():
+    return [int(x) for x in subprocess.run(["pgrep", "-x", "fabricbench"], capture_output=True,
+                                           text=True).stdout.split()]
+
+
+proc = start("term.h5")
+time.sleep(1.5)
+for pid in ranks():
+    os.kill(pid, signal.SIGTERM)
+t0 = time.monotonic()
+out, err = proc.communicate(timeout=60)
+check(time.monotonic() - t0 < 10, "took %.1f s to stop after SIGTERM" % (time.monotonic() - t0))
+check(proc.returncode == 4, "SIGTERM: exit %d\n%s" % (proc.returncode, err))
+with h5py.File("term.h5", "r") as f:
+    a = f["runs/run_0000"].attrs
+    check(a["status"] == "interrupted" and "Terminated" in a["stop_reason"], dict(a))
+    t = read_table(f)
+    printed = data_lines(out)
+    stored = sum(len(c["bytes"]) for c in t.values())
+    check(stored == len(printed) and stored > 0, "rows: %d stored, %d printed" % (stored,
+                                                                            len(printed)))
+check("# run interrupted" in out, "the table says the run was interrupted")
+print("ok SIGTERM: exit 4, run marked interrupted, %d rows kept" % stored)
+
+# ---------------------------------------------------------------- kill -9 at random moments
+rng = random.Random(os.environ.get("FAB_TEST_SEED", str(time.time())))
+for i in range(5):
+    path = "kill%d.h5" % i
+    proc = start(path)
+    # the file exists once the run has started; kill at a random moment after that
+    deadline = time.monotonic() + 20
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    delay = rng.uniform(0.0, 2.5)
+    time.sleep(delay)
+    for pid in ranks():
+        os.kill(pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    with h5py.File(path, "r") as f:
+        run = f["runs/run_0000"]
+        t = read_table(f)
+        nrows = 0
+        for kname, cols in t.items():
+            n = len(cols["bytes"])
+            check(all(len(c) == n for c in cols.values()), "kill %d: ragged %s" % (i, kname))
+            check(list(cols["bytes"]) == [1 << j for j in range(n)], "kill %d: %s rows %s"
+                  % (i, kname, cols["bytes"]))
+            for c, v in cols.items():
+                if v.dtype.kind == "f":
+                    check(np.all(np.isfinite(v)), "kill %d: %s.%s not finite: %s"
+                          % (i, kname, c, v))
+            check(np.all(cols["iterations"] >= 10), "kill %d: iterations" % i)
+            nrows += n
+        status = run.attrs["status"]
+    leftovers = [x for x in os.listdir(".") if x.startswith(".%s.tmp" % path)]
+    print("ok kill -9 #%d after %.2f s: file opens, %d complete rows, status %s%s"
+          % (i + 1, delay, nrows, status, ", temporary file left" if leftovers else ""))
+print("PASS results")
