@@ -72,6 +72,7 @@ typedef struct fab_opts {
     bool append, force;
     const char *json, *csv; /* NULL: none */
     const char *show_file;  /* fabricbench show FILE */
+    char note[128];         /* a warning about the options, for rank 0 to print */
     int pair_a, pair_b;
     int pml;      /* fab_pml_t */
     bool pml_set; /* --pml given explicitly */
@@ -251,6 +252,8 @@ typedef struct fab_sinks {
  * the job). */
 fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
                             fab_sinks_t *sinks, bool *agreed);
+/* The pair the UCX transport probe connects: what the run's first kernel measures. */
+void fab_probe_pair(const fab_world_t *w, const fab_opts_t *o, int *a, int *b);
 /* Every rank agrees on the worst status (the most negative one). */
 fab_status_t fab_agree(fab_status_t st, MPI_Comm comm);
 /* The default size list for a kernel. */

@@ -164,8 +164,11 @@ static fab_status_t fab_run_all(const fab_world_t *w, const fab_opts_t *o, int a
     if ((st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) && fab_transport_needs_probe(&t))
         snprintf(info.ucx_tls, sizeof(info.ucx_tls), "not probed (the run stopped early)");
     else if (fab_transport_needs_probe(&t)) {
-        fab_status_t pst =
-            fab_agree(fab_transport_probe(w, o->pair_a, o->pair_b, &t), MPI_COMM_WORLD);
+        int a, b;
+        fab_status_t pst;
+
+        fab_probe_pair(w, o, &a, &b);
+        pst = fab_agree(fab_transport_probe(w, a, b, &t), MPI_COMM_WORLD);
 
         if (pst != FAB_OK && st == FAB_OK)
             st = pst;
@@ -210,6 +213,8 @@ int main(int argc, char **argv)
         return fab_no_mpi_command(cmd, o.show_file);
 
     fab_log_set_level(o.verbose >= 2 ? FAB_LOG_DEBUG : o.verbose ? FAB_LOG_INFO : FAB_LOG_WARN);
+    if (o.note[0] && fab_first_rank())
+        fprintf(stderr, "fabricbench: warning: %s\n", o.note);
     fab_transport_prepare(&o);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "fabricbench: error: MPI_Init failed; check the MPI installation and "

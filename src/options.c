@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fab.h"
 #include "fab_version.h"
@@ -231,11 +232,39 @@ static bool fab_opt_takes_value(const fab_opt_t *d)
 }
 
 /* FABRICBENCH_SIZES=1:1M and friends; the command line overrides them. */
-static fab_status_t fab_opts_from_env(fab_opts_t *o, char *err, size_t errlen)
+/* A flag or count from the environment: 1/yes/true/on, 0/no/false/off, or (counts) N. */
+static fab_status_t fab_env_flag(const fab_opt_t *d, const char *val, fab_opts_t *o, char *err,
+                                 size_t errlen)
 {
+    static const char *const on[] = {"1", "yes", "true", "on"}, *const off[] = {"0", "no", "false",
+                                                                                "off"};
+    char *end = NULL;
+    long n;
+
+    for (int i = 0; i < 4; i++)
+        if (strcasecmp(val, off[i]) == 0)
+            return FAB_OK;
+    for (int i = 0; i < 4; i++)
+        if (strcasecmp(val, on[i]) == 0)
+            return fab_opt_apply(d, NULL, o, err, errlen);
+    n = strtol(val, &end, 10);
+    if (d->type == FAB_OPT_COUNT && *end == '\0' && n >= 0 && n <= 9) {
+        *(int *)((char *)o + d->offset) = (int)n;
+        return FAB_OK;
+    }
+    snprintf(err, errlen, "--%s: '%s' is not one of 1, yes, true, on, 0, no, false, off%s", d->name,
+             val, d->type == FAB_OPT_COUNT ? " or a count" : "");
+    return FAB_ERR_USAGE;
+}
+
+/* FABRICBENCH_SIZES=1:1M and friends; the command line overrides them. A bad value is
+ * reported (index in *bad) only if the command line does not set that option itself. */
+static void fab_opts_from_env(fab_opts_t *o, int *bad, char *err, size_t errlen)
+{
+    *bad = -1;
     for (int i = 0; i < FAB_NOPTS; i++) {
         const fab_opt_t *d = &fab_opt_table[i];
-        char var[64] = "FABRICBENCH_";
+        char var[64] = "FABRICBENCH_", msg[384];
         const char *val;
         size_t n = strlen(var);
         fab_status_t st;
@@ -248,21 +277,21 @@ static fab_status_t fab_opts_from_env(fab_opts_t *o, char *err, size_t errlen)
         val = getenv(var);
         if (!val || !*val)
             continue;
-        if (!fab_opt_takes_value(d)) {
-            if (strcmp(val, "0") == 0)
-                continue;
-            val = NULL;
-        }
-        st = fab_opt_apply(d, val, o, err, errlen);
-        if (st != FAB_OK) {
-            char tmp[512];
-
-            snprintf(tmp, sizeof(tmp), "%s (from environment variable %s)", err, var);
-            snprintf(err, errlen, "%s", tmp);
-            return st;
+        st = fab_opt_takes_value(d) ? fab_opt_apply(d, val, o, msg, sizeof(msg))
+                                    : fab_env_flag(d, val, o, msg, sizeof(msg));
+        if (st != FAB_OK && *bad < 0) {
+            snprintf(err, errlen, "%s (from environment variable %s)", msg, var);
+            *bad = i;
         }
     }
-    return FAB_OK;
+}
+
+static int fab_opt_index(const char *name)
+{
+    for (int i = 0; i < FAB_NOPTS; i++)
+        if (strcmp(fab_opt_table[i].name, name) == 0)
+            return i;
+    return 0;
 }
 
 static const fab_opt_t *fab_opt_find_long(const char *name, size_t len)
@@ -288,9 +317,19 @@ static fab_status_t fab_kernels_parse(const char *list, fab_opts_t *o, char *err
 
     if (strlen(list) >= sizeof(buf) || !*list) {
         snprintf(err, errlen, "kernel list '%s' is empty or too long", list);
+        snprintf(hint, hintlen,
+                 "name kernels comma-separated, e.g. latency,bw ('fabricbench "
+                 "list' shows them)");
         return FAB_ERR_USAGE;
     }
     strcpy(buf, list);
+    if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,")) {
+        snprintf(err, errlen, "kernel list '%s' has an empty entry", list);
+        snprintf(hint, hintlen,
+                 "name kernels comma-separated, e.g. latency,bw ('fabricbench "
+                 "list' shows them)");
+        return FAB_ERR_USAGE;
+    }
     o->nkernels = 0;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const fab_kernel_t *k = fab_kernel_find(tok);
@@ -320,6 +359,9 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
                             size_t errlen, char *hint, size_t hintlen)
 {
     const char *kernels = NULL;
+    char env_err[512] = "";
+    bool set[FAB_NOPTS] = {false};
+    int env_bad = -1;
     fab_status_t st;
     int i = 1;
 
@@ -365,11 +407,7 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         return FAB_ERR_USAGE;
     }
     *cmd = FAB_CMD_RUN;
-    st = fab_opts_from_env(o, err, errlen);
-    if (st != FAB_OK) {
-        snprintf(hint, hintlen, "fix or unset that variable; see 'fabricbench run --help'");
-        return st;
-    }
+    fab_opts_from_env(o, &env_bad, env_err, sizeof(env_err));
     for (i = 2; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
         const fab_opt_t *d;
@@ -391,8 +429,31 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
                 val = eq + 1;
         } else {
             d = fab_opt_find_short(a[1]);
-            if (d && a[2])
+            if (d && a[2] && fab_opt_takes_value(d))
                 val = a + 2;
+            else if (d && a[2]) { /* -qv: several flags in one word */
+                for (const char *c = a + 1; *c && d; c++) {
+                    d = fab_opt_find_short(*c);
+                    if (d && fab_opt_takes_value(d)) {
+                        snprintf(err, errlen,
+                                 "option -%c in '%s' needs a value; give it "
+                                 "separately",
+                                 *c, a);
+                        snprintf(hint, hintlen, "'fabricbench run --help' lists every option");
+                        return FAB_ERR_USAGE;
+                    }
+                    if (d && strcmp(d->name, "help") == 0) {
+                        *cmd = FAB_CMD_RUN_HELP;
+                        return FAB_OK;
+                    }
+                    if (d) {
+                        fab_opt_apply(d, NULL, o, err, errlen);
+                        set[d - fab_opt_table] = true;
+                    }
+                }
+                if (d)
+                    continue;
+            }
         }
         if (!d) {
             snprintf(err, errlen, "unknown option '%s'", a);
@@ -420,6 +481,12 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
             snprintf(hint, hintlen, "'fabricbench run --help' shows the accepted values");
             return st;
         }
+        set[d - fab_opt_table] = true;
+    }
+    if (env_bad >= 0 && !set[env_bad]) {
+        snprintf(err, errlen, "%s", env_err);
+        snprintf(hint, hintlen, "fix or unset that variable; see 'fabricbench run --help'");
+        return FAB_ERR_USAGE;
     }
     st = fab_kernels_parse(kernels ? kernels : FAB_DEFAULT_SUITE, o, err, errlen, hint, hintlen);
     if (st == FAB_OK && o->append && o->force) {
@@ -427,6 +494,8 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         snprintf(hint, hintlen, "--append adds a run to the file, --force replaces it: pick one");
         st = FAB_ERR_USAGE;
     }
+    if (st == FAB_OK && o->iters > 0 && set[fab_opt_index("time")])
+        snprintf(o->note, sizeof(o->note), "-t/--time is ignored: -i fixes the iterations");
     if (st == FAB_OK && o->min_iters > o->max_iters) {
         snprintf(err, errlen, "--min-iters %ld is larger than --max-iters %ld", o->min_iters,
                  o->max_iters);

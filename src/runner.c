@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fab.h"
 
@@ -148,6 +150,27 @@ static size_t fab_mem_available(void)
     return (size_t)kb * 1024;
 }
 
+/* Bytes this process may still map under its address-space limit (ulimit -v); SIZE_MAX
+ * when there is none. */
+static size_t fab_address_headroom(void)
+{
+    struct rlimit rl;
+    unsigned long long pages = 0;
+    size_t used;
+    FILE *f;
+
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return SIZE_MAX;
+    f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%llu", &pages) != 1)
+            pages = 0;
+        fclose(f);
+    }
+    used = (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+    return rl.rlim_cur > used ? (size_t)(rl.rlim_cur - used) : 0;
+}
+
 static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
                                     const fab_kernel_t *k, char *msg, size_t len, char *hint,
                                     size_t hlen)
@@ -177,6 +200,20 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
     return FAB_OK;
 }
 
+void fab_probe_pair(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
+{
+    /* A pair kernel measures --pair; an all-ranks kernel, rank 0 and its partner size/2
+     * (msgrate's first pair; on several nodes, the pair that crosses the network). */
+    for (int i = 0; i < o->nkernels; i++)
+        if (o->kernels[i]->ranks == FAB_RANKS_PAIR) {
+            *a = o->pair_a;
+            *b = o->pair_b;
+            return;
+        }
+    *a = 0;
+    *b = w->size / 2;
+}
+
 static bool fab_rank_active(const fab_kernel_t *k, const fab_opts_t *o, int rank)
 {
     return k->ranks == FAB_RANKS_ALL || rank == o->pair_a || rank == o->pair_b;
@@ -186,7 +223,7 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
 {
     char msg[512] = "", hint[256] = "";
     fab_status_t st;
-    size_t avail = fab_mem_available();
+    size_t avail = fab_mem_available(), headroom = fab_address_headroom();
 
     /* The timer first: the header reports it, and --timer tsc may be refused. */
     st = fab_timer_init(o->timer, msg, sizeof(msg));
@@ -207,7 +244,19 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
         size_t host_need = need * (size_t)here;
         char sz[32];
 
-        if (!fab_rank_active(k, o, w->rank) || avail == 0 || host_need <= avail / 10 * 9)
+        if (!fab_rank_active(k, o, w->rank))
+            continue;
+        if (need > headroom) {
+            fab_size_format(maxb, sz, sizeof(sz));
+            snprintf(msg, sizeof(msg),
+                     "kernel '%s' at %s per message needs %.2f GB of buffers, but this process "
+                     "may map only %.2f GB more (address-space limit, ulimit -v)",
+                     k->name, sz, need / 1e9, headroom / 1e9);
+            snprintf(hint, sizeof(hint), "lower the largest size in -m, or raise ulimit -v");
+            st = FAB_ERR_CONFIG;
+            break;
+        }
+        if (avail == 0 || host_need <= avail / 10 * 9)
             continue;
         fab_size_format(maxb, sz, sizeof(sz));
         snprintf(msg, sizeof(msg),
@@ -276,7 +325,7 @@ static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iter
 {
     const fab_opts_t *o = m->o;
     uint64_t k = 1;
-    double t = 0.0;
+    double t = 0.0, prev = 0.0;
     fab_status_t st = FAB_OK;
 
     m->per_iter = 0.0;
@@ -293,15 +342,20 @@ static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iter
     /* Calibrate: double the round until it lasts FAB_CALIB_SHARE of the budget (at least two
      * rounds, so the estimate never comes from the very first, cold, iteration alone). */
     for (int round = 0; st == FAB_OK; round++, k *= 2) {
+        double per;
+
         st = fab_timed_round(m, bytes, k, &t);
         *warm += k;
+        /* The faster of the last two rounds: one stalled round must not shrink the count. */
+        per = t / (double)k;
+        m->per_iter = round == 0 || per < prev ? per : prev;
+        prev = per;
         if ((t >= FAB_CALIB_SHARE * o->time_s && round >= 1) || k >= (uint64_t)o->max_iters)
             break;
     }
     if (st == FAB_OK) {
         double want;
 
-        m->per_iter = t / (double)k;
         want = m->per_iter > 0 ? o->time_s / m->per_iter : (double)o->max_iters;
         if (want < (double)o->min_iters)
             want = (double)o->min_iters;
@@ -620,19 +674,22 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     memset(&ctx, 0, sizeof(ctx));
     memset(&h, 0, sizeof(h));
     h.want_samples = o->samples;
+    /* Set-up problems end the kernel on every rank before anything is measured. Local steps
+     * (allocations) are agreed on before the next collective, so a rank that failed never
+     * leaves a peer waiting in one. */
     st = fab_kernel_comm(w, o, k, &comm);
     if (st == FAB_OK && active) {
         st = fab_ctx_setup(o, k, sizes, comm, &ctx, &state);
         ready = st == FAB_OK;
-        if (st == FAB_OK)
-            st = fab_measure_init(&m, o, k, &ctx, state);
     }
     if (st == FAB_OK && w->rank == 0 && lead != 0 && o->samples) {
         h.cap = (size_t)o->max_samples;
         h.samples = malloc(sizeof(double) * (h.cap ? h.cap : 1));
         st = h.samples ? FAB_OK : FAB_ERR_NOMEM;
     }
-    /* Set-up problems end the kernel on every rank before anything is measured. */
+    st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
+    if (st == FAB_OK && active)
+        st = fab_measure_init(&m, o, k, &ctx, state); /* collectives first, then allocations */
     st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
     if (st != FAB_OK)
         goto out_free;

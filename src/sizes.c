@@ -122,6 +122,10 @@ fab_status_t fab_sizes_parse(const char *s, fab_sizes_t *out, char *err, size_t 
         snprintf(err, errlen, "empty size list");
         return FAB_ERR_USAGE;
     }
+    if (colon && strchr(s, ',')) {
+        snprintf(err, errlen, "'%s' mixes a range and a list: use MIN:MAX or 8,1K,64K", s);
+        return FAB_ERR_USAGE;
+    }
     if (colon)
         return fab_sizes_range(s, colon, out, err, errlen);
     if (strlen(s) >= sizeof(buf)) {

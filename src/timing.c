@@ -37,15 +37,33 @@ static bool fab_file_has_word(const char *path, const char *word)
     return found;
 }
 
-/* Ticks per nanosecond against CLOCK_MONOTONIC over about 20 ms. */
+/* One (clock, counter) pair whose counter readings bracket the clock reading tightly: of a
+ * few tries, the one with the narrowest bracket, so a preemption between the two readings
+ * cannot skew the pair. */
+static void fab_tsc_pair(uint64_t *ns, uint64_t *ticks)
+{
+    uint64_t best = UINT64_MAX;
+
+    for (int i = 0; i < 16; i++) {
+        uint64_t c0 = __rdtsc(), n = fab_now_ns(), c1 = __rdtsc();
+
+        if (c1 - c0 < best) {
+            best = c1 - c0;
+            *ns = n;
+            *ticks = c0 + (c1 - c0) / 2;
+        }
+    }
+}
+
+/* Nanoseconds per tick against CLOCK_MONOTONIC over about 20 ms. */
 static double fab_tsc_calibrate(void)
 {
-    uint64_t n0 = fab_now_ns(), c0 = __rdtsc(), n1, c1;
+    uint64_t n0, c0, n1, c1;
 
-    do {
-        n1 = fab_now_ns();
-        c1 = __rdtsc();
-    } while (n1 - n0 < 20000000u);
+    fab_tsc_pair(&n0, &c0);
+    do
+        fab_tsc_pair(&n1, &c1);
+    while (n1 - n0 < 20000000u);
     return (double)(n1 - n0) / (double)(c1 - c0);
 }
 #endif

@@ -174,12 +174,15 @@ static fab_status_t fab_ucx_probe(int peer, char *out, size_t len)
     st = FAB_MPI(MPI_Sendrecv(&alen, sizeof(alen), MPI_BYTE, peer, 9100, &plen, sizeof(plen),
                               MPI_BYTE, peer, 9100, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     if (st == FAB_OK && alen && plen) {
+        /* Without memory for the peer's address, receive nothing: MPI reports a truncation
+         * instead of the peer waiting forever. */
         paddr = malloc(plen);
-        if (!paddr)
-            return FAB_ERR_NOMEM;
-        st = FAB_MPI(MPI_Sendrecv(addr, (int)alen, MPI_BYTE, peer, 9101, paddr, (int)plen, MPI_BYTE,
-                                  peer, 9101, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        if (st == FAB_OK) {
+        st = FAB_MPI(MPI_Sendrecv(addr, (int)alen, MPI_BYTE, peer, 9101, paddr ? paddr : addr,
+                                  paddr ? (int)plen : 0, MPI_BYTE, peer, 9101, MPI_COMM_WORLD,
+                                  MPI_STATUS_IGNORE));
+        if (!paddr && st == FAB_OK)
+            st = FAB_ERR_NOMEM;
+        if (st == FAB_OK && paddr) {
             ucp_ep_params_t ep_params = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
                                          .address = paddr};
 
@@ -258,13 +261,18 @@ fab_status_t fab_transport_probe(const fab_world_t *w, int a, int b, fab_transpo
     }
     if (w->rank == a || w->rank == b)
         st = fab_ucx_probe(w->rank == a ? b : a, t->ucx_tls, sizeof(t->ucx_tls));
-    if (st == FAB_OK && a != 0) {
+    /* Rank a reports to rank 0 whatever happened, so rank 0 never waits for nothing. */
+    if (a != 0) {
+        fab_status_t sst = FAB_OK;
+
         if (w->rank == a)
-            st = FAB_MPI(
+            sst = FAB_MPI(
                 MPI_Send(t->ucx_tls, sizeof(t->ucx_tls), MPI_CHAR, 0, 9103, MPI_COMM_WORLD));
         else if (w->rank == 0)
-            st = FAB_MPI(MPI_Recv(t->ucx_tls, sizeof(t->ucx_tls), MPI_CHAR, a, 9103, MPI_COMM_WORLD,
-                                  MPI_STATUS_IGNORE));
+            sst = FAB_MPI(MPI_Recv(t->ucx_tls, sizeof(t->ucx_tls), MPI_CHAR, a, 9103,
+                                   MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        if (st == FAB_OK)
+            st = sst;
     }
     return st;
 }

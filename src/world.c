@@ -42,13 +42,17 @@ fab_status_t fab_world_init(fab_world_t *w)
     if (w->rank == 0) {
         all = malloc((size_t)w->size * FAB_HOST_MAX);
         w->hosts = calloc((size_t)w->size, sizeof(*w->hosts));
-        if (!all || !w->hosts) {
-            free(all);
-            return FAB_ERR_NOMEM;
-        }
     }
-    st = FAB_MPI(MPI_Gather(w->host, FAB_HOST_MAX, MPI_CHAR, all, FAB_HOST_MAX, MPI_CHAR, 0,
-                            MPI_COMM_WORLD));
+    /* Rank 0's allocation is agreed on first: the others must not wait in the gather. */
+    st = fab_agree(w->rank == 0 && (!all || !w->hosts) ? FAB_ERR_NOMEM : FAB_OK, MPI_COMM_WORLD);
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Gather(w->host, FAB_HOST_MAX, MPI_CHAR, all, FAB_HOST_MAX, MPI_CHAR, 0,
+                                MPI_COMM_WORLD));
+    if (st != FAB_OK && w->rank == 0) {
+        free(all);
+        free(w->hosts);
+        w->hosts = NULL;
+    }
     if (st == FAB_OK && w->rank == 0) {
         for (int i = 0; i < w->size; i++) {
             bool seen = false;

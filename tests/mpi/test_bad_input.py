@@ -30,28 +30,23 @@ CASES = [
     (2, ["latency", "--pml", "psm2"], "--pml"),
     (2, ["latency", "bw"], "unexpected argument 'bw'"),
     (2, ["latency", "--timer", "sundial"], "--timer"),
+    (2, [","], "empty entry"),
+    (2, ["latency,"], "empty entry"),
+    (2, ["latency", "-m", "1,2:8"], "mixes a range and a list"),
+    (2, ["latency", "--append", "--force"], "contradict"),
 ]
 
 
-def mem_available():
-    with open("/proc/meminfo") as f:
-        for line in f:
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-# A size beyond memory, for real: msgrate with --validate keeps 4 slots of 1 GiB per direction,
-# 8 GiB per rank; enough ranks on this host to need more than it has. Nothing is allocated.
-_np = 2
-while _np * 8 * (1 << 30) <= mem_available():
-    _np += 2
-CASES.append((_np, ["msgrate", "-m", "1G", "-w", "4", "--validate"], "GB available"))
+# A size beyond memory, for real: 1G messages under a 2 GB address-space limit (ulimit -v) on
+# each rank; the check refuses before anything is allocated.
+LIMITED = ["bash", "-c", 'ulimit -v 2000000 && exec "$@"', "sh"]
+CASES.append((2, ["latency", "-m", "1G"], "ulimit -v"))
 
 failed = 0
 for np, args, needle in CASES:
     t0 = time.monotonic()
-    p = mpirun(np, [exe, "run"] + args, timeout=30)
+    launch = (LIMITED if "ulimit" in needle else []) + [exe, "run"]
+    p = mpirun(np, launch + args, timeout=30)
     took = time.monotonic() - t0
     errs = p.stderr
     problems = []
@@ -59,10 +54,12 @@ for np, args, needle in CASES:
         problems.append("exit %d, want 2" % p.returncode)
     if needle not in errs:
         problems.append("stderr lacks %r" % needle)
-    lines = [l for l in errs.splitlines() if "error:" in l and "fabricbench" in l or
-             l.startswith("[rank")]
-    if len([l for l in lines if "error" in l]) != 1:
-        problems.append("want exactly one error line (from rank 0), got %d" % len(lines))
+    lines = [l for l in errs.splitlines() if "error:" in l]
+    if len(lines) != 1:
+        problems.append("want exactly one error line, got %d" % len(lines))
+    elif not (lines[0].startswith("fabricbench: error:") or
+              lines[0].startswith("[rank 0 ")):
+        problems.append("the error line is not rank 0's: " + lines[0])
     if "hint:" not in errs:
         problems.append("no hint line")
     if took > 15:

@@ -52,7 +52,17 @@ int main(void)
     CHECK(o.iters == 100 && o.warmup == 5 && o.validate && o.window == 16);
     CHECK(parse(&o, &cmd, err, 5, "run", "--pair", "2,3", "--pml", "ob1") == FAB_OK);
     CHECK(o.pair_a == 2 && o.pair_b == 3 && o.pml == FAB_PML_OB1 && o.pml_set);
-    CHECK(parse(&o, &cmd, err, 4, "run", "-t", "0.5", "-vv") != FAB_OK); /* -vv is not -v -v */
+    CHECK(parse(&o, &cmd, err, 4, "run", "-t", "0.5", "-vv") == FAB_OK && o.verbose == 2);
+    CHECK(parse(&o, &cmd, err, 2, "run", "-qcv") == FAB_OK && o.quiet && o.validate &&
+          o.verbose == 1);
+    CHECK(parse(&o, &cmd, err, 2, "run", "-qm8") == FAB_ERR_USAGE && strstr(err, "-m"));
+    CHECK(parse(&o, &cmd, err, 2, "run", "-qh") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
+    CHECK(parse(&o, &cmd, err, 2, "run", ",") == FAB_ERR_USAGE && strstr(err, "empty entry"));
+    CHECK(parse(&o, &cmd, err, 2, "run", "latency,") == FAB_ERR_USAGE);
+    CHECK(parse(&o, &cmd, err, 2, "run", ",latency") == FAB_ERR_USAGE);
+    CHECK(parse(&o, &cmd, err, 2, "run", "") == FAB_ERR_USAGE);
+    CHECK(parse(&o, &cmd, err, 5, "run", "-i", "10", "-t", "1") == FAB_OK && o.note[0]);
+    CHECK(parse(&o, &cmd, err, 3, "run", "-i", "10") == FAB_OK && !o.note[0]);
     CHECK(parse(&o, &cmd, err, 5, "run", "-t", "0.5", "-v", "-v") == FAB_OK && o.verbose == 2 &&
           o.time_s == 0.5);
 
@@ -93,7 +103,21 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 3, "run", "-w", "2") == FAB_OK && o.window == 2);
     setenv("FABRICBENCH_WINDOW", "zero", 1);
     CHECK(parse(&o, &cmd, err, 1, "run") == FAB_ERR_USAGE && strstr(err, "FABRICBENCH_WINDOW"));
+    /* a bad variable does not matter when the command line sets that option, nor for --help */
+    CHECK(parse(&o, &cmd, err, 3, "run", "-w", "4") == FAB_OK && o.window == 4);
+    CHECK(parse(&o, &cmd, err, 2, "run", "--help") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
     unsetenv("FABRICBENCH_WINDOW");
     unsetenv("FABRICBENCH_SIZES");
+    /* flags and counts from the environment */
+    setenv("FABRICBENCH_VALIDATE", "false", 1);
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && !o.validate);
+    setenv("FABRICBENCH_VALIDATE", "yes", 1);
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.validate);
+    setenv("FABRICBENCH_VALIDATE", "maybe", 1);
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_ERR_USAGE && strstr(err, "FABRICBENCH_VALIDATE"));
+    unsetenv("FABRICBENCH_VALIDATE");
+    setenv("FABRICBENCH_VERBOSE", "2", 1);
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.verbose == 2);
+    unsetenv("FABRICBENCH_VERBOSE");
     return fab_test_report("test_options");
 }

@@ -111,6 +111,23 @@ int main(void)
         CHECK_NEAR(fab_percentile_sorted(v, 2, 0.25), 1.5, 1e-12);
         CHECK(isnan(fab_percentile_sorted(v, 0, 0.5)));
     }
+    /* validation patterns: a filled buffer checks clean against its seed; every changed byte
+     * and a different seed are found */
+    {
+        unsigned char buf[4099];
+        uint32_t sa = fab_pattern_seed(7, 0, 1), sb = fab_pattern_seed(7, 1, 1);
+
+        CHECK(sa != sb && fab_pattern_seed(7, 0, 2) != sa && fab_pattern_seed(8, 0, 1) != sa);
+        fab_pattern_fill(buf, sizeof(buf), sa);
+        CHECK(fab_pattern_check(buf, sizeof(buf), sa) == 0);
+        buf[0] ^= 1;
+        buf[4098] ^= 0x80;
+        CHECK(fab_pattern_check(buf, sizeof(buf), sa) == 2);
+        fab_pattern_fill(buf, sizeof(buf), sa);
+        CHECK(fab_pattern_check(buf, sizeof(buf), sb) > (long)sizeof(buf) * 9 / 10);
+        memset(buf, 0, sizeof(buf));
+        CHECK(fab_pattern_check(buf, sizeof(buf), sa) > (long)sizeof(buf) * 9 / 10);
+    }
     /* the TSC timer, where the CPU has an invariant one, agrees with CLOCK_MONOTONIC */
     {
         char err[256];
