@@ -323,6 +323,7 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
     H5Gclose(env);
     fab_h5_run_attrs(h, info);
     H5Gclose(H5Gcreate2(h->run, "kernels", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    FAB_INFO("results go to %s, /runs/%s, committed after every row", h->path, name);
     return fab_h5_commit(h);
 }
 

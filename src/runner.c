@@ -457,6 +457,9 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
 
         st = fab_sync_max(ctx->comm, &none); /* all start the timed blocks together */
     }
+    FAB_DEBUG("%s %zu bytes: %llu iterations, %llu warm-up, %.3g us per iteration estimated",
+              m->k->name, bytes, (unsigned long long)iters, (unsigned long long)warm,
+              m->per_iter * 1e6);
     if (st == FAB_OK)
         st = fab_timed_blocks(m, bytes, iters);
     row->validation_errors = -1;
