@@ -279,6 +279,40 @@ with h5py.File("term.h5", "r") as f:
 check("# run interrupted" in out, "the table says the run was interrupted")
 print("ok SIGTERM: exit 4, run marked interrupted, %d rows kept" % stored)
 
+# SIGUSR1 (Slurm's warning) to all ranks, and SIGINT to one rank only: every rank stops.
+for sig, targets in ((signal.SIGUSR1, "all"), (signal.SIGINT, "one")):
+    path = "sig%d.h5" % sig
+    proc = start(path)
+    time.sleep(1.5)
+    pids = ranks()
+    for pid in (pids if targets == "all" else pids[-1:]):
+        os.kill(pid, sig)
+    out, err = proc.communicate(timeout=60)
+    check(proc.returncode == 4, "%s to %s rank(s): exit %d\n%s" % (sig.name, targets,
+                                                                  proc.returncode, err))
+    with h5py.File(path, "r") as f:
+        check(f["runs/run_0000"].attrs["status"] == "interrupted", "status after %s" % sig.name)
+        stored = sum(len(c["bytes"]) for c in read_table(f).values())
+    check(stored == len(data_lines(out)), "%s: rows stored %d, printed %d"
+          % (sig.name, stored, len(data_lines(out))))
+    print("ok %s to %s rank(s): exit 4, %d rows kept" % (sig.name, targets, stored))
+
+# ---------------------------------------------------------------- the automatic name
+os.mkdir("auto")
+for i in range(2):
+    p = subprocess.run(["mpirun", "-np", "2"] + MPIRUN_OPTS +
+                       [exe, "run", "latency", "-m", "8", "-t", "0.01"], cwd="auto",
+                       capture_output=True, text=True, timeout=60, env=mpi_env())
+    check(p.returncode == 0, "auto name run: %s" % p.stderr)
+names = sorted(os.listdir("auto"))
+host = os.uname().nodename
+check(len(names) == 2 and all(re.match(r"fabricbench-%s-\d{8}T\d{6}Z(-\d+)?\.h5$"
+                                       % re.escape(host), n) for n in names),
+      "automatic names: %s" % names)
+check("# results: " + names[-1] in p.stdout or "# results: " + names[0] in p.stdout,
+      "the header names the automatic file")
+print("ok automatic names, never clobbering: %s" % names)
+
 # ---------------------------------------------------------------- kill -9 at random moments
 rng = random.Random(os.environ.get("FAB_TEST_SEED", str(time.time())))
 for i in range(5):
