@@ -28,6 +28,14 @@ const fab_column_t fab_columns[] = {
                         "received bytes that differed from what was sent; -1: not validated"},
     [FAB_COL_EXACT] = {"percentiles_exact", "flag", FAB_COL_I64,
                        "1: percentiles from every sample; 0: from the histogram (<= 0.2% off)"},
+    [FAB_COL_ALGBW] = {"algbw_GBps", "GB/s", FAB_COL_F64,
+                       "collectives: bytes / loop-mean time (nccl-tests algbw); NaN otherwise"},
+    [FAB_COL_BUSBW] = {"busbw_GBps", "GB/s", FAB_COL_F64,
+                       "collectives: algbw x the kernel's bus factor (nccl-tests busbw)"},
+    [FAB_COL_SLOWEST] = {"slowest_rank", "rank", FAB_COL_I64,
+                         "the rank slowest in most iterations; -1 when one rank times"},
+    [FAB_COL_SLOWEST_SHARE] = {"slowest_share", "fraction", FAB_COL_F64,
+                               "the share of iterations slowest_rank was the slowest in"},
 };
 const int fab_ncolumns = FAB_COL_COUNT;
 
@@ -95,6 +103,18 @@ void fab_column_value(int col, const fab_row_t *r, int64_t *iv, double *dv)
         break;
     case FAB_COL_EXACT:
         *iv = s->exact;
+        break;
+    case FAB_COL_ALGBW:
+        *dv = r->algbw;
+        break;
+    case FAB_COL_BUSBW:
+        *dv = r->busbw;
+        break;
+    case FAB_COL_SLOWEST:
+        *iv = r->slowest_rank;
+        break;
+    case FAB_COL_SLOWEST_SHARE:
+        *dv = r->slowest_share;
         break;
     default:
         break;

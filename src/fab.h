@@ -74,9 +74,11 @@ typedef struct fab_opts {
     const char *show_file;  /* fabricbench show FILE */
     char note[128];         /* a warning about the options, for rank 0 to print */
     int pair_a, pair_b;
-    int pml;      /* fab_pml_t */
-    bool pml_set; /* --pml given explicitly */
-    int timer;    /* fab_timer_kind_t */
+    int pml;       /* fab_pml_t */
+    bool pml_set;  /* --pml given explicitly */
+    int timer;     /* fab_timer_kind_t */
+    int dtype, op; /* FAB_DT_*, FAB_OP_* */
+    int root;      /* -1: rotate */
     bool quiet;
     int verbose;
 } fab_opts_t;
@@ -187,6 +189,10 @@ typedef struct fab_row {
     double msgps_stream;
     int streams;
     long validation_errors; /* -1: not validated */
+    double algbw;           /* collectives: bytes / loop-mean time, GB/s (10^9 B/s); else NaN */
+    double busbw;           /* algbw x the kernel's bus factor */
+    int slowest_rank;       /* the rank that was slowest in most iterations; -1 if one timer */
+    double slowest_share;   /* the share of iterations it was slowest in */
 } fab_row_t;
 
 typedef struct fab_world {
@@ -261,6 +267,24 @@ void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out);
 /* Bytes of buffer memory one rank of kernel k needs for max_bytes messages. */
 size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes);
 
+/* ---------------------------------------------------------------- dtype.c */
+uint16_t fab_f32_to_bf16(float f);
+float fab_bf16_to_f32(uint16_t h);
+uint16_t fab_f32_to_f16(float f);
+float fab_f16_to_f32(uint16_t h);
+/* inout[i] = in[i] (op) inout[i] for 16-bit elements, in float32, rounded to nearest-even. */
+void fab_h16_reduce(const void *in, void *inout, int n, bool bf16, int op);
+/* The type id (FAB_DT_*) with the reduction op (FAB_OP_*); wrong_sum: the test-only broken
+ * sum. */
+fab_status_t fab_dtype_init(int id, int op, bool wrong_sum, fab_dtype_t *dt);
+void fab_dtype_free(fab_dtype_t *dt);
+void fab_dtype_from_mpi(MPI_Datatype t, fab_dtype_t *dt);
+double fab_dtype_get(const fab_dtype_t *dt, const void *buf, size_t i);
+void fab_dtype_set(const fab_dtype_t *dt, void *buf, size_t i, double v);
+double fab_dtype_epsilon(const fab_dtype_t *dt);
+const char *fab_dtype_name(int id);
+const char *fab_op_name(int op);
+
 /* ---------------------------------------------------------------- signals.c */
 /* Why the run should stop after the current block: 0 not, else one of these. Set by the
  * signal handlers and by rank 0 when an output fails; ranks agree on it at block ends. */
@@ -322,6 +346,10 @@ enum {
     FAB_COL_PAIR_MSGPS,
     FAB_COL_ERRORS,
     FAB_COL_EXACT,
+    FAB_COL_ALGBW,
+    FAB_COL_BUSBW,
+    FAB_COL_SLOWEST,
+    FAB_COL_SLOWEST_SHARE,
     FAB_COL_COUNT
 };
 typedef struct fab_column {

@@ -17,6 +17,7 @@
 typedef enum {
     FAB_KIND_LATENCY = 0,
     FAB_KIND_BANDWIDTH = 1,
+    FAB_KIND_COLLECTIVE = 2, /* time per call, algbw and busbw (nccl-tests) */
 } fab_kind_t;
 
 /* How the ranks of a kernel run are chosen. */
@@ -25,18 +26,36 @@ typedef enum {
     FAB_RANKS_ALL = 1,  /* every rank takes part */
 } fab_ranks_t;
 
+/* Element types (--dtype, in the order of its choice list) and operations (--op). */
+enum { FAB_DT_FLOAT32, FAB_DT_FLOAT64, FAB_DT_INT32, FAB_DT_BFLOAT16, FAB_DT_FLOAT16 };
+enum { FAB_OP_SUM, FAB_OP_MAX, FAB_OP_MIN };
+
+typedef struct fab_dtype {
+    int id;
+    const char *name; /* float32, ... */
+    size_t size;      /* bytes per element */
+    MPI_Datatype mpi;
+    MPI_Op op; /* the reduction for --op on this type */
+    int op_id;
+    bool emulated; /* bfloat16, float16: 16-bit storage, user-defined operation */
+    bool user_op;  /* op was created here and must be freed */
+} fab_dtype_t;
+
 /* What the harness hands a kernel. Fields above the line are set by the harness before setup;
  * fields below it are set by the kernel's setup on each rank. */
 typedef struct fab_kctx {
-    MPI_Comm comm;     /* the ranks taking part, in kernel order (pair: A is 0, B is 1) */
-    int rank;          /* this rank in comm */
-    int size;          /* ranks in comm */
-    int window;        /* messages in flight per iteration (bandwidth kernels) */
-    int tag;           /* first tag the kernel may use; it owns tag .. tag+15 */
-    size_t max_bytes;  /* largest message of this run (at least 64): the size of a slot */
-    char *sbuf, *rbuf; /* harness-owned, page-aligned, slots * max_bytes each, pages touched */
-    int slots;         /* distinct message buffers: 1, or more during --validate */
-    MPI_Request *reqs; /* room for 2 * window requests */
+    MPI_Comm comm;      /* the ranks taking part, in kernel order (pair: A is 0, B is 1) */
+    int rank;           /* this rank in comm */
+    int size;           /* ranks in comm */
+    int window;         /* messages in flight per iteration (bandwidth kernels) */
+    int tag;            /* first tag the kernel may use; it owns tag .. tag+15 */
+    size_t max_bytes;   /* largest message of this run (at least 64): the size of a slot */
+    char *sbuf, *rbuf;  /* harness-owned, page-aligned, slots * max_bytes each, pages touched */
+    int slots;          /* distinct message buffers: 1, or more during --validate */
+    MPI_Request *reqs;  /* room for 2 * window requests */
+    fab_dtype_t dtype;  /* collectives: --dtype and --op */
+    int root;           /* collectives with a root: -1 rotates (iteration i uses i % size) */
+    uint64_t iteration; /* counts iterate() calls, for rotating roots */
     /* ---- set by setup ---- */
     bool timer;           /* this rank's per-iteration times count (reduced with max) */
     double msgs_per_iter; /* messages of `bytes` moved per iteration, all streams together */
@@ -52,6 +71,14 @@ typedef struct fab_kernel {
     int rank_multiple;   /* the rank count must be a multiple of this (1: any) */
     bool uses_window;    /* -w/--window applies */
     double time_divisor; /* reported time = iteration time / divisor (ping-pong: 2) */
+    /* Collectives: busbw = algbw x bus_factor(ranks) (nccl-tests); NULL for point-to-point */
+    double (*bus_factor)(int nranks);
+    /* Collectives: the message size actually used for a requested one (whole elements,
+     * divisible as the pattern needs); NULL: as requested */
+    size_t (*fit_bytes)(const fab_kctx_t *ctx, size_t bytes);
+    bool uses_op;   /* --op applies */
+    bool no_sizes;  /* one row of 0 bytes, whatever -m says (barrier) */
+    bool uses_root; /* --root applies */
     /* Set ctx->timer, ->msgs_per_iter, ->streams; allocate per-run state if any. */
     fab_status_t (*setup)(fab_kctx_t *ctx, void **state);
     /* One timed iteration with messages of `bytes`. Called on every rank of ctx->comm. */
@@ -93,5 +120,19 @@ fab_status_t fab_window_iterate(fab_kctx_t *ctx, size_t bytes, int peer, bool se
 /* The same exchange with patterned data in distinct slots, every received byte checked. */
 fab_status_t fab_window_validate(fab_kctx_t *ctx, size_t bytes, int peer, bool sender,
                                  uint32_t seed, long *errors);
+
+/* Collectives' validation: element i of rank r's contribution is a small integer (so sums
+ * are exact in every type for up to 128 ranks), varied by seed. */
+double fab_coll_value(int rank, size_t i, uint32_t seed);
+/* Fill count elements of buf with rank's values for elements first, first+1, ... */
+void fab_coll_fill(const fab_kctx_t *ctx, void *buf, size_t count, int rank, size_t first,
+                   uint32_t seed);
+/* Count the elements of buf that differ from what they should be: the reduction (--op) over
+ * every rank's value when from < 0, else rank `from`'s value. Floating types allow
+ * ranks x epsilon(type) relative error. The first mismatch is logged with the element index. */
+long fab_coll_check(const fab_kctx_t *ctx, const void *buf, size_t count, size_t first, int from,
+                    uint32_t seed, const char *what);
+/* Bytes of one element, and bytes rounded down to whole `unit`s of elements (at least one). */
+size_t fab_coll_fit(const fab_kctx_t *ctx, size_t bytes, size_t unit);
 
 #endif

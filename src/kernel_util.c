@@ -1,4 +1,5 @@
 /* Helpers the kernels share: data patterns for --validate and the windowed one-way exchange. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,4 +95,63 @@ fab_status_t fab_window_validate(fab_kctx_t *ctx, size_t bytes, int peer, bool s
     for (int j = 0; j < w && st == FAB_OK && !sender; j++)
         *errors += fab_pattern_check(fab_rbuf(ctx, j), bytes, fab_pattern_seed(seed, from, j));
     return st;
+}
+
+/* ------------------------------------------------------------------ collectives */
+
+double fab_coll_value(int rank, size_t i, uint32_t seed)
+{
+    return (double)((int64_t)(((uint64_t)rank * 3 + i + seed) % 5)) - 2.0;
+}
+
+void fab_coll_fill(const fab_kctx_t *ctx, void *buf, size_t count, int rank, size_t first,
+                   uint32_t seed)
+{
+    for (size_t j = 0; j < count; j++)
+        fab_dtype_set(&ctx->dtype, buf, j, fab_coll_value(rank, first + j, seed));
+}
+
+static double fab_coll_expect(const fab_kctx_t *ctx, size_t i, int from, uint32_t seed)
+{
+    double r;
+
+    if (from >= 0)
+        return fab_coll_value(from, i, seed);
+    r = fab_coll_value(0, i, seed);
+    for (int k = 1; k < ctx->size; k++) {
+        double v = fab_coll_value(k, i, seed);
+
+        r = ctx->dtype.op_id == FAB_OP_SUM   ? r + v
+            : ctx->dtype.op_id == FAB_OP_MAX ? (v > r ? v : r)
+                                             : (v < r ? v : r);
+    }
+    return r;
+}
+
+long fab_coll_check(const fab_kctx_t *ctx, const void *buf, size_t count, size_t first, int from,
+                    uint32_t seed, const char *what)
+{
+    double eps = fab_dtype_epsilon(&ctx->dtype) * ctx->size;
+    long bad = 0;
+
+    for (size_t j = 0; j < count; j++) {
+        double want = fab_coll_expect(ctx, first + j, from, seed);
+        double got = fab_dtype_get(&ctx->dtype, buf, j);
+        double tol = eps * (fabs(want) > 1.0 ? fabs(want) : 1.0);
+
+        if (!(fabs(got - want) <= tol)) {
+            if (bad == 0)
+                FAB_ERROR("%s (%s): element %zu is %g, expected %g%s", what, ctx->dtype.name,
+                          first + j, got, want, bad ? "" : " (first mismatch on this rank)");
+            bad++;
+        }
+    }
+    return bad;
+}
+
+size_t fab_coll_fit(const fab_kctx_t *ctx, size_t bytes, size_t unit)
+{
+    size_t b = ctx->dtype.size * unit;
+
+    return bytes < b ? b : bytes / b * b;
 }

@@ -58,6 +58,12 @@ static const fab_opt_t fab_opt_table[] = {
      "samples kept per size for exact percentiles; beyond, a histogram (error <= 0.2%)"},
     {"window", 'w', FAB_OPT_INT, OFF(window), 1, 65536, "N", "messages", "64",
      "messages in flight per iteration for bw, bibw, msgrate"},
+    {"dtype", 0, FAB_OPT_CHOICE, OFF(dtype), 0, 0, "float32|float64|int32|bfloat16|float16", NULL,
+     "float32", "element type of the collectives (bfloat16, float16: emulated, see METRICS.md)"},
+    {"op", 0, FAB_OPT_CHOICE, OFF(op), 0, 0, "sum|max|min", NULL, "sum",
+     "reduction of allreduce, reduce, reduce_scatter"},
+    {"root", 0, FAB_OPT_INT, OFF(root), -1, 1e7, "N", "rank", "-1",
+     "root of bcast and reduce; -1 rotates it every iteration"},
     {"validate", 'c', FAB_OPT_FLAG, OFF(validate), 0, 0, NULL, NULL, "off",
      "after each size, send patterned data and check every received byte"},
     {"pair", 0, FAB_OPT_PAIR, 0, 0, 0, "A,B", "ranks", "0,1",
@@ -111,6 +117,7 @@ void fab_opts_defaults(fab_opts_t *o)
     o->pair_a = 0;
     o->pair_b = 1;
     o->pml = FAB_PML_UCX;
+    o->root = -1;
 }
 
 static fab_status_t fab_parse_number(const fab_opt_t *d, const char *val, double *out, char *err,

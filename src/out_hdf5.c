@@ -350,10 +350,20 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
                  o->time_s, o->min_iters, o->max_iters);
     fab_h5_attr_str(h->kernel, "kernel", k->name);
     fab_h5_attr_str(h->kernel, "summary", k->summary);
-    fab_h5_attr_str(h->kernel, "kind", k->kind == FAB_KIND_LATENCY ? "latency" : "bandwidth");
+    fab_h5_attr_str(h->kernel, "kind",
+                    k->kind == FAB_KIND_LATENCY     ? "latency"
+                    : k->kind == FAB_KIND_BANDWIDTH ? "bandwidth"
+                                                    : "collective");
+    if (k->kind == FAB_KIND_COLLECTIVE) {
+        fab_h5_attr_str(h->kernel, "dtype", fab_dtype_name(o->dtype));
+        fab_h5_attr_str(h->kernel, "op", k->uses_op ? fab_op_name(o->op) : "");
+        fab_h5_attr_i64(h->kernel, "root", k->uses_root ? o->root : -2);
+        fab_h5_attr_f64(h->kernel, "bus_factor", k->bus_factor ? k->bus_factor(w->size) : 1.0);
+    }
     fab_h5_attr_str(h->kernel, "time_columns",
-                    k->kind == FAB_KIND_LATENCY ? "one-way time per iteration (round trip / 2)"
-                                                : "time of one whole iteration");
+                    k->kind == FAB_KIND_LATENCY      ? "one-way time per iteration (round trip / 2)"
+                    : k->kind == FAB_KIND_COLLECTIVE ? "time per call, as its slowest rank"
+                                                     : "time of one whole iteration");
     fab_h5_attr_str(h->kernel, "ranks", ranks);
     fab_h5_attr_i64(h->kernel, "window", k->uses_window ? o->window : 0);
     fab_h5_attr_str(h->kernel, "iteration_policy", policy);

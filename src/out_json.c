@@ -140,7 +140,10 @@ static fab_status_t fab_export_row(void *arg, const fab_kernel_t *k, const fab_r
     else {
         fprintf(f, "{\"record\":\"row\"");
         fab_json_kv(f, "kernel", k->name);
-        fab_json_kv(f, "kind", k->kind == FAB_KIND_LATENCY ? "latency" : "bandwidth");
+        fab_json_kv(f, "kind",
+                    k->kind == FAB_KIND_LATENCY     ? "latency"
+                    : k->kind == FAB_KIND_BANDWIDTH ? "bandwidth"
+                                                    : "collective");
     }
     for (int c = 0; c < fab_ncolumns; c++) {
         int64_t iv;

@@ -59,7 +59,12 @@ static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
 
 void fab_out_text_columns(FILE *f, fab_kind_t kind)
 {
-    if (kind == FAB_KIND_LATENCY)
+    if (kind == FAB_KIND_COLLECTIVE)
+        fprintf(f, "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %12s %12s %10s %10s %9s %6s %6s\n",
+                "bytes", "time_us", "min_us", "p50_us", "p99_us", "p99.9_us", "max_us", "stddev_us",
+                "loop_us", "algbw_GB/s", "busbw_GB/s", "slowest", "iters", "warmup", "pct",
+                "errors");
+    else if (kind == FAB_KIND_LATENCY)
         fprintf(f, "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s %10s %9s %6s %6s\n",
                 "bytes", "lat_us", "min_us", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us",
                 "mean_us", "stddev_us", "loop_us", "MB/s", "iters", "warmup", "pct", "errors");
@@ -81,6 +86,8 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
     if (pair)
         fprintf(f, "# ranks: %d (%s) <-> %d (%s)%s\n", pair[0], w->hosts[pair[0]], pair[1],
                 w->hosts[pair[1]], w->size > 2 ? "; other ranks wait idle" : "");
+    else if (k->kind == FAB_KIND_COLLECTIVE)
+        fprintf(f, "# ranks: all %d\n", w->size);
     else
         fprintf(f, "# ranks: %d (%d pairs: rank i sends to rank i+%d)\n", w->size, w->size / 2,
                 w->size / 2);
@@ -95,6 +102,16 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
     if (k->uses_window)
         fprintf(f, "# window: %d messages per iteration; *_us columns time one iteration\n",
                 o->window);
+    if (k->kind == FAB_KIND_COLLECTIVE && !k->no_sizes)
+        fprintf(f,
+                "# dtype: %s%s%s; time_us = mean time per call, a call timed as its slowest "
+                "rank; loop_us = slowest rank's loop / calls; algbw from time_us; slowest = "
+                "rank:share of calls\n",
+                fab_dtype_name(o->dtype), k->uses_op ? ", op " : "",
+                k->uses_op ? fab_op_name(o->op) : "");
+    if (k->kind == FAB_KIND_COLLECTIVE && k->uses_root)
+        fprintf(f, "# root: %s\n",
+                o->root < 0 ? "rotates (iteration i uses rank i mod ranks)" : "fixed (--root)");
     if (k->kind == FAB_KIND_LATENCY)
         fprintf(f, "# lat_us = loop mean (total time / iterations), one way; the other time "
                    "columns are per iteration, one way\n");
@@ -118,7 +135,22 @@ void fab_out_text_values(FILE *f, fab_kind_t kind, const double *v)
         snprintf(errors, sizeof(errors), "-");
     else
         snprintf(errors, sizeof(errors), "%.0f", v[FAB_COL_ERRORS]);
-    if (kind == FAB_KIND_LATENCY)
+    if (kind == FAB_KIND_COLLECTIVE) {
+        char slow[32];
+
+        if (v[FAB_COL_SLOWEST] < 0)
+            snprintf(slow, sizeof(slow), "-");
+        else
+            snprintf(slow, sizeof(slow), "%.0f:%.0f%%", v[FAB_COL_SLOWEST],
+                     100.0 * v[FAB_COL_SLOWEST_SHARE]);
+        fprintf(f,
+                "  %10.0f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %12.3f %12.3f %10s "
+                "%10.0f %9.0f %6s %6s\n",
+                v[FAB_COL_BYTES], v[FAB_COL_MEAN], v[FAB_COL_MIN], v[FAB_COL_P50], v[FAB_COL_P99],
+                v[FAB_COL_P999], v[FAB_COL_MAX], v[FAB_COL_STDDEV], v[FAB_COL_LOOP],
+                v[FAB_COL_ALGBW], v[FAB_COL_BUSBW], slow, v[FAB_COL_ITERS], v[FAB_COL_WARMUP], pct,
+                errors);
+    } else if (kind == FAB_KIND_LATENCY)
         fprintf(f,
                 "  %10.0f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %12.2f "
                 "%10.0f %9.0f %6s %6s\n",

@@ -121,13 +121,17 @@ void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out)
 {
     char err[128];
 
-    (void)k;
-    fab_sizes_parse("1:4M", out, err, sizeof(err));
+    fab_sizes_parse(k->kind == FAB_KIND_COLLECTIVE ? "8:4M" : "1:4M", out, err, sizeof(err));
 }
 
 static const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_opts_t *o,
                                            fab_sizes_t *tmp)
 {
+    if (k->no_sizes) {
+        tmp->v[0] = 0;
+        tmp->n = 1;
+        return tmp;
+    }
     if (o->sizes.n > 0)
         return &o->sizes;
     fab_default_sizes(k, tmp);
@@ -148,6 +152,20 @@ static size_t fab_mem_available(void)
             break;
     fclose(f);
     return (size_t)kb * 1024;
+}
+
+/* The world rank of rank r of the kernel's communicator. */
+static int fab_world_rank_of(const fab_kctx_t *ctx, int r)
+{
+    MPI_Group g, world;
+    int out = r;
+
+    MPI_Comm_group(ctx->comm, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_translate_ranks(g, 1, &r, world, &out);
+    MPI_Group_free(&g);
+    MPI_Group_free(&world);
+    return out;
 }
 
 /* Bytes this process may still map under its address-space limit (ulimit -v); SIZE_MAX
@@ -189,6 +207,12 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
                  k->name, k->rank_multiple, w->size);
         snprintf(hint, hlen, "use mpirun -np %d or -np %d", w->size - w->size % k->rank_multiple,
                  w->size - w->size % k->rank_multiple + k->rank_multiple);
+        return FAB_ERR_CONFIG;
+    }
+    if (k->uses_root && o->root >= w->size) {
+        snprintf(msg, len, "--root %d: rank %d does not exist; this run has ranks 0 to %d", o->root,
+                 o->root, w->size - 1);
+        snprintf(hint, hlen, "pick a root below %d, or -1 to rotate it", w->size);
         return FAB_ERR_CONFIG;
     }
     if (k->ranks == FAB_RANKS_PAIR && (o->pair_a >= w->size || o->pair_b >= w->size)) {
@@ -280,8 +304,13 @@ typedef struct fab_measure {
     uint64_t *stamps; /* FAB_BLOCK + 1 timer readings */
     double *block;    /* FAB_BLOCK samples + the block's total */
     double *reduced;
-    bool reduce;     /* samples are combined across ranks (more than one timer) */
-    double per_iter; /* estimated seconds per iteration (0: unknown) */
+    bool reduce; /* samples are combined across ranks (more than one timer) */
+    struct fab_dint {
+        double v;
+        int rank;
+    } * pin, *pout;       /* MAXLOC reduction of a block: time and the slowest rank */
+    uint64_t *slow_count; /* rank 0 of the kernel: iterations each rank was slowest in */
+    double per_iter;      /* estimated seconds per iteration (0: unknown) */
 } fab_measure_t;
 
 static fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
@@ -411,8 +440,19 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t it
             memset(m->block, 0, sizeof(double) * (b + 1));
         }
         if (m->reduce) {
+            /* Per iteration: the slowest timing rank's time, and which rank that was. */
+            for (uint64_t i = 0; i <= b; i++) {
+                m->pin[i].v = m->block[i];
+                m->pin[i].rank = ctx->rank;
+            }
             st = FAB_MPI(
-                MPI_Reduce(m->block, m->reduced, (int)b + 1, MPI_DOUBLE, MPI_MAX, 0, ctx->comm));
+                MPI_Reduce(m->pin, m->pout, (int)b + 1, MPI_DOUBLE_INT, MPI_MAXLOC, 0, ctx->comm));
+            if (st == FAB_OK && ctx->rank == 0)
+                for (uint64_t i = 0; i <= b; i++) {
+                    m->reduced[i] = m->pout[i].v;
+                    if (i < b)
+                        m->slow_count[m->pout[i].rank]++;
+                }
             src = m->reduced;
         }
         if (st == FAB_OK && ctx->rank == 0) {
@@ -451,6 +491,10 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
 
     memset(row, 0, sizeof(*row));
     fab_acc_reset(&m->acc);
+    if (m->slow_count)
+        memset(m->slow_count, 0, sizeof(uint64_t) * (size_t)ctx->size);
+    if (m->k->fit_bytes)
+        bytes = m->k->fit_bytes(ctx, bytes);
     st = fab_plan_size(m, bytes, &iters, &warm);
     if (st == FAB_OK) {
         double none = 0.0;
@@ -479,6 +523,25 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
     row->gbps = row->mbps * 8.0 / 1e3;
     row->msgps_stream = row->msgps / row->streams;
     row->mbps_stream = row->mbps / row->streams;
+    row->algbw = NAN;
+    row->busbw = NAN;
+    if (m->k->bus_factor) {
+        /* The time of a call is its slowest rank's (the per-iteration maximum), so algbw comes
+         * from the mean of those maxima. */
+        row->algbw = (double)bytes / row->t.mean / 1e9;
+        row->busbw = row->algbw * m->k->bus_factor(ctx->size);
+    }
+    row->slowest_rank = -1;
+    row->slowest_share = NAN;
+    if (m->slow_count) {
+        int r = 0;
+
+        for (int i = 1; i < ctx->size; i++)
+            if (m->slow_count[i] > m->slow_count[r])
+                r = i;
+        row->slowest_rank = fab_world_rank_of(ctx, r);
+        row->slowest_share = (double)m->slow_count[r] / (double)iters;
+    }
     return FAB_OK;
 }
 
@@ -518,11 +581,21 @@ static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_opts_t *o,
     return FAB_MPI(MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, key, comm));
 }
 
+/* FABRICBENCH_TEST_WRONG_OP=1: collectives sum with a deliberately wrong operation, so the
+ * tests can prove that --validate catches a wrong reduction. */
+static bool fab_test_wrong_op(void)
+{
+    const char *e = getenv("FABRICBENCH_TEST_WRONG_OP");
+
+    return e && strcmp(e, "1") == 0;
+}
+
 static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
                                   const fab_sizes_t *sizes, MPI_Comm comm, fab_kctx_t *ctx,
                                   void **state)
 {
     size_t bytes;
+    fab_status_t st;
 
     memset(ctx, 0, sizeof(*ctx));
     /* Slots are at least FAB_MIN_SLOT bytes: acknowledgements of tiny messages fit too. */
@@ -537,6 +610,10 @@ static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
     ctx->slots = fab_slots(k, o);
     ctx->msgs_per_iter = 1;
     ctx->streams = 1;
+    ctx->root = o->root;
+    st = fab_dtype_init(o->dtype, o->op, fab_test_wrong_op(), &ctx->dtype);
+    if (st != FAB_OK)
+        return st;
     bytes = (size_t)ctx->slots * ctx->max_bytes;
     ctx->reqs = calloc(2 * (size_t)o->window, sizeof(*ctx->reqs));
     if (!ctx->reqs || fab_buffers_get(bytes, &ctx->sbuf, &ctx->rbuf) != FAB_OK) {
@@ -550,6 +627,7 @@ static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
 static void fab_ctx_free(fab_kctx_t *ctx)
 {
     free(ctx->reqs); /* the message buffers stay for the next kernel */
+    fab_dtype_free(&ctx->dtype);
     ctx->sbuf = ctx->rbuf = NULL;
     ctx->reqs = NULL;
 }
@@ -574,6 +652,13 @@ static fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, cons
     m->block = malloc(sizeof(double) * (FAB_BLOCK + 1));
     m->stamps = malloc(sizeof(uint64_t) * (FAB_BLOCK + 1));
     m->reduced = m->reduce && ctx->rank == 0 ? malloc(sizeof(double) * (FAB_BLOCK + 1)) : NULL;
+    if (m->reduce) {
+        m->pin = malloc(sizeof(*m->pin) * (FAB_BLOCK + 1));
+        m->pout = ctx->rank == 0 ? malloc(sizeof(*m->pout) * (FAB_BLOCK + 1)) : NULL;
+        m->slow_count = ctx->rank == 0 ? calloc((size_t)ctx->size, sizeof(uint64_t)) : NULL;
+        if (!m->pin || (ctx->rank == 0 && (!m->pout || !m->slow_count)))
+            return FAB_ERR_NOMEM;
+    }
     if (!m->block || !m->stamps || (m->reduce && ctx->rank == 0 && !m->reduced))
         return FAB_ERR_NOMEM;
     return fab_acc_init(&m->acc, ctx->rank == 0 ? (size_t)o->max_samples : 0);
@@ -581,6 +666,9 @@ static fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, cons
 
 static void fab_measure_free(fab_measure_t *m)
 {
+    free(m->pin);
+    free(m->pout);
+    free(m->slow_count);
     free(m->stamps);
     free(m->block);
     free(m->reduced);
@@ -595,7 +683,7 @@ typedef struct fab_handoff {
     bool want_samples;
 } fab_handoff_t;
 
-/* The lead rank sends rank 0 the row (row.bytes == 0: stopped, no row) and, with --samples,
+/* The lead rank sends rank 0 the row (row.iters == 0: stopped, no row) and, with --samples,
  * the samples, then learns from rank 0's answer whether the outputs still work. Rank 0 waits
  * sleeping when it has no part in the measurement. */
 static fab_status_t fab_lead_send(fab_handoff_t *h, const fab_measure_t *m)
@@ -605,7 +693,7 @@ static fab_status_t fab_lead_send(fab_handoff_t *h, const fab_measure_t *m)
     fab_status_t st;
 
     st = FAB_MPI(MPI_Send(&h->row, sizeof(h->row), MPI_BYTE, 0, FAB_ROW_TAG, MPI_COMM_WORLD));
-    if (st != FAB_OK || h->row.bytes == 0)
+    if (st != FAB_OK || h->row.iters == 0)
         return st;
     if (h->want_samples) {
         st = FAB_MPI(MPI_Send(&n, 1, MPI_UINT64_T, 0, FAB_ROW_TAG, MPI_COMM_WORLD));
@@ -629,7 +717,7 @@ static fab_status_t fab_root_recv(fab_handoff_t *h, int lead, bool active)
     if (st == FAB_OK)
         st = active ? FAB_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE)) : fab_idle_wait(&req);
     h->nsamples = 0;
-    if (st != FAB_OK || h->row.bytes == 0 || !h->want_samples)
+    if (st != FAB_OK || h->row.iters == 0 || !h->want_samples)
         return st;
     st = FAB_MPI(
         MPI_Recv(&n, 1, MPI_UINT64_T, lead, FAB_ROW_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -721,7 +809,7 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
             st = fab_root_recv(&h, lead, active);
         if (st != FAB_OK)
             break;
-        if (w->rank == 0 && h.row.bytes == 0) {
+        if (w->rank == 0 && h.row.iters == 0) {
             st = fab_stop_status(fab_stop_flag ? fab_stop_flag : FAB_STOP_SIGNAL);
             break;
         }

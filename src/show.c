@@ -134,7 +134,10 @@ static fab_status_t fab_show_kernel(hid_t kg, FILE *f)
     table = H5Gopen2(kg, "table", H5P_DEFAULT);
     if (table < 0)
         return FAB_ERR_IO;
-    st = fab_show_table(table, strcmp(kind, "latency") == 0 ? FAB_KIND_LATENCY : FAB_KIND_BANDWIDTH,
+    st = fab_show_table(table,
+                        strcmp(kind, "latency") == 0      ? FAB_KIND_LATENCY
+                        : strcmp(kind, "collective") == 0 ? FAB_KIND_COLLECTIVE
+                                                          : FAB_KIND_BANDWIDTH,
                         f);
     H5Gclose(table);
     return st;

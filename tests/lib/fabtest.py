@@ -62,7 +62,7 @@ def parse_tables(stdout):
                 kernels.append(cur)
             elif body.startswith("ucx transports"):
                 header["transports"] = body.split("):", 1)[1].strip()
-            elif body.startswith("bytes "):
+            elif body.startswith("bytes ") and cur is not None:
                 cur["columns"] = body.split()
             elif ":" in body:
                 key, val = body.split(":", 1)

@@ -19,7 +19,8 @@ def run(*args):
 p = run("list")
 check(p.returncode == 0, "list exit %d" % p.returncode)
 names = [l.split()[0] for l in p.stdout.splitlines()]
-check(names == ["latency", "bw", "bibw", "msgrate"], "list: %s" % names)
+check(names == ["latency", "bw", "bibw", "msgrate", "allreduce", "reduce_scatter", "allgather",
+                 "alltoall", "bcast", "reduce", "barrier"], "list: %s" % names)
 
 p = run("--version")
 check(p.returncode == 0 and re.match(r"fabricbench \d+\.\d+\.\d+ \(git ", p.stdout), p.stdout)

@@ -1,0 +1,63 @@
+/* allgather: MPI_Allgather. `bytes` is the gathered result on each rank (n blocks, one from
+ * every rank). nccl-tests: busbw = algbw x (n-1)/n. */
+#include <string.h>
+
+#include "fab_kernel.h"
+
+static double allgather_bus(int n)
+{
+    return (double)(n - 1) / n;
+}
+
+static size_t allgather_fit(const fab_kctx_t *ctx, size_t bytes)
+{
+    return fab_coll_fit(ctx, bytes, (size_t)ctx->size);
+}
+
+static fab_status_t allgather_setup(fab_kctx_t *ctx, void **state)
+{
+    ctx->timer = true;
+    *state = NULL;
+    return FAB_OK;
+}
+
+static fab_status_t allgather_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    int per = (int)(bytes / ctx->dtype.size / (size_t)ctx->size);
+
+    (void)state;
+    return FAB_MPI(
+        MPI_Allgather(ctx->sbuf, per, ctx->dtype.mpi, ctx->rbuf, per, ctx->dtype.mpi, ctx->comm));
+}
+
+static fab_status_t allgather_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
+                                       long *errors)
+{
+    size_t per = bytes / ctx->dtype.size / (size_t)ctx->size, esz = ctx->dtype.size;
+    fab_status_t st;
+
+    (void)state;
+    fab_coll_fill(ctx, ctx->sbuf, per, ctx->rank, (size_t)ctx->rank * per, seed);
+    memset(ctx->rbuf, 0xff, bytes);
+    st = FAB_MPI(MPI_Allgather(ctx->sbuf, (int)per, ctx->dtype.mpi, ctx->rbuf, (int)per,
+                               ctx->dtype.mpi, ctx->comm));
+    for (int k = 0; k < ctx->size && st == FAB_OK; k++)
+        *errors += fab_coll_check(ctx, ctx->rbuf + (size_t)k * per * esz, per, (size_t)k * per, k,
+                                  seed, "allgather");
+    return st;
+}
+
+const fab_kernel_t fab_kernel_allgather = {
+    .name = "allgather",
+    .summary = "MPI_Allgather; bytes = the gathered result; busbw = algbw x (n-1)/n",
+    .kind = FAB_KIND_COLLECTIVE,
+    .ranks = FAB_RANKS_ALL,
+    .min_ranks = 2,
+    .rank_multiple = 1,
+    .time_divisor = 1.0,
+    .bus_factor = allgather_bus,
+    .fit_bytes = allgather_fit,
+    .setup = allgather_setup,
+    .iterate = allgather_iterate,
+    .validate = allgather_validate,
+};

@@ -1,0 +1,61 @@
+/* allreduce: MPI_Allreduce of `bytes` (count x element size) from every rank to every rank.
+ * nccl-tests: size = count x element size; busbw = algbw x 2(n-1)/n. */
+#include <string.h>
+
+#include "fab_kernel.h"
+
+static double allreduce_bus(int n)
+{
+    return 2.0 * (n - 1) / n;
+}
+
+static size_t allreduce_fit(const fab_kctx_t *ctx, size_t bytes)
+{
+    return fab_coll_fit(ctx, bytes, 1);
+}
+
+static fab_status_t allreduce_setup(fab_kctx_t *ctx, void **state)
+{
+    ctx->timer = true; /* every rank times; an iteration lasts as long as its slowest rank */
+    *state = NULL;
+    return FAB_OK;
+}
+
+static fab_status_t allreduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    (void)state;
+    return FAB_MPI(MPI_Allreduce(ctx->sbuf, ctx->rbuf, (int)(bytes / ctx->dtype.size),
+                                 ctx->dtype.mpi, ctx->dtype.op, ctx->comm));
+}
+
+static fab_status_t allreduce_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
+                                       long *errors)
+{
+    size_t count = bytes / ctx->dtype.size;
+    fab_status_t st;
+
+    (void)state;
+    fab_coll_fill(ctx, ctx->sbuf, count, ctx->rank, 0, seed);
+    memset(ctx->rbuf, 0xff, bytes);
+    st = FAB_MPI(
+        MPI_Allreduce(ctx->sbuf, ctx->rbuf, (int)count, ctx->dtype.mpi, ctx->dtype.op, ctx->comm));
+    if (st == FAB_OK)
+        *errors += fab_coll_check(ctx, ctx->rbuf, count, 0, -1, seed, "allreduce");
+    return st;
+}
+
+const fab_kernel_t fab_kernel_allreduce = {
+    .name = "allreduce",
+    .summary = "MPI_Allreduce; algbw, busbw = algbw x 2(n-1)/n (nccl-tests all_reduce)",
+    .kind = FAB_KIND_COLLECTIVE,
+    .ranks = FAB_RANKS_ALL,
+    .min_ranks = 2,
+    .rank_multiple = 1,
+    .time_divisor = 1.0,
+    .bus_factor = allreduce_bus,
+    .fit_bytes = allreduce_fit,
+    .uses_op = true,
+    .setup = allreduce_setup,
+    .iterate = allreduce_iterate,
+    .validate = allreduce_validate,
+};

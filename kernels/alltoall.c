@@ -1,0 +1,68 @@
+/* alltoall: MPI_Alltoall. `bytes` is what one rank sends in all (n blocks, one per rank,
+ * itself included). nccl-tests: busbw = algbw x (n-1)/n. */
+#include <string.h>
+
+#include "fab_kernel.h"
+
+static double alltoall_bus(int n)
+{
+    return (double)(n - 1) / n;
+}
+
+static size_t alltoall_fit(const fab_kctx_t *ctx, size_t bytes)
+{
+    return fab_coll_fit(ctx, bytes, (size_t)ctx->size);
+}
+
+static fab_status_t alltoall_setup(fab_kctx_t *ctx, void **state)
+{
+    ctx->timer = true;
+    *state = NULL;
+    return FAB_OK;
+}
+
+static fab_status_t alltoall_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    int per = (int)(bytes / ctx->dtype.size / (size_t)ctx->size);
+
+    (void)state;
+    return FAB_MPI(
+        MPI_Alltoall(ctx->sbuf, per, ctx->dtype.mpi, ctx->rbuf, per, ctx->dtype.mpi, ctx->comm));
+}
+
+/* Block p of rank r's input holds r's values for elements p*per...; after the exchange,
+ * block k on rank me must hold rank k's values for elements me*per... */
+static fab_status_t alltoall_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
+                                      long *errors)
+{
+    size_t per = bytes / ctx->dtype.size / (size_t)ctx->size, esz = ctx->dtype.size;
+    size_t me = (size_t)ctx->rank;
+    fab_status_t st;
+
+    (void)state;
+    for (int p = 0; p < ctx->size; p++)
+        fab_coll_fill(ctx, ctx->sbuf + (size_t)p * per * esz, per, ctx->rank, (size_t)p * per,
+                      seed);
+    memset(ctx->rbuf, 0xff, bytes);
+    st = FAB_MPI(MPI_Alltoall(ctx->sbuf, (int)per, ctx->dtype.mpi, ctx->rbuf, (int)per,
+                              ctx->dtype.mpi, ctx->comm));
+    for (int k = 0; k < ctx->size && st == FAB_OK; k++)
+        *errors += fab_coll_check(ctx, ctx->rbuf + (size_t)k * per * esz, per, me * per, k, seed,
+                                  "alltoall");
+    return st;
+}
+
+const fab_kernel_t fab_kernel_alltoall = {
+    .name = "alltoall",
+    .summary = "MPI_Alltoall; bytes = what one rank sends; busbw = algbw x (n-1)/n",
+    .kind = FAB_KIND_COLLECTIVE,
+    .ranks = FAB_RANKS_ALL,
+    .min_ranks = 2,
+    .rank_multiple = 1,
+    .time_divisor = 1.0,
+    .bus_factor = alltoall_bus,
+    .fit_bytes = alltoall_fit,
+    .setup = alltoall_setup,
+    .iterate = alltoall_iterate,
+    .validate = alltoall_validate,
+};

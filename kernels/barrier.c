@@ -1,0 +1,29 @@
+/* barrier: MPI_Barrier; one row, no message size. */
+#include "fab_kernel.h"
+
+static fab_status_t barrier_setup(fab_kctx_t *ctx, void **state)
+{
+    ctx->timer = true;
+    *state = NULL;
+    return FAB_OK;
+}
+
+static fab_status_t barrier_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    (void)state;
+    (void)bytes;
+    return FAB_MPI(MPI_Barrier(ctx->comm));
+}
+
+const fab_kernel_t fab_kernel_barrier = {
+    .name = "barrier",
+    .summary = "MPI_Barrier: time per call as its slowest rank (one row, no size)",
+    .kind = FAB_KIND_COLLECTIVE,
+    .ranks = FAB_RANKS_ALL,
+    .min_ranks = 2,
+    .rank_multiple = 1,
+    .time_divisor = 1.0,
+    .no_sizes = true,
+    .setup = barrier_setup,
+    .iterate = barrier_iterate,
+};

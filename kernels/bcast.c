@@ -1,0 +1,69 @@
+/* bcast: MPI_Bcast of `bytes` from a root (rotating by default, --root to fix it).
+ * nccl-tests: busbw = algbw. */
+#include <string.h>
+
+#include "fab_kernel.h"
+
+static double bcast_bus(int n)
+{
+    (void)n;
+    return 1.0;
+}
+
+static size_t bcast_fit(const fab_kctx_t *ctx, size_t bytes)
+{
+    return fab_coll_fit(ctx, bytes, 1);
+}
+
+static fab_status_t bcast_setup(fab_kctx_t *ctx, void **state)
+{
+    ctx->timer = true;
+    *state = NULL;
+    return FAB_OK;
+}
+
+static int bcast_root(fab_kctx_t *ctx, uint64_t turn)
+{
+    return ctx->root >= 0 ? ctx->root : (int)(turn % (uint64_t)ctx->size);
+}
+
+static fab_status_t bcast_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    (void)state;
+    return FAB_MPI(MPI_Bcast(ctx->sbuf, (int)(bytes / ctx->dtype.size), ctx->dtype.mpi,
+                             bcast_root(ctx, ctx->iteration++), ctx->comm));
+}
+
+static fab_status_t bcast_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
+                                   long *errors)
+{
+    size_t count = bytes / ctx->dtype.size;
+    int root = bcast_root(ctx, seed);
+    fab_status_t st;
+
+    (void)state;
+    if (ctx->rank == root)
+        fab_coll_fill(ctx, ctx->sbuf, count, root, 0, seed);
+    else
+        memset(ctx->sbuf, 0xff, bytes);
+    st = FAB_MPI(MPI_Bcast(ctx->sbuf, (int)count, ctx->dtype.mpi, root, ctx->comm));
+    if (st == FAB_OK)
+        *errors += fab_coll_check(ctx, ctx->sbuf, count, 0, root, seed, "bcast");
+    return st;
+}
+
+const fab_kernel_t fab_kernel_bcast = {
+    .name = "bcast",
+    .summary = "MPI_Bcast from a rotating root (--root N to fix it); busbw = algbw",
+    .kind = FAB_KIND_COLLECTIVE,
+    .ranks = FAB_RANKS_ALL,
+    .min_ranks = 2,
+    .rank_multiple = 1,
+    .time_divisor = 1.0,
+    .bus_factor = bcast_bus,
+    .fit_bytes = bcast_fit,
+    .uses_root = true,
+    .setup = bcast_setup,
+    .iterate = bcast_iterate,
+    .validate = bcast_validate,
+};

@@ -1,0 +1,69 @@
+/* reduce: MPI_Reduce of `bytes` to a root (rotating by default, --root to fix it).
+ * nccl-tests: busbw = algbw. */
+#include <string.h>
+
+#include "fab_kernel.h"
+
+static double reduce_bus(int n)
+{
+    (void)n;
+    return 1.0;
+}
+
+static size_t reduce_fit(const fab_kctx_t *ctx, size_t bytes)
+{
+    return fab_coll_fit(ctx, bytes, 1);
+}
+
+static fab_status_t reduce_setup(fab_kctx_t *ctx, void **state)
+{
+    ctx->timer = true;
+    *state = NULL;
+    return FAB_OK;
+}
+
+static int reduce_root(fab_kctx_t *ctx, uint64_t turn)
+{
+    return ctx->root >= 0 ? ctx->root : (int)(turn % (uint64_t)ctx->size);
+}
+
+static fab_status_t reduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    (void)state;
+    return FAB_MPI(MPI_Reduce(ctx->sbuf, ctx->rbuf, (int)(bytes / ctx->dtype.size), ctx->dtype.mpi,
+                              ctx->dtype.op, reduce_root(ctx, ctx->iteration++), ctx->comm));
+}
+
+static fab_status_t reduce_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
+                                    long *errors)
+{
+    size_t count = bytes / ctx->dtype.size;
+    int root = reduce_root(ctx, seed);
+    fab_status_t st;
+
+    (void)state;
+    fab_coll_fill(ctx, ctx->sbuf, count, ctx->rank, 0, seed);
+    memset(ctx->rbuf, 0xff, bytes);
+    st = FAB_MPI(MPI_Reduce(ctx->sbuf, ctx->rbuf, (int)count, ctx->dtype.mpi, ctx->dtype.op, root,
+                            ctx->comm));
+    if (st == FAB_OK && ctx->rank == root)
+        *errors += fab_coll_check(ctx, ctx->rbuf, count, 0, -1, seed, "reduce");
+    return st;
+}
+
+const fab_kernel_t fab_kernel_reduce = {
+    .name = "reduce",
+    .summary = "MPI_Reduce to a rotating root (--root N to fix it); busbw = algbw",
+    .kind = FAB_KIND_COLLECTIVE,
+    .ranks = FAB_RANKS_ALL,
+    .min_ranks = 2,
+    .rank_multiple = 1,
+    .time_divisor = 1.0,
+    .bus_factor = reduce_bus,
+    .fit_bytes = reduce_fit,
+    .uses_op = true,
+    .uses_root = true,
+    .setup = reduce_setup,
+    .iterate = reduce_iterate,
+    .validate = reduce_validate,
+};

@@ -1,0 +1,64 @@
+/* reduce_scatter: MPI_Reduce_scatter_block. `bytes` is the whole input of a rank (n blocks);
+ * each rank receives its reduced block. nccl-tests: busbw = algbw x (n-1)/n. */
+#include <string.h>
+
+#include "fab_kernel.h"
+
+static double reduce_scatter_bus(int n)
+{
+    return (double)(n - 1) / n;
+}
+
+static size_t reduce_scatter_fit(const fab_kctx_t *ctx, size_t bytes)
+{
+    return fab_coll_fit(ctx, bytes, (size_t)ctx->size);
+}
+
+static fab_status_t reduce_scatter_setup(fab_kctx_t *ctx, void **state)
+{
+    ctx->timer = true;
+    *state = NULL;
+    return FAB_OK;
+}
+
+static fab_status_t reduce_scatter_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    int per = (int)(bytes / ctx->dtype.size / (size_t)ctx->size);
+
+    (void)state;
+    return FAB_MPI(MPI_Reduce_scatter_block(ctx->sbuf, ctx->rbuf, per, ctx->dtype.mpi,
+                                            ctx->dtype.op, ctx->comm));
+}
+
+static fab_status_t reduce_scatter_validate(fab_kctx_t *ctx, void *state, size_t bytes,
+                                            uint32_t seed, long *errors)
+{
+    size_t count = bytes / ctx->dtype.size, per = count / (size_t)ctx->size;
+    fab_status_t st;
+
+    (void)state;
+    fab_coll_fill(ctx, ctx->sbuf, count, ctx->rank, 0, seed);
+    memset(ctx->rbuf, 0xff, per * ctx->dtype.size);
+    st = FAB_MPI(MPI_Reduce_scatter_block(ctx->sbuf, ctx->rbuf, (int)per, ctx->dtype.mpi,
+                                          ctx->dtype.op, ctx->comm));
+    if (st == FAB_OK)
+        *errors += fab_coll_check(ctx, ctx->rbuf, per, (size_t)ctx->rank * per, -1, seed,
+                                  "reduce_scatter");
+    return st;
+}
+
+const fab_kernel_t fab_kernel_reduce_scatter = {
+    .name = "reduce_scatter",
+    .summary = "MPI_Reduce_scatter_block; busbw = algbw x (n-1)/n (nccl-tests reduce_scatter)",
+    .kind = FAB_KIND_COLLECTIVE,
+    .ranks = FAB_RANKS_ALL,
+    .min_ranks = 2,
+    .rank_multiple = 1,
+    .time_divisor = 1.0,
+    .bus_factor = reduce_scatter_bus,
+    .fit_bytes = reduce_scatter_fit,
+    .uses_op = true,
+    .setup = reduce_scatter_setup,
+    .iterate = reduce_scatter_iterate,
+    .validate = reduce_scatter_validate,
+};

@@ -1,0 +1,98 @@
+"""Collectives under mpirun -np 2 and -np 4 (oversubscribed), every dtype, with --validate;
+algbw and busbw as nccl-tests defines them; a deliberately wrong reduction must be caught;
+roots; the result file carries the collective columns.
+
+usage: test_collectives.py FABRICBENCH"""
+import math
+import os
+import sys
+
+import h5py
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from fabtest import check, mpirun, parse_tables  # noqa: E402
+
+exe = sys.argv[1]
+KERNELS = ["allreduce", "reduce_scatter", "allgather", "alltoall", "bcast", "reduce", "barrier"]
+BUS = {"allreduce": lambda n: 2 * (n - 1) / n, "reduce_scatter": lambda n: (n - 1) / n,
+       "allgather": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n,
+       "bcast": lambda n: 1.0, "reduce": lambda n: 1.0}
+SIZE = {"float32": 4, "float64": 8, "int32": 4, "bfloat16": 2, "float16": 2}
+PER_RANK = {"reduce_scatter", "allgather", "alltoall"}  # sizes are whole blocks per rank
+
+
+def fitted(kernel, want, dtype, n):
+    unit = SIZE[dtype] * (n if kernel in PER_RANK else 1)
+    return max(unit, want // unit * unit)
+
+
+def run(np, args, rc=0, env=None):
+    p = mpirun(np, [exe, "run"] + args + ["-o", "none", "-t", "0.01"], env=env)
+    check(p.returncode == rc, "%s np=%d: exit %d, want %d\n%s\n%s"
+          % (" ".join(args), np, p.returncode, rc, p.stdout[-3000:], p.stderr[-3000:]))
+    return p, parse_tables(p.stdout)
+
+
+sizes = [8, 1000, 65536]
+for np in (2, 4):
+    for dtype in ("float32", "float64", "int32", "bfloat16", "float16"):
+        p, (h, ks) = run(np, [",".join(KERNELS), "-m", ",".join(map(str, sizes)), "--validate",
+                              "--dtype", dtype])
+        check([k["name"] for k in ks] == KERNELS, "kernels %s" % [k["name"] for k in ks])
+        for k in ks:
+            name = k["name"]
+            check(k["header"]["ranks"] == "all %d" % np, "ranks line %s" % k["header"])
+            want = [0] if name == "barrier" else \
+                sorted(set(fitted(name, s, dtype, np) for s in sizes))
+            got = [int(r["bytes"]) for r in k["rows"]]
+            check(got == want, "%s %s np=%d sizes %s, want %s" % (name, dtype, np, got, want))
+            for r in k["rows"]:
+                where = "%s %s np=%d %d B: %s" % (name, dtype, np, r["bytes"], r)
+                check(r["min_us"] <= r["p50_us"] <= r["p99_us"] <= r["p99.9_us"] <= r["max_us"],
+                      "order: " + where)
+                check(r["min_us"] <= r["time_us"] <= r["max_us"], "time_us in range: " + where)
+                rank, share = r["slowest"].split(":")
+                check(0 <= int(rank) < np and 0 < float(share.rstrip("%")) <= 100,
+                      "slowest: " + where)
+                if name == "barrier":
+                    check(r["errors"] == "-" and math.isnan(r["algbw_GB/s"]), where)
+                    continue
+                check(r["errors"] == 0, "validation: " + where)
+                algbw = r["bytes"] / r["time_us"] / 1e3  # GB/s = bytes / us / 1000
+                check(abs(r["algbw_GB/s"] - algbw) <= 0.0006 + 0.002 * algbw, "algbw: " + where)
+                check(abs(r["busbw_GB/s"] - r["algbw_GB/s"] * BUS[name](np)) <=
+                      0.0011 + 0.002 * r["busbw_GB/s"], "busbw: " + where)
+        print("ok np=%d %s: 7 collectives validated, algbw/busbw consistent" % (np, dtype))
+
+# a deliberately wrong reduction is caught, with the element named
+for dtype in ("float32", "bfloat16", "int32"):
+    p, (h, ks) = run(4, ["allreduce,reduce,reduce_scatter", "-m", "64", "--validate", "--dtype",
+                         dtype], rc=1, env={"FABRICBENCH_TEST_WRONG_OP": "1"})
+    check(all(r["errors"] > 0 for k in ks for r in k["rows"]), "wrong op not caught (%s)" % dtype)
+    check("element 0 is" in p.stderr and "expected" in p.stderr, p.stderr[-2000:])
+print("ok a wrong reduction is caught (exit 1, element named)")
+
+# max and min, fixed roots
+for op in ("max", "min"):
+    run(3, ["allreduce,reduce,reduce_scatter", "-m", "48,96", "--validate", "--op", op,
+            "--dtype", "float16"])
+p, (h, ks) = run(4, ["bcast,reduce", "-m", "1K", "--validate", "--root", "3"])
+check(all("fixed" in k["header"]["root"] for k in ks), "root header")
+print("ok --op max/min, --root")
+
+# the result file carries the collective columns
+p = mpirun(4, [exe, "run", "allreduce", "-m", "1K,4K", "-t", "0.01", "--dtype", "bfloat16",
+               "-o", "c.h5"])
+check(p.returncode == 0, p.stderr)
+with h5py.File("c.h5", "r") as f:
+    g = f["runs/run_0000/kernels/00_allreduce"]
+    check(g.attrs["kind"] == "collective" and g.attrs["dtype"] == "bfloat16" and
+          g.attrs["op"] == "sum" and abs(g.attrs["bus_factor"] - 1.5) < 1e-12, dict(g.attrs))
+    t = g["table"]
+    for c in ("algbw_GBps", "busbw_GBps", "slowest_rank", "slowest_share"):
+        check(c in t and "units" in t[c].attrs, "column %s" % c)
+    check(t["algbw_GBps"].attrs["units"] == "GB/s", "algbw units")
+    a = t["algbw_GBps"][:]
+    check(all(abs(a * 1.5 - t["busbw_GBps"][:]) < 1e-12), "busbw = 1.5 algbw")
+    check(all(abs(t["bytes"][:] / t["mean_us"][:] / 1e3 - a) < 1e-9), "algbw from mean_us")
+print("PASS collectives")
