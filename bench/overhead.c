@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fab.h"
+#include "bench_util.h"
 
 enum { LAT_BYTES = 8, BW_BYTES = 1 << 20, WINDOW = 64 };
 
@@ -63,49 +63,6 @@ static double plain_run(int rank, int n, long iters, int bw)
     return bw ? (double)n * WINDOW * iters / t / 1e6 : t / iters / 2 * 1e6;
 }
 
-/* ---- the harness, through the library, capturing its row */
-static fab_status_t keep_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
-                             const double *samples, size_t nsamples)
-{
-    (void)k, (void)samples, (void)nsamples;
-    *(fab_row_t *)arg = *r;
-    return FAB_OK;
-}
-
-static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t bytes, long iters)
-{
-    fab_row_t row;
-    fab_sinks_t sinks = {.s = {{.name = "keep", .row = keep_row, .arg = &row}}, .n = 1};
-    fab_opts_t o;
-    bool agreed;
-
-    fab_opts_defaults(&o);
-    o.kernels[0] = fab_kernel_find(kernel);
-    o.nkernels = 1;
-    o.sizes.v[0] = bytes;
-    o.sizes.n = 1;
-    o.iters = iters;
-    o.warmup = iters / 10;
-    o.quiet = true;
-    memset(&row, 0, sizeof(row));
-    if (fab_run_kernel(w, &o, o.kernels[0], &sinks, &agreed) != FAB_OK)
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    return row;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 20;
@@ -139,15 +96,15 @@ int main(int argc, char **argv)
         double plat, pbw;
 
         if (r % 2 == 0) {
-            lat = harness_run(&w, "latency", LAT_BYTES, lat_iters);
+            lat = harness_run(&w, "latency", LAT_BYTES, lat_iters, FAB_DT_FLOAT32);
             plat = plain_run(w.rank, LAT_BYTES, lat_iters, 0);
-            bw = harness_run(&w, "bw", BW_BYTES, bw_iters);
+            bw = harness_run(&w, "bw", BW_BYTES, bw_iters, FAB_DT_FLOAT32);
             pbw = plain_run(w.rank, BW_BYTES, bw_iters, 1);
         } else {
             plat = plain_run(w.rank, LAT_BYTES, lat_iters, 0);
-            lat = harness_run(&w, "latency", LAT_BYTES, lat_iters);
+            lat = harness_run(&w, "latency", LAT_BYTES, lat_iters, FAB_DT_FLOAT32);
             pbw = plain_run(w.rank, BW_BYTES, bw_iters, 1);
-            bw = harness_run(&w, "bw", BW_BYTES, bw_iters);
+            bw = harness_run(&w, "bw", BW_BYTES, bw_iters, FAB_DT_FLOAT32);
         }
         v[0][r] = lat.t.loop_mean * 1e6;
         v[1][r] = plat;

@@ -1,0 +1,56 @@
+/* Shared by the benchmarks in bench/: the harness called as a library, and medians. */
+#ifndef FAB_BENCH_UTIL_H
+#define FAB_BENCH_UTIL_H
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fab.h"
+
+static fab_status_t keep_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
+                             const double *samples, size_t nsamples)
+{
+    (void)k, (void)samples, (void)nsamples;
+    *(fab_row_t *)arg = *r;
+    return FAB_OK;
+}
+
+/* One size of one kernel through fab_run_kernel, fixed iterations, a tenth as warm-up. */
+static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t bytes, long iters,
+                             int dtype)
+{
+    fab_row_t row;
+    fab_sinks_t sinks = {.s = {{.name = "keep", .row = keep_row, .arg = &row}}, .n = 1};
+    fab_opts_t o;
+    bool agreed;
+
+    fab_opts_defaults(&o);
+    o.kernels[0] = fab_kernel_find(kernel);
+    o.nkernels = 1;
+    o.sizes.v[0] = bytes;
+    o.sizes.n = 1;
+    o.iters = iters;
+    o.warmup = iters / 10;
+    o.quiet = true;
+    o.dtype = dtype;
+    memset(&row, 0, sizeof(row));
+    if (fab_run_kernel(w, &o, o.kernels[0], &sinks, &agreed) != FAB_OK)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    return row;
+}
+
+static int bench_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), bench_cmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#endif
