@@ -17,21 +17,6 @@
 
 #define FAB_HOST_MAX 256
 
-/* ---------------------------------------------------------------- log.c */
-typedef enum { FAB_LOG_ERROR = 0, FAB_LOG_WARN, FAB_LOG_INFO, FAB_LOG_DEBUG } fab_log_level_t;
-
-/* Set the prefix every message carries: "[rank N host]". rank < 0: "[host]". */
-void fab_log_init(int rank, const char *host);
-void fab_log_set_level(fab_log_level_t level);
-fab_log_level_t fab_log_get_level(void);
-void fab_log(fab_log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A progress line: printed at every level (--quiet is checked by the caller). */
-void fab_log_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#define FAB_ERROR(...) fab_log(FAB_LOG_ERROR, __VA_ARGS__)
-#define FAB_WARN(...)  fab_log(FAB_LOG_WARN, __VA_ARGS__)
-#define FAB_INFO(...)  fab_log(FAB_LOG_INFO, __VA_ARGS__)
-#define FAB_DEBUG(...) fab_log(FAB_LOG_DEBUG, __VA_ARGS__)
-
 /* ---------------------------------------------------------------- sizes.c */
 #define FAB_MAX_SIZES 64
 
@@ -79,6 +64,9 @@ typedef struct fab_opts {
     int timer;     /* fab_timer_kind_t */
     int dtype, op; /* FAB_DT_*, FAB_OP_* */
     int root;      /* -1: rotate */
+    double params; /* gradsync */
+    size_t bucket;
+    int inflight;
     bool quiet;
     int verbose;
 } fab_opts_t;
@@ -236,7 +224,7 @@ typedef struct fab_sink {
     const char *name;
     fab_status_t (*run_begin)(void *arg, const fab_run_info_t *info, const fab_opts_t *o);
     fab_status_t (*kernel_begin)(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
-                                 const int *pair, const fab_world_t *w);
+                                 const int *pair, const fab_world_t *w, const char *detail);
     /* samples: the first nsamples per-iteration times in seconds, whole iterations (divide
      * by k->time_divisor for the table's times), in iteration order; NULL unless --samples */
     fab_status_t (*row)(void *arg, const fab_kernel_t *k, const fab_row_t *r, const double *samples,
@@ -392,7 +380,7 @@ fab_status_t fab_out_export_sink(const char *path, bool csv, const fab_opts_t *o
 /* ---------------------------------------------------------------- sinks.c */
 fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info, const fab_opts_t *o);
 fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kernel_t *k, const fab_opts_t *o,
-                                    const int *pair, const fab_world_t *w);
+                                    const int *pair, const fab_world_t *w, const char *detail);
 fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kernel_t *k, const fab_row_t *r,
                            const double *samples, size_t nsamples);
 fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kernel_t *k, fab_status_t st);

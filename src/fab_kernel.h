@@ -56,6 +56,9 @@ typedef struct fab_kctx {
     fab_dtype_t dtype;  /* collectives: --dtype and --op */
     int root;           /* collectives with a root: -1 rotates (iteration i uses i % size) */
     uint64_t iteration; /* counts iterate() calls, for rotating roots */
+    double params;      /* gradsync: --params, --bucket (bytes), --inflight */
+    size_t bucket;
+    int inflight;
     /* ---- set by setup ---- */
     bool timer;           /* this rank's per-iteration times count (reduced with max) */
     double msgs_per_iter; /* messages of `bytes` moved per iteration, all streams together */
@@ -88,7 +91,24 @@ typedef struct fab_kernel {
     fab_status_t (*validate)(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
                              long *errors);
     void (*cleanup)(fab_kctx_t *ctx, void *state); /* optional: frees what setup made */
+    /* Optional: one line on what the kernel models (header line, result-file attribute). */
+    void (*describe)(const fab_kctx_t *ctx, char *buf, size_t len);
 } fab_kernel_t;
+
+/* Logging (log.c), for the harness and kernels alike. */
+typedef enum { FAB_LOG_ERROR = 0, FAB_LOG_WARN, FAB_LOG_INFO, FAB_LOG_DEBUG } fab_log_level_t;
+
+/* Set the prefix every message carries: "[rank N host]". rank < 0: "[host]". */
+void fab_log_init(int rank, const char *host);
+void fab_log_set_level(fab_log_level_t level);
+fab_log_level_t fab_log_get_level(void);
+void fab_log(fab_log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A progress line: printed at every level (--quiet is checked by the caller). */
+void fab_log_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define FAB_ERROR(...) fab_log(FAB_LOG_ERROR, __VA_ARGS__)
+#define FAB_WARN(...)  fab_log(FAB_LOG_WARN, __VA_ARGS__)
+#define FAB_INFO(...)  fab_log(FAB_LOG_INFO, __VA_ARGS__)
+#define FAB_DEBUG(...) fab_log(FAB_LOG_DEBUG, __VA_ARGS__)
 
 /* Helpers for kernels. */
 
@@ -132,6 +152,9 @@ void fab_coll_fill(const fab_kctx_t *ctx, void *buf, size_t count, int rank, siz
  * ranks x epsilon(type) relative error. The first mismatch is logged with the element index. */
 long fab_coll_check(const fab_kctx_t *ctx, const void *buf, size_t count, size_t first, int from,
                     uint32_t seed, const char *what);
+/* gradsync: a gradient of `total` bytes in buckets of `bucket` bytes (whole elements of
+ * `elem` bytes): the number of buckets, and the bytes of the last one (<= bucket). */
+void fab_buckets(size_t total, size_t bucket, size_t elem, size_t *n, size_t *last);
 /* Bytes of one element, and bytes rounded down to whole `unit`s of elements (at least one). */
 size_t fab_coll_fit(const fab_kctx_t *ctx, size_t bytes, size_t unit);
 

@@ -23,6 +23,7 @@ typedef enum {
     FAB_OPT_DOUBLE, /* double in (min, max] */
     FAB_OPT_SIZES,
     FAB_OPT_PAIR,
+    FAB_OPT_SIZE,   /* size_t, one size (4K, 25M) */
     FAB_OPT_CHOICE, /* int: the index of the value in `arg`, "a|b|c" */
     FAB_OPT_STRING, /* const char *, pointing into argv or the environment */
 } fab_opt_type_t;
@@ -64,6 +65,12 @@ static const fab_opt_t fab_opt_table[] = {
      "reduction of allreduce, reduce, reduce_scatter"},
     {"root", 0, FAB_OPT_INT, OFF(root), -1, 1e7, "N", "rank", "-1",
      "root of bcast and reduce; -1 rotates it every iteration"},
+    {"params", 0, FAB_OPT_DOUBLE, OFF(params), 0, 1e13, "N", "parameters", "1e8",
+     "gradsync: model parameters whose gradient is synchronised (e.g. 7e9)"},
+    {"bucket", 0, FAB_OPT_SIZE, OFF(bucket), 0, 0, "SIZE", "bytes", "25M",
+     "gradsync: gradient bucket size (each bucket is one allreduce)"},
+    {"inflight", 0, FAB_OPT_INT, OFF(inflight), 1, 1024, "K", "buckets", "1",
+     "gradsync: buckets in flight (1: blocking MPI_Allreduce; more: MPI_Iallreduce)"},
     {"validate", 'c', FAB_OPT_FLAG, OFF(validate), 0, 0, NULL, NULL, "off",
      "after each size, send patterned data and check every received byte"},
     {"pair", 0, FAB_OPT_PAIR, 0, 0, 0, "A,B", "ranks", "0,1",
@@ -118,6 +125,9 @@ void fab_opts_defaults(fab_opts_t *o)
     o->pair_b = 1;
     o->pml = FAB_PML_UCX;
     o->root = -1;
+    o->params = 1e8;
+    o->bucket = (size_t)25 << 20;
+    o->inflight = 1;
 }
 
 static fab_status_t fab_parse_number(const fab_opt_t *d, const char *val, double *out, char *err,
@@ -216,6 +226,11 @@ static fab_status_t fab_opt_apply(const fab_opt_t *d, const char *val, fab_opts_
         }
         break;
     }
+    case FAB_OPT_SIZE:
+        st = fab_size_parse(val, (size_t *)base, suberr, sizeof(suberr));
+        if (st != FAB_OK)
+            snprintf(err, errlen, "--%s: %s", d->name, suberr);
+        break;
     case FAB_OPT_STRING:
         if (!*val) {
             snprintf(err, errlen, "--%s needs a file name", d->name);

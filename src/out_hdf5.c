@@ -328,7 +328,7 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
 }
 
 static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
-                                        const int *pair, const fab_world_t *w)
+                                        const int *pair, const fab_world_t *w, const char *detail)
 {
     fab_h5_t *h = arg;
     hid_t kernels = H5Gopen2(h->run, "kernels", H5P_DEFAULT);
@@ -350,6 +350,7 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
                  o->time_s, o->min_iters, o->max_iters);
     fab_h5_attr_str(h->kernel, "kernel", k->name);
     fab_h5_attr_str(h->kernel, "summary", k->summary);
+    fab_h5_attr_str(h->kernel, "detail", detail ? detail : "");
     fab_h5_attr_str(h->kernel, "kind",
                     k->kind == FAB_KIND_LATENCY     ? "latency"
                     : k->kind == FAB_KIND_BANDWIDTH ? "bandwidth"

@@ -78,7 +78,7 @@ void fab_out_text_columns(FILE *f, fab_kind_t kind)
 }
 
 static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
-                                          const int *pair, const fab_world_t *w)
+                                          const int *pair, const fab_world_t *w, const char *detail)
 {
     FILE *f = arg;
 
@@ -109,6 +109,8 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
                 "rank:share of calls\n",
                 fab_dtype_name(o->dtype), k->uses_op ? ", op " : "",
                 k->uses_op ? fab_op_name(o->op) : "");
+    if (detail && *detail)
+        fprintf(f, "# %s: %s\n", k->name, detail);
     if (k->kind == FAB_KIND_COLLECTIVE && k->uses_root)
         fprintf(f, "# root: %s\n",
                 o->root < 0 ? "rotates (iteration i uses rank i mod ranks)" : "fixed (--root)");

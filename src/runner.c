@@ -611,6 +611,9 @@ static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
     ctx->msgs_per_iter = 1;
     ctx->streams = 1;
     ctx->root = o->root;
+    ctx->params = o->params;
+    ctx->bucket = o->bucket;
+    ctx->inflight = o->inflight;
     st = fab_dtype_init(o->dtype, o->op, fab_test_wrong_op(), &ctx->dtype);
     if (st != FAB_OK)
         return st;
@@ -788,8 +791,12 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     if (w->rank == 0) {
         int pair[2] = {o->pair_a, o->pair_b};
 
-        if (fab_sinks_kernel_begin(sinks, k, o, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w) !=
-            FAB_OK)
+        char detail[512] = "";
+
+        if (k->describe && active)
+            k->describe(&ctx, detail, sizeof(detail));
+        if (fab_sinks_kernel_begin(sinks, k, o, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w,
+                                   detail) != FAB_OK)
             fab_stop_request(FAB_STOP_OUTPUT);
     }
     *agreed = false; /* from here on a failure is known only where it happened */

@@ -27,11 +27,11 @@ fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info, con
 }
 
 fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kernel_t *k, const fab_opts_t *o,
-                                    const int *pair, const fab_world_t *w)
+                                    const int *pair, const fab_world_t *w, const char *detail)
 {
     fab_status_t st = FAB_OK;
 
-    FAB_SINKS_CALL(s, kernel_begin, k, o, pair, w);
+    FAB_SINKS_CALL(s, kernel_begin, k, o, pair, w, detail);
     return st;
 }
 

@@ -20,7 +20,7 @@ p = run("list")
 check(p.returncode == 0, "list exit %d" % p.returncode)
 names = [l.split()[0] for l in p.stdout.splitlines()]
 check(names == ["latency", "bw", "bibw", "msgrate", "allreduce", "reduce_scatter", "allgather",
-                 "alltoall", "bcast", "reduce", "barrier"], "list: %s" % names)
+                 "alltoall", "bcast", "reduce", "barrier", "gradsync"], "list: %s" % names)
 
 p = run("--version")
 check(p.returncode == 0 and re.match(r"fabricbench \d+\.\d+\.\d+ \(git ", p.stdout), p.stdout)

@@ -95,4 +95,23 @@ with h5py.File("c.h5", "r") as f:
     a = t["algbw_GBps"][:]
     check(all(abs(a * 1.5 - t["busbw_GBps"][:]) < 1e-12), "busbw = 1.5 algbw")
     check(all(abs(t["bytes"][:] / t["mean_us"][:] / 1e3 - a) < 1e-9), "algbw from mean_us")
+# gradsync: one row = one full sync of the whole gradient, blocking and with buckets in flight;
+# a last partial bucket (3e6 x 2 B is not a multiple of 1 MiB); every bucket validated
+for inflight in ("1", "3"):
+    for np_ in (2, 4):
+        p, (h, ks) = run(np_, ["gradsync", "--params", "3e6", "--dtype", "bfloat16", "--bucket",
+                               "1M", "--inflight", inflight, "--validate"])
+        k = ks[0]
+        r = k["rows"][0]
+        check(len(k["rows"]) == 1 and r["bytes"] == 6000000 and r["errors"] == 0,
+              "gradsync row: %s" % k["rows"])
+        check("6 buckets of 1048576 B (last 757120 B)" in k["header"]["gradsync"],
+              "gradsync header: %s" % k["header"])
+        check(abs(r["busbw_GB/s"] - r["algbw_GB/s"] * 2 * (np_ - 1) / np_) <=
+              0.0011 + 0.002 * r["busbw_GB/s"], "gradsync busbw: %s" % r)
+p, (h, ks) = run(2, ["gradsync", "--params", "1e6", "--bucket", "300K", "--inflight", "2",
+                     "--validate"], rc=1, env={"FABRICBENCH_TEST_WRONG_OP": "1"})
+check(ks[0]["rows"][0]["errors"] > 0 and "gradsync (float32): element" in p.stderr,
+      "gradsync wrong op: %s" % p.stderr[-1000:])
+print("ok gradsync: blocking and 3 in flight, partial last bucket, validated, wrong op caught")
 print("PASS collectives")

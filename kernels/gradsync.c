@@ -1,0 +1,166 @@
+/* gradsync: the gradient synchronisation of data-parallel training. A model of --params
+ * parameters of --dtype has a gradient of params x element-size bytes, split into buckets of
+ * --bucket bytes (the last one partial); every bucket is allreduced, blocking, or with up to
+ * --inflight buckets outstanding (MPI_Iallreduce). One iteration is one full sync. The
+ * buckets reuse --inflight pairs of buffers: the model is never allocated whole. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fab_kernel.h"
+
+typedef struct gradsync {
+    size_t total, nbuckets, last, bucket; /* bytes */
+    char *send, *recv;                    /* inflight buckets each */
+    MPI_Request *reqs;
+} gradsync_t;
+
+static double gradsync_bus(int n)
+{
+    return 2.0 * (n - 1) / n; /* a sync is allreduces: their factor */
+}
+
+/* The row's bytes: the whole gradient, whatever -m says. */
+static size_t gradsync_fit(const fab_kctx_t *ctx, size_t bytes)
+{
+    (void)bytes;
+    return (size_t)ctx->params * ctx->dtype.size;
+}
+
+static fab_status_t gradsync_setup(fab_kctx_t *ctx, void **state)
+{
+    gradsync_t *g = calloc(1, sizeof(*g));
+    size_t slot;
+
+    if (!g)
+        return FAB_ERR_NOMEM;
+    g->total = gradsync_fit(ctx, 0);
+    g->bucket = ctx->bucket / ctx->dtype.size * ctx->dtype.size;
+    if (g->bucket == 0)
+        g->bucket = ctx->dtype.size;
+    fab_buckets(g->total, g->bucket, ctx->dtype.size, &g->nbuckets, &g->last);
+    slot = g->nbuckets > 1 ? g->bucket : g->last;
+    g->send = malloc(slot * (size_t)ctx->inflight);
+    g->recv = malloc(slot * (size_t)ctx->inflight);
+    g->reqs = calloc((size_t)ctx->inflight, sizeof(*g->reqs));
+    *state = g;
+    if (!g->send || !g->recv || !g->reqs) {
+        FAB_ERROR("gradsync: cannot allocate 2 x %d buckets of %zu bytes", ctx->inflight, slot);
+        return FAB_ERR_NOMEM;
+    }
+    memset(g->send, 0, slot * (size_t)ctx->inflight);
+    memset(g->recv, 0, slot * (size_t)ctx->inflight);
+    ctx->timer = true;
+    return FAB_OK;
+}
+
+static size_t gradsync_len(const gradsync_t *g, size_t b)
+{
+    return b + 1 == g->nbuckets ? g->last : g->bucket;
+}
+
+/* All buckets of one sync; with --validate, each bucket's input is filled and its result
+ * checked (seed != 0). */
+static fab_status_t gradsync_sync(fab_kctx_t *ctx, gradsync_t *g, uint32_t seed, long *errors)
+{
+    int k = ctx->inflight;
+    size_t esz = ctx->dtype.size;
+    fab_status_t st = FAB_OK;
+
+    for (size_t b = 0; b < g->nbuckets && st == FAB_OK; b++) {
+        size_t slot = b % (size_t)k, len = gradsync_len(g, b);
+        char *s = g->send + slot * g->bucket, *r = g->recv + slot * g->bucket;
+
+        if (b >= (size_t)k) /* reuse a slot: its previous bucket must be done */
+            st = FAB_MPI(MPI_Wait(&g->reqs[slot], MPI_STATUS_IGNORE));
+        if (st == FAB_OK && errors && b >= (size_t)k)
+            *errors += fab_coll_check(ctx, r, gradsync_len(g, b - (size_t)k) / esz,
+                                      (b - (size_t)k) * g->bucket / esz, -1, seed, "gradsync");
+        if (st == FAB_OK && errors)
+            fab_coll_fill(ctx, s, len / esz, ctx->rank, b * g->bucket / esz, seed);
+        if (st != FAB_OK)
+            break;
+        st = k == 1 ? FAB_MPI(MPI_Allreduce(s, r, (int)(len / esz), ctx->dtype.mpi, ctx->dtype.op,
+                                            ctx->comm))
+                    : FAB_MPI(MPI_Iallreduce(s, r, (int)(len / esz), ctx->dtype.mpi, ctx->dtype.op,
+                                             ctx->comm, &g->reqs[slot]));
+        if (k == 1)
+            g->reqs[slot] = MPI_REQUEST_NULL;
+    }
+    /* Drain the buckets still in flight (in order, so the checks know which is which). */
+    for (size_t b = g->nbuckets > (size_t)k ? g->nbuckets - (size_t)k : 0;
+         b < g->nbuckets && st == FAB_OK; b++) {
+        size_t slot = b % (size_t)k;
+
+        st = FAB_MPI(MPI_Wait(&g->reqs[slot], MPI_STATUS_IGNORE));
+        if (st == FAB_OK && errors)
+            *errors += fab_coll_check(ctx, g->recv + slot * g->bucket, gradsync_len(g, b) / esz,
+                                      b * g->bucket / esz, -1, seed, "gradsync");
+    }
+    return st;
+}
+
+static fab_status_t gradsync_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    (void)bytes;
+    return gradsync_sync(ctx, state, 0, NULL);
+}
+
+static fab_status_t gradsync_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
+                                      long *errors)
+{
+    (void)bytes;
+    return gradsync_sync(ctx, state, seed, errors);
+}
+
+static void gradsync_describe(const fab_kctx_t *ctx, char *buf, size_t len)
+{
+    size_t n, last, bucket = ctx->bucket / ctx->dtype.size * ctx->dtype.size;
+    size_t total = gradsync_fit(ctx, 0);
+    char how[64];
+
+    fab_buckets(total, bucket ? bucket : ctx->dtype.size, ctx->dtype.size, &n, &last);
+    if (ctx->inflight == 1)
+        snprintf(how, sizeof(how), "blocking MPI_Allreduce");
+    else
+        snprintf(how, sizeof(how), "MPI_Iallreduce, %d in flight", ctx->inflight);
+    snprintf(buf, len,
+             "%.4g params x %s (%zu B) = %.4g MB gradient in %zu buckets of %zu B (last %zu B), "
+             "%s; time_us = one full sync = the communication time per training step when "
+             "nothing overlaps it",
+             ctx->params, ctx->dtype.name, ctx->dtype.size, (double)total / 1e6, n,
+             n > 1 ? bucket : last, last, how);
+}
+
+static void gradsync_cleanup(fab_kctx_t *ctx, void *state)
+{
+    gradsync_t *g = state;
+
+    (void)ctx;
+    if (!g)
+        return;
+    free(g->send);
+    free(g->recv);
+    free(g->reqs);
+    free(g);
+}
+
+const fab_kernel_t fab_kernel_gradsync = {
+    .name = "gradsync",
+    .summary = "data-parallel gradient sync: --params split in --bucket allreduces "
+               "(--inflight at once)",
+    .kind = FAB_KIND_COLLECTIVE,
+    .ranks = FAB_RANKS_ALL,
+    .min_ranks = 2,
+    .rank_multiple = 1,
+    .time_divisor = 1.0,
+    .no_sizes = true,
+    .bus_factor = gradsync_bus,
+    .fit_bytes = gradsync_fit,
+    .uses_op = true,
+    .setup = gradsync_setup,
+    .iterate = gradsync_iterate,
+    .validate = gradsync_validate,
+    .cleanup = gradsync_cleanup,
+    .describe = gradsync_describe,
+};
