@@ -24,6 +24,14 @@ static fab_status_t allreduce_setup(fab_kctx_t *ctx, void **state)
 static fab_status_t allreduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
     (void)state;
+    if (ctx->nonblocking) {
+        MPI_Request q;
+        fab_status_t st =
+            FAB_MPI(MPI_Iallreduce(ctx->sbuf, ctx->rbuf, (int)(bytes / ctx->dtype.size),
+                                   ctx->dtype.mpi, ctx->dtype.op, ctx->comm, &q));
+
+        return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
+    }
     return FAB_MPI(MPI_Allreduce(ctx->sbuf, ctx->rbuf, (int)(bytes / ctx->dtype.size),
                                  ctx->dtype.mpi, ctx->dtype.op, ctx->comm));
 }

@@ -26,6 +26,13 @@ static fab_status_t alltoall_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
     int per = (int)(bytes / ctx->dtype.size / (size_t)ctx->size);
 
     (void)state;
+    if (ctx->nonblocking) {
+        MPI_Request q;
+        fab_status_t st = FAB_MPI(MPI_Ialltoall(ctx->sbuf, per, ctx->dtype.mpi, ctx->rbuf, per,
+                                                ctx->dtype.mpi, ctx->comm, &q));
+
+        return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
+    }
     return FAB_MPI(
         MPI_Alltoall(ctx->sbuf, per, ctx->dtype.mpi, ctx->rbuf, per, ctx->dtype.mpi, ctx->comm));
 }

@@ -12,6 +12,12 @@ static fab_status_t barrier_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
     (void)state;
     (void)bytes;
+    if (ctx->nonblocking) {
+        MPI_Request q;
+        fab_status_t st = FAB_MPI(MPI_Ibarrier(ctx->comm, &q));
+
+        return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
+    }
     return FAB_MPI(MPI_Barrier(ctx->comm));
 }
 

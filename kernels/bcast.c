@@ -30,6 +30,14 @@ static int bcast_root(fab_kctx_t *ctx, uint64_t turn)
 static fab_status_t bcast_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
     (void)state;
+    if (ctx->nonblocking) {
+        MPI_Request q;
+        fab_status_t st =
+            FAB_MPI(MPI_Ibcast(ctx->sbuf, (int)(bytes / ctx->dtype.size), ctx->dtype.mpi,
+                               bcast_root(ctx, ctx->iteration++), ctx->comm, &q));
+
+        return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
+    }
     return FAB_MPI(MPI_Bcast(ctx->sbuf, (int)(bytes / ctx->dtype.size), ctx->dtype.mpi,
                              bcast_root(ctx, ctx->iteration++), ctx->comm));
 }

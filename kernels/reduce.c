@@ -30,6 +30,14 @@ static int reduce_root(fab_kctx_t *ctx, uint64_t turn)
 static fab_status_t reduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
     (void)state;
+    if (ctx->nonblocking) {
+        MPI_Request q;
+        fab_status_t st = FAB_MPI(MPI_Ireduce(ctx->sbuf, ctx->rbuf, (int)(bytes / ctx->dtype.size),
+                                              ctx->dtype.mpi, ctx->dtype.op,
+                                              reduce_root(ctx, ctx->iteration++), ctx->comm, &q));
+
+        return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
+    }
     return FAB_MPI(MPI_Reduce(ctx->sbuf, ctx->rbuf, (int)(bytes / ctx->dtype.size), ctx->dtype.mpi,
                               ctx->dtype.op, reduce_root(ctx, ctx->iteration++), ctx->comm));
 }

@@ -26,6 +26,13 @@ static fab_status_t reduce_scatter_iterate(fab_kctx_t *ctx, void *state, size_t 
     int per = (int)(bytes / ctx->dtype.size / (size_t)ctx->size);
 
     (void)state;
+    if (ctx->nonblocking) {
+        MPI_Request q;
+        fab_status_t st = FAB_MPI(MPI_Ireduce_scatter_block(
+            ctx->sbuf, ctx->rbuf, per, ctx->dtype.mpi, ctx->dtype.op, ctx->comm, &q));
+
+        return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
+    }
     return FAB_MPI(MPI_Reduce_scatter_block(ctx->sbuf, ctx->rbuf, per, ctx->dtype.mpi,
                                             ctx->dtype.op, ctx->comm));
 }

@@ -36,6 +36,10 @@ const fab_column_t fab_columns[] = {
                          "the rank slowest in most iterations; -1 when one rank times"},
     [FAB_COL_SLOWEST_SHARE] = {"slowest_share", "fraction", FAB_COL_F64,
                                "the share of iterations slowest_rank was the slowest in"},
+    [FAB_COL_COMM] = {"comm_us", "us", FAB_COL_F64,
+                      "--overlap-compute: mean time of the same call without compute"},
+    [FAB_COL_OVERLAP] = {"overlap_pct", "%", FAB_COL_F64,
+                         "--overlap-compute: share of comm_us hidden by the compute"},
 };
 const int fab_ncolumns = FAB_COL_COUNT;
 
@@ -115,6 +119,12 @@ void fab_column_value(int col, const fab_row_t *r, int64_t *iv, double *dv)
         break;
     case FAB_COL_SLOWEST_SHARE:
         *dv = r->slowest_share;
+        break;
+    case FAB_COL_COMM:
+        *dv = r->comm_time * 1e6;
+        break;
+    case FAB_COL_OVERLAP:
+        *dv = r->overlap_pct;
         break;
     default:
         break;

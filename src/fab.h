@@ -64,7 +64,9 @@ typedef struct fab_opts {
     int timer;     /* fab_timer_kind_t */
     int dtype, op; /* FAB_DT_*, FAB_OP_* */
     int root;      /* -1: rotate */
-    double params; /* gradsync */
+    bool nonblocking;
+    double overlap_us; /* 0: none */
+    double params;     /* gradsync */
     size_t bucket;
     int inflight;
     bool quiet;
@@ -180,6 +182,8 @@ typedef struct fab_row {
     double algbw;           /* collectives: bytes / loop-mean time, GB/s (10^9 B/s); else NaN */
     double busbw;           /* algbw x the kernel's bus factor */
     int slowest_rank;       /* the rank that was slowest in most iterations; -1 if one timer */
+    double comm_time;       /* --overlap-compute: the same call without compute, s; else NaN */
+    double overlap_pct;     /* how much of that the compute hid, 0..100; else NaN */
     double slowest_share;   /* the share of iterations it was slowest in */
 } fab_row_t;
 
@@ -338,6 +342,8 @@ enum {
     FAB_COL_BUSBW,
     FAB_COL_SLOWEST,
     FAB_COL_SLOWEST_SHARE,
+    FAB_COL_COMM,
+    FAB_COL_OVERLAP,
     FAB_COL_COUNT
 };
 typedef struct fab_column {

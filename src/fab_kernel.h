@@ -56,6 +56,8 @@ typedef struct fab_kctx {
     fab_dtype_t dtype;  /* collectives: --dtype and --op */
     int root;           /* collectives with a root: -1 rotates (iteration i uses i % size) */
     uint64_t iteration; /* counts iterate() calls, for rotating roots */
+    bool nonblocking;   /* collectives: --nonblocking (MPI_Iallreduce and friends) */
+    double compute_s;   /* seconds of synthetic compute between start and wait */
     double params;      /* gradsync: --params, --bucket (bytes), --inflight */
     size_t bucket;
     int inflight;
@@ -152,6 +154,8 @@ void fab_coll_fill(const fab_kctx_t *ctx, void *buf, size_t count, int rank, siz
  * ranks x epsilon(type) relative error. The first mismatch is logged with the element index. */
 long fab_coll_check(const fab_kctx_t *ctx, const void *buf, size_t count, size_t first, int from,
                     uint32_t seed, const char *what);
+/* Non-blocking collectives: the synthetic compute (ctx->compute_s), then MPI_Wait. */
+fab_status_t fab_coll_finish(fab_kctx_t *ctx, MPI_Request *req);
 /* gradsync: a gradient of `total` bytes in buckets of `bucket` bytes (whole elements of
  * `elem` bytes): the number of buckets, and the bytes of the last one (<= bucket). */
 void fab_buckets(size_t total, size_t bucket, size_t elem, size_t *n, size_t *last);

@@ -65,6 +65,10 @@ static const fab_opt_t fab_opt_table[] = {
      "reduction of allreduce, reduce, reduce_scatter"},
     {"root", 0, FAB_OPT_INT, OFF(root), -1, 1e7, "N", "rank", "-1",
      "root of bcast and reduce; -1 rotates it every iteration"},
+    {"nonblocking", 0, FAB_OPT_FLAG, OFF(nonblocking), 0, 0, NULL, NULL, "off",
+     "collectives: MPI_Iallreduce and friends, started then waited for"},
+    {"overlap-compute", 0, FAB_OPT_DOUBLE, OFF(overlap_us), 0, 1e7, "US", "us", "none",
+     "with --nonblocking: synthetic compute between start and wait; reports overlap %"},
     {"params", 0, FAB_OPT_DOUBLE, OFF(params), 0, 1e13, "N", "parameters", "1e8",
      "gradsync: model parameters whose gradient is synchronised (e.g. 7e9)"},
     {"bucket", 0, FAB_OPT_SIZE, OFF(bucket), 0, 0, "SIZE", "bytes", "25M",
@@ -511,6 +515,13 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         return FAB_ERR_USAGE;
     }
     st = fab_kernels_parse(kernels ? kernels : FAB_DEFAULT_SUITE, o, err, errlen, hint, hintlen);
+    if (st == FAB_OK && o->overlap_us > 0 && !o->nonblocking) {
+        snprintf(err, errlen, "--overlap-compute needs --nonblocking");
+        snprintf(hint, hintlen,
+                 "add --nonblocking: the compute goes between the start of a "
+                 "non-blocking collective and its wait");
+        st = FAB_ERR_USAGE;
+    }
     if (st == FAB_OK && o->append && o->force) {
         snprintf(err, errlen, "--append and --force contradict each other");
         snprintf(hint, hintlen, "--append adds a run to the file, --force replaces it: pick one");

@@ -1,5 +1,6 @@
 /* The human table on stdout: '#' header lines, then one row per message size. Column names
  * carry decimal units: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9 bit/s. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,10 +61,12 @@ static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
 void fab_out_text_columns(FILE *f, fab_kind_t kind)
 {
     if (kind == FAB_KIND_COLLECTIVE)
-        fprintf(f, "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %12s %12s %10s %10s %9s %6s %6s\n",
+        fprintf(f,
+                "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %12s %12s %10s %10s %9s %6s %6s %9s "
+                "%8s\n",
                 "bytes", "time_us", "min_us", "p50_us", "p99_us", "p99.9_us", "max_us", "stddev_us",
                 "loop_us", "algbw_GB/s", "busbw_GB/s", "slowest", "iters", "warmup", "pct",
-                "errors");
+                "errors", "comm_us", "overlap");
     else if (kind == FAB_KIND_LATENCY)
         fprintf(f, "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s %10s %9s %6s %6s\n",
                 "bytes", "lat_us", "min_us", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us",
@@ -109,6 +112,12 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
                 "rank:share of calls\n",
                 fab_dtype_name(o->dtype), k->uses_op ? ", op " : "",
                 k->uses_op ? fab_op_name(o->op) : "");
+    if (k->kind == FAB_KIND_COLLECTIVE && o->nonblocking)
+        fprintf(f, "# non-blocking: start, %s, wait%s\n",
+                o->overlap_us > 0 ? "synthetic compute (no MPI calls)" : "nothing",
+                o->overlap_us > 0 ? "; comm_us = the call alone, overlap = share of it the "
+                                    "compute hid"
+                                  : "");
     if (detail && *detail)
         fprintf(f, "# %s: %s\n", k->name, detail);
     if (k->kind == FAB_KIND_COLLECTIVE && k->uses_root)
@@ -138,20 +147,24 @@ void fab_out_text_values(FILE *f, fab_kind_t kind, const double *v)
     else
         snprintf(errors, sizeof(errors), "%.0f", v[FAB_COL_ERRORS]);
     if (kind == FAB_KIND_COLLECTIVE) {
-        char slow[32];
+        char slow[32], ovl[32];
 
         if (v[FAB_COL_SLOWEST] < 0)
             snprintf(slow, sizeof(slow), "-");
         else
             snprintf(slow, sizeof(slow), "%.0f:%.0f%%", v[FAB_COL_SLOWEST],
                      100.0 * v[FAB_COL_SLOWEST_SHARE]);
+        if (isnan(v[FAB_COL_OVERLAP]))
+            snprintf(ovl, sizeof(ovl), "-");
+        else
+            snprintf(ovl, sizeof(ovl), "%.1f%%", v[FAB_COL_OVERLAP]);
         fprintf(f,
                 "  %10.0f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %12.3f %12.3f %10s "
-                "%10.0f %9.0f %6s %6s\n",
+                "%10.0f %9.0f %6s %6s %9.3f %8s\n",
                 v[FAB_COL_BYTES], v[FAB_COL_MEAN], v[FAB_COL_MIN], v[FAB_COL_P50], v[FAB_COL_P99],
                 v[FAB_COL_P999], v[FAB_COL_MAX], v[FAB_COL_STDDEV], v[FAB_COL_LOOP],
                 v[FAB_COL_ALGBW], v[FAB_COL_BUSBW], slow, v[FAB_COL_ITERS], v[FAB_COL_WARMUP], pct,
-                errors);
+                errors, v[FAB_COL_COMM], ovl);
     } else if (kind == FAB_KIND_LATENCY)
         fprintf(f,
                 "  %10.0f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %12.2f "

@@ -35,6 +35,7 @@ CASES = [
     (2, ["bcast", "--root", "5"], "rank 5 does not exist"),
     (2, ["reduce", "--root", "-2"], "--root"),
     (2, ["gradsync", "--bucket", "0"], "--bucket"),
+    (2, ["allreduce", "--overlap-compute", "50"], "needs --nonblocking"),
     (2, ["gradsync", "--params", "-1"], "--params"),
     (2, ["gradsync", "--inflight", "0"], "--inflight"),
     (2, ["latency,"], "empty entry"),

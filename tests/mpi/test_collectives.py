@@ -95,6 +95,22 @@ with h5py.File("c.h5", "r") as f:
     a = t["algbw_GBps"][:]
     check(all(abs(a * 1.5 - t["busbw_GBps"][:]) < 1e-12), "busbw = 1.5 algbw")
     check(all(abs(t["bytes"][:] / t["mean_us"][:] / 1e3 - a) < 1e-9), "algbw from mean_us")
+# non-blocking collectives, alone and with synthetic compute between start and wait
+for np_ in (2, 4):
+    p, (h, ks) = run(np_, [",".join(KERNELS), "-m", "64,4K", "--validate", "--nonblocking"])
+    check(all(r["errors"] in (0, "-") for k in ks for r in k["rows"]), "nonblocking validation")
+    check(all(r["overlap"] == "-" for k in ks for r in k["rows"]), "no overlap without compute")
+p, (h, ks) = run(2, ["allreduce,bcast", "-m", "64K", "--nonblocking", "--overlap-compute", "100"])
+for k in ks:
+    r = k["rows"][0]
+    ovl = float(r["overlap"].rstrip("%"))
+    check(0.0 <= ovl <= 100.0 and r["comm_us"] > 0, "overlap row: %s" % r)
+    # the call with 100 us of compute takes at least the compute
+    check(r["time_us"] >= 100.0, "time with compute: %s" % r)
+    check(abs(r["algbw_GB/s"] - r["bytes"] / r["comm_us"] / 1e3) <= 0.0006 + 0.002 *
+          r["algbw_GB/s"], "algbw from the call alone: %s" % r)
+print("ok --nonblocking on 2 and 4 ranks, --overlap-compute reports overlap")
+
 # gradsync: one row = one full sync of the whole gradient, blocking and with buckets in flight;
 # a last partial bucket (3e6 x 2 B is not a multiple of 1 MiB); every bucket validated
 for inflight in ("1", "3"):
