@@ -41,7 +41,7 @@ static int fab_no_mpi_command(fab_cmd_t cmd, const char *file)
         break;
     case FAB_CMD_LIST:
         for (int i = 0; i < fab_nkernels; i++)
-            printf("%-10s %s\n", fab_kernels[i]->name, fab_kernels[i]->summary);
+            printf("%-15s %s\n", fab_kernels[i]->name, fab_kernels[i]->summary);
         break;
     default:
         break;

@@ -43,7 +43,7 @@ typedef struct fab_opt {
 #define OFF(field) offsetof(fab_opts_t, field)
 
 static const fab_opt_t fab_opt_table[] = {
-    {"sizes", 'm', FAB_OPT_SIZES, OFF(sizes), 0, 0, "SIZES", "bytes", "1:4M",
+    {"sizes", 'm', FAB_OPT_SIZES, OFF(sizes), 0, 0, "SIZES", "bytes", "1:4M, collectives 8:4M",
      "message sizes: MIN:MAX doubles from MIN (MAX included), or a list 8,1K,64K; K/M/G = 1024^n"},
     {"iterations", 'i', FAB_OPT_LONG, OFF(iters), 1, 1e9, "N", "iterations", "auto",
      "timed iterations per size; without it, --time decides"},
@@ -570,7 +570,7 @@ void fab_opts_print_run_help(FILE *f)
             "Kernels (default %s):\n",
             FAB_DEFAULT_SUITE);
     for (int i = 0; i < fab_nkernels; i++)
-        fprintf(f, "  %-10s %s\n", fab_kernels[i]->name, fab_kernels[i]->summary);
+        fprintf(f, "  %-15s %s\n", fab_kernels[i]->name, fab_kernels[i]->summary);
     fprintf(f, "\nOptions (each also read from FABRICBENCH_<NAME>, e.g. FABRICBENCH_SIZES;\n"
                "the command line wins):\n");
     for (int i = 0; i < FAB_NOPTS; i++) {
