@@ -119,7 +119,9 @@ static void gradsync_describe(const fab_kctx_t *ctx, char *buf, size_t len)
     size_t total = gradsync_fit(ctx, 0);
     char how[64];
 
-    fab_buckets(total, bucket ? bucket : ctx->dtype.size, ctx->dtype.size, &n, &last);
+    if (bucket == 0)
+        bucket = ctx->dtype.size;
+    fab_buckets(total, bucket, ctx->dtype.size, &n, &last);
     if (ctx->inflight == 1)
         snprintf(how, sizeof(how), "blocking MPI_Allreduce");
     else

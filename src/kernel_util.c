@@ -132,7 +132,7 @@ long fab_coll_check(const fab_kctx_t *ctx, const void *buf, size_t count, size_t
                     uint32_t seed, const char *what)
 {
     double eps = fab_dtype_epsilon(&ctx->dtype) * ctx->size;
-    long bad = 0;
+    long bad = fab_corrupt_for_tests();
 
     for (size_t j = 0; j < count; j++) {
         double want = fab_coll_expect(ctx, first + j, from, seed);
@@ -140,7 +140,7 @@ long fab_coll_check(const fab_kctx_t *ctx, const void *buf, size_t count, size_t
         double tol = eps * (fabs(want) > 1.0 ? fabs(want) : 1.0);
 
         if (!(fabs(got - want) <= tol)) {
-            if (bad == 0)
+            if (bad == fab_corrupt_for_tests())
                 FAB_ERROR("%s (%s): element %zu is %g, expected %g%s", what, ctx->dtype.name,
                           first + j, got, want, bad ? "" : " (first mismatch on this rank)");
             bad++;

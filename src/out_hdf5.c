@@ -218,9 +218,23 @@ static fab_status_t fab_h5_open_existing(fab_h5_t *h, hid_t fapl)
         H5Tclose(type);
         H5Aclose(attr);
     }
-    if (st != FAB_OK)
+    if (st != FAB_OK) {
         FAB_ERROR("--append: %s is not a fabricbench result file (no schema attribute '%s')",
                   h->path, FAB_SCHEMA);
+    } else {
+        long long version = -1;
+
+        attr = H5Aopen(h->file, "schema_version", H5P_DEFAULT);
+        if (attr >= 0) {
+            H5Aread(attr, H5T_NATIVE_LLONG, &version);
+            H5Aclose(attr);
+        }
+        if (version != FAB_SCHEMA_VERSION) {
+            FAB_ERROR("--append: %s has schema version %lld; this fabricbench writes version %d",
+                      h->path, version, FAB_SCHEMA_VERSION);
+            st = FAB_ERR_USAGE;
+        }
+    }
     return st;
 }
 

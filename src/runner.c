@@ -209,6 +209,31 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
                  w->size - w->size % k->rank_multiple + k->rank_multiple);
         return FAB_ERR_CONFIG;
     }
+    if (k->no_sizes && k->fit_bytes && o->nonblocking) {
+        snprintf(msg, len,
+                 "kernel '%s' has its own non-blocking mode; --nonblocking and "
+                 "--overlap-compute do not apply to it",
+                 k->name);
+        snprintf(hint, hlen, "use --inflight K for buckets in flight");
+        return FAB_ERR_CONFIG;
+    }
+    if (k->no_sizes && k->fit_bytes) { /* gradsync: buckets of whole elements, not too many */
+        size_t esz = o->dtype == FAB_DT_FLOAT64                                  ? 8
+                     : o->dtype == FAB_DT_BFLOAT16 || o->dtype == FAB_DT_FLOAT16 ? 2
+                                                                                 : 4;
+        double nb = o->params * (double)esz / (double)(o->bucket / esz * esz);
+
+        if (o->bucket < esz || nb > 1e6) {
+            snprintf(msg, len, "--bucket %zu bytes: %s", o->bucket,
+                     o->bucket < esz ? "smaller than one element"
+                                     : "more than a million buckets per sync");
+            snprintf(hint, hlen,
+                     "use buckets of at least %zu bytes and at most %.0f buckets; "
+                     "frameworks use tens of MiB (25M is the default)",
+                     o->bucket < esz ? esz : (size_t)(o->params * (double)esz / 1e6), 1e6);
+            return FAB_ERR_CONFIG;
+        }
+    }
     if (k->uses_root && o->root >= w->size) {
         snprintf(msg, len, "--root %d: rank %d does not exist; this run has ranks 0 to %d", o->root,
                  o->root, w->size - 1);
@@ -642,6 +667,13 @@ static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
     st = fab_dtype_init(o->dtype, o->op, fab_test_wrong_op(), &ctx->dtype);
     if (st != FAB_OK)
         return st;
+    /* A collective may round a size up (one element per rank at least): room for that. */
+    if (k->fit_bytes && !k->no_sizes) {
+        size_t fitted = k->fit_bytes(ctx, fab_max_size(sizes));
+
+        if (fitted > ctx->max_bytes)
+            ctx->max_bytes = fitted;
+    }
     bytes = (size_t)ctx->slots * ctx->max_bytes;
     ctx->reqs = calloc(2 * (size_t)o->window, sizeof(*ctx->reqs));
     if (!ctx->reqs || fab_buffers_get(bytes, &ctx->sbuf, &ctx->rbuf) != FAB_OK) {
@@ -785,6 +817,7 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     bool active = fab_rank_active(k, o, w->rank), ready = false;
     int lead = k->ranks == FAB_RANKS_PAIR ? o->pair_a : 0;
     long bad_bytes = 0;
+    size_t last_fitted = 0;
     fab_progress_t prog = {fab_now_ns(), fab_now_ns(), 0, sizes->n};
     fab_status_t st, kst;
 
@@ -826,6 +859,15 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     }
     *agreed = false; /* from here on a failure is known only where it happened */
     for (int i = 0; i < sizes->n && st == FAB_OK; i++) {
+        /* Sizes a collective rounds to the same value are measured once. (Every rank of a
+         * collective is active, so all of them skip alike.) */
+        if (active && k->fit_bytes && !k->no_sizes) {
+            size_t fitted = k->fit_bytes(&ctx, sizes->v[i]);
+
+            if (fitted == last_fitted)
+                continue;
+            last_fitted = fitted;
+        }
         memset(&h.row, 0, sizeof(h.row));
         if (active)
             st = fab_measure_size(&m, sizes->v[i], &h.row);

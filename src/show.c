@@ -211,6 +211,12 @@ fab_status_t fab_show(const char *path, FILE *f)
         H5Fclose(file);
         return FAB_ERR_USAGE;
     }
+    if (strcmp(version, "1") != 0) {
+        FAB_ERROR("%s has schema version %s; this fabricbench reads version 1", path, version);
+        H5Gclose(runs);
+        H5Fclose(file);
+        return FAB_ERR_USAGE;
+    }
     fprintf(f, "# file: %s (schema %s version %s)\n", path, schema, version);
     names = fab_show_children(runs);
     for (int i = 0; i < names.n && st == FAB_OK; i++) {

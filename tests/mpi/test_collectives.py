@@ -72,6 +72,19 @@ for dtype in ("float32", "bfloat16", "int32"):
     check("element 0 is" in p.stderr and "expected" in p.stderr, p.stderr[-2000:])
 print("ok a wrong reduction is caught (exit 1, element named)")
 
+# sizes that round to the same value are measured once (here 1, 3 -> 4 bytes; the samples
+# dataset of a size can exist only once); forced corruption is counted by the collectives too
+p = mpirun(2, [exe, "run", "allreduce,reduce_scatter", "-m", "1,3,8", "-t", "0.01", "--samples",
+               "-o", "dedup.h5"])
+check(p.returncode == 0, "dedup: %s" % p.stderr[-2000:])
+h, ks = parse_tables(p.stdout)
+check([[int(r["bytes"]) for r in k["rows"]] for k in ks] == [[4, 8], [8]],
+      "deduplicated sizes: %s" % [[r["bytes"] for r in k["rows"]] for k in ks])
+p, (h, ks) = run(2, ["allreduce", "-m", "64", "--validate"], rc=1,
+                 env={"FABRICBENCH_TEST_CORRUPT": "1"})
+check(ks[0]["rows"][0]["errors"] > 0, "forced corruption not counted")
+print("ok duplicate sizes measured once; forced corruption counted")
+
 # max and min, fixed roots
 for op in ("max", "min"):
     run(3, ["allreduce,reduce,reduce_scatter", "-m", "48,96", "--validate", "--op", op,

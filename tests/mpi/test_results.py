@@ -232,8 +232,10 @@ else:
     os.mkdir("small")
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", "small"], check=True)
     try:
-        p = mpirun(2, [exe, "run", "latency", "-m", "1:64K", "-t", "0.02", "--samples", "-o",
-                       "small/full.h5"])
+        # Fixed iterations: at most 160 KB of samples per row, so the first row always fits
+        # (old and new file side by side) and a later one cannot.
+        p = mpirun(2, [exe, "run", "latency", "-m", "1:64K", "-i", "20000", "-x", "10",
+                       "--samples", "-o", "small/full.h5"])
         check(p.returncode == 3 and "No space left on device" in p.stderr and
               "keeps everything written before" in p.stderr,
               "write error: exit %d\n%s" % (p.returncode, p.stderr))
