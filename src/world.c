@@ -6,13 +6,11 @@
 
 #include "fab.h"
 
-fab_status_t fab_mpi_check(int mpi_rc, const char *what)
+fab_status_t fab_mpi_fail(int mpi_rc, const char *what)
 {
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0;
 
-    if (mpi_rc == MPI_SUCCESS)
-        return FAB_OK;
     MPI_Error_string(mpi_rc, msg, &len);
     FAB_ERROR("%s failed: %s", what, msg);
     return FAB_ERR_MPI;
