@@ -4,23 +4,6 @@
 
 #include "fab_kernel.h"
 
-static double allgather_bus(int n)
-{
-    return (double)(n - 1) / n;
-}
-
-static size_t allgather_fit(const fab_kctx_t *ctx, size_t bytes)
-{
-    return fab_coll_fit(ctx, bytes, (size_t)ctx->size);
-}
-
-static fab_status_t allgather_setup(fab_kctx_t *ctx, void **state)
-{
-    ctx->timer = true;
-    *state = NULL;
-    return FAB_OK;
-}
-
 static fab_status_t allgather_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
     int per = (int)(bytes / ctx->dtype.size / (size_t)ctx->size);
@@ -62,9 +45,8 @@ const fab_kernel_t fab_kernel_allgather = {
     .min_ranks = 2,
     .rank_multiple = 1,
     .time_divisor = 1.0,
-    .bus_factor = allgather_bus,
-    .fit_bytes = allgather_fit,
-    .setup = allgather_setup,
+    .bus_factor = fab_bus_ring,
+    .fit_bytes = fab_fit_blocks,
     .iterate = allgather_iterate,
     .validate = allgather_validate,
 };

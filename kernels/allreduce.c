@@ -4,23 +4,6 @@
 
 #include "fab_kernel.h"
 
-static double allreduce_bus(int n)
-{
-    return 2.0 * (n - 1) / n;
-}
-
-static size_t allreduce_fit(const fab_kctx_t *ctx, size_t bytes)
-{
-    return fab_coll_fit(ctx, bytes, 1);
-}
-
-static fab_status_t allreduce_setup(fab_kctx_t *ctx, void **state)
-{
-    ctx->timer = true; /* every rank times; an iteration lasts as long as its slowest rank */
-    *state = NULL;
-    return FAB_OK;
-}
-
 static fab_status_t allreduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
     (void)state;
@@ -60,10 +43,9 @@ const fab_kernel_t fab_kernel_allreduce = {
     .min_ranks = 2,
     .rank_multiple = 1,
     .time_divisor = 1.0,
-    .bus_factor = allreduce_bus,
-    .fit_bytes = allreduce_fit,
+    .bus_factor = fab_bus_allreduce,
+    .fit_bytes = fab_fit_elements,
     .uses_op = true,
-    .setup = allreduce_setup,
     .iterate = allreduce_iterate,
     .validate = allreduce_validate,
 };

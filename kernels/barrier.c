@@ -1,13 +1,6 @@
 /* barrier: MPI_Barrier; one row, no message size. */
 #include "fab_kernel.h"
 
-static fab_status_t barrier_setup(fab_kctx_t *ctx, void **state)
-{
-    ctx->timer = true;
-    *state = NULL;
-    return FAB_OK;
-}
-
 static fab_status_t barrier_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
     (void)state;
@@ -30,6 +23,5 @@ const fab_kernel_t fab_kernel_barrier = {
     .rank_multiple = 1,
     .time_divisor = 1.0,
     .no_sizes = true,
-    .setup = barrier_setup,
     .iterate = barrier_iterate,
 };

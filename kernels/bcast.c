@@ -4,24 +4,6 @@
 
 #include "fab_kernel.h"
 
-static double bcast_bus(int n)
-{
-    (void)n;
-    return 1.0;
-}
-
-static size_t bcast_fit(const fab_kctx_t *ctx, size_t bytes)
-{
-    return fab_coll_fit(ctx, bytes, 1);
-}
-
-static fab_status_t bcast_setup(fab_kctx_t *ctx, void **state)
-{
-    ctx->timer = true;
-    *state = NULL;
-    return FAB_OK;
-}
-
 static int bcast_root(fab_kctx_t *ctx, uint64_t turn)
 {
     return ctx->root >= 0 ? ctx->root : (int)(turn % (uint64_t)ctx->size);
@@ -68,10 +50,9 @@ const fab_kernel_t fab_kernel_bcast = {
     .min_ranks = 2,
     .rank_multiple = 1,
     .time_divisor = 1.0,
-    .bus_factor = bcast_bus,
-    .fit_bytes = bcast_fit,
+    .bus_factor = fab_bus_one,
+    .fit_bytes = fab_fit_elements,
     .uses_root = true,
-    .setup = bcast_setup,
     .iterate = bcast_iterate,
     .validate = bcast_validate,
 };

@@ -15,11 +15,6 @@ typedef struct gradsync {
     MPI_Request *reqs;
 } gradsync_t;
 
-static double gradsync_bus(int n)
-{
-    return 2.0 * (n - 1) / n; /* a sync is allreduces: their factor */
-}
-
 /* The row's bytes: the whole gradient, whatever -m says. */
 static size_t gradsync_fit(const fab_kctx_t *ctx, size_t bytes)
 {
@@ -157,7 +152,7 @@ const fab_kernel_t fab_kernel_gradsync = {
     .rank_multiple = 1,
     .time_divisor = 1.0,
     .no_sizes = true,
-    .bus_factor = gradsync_bus,
+    .bus_factor = fab_bus_allreduce, /* a sync is allreduces */
     .fit_bytes = gradsync_fit,
     .uses_op = true,
     .setup = gradsync_setup,

@@ -4,24 +4,6 @@
 
 #include "fab_kernel.h"
 
-static double reduce_bus(int n)
-{
-    (void)n;
-    return 1.0;
-}
-
-static size_t reduce_fit(const fab_kctx_t *ctx, size_t bytes)
-{
-    return fab_coll_fit(ctx, bytes, 1);
-}
-
-static fab_status_t reduce_setup(fab_kctx_t *ctx, void **state)
-{
-    ctx->timer = true;
-    *state = NULL;
-    return FAB_OK;
-}
-
 static int reduce_root(fab_kctx_t *ctx, uint64_t turn)
 {
     return ctx->root >= 0 ? ctx->root : (int)(turn % (uint64_t)ctx->size);
@@ -67,11 +49,10 @@ const fab_kernel_t fab_kernel_reduce = {
     .min_ranks = 2,
     .rank_multiple = 1,
     .time_divisor = 1.0,
-    .bus_factor = reduce_bus,
-    .fit_bytes = reduce_fit,
+    .bus_factor = fab_bus_one,
+    .fit_bytes = fab_fit_elements,
     .uses_op = true,
     .uses_root = true,
-    .setup = reduce_setup,
     .iterate = reduce_iterate,
     .validate = reduce_validate,
 };

@@ -4,23 +4,6 @@
 
 #include "fab_kernel.h"
 
-static double reduce_scatter_bus(int n)
-{
-    return (double)(n - 1) / n;
-}
-
-static size_t reduce_scatter_fit(const fab_kctx_t *ctx, size_t bytes)
-{
-    return fab_coll_fit(ctx, bytes, (size_t)ctx->size);
-}
-
-static fab_status_t reduce_scatter_setup(fab_kctx_t *ctx, void **state)
-{
-    ctx->timer = true;
-    *state = NULL;
-    return FAB_OK;
-}
-
 static fab_status_t reduce_scatter_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
     int per = (int)(bytes / ctx->dtype.size / (size_t)ctx->size);
@@ -62,10 +45,9 @@ const fab_kernel_t fab_kernel_reduce_scatter = {
     .min_ranks = 2,
     .rank_multiple = 1,
     .time_divisor = 1.0,
-    .bus_factor = reduce_scatter_bus,
-    .fit_bytes = reduce_scatter_fit,
+    .bus_factor = fab_bus_ring,
+    .fit_bytes = fab_fit_blocks,
     .uses_op = true,
-    .setup = reduce_scatter_setup,
     .iterate = reduce_scatter_iterate,
     .validate = reduce_scatter_validate,
 };

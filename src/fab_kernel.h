@@ -84,7 +84,8 @@ typedef struct fab_kernel {
     bool uses_op;   /* --op applies */
     bool no_sizes;  /* one row of 0 bytes, whatever -m says (barrier) */
     bool uses_root; /* --root applies */
-    /* Set ctx->timer, ->msgs_per_iter, ->streams; allocate per-run state if any. */
+    /* Optional: set ctx->timer, ->msgs_per_iter, ->streams; allocate per-run state if any.
+     * Without it every rank of a collective times and nothing else does. */
     fab_status_t (*setup)(fab_kctx_t *ctx, void **state);
     /* One timed iteration with messages of `bytes`. Called on every rank of ctx->comm. */
     fab_status_t (*iterate)(fab_kctx_t *ctx, void *state, size_t bytes);
@@ -164,6 +165,14 @@ fab_status_t fab_coll_finish(fab_kctx_t *ctx, MPI_Request *req);
 /* gradsync: a gradient of `total` bytes in buckets of `bucket` bytes (whole elements of
  * `elem` bytes): the number of buckets, and the bytes of the last one (<= bucket). */
 void fab_buckets(size_t total, size_t bucket, size_t elem, size_t *n, size_t *last);
+/* Bus factors (nccl-tests): allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall (n-1)/n;
+ * bcast, reduce 1. */
+double fab_bus_allreduce(int n);
+double fab_bus_ring(int n);
+double fab_bus_one(int n);
+/* fit_bytes for collectives: whole elements, or whole blocks of one element per rank. */
+size_t fab_fit_elements(const fab_kctx_t *ctx, size_t bytes);
+size_t fab_fit_blocks(const fab_kctx_t *ctx, size_t bytes);
 /* Bytes of one element, and bytes rounded down to whole `unit`s of elements (at least one). */
 size_t fab_coll_fit(const fab_kctx_t *ctx, size_t bytes, size_t unit);
 

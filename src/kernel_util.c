@@ -177,3 +177,29 @@ fab_status_t fab_coll_finish(fab_kctx_t *ctx, MPI_Request *req)
     }
     return FAB_MPI(MPI_Wait(req, MPI_STATUS_IGNORE));
 }
+
+double fab_bus_allreduce(int n)
+{
+    return 2.0 * (n - 1) / n;
+}
+
+double fab_bus_ring(int n)
+{
+    return (double)(n - 1) / n;
+}
+
+double fab_bus_one(int n)
+{
+    (void)n;
+    return 1.0;
+}
+
+size_t fab_fit_elements(const fab_kctx_t *ctx, size_t bytes)
+{
+    return fab_coll_fit(ctx, bytes, 1);
+}
+
+size_t fab_fit_blocks(const fab_kctx_t *ctx, size_t bytes)
+{
+    return fab_coll_fit(ctx, bytes, (size_t)ctx->size);
+}

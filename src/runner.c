@@ -681,6 +681,7 @@ static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
                   k->name);
         return FAB_ERR_NOMEM;
     }
+    ctx->timer = k->kind == FAB_KIND_COLLECTIVE;
     return k->setup ? k->setup(ctx, state) : FAB_OK;
 }
 
