@@ -4,11 +4,6 @@
 
 #include "fab_kernel.h"
 
-static int reduce_root(fab_kctx_t *ctx, uint64_t turn)
-{
-    return ctx->root >= 0 ? ctx->root : (int)(turn % (uint64_t)ctx->size);
-}
-
 static fab_status_t reduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
     (void)state;
@@ -16,19 +11,19 @@ static fab_status_t reduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
         MPI_Request q;
         fab_status_t st = FAB_MPI(MPI_Ireduce(ctx->sbuf, ctx->rbuf, (int)(bytes / ctx->dtype.size),
                                               ctx->dtype.mpi, ctx->dtype.op,
-                                              reduce_root(ctx, ctx->iteration++), ctx->comm, &q));
+                                              fab_coll_root(ctx, ctx->iteration++), ctx->comm, &q));
 
         return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
     }
     return FAB_MPI(MPI_Reduce(ctx->sbuf, ctx->rbuf, (int)(bytes / ctx->dtype.size), ctx->dtype.mpi,
-                              ctx->dtype.op, reduce_root(ctx, ctx->iteration++), ctx->comm));
+                              ctx->dtype.op, fab_coll_root(ctx, ctx->iteration++), ctx->comm));
 }
 
 static fab_status_t reduce_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
                                     long *errors)
 {
     size_t count = bytes / ctx->dtype.size;
-    int root = reduce_root(ctx, seed);
+    int root = fab_coll_root(ctx, seed);
     fab_status_t st;
 
     (void)state;

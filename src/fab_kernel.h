@@ -165,6 +165,11 @@ fab_status_t fab_coll_finish(fab_kctx_t *ctx, MPI_Request *req);
 /* gradsync: a gradient of `total` bytes in buckets of `bucket` bytes (whole elements of
  * `elem` bytes): the number of buckets, and the bytes of the last one (<= bucket). */
 void fab_buckets(size_t total, size_t bucket, size_t elem, size_t *n, size_t *last);
+/* The root of call `turn`: --root, or rotating (turn mod ranks) when it is -1. */
+static inline int fab_coll_root(const fab_kctx_t *ctx, uint64_t turn)
+{
+    return ctx->root >= 0 ? ctx->root : (int)(turn % (uint64_t)ctx->size);
+}
 /* Bus factors (nccl-tests): allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall (n-1)/n;
  * bcast, reduce 1. */
 double fab_bus_allreduce(int n);
