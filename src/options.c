@@ -541,12 +541,13 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
 void fab_opts_print_help(FILE *f)
 {
     fprintf(f,
-            "fabricbench %s: MPI interconnect benchmark (latency, bandwidth, message rate)\n"
+            "fabricbench %s: MPI interconnect benchmark (latency, bandwidth, message rate,\n"
+            "collectives)\n"
             "\n"
             "usage: mpirun -np 2 fabricbench run [KERNEL[,KERNEL...]] [options]\n"
-            "       fabricbench list        the kernels, one line each\n"
-            "       fabricbench show FILE.h5  print a result file's runs as tables\n"
-            "       fabricbench run --help  every run option with its default and unit\n"
+            "       fabricbench list            the kernels, one line each\n"
+            "       fabricbench show FILE.h5    print a result file's runs as tables\n"
+            "       fabricbench run --help      every run option with its default and unit\n"
             "       fabricbench --version\n"
             "\n"
             "Without kernels, 'run' runs the point-to-point suite: %s.\n"
