@@ -22,6 +22,25 @@ static size_t gradsync_fit(const fab_kctx_t *ctx, size_t bytes)
     return (size_t)ctx->params * ctx->dtype.size;
 }
 
+/* The split of the gradient into buckets; returns the bytes one buffer slot needs. */
+static size_t gradsync_split(const fab_kctx_t *ctx, gradsync_t *g)
+{
+    g->total = gradsync_fit(ctx, 0);
+    g->bucket = ctx->bucket / ctx->dtype.size * ctx->dtype.size;
+    if (g->bucket == 0)
+        g->bucket = ctx->dtype.size;
+    fab_buckets(g->total, g->bucket, ctx->dtype.size, &g->nbuckets, &g->last);
+    return g->nbuckets > 1 ? g->bucket : g->last;
+}
+
+/* Send and receive buffers for --inflight buckets. */
+static size_t gradsync_own_bytes(const fab_kctx_t *ctx)
+{
+    gradsync_t g;
+
+    return 2 * gradsync_split(ctx, &g) * (size_t)ctx->inflight;
+}
+
 static fab_status_t gradsync_setup(fab_kctx_t *ctx, void **state)
 {
     gradsync_t *g = calloc(1, sizeof(*g));
@@ -29,12 +48,7 @@ static fab_status_t gradsync_setup(fab_kctx_t *ctx, void **state)
 
     if (!g)
         return FAB_ERR_NOMEM;
-    g->total = gradsync_fit(ctx, 0);
-    g->bucket = ctx->bucket / ctx->dtype.size * ctx->dtype.size;
-    if (g->bucket == 0)
-        g->bucket = ctx->dtype.size;
-    fab_buckets(g->total, g->bucket, ctx->dtype.size, &g->nbuckets, &g->last);
-    slot = g->nbuckets > 1 ? g->bucket : g->last;
+    slot = gradsync_split(ctx, g);
     g->send = malloc(slot * (size_t)ctx->inflight);
     g->recv = malloc(slot * (size_t)ctx->inflight);
     g->reqs = calloc((size_t)ctx->inflight, sizeof(*g->reqs));
@@ -159,5 +173,7 @@ const fab_kernel_t fab_kernel_gradsync = {
     .iterate = gradsync_iterate,
     .validate = gradsync_validate,
     .cleanup = gradsync_cleanup,
+    .own_bytes = gradsync_own_bytes,
+    .own_bytes_hint = "lower --bucket or --inflight",
     .describe = gradsync_describe,
 };

@@ -94,6 +94,11 @@ typedef struct fab_kernel {
     fab_status_t (*validate)(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
                              long *errors);
     void (*cleanup)(fab_kctx_t *ctx, void *state); /* optional: frees what setup made */
+    /* Optional: bytes of buffers setup will allocate on each rank beyond the harness's
+     * message buffers (the harness counts them in its memory check before measuring). The
+     * ctx has the options' fields (params, bucket, inflight, dtype) but no buffers yet. */
+    size_t (*own_bytes)(const fab_kctx_t *ctx);
+    const char *own_bytes_hint; /* what lowers them, for the error message */
     /* Optional: one line on what the kernel models (header line, result-file attribute). */
     void (*describe)(const fab_kctx_t *ctx, char *buf, size_t len);
 } fab_kernel_t;

@@ -268,6 +268,27 @@ static bool fab_rank_active(const fab_kernel_t *k, const fab_opts_t *o, int rank
     return k->ranks == FAB_RANKS_ALL || rank == o->pair_a || rank == o->pair_b;
 }
 
+/* Buffers a kernel allocates itself (gradsync's buckets), from its own_bytes. */
+static size_t fab_own_bytes(const fab_kernel_t *k, const fab_opts_t *o)
+{
+    fab_kctx_t ctx;
+    size_t n;
+
+    if (!k->own_bytes)
+        return 0;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.params = o->params;
+    ctx.bucket = o->bucket;
+    ctx.inflight = o->inflight;
+    ctx.window = o->window;
+    ctx.root = o->root;
+    if (fab_dtype_init(o->dtype, FAB_OP_SUM, false, &ctx.dtype) != FAB_OK)
+        return 0;
+    n = k->own_bytes(&ctx);
+    fab_dtype_free(&ctx.dtype);
+    return n;
+}
+
 fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
 {
     char msg[512] = "", hint[256] = "";
@@ -288,31 +309,36 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
         const fab_kernel_t *k = o->kernels[i];
         fab_sizes_t tmp;
         size_t maxb = fab_max_size(fab_kernel_sizes(k, o, &tmp));
-        size_t need = fab_buffer_bytes(k, o, maxb);
+        size_t own = fab_own_bytes(k, o), need = fab_buffer_bytes(k, o, maxb) + own;
         int here = k->ranks == FAB_RANKS_PAIR && w->local_ranks > 2 ? 2 : w->local_ranks;
         size_t host_need = need * (size_t)here;
-        char sz[32];
+        char what[160], sz[32];
+        const char *lower = own * 2 > need && k->own_bytes_hint ? k->own_bytes_hint
+                                                                : "lower the largest size in -m";
 
         if (!fab_rank_active(k, o, w->rank))
             continue;
+        fab_size_format(maxb, sz, sizeof(sz));
+        if (k->no_sizes)
+            snprintf(what, sizeof(what), "kernel '%s'", k->name);
+        else
+            snprintf(what, sizeof(what), "kernel '%s' at %s per message", k->name, sz);
         if (need > headroom) {
-            fab_size_format(maxb, sz, sizeof(sz));
             snprintf(msg, sizeof(msg),
-                     "kernel '%s' at %s per message needs %.2f GB of buffers, but this process "
-                     "may map only %.2f GB more (address-space limit, ulimit -v)",
-                     k->name, sz, need / 1e9, headroom / 1e9);
-            snprintf(hint, sizeof(hint), "lower the largest size in -m, or raise ulimit -v");
+                     "%s needs %.2f GB of buffers, but this process may map only %.2f GB more "
+                     "(address-space limit, ulimit -v)",
+                     what, need / 1e9, headroom / 1e9);
+            snprintf(hint, sizeof(hint), "%s, or raise ulimit -v", lower);
             st = FAB_ERR_CONFIG;
             break;
         }
         if (avail == 0 || host_need <= avail / 10 * 9)
             continue;
-        fab_size_format(maxb, sz, sizeof(sz));
         snprintf(msg, sizeof(msg),
-                 "kernel '%s' at %s per message needs %.2f GB of buffers per rank, %.2f GB for "
-                 "the %d ranks on host %s, which has %.2f GB available",
-                 k->name, sz, need / 1e9, host_need / 1e9, here, w->host, avail / 1e9);
-        snprintf(hint, sizeof(hint), "lower the largest size in -m, or run fewer ranks per node");
+                 "%s needs %.2f GB of buffers per rank, %.2f GB for the %d ranks on host %s, "
+                 "which has %.2f GB available",
+                 what, need / 1e9, host_need / 1e9, here, w->host, avail / 1e9);
+        snprintf(hint, sizeof(hint), "%s, or run fewer ranks per node", lower);
         st = FAB_ERR_CONFIG;
     }
     return fab_agree_msg(w, st, msg, hint);
@@ -430,8 +456,6 @@ static uint64_t fab_block_len(const fab_measure_t *m, uint64_t left)
     return b < left ? b : left;
 }
 
-/* Timed blocks. Timestamps are contiguous: the end of iteration i is the start of i+1, so
- * one clock read per iteration is all the loop adds. */
 /* Timed blocks. Timestamps are contiguous: the end of iteration i is the start of i+1, so
  * one timer reading (on timing ranks only) is all the loop adds to an iteration. */
 static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t iters)

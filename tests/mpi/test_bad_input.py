@@ -51,6 +51,9 @@ CASES = [
 # each rank; the check refuses before anything is allocated.
 LIMITED = ["bash", "-c", 'ulimit -v 2000000 && exec "$@"', "sh"]
 CASES.append((2, ["latency", "-m", "1G"], "ulimit -v"))
+# gradsync's own bucket buffers count too: 2 x 8 buckets of 256 MiB is more than 2 GB.
+CASES.append((2, ["gradsync", "--params", "1e9", "--bucket", "256M", "--inflight", "8"],
+              "lower --bucket or --inflight, or raise ulimit -v"))
 
 failed = 0
 for np, args, needle in CASES:
