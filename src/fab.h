@@ -12,6 +12,8 @@
 #include <x86intrin.h>
 #endif
 
+#include <hwloc.h>
+
 #include "fab_kernel.h"
 #include "fab_status.h"
 
@@ -69,9 +71,32 @@ typedef struct fab_opts {
     double params;     /* gradsync */
     size_t bucket;
     int inflight;
+    int fabric;               /* FAB_FABRIC_* */
+    const char *device;       /* --device NAME[:PORT], NULL: chosen by the fabric profile */
+    bool strict_fabric;       /* a verified transport that differs from the request: exit 3 */
+    double line_rate_gbps;    /* --line-rate; 0: from the port in use */
+    int placement;            /* FAB_PLACE_* */
+    bool placement_set;       /* --placement given explicitly (overrides a launcher binding) */
+    const char *sysfs_root;   /* NULL: "/" */
+    const char *fabrics_file; /* NULL: the installed profile table */
+    const char *topology;     /* placement command: an lstopo XML file, NULL: this machine */
+    int place_ranks;          /* placement command: ranks per node */
+    bool json_flag;           /* inventory, placement commands: --json */
+    const char *sub_usage;    /* inventory, placement commands: --help was asked (their usage) */
     bool quiet;
     int verbose;
 } fab_opts_t;
+
+/* --fabric, in the order of its choice list. any: leave the choice to UCX. */
+enum {
+    FAB_FABRIC_ANY = 0,
+    FAB_FABRIC_AUTO,
+    FAB_FABRIC_IB,
+    FAB_FABRIC_ROCE,
+    FAB_FABRIC_ERDMA,
+    FAB_FABRIC_TCP,
+    FAB_FABRIC_SHM
+};
 
 typedef enum {
     FAB_CMD_NONE = 0,
@@ -80,7 +105,9 @@ typedef enum {
     FAB_CMD_LIST,
     FAB_CMD_RUN,
     FAB_CMD_RUN_HELP,
-    FAB_CMD_SHOW
+    FAB_CMD_SHOW,
+    FAB_CMD_INVENTORY,
+    FAB_CMD_PLACEMENT
 } fab_cmd_t;
 
 void fab_opts_defaults(fab_opts_t *o);
@@ -314,6 +341,129 @@ bool fab_transport_needs_probe(const fab_transport_t *t);
 /* Probe the UCX transports between world ranks a and b into t->ucx_tls (collective over
  * MPI_COMM_WORLD; rank 0 gets the answer). Call it after the measurements. */
 fab_status_t fab_transport_probe(const fab_world_t *w, int a, int b, fab_transport_t *t);
+
+/* ---------------------------------------------------------------- fabric.c */
+/* What RDMA devices and network interfaces a node has, read from sysfs under a root that
+ * tests point at fixture trees (libibverbs adds to it where the root is the real "/"). */
+#define FAB_MAX_RDMA  16
+#define FAB_MAX_PORTS 4
+#define FAB_MAX_NETIF 64
+
+typedef enum {
+    FAB_CLASS_UNKNOWN = 0,
+    FAB_CLASS_IB,    /* link layer InfiniBand */
+    FAB_CLASS_ROCE,  /* link layer Ethernet with RoCE GIDs */
+    FAB_CLASS_ERDMA, /* driver erdma: Alibaba Elastic RDMA (iWARP-style, RC only, no UD) */
+    FAB_CLASS_IWARP, /* node type RNIC, not erdma */
+} fab_class_t;
+
+typedef struct fab_port {
+    int num;              /* port number, from 1 */
+    char state[32];       /* "ACTIVE", "DOWN", "INIT", ... (sysfs "4: ACTIVE" -> "ACTIVE") */
+    char phys_state[32];  /* "LinkUp", "Disabled", ... */
+    char link_layer[16];  /* "InfiniBand", "Ethernet" */
+    char rate[64];        /* the sysfs string as read: "200 Gb/sec (4X HDR)" */
+    int width;            /* active lanes: 1, 2, 4, 8, 12; 0 unknown */
+    char speed[16];       /* lane speed name: "SDR" ... "XDR"; "" unknown */
+    double signal_gbps;   /* signalling rate of all lanes, Gb/s; 0 unknown */
+    double data_gbps;     /* data rate after line encoding, Gb/s; 0 unknown */
+    char encoding[32];    /* "8b/10b", "64b/66b", ...; "" unknown */
+    int mtu;              /* active MTU, bytes; 0 unknown */
+    char gid_types[64];   /* distinct GID types in table order: "IB", "RoCE v1,RoCE v2" */
+    int rocev2_gid_index; /* first RoCE v2 GID index with an address; -1 none */
+    char netdev[32];      /* the network interface behind the port ("" none) */
+    fab_class_t cls;      /* the port's classification */
+} fab_port_t;
+
+typedef struct fab_rdma_dev {
+    char name[64];      /* mlx5_0 */
+    char driver[32];    /* mlx5_core, erdma, ... ("" unknown) */
+    char node_type[32]; /* "CA", "RNIC", ... */
+    char fw_ver[64];
+    int numa_node; /* -1 unknown */
+    int nports;
+    fab_port_t ports[FAB_MAX_PORTS];
+} fab_rdma_dev_t;
+
+typedef struct fab_netif {
+    char name[32];
+    long speed_mbps; /* sysfs speed, Mb/s; -1 unknown (VMs, virtual devices, link down) */
+    int mtu;
+    int numa_node;      /* -1 unknown */
+    char operstate[16]; /* "up", "down", "unknown" */
+    bool loopback;
+    char rdma_dev[64]; /* the RDMA device it backs ("" none) */
+} fab_netif_t;
+
+typedef struct fab_inventory {
+    char sysroot[512]; /* "/" or a fixture tree */
+    char source[64];   /* "sysfs", "sysfs+libibverbs" */
+    int nrdma;
+    fab_rdma_dev_t rdma[FAB_MAX_RDMA];
+    int nnet;
+    fab_netif_t net[FAB_MAX_NETIF];
+    char note[256]; /* what could not be read, e.g. "no RDMA devices (no class/infiniband)" */
+} fab_inventory_t;
+
+/* Read the inventory under sysroot (NULL or "" : "/"). A missing class/infiniband is not an
+ * error (no RDMA devices); an unreadable sysroot is (FAB_ERR_ENV, err says which path). */
+fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char *err,
+                                size_t errlen);
+/* The inventory as one JSON object (stable key order; the golden tests compare it exactly),
+ * and as text for people. */
+void fab_inventory_json(const fab_inventory_t *inv, FILE *f);
+void fab_inventory_text(const fab_inventory_t *inv, FILE *f);
+const char *fab_class_name(fab_class_t c); /* "ib", "roce", "erdma", "iwarp", "unknown" */
+/* Parse a sysfs rate string ("56 Gb/sec (4X FDR)", "2.5 Gb/sec (1X SDR)"): lanes, lane speed
+ * name, signalling and data rates (Gb/s, all lanes) and the encoding. false if unparseable. */
+bool fab_rate_parse(const char *rate, int *width, char *speed, size_t speedlen, double *signal_gbps,
+                    double *data_gbps, char *encoding, size_t enclen);
+/* `fabricbench inventory [--json]`: exit code (0, or 3 when sysroot cannot be read). */
+int fab_inventory_command(const char *sysroot, bool json, FILE *out, FILE *errf);
+
+/* ---------------------------------------------------------------- placement.c */
+/* --placement, in the order of its choice list. auto: nic when the NIC is known and the
+ * launcher has not bound the rank already, else leave the binding as it is. */
+typedef enum {
+    FAB_PLACE_AUTO = 0,
+    FAB_PLACE_NIC,  /* cores of the NUMA node nearest the NIC, then the next nearest */
+    FAB_PLACE_NUMA, /* round-robin over NUMA nodes, one core each */
+    FAB_PLACE_CORE, /* one core each, in logical order */
+    FAB_PLACE_NONE, /* bind nothing */
+} fab_place_policy_t;
+
+typedef struct fab_place {
+    int policy;     /* what was applied (never AUTO) */
+    bool bound;     /* bound to fewer PUs than the machine allows */
+    bool kept;      /* a binding from the launcher (mpirun/srun) was kept */
+    char cpus[128]; /* PUs it may run on, OS indexes, list form: "8-11,40" */
+    int numa;       /* OS index of the NUMA node of those PUs; -1 several or unknown */
+    char nic[64];   /* the NIC placement considered ("" none) */
+    int nic_numa;   /* OS index of the NUMA node nearest the NIC; -1 unknown */
+    int distance;   /* NUMA distance numa -> nic_numa (10: local); -1 unknown */
+    bool remote;    /* known to be on another NUMA node than the NIC */
+    char note[256]; /* why this placement, or a warning */
+} fab_place_t;
+
+/* This machine's topology (xml NULL), or one exported by `lstopo file.xml`. */
+fab_status_t fab_topo_load(const char *xml, hwloc_topology_t *topo, char *err, size_t errlen);
+/* Where local rank `local` of `nlocal` on a node goes under `policy` (AUTO acts as NIC when
+ * nic is found in the topology, else as NONE). Pure: binds nothing. set (allocated by the
+ * caller) receives the PUs; out describes the plan. */
+fab_status_t fab_place_plan(hwloc_topology_t topo, int policy, const char *nic, int local,
+                            int nlocal, hwloc_bitmap_t set, fab_place_t *out, char *err,
+                            size_t errlen);
+/* Bind this process as planned. explicit: the user chose the policy, which overrides a
+ * binding the launcher made; otherwise (AUTO) an existing binding is kept. out describes
+ * where the process runs afterwards. */
+fab_status_t fab_place_apply(hwloc_topology_t topo, int policy, bool explicit_policy,
+                             const char *nic, int local, int nlocal, fab_place_t *out, char *err,
+                             size_t errlen);
+/* `fabricbench placement`: the plan for nlocal ranks on the topology, one line per rank (or
+ * JSON). Exit code. */
+int fab_place_command(const char *xml, int policy, const char *nic, int nlocal, bool json,
+                      FILE *out, FILE *errf);
+const char *fab_place_name(int policy); /* "auto", "nic", "numa", "core", "none" */
 
 /* ---------------------------------------------------------------- columns.c */
 typedef enum { FAB_COL_U64, FAB_COL_I64, FAB_COL_F64 } fab_col_type_t;

@@ -23,10 +23,19 @@ static bool fab_first_rank(void)
     return true;
 }
 
-static int fab_no_mpi_command(fab_cmd_t cmd, const char *file)
+static int fab_no_mpi_command(fab_cmd_t cmd, const fab_opts_t *o)
 {
     if (cmd == FAB_CMD_SHOW)
-        return fab_status_exit_code(fab_show(file, stdout));
+        return fab_status_exit_code(fab_show(o->show_file, stdout));
+    if ((cmd == FAB_CMD_INVENTORY || cmd == FAB_CMD_PLACEMENT) && o->sub_usage) {
+        printf("usage: %s\n", o->sub_usage);
+        return FAB_EXIT_OK;
+    }
+    if (cmd == FAB_CMD_INVENTORY)
+        return fab_inventory_command(o->sysfs_root, o->json_flag, stdout, stderr);
+    if (cmd == FAB_CMD_PLACEMENT)
+        return fab_place_command(o->topology, o->placement, o->device, o->place_ranks, o->json_flag,
+                                 stdout, stderr);
     if (!fab_first_rank())
         return FAB_EXIT_OK;
     switch (cmd) {
@@ -210,7 +219,7 @@ int main(int argc, char **argv)
         return fab_status_exit_code(st);
     }
     if (cmd != FAB_CMD_RUN)
-        return fab_no_mpi_command(cmd, o.show_file);
+        return fab_no_mpi_command(cmd, &o);
 
     fab_log_set_level(o.verbose >= 2 ? FAB_LOG_DEBUG : o.verbose ? FAB_LOG_INFO : FAB_LOG_WARN);
     if (o.note[0] && fab_first_rank())

@@ -26,6 +26,7 @@ typedef enum {
     FAB_OPT_SIZE,   /* size_t, one size (4K, 25M) */
     FAB_OPT_CHOICE, /* int: the index of the value in `arg`, "a|b|c" */
     FAB_OPT_STRING, /* const char *, pointing into argv or the environment */
+    FAB_OPT_RATE,   /* double, Gb/s: 100G, 25Gb/s, 800M, 56 */
 } fab_opt_type_t;
 
 typedef struct fab_opt {
@@ -79,6 +80,22 @@ static const fab_opt_t fab_opt_table[] = {
      "after each size, send patterned data and check every received byte"},
     {"pair", 0, FAB_OPT_PAIR, 0, 0, 0, "A,B", "ranks", "0,1",
      "the two ranks latency, bw and bibw measure between; the others wait idle"},
+    {"fabric", 0, FAB_OPT_CHOICE, OFF(fabric), 0, 0, "any|auto|ib|roce|erdma|tcp|shm", NULL, "any",
+     "the fabric to measure (profiles in fabrics.conf, docs/FABRICS.md); any: UCX chooses; "
+     "auto: the fastest active device"},
+    {"device", 0, FAB_OPT_STRING, OFF(device), 0, 0, "NAME[:PORT]", NULL, "from --fabric",
+     "the RDMA device and port (mlx5_0:1) or network interface (eth0) --fabric uses"},
+    {"strict-fabric", 0, FAB_OPT_FLAG, OFF(strict_fabric), 0, 0, NULL, NULL, "off",
+     "exit 3 (before measuring) when UCX would use another transport than --fabric asks"},
+    {"line-rate", 0, FAB_OPT_RATE, OFF(line_rate_gbps), 0, 1e6, "RATE", "Gb/s", "the port's",
+     "data rate the efficiency column compares with (100G, 25Gb/s); default: the port in use"},
+    {"placement", 0, FAB_OPT_CHOICE, OFF(placement), 0, 0, "auto|nic|numa|core|none", NULL, "auto",
+     "bind ranks near the NIC (nic), across NUMA nodes, to cores, or not; auto: nic unless "
+     "mpirun/srun bound them"},
+    {"sysfs-root", 0, FAB_OPT_STRING, OFF(sysfs_root), 0, 0, "DIR", NULL, "/",
+     "where the inventory reads sys/class/infiniband and sys/class/net (for fixture trees)"},
+    {"fabrics-file", 0, FAB_OPT_STRING, OFF(fabrics_file), 0, 0, "FILE", NULL, "installed",
+     "the fabric profile table (default: the fabrics.conf installed with fabricbench)"},
     {"pml", 0, FAB_OPT_CHOICE, OFF(pml), 0, 0, "ucx|ob1|env", NULL, "ucx",
      "Open MPI point-to-point layer: ucx, ob1, or env (leave it to mpirun/environment)"},
     {"timer", 0, FAB_OPT_CHOICE, OFF(timer), 0, 0, "auto|tsc|clock", NULL, "auto",
@@ -181,6 +198,36 @@ static fab_status_t fab_parse_choice(const fab_opt_t *d, const char *val, int *o
     return FAB_ERR_USAGE;
 }
 
+/* A link rate: a number with an optional unit G, Gb/s, Gbit, M, Mb/s (plain: Gb/s). */
+static fab_status_t fab_rate_option(const fab_opt_t *d, const char *val, double *out, char *err,
+                                    size_t errlen)
+{
+    char *end = NULL;
+    double v, scale = 1.0;
+
+    errno = 0;
+    v = strtod(val, &end);
+    if (end != val && errno == 0) {
+        if (*end == 'M' || *end == 'm') {
+            scale = 1e-3;
+            end++;
+        } else if (*end == 'G' || *end == 'g') {
+            end++;
+        }
+        if (strcmp(end, "b/s") == 0 || strcmp(end, "bit") == 0 || strcmp(end, "bps") == 0)
+            end += strlen(end);
+    }
+    if (end == val || *end || errno || !(v > 0) || v * scale > d->max) {
+        snprintf(err, errlen,
+                 "--%s: '%s' is not a link rate (a positive number of Gb/s: 100G, 25Gb/s, "
+                 "800M)",
+                 d->name, val);
+        return FAB_ERR_USAGE;
+    }
+    *out = v * scale;
+    return FAB_OK;
+}
+
 static fab_status_t fab_opt_apply(const fab_opt_t *d, const char *val, fab_opts_t *o, char *err,
                                   size_t errlen)
 {
@@ -237,7 +284,7 @@ static fab_status_t fab_opt_apply(const fab_opt_t *d, const char *val, fab_opts_
         break;
     case FAB_OPT_STRING:
         if (!*val) {
-            snprintf(err, errlen, "--%s needs a file name", d->name);
+            snprintf(err, errlen, "--%s needs a value (%s)", d->name, d->arg);
             st = FAB_ERR_USAGE;
         } else {
             *(const char **)base = val;
@@ -247,6 +294,11 @@ static fab_status_t fab_opt_apply(const fab_opt_t *d, const char *val, fab_opts_
         st = fab_parse_choice(d, val, (int *)base, err, errlen);
         if (st == FAB_OK && d->offset == OFF(pml))
             o->pml_set = true;
+        if (st == FAB_OK && d->offset == OFF(placement))
+            o->placement_set = true;
+        break;
+    case FAB_OPT_RATE:
+        st = fab_rate_option(d, val, (double *)base, err, errlen);
         break;
     }
     return st;
@@ -381,6 +433,83 @@ static fab_status_t fab_kernels_parse(const char *list, fab_opts_t *o, char *err
     return FAB_OK;
 }
 
+/* `inventory [--json] [--sysfs-root DIR]` and `placement [--ranks N] [--device NIC]
+ * [--placement P] [--topology FILE.xml] [--json]`: a few options each, the run table's where
+ * they are the same option (and its FABRICBENCH_* variables for those). */
+static fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts_t *o,
+                                         char *err, size_t errlen, char *hint, size_t hintlen)
+{
+    static const char *const inv[] = {"sysfs-root", NULL};
+    static const char *const place[] = {"device", "placement", NULL};
+    const char *const *mine = cmd == FAB_CMD_INVENTORY ? inv : place;
+    const char *name = cmd == FAB_CMD_INVENTORY ? "inventory" : "placement";
+    const char *usage = cmd == FAB_CMD_INVENTORY
+                            ? "fabricbench inventory [--json] [--sysfs-root DIR]"
+                            : "fabricbench placement [--ranks N] [--device NIC] [--placement "
+                              "auto|nic|numa|core|none] [--topology FILE.xml] [--json]";
+    const char *env = getenv("FABRICBENCH_SYSFS_ROOT");
+
+    if (env && *env)
+        o->sysfs_root = env;
+    o->place_ranks = 1;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *eq = strchr(a, '='), *val = NULL;
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        const fab_opt_t *d = NULL;
+        fab_status_t st;
+
+        if (strcmp(a, "--json") == 0) {
+            o->json_flag = true;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            o->sub_usage = usage;
+            return FAB_OK;
+        }
+        if (strncmp(a, "--", 2) == 0) {
+            for (int k = 0; mine[k]; k++)
+                if (strlen(mine[k]) == len - 2 && strncmp(a + 2, mine[k], len - 2) == 0)
+                    d = fab_opt_find_long(mine[k], len - 2);
+        }
+        if (d || (cmd == FAB_CMD_PLACEMENT && strncmp(a, "--ranks", len) == 0 && len == 7) ||
+            (cmd == FAB_CMD_PLACEMENT && strncmp(a, "--topology", len) == 0 && len == 10)) {
+            val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!val || !*val) {
+                snprintf(err, errlen, "'%s' option '%.*s' needs a value", name, (int)len, a);
+                snprintf(hint, hintlen, "%s", usage);
+                return FAB_ERR_USAGE;
+            }
+        }
+        if (d) {
+            st = fab_opt_apply(d, val, o, err, errlen);
+            if (st != FAB_OK) {
+                snprintf(hint, hintlen, "%s", usage);
+                return st;
+            }
+        } else if (val && len == 10) {
+            o->topology = val;
+        } else if (val) {
+            char *end = NULL;
+            long n = strtol(val, &end, 10);
+
+            if (*end || n < 1 || n > 4096) {
+                snprintf(err, errlen,
+                         "'placement' option --ranks: '%s' is not a rank count "
+                         "(1 to 4096)",
+                         val);
+                snprintf(hint, hintlen, "%s", usage);
+                return FAB_ERR_USAGE;
+            }
+            o->place_ranks = (int)n;
+        } else {
+            snprintf(err, errlen, "'%s' does not take '%s'", name, a);
+            snprintf(hint, hintlen, "%s", usage);
+            return FAB_ERR_USAGE;
+        }
+    }
+    return FAB_OK;
+}
+
 fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o, char *err,
                             size_t errlen, char *hint, size_t hintlen)
 {
@@ -427,9 +556,15 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         o->show_file = argv[2];
         return FAB_OK;
     }
+    if (strcmp(argv[1], "inventory") == 0 || strcmp(argv[1], "placement") == 0) {
+        *cmd = argv[1][0] == 'i' ? FAB_CMD_INVENTORY : FAB_CMD_PLACEMENT;
+        return fab_subcommand_parse(argc, argv, *cmd, o, err, errlen, hint, hintlen);
+    }
     if (strcmp(argv[1], "run") != 0) {
         snprintf(err, errlen, "unknown command '%s'", argv[1]);
-        snprintf(hint, hintlen, "commands are: run, list, show (see 'fabricbench --help')");
+        snprintf(hint, hintlen,
+                 "commands are: run, list, show, inventory, placement (see 'fabricbench "
+                 "--help')");
         return FAB_ERR_USAGE;
     }
     *cmd = FAB_CMD_RUN;
@@ -547,6 +682,11 @@ void fab_opts_print_help(FILE *f)
             "usage: mpirun -np 2 fabricbench run [KERNEL[,KERNEL...]] [options]\n"
             "       fabricbench list            the kernels, one line each\n"
             "       fabricbench show FILE.h5    print a result file's runs as tables\n"
+            "       fabricbench inventory [--json] [--sysfs-root DIR]\n"
+            "                                   RDMA devices, ports, line rates, interfaces\n"
+            "       fabricbench placement [--ranks N] [--device NIC] [--placement P]\n"
+            "                             [--topology FILE.xml] [--json]\n"
+            "                                   where ranks would be bound, near which NIC\n"
             "       fabricbench run --help      every run option with its default and unit\n"
             "       fabricbench --version\n"
             "\n"

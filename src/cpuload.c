@@ -1,0 +1,2 @@
+/* CPU cost (placeholder). */
+#include "fab.h"

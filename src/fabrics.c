@@ -1,0 +1,2 @@
+/* Fabric profiles (placeholder). */
+#include "fab.h"
