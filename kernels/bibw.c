@@ -59,6 +59,7 @@ const fab_kernel_t fab_kernel_bibw = {
     .rank_multiple = 1,
     .uses_window = true,
     .time_divisor = 1.0,
+    .duplex = true,
     .setup = bibw_setup,
     .iterate = bibw_iterate,
     .validate = bibw_validate,

@@ -41,6 +41,17 @@ const fab_column_t fab_columns[] = {
                       "--overlap-compute: mean time of the same call without compute"},
     [FAB_COL_OVERLAP] = {"overlap_pct", "%", FAB_COL_F64,
                          "--overlap-compute: share of comm_us hidden by the compute"},
+    [FAB_COL_LINE] = {"line_rate_pct", "%", FAB_COL_F64,
+                      "Gbps (collectives: busbw) / data rate of the port in use (bibw: 2 x); "
+                      "NaN unknown"},
+    [FAB_COL_CPU_RANK] = {"cpu_rank_pct", "%", FAB_COL_F64,
+                          "CPU time / wall time of the ranks taking part, mean (100: one core)"},
+    [FAB_COL_CPU_USER] = {"cpu_node_user_pct", "%", FAB_COL_F64,
+                          "node-wide user share of all CPUs (/proc/stat), mean over nodes"},
+    [FAB_COL_CPU_SYS] = {"cpu_node_sys_pct", "%", FAB_COL_F64,
+                         "node-wide system share of all CPUs, mean over nodes"},
+    [FAB_COL_CPU_SOFTIRQ] = {"cpu_node_softirq_pct", "%", FAB_COL_F64,
+                             "node-wide softirq share of all CPUs, mean over nodes"},
 };
 const int fab_ncolumns = FAB_COL_COUNT;
 
@@ -126,6 +137,21 @@ void fab_column_value(int col, const fab_row_t *r, int64_t *iv, double *dv)
         break;
     case FAB_COL_OVERLAP:
         *dv = r->overlap_pct;
+        break;
+    case FAB_COL_LINE:
+        *dv = r->line_pct;
+        break;
+    case FAB_COL_CPU_RANK:
+        *dv = r->cpu_rank_pct;
+        break;
+    case FAB_COL_CPU_USER:
+        *dv = r->cpu_user_pct;
+        break;
+    case FAB_COL_CPU_SYS:
+        *dv = r->cpu_sys_pct;
+        break;
+    case FAB_COL_CPU_SOFTIRQ:
+        *dv = r->cpu_softirq_pct;
         break;
     default:
         break;

@@ -71,10 +71,11 @@ typedef struct fab_opts {
     double params;     /* gradsync */
     size_t bucket;
     int inflight;
-    int fabric;               /* FAB_FABRIC_* */
+    const char *fabric;       /* --fabric: a profile name, auto, or NULL/any (UCX chooses) */
     const char *device;       /* --device NAME[:PORT], NULL: chosen by the fabric profile */
     bool strict_fabric;       /* a verified transport that differs from the request: exit 3 */
-    double line_rate_gbps;    /* --line-rate; 0: from the port in use */
+    double line_rate_gbps;    /* --line-rate, or the port in use (set before the run); 0 unknown */
+    bool line_rate_given;     /* --line-rate was given: applies within a node too */
     int placement;            /* FAB_PLACE_* */
     bool placement_set;       /* --placement given explicitly (overrides a launcher binding) */
     const char *sysfs_root;   /* NULL: "/" */
@@ -86,17 +87,6 @@ typedef struct fab_opts {
     bool quiet;
     int verbose;
 } fab_opts_t;
-
-/* --fabric, in the order of its choice list. any: leave the choice to UCX. */
-enum {
-    FAB_FABRIC_ANY = 0,
-    FAB_FABRIC_AUTO,
-    FAB_FABRIC_IB,
-    FAB_FABRIC_ROCE,
-    FAB_FABRIC_ERDMA,
-    FAB_FABRIC_TCP,
-    FAB_FABRIC_SHM
-};
 
 typedef enum {
     FAB_CMD_NONE = 0,
@@ -212,6 +202,11 @@ typedef struct fab_row {
     double comm_time;       /* --overlap-compute: the same call without compute, s; else NaN */
     double overlap_pct;     /* how much of that the compute hid, 0..100; else NaN */
     double slowest_share;   /* the share of iterations it was slowest in */
+    double line_pct;        /* Gb/s (collectives: busbw) / the port's data rate, %; else NaN */
+    double cpu_rank_pct;    /* mean over taking-part ranks of CPU time / wall time, % */
+    double cpu_user_pct;    /* node-wide shares of all CPUs, %, mean over the nodes */
+    double cpu_sys_pct;
+    double cpu_softirq_pct;
 } fab_row_t;
 
 typedef struct fab_world {
@@ -246,7 +241,13 @@ typedef struct fab_run_info {
     int nenv;
     char status[32]; /* running, complete, interrupted, failed, check-failed */
     char stop_reason[128];
-    char results_file[1024]; /* where the HDF5 file goes ("" for none) */
+    char results_file[1024];         /* where the HDF5 file goes ("" for none) */
+    const struct fab_fabric *fabric; /* --fabric as resolved on rank 0's host, and its check */
+    char *inventory_json;     /* {"host": inventory, ...}: one per host (NULL if not gathered) */
+    char **placement;         /* per rank: where it runs, one line (NULL if not gathered) */
+    int nwarn_remote;         /* ranks placed away from their NIC */
+    double line_rate_gbps;    /* what line_rate_pct compares with; 0 unknown */
+    char line_rate_from[128]; /* --line-rate, or the port it was read from */
 } fab_run_info_t;
 
 /* Where rank 0 sends what a run produces, as it is produced. Every callback may be NULL;
@@ -421,6 +422,43 @@ bool fab_rate_parse(const char *rate, int *width, char *speed, size_t speedlen, 
 /* `fabricbench inventory [--json]`: exit code (0, or 3 when sysroot cannot be read). */
 int fab_inventory_command(const char *sysroot, bool json, FILE *out, FILE *errf);
 
+/* ---------------------------------------------------------------- fabrics.c */
+/* --fabric: a profile from the profile table (share/fabricbench/fabrics.conf), resolved on
+ * each host to a device before MPI_Init, then checked against what UCX chose. */
+typedef struct fab_fabric {
+    char requested[32]; /* as given: "roce", "auto"; "" for any */
+    char name[32];      /* the profile used ("" for any) */
+    char match[32];     /* its match rule */
+    char description[160];
+    char device[64];         /* RDMA device or network interface used ("" none) */
+    int port;                /* RDMA port (0: none) */
+    char netdev[32];         /* the network interface behind it */
+    int gid_index;           /* RoCE v2 GID index, -1 none */
+    double line_rate_gbps;   /* data rate of the port, 0 unknown */
+    char line_rate_from[96]; /* where that came from */
+    char expect[128];        /* transports that count as this fabric */
+    char env[1024];          /* "NAME=value ..." set for UCX and Open MPI */
+    char why[256];           /* how the device was chosen */
+    char profiles_file[512];
+    char verified[512]; /* what UCX chose (probe), "" before the probe */
+    char verdict[32];   /* "match", "differs", "not verified" */
+    char verdict_why[256];
+} fab_fabric_t;
+
+/* Before MPI_Init, on every rank: resolve o->fabric on this host (reading the inventory under
+ * o->sysfs_root) and set the profile's environment. Nothing is set on failure; msg and hint
+ * say what is wrong and what exists. FAB_ERR_USAGE: unknown profile or bad --device syntax;
+ * FAB_ERR_ENV: the fabric or device does not exist here, or the profile table is unreadable.
+ * note receives a warning to print (an environment variable overridden), or "". */
+fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg, size_t msglen,
+                                char *hint, size_t hintlen, char *note, size_t notelen);
+/* After the UCX probe: compare the lanes it reported ("tcp/eth0[am] ...") with the profile.
+ * Returns true when they match (or nothing was asked). */
+bool fab_fabric_verify(fab_fabric_t *fb, const char *lanes);
+/* A short inventory of this host for error messages: "RDMA: mlx5_0:1 roce ACTIVE 100 Gb/s;
+ * net: eth0 up 25 Gb/s, lo". */
+void fab_inventory_brief(const fab_inventory_t *inv, char *buf, size_t len);
+
 /* ---------------------------------------------------------------- placement.c */
 /* --placement, in the order of its choice list. auto: nic when the NIC is known and the
  * launcher has not bound the rank already, else leave the binding as it is. */
@@ -465,6 +503,28 @@ int fab_place_command(const char *xml, int policy, const char *nic, int nlocal, 
                       FILE *out, FILE *errf);
 const char *fab_place_name(int policy); /* "auto", "nic", "numa", "core", "none" */
 
+/* ---------------------------------------------------------------- cpuload.c */
+/* /proc/stat's first eight cpu fields: user nice system idle iowait irq softirq steal. */
+#define FAB_CPU_NJ 8
+typedef struct fab_cpu_mark {
+    double wall;            /* s, CLOCK_MONOTONIC */
+    double self;            /* this process's user + system CPU time, s */
+    uint64_t j[FAB_CPU_NJ]; /* node-wide jiffies, when node */
+    bool node;              /* this rank samples its node and could read /proc/stat */
+} fab_cpu_mark_t;
+
+/* Parse /proc/stat's "cpu " line. */
+bool fab_proc_stat_parse(const char *line, uint64_t j[FAB_CPU_NJ]);
+/* Mark the start or end of a window; node: also read /proc/stat (one rank per node). */
+void fab_cpu_mark(fab_cpu_mark_t *m, bool node);
+/* Node-wide shares of all CPUs' time between two readings, %: user (+nice), system,
+ * softirq; NaN when no time passed. */
+void fab_cpu_shares(const uint64_t a[FAB_CPU_NJ], const uint64_t b[FAB_CPU_NJ], double *user,
+                    double *sys, double *softirq);
+/* out[0]: this rank's CPU time / wall time, % (100: one core busy); out[1..3]: the node's
+ * user, system, softirq shares (NaN unless both marks read /proc/stat). */
+void fab_cpu_window(const fab_cpu_mark_t *a, const fab_cpu_mark_t *b, double out[4]);
+
 /* ---------------------------------------------------------------- columns.c */
 typedef enum { FAB_COL_U64, FAB_COL_I64, FAB_COL_F64 } fab_col_type_t;
 /* Column ids, in file order. */
@@ -494,6 +554,11 @@ enum {
     FAB_COL_SLOWEST_SHARE,
     FAB_COL_COMM,
     FAB_COL_OVERLAP,
+    FAB_COL_LINE,
+    FAB_COL_CPU_RANK,
+    FAB_COL_CPU_USER,
+    FAB_COL_CPU_SYS,
+    FAB_COL_CPU_SOFTIRQ,
     FAB_COL_COUNT
 };
 typedef struct fab_column {
@@ -514,6 +579,18 @@ fab_status_t fab_run_info_fill(fab_run_info_t *info, const fab_world_t *w, const
 void fab_run_info_free(fab_run_info_t *info);
 /* The current UTC time formatted with strftime's fmt. */
 void fab_utc_now(char *buf, size_t len, const char *fmt);
+
+/* ---------------------------------------------------------------- setup.c */
+/* Between MPI_Init and the first measurement (collective over MPI_COMM_WORLD). */
+/* Bind each rank as --placement says (near fb's device), and gather one line per rank into
+ * info->placement on rank 0. */
+fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o,
+                                 const struct fab_fabric *fb, fab_run_info_t *info);
+/* Gather each host's inventory (JSON, one rank per host) into info->inventory_json on rank 0. */
+fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info);
+/* Every rank agrees on st; the lowest failing rank's msg and hint are printed by rank 0. */
+fab_status_t fab_agree_msg(const fab_world_t *w, fab_status_t st, const char *msg,
+                           const char *hint);
 
 /* ---------------------------------------------------------------- out_text.c */
 /* The text table on f as a sink. */

@@ -76,6 +76,7 @@ typedef struct fab_kernel {
     int rank_multiple;   /* the rank count must be a multiple of this (1: any) */
     bool uses_window;    /* -w/--window applies */
     double time_divisor; /* reported time = iteration time / divisor (ping-pong: 2) */
+    bool duplex;         /* traffic flows both ways at once: line rate counts twice (bibw) */
     /* Collectives: busbw = algbw x bus_factor(ranks) (nccl-tests); NULL for point-to-point */
     double (*bus_factor)(int nranks);
     /* Collectives: the message size actually used for a requested one (whole elements,

@@ -12,6 +12,7 @@ typedef enum {
     FAB_ERR_VALIDATION = -6,  /* measured, but received data was wrong: exit 1 */
     FAB_ERR_INTERRUPTED = -7, /* stopped by a signal, partial results kept: exit 4 */
     FAB_ERR_INTERNAL = -8,    /* a bug: exit 3 */
+    FAB_ERR_ENV = -9,         /* this host lacks what was asked (fabric, device, sysfs): exit 3 */
 } fab_status_t;
 
 /* Exit codes (documented in --help and README). */

@@ -1,2 +1,613 @@
-/* Fabric profiles (placeholder). */
+/* --fabric: profiles from a data file (share/fabricbench/fabrics.conf), resolved on each host
+ * to a device from the inventory, applied as UCX / Open MPI environment before MPI_Init, and
+ * checked afterwards against the transports UCX reports for a probe endpoint. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
 #include "fab.h"
+
+#ifndef FAB_DATADIR
+#define FAB_DATADIR "/usr/local/share/fabricbench"
+#endif
+#ifndef FAB_SOURCE_DATADIR
+#define FAB_SOURCE_DATADIR ""
+#endif
+
+#define FAB_MAX_PROFILES 32
+#define FAB_MAX_PENV     12
+
+typedef struct fab_profile {
+    char name[32], match[32], expect[128], description[160];
+    int nenv;
+    char env_name[FAB_MAX_PENV][64], env_val[FAB_MAX_PENV][256];
+} fab_profile_t;
+
+static char *fab_trim(char *s)
+{
+    char *e;
+
+    while (isspace((unsigned char)*s))
+        s++;
+    e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+/* The profile table: --fabrics-file, else next to the executable (bin/../share/fabricbench:
+ * an installed tree, or a build directory inside the source tree), else the install prefix,
+ * else the source tree this binary was built from. */
+static bool fab_profiles_path(const fab_opts_t *o, char *out, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n;
+
+    if (o->fabrics_file) {
+        snprintf(out, len, "%s", o->fabrics_file);
+        return true;
+    }
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        char *slash;
+
+        exe[n] = '\0';
+        slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            if (snprintf(out, len, "%s/../share/fabricbench/fabrics.conf", exe) < (int)len &&
+                access(out, R_OK) == 0)
+                return true;
+        }
+    }
+    snprintf(out, len, "%s/fabrics.conf", FAB_DATADIR);
+    if (access(out, R_OK) == 0)
+        return true;
+    snprintf(out, len, "%s/fabrics.conf", FAB_SOURCE_DATADIR);
+    return FAB_SOURCE_DATADIR[0] && access(out, R_OK) == 0;
+}
+
+static fab_status_t fab_profiles_load(const char *path, fab_profile_t *p, int *np, char *msg,
+                                      size_t msglen)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int lineno = 0;
+    fab_profile_t *cur = NULL;
+
+    *np = 0;
+    if (!f) {
+        snprintf(msg, msglen, "cannot read the fabric profile table %s", path);
+        return FAB_ERR_ENV;
+    }
+    while (fgets(line, sizeof(line), f)) {
+        char *s = fab_trim(line), *eq;
+
+        lineno++;
+        if (!*s || *s == '#')
+            continue;
+        if (*s == '[') {
+            char *end = strchr(s, ']');
+
+            if (!end || end == s + 1 || *np >= FAB_MAX_PROFILES) {
+                snprintf(msg, msglen, "%s line %d: a bad or one too many [section]", path, lineno);
+                fclose(f);
+                return FAB_ERR_USAGE;
+            }
+            *end = '\0';
+            cur = &p[(*np)++];
+            memset(cur, 0, sizeof(*cur));
+            snprintf(cur->name, sizeof(cur->name), "%s", s + 1);
+            continue;
+        }
+        eq = strchr(s, '=');
+        if (!eq || !cur) {
+            snprintf(msg, msglen, "%s line %d: expected [name] or key = value", path, lineno);
+            fclose(f);
+            return FAB_ERR_USAGE;
+        }
+        *eq = '\0';
+        {
+            char *key = fab_trim(s), *val = fab_trim(eq + 1);
+
+            if (strcmp(key, "match") == 0)
+                snprintf(cur->match, sizeof(cur->match), "%s", val);
+            else if (strcmp(key, "expect") == 0)
+                snprintf(cur->expect, sizeof(cur->expect), "%s", val);
+            else if (strcmp(key, "description") == 0)
+                snprintf(cur->description, sizeof(cur->description), "%s", val);
+            else if ((strncmp(key, "UCX_", 4) == 0 || strncmp(key, "OMPI_MCA_", 9) == 0) &&
+                     cur->nenv < FAB_MAX_PENV) {
+                snprintf(cur->env_name[cur->nenv], sizeof(cur->env_name[0]), "%s", key);
+                snprintf(cur->env_val[cur->nenv], sizeof(cur->env_val[0]), "%s", val);
+                cur->nenv++;
+            } else {
+                snprintf(msg, msglen,
+                         "%s line %d: unknown key '%s' (match, expect, description, UCX_*, "
+                         "OMPI_MCA_*)",
+                         path, lineno, key);
+                fclose(f);
+                return FAB_ERR_USAGE;
+            }
+        }
+    }
+    fclose(f);
+    for (int i = 0; i < *np; i++)
+        if (!p[i].match[0]) {
+            snprintf(msg, msglen, "%s: profile [%s] has no match rule", path, p[i].name);
+            return FAB_ERR_USAGE;
+        }
+    return FAB_OK;
+}
+
+void fab_inventory_brief(const fab_inventory_t *inv, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "RDMA ports:");
+    if (inv->nrdma == 0)
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " none");
+    for (int d = 0; d < inv->nrdma; d++)
+        for (int p = 0; p < inv->rdma[d].nports; p++) {
+            const fab_port_t *pt = &inv->rdma[d].ports[p];
+
+            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " %s:%d (%s, %s",
+                                  inv->rdma[d].name, pt->num, fab_class_name(pt->cls),
+                                  pt->state[0] ? pt->state : "state unknown");
+            if (pt->data_gbps > 0)
+                n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ", %g Gb/s", pt->data_gbps);
+            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ")");
+        }
+    n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "; network interfaces:");
+    for (int i = 0; i < inv->nnet; i++) {
+        const fab_netif_t *ni = &inv->net[i];
+
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s %s (%s", i ? "," : "", ni->name,
+                              ni->operstate[0] ? ni->operstate : "?");
+        if (ni->speed_mbps > 0)
+            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ", %g Gb/s",
+                                  (double)ni->speed_mbps / 1000.0);
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ")");
+    }
+    if (inv->nnet == 0)
+        snprintf(buf + n, n < len ? len - n : 0, " none");
+}
+
+static bool fab_netif_up(const fab_netif_t *ni)
+{
+    return strcmp(ni->operstate, "up") == 0 || (ni->loopback && strcmp(ni->operstate, "down") != 0);
+}
+
+/* The RDMA port a profile can use: --device NAME[:PORT] if given (it must be of the right
+ * class and ACTIVE), else the fastest active port of the class. */
+static fab_status_t fab_pick_rdma(const fab_inventory_t *inv, fab_class_t cls, const char *want,
+                                  int want_port, const fab_rdma_dev_t **dev,
+                                  const fab_port_t **port, char *msg, size_t msglen)
+{
+    *dev = NULL;
+    *port = NULL;
+    for (int d = 0; d < inv->nrdma; d++) {
+        const fab_rdma_dev_t *rd = &inv->rdma[d];
+
+        if (want && strcmp(rd->name, want) != 0)
+            continue;
+        for (int p = 0; p < rd->nports; p++) {
+            const fab_port_t *pt = &rd->ports[p];
+
+            if (want_port > 0 && pt->num != want_port)
+                continue;
+            if (want && (pt->cls != cls || strcmp(pt->state, "ACTIVE") != 0)) {
+                snprintf(msg, msglen, "device %s port %d is %s and %s, not an active %s port",
+                         rd->name, pt->num, fab_class_name(pt->cls),
+                         pt->state[0] ? pt->state : "in an unknown state", fab_class_name(cls));
+                if (want_port > 0 || rd->nports == 1)
+                    return FAB_ERR_ENV;
+                continue;
+            }
+            if (pt->cls != cls || strcmp(pt->state, "ACTIVE") != 0)
+                continue;
+            if (!*port || pt->data_gbps > (*port)->data_gbps) {
+                *dev = rd;
+                *port = pt;
+            }
+        }
+    }
+    if (*port)
+        return FAB_OK;
+    if (want && !msg[0])
+        snprintf(msg, msglen, "no RDMA device %s%s%.0d on this host", want, want_port ? ":" : "",
+                 want_port);
+    else if (!want)
+        snprintf(msg, msglen, "no active %s port on this host", fab_class_name(cls));
+    return FAB_ERR_ENV;
+}
+
+static fab_status_t fab_pick_net(const fab_inventory_t *inv, const char *want,
+                                 const fab_netif_t **out, char *msg, size_t msglen)
+{
+    *out = NULL;
+    for (int i = 0; i < inv->nnet; i++) {
+        const fab_netif_t *ni = &inv->net[i];
+
+        if (want) {
+            if (strcmp(ni->name, want) != 0)
+                continue;
+            if (!fab_netif_up(ni)) {
+                snprintf(msg, msglen, "network interface %s is %s, not up", want,
+                         ni->operstate[0] ? ni->operstate : "in an unknown state");
+                return FAB_ERR_ENV;
+            }
+            *out = ni;
+            return FAB_OK;
+        }
+        if (ni->loopback || !fab_netif_up(ni))
+            continue;
+        if (!*out || ni->speed_mbps > (*out)->speed_mbps)
+            *out = ni;
+    }
+    if (*out)
+        return FAB_OK;
+    if (want)
+        snprintf(msg, msglen, "no network interface %s on this host", want);
+    else
+        snprintf(msg, msglen, "no network interface that is up (other than loopback) on this host");
+    return FAB_ERR_ENV;
+}
+
+static fab_class_t fab_match_class(const char *match)
+{
+    static const struct {
+        const char *name;
+        fab_class_t cls;
+    } m[] = {{"rdma:ib", FAB_CLASS_IB},
+             {"rdma:roce", FAB_CLASS_ROCE},
+             {"rdma:erdma", FAB_CLASS_ERDMA},
+             {"rdma:iwarp", FAB_CLASS_IWARP}};
+
+    for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+        if (strcmp(match, m[i].name) == 0)
+            return m[i].cls;
+    return FAB_CLASS_UNKNOWN;
+}
+
+/* Resolve one profile on this host into fb (device, port, line rate). */
+static fab_status_t fab_resolve(const fab_profile_t *p, const fab_inventory_t *inv,
+                                const char *want, int want_port, fab_fabric_t *fb, char *msg,
+                                size_t msglen)
+{
+    fab_class_t cls = fab_match_class(p->match);
+    fab_status_t st;
+
+    snprintf(fb->name, sizeof(fb->name), "%s", p->name);
+    snprintf(fb->match, sizeof(fb->match), "%s", p->match);
+    snprintf(fb->expect, sizeof(fb->expect), "%s", p->expect);
+    snprintf(fb->description, sizeof(fb->description), "%s", p->description);
+    fb->gid_index = -1;
+    if (cls != FAB_CLASS_UNKNOWN) {
+        const fab_rdma_dev_t *d;
+        const fab_port_t *pt;
+
+        st = fab_pick_rdma(inv, cls, want, want_port, &d, &pt, msg, msglen);
+        if (st != FAB_OK)
+            return st;
+        snprintf(fb->device, sizeof(fb->device), "%s", d->name);
+        fb->port = pt->num;
+        snprintf(fb->netdev, sizeof(fb->netdev), "%s", pt->netdev);
+        fb->gid_index = pt->rocev2_gid_index;
+        fb->line_rate_gbps = pt->data_gbps;
+        if (snprintf(fb->line_rate_from, sizeof(fb->line_rate_from), "%s port %d (%s)", d->name,
+                     pt->num, pt->rate[0] ? pt->rate : "rate unknown") < 0)
+            fb->line_rate_from[0] = '\0';
+        return FAB_OK;
+    }
+    if (strcmp(p->match, "net") == 0) {
+        const fab_netif_t *ni;
+
+        st = fab_pick_net(inv, want, &ni, msg, msglen);
+        if (st != FAB_OK)
+            return st;
+        snprintf(fb->device, sizeof(fb->device), "%s", ni->name);
+        snprintf(fb->netdev, sizeof(fb->netdev), "%s", ni->name);
+        if (ni->speed_mbps > 0) {
+            fb->line_rate_gbps = (double)ni->speed_mbps / 1000.0;
+            snprintf(fb->line_rate_from, sizeof(fb->line_rate_from), "%s speed %ld Mb/s", ni->name,
+                     ni->speed_mbps);
+        } else {
+            snprintf(fb->line_rate_from, sizeof(fb->line_rate_from),
+                     "%s reports no speed (virtual NIC?)", ni->name);
+        }
+        return FAB_OK;
+    }
+    if (strcmp(p->match, "local") == 0) {
+        if (want) {
+            snprintf(msg, msglen, "--fabric %s uses no device; drop --device %s", p->name, want);
+            return FAB_ERR_USAGE;
+        }
+        snprintf(fb->line_rate_from, sizeof(fb->line_rate_from), "no port (within one host)");
+        return FAB_OK;
+    }
+    snprintf(msg, msglen, "profile [%s] has an unknown match rule '%s'", p->name, p->match);
+    return FAB_ERR_USAGE;
+}
+
+/* {device} {port} {netdev} {gid_index} in a template; false if one is unknown. */
+static bool fab_expand(const char *tmpl, const fab_fabric_t *fb, char *out, size_t len)
+{
+    size_t n = 0;
+
+    out[0] = '\0';
+    for (const char *p = tmpl; *p;) {
+        char val[64] = "";
+        const char *key = NULL;
+
+        if (*p == '{') {
+            const char *end = strchr(p, '}');
+            size_t klen = end ? (size_t)(end - p - 1) : 0;
+
+            key = p + 1;
+            if (end && klen == 6 && strncmp(key, "device", 6) == 0)
+                snprintf(val, sizeof(val), "%s", fb->device);
+            else if (end && klen == 4 && strncmp(key, "port", 4) == 0 && fb->port > 0)
+                snprintf(val, sizeof(val), "%d", fb->port);
+            else if (end && klen == 6 && strncmp(key, "netdev", 6) == 0)
+                snprintf(val, sizeof(val), "%s", fb->netdev);
+            else if (end && klen == 9 && strncmp(key, "gid_index", 9) == 0 && fb->gid_index >= 0)
+                snprintf(val, sizeof(val), "%d", fb->gid_index);
+            else if (!end)
+                key = NULL;
+            if (key) {
+                if (!val[0])
+                    return false;
+                n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s", val);
+                p = end + 1;
+                continue;
+            }
+        }
+        if (n + 1 < len) {
+            out[n++] = *p;
+            out[n] = '\0';
+        }
+        p++;
+    }
+    return true;
+}
+
+fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg, size_t msglen,
+                                char *hint, size_t hintlen, char *note, size_t notelen)
+{
+    fab_profile_t *prof = NULL;
+    fab_inventory_t *inv = NULL;
+    int np = 0, want_port = 0;
+    char want[64] = "", brief[768], err[256] = "";
+    const fab_profile_t *use = NULL;
+    fab_status_t st = FAB_OK;
+    size_t nn = 0, en = 0;
+
+    memset(fb, 0, sizeof(*fb));
+    fb->gid_index = -1;
+    msg[0] = hint[0] = note[0] = '\0';
+    snprintf(fb->verdict, sizeof(fb->verdict), "not verified");
+    if (!o->fabric || strcmp(o->fabric, "any") == 0) {
+        if (o->device) {
+            snprintf(msg, msglen, "--device %s needs --fabric (which fabric is it for?)",
+                     o->device);
+            snprintf(hint, hintlen, "add --fabric tcp, ib, roce, ... (docs/FABRICS.md)");
+            return FAB_ERR_USAGE;
+        }
+        return FAB_OK;
+    }
+    snprintf(fb->requested, sizeof(fb->requested), "%s", o->fabric);
+    if (o->device) {
+        const char *colon = strchr(o->device, ':');
+        char *end = NULL;
+
+        snprintf(want, sizeof(want), "%.*s", colon ? (int)(colon - o->device) : 63, o->device);
+        if (colon) {
+            long port = strtol(colon + 1, &end, 10);
+
+            if (end == colon + 1 || *end || port < 1 || port > 255) {
+                snprintf(msg, msglen, "--device %s: the port after ':' is not a number from 1",
+                         o->device);
+                snprintf(hint, hintlen, "write NAME or NAME:PORT, e.g. mlx5_0:1 or eth0");
+                return FAB_ERR_USAGE;
+            }
+            want_port = (int)port;
+        }
+    }
+    prof = calloc(FAB_MAX_PROFILES, sizeof(*prof));
+    inv = calloc(1, sizeof(*inv));
+    if (!prof || !inv) {
+        free(prof);
+        free(inv);
+        return FAB_ERR_NOMEM;
+    }
+    if (!fab_profiles_path(o, fb->profiles_file, sizeof(fb->profiles_file))) {
+        snprintf(msg, msglen, "cannot find the fabric profile table fabrics.conf");
+        snprintf(hint, hintlen,
+                 "give it with --fabrics-file (the source tree has "
+                 "share/fabricbench/fabrics.conf)");
+        st = FAB_ERR_ENV;
+        goto out;
+    }
+    st = fab_profiles_load(fb->profiles_file, prof, &np, msg, msglen);
+    if (st != FAB_OK) {
+        snprintf(hint, hintlen, "fix the file; docs/FABRICS.md describes its format");
+        goto out;
+    }
+    if (strcmp(o->fabric, "auto") != 0) {
+        for (int i = 0; i < np && !use; i++)
+            if (strcmp(prof[i].name, o->fabric) == 0)
+                use = &prof[i];
+        if (!use) {
+            size_t n =
+                (size_t)snprintf(hint, hintlen, "fabrics in %s: any, auto", fb->profiles_file);
+
+            for (int i = 0; i < np && n < hintlen; i++)
+                n += (size_t)snprintf(hint + n, hintlen - n, ", %s", prof[i].name);
+            snprintf(msg, msglen, "--fabric %s: no such fabric profile", o->fabric);
+            st = FAB_ERR_USAGE;
+            goto out;
+        }
+    }
+    st = fab_inventory_scan(o->sysfs_root, inv, err, sizeof(err));
+    if (st != FAB_OK) {
+        snprintf(msg, msglen, "cannot read this host's devices: %s", err);
+        snprintf(hint, hintlen, "check --sysfs-root; 'fabricbench inventory' shows what is read");
+        st = FAB_ERR_ENV;
+        goto out;
+    }
+    fab_inventory_brief(inv, brief, sizeof(brief));
+    if (use) {
+        st = fab_resolve(use, inv, want[0] ? want : NULL, want_port, fb, err, sizeof(err));
+        if (st != FAB_OK) {
+            snprintf(msg, msglen, "--fabric %s%s%s: %s. This host has %s", o->fabric,
+                     o->device ? " --device " : "", o->device ? o->device : "", err, brief);
+            snprintf(hint, hintlen,
+                     "choose a fabric and device that exist here ('fabricbench inventory'), or "
+                     "--fabric auto");
+            goto out;
+        }
+        snprintf(fb->why, sizeof(fb->why), "%s", o->device ? "--device" : "the fastest active");
+    } else {
+        /* auto: the fastest active device over every device profile, then a network
+         * interface, then shared memory. */
+        double best = -1;
+        fab_fabric_t tmp;
+
+        for (int i = 0; i < np; i++) {
+            bool rdma = fab_match_class(prof[i].match) != FAB_CLASS_UNKNOWN;
+
+            if (!rdma)
+                continue;
+            memset(&tmp, 0, sizeof(tmp));
+            if (fab_resolve(&prof[i], inv, want[0] ? want : NULL, want_port, &tmp, err,
+                            sizeof(err)) == FAB_OK &&
+                tmp.line_rate_gbps > best) {
+                best = tmp.line_rate_gbps;
+                use = &prof[i];
+            }
+        }
+        for (int i = 0; i < np && !use; i++)
+            if (strcmp(prof[i].match, "net") == 0) {
+                memset(&tmp, 0, sizeof(tmp));
+                if (fab_resolve(&prof[i], inv, want[0] ? want : NULL, 0, &tmp, err, sizeof(err)) ==
+                    FAB_OK)
+                    use = &prof[i];
+            }
+        for (int i = 0; i < np && !use; i++)
+            if (strcmp(prof[i].match, "local") == 0 && !want[0])
+                use = &prof[i];
+        if (!use) {
+            snprintf(msg, msglen, "--fabric auto: no usable device on this host. This host has %s",
+                     brief);
+            snprintf(hint, hintlen, "check the profiles in %s", fb->profiles_file);
+            st = FAB_ERR_ENV;
+            goto out;
+        }
+        st = fab_resolve(use, inv, want[0] ? want : NULL, want_port, fb, err, sizeof(err));
+        if (st != FAB_OK)
+            goto out;
+        if (snprintf(fb->why, sizeof(fb->why), "auto: the fastest active device of %s", brief) < 0)
+            fb->why[0] = '\0';
+    }
+    /* The environment: every variable of the profile whose placeholders are known. */
+    for (int i = 0; i < use->nenv; i++) {
+        char val[256];
+        const char *cur;
+
+        if (!fab_expand(use->env_val[i], fb, val, sizeof(val))) {
+            nn += (size_t)snprintf(note + nn, nn < notelen ? notelen - nn : 0,
+                                   "%s%s not set: %s has no value here", nn ? "; " : "",
+                                   use->env_name[i], use->env_val[i]);
+            continue;
+        }
+        cur = getenv(use->env_name[i]);
+        if (cur && strcmp(cur, val) != 0)
+            nn += (size_t)snprintf(note + nn, nn < notelen ? notelen - nn : 0,
+                                   "%s--fabric %s overrides %s=%s from the environment with %s",
+                                   nn ? "; " : "", fb->name, use->env_name[i], cur, val);
+        setenv(use->env_name[i], val, 1);
+        en += (size_t)snprintf(fb->env + en, en < sizeof(fb->env) ? sizeof(fb->env) - en : 0,
+                               "%s%s=%s", en ? " " : "", use->env_name[i], val);
+    }
+out:
+    free(prof);
+    free(inv);
+    return st;
+}
+
+/* Does a transport name ("rc_mlx5", "tcp", "sysv") belong to the comma-separated prefixes? */
+static bool fab_expected_tl(const char *expect, const char *tl, size_t tllen)
+{
+    for (const char *p = expect; *p;) {
+        size_t len = strcspn(p, ",");
+        char pre[32];
+
+        snprintf(pre, sizeof(pre), "%.*s", (int)len, p);
+        if (strlen(pre) <= tllen && strncmp(fab_trim(pre), tl, strlen(fab_trim(pre))) == 0)
+            return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+bool fab_fabric_verify(fab_fabric_t *fb, const char *lanes)
+{
+    char want_dev[80] = "";
+    size_t n = 0;
+    bool ok = true, any = false;
+
+    snprintf(fb->verified, sizeof(fb->verified), "%s", lanes);
+    if (!fb->name[0]) {
+        snprintf(fb->verdict, sizeof(fb->verdict), "not requested");
+        fb->verdict_why[0] = '\0';
+        return true;
+    }
+    if (fb->port > 0)
+        snprintf(want_dev, sizeof(want_dev), "%s:%d", fb->device, fb->port);
+    else if (fb->device[0])
+        snprintf(want_dev, sizeof(want_dev), "%s", fb->device);
+    fb->verdict_why[0] = '\0';
+    /* lanes: "tl/dev[roles] tl/dev[roles] ..." */
+    for (const char *p = lanes; *p;) {
+        size_t len = strcspn(p, " ");
+        const char *slash = memchr(p, '/', len), *br = memchr(p, '[', len);
+        size_t tllen = slash ? (size_t)(slash - p) : 0;
+        size_t devlen = slash ? (size_t)((br ? br : p + len) - slash - 1) : 0;
+
+        if (slash) {
+            any = true;
+            if (!fab_expected_tl(fb->expect, p, tllen)) {
+                ok = false;
+                n += (size_t)snprintf(fb->verdict_why + n,
+                                      n < sizeof(fb->verdict_why) ? sizeof(fb->verdict_why) - n : 0,
+                                      "%stransport %.*s is not %s", n ? "; " : "", (int)tllen, p,
+                                      fb->expect);
+            } else if (want_dev[0] &&
+                       (devlen != strlen(want_dev) || strncmp(slash + 1, want_dev, devlen) != 0)) {
+                ok = false;
+                n += (size_t)snprintf(fb->verdict_why + n,
+                                      n < sizeof(fb->verdict_why) ? sizeof(fb->verdict_why) - n : 0,
+                                      "%s%.*s uses device %.*s, not %s", n ? "; " : "", (int)tllen,
+                                      p, (int)devlen, slash + 1, want_dev);
+            }
+        }
+        p += len;
+        while (*p == ' ')
+            p++;
+    }
+    if (!any) {
+        snprintf(fb->verdict, sizeof(fb->verdict), "not verified");
+        snprintf(fb->verdict_why, sizeof(fb->verdict_why), "UCX reported no transports (%s)",
+                 lanes);
+        return false;
+    }
+    snprintf(fb->verdict, sizeof(fb->verdict), "%s", ok ? "match" : "differs");
+    return ok;
+}

@@ -23,6 +23,21 @@ static bool fab_first_rank(void)
     return true;
 }
 
+/* The first rank on this host, from the launcher's environment (before MPI_Init). */
+static bool fab_first_local_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                       "SLURM_LOCALID", "PMI_LOCAL_RANK"};
+
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+
+        if (v && *v)
+            return atoi(v) == 0;
+    }
+    return true;
+}
+
 static int fab_no_mpi_command(fab_cmd_t cmd, const fab_opts_t *o)
 {
     if (cmd == FAB_CMD_SHOW)
@@ -138,25 +153,92 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
     return worst;
 }
 
-static fab_status_t fab_run_all(const fab_world_t *w, const fab_opts_t *o, int argc, char **argv,
-                                bool *agreed)
+/* Probe what UCX chooses between the first kernel's pair and check it against --fabric. On
+ * rank 0 the verdict lands in fb; with --strict-fabric a difference is an error (exit 3). */
+static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *o,
+                                        fab_transport_t *t, fab_fabric_t *fb, fab_run_info_t *info)
+{
+    int a, b;
+    fab_status_t st;
+    bool ok = true;
+
+    fab_probe_pair(w, o, &a, &b);
+    st = fab_agree(fab_transport_probe(w, a, b, t), MPI_COMM_WORLD);
+    snprintf(info->ucx_tls, sizeof(info->ucx_tls), "%s", t->ucx_tls);
+    if (w->rank == 0) {
+        ok = fab_fabric_verify(fb, t->ucx_tls);
+        if (!ok && fb->name[0])
+            FAB_WARN("--fabric %s: UCX %s: %s (ranks %d and %d)%s", fb->name,
+                     strcmp(fb->verdict, "differs") == 0 ? "uses something else"
+                                                         : "could not be "
+                                                           "checked",
+                     fb->verdict_why, a, b,
+                     o->strict_fabric ? "" : "; --strict-fabric makes this an error");
+    }
+    if (st == FAB_OK && o->strict_fabric) {
+        int bad = !ok;
+
+        MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (bad) {
+            if (w->rank == 0)
+                fprintf(stderr, "hint: check the device with 'fabricbench inventory'; without "
+                                "--strict-fabric the run goes on and records the difference\n");
+            st = FAB_ERR_ENV;
+        }
+    }
+    return st;
+}
+
+static fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, int argc,
+                                char **argv, bool *agreed)
 {
     fab_transport_t t;
     fab_run_info_t info;
     fab_sinks_t sinks = {.n = 0};
     fab_status_t st;
+    bool probed = false;
 
     *agreed = true;
     memset(&info, 0, sizeof(info));
+    if (strcmp(fb->match, "local") == 0 && w->nhosts > 1) {
+        st = fab_agree_msg(w, FAB_ERR_ENV,
+                           "--fabric shm needs every rank on one host; this run spans several",
+                           "use --fabric tcp, ib, roce or erdma across hosts");
+        return st;
+    }
     st = fab_run_check(w, o);
     if (st != FAB_OK)
         return st;
+    /* The line rate efficiency compares with: --line-rate, else the port --fabric chose. */
+    if (!o->line_rate_given)
+        o->line_rate_gbps = fb->line_rate_gbps;
+    st = fab_setup_placement(w, o, fb, &info);
+    if (st == FAB_OK)
+        st = fab_agree(fab_setup_inventory(w, o, &info), MPI_COMM_WORLD);
+    if (st != FAB_OK)
+        goto out;
     fab_transport_detect(&t);
+    /* --strict-fabric checks the transport before measuring (the probe's own UCX context then
+     * exists during the measurements; see docs/FABRICS.md). */
+    if (o->strict_fabric && fab_transport_needs_probe(&t)) {
+        st = fab_check_transport(w, o, &t, fb, &info);
+        probed = true;
+        if (st != FAB_OK)
+            goto out;
+    }
     fab_signals_install();
     /* The outputs open before the first measurement: a refused or unwritable file ends the
      * run here, on every rank. */
     if (w->rank == 0) {
         st = fab_run_info_fill(&info, w, &t, argc, argv);
+        info.fabric = fb;
+        info.line_rate_gbps = o->line_rate_gbps;
+        if (o->line_rate_given)
+            snprintf(info.line_rate_from, sizeof(info.line_rate_from), "--line-rate");
+        else
+            snprintf(info.line_rate_from, sizeof(info.line_rate_from), "%s", fb->line_rate_from);
+        if (probed)
+            snprintf(info.ucx_tls, sizeof(info.ucx_tls), "%s", t.ucx_tls);
         if (st == FAB_OK)
             st = fab_open_sinks(w, o, &info, &sinks);
         if (st == FAB_OK)
@@ -170,18 +252,20 @@ static fab_status_t fab_run_all(const fab_world_t *w, const fab_opts_t *o, int a
         goto out;
     /* The transport probe comes last (it would disturb later measurements); an interrupted
      * run skips it to end quickly. */
-    if ((st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) && fab_transport_needs_probe(&t))
+    if (probed)
+        ; /* checked before measuring */
+    else if ((st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) && fab_transport_needs_probe(&t))
         snprintf(info.ucx_tls, sizeof(info.ucx_tls), "not probed (the run stopped early)");
     else if (fab_transport_needs_probe(&t)) {
-        int a, b;
-        fab_status_t pst;
-
-        fab_probe_pair(w, o, &a, &b);
-        pst = fab_agree(fab_transport_probe(w, a, b, &t), MPI_COMM_WORLD);
+        fab_status_t pst = fab_check_transport(w, o, &t, fb, &info);
 
         if (pst != FAB_OK && st == FAB_OK)
             st = pst;
-        snprintf(info.ucx_tls, sizeof(info.ucx_tls), "%s", t.ucx_tls);
+    } else if (w->rank == 0 && fb->name[0]) {
+        snprintf(fb->verdict, sizeof(fb->verdict), "not verified");
+        snprintf(fb->verdict_why, sizeof(fb->verdict_why),
+                 "pml %s: UCX is not in use, --fabric does not apply", t.pml);
+        FAB_WARN("--fabric %s: %s", fb->name, fb->verdict_why);
     }
     if (w->rank == 0 && sinks.n > 0) {
         fab_finish_info(&info, st);
@@ -202,7 +286,9 @@ int main(int argc, char **argv)
     fab_opts_t o;
     fab_cmd_t cmd;
     fab_world_t w;
-    char err[512], hint[512];
+    fab_fabric_t fb;
+    fab_status_t fst;
+    char err[1024], hint[512], note[512];
     bool agreed = true;
     fab_status_t st;
     int code;
@@ -224,6 +310,20 @@ int main(int argc, char **argv)
     fab_log_set_level(o.verbose >= 2 ? FAB_LOG_DEBUG : o.verbose ? FAB_LOG_INFO : FAB_LOG_WARN);
     if (o.note[0] && fab_first_rank())
         fprintf(stderr, "fabricbench: warning: %s\n", o.note);
+    /* The fabric is resolved on each host before MPI_Init (UCX reads its environment there).
+     * A host without it still starts MPI, so that every rank learns of the failure and none
+     * waits; the first rank of that host says why right away. */
+    fst = fab_fabric_prepare(&o, &fb, err, sizeof(err), hint, sizeof(hint), note, sizeof(note));
+    if (fst != FAB_OK && fab_first_local_rank()) {
+        char host[FAB_HOST_MAX] = "?";
+
+        gethostname(host, sizeof(host) - 1);
+        fprintf(stderr, "[%s] fabricbench: error: %s\n", host, err);
+        if (hint[0])
+            fprintf(stderr, "hint: %s\n", hint);
+    }
+    if (note[0] && fab_first_rank())
+        fprintf(stderr, "fabricbench: warning: %s\n", note);
     fab_transport_prepare(&o);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "fabricbench: error: MPI_Init failed; check the MPI installation and "
@@ -234,7 +334,9 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     st = fab_world_init(&w);
     if (st == FAB_OK)
-        st = fab_run_all(&w, &o, argc, argv, &agreed);
+        st = fab_agree(fst, MPI_COMM_WORLD); /* a host without the fabric said why above */
+    if (st == FAB_OK)
+        st = fab_run_all(&w, &o, &fb, argc, argv, &agreed);
     code = fab_status_exit_code(st);
     if (!agreed) {
         /* Only this rank knows; its peers may be blocked in a transfer with it. */

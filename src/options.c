@@ -80,8 +80,8 @@ static const fab_opt_t fab_opt_table[] = {
      "after each size, send patterned data and check every received byte"},
     {"pair", 0, FAB_OPT_PAIR, 0, 0, 0, "A,B", "ranks", "0,1",
      "the two ranks latency, bw and bibw measure between; the others wait idle"},
-    {"fabric", 0, FAB_OPT_CHOICE, OFF(fabric), 0, 0, "any|auto|ib|roce|erdma|tcp|shm", NULL, "any",
-     "the fabric to measure (profiles in fabrics.conf, docs/FABRICS.md); any: UCX chooses; "
+    {"fabric", 0, FAB_OPT_STRING, OFF(fabric), 0, 0, "any|auto|ib|roce|erdma|tcp|shm", NULL, "any",
+     "the fabric to measure (a profile in fabrics.conf, docs/FABRICS.md); any: UCX chooses; "
      "auto: the fastest active device"},
     {"device", 0, FAB_OPT_STRING, OFF(device), 0, 0, "NAME[:PORT]", NULL, "from --fabric",
      "the RDMA device and port (mlx5_0:1) or network interface (eth0) --fabric uses"},
@@ -299,6 +299,7 @@ static fab_status_t fab_opt_apply(const fab_opt_t *d, const char *val, fab_opts_
         break;
     case FAB_OPT_RATE:
         st = fab_rate_option(d, val, (double *)base, err, errlen);
+        o->line_rate_given = st == FAB_OK;
         break;
     }
     return st;

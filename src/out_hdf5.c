@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <math.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +279,31 @@ static void fab_h5_run_attrs(fab_h5_t *h, const fab_run_info_t *info)
     fab_h5_attr_str(r, "stop_reason", info->stop_reason);
     fab_h5_attr_str(r, "end_time", info->end_time);
     fab_h5_attr_str(r, "ucx_transports", info->ucx_tls);
+    if (info->fabric) {
+        fab_h5_attr_str(r, "fabric_check", info->fabric->verdict);
+        fab_h5_attr_str(r, "fabric_check_reason", info->fabric->verdict_why);
+    }
+}
+
+/* What --fabric asked for and what it became on rank 0's host. */
+static void fab_h5_fabric(hid_t r, const fab_run_info_t *info)
+{
+    const fab_fabric_t *fb = info->fabric;
+
+    if (!fb)
+        return;
+    fab_h5_attr_str(r, "fabric_requested", fb->requested[0] ? fb->requested : "any");
+    fab_h5_attr_str(r, "fabric", fb->name[0] ? fb->name : "any");
+    fab_h5_attr_str(r, "fabric_description", fb->description);
+    fab_h5_attr_str(r, "fabric_device", fb->device);
+    fab_h5_attr_i64(r, "fabric_port", fb->port);
+    fab_h5_attr_str(r, "fabric_netdev", fb->netdev);
+    fab_h5_attr_i64(r, "fabric_gid_index", fb->gid_index);
+    fab_h5_attr_str(r, "fabric_choice", fb->why);
+    fab_h5_attr_str(r, "fabric_env", fb->env);
+    fab_h5_attr_str(r, "fabric_expect", fb->expect);
+    fab_h5_attr_f64(r, "line_rate_gbps", info->line_rate_gbps > 0 ? info->line_rate_gbps : NAN);
+    fab_h5_attr_str(r, "line_rate_source", info->line_rate_from);
 }
 
 static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
@@ -324,6 +350,11 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
     fab_h5_attr_str(h->run, "slurm_step_id", info->slurm_step);
     fab_h5_attr_str(h->run, "slurm_nodelist", info->slurm_nodelist);
     fab_h5_strings(h->run, "hostnames", info->hosts, (hsize_t)info->nranks);
+    if (info->placement)
+        fab_h5_strings(h->run, "placement", info->placement, (hsize_t)info->nranks);
+    if (info->inventory_json)
+        fab_h5_attr_str(h->run, "inventory_json", info->inventory_json);
+    fab_h5_fabric(h->run, info);
     env = H5Gcreate2(h->run, "env", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     for (int i = 0; i < info->nenv; i++) {
         char key[256];

@@ -103,6 +103,29 @@ static fab_status_t fab_export_run_begin(void *arg, const fab_run_info_t *info, 
     fab_json_kv(f, "slurm_step_id", info->slurm_step);
     fab_json_kv(f, "slurm_nodelist", info->slurm_nodelist);
     fab_json_kv(f, "results_file", info->results_file);
+    if (info->fabric) {
+        const fab_fabric_t *fb = info->fabric;
+
+        fab_json_kv(f, "fabric_requested", fb->requested[0] ? fb->requested : "any");
+        fab_json_kv(f, "fabric", fb->name[0] ? fb->name : "any");
+        fab_json_kv(f, "fabric_device", fb->device);
+        fprintf(f, ",\"fabric_port\":%d", fb->port);
+        fab_json_kv(f, "fabric_netdev", fb->netdev);
+        fab_json_kv(f, "fabric_env", fb->env);
+        fprintf(f, ",\"line_rate_gbps\":");
+        fab_json_num(f, info->line_rate_gbps > 0 ? info->line_rate_gbps : NAN);
+        fab_json_kv(f, "line_rate_source", info->line_rate_from);
+    }
+    if (info->placement) {
+        fprintf(f, ",\"placement\":[");
+        for (int i = 0; i < info->nranks; i++) {
+            fprintf(f, i ? "," : "");
+            fab_json_str(f, info->placement[i] ? info->placement[i] : "");
+        }
+        fprintf(f, "]");
+    }
+    if (info->inventory_json)
+        fprintf(f, ",\"inventory\":%s", info->inventory_json);
     fprintf(f, ",\"env\":{");
     for (int i = 0; i < info->nenv; i++) {
         const char *eq = strchr(info->env[i], '=');
@@ -178,6 +201,10 @@ static fab_status_t fab_export_run_end(void *arg, const fab_run_info_t *info)
     fab_json_kv(e->f, "end_time", info->end_time);
     fab_json_kv(e->f, "stop_reason", info->stop_reason);
     fab_json_kv(e->f, "ucx_transports", info->ucx_tls);
+    if (info->fabric) {
+        fab_json_kv(e->f, "fabric_check", info->fabric->verdict);
+        fab_json_kv(e->f, "fabric_check_reason", info->fabric->verdict_why);
+    }
     fprintf(e->f, "}\n");
     return fab_export_flush(e);
 }

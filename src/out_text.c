@@ -34,6 +34,33 @@ static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, co
     fprintf(f, "# mpi: %s\n", info->mpi_library);
     fprintf(f, "# pml: %s (%s)\n", info->pml, info->pml_how);
     fprintf(f, "# ucx: %s; transports: %s\n", info->ucx_version, info->ucx_tls);
+    if (info->fabric && info->fabric->name[0]) {
+        const fab_fabric_t *fb = info->fabric;
+
+        fprintf(f, "# fabric: %s (asked: %s; %s)", fb->name, fb->requested, fb->description);
+        if (fb->device[0])
+            fprintf(f, "; device %s%s%.0d (%s)", fb->device, fb->port ? ":" : "", fb->port,
+                    fb->why);
+        fprintf(f, "\n# fabric environment: %s\n", fb->env[0] ? fb->env : "none");
+    } else {
+        fprintf(f,
+                "# fabric: any (UCX chooses; --fabric ib|roce|erdma|tcp|shm|auto selects one)\n");
+    }
+    if (info->line_rate_gbps > 0)
+        fprintf(f, "# line rate: %g Gb/s (%s); line%% = Gb/s (collectives: busbw) / line rate\n",
+                info->line_rate_gbps, info->line_rate_from);
+    else
+        fprintf(f, "# line rate: unknown (%s); line%% is n/a (--line-rate sets it)\n",
+                info->line_rate_from[0] ? info->line_rate_from : "no port chosen");
+    for (int r = 0; info->placement && r < info->nranks; r++) {
+        if (r == 8 && info->nranks > 9) {
+            fprintf(f, "# placement: ... %d more ranks in the result file\n", info->nranks - 8);
+            break;
+        }
+        fprintf(f, "# placement: %s\n", info->placement[r]);
+    }
+    fprintf(f, "# cpu%%: the ranks' own CPU time / wall time (100 = one core busy); usr%% sys%% "
+               "si%%: node-wide shares of all CPUs (/proc/stat)\n");
     fprintf(f, "# timer: %s; %.1f ns per reading (measured now, rank 0)\n", info->timer,
             info->timer_cost_ns);
     if (info->slurm_job[0])
@@ -52,32 +79,61 @@ static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
     if (strcmp(info->pml, "ucx") == 0)
         fprintf(f, "# ucx transports (probe endpoint, after the measurements): %s\n",
                 info->ucx_tls);
+    if (info->fabric && info->fabric->name[0])
+        fprintf(f, "# fabric check: %s%s%s\n", info->fabric->verdict,
+                info->fabric->verdict_why[0] ? ": " : "", info->fabric->verdict_why);
     fprintf(f, "# run %s at %s%s%s\n", info->status, info->end_time,
             info->stop_reason[0] ? ": " : "", info->stop_reason);
     fflush(f);
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
+/* CPU cost, the last columns of every table: the ranks' own CPU (100 = one core) and the
+ * node-wide user, system and softirq shares. */
+#define FAB_CPU_HEAD "  cpu%  usr%  sys%   si%"
+
+static void fab_text_pct(char *buf, size_t len, double v, int width)
+{
+    if (isnan(v))
+        snprintf(buf, len, "%*s", width, "n/a");
+    else
+        snprintf(buf, len, "%*.1f", width, v);
+}
+
+static void fab_text_cpu(FILE *f, const double *v)
+{
+    static const int cols[] = {FAB_COL_CPU_RANK, FAB_COL_CPU_USER, FAB_COL_CPU_SYS,
+                               FAB_COL_CPU_SOFTIRQ};
+    char b[32];
+
+    for (int i = 0; i < 4; i++) {
+        fab_text_pct(b, sizeof(b), v[cols[i]], 5);
+        fprintf(f, " %s", b);
+    }
+    fprintf(f, "\n");
+}
+
 void fab_out_text_columns(FILE *f, fab_kind_t kind)
 {
     if (kind == FAB_KIND_COLLECTIVE)
         fprintf(f,
-                "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %12s %12s %10s %10s %9s %6s %6s %9s "
-                "%8s\n",
+                "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %12s %12s %6s %10s %10s %9s %6s %6s %9s "
+                "%8s %s\n",
                 "bytes", "time_us", "min_us", "p50_us", "p99_us", "p99.9_us", "max_us", "stddev_us",
-                "loop_us", "algbw_GB/s", "busbw_GB/s", "slowest", "iters", "warmup", "pct",
-                "errors", "comm_us", "overlap");
+                "loop_us", "algbw_GB/s", "busbw_GB/s", "line%", "slowest", "iters", "warmup", "pct",
+                "errors", "comm_us", "overlap", FAB_CPU_HEAD);
     else if (kind == FAB_KIND_LATENCY)
-        fprintf(f, "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s %10s %9s %6s %6s\n",
+        fprintf(f, "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s %10s %9s %6s %6s %s\n",
                 "bytes", "lat_us", "min_us", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us",
-                "mean_us", "stddev_us", "loop_us", "MB/s", "iters", "warmup", "pct", "errors");
+                "mean_us", "stddev_us", "loop_us", "MB/s", "iters", "warmup", "pct", "errors",
+                FAB_CPU_HEAD);
     else
         fprintf(f,
-                "# %10s %12s %9s %12s %12s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %10s "
-                "%9s %6s %6s\n",
-                "bytes", "MB/s", "Gb/s", "msg/s", "pair_MB/s", "pair_msg/s", "min_us", "p50_us",
-                "p90_us", "p99_us", "p99.9_us", "max_us", "mean_us", "stddev_us", "loop_us",
-                "iters", "warmup", "pct", "errors");
+                "# %10s %12s %9s %6s %12s %12s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %10s "
+                "%9s %6s %6s %s\n",
+                "bytes", "MB/s", "Gb/s", "line%", "msg/s", "pair_MB/s", "pair_msg/s", "min_us",
+                "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us", "mean_us", "stddev_us",
+                "loop_us", "iters", "warmup", "pct", "errors", FAB_CPU_HEAD);
 }
 
 static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
@@ -141,6 +197,9 @@ void fab_out_text_values(FILE *f, fab_kind_t kind, const double *v)
 {
     char errors[32];
     const char *pct = v[FAB_COL_EXACT] != 0 ? "exact" : "hist";
+    char line[32];
+
+    fab_text_pct(line, sizeof(line), v[FAB_COL_LINE], 6);
 
     if (v[FAB_COL_ERRORS] < 0)
         snprintf(errors, sizeof(errors), "-");
@@ -159,28 +218,29 @@ void fab_out_text_values(FILE *f, fab_kind_t kind, const double *v)
         else
             snprintf(ovl, sizeof(ovl), "%.1f%%", v[FAB_COL_OVERLAP]);
         fprintf(f,
-                "  %10.0f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %12.3f %12.3f %10s "
-                "%10.0f %9.0f %6s %6s %9.3f %8s\n",
+                "  %10.0f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %12.3f %12.3f %6s %10s "
+                "%10.0f %9.0f %6s %6s %9.3f %8s",
                 v[FAB_COL_BYTES], v[FAB_COL_MEAN], v[FAB_COL_MIN], v[FAB_COL_P50], v[FAB_COL_P99],
                 v[FAB_COL_P999], v[FAB_COL_MAX], v[FAB_COL_STDDEV], v[FAB_COL_LOOP],
-                v[FAB_COL_ALGBW], v[FAB_COL_BUSBW], slow, v[FAB_COL_ITERS], v[FAB_COL_WARMUP], pct,
-                errors, v[FAB_COL_COMM], ovl);
+                v[FAB_COL_ALGBW], v[FAB_COL_BUSBW], line, slow, v[FAB_COL_ITERS], v[FAB_COL_WARMUP],
+                pct, errors, v[FAB_COL_COMM], ovl);
     } else if (kind == FAB_KIND_LATENCY)
         fprintf(f,
                 "  %10.0f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %12.2f "
-                "%10.0f %9.0f %6s %6s\n",
+                "%10.0f %9.0f %6s %6s",
                 v[FAB_COL_BYTES], v[FAB_COL_LOOP], v[FAB_COL_MIN], v[FAB_COL_P50], v[FAB_COL_P90],
                 v[FAB_COL_P99], v[FAB_COL_P999], v[FAB_COL_MAX], v[FAB_COL_MEAN], v[FAB_COL_STDDEV],
                 v[FAB_COL_LOOP], v[FAB_COL_MBPS], v[FAB_COL_ITERS], v[FAB_COL_WARMUP], pct, errors);
     else
-        fprintf(f,
-                "  %10.0f %12.2f %9.3f %12.0f %12.2f %12.0f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f "
-                "%9.3f %9.3f %9.3f %10.0f %9.0f %6s %6s\n",
-                v[FAB_COL_BYTES], v[FAB_COL_MBPS], v[FAB_COL_GBPS], v[FAB_COL_MSGPS],
-                v[FAB_COL_PAIR_MBPS], v[FAB_COL_PAIR_MSGPS], v[FAB_COL_MIN], v[FAB_COL_P50],
-                v[FAB_COL_P90], v[FAB_COL_P99], v[FAB_COL_P999], v[FAB_COL_MAX], v[FAB_COL_MEAN],
-                v[FAB_COL_STDDEV], v[FAB_COL_LOOP], v[FAB_COL_ITERS], v[FAB_COL_WARMUP], pct,
-                errors);
+        fprintf(
+            f,
+            "  %10.0f %12.2f %9.3f %6s %12.0f %12.2f %12.0f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f "
+            "%9.3f %9.3f %9.3f %10.0f %9.0f %6s %6s",
+            v[FAB_COL_BYTES], v[FAB_COL_MBPS], v[FAB_COL_GBPS], line, v[FAB_COL_MSGPS],
+            v[FAB_COL_PAIR_MBPS], v[FAB_COL_PAIR_MSGPS], v[FAB_COL_MIN], v[FAB_COL_P50],
+            v[FAB_COL_P90], v[FAB_COL_P99], v[FAB_COL_P999], v[FAB_COL_MAX], v[FAB_COL_MEAN],
+            v[FAB_COL_STDDEV], v[FAB_COL_LOOP], v[FAB_COL_ITERS], v[FAB_COL_WARMUP], pct, errors);
+    fab_text_cpu(f, v);
     fflush(f);
 }
 

@@ -100,8 +100,13 @@ fab_status_t fab_run_info_fill(fab_run_info_t *info, const fab_world_t *w, const
                                int argc, char **argv)
 {
     unsigned maj = 0, min = 0, rel = 0, hw = hwloc_get_api_version();
+    char **placement = info->placement, *inventory = info->inventory_json;
+    int nremote = info->nwarn_remote;
 
     memset(info, 0, sizeof(*info));
+    info->placement = placement; /* gathered before (fab_setup_*) */
+    info->inventory_json = inventory;
+    info->nwarn_remote = nremote;
     fab_utc_now(info->start_time, sizeof(info->start_time), "%Y-%m-%dT%H:%M:%SZ");
     info->command_line = fab_join_args(argc, argv);
     snprintf(info->mpi_library, sizeof(info->mpi_library), "%s", t->mpi_library);
@@ -135,5 +140,9 @@ void fab_run_info_free(fab_run_info_t *info)
     free(info->command_line);
     for (int i = 0; i < info->nenv; i++)
         free(info->env[i]);
+    for (int i = 0; info->placement && i < info->nranks; i++)
+        free(info->placement[i]);
+    free(info->placement);
+    free(info->inventory_json);
     memset(info, 0, sizeof(*info));
 }

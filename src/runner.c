@@ -52,8 +52,7 @@ static fab_status_t fab_idle_barrier(MPI_Comm comm)
 
 /* Agree on the worst status; the lowest failing rank's message reaches rank 0, which prints
  * it with the failing rank's name. */
-static fab_status_t fab_agree_msg(const fab_world_t *w, fab_status_t st, const char *msg,
-                                  const char *hint)
+fab_status_t fab_agree_msg(const fab_world_t *w, fab_status_t st, const char *msg, const char *hint)
 {
     struct {
         int st;
@@ -362,6 +361,7 @@ typedef struct fab_measure {
     } * pin, *pout;       /* MAXLOC reduction of a block: time and the slowest rank */
     uint64_t *slow_count; /* rank 0 of the kernel: iterations each rank was slowest in */
     double per_iter;      /* estimated seconds per iteration (0: unknown) */
+    bool node_sampler;    /* this rank reads /proc/stat for its node (lowest rank there) */
 } fab_measure_t;
 
 static fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
@@ -537,6 +537,7 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
     fab_kctx_t *ctx = m->ctx;
     double comm_mean = NAN;
     uint64_t iters = 0, warm = 0;
+    fab_cpu_mark_t cpu0, cpu1;
     fab_status_t st;
 
     memset(row, 0, sizeof(*row));
@@ -569,8 +570,26 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
     FAB_DEBUG("%s %zu bytes: %llu iterations, %llu warm-up, %.3g us per iteration estimated",
               m->k->name, bytes, (unsigned long long)iters, (unsigned long long)warm,
               m->per_iter * 1e6);
+    fab_cpu_mark(&cpu0, m->node_sampler);
     if (st == FAB_OK)
         st = fab_timed_blocks(m, bytes, iters);
+    fab_cpu_mark(&cpu1, m->node_sampler);
+    if (st == FAB_OK) {
+        /* The window's CPU cost: rank shares averaged over the ranks, node shares over the
+         * nodes (one sampler each). */
+        double w[4], in[5], out[5] = {0};
+
+        fab_cpu_window(&cpu0, &cpu1, w);
+        in[0] = w[0];
+        in[4] = isnan(w[1]) ? 0.0 : 1.0;
+        for (int i = 1; i < 4; i++)
+            in[i] = isnan(w[i]) ? 0.0 : w[i];
+        st = FAB_MPI(MPI_Reduce(in, out, 5, MPI_DOUBLE, MPI_SUM, 0, ctx->comm));
+        row->cpu_rank_pct = out[0] / ctx->size;
+        row->cpu_user_pct = out[4] > 0 ? out[1] / out[4] : NAN;
+        row->cpu_sys_pct = out[4] > 0 ? out[2] / out[4] : NAN;
+        row->cpu_softirq_pct = out[4] > 0 ? out[3] / out[4] : NAN;
+    }
     row->validation_errors = -1;
     if (st == FAB_OK && m->o->validate && m->k->validate)
         st = fab_validate_size(m, bytes, &row->validation_errors);
@@ -606,6 +625,7 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
     }
     row->slowest_rank = -1;
     row->slowest_share = NAN;
+    row->line_pct = NAN; /* rank 0 of the world knows the hosts: fab_line_pct */
     if (m->slow_count) {
         int r = 0;
 
@@ -619,6 +639,28 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
 }
 
 /* ------------------------------------------------------------------ one kernel */
+
+/* Efficiency against the line rate (rank 0): bandwidth kernels' Gb/s, collectives' busbw,
+ * over the data rate of the port in use (--line-rate or the fabric's), twice that when the
+ * kernel sends both ways at once. Only when the traffic crosses hosts: within one node no
+ * port carries it. */
+static double fab_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
+                           const fab_row_t *r)
+{
+    double gbps, rate = o->line_rate_gbps * (k->duplex ? 2.0 : 1.0);
+    bool crosses = false;
+
+    if (rate <= 0 || k->kind == FAB_KIND_LATENCY || !w->hosts)
+        return NAN;
+    if (k->ranks == FAB_RANKS_PAIR)
+        crosses = strcmp(w->hosts[o->pair_a], w->hosts[o->pair_b]) != 0;
+    else
+        crosses = w->nhosts > 1;
+    if (!crosses && !o->line_rate_given)
+        return NAN;
+    gbps = k->kind == FAB_KIND_COLLECTIVE ? r->busbw * 8.0 : r->gbps;
+    return isnan(gbps) ? NAN : 100.0 * gbps / rate;
+}
 
 typedef struct fab_progress {
     uint64_t start, last;
@@ -734,6 +776,18 @@ static fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, cons
     if (st != FAB_OK)
         return st;
     m->reduce = !(ntimers == 1 && lead_timer);
+    {
+        MPI_Comm node;
+        int nrank = 1;
+
+        st = FAB_MPI(
+            MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node));
+        if (st != FAB_OK)
+            return st;
+        MPI_Comm_rank(node, &nrank);
+        MPI_Comm_free(&node);
+        m->node_sampler = nrank == 0;
+    }
     m->block = malloc(sizeof(double) * (FAB_BLOCK + 1));
     m->stamps = malloc(sizeof(uint64_t) * (FAB_BLOCK + 1));
     m->reduced = m->reduce && ctx->rank == 0 ? malloc(sizeof(double) * (FAB_BLOCK + 1)) : NULL;
@@ -917,6 +971,7 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
             size_t n = lead == 0 ? m.acc.raw_n : h.nsamples;
             int ack;
 
+            h.row.line_pct = fab_line_pct(w, o, k, &h.row);
             fab_root_emit(sinks, k, &h, smp, n);
             if (h.row.validation_errors > 0)
                 bad_bytes += h.row.validation_errors;

@@ -22,6 +22,8 @@ const char *fab_status_string(fab_status_t st)
         return "interrupted";
     case FAB_ERR_INTERNAL:
         return "internal error";
+    case FAB_ERR_ENV:
+        return "not available on this host";
     }
     return "unknown status";
 }
@@ -42,6 +44,7 @@ int fab_status_exit_code(fab_status_t st)
     case FAB_ERR_MPI:
     case FAB_ERR_IO:
     case FAB_ERR_INTERNAL:
+    case FAB_ERR_ENV:
         break;
     }
     return FAB_EXIT_ENV;

@@ -1,0 +1,168 @@
+/* Between MPI_Init and the first measurement: bind the ranks (--placement) and gather what
+ * the result file records about each host (its inventory) and each rank (where it runs). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fab.h"
+
+#define FAB_PLACE_LINE 320
+
+/* This rank's place among the ranks of its host. */
+static fab_status_t fab_local_rank(int *local, int *nlocal, MPI_Comm *node)
+{
+    fab_status_t st =
+        FAB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node));
+
+    if (st != FAB_OK)
+        return st;
+    MPI_Comm_rank(*node, local);
+    MPI_Comm_size(*node, nlocal);
+    return FAB_OK;
+}
+
+fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, const fab_fabric_t *fb,
+                                 fab_run_info_t *info)
+{
+    hwloc_topology_t topo = NULL;
+    fab_place_t pl;
+    MPI_Comm node = MPI_COMM_NULL;
+    int local = 0, nlocal = 1, remote = 0, nremote = 0;
+    char err[256] = "", hint[256] = "", line[FAB_PLACE_LINE], *all = NULL;
+    const char *nic = fb && fb->device[0] ? fb->device : NULL;
+    fab_status_t st;
+
+    memset(&pl, 0, sizeof(pl));
+    st = fab_local_rank(&local, &nlocal, &node);
+    if (st == FAB_OK)
+        st = fab_topo_load(NULL, &topo, err, sizeof(err));
+    if (st == FAB_OK)
+        st = fab_place_apply(topo, o->placement, o->placement_set, nic, local, nlocal, &pl, err,
+                             sizeof(err));
+    if (st != FAB_OK)
+        snprintf(hint, sizeof(hint),
+                 "'fabricbench placement --device NIC' shows what hwloc sees; --placement none "
+                 "leaves the binding to mpirun/srun");
+    if (topo)
+        hwloc_topology_destroy(topo);
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_free(&node);
+    st = fab_agree_msg(w, st, err, hint);
+    if (st != FAB_OK)
+        return st;
+
+    if (snprintf(line, sizeof(line), "rank %d %s: cpus %s, NUMA %d, %s %s", w->rank, w->host,
+                 pl.cpus[0] ? pl.cpus : "?", pl.numa, fab_place_name(pl.policy),
+                 pl.kept    ? "(launcher's binding kept)"
+                 : pl.bound ? "(bound here)"
+                            : "(not bound)") < 0)
+        line[0] = '\0';
+    if (pl.nic[0]) {
+        size_t n = strlen(line);
+
+        if (snprintf(line + n, sizeof(line) - n, "; NIC %s on NUMA %d, distance %d%s", pl.nic,
+                     pl.nic_numa, pl.distance, pl.remote ? ", REMOTE" : "") < 0)
+            line[n] = '\0';
+    }
+    remote = pl.remote;
+    if (w->rank == 0) {
+        all = malloc((size_t)w->size * FAB_PLACE_LINE);
+        if (!all)
+            return FAB_ERR_NOMEM;
+    }
+    st = FAB_MPI(MPI_Gather(line, FAB_PLACE_LINE, MPI_CHAR, all, FAB_PLACE_LINE, MPI_CHAR, 0,
+                            MPI_COMM_WORLD));
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Reduce(&remote, &nremote, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+    if (st != FAB_OK || w->rank != 0) {
+        free(all);
+        return st;
+    }
+    info->placement = calloc((size_t)w->size, sizeof(char *));
+    for (int r = 0; info->placement && r < w->size; r++)
+        info->placement[r] = strndup(all + (size_t)r * FAB_PLACE_LINE, FAB_PLACE_LINE - 1);
+    free(all);
+    info->nwarn_remote = nremote;
+    if (nremote > 0)
+        FAB_WARN("%d rank%s run on another NUMA node than NIC %s: the results include the "
+                 "cross-socket path (see the placement lines of the header)",
+                 nremote, nremote == 1 ? "" : "s", nic ? nic : "?");
+    return info->placement ? FAB_OK : FAB_ERR_NOMEM;
+}
+
+fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info)
+{
+    MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+    int local = 0, nlocal = 1, len = 0, nleaders = 0, *lens = NULL, *offs = NULL;
+    char *mine = NULL, *all = NULL, err[256] = "";
+    size_t mlen = 0;
+    fab_status_t st = fab_local_rank(&local, &nlocal, &node);
+
+    (void)w;
+    if (st == FAB_OK)
+        st = FAB_MPI(
+            MPI_Comm_split(MPI_COMM_WORLD, local == 0 ? 0 : MPI_UNDEFINED, w->rank, &leaders));
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_free(&node);
+    if (st != FAB_OK || local != 0)
+        return st;
+    /* Host leaders only from here (world rank 0 is one of them). */
+    {
+        fab_inventory_t *inv = calloc(1, sizeof(*inv));
+        FILE *f = open_memstream(&mine, &mlen);
+
+        if (inv && f) {
+            fprintf(f, "\"");
+            for (const char *p = w->host; *p; p++)
+                fprintf(f, "%s%c", *p == '"' || *p == '\\' ? "\\" : "", *p);
+            fprintf(f, "\": ");
+            if (fab_inventory_scan(o->sysfs_root, inv, err, sizeof(err)) == FAB_OK)
+                fab_inventory_json(inv, f);
+            else
+                fprintf(f, "{\"error\": \"cannot read the inventory\"}");
+        }
+        if (f)
+            fclose(f);
+        free(inv);
+        if (!mine)
+            mlen = 0;
+    }
+    len = (int)mlen;
+    MPI_Comm_size(leaders, &nleaders);
+    if (w->rank == 0) {
+        lens = calloc((size_t)nleaders, sizeof(int));
+        offs = calloc((size_t)nleaders, sizeof(int));
+    }
+    st = FAB_MPI(MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, leaders));
+    if (st == FAB_OK && w->rank == 0) {
+        int total = 0;
+
+        for (int i = 0; i < nleaders; i++) {
+            offs[i] = total;
+            total += lens[i];
+        }
+        all = malloc((size_t)total + 1);
+        if (!all)
+            st = FAB_ERR_NOMEM;
+    }
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, leaders));
+    if (st == FAB_OK && w->rank == 0) {
+        FILE *f = open_memstream(&info->inventory_json, &mlen);
+
+        if (f) {
+            fprintf(f, "{");
+            for (int i = 0; i < nleaders; i++)
+                fprintf(f, "%s%.*s", i ? ", " : "", lens[i], all + offs[i]);
+            fprintf(f, "}");
+            fclose(f);
+        }
+    }
+    MPI_Comm_free(&leaders);
+    free(mine);
+    free(all);
+    free(lens);
+    free(offs);
+    return st;
+}
