@@ -61,9 +61,14 @@ static bool fab_profiles_path(const fab_opts_t *o, char *out, size_t len)
         slash = strrchr(exe, '/');
         if (slash) {
             *slash = '\0';
+            char real[PATH_MAX];
+
             if (snprintf(out, len, "%s/../share/fabricbench/fabrics.conf", exe) < (int)len &&
-                access(out, R_OK) == 0)
+                access(out, R_OK) == 0) {
+                if (realpath(out, real) && strlen(real) < len)
+                    strcpy(out, real);
                 return true;
+            }
         }
     }
     snprintf(out, len, "%s/fabrics.conf", FAB_DATADIR);

@@ -440,12 +440,13 @@ static fab_status_t fab_kernels_parse(const char *list, fab_opts_t *o, char *err
 static fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts_t *o,
                                          char *err, size_t errlen, char *hint, size_t hintlen)
 {
-    static const char *const inv[] = {"sysfs-root", NULL};
+    static const char *const inv[] = {"sysfs-root", "fabric", "device", "fabrics-file", NULL};
     static const char *const place[] = {"device", "placement", NULL};
     const char *const *mine = cmd == FAB_CMD_INVENTORY ? inv : place;
     const char *name = cmd == FAB_CMD_INVENTORY ? "inventory" : "placement";
     const char *usage = cmd == FAB_CMD_INVENTORY
-                            ? "fabricbench inventory [--json] [--sysfs-root DIR]"
+                            ? "fabricbench inventory [--json] [--sysfs-root DIR] [--fabric NAME "
+                              "[--device NAME[:PORT]] [--fabrics-file FILE]]"
                             : "fabricbench placement [--ranks N] [--device NIC] [--placement "
                               "auto|nic|numa|core|none] [--topology FILE.xml] [--json]";
     const char *env = getenv("FABRICBENCH_SYSFS_ROOT");
@@ -683,8 +684,9 @@ void fab_opts_print_help(FILE *f)
             "usage: mpirun -np 2 fabricbench run [KERNEL[,KERNEL...]] [options]\n"
             "       fabricbench list            the kernels, one line each\n"
             "       fabricbench show FILE.h5    print a result file's runs as tables\n"
-            "       fabricbench inventory [--json] [--sysfs-root DIR]\n"
-            "                                   RDMA devices, ports, line rates, interfaces\n"
+            "       fabricbench inventory [--json] [--sysfs-root DIR] [--fabric NAME]\n"
+            "                                   RDMA devices, ports, line rates, interfaces;\n"
+            "                                   with --fabric: the device and settings it picks\n"
             "       fabricbench placement [--ranks N] [--device NIC] [--placement P]\n"
             "                             [--topology FILE.xml] [--json]\n"
             "                                   where ranks would be bound, near which NIC\n"

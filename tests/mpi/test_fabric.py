@@ -1,0 +1,150 @@
+"""--fabric on this machine (no RDMA devices): tcp and shm runs whose verified transport
+matches the request, with the device named; fabrics and devices that do not exist end with
+exit 3 and the inventory; --strict-fabric turns a transport that differs into exit 3 before
+anything is measured; line-rate efficiency and CPU-cost columns; the result file records the
+fabric, the check, the placement and the inventory.
+
+usage: test_fabric.py FABRICBENCH"""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import h5py
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from fabtest import check, mpirun, parse_tables  # noqa: E402
+
+exe = sys.argv[1]
+
+
+def run(args, rc=0, np=2, env=None):
+    p = mpirun(np, [exe, "run"] + args, env=env, timeout=120)
+    check(p.returncode == rc, "%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s"
+          % (" ".join(args), p.returncode, rc, p.stdout[-3000:], p.stderr[-3000:]))
+    return p
+
+
+def table(run, kernel):
+    """The table group of the kernel named `kernel` in a run group (kernels/NN_NAME)."""
+    names = [n for n in run["kernels"] if run["kernels"][n].attrs["kernel"] in (kernel,
+                                                                              kernel.encode())]
+    check(len(names) == 1, "kernel %s: groups %r" % (kernel, list(run["kernels"])))
+    return run["kernels"][names[0]]["table"]
+
+
+# What this host has, from the tool's own inventory.
+inv = json.loads(subprocess.run([exe, "inventory", "--json"], capture_output=True, text=True,
+                                check=True).stdout)
+up = [n for n in inv["net_interfaces"] if n["operstate"] == "up" and not n["loopback"]]
+check(inv["rdma_devices"] == [], "this test expects a machine without RDMA devices")
+
+# --fabric tcp: the default device (the fastest interface that is up) and lo, explicitly.
+cases = [(["--fabric", "tcp", "--device", "lo"], "lo")]
+if up:
+    best = max(up, key=lambda n: (n["speed_mbps"] if n["speed_mbps"] is not None else -1))
+    cases.append((["--fabric", "tcp"], best["name"]))
+for extra, dev in cases:
+    out = "tcp-%s.h5" % dev
+    p = run(["latency,bw", "-m", "8,64K", "-t", "0.02", "-o", out] + extra)
+    h, ks = parse_tables(p.stdout)
+    check(h.get("fabric check", "").startswith("match"),
+          "tcp over %s: fabric check %r\n%s" % (dev, h.get("fabric check"), p.stdout))
+    check("tcp/%s" % dev in h["transports"], "transports %r lack tcp/%s" % (h["transports"], dev))
+    check("UCX_TLS=tcp,self" in h.get("fabric environment", ""),
+          "fabric environment: %r" % h.get("fabric environment"))
+    with h5py.File(out, "r") as f:
+        r = f["runs"][f.attrs["latest_run"]]
+        a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in r.attrs.items()}
+        check(a["fabric"] == "tcp" and a["fabric_device"] == dev, "file: %r" % a)
+        check(a["fabric_check"] == "match", "file fabric_check %r" % a["fabric_check"])
+        check("tcp/%s" % dev in a["ucx_transports"], "file transports %r" % a["ucx_transports"])
+        inv_file = json.loads(a["inventory_json"])
+        check(len(inv_file) == 1 and "net_interfaces" in list(inv_file.values())[0],
+              "inventory_json: %r" % a["inventory_json"][:300])
+        pl = [x.decode() for x in r["placement"][()]]
+        check(len(pl) == 2 and pl[0].startswith("rank 0 ") and pl[1].startswith("rank 1 "),
+              "placement: %r" % pl)
+        # CPU cost columns: a busy-polling rank near one core; node shares within 0..100.
+        t = table(r, "latency")
+        for c in ("cpu_rank_pct", "cpu_node_user_pct", "cpu_node_sys_pct",
+                  "cpu_node_softirq_pct"):
+            v = t[c][()]
+            check(len(v) == 2, "%s: %r" % (c, v))
+            check(all(0 <= x <= 110 for x in v), "%s out of range: %r" % (c, v))
+        check(all(x > 30 for x in t["cpu_rank_pct"][()]),
+              "a polling rank used little CPU: %r" % t["cpu_rank_pct"][()])
+        s = t["cpu_node_user_pct"][()] + t["cpu_node_sys_pct"][()] + \
+            t["cpu_node_softirq_pct"][()]
+        check(all(x <= 100.0 + 1e-6 for x in s), "node shares sum over 100: %r" % s)
+        # Within one host there is no port: line_rate_pct is NaN without --line-rate.
+        bw = table(r, "bw")
+        check(all(math.isnan(x) for x in bw["line_rate_pct"][()]),
+              "line_rate_pct without a port: %r" % bw["line_rate_pct"][()])
+
+# --fabric shm: shared memory transports, no device.
+p = run(["latency", "-m", "8", "-t", "0.02", "-o", "none", "--fabric", "shm"])
+h, ks = parse_tables(p.stdout)
+check(h.get("fabric check", "").startswith("match"), "shm: %r" % h.get("fabric check"))
+check("memory" in h["transports"] and "tcp" not in h["transports"],
+      "shm transports %r" % h["transports"])
+
+# --line-rate: efficiency = Gb/s / rate (bibw: both directions, twice the rate).
+p = run(["bw,bibw", "-m", "64K,1M", "-t", "0.02", "-o", "lr.h5", "--fabric", "shm",
+         "--line-rate", "40G"])
+with h5py.File("lr.h5", "r") as f:
+    r = f["runs"][f.attrs["latest_run"]]
+    check(abs(r.attrs["line_rate_gbps"] - 40.0) < 1e-12, "line_rate_gbps %r"
+          % r.attrs["line_rate_gbps"])
+    for k, mult in (("bw", 1.0), ("bibw", 2.0)):
+        t = table(r, k)
+        for g, pct in zip(t["Gbps"][()], t["line_rate_pct"][()]):
+            check(abs(pct - 100.0 * g / (40.0 * mult)) < 1e-9 * max(1.0, pct),
+                  "%s: line_rate_pct %r for %r Gb/s" % (k, pct, g))
+h, ks = parse_tables(p.stdout)
+for k in ks:
+    for row in k["rows"]:
+        check(row["line%"] != "n/a", "%s: line%% n/a with --line-rate" % k["name"])
+
+# Fabrics and devices that are not here: exit 3 before measuring, with the inventory.
+for args, needle in ((["--fabric", "ib"], "no active ib port"),
+                     (["--fabric", "roce", "--device", "mlx5_0"], "no RDMA device mlx5_0"),
+                     (["--fabric", "tcp", "--device", "nosuch0"], "no network interface nosuch0")):
+    p = run(["latency", "-m", "8", "-o", "none"] + args, rc=3)
+    check(needle in p.stderr, "%s: stderr lacks %r:\n%s" % (args, needle, p.stderr))
+    check("This host has RDMA ports: none; network interfaces:" in p.stderr and " lo " in
+          p.stderr.replace("lo (", " lo ("), "%s: no inventory in the message:\n%s"
+          % (args, p.stderr))
+    check("hint:" in p.stderr, "%s: no hint" % args)
+    check("bytes" not in p.stdout, "%s: something was measured:\n%s" % (args, p.stdout))
+
+# An unknown fabric name: exit 2 naming the profiles.
+p = run(["latency", "-o", "none", "--fabric", "warp"], rc=2)
+check("no such fabric profile" in p.stderr and "tcp, shm" in p.stderr, p.stderr)
+
+# A profile whose settings make UCX use something else than it expects: the check says
+# "differs"; --strict-fabric ends the run with exit 3 before any row.
+with open("odd.conf", "w") as f:
+    f.write("[tcpish]\nmatch = net\ndescription = asks for shared memory, expects tcp\n"
+            "UCX_TLS = sm,self\nexpect = tcp\n")
+p = run(["latency", "-m", "8", "-t", "0.02", "-o", "none", "--fabrics-file", "odd.conf",
+         "--fabric", "tcpish", "--device", "lo"])
+h, ks = parse_tables(p.stdout)
+check(h.get("fabric check", "").startswith("differs"), "odd profile: %r" % h.get("fabric check"))
+check("is not tcp" in p.stderr and "--strict-fabric" in p.stderr, p.stderr)
+check(len(ks[0]["rows"]) == 1, "the non-strict run measured nothing")
+p = run(["latency", "-m", "8", "-t", "0.02", "-o", "strict.h5", "--fabrics-file", "odd.conf",
+         "--fabric", "tcpish", "--device", "lo", "--strict-fabric"], rc=3)
+check("is not tcp" in p.stderr, p.stderr)
+check(not any(l.strip() and not l.startswith("#") for l in p.stdout.splitlines()),
+      "--strict-fabric measured something:\n" + p.stdout)
+check(not os.path.exists("strict.h5"), "--strict-fabric left a result file")
+
+# `inventory --fabric`: what a fabric would pick here, without MPI.
+q = subprocess.run([exe, "inventory", "--fabric", "tcp", "--device", "lo"], capture_output=True,
+                   text=True)
+check(q.returncode == 0 and "device: lo" in q.stdout and "UCX_NET_DEVICES=lo" in q.stdout,
+      q.stdout + q.stderr)
+print("ok: tcp (%s), shm, line rate, missing fabrics, strict check" % ", ".join(
+    d for _, d in cases))

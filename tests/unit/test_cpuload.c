@@ -1,0 +1,56 @@
+/* CPU cost arithmetic: /proc/stat parsing and node-wide shares. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "fab.h"
+
+int main(void)
+{
+    uint64_t a[FAB_CPU_NJ], b[FAB_CPU_NJ];
+    double user, sys, si;
+    fab_cpu_mark_t m0, m1;
+    double w[4];
+
+    /* user nice system idle iowait irq softirq steal */
+    CHECK(fab_proc_stat_parse("cpu  100 20 30 1000 5 1 4 0 0 0\n", a));
+    CHECK(a[0] == 100 && a[1] == 20 && a[2] == 30 && a[3] == 1000 && a[6] == 4 && a[7] == 0);
+    CHECK(fab_proc_stat_parse("cpu  10 0 5 100 0 0 1\n", a)); /* seven fields: old kernels */
+    CHECK(!fab_proc_stat_parse("cpu0 1 2 3 4 5 6 7 8\n", a)); /* a per-CPU line */
+    CHECK(!fab_proc_stat_parse("cpu  1 2\n", a));
+    CHECK(!fab_proc_stat_parse("intr 1 2 3 4 5 6 7 8\n", a));
+
+    /* 200 ticks pass: 50 user + 10 nice, 40 system, 20 softirq, 80 idle. */
+    CHECK(fab_proc_stat_parse("cpu  100 20 30 1000 5 1 4 0\n", a));
+    CHECK(fab_proc_stat_parse("cpu  150 30 70 1080 5 1 24 0\n", b));
+    fab_cpu_shares(a, b, &user, &sys, &si);
+    CHECK_NEAR(user, 30.0, 1e-12);
+    CHECK_NEAR(sys, 20.0, 1e-12);
+    CHECK_NEAR(si, 10.0, 1e-12);
+    /* No time passed: unknown, not zero. */
+    fab_cpu_shares(a, a, &user, &sys, &si);
+    CHECK(isnan(user) && isnan(sys) && isnan(si));
+    /* A counter that went backwards (a CPU taken offline) counts as no time, not as 2^64. */
+    b[0] = 50;
+    fab_cpu_shares(a, b, &user, &sys, &si);
+    CHECK(user >= 0 && user <= 100);
+
+    /* The rank's own share over a busy window is near 100% of one core; without /proc/stat
+     * (node false) the node shares are NaN. */
+    fab_cpu_mark(&m0, false);
+    for (volatile long i = 0; i < 40000000L; i++)
+        ;
+    fab_cpu_mark(&m1, false);
+    fab_cpu_window(&m0, &m1, w);
+    CHECK(w[0] > 20.0 && w[0] < 110.0);
+    CHECK(isnan(w[1]) && isnan(w[2]) && isnan(w[3]));
+    /* With a node reading: shares between 0 and 100 and their sum at most 100. */
+    fab_cpu_mark(&m0, true);
+    for (volatile long i = 0; i < 40000000L; i++)
+        ;
+    fab_cpu_mark(&m1, true);
+    fab_cpu_window(&m0, &m1, w);
+    CHECK(m0.node && m1.node);
+    CHECK(w[1] >= 0 && w[2] >= 0 && w[3] >= 0 && w[1] + w[2] + w[3] <= 100.0 + 1e-9);
+    return fab_test_report("test_cpuload");
+}
