@@ -406,7 +406,7 @@ typedef struct fab_inventory {
 } fab_inventory_t;
 
 /* Read the inventory under sysroot (NULL or "" : "/"). A missing class/infiniband is not an
- * error (no RDMA devices); an unreadable sysroot is (FAB_ERR_ENV, err says which path). */
+ * error (no RDMA devices); an unreadable sysroot is (FAB_ERR_IO, exit 3; err says which path). */
 fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char *err,
                                 size_t errlen);
 /* The inventory as one JSON object (stable key order; the golden tests compare it exactly),
