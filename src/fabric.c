@@ -691,9 +691,14 @@ static void fab_inv_link_ports(fab_inventory_t *inv)
 
             if (n && !n->rdma_dev[0])
                 fab_inv_copy(n->rdma_dev, sizeof(n->rdma_dev), d->name);
-            if (strcmp(pt->state, "ACTIVE") != 0 && pt->state[0])
-                fab_inv_note(inv, "%s port %d is %s: its rate is not a live link rate", d->name,
-                             pt->num, pt->state);
+            if (pt->state[0] && strcmp(pt->state, "ACTIVE") != 0) {
+                if (strcmp(pt->phys_state, "LinkUp") != 0)
+                    fab_inv_note(inv, "%s port %d is %s: its rate is not a live link rate", d->name,
+                                 pt->num, pt->state);
+                else
+                    fab_inv_note(inv, "%s port %d is %s (link up, not ACTIVE)", d->name, pt->num,
+                                 pt->state);
+            }
             if (strcmp(pt->link_layer, "Ethernet") != 0)
                 continue;
             /* Ethernet speeds are data rates; the IB-style signalling and encoding the

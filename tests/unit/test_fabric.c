@@ -499,6 +499,21 @@ static void test_misc_trees(fab_inventory_t *inv)
     CHECK(inv->rdma[1].ports[0].cls == FAB_CLASS_ERDMA);
     CHECK(strcmp(inv->rdma[1].driver, "erdma") == 0);
 
+    /* An IB port waiting for its subnet manager, and one that is down. */
+    new_root("state", root, sizeof(root));
+    put(root, "sys/class/net/lo/type", "772");
+    put(root, "sys/class/infiniband/mlx5_0/ports/1/state", "2: INIT");
+    put(root, "sys/class/infiniband/mlx5_0/ports/1/phys_state", "5: LinkUp");
+    put(root, "sys/class/infiniband/mlx5_0/ports/1/link_layer", "InfiniBand");
+    put(root, "sys/class/infiniband/mlx5_0/ports/2/state", "1: DOWN");
+    put(root, "sys/class/infiniband/mlx5_0/ports/2/phys_state", "2: Polling");
+    put(root, "sys/class/infiniband/mlx5_0/ports/2/link_layer", "InfiniBand");
+    CHECK(scan(root, inv) == FAB_OK);
+    CHECK(strcmp(inv->rdma[0].ports[0].state, "INIT") == 0);
+    CHECK(strcmp(inv->rdma[0].ports[1].phys_state, "Polling") == 0);
+    CHECK(strstr(inv->note, "mlx5_0 port 1 is INIT (link up, not ACTIVE)") != NULL);
+    CHECK(strstr(inv->note, "mlx5_0 port 2 is DOWN: its rate is not a live link rate") != NULL);
+
     /* Interfaces: loopback by type, odd files, numa from device/numa_node, sorted. */
     new_root("net", root, sizeof(root));
     put(root, "sys/class/net/lo0/type", "772");
