@@ -353,7 +353,7 @@ fab_status_t fab_transport_probe(const fab_world_t *w, int a, int b, fab_transpo
 typedef enum {
     FAB_CLASS_UNKNOWN = 0,
     FAB_CLASS_IB,    /* link layer InfiniBand */
-    FAB_CLASS_ROCE,  /* link layer Ethernet with RoCE GIDs */
+    FAB_CLASS_ROCE,  /* link layer Ethernet (not erdma, not node type RNIC) */
     FAB_CLASS_ERDMA, /* driver erdma: Alibaba Elastic RDMA (iWARP-style, RC only, no UD) */
     FAB_CLASS_IWARP, /* node type RNIC, not erdma */
 } fab_class_t;
@@ -366,10 +366,11 @@ typedef struct fab_port {
     char rate[64];        /* the sysfs string as read: "200 Gb/sec (4X HDR)" */
     int width;            /* active lanes: 1, 2, 4, 8, 12; 0 unknown */
     char speed[16];       /* lane speed name: "SDR" ... "XDR"; "" unknown */
-    double signal_gbps;   /* signalling rate of all lanes, Gb/s; 0 unknown */
-    double data_gbps;     /* data rate after line encoding, Gb/s; 0 unknown */
+    double signal_gbps;   /* signalling rate of all lanes, Gb/s; 0 unknown (always on Ethernet) */
+    double data_gbps;     /* data rate after line encoding, Gb/s (Ethernet: the netdev's speed,
+                             docs/FABRICS.md); 0 unknown */
     char encoding[32];    /* "8b/10b", "64b/66b", ...; "" unknown */
-    int mtu;              /* active MTU, bytes; 0 unknown */
+    int mtu;              /* active RDMA MTU, bytes; 0 unknown */
     char gid_types[64];   /* distinct GID types in table order: "IB", "RoCE v1,RoCE v2" */
     int rocev2_gid_index; /* first RoCE v2 GID index with an address; -1 none */
     char netdev[32];      /* the network interface behind the port ("" none) */
@@ -407,7 +408,7 @@ typedef struct fab_inventory {
 } fab_inventory_t;
 
 /* Read the inventory under sysroot (NULL or "" : "/"). A missing class/infiniband is not an
- * error (no RDMA devices); an unreadable sysroot is (FAB_ERR_ENV, err says which path). */
+ * error (no RDMA devices); an unreadable sysroot is (FAB_ERR_IO, exit 3; err says which path). */
 fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char *err,
                                 size_t errlen);
 /* The inventory as one JSON object (stable key order; the golden tests compare it exactly),

@@ -1,33 +1,1164 @@
-/* Inventory of RDMA devices and network interfaces (placeholder: being written). */
+/* Inventory of RDMA devices and network interfaces, read from sysfs under a root (the real
+ * "/" or a fixture tree); where the root is the real one, libibverbs adds the active MTU.
+ * What is read from where, and the rules, are in docs/FABRICS.md ("Inventory"). */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
 
 #include "fab.h"
 
-int fab_inventory_command(const char *sysroot, bool json, FILE *out, FILE *errf)
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+/* RoCE headers the kernel takes off the netdev MTU before choosing the RDMA MTU: GRH 40,
+ * UDP 8, BTH 12, XRC extension 4, AtomicETH 28, ICRC 4. */
+#define FAB_ROCE_HDR_BYTES 96
+
+/* ---------------------------------------------------------------- small helpers */
+
+/* Bounded copy: truncates, always terminates. */
+static void fab_inv_copy(char *dst, size_t len, const char *src)
 {
-    (void)sysroot;
-    (void)json;
-    (void)out;
-    fprintf(errf, "fabricbench: error: inventory is not implemented yet\n");
-    return FAB_EXIT_ENV;
+    size_t n;
+
+    if (len == 0)
+        return;
+    n = src ? strnlen(src, len - 1) : 0;
+    if (n)
+        memmove(dst, src, n);
+    dst[n] = '\0';
 }
 
-fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char *err, size_t errlen)
+/* root + "/" + the formatted relative path. false if it does not fit. */
+static bool fab_inv_path(char *buf, size_t len, const char *root, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool fab_inv_path(char *buf, size_t len, const char *root, const char *fmt, ...)
 {
-    (void)sysroot;
-    memset(inv, 0, sizeof(*inv));
-    snprintf(err, errlen, "inventory not implemented yet");
-    return FAB_ERR_ENV;
+    size_t rl = strlen(root);
+    bool slash = rl > 0 && root[rl - 1] == '/';
+    va_list ap;
+    int n, m;
+
+    n = snprintf(buf, len, "%s%s", root, slash ? "" : "/");
+    if (n < 0 || (size_t)n >= len)
+        return false;
+    va_start(ap, fmt);
+    m = vsnprintf(buf + n, len - (size_t)n, fmt, ap);
+    va_end(ap);
+    return m >= 0 && (size_t)m < len - (size_t)n;
+}
+
+/* The first line of a file, trailing white space removed. false if it cannot be opened or
+ * read (sysfs answers EINVAL for, e.g., the speed of a link that is down). */
+static bool fab_inv_read(const char *path, char *buf, size_t len)
+{
+    ssize_t got;
+    size_t n;
+    int fd;
+
+    if (len == 0)
+        return false;
+    fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return false;
+    got = read(fd, buf, len - 1);
+    close(fd);
+    if (got < 0)
+        return false;
+    buf[got] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    n = strlen(buf);
+    while (n > 0 && isspace((unsigned char)buf[n - 1]))
+        buf[--n] = '\0';
+    return true;
+}
+
+static bool fab_inv_read_long(const char *path, long *v)
+{
+    char buf[64], *end;
+    long x;
+
+    if (!fab_inv_read(path, buf, sizeof(buf)) || buf[0] == '\0')
+        return false;
+    errno = 0;
+    x = strtol(buf, &end, 10);
+    if (errno || *end != '\0' || end == buf)
+        return false;
+    *v = x;
+    return true;
+}
+
+/* "4: ACTIVE" -> "ACTIVE"; a string without the numeric prefix is kept as it is. */
+static void fab_inv_after_colon(const char *s, char *out, size_t len)
+{
+    const char *p = s;
+
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (p > s && *p == ':') {
+        p++;
+        while (*p == ' ')
+            p++;
+    } else {
+        p = s;
+    }
+    fab_inv_copy(out, len, p);
+}
+
+/* The last component of a symlink's target ("../../bus/pci/drivers/mlx5_core" -> mlx5_core). */
+static bool fab_inv_link_base(const char *path, char *out, size_t len)
+{
+    char target[PATH_MAX];
+    ssize_t n = readlink(path, target, sizeof(target) - 1);
+    const char *base;
+
+    if (n <= 0)
+        return false;
+    target[n] = '\0';
+    while (n > 1 && target[n - 1] == '/')
+        target[--n] = '\0';
+    base = strrchr(target, '/');
+    base = base ? base + 1 : target;
+    if (*base == '\0')
+        return false;
+    fab_inv_copy(out, len, base);
+    return true;
+}
+
+/* Natural order: digit runs compare as numbers (mlx5_2 before mlx5_10), then plain strcmp. */
+static int fab_inv_natcmp(const char *a, const char *b)
+{
+    const char *a0 = a, *b0 = b;
+
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            const char *ea = a, *eb = b;
+            size_t la, lb;
+            int c;
+
+            while (*a == '0' && isdigit((unsigned char)a[1]))
+                a++;
+            while (*b == '0' && isdigit((unsigned char)b[1]))
+                b++;
+            while (isdigit((unsigned char)*ea))
+                ea++;
+            while (isdigit((unsigned char)*eb))
+                eb++;
+            la = (size_t)(ea - a);
+            lb = (size_t)(eb - b);
+            if (la != lb)
+                return la < lb ? -1 : 1;
+            c = strncmp(a, b, la);
+            if (c)
+                return c;
+            a = ea;
+            b = eb;
+        } else {
+            if (*a != *b)
+                return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+            a++;
+            b++;
+        }
+    }
+    if (*a || *b)
+        return *a ? 1 : -1;
+    return strcmp(a0, b0);
+}
+
+static int fab_inv_natcmp_ptr(const void *x, const void *y)
+{
+    return fab_inv_natcmp(*(char *const *)x, *(char *const *)y);
+}
+
+typedef struct fab_inv_list {
+    char **v;
+    int n;
+} fab_inv_list_t;
+
+static void fab_inv_list_free(fab_inv_list_t *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+/* The entries of a directory (no dot entries), in natural order. false (errno set) if the
+ * directory cannot be opened; NOMEM also gives false. */
+static bool fab_inv_list(const char *path, fab_inv_list_t *l)
+{
+    struct dirent *e;
+    int cap = 0;
+    DIR *d;
+
+    l->v = NULL;
+    l->n = 0;
+    d = opendir(path);
+    if (!d)
+        return false;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (l->n == cap) {
+            int ncap = cap ? cap * 2 : 16;
+            char **nv = realloc(l->v, (size_t)ncap * sizeof(*nv));
+
+            if (!nv)
+                goto nomem;
+            l->v = nv;
+            cap = ncap;
+        }
+        l->v[l->n] = strdup(e->d_name);
+        if (!l->v[l->n])
+            goto nomem;
+        l->n++;
+    }
+    closedir(d);
+    if (l->n > 1)
+        qsort(l->v, (size_t)l->n, sizeof(*l->v), fab_inv_natcmp_ptr);
+    return true;
+nomem:
+    closedir(d);
+    fab_inv_list_free(l);
+    errno = ENOMEM;
+    return false;
+}
+
+/* A whole decimal number >= 0 ("12"), else -1. */
+static long fab_inv_index(const char *s)
+{
+    char *end;
+    long v;
+
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || *end != '\0' || v > INT_MAX)
+        return -1;
+    return v;
+}
+
+/* An empty GID table entry reads as all zeros ("0000:...:0000"); link-local fe80:... is a
+ * real address. */
+static bool fab_inv_gid_zero(const char *gid)
+{
+    if (!strchr(gid, ':'))
+        return true;
+    for (const char *p = gid; *p; p++)
+        if (*p != '0' && *p != ':')
+            return false;
+    return true;
+}
+
+/* Append to a comma-separated list unless already there. */
+static void fab_inv_add_distinct(char *list, size_t len, const char *item)
+{
+    size_t il = strlen(item), ll = strlen(list);
+
+    for (const char *p = list; *p;) {
+        const char *c = strchr(p, ',');
+        size_t n = c ? (size_t)(c - p) : strlen(p);
+
+        if (n == il && strncmp(p, item, n) == 0)
+            return;
+        p = c ? c + 1 : p + n;
+    }
+    if (ll + (ll ? 1 : 0) + il + 1 > len)
+        return;
+    snprintf(list + ll, len - ll, "%s%s", ll ? "," : "", item);
+}
+
+/* Append one item to the inventory's note ("; " between items, "..." when it is full). */
+static void fab_inv_note(fab_inventory_t *inv, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void fab_inv_note(fab_inventory_t *inv, const char *fmt, ...)
+{
+    size_t len = sizeof(inv->note), used = strlen(inv->note);
+    char item[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(item, sizeof(item), fmt, ap);
+    va_end(ap);
+    if (used >= 3 && strcmp(inv->note + used - 3, "...") == 0)
+        return;
+    if (used + (used ? 2 : 0) + strlen(item) + 1 > len) {
+        if (used + 4 <= len)
+            snprintf(inv->note + used, len - used, "...");
+        else
+            snprintf(inv->note + len - 4, 4, "...");
+        return;
+    }
+    snprintf(inv->note + used, len - used, "%s%s", used ? "; " : "", item);
+}
+
+/* ---------------------------------------------------------------- line rates */
+
+typedef struct fab_lane_speed {
+    const char *name;
+    double signal; /* Gb/s per lane on the wire */
+    double data;   /* Gb/s per lane after line encoding (IBTA data rate from HDR on) */
+    const char *encoding;
+} fab_lane_speed_t;
+
+static const fab_lane_speed_t fab_lane_speeds[] = {
+    {"SDR", 2.5, 2.0, "8b/10b"},
+    {"DDR", 5.0, 4.0, "8b/10b"},
+    {"QDR", 10.0, 8.0, "8b/10b"},
+    {"FDR10", 10.3125, 10.0, "64b/66b"},
+    {"FDR", 14.0625, 14.0625 * 64.0 / 66.0, "64b/66b"},
+    {"EDR", 25.78125, 25.0, "64b/66b"},
+    {"HDR", 53.125, 50.0, "64b/66b+FEC"},
+    {"NDR", 106.25, 100.0, "64b/66b+FEC"},
+    {"XDR", 212.5, 200.0, "64b/66b+FEC"},
+};
+
+static const char *fab_inv_skip_spaces(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+bool fab_rate_parse(const char *rate, int *width, char *speed, size_t speedlen, double *signal_gbps,
+                    double *data_gbps, char *encoding, size_t enclen)
+{
+    const char *p;
+    char *end, name[16] = "";
+    double num;
+    long lanes = 0;
+    size_t nl = 0;
+
+    *width = 0;
+    *signal_gbps = 0;
+    *data_gbps = 0;
+    fab_inv_copy(speed, speedlen, "");
+    fab_inv_copy(encoding, enclen, "");
+    if (!rate)
+        return false;
+    p = fab_inv_skip_spaces(rate);
+    if (!isdigit((unsigned char)*p))
+        return false;
+    errno = 0;
+    num = strtod(p, &end);
+    if (errno || end == p || !isfinite(num) || num <= 0)
+        return false;
+    p = fab_inv_skip_spaces(end);
+    if (strncmp(p, "Gb/sec", 6) == 0)
+        p += 6;
+    else if (strncmp(p, "Gb/s", 4) == 0)
+        p += 4;
+    else
+        return false;
+    p = fab_inv_skip_spaces(p);
+    if (*p == '(') {
+        p = fab_inv_skip_spaces(p + 1);
+        if (!isdigit((unsigned char)*p))
+            return false;
+        errno = 0;
+        lanes = strtol(p, &end, 10);
+        if (errno || (*end != 'X' && *end != 'x'))
+            return false;
+        if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 12)
+            return false;
+        p = fab_inv_skip_spaces(end + 1);
+        while (isalnum((unsigned char)*p) && nl < sizeof(name) - 1)
+            name[nl++] = *p++;
+        name[nl] = '\0';
+        if (isalnum((unsigned char)*p))
+            return false; /* a speed name longer than any there is */
+        p = fab_inv_skip_spaces(p);
+        if (*p != ')')
+            return false;
+        p = fab_inv_skip_spaces(p + 1);
+    }
+    if (*p != '\0')
+        return false;
+
+    *width = (int)lanes;
+    *signal_gbps = num;
+    *data_gbps = num;
+    if (nl == 0)
+        return true;
+    fab_inv_copy(speed, speedlen, name);
+    for (size_t i = 0; i < sizeof(fab_lane_speeds) / sizeof(fab_lane_speeds[0]); i++) {
+        const fab_lane_speed_t *s = &fab_lane_speeds[i];
+
+        if (strcmp(name, s->name) == 0) {
+            *signal_gbps = s->signal * (double)lanes;
+            *data_gbps = s->data * (double)lanes;
+            fab_inv_copy(encoding, enclen, s->encoding);
+            break;
+        }
+    }
+    return true;
+}
+
+/* The leading number of a rate string ("25 Gb/sec (1X EDR)" -> 25), 0 if none. */
+static double fab_inv_rate_number(const char *rate)
+{
+    char *end;
+    double v = strtod(rate, &end);
+
+    return end != rate && isfinite(v) && v > 0 ? v : 0;
 }
 
 const char *fab_class_name(fab_class_t c)
 {
-    (void)c;
+    switch (c) {
+    case FAB_CLASS_IB:
+        return "ib";
+    case FAB_CLASS_ROCE:
+        return "roce";
+    case FAB_CLASS_ERDMA:
+        return "erdma";
+    case FAB_CLASS_IWARP:
+        return "iwarp";
+    case FAB_CLASS_UNKNOWN:
+        break;
+    }
     return "unknown";
+}
+
+static fab_class_t fab_inv_classify(const char *driver, const char *node_type,
+                                    const char *link_layer)
+{
+    if (strcmp(driver, "erdma") == 0)
+        return FAB_CLASS_ERDMA;
+    if (strcmp(link_layer, "InfiniBand") == 0)
+        return FAB_CLASS_IB;
+    if (strcmp(node_type, "RNIC") == 0)
+        return FAB_CLASS_IWARP;
+    if (strcmp(link_layer, "Ethernet") == 0)
+        return FAB_CLASS_ROCE;
+    return FAB_CLASS_UNKNOWN;
+}
+
+/* The largest RDMA MTU (256 ... 4096 bytes) not above n bytes; 0 if n < 256. */
+static int fab_inv_ib_mtu(long n)
+{
+    for (int m = 4096; m >= 256; m /= 2)
+        if (n >= m)
+            return m;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- sysfs scan */
+
+/* The network interface behind a port when the GID table named none: the device's
+ * device/net/<if> (one entry: that one; several: the one whose dev_port is port - 1). */
+static void fab_inv_port_netdev_from_device(const char *root, const char *dev, fab_port_t *pt)
+{
+    char path[PATH_MAX];
+    fab_inv_list_t l;
+
+    if (!fab_inv_path(path, sizeof(path), root, "sys/class/infiniband/%s/device/net", dev) ||
+        !fab_inv_list(path, &l))
+        return;
+    if (l.n == 1) {
+        fab_inv_copy(pt->netdev, sizeof(pt->netdev), l.v[0]);
+    } else {
+        for (int i = 0; i < l.n && !pt->netdev[0]; i++) {
+            long dp;
+
+            if (fab_inv_path(path, sizeof(path), root,
+                             "sys/class/infiniband/%s/device/net/%s/dev_port", dev, l.v[i]) &&
+                fab_inv_read_long(path, &dp) && dp == pt->num - 1)
+                fab_inv_copy(pt->netdev, sizeof(pt->netdev), l.v[i]);
+        }
+        if (!pt->netdev[0] && l.n > 0)
+            fab_inv_copy(pt->netdev, sizeof(pt->netdev), l.v[0]);
+    }
+    fab_inv_list_free(&l);
+}
+
+/* The GID table: distinct types of the entries that hold an address, the first RoCE v2
+ * entry with an address, and the netdev the entries name. */
+static void fab_inv_scan_gids(const char *root, const fab_rdma_dev_t *d, fab_port_t *pt)
+{
+    char path[PATH_MAX], gid[128], type[64], ndev[64];
+    fab_inv_list_t l;
+    bool ib = strcmp(pt->link_layer, "InfiniBand") == 0;
+    bool iwarp = strcmp(d->node_type, "RNIC") == 0;
+
+    if (!fab_inv_path(path, sizeof(path), root, "sys/class/infiniband/%s/ports/%d/gids", d->name,
+                      pt->num) ||
+        !fab_inv_list(path, &l))
+        return;
+    for (int i = 0; i < l.n; i++) {
+        long idx = fab_inv_index(l.v[i]);
+        const char *label;
+
+        if (idx < 0 ||
+            !fab_inv_path(path, sizeof(path), root, "sys/class/infiniband/%s/ports/%d/gids/%ld",
+                          d->name, pt->num, idx) ||
+            !fab_inv_read(path, gid, sizeof(gid)) || fab_inv_gid_zero(gid))
+            continue;
+        if (!pt->netdev[0] &&
+            fab_inv_path(path, sizeof(path), root,
+                         "sys/class/infiniband/%s/ports/%d/gid_attrs/ndevs/%ld", d->name, pt->num,
+                         idx) &&
+            fab_inv_read(path, ndev, sizeof(ndev)) && ndev[0])
+            fab_inv_copy(pt->netdev, sizeof(pt->netdev), ndev);
+        if (!fab_inv_path(path, sizeof(path), root,
+                          "sys/class/infiniband/%s/ports/%d/gid_attrs/types/%ld", d->name, pt->num,
+                          idx) ||
+            !fab_inv_read(path, type, sizeof(type)) || !type[0])
+            continue;
+        /* "IB/RoCE v1" is the kernel's one name for IB GIDs and RoCE v1 GIDs; an iWARP
+         * device's MAC-based entry carries it too, where it means neither. */
+        label = type;
+        if (strcmp(type, "IB/RoCE v1") == 0)
+            label = ib ? "IB" : iwarp ? NULL : "RoCE v1";
+        if (!label)
+            continue;
+        fab_inv_add_distinct(pt->gid_types, sizeof(pt->gid_types), label);
+        if (strcmp(type, "RoCE v2") == 0 && pt->rocev2_gid_index < 0)
+            pt->rocev2_gid_index = (int)idx;
+    }
+    fab_inv_list_free(&l);
+}
+
+static void fab_inv_scan_port(const char *root, const fab_rdma_dev_t *d, int num, fab_port_t *pt)
+{
+    char path[PATH_MAX], buf[128];
+
+    memset(pt, 0, sizeof(*pt));
+    pt->num = num;
+    pt->rocev2_gid_index = -1;
+#define FAB_PORT_FILE(file)                                                                        \
+    (fab_inv_path(path, sizeof(path), root, "sys/class/infiniband/%s/ports/%d/%s", d->name, num,   \
+                  file) &&                                                                         \
+     fab_inv_read(path, buf, sizeof(buf)))
+    if (FAB_PORT_FILE("state"))
+        fab_inv_after_colon(buf, pt->state, sizeof(pt->state));
+    if (FAB_PORT_FILE("phys_state"))
+        fab_inv_after_colon(buf, pt->phys_state, sizeof(pt->phys_state));
+    if (FAB_PORT_FILE("link_layer"))
+        fab_inv_copy(pt->link_layer, sizeof(pt->link_layer), buf);
+    if (FAB_PORT_FILE("rate"))
+        fab_inv_copy(pt->rate, sizeof(pt->rate), buf);
+#undef FAB_PORT_FILE
+    if (pt->rate[0])
+        fab_rate_parse(pt->rate, &pt->width, pt->speed, sizeof(pt->speed), &pt->signal_gbps,
+                       &pt->data_gbps, pt->encoding, sizeof(pt->encoding));
+    fab_inv_scan_gids(root, d, pt);
+    if (!pt->netdev[0])
+        fab_inv_port_netdev_from_device(root, d->name, pt);
+    pt->cls = fab_inv_classify(d->driver, d->node_type, pt->link_layer);
+}
+
+static void fab_inv_scan_dev(const char *root, const char *name, fab_rdma_dev_t *d,
+                             fab_inventory_t *inv)
+{
+    char path[PATH_MAX], buf[128];
+    fab_inv_list_t l;
+    long v;
+
+    memset(d, 0, sizeof(*d));
+    d->numa_node = -1;
+    fab_inv_copy(d->name, sizeof(d->name), name);
+    if (fab_inv_path(path, sizeof(path), root, "sys/class/infiniband/%s/device/driver", name))
+        fab_inv_link_base(path, d->driver, sizeof(d->driver));
+    if (fab_inv_path(path, sizeof(path), root, "sys/class/infiniband/%s/node_type", name) &&
+        fab_inv_read(path, buf, sizeof(buf)))
+        fab_inv_after_colon(buf, d->node_type, sizeof(d->node_type));
+    if (fab_inv_path(path, sizeof(path), root, "sys/class/infiniband/%s/fw_ver", name) &&
+        fab_inv_read(path, buf, sizeof(buf)))
+        fab_inv_copy(d->fw_ver, sizeof(d->fw_ver), buf);
+    if (fab_inv_path(path, sizeof(path), root, "sys/class/infiniband/%s/device/numa_node", name) &&
+        fab_inv_read_long(path, &v) && v >= 0 && v <= INT_MAX)
+        d->numa_node = (int)v;
+    if (!fab_inv_path(path, sizeof(path), root, "sys/class/infiniband/%s/ports", name) ||
+        !fab_inv_list(path, &l)) {
+        fab_inv_note(inv, "%s: no ports directory", name);
+        return;
+    }
+    for (int i = 0; i < l.n; i++) {
+        long num = fab_inv_index(l.v[i]);
+
+        if (num < 0)
+            continue;
+        if (d->nports == FAB_MAX_PORTS) {
+            fab_inv_note(inv, "%s: ports after %d not listed", name, FAB_MAX_PORTS);
+            break;
+        }
+        fab_inv_scan_port(root, d, (int)num, &d->ports[d->nports++]);
+    }
+    fab_inv_list_free(&l);
+}
+
+/* Drivers of paravirtual NICs, whose speed is often not reported. */
+static bool fab_inv_virtual_driver(const char *drv)
+{
+    static const char *const names[] = {"virtio_net", "hv_netvsc", "vmxnet3", "vif",
+                                        "xen_netfront"};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(drv, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* One interface; why its speed is unknown goes to *why (empty if known). */
+static void fab_inv_scan_netif(const char *root, const char *name, fab_netif_t *n, char *why,
+                               size_t whylen)
+{
+    char path[PATH_MAX], buf[64], drv[64] = "";
+    fab_inv_list_t l;
+    struct stat sb;
+    bool has_device;
+    long v;
+
+    memset(n, 0, sizeof(*n));
+    n->speed_mbps = -1;
+    n->numa_node = -1;
+    fab_inv_copy(n->name, sizeof(n->name), name);
+    fab_inv_copy(why, whylen, "");
+    if (fab_inv_path(path, sizeof(path), root, "sys/class/net/%s/speed", name) &&
+        fab_inv_read_long(path, &v) && v >= 0)
+        n->speed_mbps = v;
+    if (fab_inv_path(path, sizeof(path), root, "sys/class/net/%s/mtu", name) &&
+        fab_inv_read_long(path, &v) && v > 0 && v <= INT_MAX)
+        n->mtu = (int)v;
+    if (fab_inv_path(path, sizeof(path), root, "sys/class/net/%s/device/numa_node", name) &&
+        fab_inv_read_long(path, &v) && v >= 0 && v <= INT_MAX)
+        n->numa_node = (int)v;
+    if (fab_inv_path(path, sizeof(path), root, "sys/class/net/%s/operstate", name) &&
+        fab_inv_read(path, buf, sizeof(buf)) && buf[0])
+        fab_inv_copy(n->operstate, sizeof(n->operstate), buf);
+    else
+        fab_inv_copy(n->operstate, sizeof(n->operstate), "unknown");
+    n->loopback = strcmp(name, "lo") == 0;
+    if (fab_inv_path(path, sizeof(path), root, "sys/class/net/%s/type", name) &&
+        fab_inv_read_long(path, &v) && v == 772) /* ARPHRD_LOOPBACK */
+        n->loopback = true;
+    has_device = fab_inv_path(path, sizeof(path), root, "sys/class/net/%s/device", name) &&
+                 stat(path, &sb) == 0;
+    if (has_device &&
+        fab_inv_path(path, sizeof(path), root, "sys/class/net/%s/device/driver", name))
+        fab_inv_link_base(path, drv, sizeof(drv));
+    if (fab_inv_path(path, sizeof(path), root, "sys/class/net/%s/device/infiniband", name) &&
+        fab_inv_list(path, &l)) {
+        if (l.n > 0)
+            fab_inv_copy(n->rdma_dev, sizeof(n->rdma_dev), l.v[0]);
+        fab_inv_list_free(&l);
+    }
+    if (n->speed_mbps >= 0 || n->loopback)
+        return;
+    if (strcmp(n->operstate, "down") == 0 || strcmp(n->operstate, "lowerlayerdown") == 0)
+        fab_inv_copy(why, whylen, "down");
+    else if (!has_device)
+        fab_inv_copy(why, whylen, "virtual device");
+    else if (fab_inv_virtual_driver(drv))
+        fab_inv_copy(why, whylen, "virtual NIC");
+    else
+        fab_inv_copy(why, whylen, "not reported");
+}
+
+static fab_netif_t *fab_inv_find_netif(fab_inventory_t *inv, const char *name)
+{
+    for (int i = 0; i < inv->nnet; i++)
+        if (strcmp(inv->net[i].name, name) == 0)
+            return &inv->net[i];
+    return NULL;
+}
+
+/* Ethernet ports: the data rate from the netdev's speed, the RDMA MTU from its MTU. */
+static void fab_inv_link_ports(fab_inventory_t *inv)
+{
+    for (int i = 0; i < inv->nrdma; i++) {
+        fab_rdma_dev_t *d = &inv->rdma[i];
+
+        for (int j = 0; j < d->nports; j++) {
+            fab_port_t *pt = &d->ports[j];
+            fab_netif_t *n = pt->netdev[0] ? fab_inv_find_netif(inv, pt->netdev) : NULL;
+
+            if (n && !n->rdma_dev[0])
+                fab_inv_copy(n->rdma_dev, sizeof(n->rdma_dev), d->name);
+            if (pt->state[0] && strcmp(pt->state, "ACTIVE") != 0) {
+                if (strcmp(pt->phys_state, "LinkUp") != 0)
+                    fab_inv_note(inv, "%s port %d is %s: its rate is not a live link rate", d->name,
+                                 pt->num, pt->state);
+                else
+                    fab_inv_note(inv, "%s port %d is %s (link up, not ACTIVE)", d->name, pt->num,
+                                 pt->state);
+            }
+            if (strcmp(pt->link_layer, "Ethernet") != 0)
+                continue;
+            /* Ethernet speeds are data rates; the IB-style signalling and encoding the
+             * driver's rate string implies do not apply. */
+            pt->signal_gbps = 0;
+            fab_inv_copy(pt->encoding, sizeof(pt->encoding), "");
+            if (n && n->speed_mbps >= 0) {
+                pt->data_gbps = (double)n->speed_mbps / 1000.0;
+            } else if (n) {
+                pt->data_gbps = 0;
+                fab_inv_note(inv, "%s port %d: data rate unknown (%s speed unknown)", d->name,
+                             pt->num, n->name);
+            } else {
+                pt->data_gbps = fab_inv_rate_number(pt->rate);
+            }
+            if (n && n->mtu > 0)
+                pt->mtu = fab_inv_ib_mtu(pt->cls == FAB_CLASS_ROCE ? n->mtu - FAB_ROCE_HDR_BYTES
+                                                                   : n->mtu);
+        }
+    }
+}
+
+/* libibverbs prints warnings on stderr (a device without its provider library, say); the
+ * inventory says what it found in its own words, so stderr is closed while it runs. */
+static int fab_inv_quiet_begin(void)
+{
+    int saved, null;
+
+    fflush(stderr);
+    saved = dup(STDERR_FILENO);
+    if (saved < 0)
+        return -1;
+    null = open("/dev/null", O_WRONLY);
+    if (null < 0 || dup2(null, STDERR_FILENO) < 0) {
+        if (null >= 0)
+            close(null);
+        close(saved);
+        return -1;
+    }
+    close(null);
+    return saved;
+}
+
+static void fab_inv_quiet_end(int saved)
+{
+    if (saved < 0)
+        return;
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+}
+
+/* Where the root is the real one: the active MTU (and any state or link layer sysfs did not
+ * give) from ibv_query_port. true if it answered for at least one port. */
+static bool fab_inv_verbs(fab_inventory_t *inv)
+{
+    struct ibv_device **list;
+    bool used = false;
+    int n = 0, quiet;
+
+    quiet = fab_inv_quiet_begin();
+    list = ibv_get_device_list(&n);
+    for (int i = 0; list && i < n; i++) {
+        const char *name = ibv_get_device_name(list[i]);
+        fab_rdma_dev_t *d = NULL;
+        struct ibv_context *ctx;
+
+        for (int k = 0; name && k < inv->nrdma; k++)
+            if (strcmp(inv->rdma[k].name, name) == 0)
+                d = &inv->rdma[k];
+        if (!d)
+            continue;
+        ctx = ibv_open_device(list[i]);
+        if (!ctx)
+            continue;
+        for (int j = 0; j < d->nports; j++) {
+            fab_port_t *pt = &d->ports[j];
+            struct ibv_port_attr a;
+
+            memset(&a, 0, sizeof(a));
+            if (pt->num > 255 || ibv_query_port(ctx, (uint8_t)pt->num, &a) != 0)
+                continue;
+            used = true;
+            if (a.active_mtu >= IBV_MTU_256 && a.active_mtu <= IBV_MTU_4096)
+                pt->mtu = 128 << a.active_mtu;
+            if (!pt->state[0])
+                fab_inv_copy(pt->state, sizeof(pt->state), ibv_port_state_str(a.state));
+            if (!pt->link_layer[0])
+                fab_inv_copy(pt->link_layer, sizeof(pt->link_layer),
+                             a.link_layer == IBV_LINK_LAYER_INFINIBAND ? "InfiniBand"
+                             : a.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet"
+                                                                       : "");
+        }
+        ibv_close_device(ctx);
+    }
+    if (list)
+        ibv_free_device_list(list);
+    fab_inv_quiet_end(quiet);
+    return used;
+}
+
+/* The same directory as "/" (so libibverbs describes the devices sysfs lists). */
+static bool fab_inv_is_real_root(const char *root)
+{
+    struct stat a, b;
+
+    return stat(root, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char *err, size_t errlen)
+{
+    const char *root = sysroot && *sysroot ? sysroot : "/";
+    char path[PATH_MAX], why[32], unknown_speed[256] = "";
+    fab_inv_list_t l;
+    struct stat sb;
+    bool ib_mtu_unknown = false;
+    int rc;
+
+    memset(inv, 0, sizeof(*inv));
+    fab_inv_copy(inv->source, sizeof(inv->source), "sysfs");
+    if (strlen(root) >= sizeof(inv->sysroot)) {
+        snprintf(err, errlen, "sysfs root '%.64s...' is too long (%zu characters at most)", root,
+                 sizeof(inv->sysroot) - 1);
+        return FAB_ERR_IO;
+    }
+    fab_inv_copy(inv->sysroot, sizeof(inv->sysroot), root);
+    rc = stat(root, &sb);
+    if (rc != 0 || !S_ISDIR(sb.st_mode)) {
+        const char *reason = rc != 0 ? strerror(errno) : "not a directory";
+
+        snprintf(err, errlen,
+                 "sysfs root '%s' is not a readable directory (%s): give --sysfs-root (or "
+                 "FABRICBENCH_SYSFS_ROOT) a directory that contains sys/class/net, or leave it "
+                 "unset to read this machine's /sys",
+                 root, reason);
+        return FAB_ERR_IO;
+    }
+    if (!fab_inv_path(path, sizeof(path), root, "sys/class/net") || !fab_inv_list(path, &l)) {
+        snprintf(err, errlen,
+                 "cannot read '%s' (%s): the sysfs root '%s' must contain sys/class/net; give "
+                 "--sysfs-root (or FABRICBENCH_SYSFS_ROOT) a copy of /sys laid out as sys/..., "
+                 "or leave it unset to read this machine's /sys",
+                 path, errno == ENAMETOOLONG ? "path too long" : strerror(errno), root);
+        return FAB_ERR_IO;
+    }
+    for (int i = 0; i < l.n; i++) {
+        if (strlen(l.v[i]) >= sizeof(inv->net[0].name))
+            continue;
+        if (inv->nnet == FAB_MAX_NETIF) {
+            fab_inv_note(inv, "interfaces after %d not listed", FAB_MAX_NETIF);
+            break;
+        }
+        fab_inv_scan_netif(root, l.v[i], &inv->net[inv->nnet], why, sizeof(why));
+        if (why[0]) {
+            size_t u = strlen(unknown_speed);
+
+            snprintf(unknown_speed + u, sizeof(unknown_speed) - u, "%s%s (%s)", u ? ", " : "",
+                     inv->net[inv->nnet].name, why);
+        }
+        inv->nnet++;
+    }
+    fab_inv_list_free(&l);
+
+    if (!fab_inv_path(path, sizeof(path), root, "sys/class/infiniband") ||
+        !fab_inv_list(path, &l)) {
+        if (errno == ENOENT)
+            fab_inv_note(inv, "no RDMA devices (no sys/class/infiniband)");
+        else
+            fab_inv_note(inv, "RDMA devices unknown (sys/class/infiniband: %s)", strerror(errno));
+    } else {
+        if (l.n == 0)
+            fab_inv_note(inv, "no RDMA devices (sys/class/infiniband is empty)");
+        for (int i = 0; i < l.n; i++) {
+            if (strlen(l.v[i]) >= sizeof(inv->rdma[0].name))
+                continue;
+            if (inv->nrdma == FAB_MAX_RDMA) {
+                fab_inv_note(inv, "RDMA devices after %d not listed", FAB_MAX_RDMA);
+                break;
+            }
+            fab_inv_scan_dev(root, l.v[i], &inv->rdma[inv->nrdma++], inv);
+        }
+        fab_inv_list_free(&l);
+    }
+
+    fab_inv_link_ports(inv);
+    if (fab_inv_is_real_root(root) && fab_inv_verbs(inv))
+        fab_inv_copy(inv->source, sizeof(inv->source), "sysfs+libibverbs");
+    for (int i = 0; i < inv->nrdma; i++)
+        for (int j = 0; j < inv->rdma[i].nports; j++)
+            if (inv->rdma[i].ports[j].mtu == 0 &&
+                strcmp(inv->rdma[i].ports[j].link_layer, "InfiniBand") == 0)
+                ib_mtu_unknown = true;
+    if (ib_mtu_unknown)
+        fab_inv_note(inv, "active MTU of InfiniBand ports unknown (not in sysfs; libibverbs "
+                          "reports it on the real root)");
+    if (unknown_speed[0])
+        fab_inv_note(inv, "speed unknown: %s", unknown_speed);
+    return FAB_OK;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static void fab_inv_json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* A string, or null when empty (unknown). */
+static void fab_inv_json_str_or_null(FILE *f, const char *s)
+{
+    if (s[0])
+        fab_inv_json_str(f, s);
+    else
+        fputs("null", f);
+}
+
+static void fab_inv_json_int_or_null(FILE *f, long v, bool known)
+{
+    if (known)
+        fprintf(f, "%ld", v);
+    else
+        fputs("null", f);
+}
+
+static void fab_inv_json_num_or_null(FILE *f, double v)
+{
+    if (v > 0)
+        fprintf(f, "%.6g", v);
+    else
+        fputs("null", f);
+}
+
+static void fab_inv_json_port(const fab_port_t *pt, FILE *f)
+{
+    const char *in = "          ";
+
+    fprintf(f, "%s\"port\": %d,\n", in, pt->num);
+    fprintf(f, "%s\"state\": ", in);
+    fab_inv_json_str_or_null(f, pt->state);
+    fprintf(f, ",\n%s\"phys_state\": ", in);
+    fab_inv_json_str_or_null(f, pt->phys_state);
+    fprintf(f, ",\n%s\"link_layer\": ", in);
+    fab_inv_json_str_or_null(f, pt->link_layer);
+    fprintf(f, ",\n%s\"class\": ", in);
+    fab_inv_json_str(f, fab_class_name(pt->cls));
+    fprintf(f, ",\n%s\"rate\": ", in);
+    fab_inv_json_str_or_null(f, pt->rate);
+    fprintf(f, ",\n%s\"width\": ", in);
+    fab_inv_json_int_or_null(f, pt->width, pt->width > 0);
+    fprintf(f, ",\n%s\"speed\": ", in);
+    fab_inv_json_str_or_null(f, pt->speed);
+    fprintf(f, ",\n%s\"signal_gbps\": ", in);
+    fab_inv_json_num_or_null(f, pt->signal_gbps);
+    fprintf(f, ",\n%s\"data_gbps\": ", in);
+    fab_inv_json_num_or_null(f, pt->data_gbps);
+    fprintf(f, ",\n%s\"encoding\": ", in);
+    fab_inv_json_str_or_null(f, pt->encoding);
+    fprintf(f, ",\n%s\"mtu\": ", in);
+    fab_inv_json_int_or_null(f, pt->mtu, pt->mtu > 0);
+    fprintf(f, ",\n%s\"gid_types\": [", in);
+    for (const char *p = pt->gid_types; *p;) {
+        const char *c = strchr(p, ',');
+        size_t n = c ? (size_t)(c - p) : strlen(p);
+        char one[64];
+
+        snprintf(one, sizeof(one), "%.*s", (int)n, p);
+        fprintf(f, "%s", p == pt->gid_types ? "" : ", ");
+        fab_inv_json_str(f, one);
+        p = c ? c + 1 : p + n;
+    }
+    fprintf(f, "],\n%s\"rocev2_gid_index\": ", in);
+    fab_inv_json_int_or_null(f, pt->rocev2_gid_index, pt->rocev2_gid_index >= 0);
+    fprintf(f, ",\n%s\"netdev\": ", in);
+    fab_inv_json_str_or_null(f, pt->netdev);
+    fputc('\n', f);
 }
 
 void fab_inventory_json(const fab_inventory_t *inv, FILE *f)
 {
-    (void)inv;
-    fprintf(f, "{}");
+    fputs("{\n  \"sysfs_root\": ", f);
+    fab_inv_json_str(f, inv->sysroot);
+    fputs(",\n  \"source\": ", f);
+    fab_inv_json_str(f, inv->source);
+    fputs(",\n  \"rdma_devices\": [", f);
+    for (int i = 0; i < inv->nrdma; i++) {
+        const fab_rdma_dev_t *d = &inv->rdma[i];
+
+        fputs(i ? ",\n    {\n" : "\n    {\n", f);
+        fputs("      \"name\": ", f);
+        fab_inv_json_str(f, d->name);
+        fputs(",\n      \"driver\": ", f);
+        fab_inv_json_str_or_null(f, d->driver);
+        fputs(",\n      \"node_type\": ", f);
+        fab_inv_json_str_or_null(f, d->node_type);
+        fputs(",\n      \"fw_ver\": ", f);
+        fab_inv_json_str_or_null(f, d->fw_ver);
+        fputs(",\n      \"numa_node\": ", f);
+        fab_inv_json_int_or_null(f, d->numa_node, d->numa_node >= 0);
+        fputs(",\n      \"ports\": [", f);
+        for (int j = 0; j < d->nports; j++) {
+            fputs(j ? ",\n        {\n" : "\n        {\n", f);
+            fab_inv_json_port(&d->ports[j], f);
+            fputs("        }", f);
+        }
+        fputs(d->nports ? "\n      ]\n    }" : "]\n    }", f);
+    }
+    fputs(inv->nrdma ? "\n  ],\n  \"net_interfaces\": [" : "],\n  \"net_interfaces\": [", f);
+    for (int i = 0; i < inv->nnet; i++) {
+        const fab_netif_t *n = &inv->net[i];
+
+        fputs(i ? ",\n    {\n" : "\n    {\n", f);
+        fputs("      \"name\": ", f);
+        fab_inv_json_str(f, n->name);
+        fputs(",\n      \"speed_mbps\": ", f);
+        fab_inv_json_int_or_null(f, n->speed_mbps, n->speed_mbps >= 0);
+        fputs(",\n      \"mtu\": ", f);
+        fab_inv_json_int_or_null(f, n->mtu, n->mtu > 0);
+        fputs(",\n      \"numa_node\": ", f);
+        fab_inv_json_int_or_null(f, n->numa_node, n->numa_node >= 0);
+        fputs(",\n      \"operstate\": ", f);
+        fab_inv_json_str_or_null(f, n->operstate);
+        fprintf(f, ",\n      \"loopback\": %s", n->loopback ? "true" : "false");
+        fputs(",\n      \"rdma_device\": ", f);
+        fab_inv_json_str_or_null(f, n->rdma_dev);
+        fputs("\n    }", f);
+    }
+    fputs(inv->nnet ? "\n  ],\n  \"note\": " : "],\n  \"note\": ", f);
+    fab_inv_json_str_or_null(f, inv->note);
+    fputs("\n}\n", f);
+}
+
+static const char *fab_inv_or(const char *s, const char *dflt)
+{
+    return s[0] ? s : dflt;
+}
+
+/* Gb/s without trailing zeros ("200", "54.55"), or "unknown". */
+static void fab_inv_gbps(char *buf, size_t len, double v)
+{
+    if (v <= 0)
+        fab_inv_copy(buf, len, "unknown");
+    else
+        snprintf(buf, len, "%.4g", v);
+}
+
+void fab_inventory_text(const fab_inventory_t *inv, FILE *f)
+{
+    fprintf(f, "# inventory of %s (source: %s)\n", inv->sysroot, inv->source);
+    if (inv->nrdma == 0)
+        fputs("RDMA devices: none\n", f);
+    else
+        fputs("RDMA devices (rates in Gb/s over all lanes; data: after line encoding, or the "
+              "netdev's speed on Ethernet):\n",
+              f);
+    for (int i = 0; i < inv->nrdma; i++) {
+        const fab_rdma_dev_t *d = &inv->rdma[i];
+        char numa[16];
+
+        if (d->numa_node >= 0)
+            snprintf(numa, sizeof(numa), "%d", d->numa_node);
+        else
+            fab_inv_copy(numa, sizeof(numa), "unknown");
+        fprintf(f, "  %s: driver %s, node type %s, firmware %s, NUMA node %s\n", d->name,
+                fab_inv_or(d->driver, "unknown"), fab_inv_or(d->node_type, "unknown"),
+                fab_inv_or(d->fw_ver, "unknown"), numa);
+        if (d->nports == 0) {
+            fputs("    no ports\n", f);
+            continue;
+        }
+        fprintf(f, "    %-4s %-7s %-8s %-9s %-10s %-7s %-6s %-7s %-7s %-12s %-7s %-16s %-6s %s\n",
+                "port", "class", "state", "phys", "link", "width", "speed", "signal", "data",
+                "encoding", "mtu", "gid types", "v2 gid", "netdev");
+        for (int j = 0; j < d->nports; j++) {
+            const fab_port_t *pt = &d->ports[j];
+            char width[16], sig[16], data[16], mtu[16], gidx[16];
+
+            if (pt->width > 0)
+                snprintf(width, sizeof(width), "%dX", pt->width);
+            else
+                fab_inv_copy(width, sizeof(width), "unknown");
+            fab_inv_gbps(sig, sizeof(sig), pt->signal_gbps);
+            fab_inv_gbps(data, sizeof(data), pt->data_gbps);
+            if (pt->mtu > 0)
+                snprintf(mtu, sizeof(mtu), "%d", pt->mtu);
+            else
+                fab_inv_copy(mtu, sizeof(mtu), "unknown");
+            if (pt->rocev2_gid_index >= 0)
+                snprintf(gidx, sizeof(gidx), "%d", pt->rocev2_gid_index);
+            else
+                fab_inv_copy(gidx, sizeof(gidx), "none");
+            fprintf(
+                f, "    %-4d %-7s %-8s %-9s %-10s %-7s %-6s %-7s %-7s %-12s %-7s %-16s %-6s %s\n",
+                pt->num, fab_class_name(pt->cls), fab_inv_or(pt->state, "unknown"),
+                fab_inv_or(pt->phys_state, "unknown"), fab_inv_or(pt->link_layer, "unknown"), width,
+                fab_inv_or(pt->speed, "unknown"), sig, data, fab_inv_or(pt->encoding, "unknown"),
+                mtu, fab_inv_or(pt->gid_types, "none"), gidx, fab_inv_or(pt->netdev, "none"));
+        }
+    }
+    fputs("Network interfaces:\n", f);
+    fprintf(f, "  %-16s %-10s %-6s %-7s %-9s %-8s %s\n", "name", "speed", "mtu", "numa", "state",
+            "loopback", "rdma device");
+    for (int i = 0; i < inv->nnet; i++) {
+        const fab_netif_t *n = &inv->net[i];
+        char speed[32], mtu[16], numa[16];
+
+        if (n->speed_mbps < 0)
+            fab_inv_copy(speed, sizeof(speed), "unknown");
+        else if (n->speed_mbps >= 1000 && n->speed_mbps % 1000 == 0)
+            snprintf(speed, sizeof(speed), "%ld Gb/s", n->speed_mbps / 1000);
+        else
+            snprintf(speed, sizeof(speed), "%ld Mb/s", n->speed_mbps);
+        if (n->mtu > 0)
+            snprintf(mtu, sizeof(mtu), "%d", n->mtu);
+        else
+            fab_inv_copy(mtu, sizeof(mtu), "unknown");
+        if (n->numa_node >= 0)
+            snprintf(numa, sizeof(numa), "%d", n->numa_node);
+        else
+            fab_inv_copy(numa, sizeof(numa), "unknown");
+        fprintf(f, "  %-16s %-10s %-6s %-7s %-9s %-8s %s\n", n->name, speed, mtu, numa,
+                fab_inv_or(n->operstate, "unknown"), n->loopback ? "yes" : "no",
+                fab_inv_or(n->rdma_dev, "none"));
+    }
+    fprintf(f, "Notes: %s\n", inv->note[0] ? inv->note : "everything listed was determined");
+}
+
+int fab_inventory_command(const char *sysroot, bool json, FILE *out, FILE *errf)
+{
+    fab_inventory_t *inv = malloc(sizeof(*inv));
+    char err[2048];
+    fab_status_t st;
+
+    if (!inv) {
+        fprintf(errf, "fabricbench: error: out of memory for the inventory\n");
+        return FAB_EXIT_ENV;
+    }
+    st = fab_inventory_scan(sysroot, inv, err, sizeof(err));
+    if (st != FAB_OK) {
+        fprintf(errf, "fabricbench: error: %s\n", err);
+        free(inv);
+        return fab_status_exit_code(st);
+    }
+    if (json)
+        fab_inventory_json(inv, out);
+    else
+        fab_inventory_text(inv, out);
+    free(inv);
+    if (fflush(out) != 0 || ferror(out)) {
+        fprintf(errf, "fabricbench: error: writing the inventory failed: %s\n", strerror(errno));
+        return FAB_EXIT_ENV;
+    }
+    return FAB_EXIT_OK;
 }
