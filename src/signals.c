@@ -24,11 +24,15 @@ void fab_signals_install(void)
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = fab_on_signal;
     sigemptyset(&sa.sa_mask);
-    /* A second signal of the same kind takes the default action: an impatient user or a
-     * scheduler that means it is never ignored. */
-    sa.sa_flags = SA_RESTART | SA_RESETHAND;
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+    /* A second Ctrl-C (SIGINT) takes the default action: an impatient user is never ignored.
+     * Repeats of SIGTERM and SIGUSR1 are absorbed: at a time limit a task under srun gets
+     * SIGTERM twice (from its slurmstepd, and from srun, which the time limit also signals and
+     * which forwards it), and launchers may pass a warning on more than once. The scheduler's
+     * last word is the SIGKILL that follows after KillWait. */
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+        sa.sa_flags = SA_RESTART | (sigs[i] == SIGINT ? SA_RESETHAND : 0);
         sigaction(sigs[i], &sa, NULL);
+    }
     signal(SIGXFSZ, SIG_IGN);
 }
 
