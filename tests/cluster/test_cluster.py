@@ -54,8 +54,9 @@ from fabtest import MPIRUN_OPTS, WORKDIR, check, mpi_env, parse_tables  # noqa: 
 
 # A name of its own, so that concurrent runs (another CI job, a Slurm test) do not clash.
 VC_NAME = os.environ.get("FAB_VC_NAME", "fbct%d" % os.getpid())
-VC_ENV = dict(os.environ, VC_NAME=VC_NAME)
-VC_ENV.pop("VC_STATE", None)
+# (the cluster's other settings at their defaults: vnode1.., two fabrics, MTU 1500)
+VC_ENV = {k: v for k, v in os.environ.items() if not k.startswith("VC_")}
+VC_ENV["VC_NAME"] = VC_NAME
 RATES = {"fab0": "1gbit", "fab1": "250mbit"}  # ratio 4: faster shaping is CPU-bound on 2 cores
 RATIO, TOLERANCE = 4.0, 0.20
 # control traffic (mpirun's out-of-band channel, ARP) allowed on the interface not measured
@@ -99,8 +100,8 @@ def mpirun_in_cluster(hosts, args, timeout=150):
     """mpirun inside vnode1, one rank per host, launched through the agent."""
     cmd = [VCLUSTER, "exec", "vnode1", "mpirun", "--mca", "plm_rsh_agent", AGENT,
            "--host", ",".join(hosts), "-np", str(len(hosts))] + MPIRUN_OPTS + [EXE] + args
-    env = mpi_env({"VC_NAME": VC_NAME})
-    env.pop("VC_STATE", None)
+    env = {k: v for k, v in mpi_env().items() if not k.startswith("VC_")}
+    env["VC_NAME"] = VC_NAME
     t = time.monotonic()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
@@ -109,6 +110,14 @@ def mpirun_in_cluster(hosts, args, timeout=150):
               % (timeout, " ".join(args), e.stdout, e.stderr))
     print("  %.1f s: fabricbench %s" % (time.monotonic() - t, " ".join(args)))
     return p
+
+
+def hint(p):
+    """A note for a run that a signal from outside stopped."""
+    if "signal Terminated" in p.stdout + p.stderr:
+        return ("\n(a SIGTERM from outside the test: is another test on this machine "
+                "signalling fabricbench processes by name?)")
+    return ""
 
 
 def attrs(run):
@@ -159,8 +168,8 @@ def run_fabric(dev, line_rate):
         "run", KERNELS, "--fabric", "tcp", "--device", dev, "-m", ",".join(map(str, SIZES)),
         "-t", "0.05", "-w", "8", "--min-iters", "3", "-o", out])
     after = counters()
-    check(p.returncode == 0, "%s: exit %d\nstdout:\n%s\nstderr:\n%s"
-          % (dev, p.returncode, p.stdout[-4000:], p.stderr[-4000:]))
+    check(p.returncode == 0, "%s: exit %d\nstdout:\n%s\nstderr:\n%s%s"
+          % (dev, p.returncode, p.stdout[-4000:], p.stderr[-4000:], hint(p)))
 
     # The text: the probe's transports and the verdict are the last header lines.
     tail = p.stdout.splitlines()[-4:]
@@ -272,7 +281,8 @@ def main():
     p = mpirun_in_cluster(["vnode1", "vnode2", "vnode3"], [
         "run", "allreduce,alltoall", "--fabric", "tcp", "--device", "fab0", "-m", "8,65536",
         "-t", "0.05", "-o", out])
-    check(p.returncode == 0, "3 nodes: exit %d\n%s\n%s" % (p.returncode, p.stdout, p.stderr))
+    check(p.returncode == 0, "3 nodes: exit %d\n%s\n%s%s"
+          % (p.returncode, p.stdout, p.stderr, hint(p)))
     with h5py.File(out, "r") as f:
         run = f["runs"][f.attrs["latest_run"]]
         a = attrs(run)
