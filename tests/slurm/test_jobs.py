@@ -1,0 +1,150 @@
+"""The Slurm job scripts (jobscripts/) on a real Slurm: slurmctld and one slurmd per virtual
+node (own hostname and network namespace), jobs submitted with sbatch.
+
+  - fabricbench.sbatch over TCP on fab0, launched by srun --mpi=pmix and by mpirun: job
+    COMPLETED, result file readable, one rank on each node, the fabric recorded;
+  - fabric-sweep.sbatch with "ib roce tcp:fab0 shm": ib and roce skipped (absent, a line per
+    node says so), shm skipped (2 nodes), tcp run; one summary line per fabric;
+  - health.sbatch: PASS with loose thresholds (from a file), FAIL with an impossible one (job
+    FAILED, exit 1), exit 2 without thresholds.
+
+usage: test_jobs.py FABRICBENCH       (skips with exit 77 without root, Slurm or munge)"""
+import os
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import slurmtest  # noqa: E402
+from slurmtest import JOBSCRIPTS, check, csv_rows, read_run  # noqa: E402
+
+exe = os.path.abspath(sys.argv[1])
+slurmtest.require()
+T0 = time.monotonic()
+c = slurmtest.Cluster(nodes=2)
+c.up()
+res = os.path.join(c.work, "results")
+# No core binding on a small busy machine, and yield when idle (README, Open MPI notes).
+ENV = {"FB_BIN": exe, "FB_OUTDIR": res, "OMPI_MCA_mpi_yield_when_idle": "1",
+       "FB_ARGS": "-t 0.05 --placement none -q"}
+
+
+def submit(script, args=(), opts=(), extra=None, state="COMPLETED", exit_code="0:0",
+           timeout=120):
+    e = dict(ENV)
+    e.update(extra or {})
+    jid = c.sbatch(os.path.join(JOBSCRIPTS, script), args=args, opts=opts, extra_env=e)
+    info = c.wait(jid, timeout)
+    out = c.output(jid)
+    check(info.get("JobState") == state and info.get("ExitCode") == exit_code,
+          "%s job %s: state %s exit %s, want %s %s\n--- job output:\n%s\n--- logs:\n%s"
+          % (script, jid, info.get("JobState"), info.get("ExitCode"), state, exit_code,
+             out[-6000:], c.logs()))
+    return jid, out, info
+
+
+def check_file(path, jid, fabric, device, kernels, sizes):
+    check(os.path.exists(path), "no result file %s (have: %s)" % (path, os.listdir(res)))
+    attrs, hosts, tables = read_run(path)
+    check(attrs["status"] == "complete", "%s: status %r" % (path, attrs["status"]))
+    check(sorted(hosts) == ["vnode1", "vnode2"] and len(set(hosts)) == 2,
+          "%s: hostnames %r, want one rank on each of vnode1, vnode2" % (path, hosts))
+    check(attrs["fabric"] == fabric and attrs["fabric_device"] == device,
+          "%s: fabric %r device %r" % (path, attrs["fabric"], attrs["fabric_device"]))
+    check(attrs["fabric_check"] == "match", "%s: fabric_check %r (%s)"
+          % (path, attrs["fabric_check"], attrs.get("fabric_check_reason")))
+    check(attrs["slurm_job_id"] == jid, "%s: slurm_job_id %r, job %s" % (path,
+                                                                          attrs["slurm_job_id"],
+                                                                          jid))
+    check(sorted(tables) == sorted(kernels), "%s: kernels %r" % (path, sorted(tables)))
+    for k, t in tables.items():
+        check(list(t["bytes"]) == sizes, "%s %s: sizes %r" % (path, k, t["bytes"]))
+    rows = csv_rows(path[:-3] + ".csv")
+    check(len(rows) == len(kernels) * len(sizes), "%s: CSV rows %d" % (path, len(rows)))
+    return attrs
+
+
+# ------------------------------------------------------------------ fabricbench.sbatch, srun
+jid, out, info = submit("fabricbench.sbatch",
+                        args=["FB_KERNELS=latency,bw", "FB_FABRIC=tcp", "FB_DEVICE=fab0",
+                              "FB_SIZES=8,64K"])
+path = os.path.join(res, "fabricbench-%s-tcp.h5" % jid)
+check_file(path, jid, "tcp", "fab0", ["latency", "bw"], [8, 65536])
+check("running: srun --mpi=pmix " in out and "done: 4 rows in %s (status complete)" % path
+      in out, "fabricbench.sbatch output:\n" + out[-3000:])
+print("ok fabricbench.sbatch (srun --mpi=pmix): COMPLETED in %s s, %s: ranks on vnode1 and "
+      "vnode2, tcp on fab0" % (info["waited_s"], os.path.basename(path)), flush=True)
+
+# ------------------------------------------------------------------ fabricbench.sbatch, mpirun
+jid, out, info = submit("fabricbench.sbatch",
+                        extra={"FB_LAUNCH": "mpirun", "FB_MPIRUN_ARGS": "--bind-to none",
+                               "FB_KERNELS": "latency,allreduce", "FB_FABRIC": "tcp",
+                               "FB_DEVICE": "fab0", "FB_SIZES": "8,1K"})
+path = os.path.join(res, "fabricbench-%s-tcp.h5" % jid)
+check_file(path, jid, "tcp", "fab0", ["latency", "allreduce"], [8, 1024])
+check("running: mpirun --bind-to none " in out, "mpirun not used:\n" + out[-3000:])
+print("ok fabricbench.sbatch (FB_LAUNCH=mpirun): COMPLETED in %s s, ranks on vnode1 and vnode2"
+      % info["waited_s"], flush=True)
+
+# ------------------------------------------------------------------ fabric-sweep.sbatch
+jid, out, info = submit("fabric-sweep.sbatch",
+                        extra={"FB_FABRICS": "ib roce tcp:fab0 shm",
+                               "FB_KERNELS": "latency,bw", "FB_SIZES": "8,64K"})
+summary = dict(re.findall(r"^summary: fabric=(\S+) status=(\S+)", out, re.M))
+check(summary == {"ib": "skipped", "roce": "skipped", "tcp:fab0": "ok", "shm": "skipped"},
+      "sweep summary %r\n%s" % (summary, out[-5000:]))
+for fab in ("ib", "roce"):
+    check("fabric %s: skipped: not present on every node" % fab in out,
+          "no skip line for %s:\n%s" % (fab, out[-5000:]))
+    for node in ("vnode1", "vnode2"):
+        check(re.search(r"^    %s: fabricbench: error: --fabric %s: no active %s port"
+                        % (node, fab, fab), out, re.M),
+              "no line saying %s lacks %s:\n%s" % (node, fab, out[-5000:]))
+check(re.search(r"fabric shm: skipped: shared memory connects ranks within one node; this "
+                r"allocation has 2 nodes", out), "shm skip line:\n" + out[-5000:])
+check(re.search(r"^summary: fabric=tcp:fab0 status=ok rows=4 peak_bw_MBps=[0-9.e+]+ "
+                r"latency_p50_us=[0-9.e+]+@8B file=\S+fabric-sweep-%s-tcp-fab0\.h5$" % jid,
+                out, re.M), "tcp summary line:\n" + out[-3000:])
+path = os.path.join(res, "fabric-sweep-%s-tcp-fab0.h5" % jid)
+check_file(path, jid, "tcp", "fab0", ["latency", "bw"], [8, 65536])
+files = sorted(f for f in os.listdir(res) if f.startswith("fabric-sweep-%s-" % jid))
+check(files == ["fabric-sweep-%s-tcp-fab0.csv" % jid, "fabric-sweep-%s-tcp-fab0.h5" % jid],
+      "sweep files: %r (one per fabric that ran)" % files)
+print("ok fabric-sweep.sbatch: COMPLETED in %s s; ib, roce skipped (absent on both nodes), shm "
+      "skipped (2 nodes), tcp ran: %s" % (info["waited_s"], os.path.basename(path)), flush=True)
+
+# ------------------------------------------------------------------ health.sbatch
+thresholds = os.path.join(c.work, "loose.conf")
+with open(thresholds, "w") as f:
+    f.write("# loose: any working link passes\nmax_latency_us = 100000\nmin_bw_MBps = 1\n"
+            "max_allreduce_us = 100000\n")
+health_env = {"FB_FABRIC": "tcp", "FB_DEVICE": "fab0", "FB_SIZES": "8,64K,1M"}
+jid, out, info = submit("health.sbatch", args=["--thresholds", thresholds], extra=health_env)
+verdicts = re.findall(r"^health: check (\S+) = \S+ (?:<=|>=) \S+ \((?:max|min)\): (\w+)$", out,
+                      re.M)
+check(sorted(verdicts) == [("allreduce_p50_us@8B", "PASS"), ("bw_peak_MBps", "PASS"),
+                           ("latency_p50_us@8B", "PASS")], "health verdicts %r\n%s"
+      % (verdicts, out[-3000:]))
+check(re.search(r"^health: PASS \(3 checks; nodes vnode\[1-2\]; fabric tcp device fab0; ",
+                out, re.M), "health PASS line:\n" + out[-3000:])
+_, hosts, _ = read_run(os.path.join(res, "health-%s-tcp.h5" % jid))
+check(sorted(hosts) == ["vnode1", "vnode2"], "health hostnames %r" % hosts)
+print("ok health.sbatch with loose thresholds (file): PASS, COMPLETED in %s s"
+      % info["waited_s"], flush=True)
+
+jid, out, info = submit("health.sbatch", args=["--max-latency-us", "100000",
+                                               "--min-bw-MBps", "1e12"],
+                        extra=health_env, state="FAILED", exit_code="1:0")
+check(re.search(r"^health: check bw_peak_MBps = \S+ >= 1e12 \(min\): FAIL$", out, re.M) and
+      re.search(r"^health: check latency_p50_us@8B = \S+ <= 100000 \(max\): PASS$", out, re.M)
+      and re.search(r"^health: FAIL \(1 of 2 checks; ", out, re.M),
+      "health with an impossible bandwidth:\n" + out[-3000:])
+print("ok health.sbatch with an impossible threshold: FAIL, job FAILED with exit 1 (%s s)"
+      % info["waited_s"], flush=True)
+
+jid, out, info = submit("health.sbatch", extra=health_env, state="FAILED", exit_code="2:0")
+check("error: no threshold given" in out, "health without thresholds:\n" + out[-2000:])
+print("ok health.sbatch without thresholds: exit 2, nothing run", flush=True)
+
+c.down()
+print("ok all Slurm job script checks in %.0f s, nothing left behind" % (time.monotonic() - T0))
