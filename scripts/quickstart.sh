@@ -30,6 +30,8 @@ packages=(cmake make gcc pkg-config git
 [ "$mode" = test ] && packages+=(clang-format)
 # The multi-node tests (tests/cluster) build a virtual cluster with ip and tc.
 [ "$mode" = test ] && packages+=(iproute2)
+# The Slurm tests (tests/slurm) run the job scripts on a real Slurm with munge.
+[ "$mode" = test ] && packages+=(slurm-wlm slurmctld slurmd slurm-client munge)
 
 missing=()
 for p in "${packages[@]}"; do
