@@ -263,7 +263,6 @@ static fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_
         if (st != FAB_OK)
             goto out;
     }
-    fab_signals_install();
     /* The outputs open before the first measurement: a refused or unwritable file ends the
      * run here, on every rank. */
     if (w->rank == 0) {
@@ -367,6 +366,8 @@ int main(int argc, char **argv)
                         "the launcher (mpirun/srun)\n");
         return FAB_EXIT_ENV;
     }
+    /* From here a signal asks for a clean stop (the first block end sees it). */
+    fab_signals_install();
     /* Errors come back as return codes so that each one is reported where it happens. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     st = fab_world_init(&w);
