@@ -350,6 +350,16 @@ int main(int argc, char **argv)
      * A host without it still starts MPI, so that every rank learns of the failure and none
      * waits; the first rank of that host says why right away. */
     fst = fab_fabric_prepare(&o, &fb, err, sizeof(err), hint, sizeof(hint), note, sizeof(note));
+    if (fst == FAB_ERR_USAGE) {
+        /* The same on every host (a bad name or option): all ranks stop here, as for any
+         * other usage error. */
+        if (fab_first_rank()) {
+            fprintf(stderr, "fabricbench: error: %s\n", err);
+            if (hint[0])
+                fprintf(stderr, "hint: %s\n", hint);
+        }
+        return fab_status_exit_code(fst);
+    }
     if (fst != FAB_OK && fab_first_local_rank()) {
         char host[FAB_HOST_MAX] = "?";
 
