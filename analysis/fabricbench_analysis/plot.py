@@ -204,7 +204,7 @@ def _rate_figure(Figure, ticker, series, style, column, ylabel, title, rates, ra
 
 
 def figures(table):
-    """[(name, title, Figure)] for every kernel of the table, in kernel order."""
+    """[(name, caption, Figure)] for every kernel of the table, in kernel order."""
     Figure, ticker = _mpl()
     style = _style(table)
     labels = table.labels()
@@ -220,7 +220,9 @@ def figures(table):
             fig = _time_figure(Figure, ticker, kernel, kind, series, style,
                                "one-way latency (\u00b5s)", title)
             if fig:
-                out.append((kernel, title, fig))
+                out.append((kernel, "One-way latency (round trip / 2) per message size: the "
+                            "line is the median (p50) of the per-iteration times, the shaded "
+                            "band reaches the 99th percentile. Lower is better.", fig))
         elif kind == "bandwidth":
             factor = 2 if kernel == "bibw" else 1
             window = rows[0].get("window")
@@ -234,7 +236,12 @@ def figures(table):
                                "bandwidth (Gb/s, 10\u2079 bit/s)", title,
                                _line_rates(series, factor), 1.0, text)
             if fig:
-                out.append((kernel, title, fig))
+                out.append((kernel, "%s bandwidth in Gb/s (10\u2079 bit/s), all pairs together"
+                            "%s; dashed: the line rate recorded with the run%s. Higher is "
+                            "better." % (kernel, " (windows of %s messages)" % window
+                                         if window else "",
+                                         ", twice it for bibw (both directions)"
+                                         if factor == 2 else ""), fig))
         elif kind == "collective":
             if any(finite(r["busbw_GBps"]) for r in rows):
                 title = "%s: bus bandwidth vs message size" % kernel
@@ -245,13 +252,18 @@ def figures(table):
                                    "busbw (GB/s, 10\u2079 byte/s)", title,
                                    _line_rates(series, 1), 1 / 8.0, text)
                 if fig:
-                    out.append((kernel + "_busbw", title, fig))
+                    out.append((kernel + "_busbw", "%s bus bandwidth (nccl-tests' busbw = "
+                                "algbw x the bus factor) in GB/s; dashed: the line rate "
+                                "recorded with the run, in GB/s. Higher is better." % kernel,
+                                fig))
             title = "%s: time per call vs %s size (p50 line, p50 to p99 band)" % (
                 kernel, "gradient" if kernel == "gradsync" else "message")
             fig = _time_figure(Figure, ticker, kernel, kind, series, style,
                                "time per call, slowest rank (\u00b5s)", title)
             if fig:
-                out.append((kernel + "_time", title, fig))
+                out.append((kernel + "_time", "%s: time per call as its slowest rank saw it; "
+                            "line: median (p50), band (or bar) up to p99. Lower is better." %
+                            kernel, fig))
     return out
 
 
@@ -273,7 +285,7 @@ def save(table, outdir, formats=("png", "svg")):
     if not figs:
         raise AnalysisError("nothing to plot: the input has no kernel with message sizes "
                             "(only barrier?)", "measure latency, bw or a collective")
-    for name, _title, fig in figs:
+    for name, _caption, fig in figs:
         for fmt in formats:
             path = os.path.join(outdir, "%s.%s" % (name, fmt))
             meta = {"Date": None} if fmt == "svg" else {"Software": None}

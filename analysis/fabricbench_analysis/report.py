@@ -29,6 +29,7 @@ tr:nth-child(even) td { background: #fafbfc; }
 td.worse, tr:nth-child(even) td.worse { background: #fde2e1; color: #8a1c14; font-weight: 600; }
 td.better, tr:nth-child(even) td.better { background: #e2f4e6; color: #17602b; font-weight: 600; }
 td.same { color: #6b7680; }
+td.warn, tr:nth-child(even) td.warn { background: #fff1d6; color: #7a4b00; font-weight: 600; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-weight: 700;
          font-size: 12px; color: #fff; }
 .PASS { background: #2e8540; } .WARN { background: #c77c02; } .FAIL { background: #c62828; }
@@ -171,16 +172,19 @@ def _check(result):
                     fmt_num(i["baseline"]) if i["baseline"] is not None else "",
                     fmt_num(i["value"]) if i["value"] is not None else "",
                     "%+.1f%%" % (100 * i["change"]) if i["change"] is not None else "",
-                    "+-%.1f%%" % (100 * i["noise"]) if finite(i["noise"]) else "",
-                    i["reason"]]
+                    "\u00b1%.1f%%" % (100 * i["noise"]) if finite(i["noise"]) else "",
+                    i["reason"].replace("+-", "\u00b1")]
         probs = [i for i in f["checks"] if i["status"] != "PASS"]
-        cls = [["worse" if i["status"] == "FAIL" else None] + [None] * 8 for i in probs]
+        cls = [[{"FAIL": "worse", "WARN": "warn"}.get(i["status"])] + [None] * 8
+               for i in probs]
         if probs:
             out.append(_table(head, [line(i) for i in probs], numeric={4, 5, 6, 7},
                               classes=cls))
         out.append("<details><summary>Every check (%d)</summary>%s</details>" % (
             len(f["checks"]), _table(head, [line(i) for i in f["checks"]],
-                                     numeric={4, 5, 6, 7})))
+                                     numeric={4, 5, 6, 7}, classes=[
+                                         [{"FAIL": "worse", "WARN": "warn"}.get(i["status"])] +
+                                         [None] * 8 for i in f["checks"]])))
     out.append(_notes(result["notes"]))
     return "".join(out)
 
@@ -221,9 +225,6 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
                  __version__)]
     parts.append(_notes(table.notes))
     parts.append("<h2>Summary</h2>" + _summary(table))
-    parts.append("<h2>Runs</h2>" + _runs(table))
-    if check_result is not None:
-        parts.append("<h2>Baseline check</h2>" + _check(check_result))
     if compare_result is not None:
         parts.append("<h2>Comparison</h2>" + _comparison(compare_result))
     elif compare_error:
@@ -233,6 +234,9 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
         data = base64.b64encode(plot.png_bytes(fig)).decode("ascii")
         parts.append('<figure><img alt="%s" src="data:image/png;base64,%s"><figcaption>%s'
                      "</figcaption></figure>" % (_e(name), data, _e(cap)))
+    if check_result is not None:
+        parts.append("<h2>Baseline check</h2>" + _check(check_result))
+    parts.append("<h2>Runs</h2>" + _runs(table))
     parts.append("<h2>Method</h2>" + METHOD)
     parts.append("</main></body></html>\n")
     return "".join(parts)
