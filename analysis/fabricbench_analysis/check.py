@@ -58,6 +58,24 @@ def _run_items(bs, cs):
     return items
 
 
+def _setup_items(base, cur, label, kernels):
+    """A kernel measured with other settings than the baseline's (element type, window...)."""
+    items = []
+    for k in kernels:
+        crow = cur.where(label=label, kernel=k)[0]
+        for col, what in (("dtype", "element type"), ("op", "reduction"), ("window", "window"),
+                          ("kernel_detail", "setup")):
+            bvals = sorted({str(r[col]) for r in base.where(kernel=k)})
+            if str(crow[col]) not in bvals:
+                items.append({"status": "WARN", "kernel": k, "bytes": None, "size": "",
+                              "metric": what, "baseline": None, "value": None, "change": None,
+                              "noise": None, "tolerance": None,
+                              "reason": "%s differs: baseline %s, this run %s" % (
+                                  what, " or ".join(v or "-" for v in bvals),
+                                  crow[col] or "-")})
+    return items
+
+
 def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False):
     """Check every series of `cur` against the baseline table `base` (all its runs pooled).
 
@@ -87,6 +105,7 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False):
             files.append({"label": lab, "file": cs["file"], "run": cs["run"], "result": "FAIL",
                           "checks": items, "counts": {}, "common": 0})
             continue
+        items.extend(_setup_items(base, cur, lab, sorted({k for k, _ in common})))
         extra = sorted({k for k, _ in cidx if all(k != bk for bk, _ in bidx)})
         if extra:
             notes.append("%s: not in the baseline, not checked: %s" % (lab, ", ".join(extra)))

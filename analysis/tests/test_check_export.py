@@ -189,3 +189,45 @@ def test_export_stdout_json_and_columns(results):
     p = run_cli("export", results.tcp, "--list-columns")
     assert_ok(p)
     assert "p50_us\tus" in p.stdout
+
+
+def test_check_validation_errors_fail(results, tmp_path):
+    """Received data that did not validate is a FAIL whatever the speed."""
+    import shutil
+
+    import h5py
+    bad = str(tmp_path / "bad.h5")
+    shutil.copyfile(results.shm, bad)
+    with h5py.File(bad, "r+") as f:
+        run = f["runs/run_0000"]
+        run.attrs["status"] = "complete, validation failed"
+        for k in run["kernels"].values():
+            if k.attrs["kernel"] == "bw":
+                v = k["table/validation_errors"][()]
+                v[1] = 5
+                k["table/validation_errors"][...] = v
+    p = run_cli("check", "--json", "--baseline", results.shm, bad)
+    assert p.returncode == 1, p.stdout + p.stderr
+    res, checks = _checks(p)
+    fails = [c for c in checks if c["status"] == "FAIL"]
+    assert {(c["metric"], c["bytes"]) for c in fails} == {("run", None),
+                                                         ("validation_errors", 1024)}
+    assert "validation" in p.stderr
+
+
+def test_check_setup_difference_warns(results, tmp_path):
+    import shutil
+
+    import h5py
+    other = str(tmp_path / "bf16.h5")
+    shutil.copyfile(results.shm, other)
+    with h5py.File(other, "r+") as f:
+        for k in f["runs/run_0000/kernels"].values():
+            if k.attrs["kernel"] == "allreduce":
+                k.attrs["dtype"] = "bfloat16"
+    p = run_cli("check", "--json", "--baseline", results.shm, other)
+    assert_ok(p)
+    res, checks = _checks(p)
+    w = [c for c in checks if c["metric"] == "element type"]
+    assert len(w) == 1 and "float32" in w[0]["reason"] and "bfloat16" in w[0]["reason"]
+    assert res["result"] == "WARN"
