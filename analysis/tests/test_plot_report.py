@@ -1,11 +1,9 @@
 """plot and report: real images, a self-contained page."""
 import base64
 import html.parser
-import os
 import re
 import xml.etree.ElementTree as ET
 
-import numpy as np
 from conftest import assert_error, assert_ok, run_cli
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
