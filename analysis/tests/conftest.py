@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 import types
-import warnings
 
 import h5py
 import numpy as np
@@ -62,27 +61,14 @@ def _run(fb, args, env=None, timeout=180):
     return p
 
 
-def _measure(fb, out, fabric_args, fallback_env, extra):
-    """A run with --fabric; where this fabricbench cannot apply a fabric profile yet (its
-    device inventory is missing), the same transport chosen through UCX's environment."""
-    base = [KERNELS, "-m", SIZES, "-o", out] + extra
-    p = _run(fb, base + fabric_args)
-    if p.returncode == 0:
-        return "profile"
-    if "not implemented" not in p.stderr:
-        pytest.fail("fabricbench run %s failed (exit %d):\n%s\n%s" %
-                    (" ".join(base + fabric_args), p.returncode, p.stdout[-3000:],
-                     p.stderr[-3000:]), pytrace=False)
-    warnings.warn("this fabricbench cannot apply %s (%s); the run chose the transport with %s "
-                  "instead" % (" ".join(fabric_args), p.stderr.strip().splitlines()[0],
-                               " ".join("%s=%s" % kv for kv in fallback_env.items())))
-    if os.path.exists(out):
-        os.unlink(out)
-    p = _run(fb, base, env=fallback_env)
+def _measure(fb, out, fabric_args, extra):
+    """A run on the fabric `fabric_args` name (--fabric shm, --fabric tcp --device lo)."""
+    base = [KERNELS, "-m", SIZES, "-o", out] + extra + fabric_args
+    p = _run(fb, base)
     if p.returncode != 0:
-        pytest.fail("fabricbench run %s failed (exit %d):\n%s" %
-                    (" ".join(base), p.returncode, p.stderr[-3000:]), pytrace=False)
-    return "environment"
+        pytest.fail("fabricbench run %s failed (exit %d):\n%s\n%s" %
+                    (" ".join(base), p.returncode, p.stdout[-3000:], p.stderr[-3000:]),
+                    pytrace=False)
 
 
 def _copy(src, dst):
@@ -115,11 +101,9 @@ def results(fabricbench, tmp_path_factory):
     # shm.h5 is the baseline the checks judge against: the default time budget per size
     # (0.25 s), so that its means are precise enough for a 30% change to stand out of the
     # noise even while other jobs share the machine. tcp.h5 is short, with samples.
-    r.shm_mode = _measure(fabricbench, r.shm, ["--fabric", "shm"], {"UCX_TLS": "sm,self"},
-                          ["-t", "0.25", "--line-rate", "100G"])
-    r.tcp_mode = _measure(fabricbench, r.tcp, ["--fabric", "tcp", "--device", "lo"],
-                          {"UCX_TLS": "tcp,self", "UCX_NET_DEVICES": "lo"},
-                          ["-t", "0.03", "--samples"])
+    _measure(fabricbench, r.shm, ["--fabric", "shm"], ["-t", "0.25", "--line-rate", "100G"])
+    _measure(fabricbench, r.tcp, ["--fabric", "tcp", "--device", "lo"],
+             ["-t", "0.03", "--samples"])
 
     # Two runs in one file: a copy of shm.h5 with a short latency run appended.
     r.multi = _copy(r.shm, str(d / "multi.h5"))

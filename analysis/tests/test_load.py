@@ -50,8 +50,7 @@ def test_run_metadata_and_units(results):
     assert math.isnan(tcp["line_rate_gbps"])
     assert shm["nhosts"] == 1 and shm["hosts"]
     assert "tcp" in tcp["transport"] and "tcp" not in shm["transport"]
-    if results.shm_mode == "profile":
-        assert shm["fabric"] == "shm" and tcp["fabric"] == "tcp"
+    assert shm["fabric"] == "shm" and tcp["fabric"] == "tcp"
     for c in RUN_COLUMNS:
         assert c in t.columns
     assert t.units["p50_us"] == "us"
