@@ -28,6 +28,8 @@ packages=(cmake make gcc pkg-config git
     libhdf5-dev hdf5-tools python3 python3-numpy python3-h5py python3-matplotlib python3-pytest)
 # The test suite also checks formatting against the committed .clang-format.
 [ "$mode" = test ] && packages+=(clang-format)
+# The multi-node tests (tests/cluster) build a virtual cluster with ip and tc.
+[ "$mode" = test ] && packages+=(iproute2)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,321 @@
+"""fabricbench across nodes of a virtual cluster (tests/lib/vcluster.sh): network and UTS
+namespaces joined by two bridged fabrics, fab0 shaped to 1 Gbit/s and fab1 to 250 Mbit/s.
+One rank per node, mpirun started inside vnode1 through the cluster's rsh agent.
+
+- latency, bw, msgrate, allreduce, alltoall with --fabric tcp --device fab0, then fab1: ranks
+  on distinct hosts, the verified transport is tcp on the requested interface (text and
+  result file), that interface's byte counters moved by at least what bw sent and the other
+  interface's did not, the bw ratio fab0/fab1 is the shaping ratio (4) within 20%, every
+  row is sane, line_rate_pct = Gb/s / the veth's line rate;
+- allreduce and alltoall on 3 nodes;
+- --device nosuch across nodes: exit 3, the message names the host and its interfaces.
+
+Needs root, ip, tc (iproute2), nsenter and unshare (util-linux), and the right to create
+namespaces; without them it exits with SKIP (77) and says why. Everything it creates is
+removed at the end, also when it fails.
+
+usage: test_cluster.py FABRICBENCH"""
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+import h5py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VCLUSTER = os.path.join(HERE, "..", "lib", "vcluster.sh")
+SKIP = 77  # ctest: SKIP_RETURN_CODE
+
+
+def skip(why):
+    print("SKIP: " + why)
+    sys.exit(SKIP)
+
+
+if len(sys.argv) != 2:
+    sys.exit(__doc__)
+EXE = os.path.abspath(sys.argv[1])  # before fabtest changes the directory
+if os.geteuid() != 0:
+    skip("needs root (network and UTS namespaces, tc)")
+for tool in ("ip", "tc", "nsenter", "unshare", "mpirun"):
+    if shutil.which(tool) is None:
+        skip("%s not found (ip, tc: iproute2; nsenter, unshare: util-linux)" % tool)
+if subprocess.run(["unshare", "--net", "--uts", "true"], capture_output=True).returncode != 0:
+    skip("cannot create network namespaces here (unshare --net failed: no CAP_SYS_ADMIN?)")
+
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from fabtest import MPIRUN_OPTS, WORKDIR, check, mpi_env, parse_tables  # noqa: E402
+
+# A name of its own, so that concurrent runs (another CI job, a Slurm test) do not clash.
+VC_NAME = os.environ.get("FAB_VC_NAME", "fbct%d" % os.getpid())
+# (the cluster's other settings at their defaults: vnode1.., two fabrics, MTU 1500)
+VC_ENV = {k: v for k, v in os.environ.items() if not k.startswith("VC_")}
+VC_ENV["VC_NAME"] = VC_NAME
+RATES = {"fab0": "1gbit", "fab1": "250mbit"}  # ratio 4: faster shaping is CPU-bound on 2 cores
+RATIO, TOLERANCE = 4.0, 0.20
+# control traffic (mpirun's out-of-band channel, ARP) allowed on the interface not measured
+ALLOWANCE = 256 * 1024
+KERNELS = "latency,bw,msgrate,allreduce,alltoall"
+SIZES = [8, 65536, 1 << 20, 2 << 20]
+BIG = 1 << 20  # the bandwidth ratio is the median over sizes from here up
+T0 = time.monotonic()
+
+
+def vc(*args, timeout=60, check_rc=True):
+    p = subprocess.run([VCLUSTER] + list(args), capture_output=True, text=True, env=VC_ENV,
+                       timeout=timeout)
+    if check_rc:
+        check(p.returncode == 0, "vcluster.sh %s: exit %d\n%s%s"
+              % (" ".join(args), p.returncode, p.stdout, p.stderr))
+    return p
+
+
+def down():
+    p = subprocess.run([VCLUSTER, "down"], capture_output=True, text=True, env=VC_ENV,
+                       timeout=120)
+    print("cleanup: " + (p.stdout + p.stderr).strip().replace("\n", "; "))
+
+
+def on_signal(signum, frame):
+    raise SystemExit("interrupted by signal %d" % signum)
+
+
+def counters():
+    """{(node, iface): rx_bytes + tx_bytes, and (node, iface, 'tx'/'rx')} on vnode1, vnode2."""
+    out = {}
+    for node in ("vnode1", "vnode2"):
+        for dev in ("fab0", "fab1"):
+            rx, tx = map(int, vc("counters", node, dev).stdout.split())
+            out[(node, dev, "rx")], out[(node, dev, "tx")] = rx, tx
+    return out
+
+
+def mpirun_in_cluster(hosts, args, timeout=150):
+    """mpirun inside vnode1, one rank per host, launched through the agent."""
+    cmd = [VCLUSTER, "exec", "vnode1", "mpirun", "--mca", "plm_rsh_agent", AGENT,
+           "--host", ",".join(hosts), "-np", str(len(hosts))] + MPIRUN_OPTS + [EXE] + args
+    env = {k: v for k, v in mpi_env().items() if not k.startswith("VC_")}
+    env["VC_NAME"] = VC_NAME
+    t = time.monotonic()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired as e:
+        check(False, "timed out after %d s: %s\nstdout:%s\nstderr:%s"
+              % (timeout, " ".join(args), e.stdout, e.stderr))
+    print("  %.1f s: fabricbench %s" % (time.monotonic() - t, " ".join(args)))
+    return p
+
+
+def hint(p):
+    """A note for a run that a signal from outside stopped."""
+    if "signal Terminated" in p.stdout + p.stderr:
+        return ("\n(a SIGTERM from outside the test: is another test on this machine "
+                "signalling fabricbench processes by name?)")
+    return ""
+
+
+def attrs(run):
+    return {k: (v.decode() if isinstance(v, bytes) else v) for k, v in run.attrs.items()}
+
+
+def tables(run):
+    """{kernel: {column: list}} of a run group."""
+    out = {}
+    for g in run["kernels"].values():
+        t = g["table"]
+        out[g.attrs["kernel"]] = {c: list(t[c][()]) for c in t.attrs["columns"].split(",")}
+        out[g.attrs["kernel"]]["_window"] = int(g.attrs["window"])
+    return out
+
+
+def finite_pos(values):
+    return all(math.isfinite(v) and v > 0 for v in values)
+
+
+def check_rows(t, where, kernels, sizes):
+    for k in kernels:
+        check(k in t, "%s: no %s table (%s)" % (where, k, sorted(t)))
+        c = t[k]
+        got = [int(b) for b in c["bytes"]]
+        # (alltoall on 3 ranks rounds a size to whole elements per rank: 8 -> 12)
+        check(got == sizes or (k == "alltoall" and len(got) == len(sizes) and all(
+            abs(g - w) < 4 * 3 for g, w in zip(got, sizes))), "%s %s: sizes %s, asked %s"
+            % (where, k, got, sizes))
+        check(finite_pos(c["mean_us"]) and finite_pos(c["p50_us"]),
+              "%s %s: times %s" % (where, k, c["mean_us"]))
+        check(all(i >= 1 for i in c["iterations"]), "%s %s: iterations" % (where, k))
+        if k in ("allreduce", "alltoall"):
+            check(finite_pos(c["algbw_GBps"]) and finite_pos(c["busbw_GBps"]),
+                  "%s %s: algbw %s busbw %s" % (where, k, c["algbw_GBps"], c["busbw_GBps"]))
+        else:
+            check(finite_pos(c["MBps"]), "%s %s: MB/s %s" % (where, k, c["MBps"]))
+        if k == "msgrate":
+            check(finite_pos(c["msgps"]), "%s msgrate: msg/s %s" % (where, c["msgps"]))
+
+
+def run_fabric(dev, line_rate):
+    """One run on fabric interface dev; returns (bw MB/s by size, bytes bw sent)."""
+    other = "fab1" if dev == "fab0" else "fab0"
+    out = os.path.join(WORKDIR, "%s.h5" % dev)
+    before = counters()
+    p = mpirun_in_cluster(["vnode1", "vnode2"], [
+        "run", KERNELS, "--fabric", "tcp", "--device", dev, "-m", ",".join(map(str, SIZES)),
+        "-t", "0.05", "-w", "8", "--min-iters", "3", "-o", out])
+    after = counters()
+    check(p.returncode == 0, "%s: exit %d\nstdout:\n%s\nstderr:\n%s%s"
+          % (dev, p.returncode, p.stdout[-4000:], p.stderr[-4000:], hint(p)))
+
+    # The text: the probe's transports and the verdict are the last header lines.
+    tail = p.stdout.splitlines()[-4:]
+    want = "# ucx transports (probe endpoint, after the measurements): tcp/%s[" % dev
+    check(any(l.startswith(want) for l in tail), "%s: no %r in the last lines:\n%s"
+          % (dev, want, "\n".join(tail)))
+    check("# fabric check: match" in tail, "%s: verdict:\n%s" % (dev, "\n".join(tail)))
+    check(not re.search(r"tcp/(?!%s\[)" % dev, [l for l in tail if l.startswith(want)][0]),
+          "%s: a lane on another interface: %s" % (dev, tail))
+    header, ks = parse_tables(p.stdout)
+    check(header.get("ranks", "").startswith("2 on 2 hosts: vnode1 (1), vnode2 (1)"),
+          "%s: ranks line %r" % (dev, header.get("ranks")))
+    check([k["name"] for k in ks] == KERNELS.split(",") and all(
+        len(k["rows"]) == len(SIZES) for k in ks), "%s: text tables %s"
+        % (dev, [(k["name"], len(k["rows"])) for k in ks]))
+
+    # The result file.
+    with h5py.File(out, "r") as f:
+        run = f["runs"][f.attrs["latest_run"]]
+        a = attrs(run)
+        hosts = list(run["hostnames"].asstr()[()])
+        t = tables(run)
+    check(hosts == ["vnode1", "vnode2"], "%s: hostnames %s" % (dev, hosts))
+    check(a["nhosts"] == 2 and a["nranks"] == 2, "%s: nhosts %s" % (dev, a["nhosts"]))
+    check(a["status"] == "complete", "%s: status %r" % (dev, a["status"]))
+    check(a["fabric"] == "tcp" and a["fabric_device"] == dev,
+          "%s: fabric %r device %r" % (dev, a["fabric"], a["fabric_device"]))
+    check(a["fabric_check"] == "match", "%s: fabric_check %r (%r)"
+          % (dev, a["fabric_check"], a.get("fabric_check_reason")))
+    check("tcp/%s" % dev in a["ucx_transports"] and "tcp/%s" % other not in a["ucx_transports"],
+          "%s: ucx_transports %r" % (dev, a["ucx_transports"]))
+    inv = json.loads(a["inventory_json"])
+    check(sorted(inv) == ["vnode1", "vnode2"], "%s: inventory hosts %s" % (dev, sorted(inv)))
+    check_rows(t, dev, KERNELS.split(","), SIZES)
+
+    # line_rate_pct = Gb/s (collectives: busbw x 8) / the port's line rate; none for latency.
+    if line_rate is None:
+        check(math.isnan(a["line_rate_gbps"]), "%s: line rate %r without a known speed"
+              % (dev, a["line_rate_gbps"]))
+    else:
+        check(abs(a["line_rate_gbps"] - line_rate) < 1e-9, "%s: line_rate_gbps %r, inventory %r"
+              % (dev, a["line_rate_gbps"], line_rate))
+        check(all(math.isnan(x) for x in t["latency"]["line_rate_pct"]),
+              "%s: latency has a line_rate_pct %s" % (dev, t["latency"]["line_rate_pct"]))
+        for k, c in t.items():
+            if k == "latency":
+                continue
+            gbps = c["Gbps"] if k in ("bw", "msgrate") else [8 * x for x in c["busbw_GBps"]]
+            for g, pct in zip(gbps, c["line_rate_pct"]):
+                check(abs(pct - 100.0 * g / line_rate) <= 1e-9 * max(1.0, abs(pct)),
+                      "%s %s: line_rate_pct %r for %r Gb/s at %r Gb/s" % (dev, k, pct, g,
+                                                                           line_rate))
+
+    # Byte counters: what bw sent from vnode1 to vnode2 at least, and nothing on the other.
+    bw = t["bw"]
+    sent = sum(int(i) * bw["_window"] * int(b) for i, b in zip(bw["iterations"], bw["bytes"]))
+    d = {key: after[key] - before[key] for key in after}
+    check(d[("vnode1", dev, "tx")] >= sent and d[("vnode2", dev, "rx")] >= sent,
+          "%s: bw sent %d bytes, but vnode1 %s tx moved %d, vnode2 %s rx %d"
+          % (dev, sent, dev, d[("vnode1", dev, "tx")], dev, d[("vnode2", dev, "rx")]))
+    moved = d[("vnode1", dev, "tx")] + d[("vnode1", dev, "rx")]
+    for node in ("vnode1", "vnode2"):
+        o = d[(node, other, "tx")] + d[(node, other, "rx")]
+        check(o < min(ALLOWANCE, moved / 100), "%s run: %s %s moved %d bytes (allowed < %d)"
+              % (dev, node, other, o, min(ALLOWANCE, moved // 100)))
+    print("  %s: bw sent >= %.1f MB; %s moved %.1f MB on vnode1; %s: %d/%d bytes on "
+          "vnode1/vnode2" % (dev, sent / 1e6, dev, moved / 1e6, other,
+                             d[("vnode1", other, "tx")] + d[("vnode1", other, "rx")],
+                             d[("vnode2", other, "tx")] + d[("vnode2", other, "rx")]))
+    return dict(zip((int(b) for b in bw["bytes"]), bw["MBps"])), a["fabric_device"]
+
+
+def main():
+    global AGENT
+    t = time.monotonic()
+    vc("up", "3", timeout=120)
+    AGENT = vc("agent-path").stdout.strip()
+    print("vcluster %s up 3 in %.1f s" % (VC_NAME, time.monotonic() - t))
+    for f, dev in ((0, "fab0"), (1, "fab1")):
+        vc("shape", str(f), RATES[dev])
+
+    # What a node sees: its own interfaces only, veth speeds.
+    p = vc("exec", "vnode1", EXE, "inventory", "--json")
+    inv = json.loads(p.stdout)
+    names = {n["name"]: n for n in inv["net_interfaces"]}
+    check(sorted(names) == ["fab0", "fab1", "lo"], "interfaces in vnode1: %s" % sorted(names))
+    check(vc("exec", "vnode2", "hostname").stdout.strip() == "vnode2", "hostname of vnode2")
+    speed = names["fab0"]["speed_mbps"]
+    line_rate = speed / 1000.0 if speed else None
+    print("vnode1 inventory: fab0 %s Mb/s, fab1 %s Mb/s" % (speed, names["fab1"]["speed_mbps"]))
+
+    bw = {}
+    devices = []
+    for dev in ("fab0", "fab1"):
+        bw[dev], d = run_fabric(dev, line_rate)
+        devices.append(d)
+    check(devices == ["fab0", "fab1"], "the result files carry %s" % devices)
+
+    ratios = [bw["fab0"][s] / bw["fab1"][s] for s in SIZES if s >= BIG]
+    ratio = statistics.median(ratios)
+    print("bw MB/s fab0 %s, fab1 %s; ratio fab0/fab1 %s, median %.2f (shaping %g)"
+          % (["%.1f" % bw["fab0"][s] for s in SIZES], ["%.1f" % bw["fab1"][s] for s in SIZES],
+             ["%.2f" % r for r in ratios], ratio, RATIO))
+    check(abs(ratio / RATIO - 1) <= TOLERANCE, "bandwidth ratio %.2f is not %g within %d%%"
+          % (ratio, RATIO, TOLERANCE * 100))
+
+    # Three nodes: collectives.
+    out = os.path.join(WORKDIR, "three.h5")
+    p = mpirun_in_cluster(["vnode1", "vnode2", "vnode3"], [
+        "run", "allreduce,alltoall", "--fabric", "tcp", "--device", "fab0", "-m", "8,65536",
+        "-t", "0.05", "-o", out])
+    check(p.returncode == 0, "3 nodes: exit %d\n%s\n%s%s"
+          % (p.returncode, p.stdout, p.stderr, hint(p)))
+    with h5py.File(out, "r") as f:
+        run = f["runs"][f.attrs["latest_run"]]
+        a = attrs(run)
+        hosts = list(run["hostnames"].asstr()[()])
+        t = tables(run)
+    check(hosts == ["vnode1", "vnode2", "vnode3"], "3 nodes: hostnames %s" % hosts)
+    check(a["fabric_check"] == "match" and "tcp/fab0" in a["ucx_transports"],
+          "3 nodes: %r %r" % (a["fabric_check"], a["ucx_transports"]))
+    check_rows(t, "3 nodes", ["allreduce", "alltoall"], [8, 65536])
+
+    # A device no node has: every node says so, exit 3, nothing measured, nothing hangs.
+    p = mpirun_in_cluster(["vnode1", "vnode2"], [
+        "run", "latency", "-m", "8", "-o", "none", "--fabric", "tcp", "--device", "nosuch"],
+        timeout=60)
+    check(p.returncode == 3, "--device nosuch: exit %d, want 3\n%s\n%s"
+          % (p.returncode, p.stdout, p.stderr))
+    for node in ("vnode1", "vnode2"):
+        m = [l for l in p.stderr.splitlines() if l.startswith("[%s] fabricbench: error:" % node)]
+        check(m and "no network interface nosuch" in m[0] and
+              "network interfaces: fab0 (up, " in m[0] and "fab1 (up, " in m[0] and
+              "lo (" in m[0], "--device nosuch: no message from %s listing its interfaces:\n%s"
+              % (node, p.stderr))
+    check(not any(l.strip() and not l.startswith("#") for l in p.stdout.splitlines()),
+          "--device nosuch measured something:\n" + p.stdout)
+
+
+signal.signal(signal.SIGTERM, on_signal)
+signal.signal(signal.SIGINT, on_signal)
+AGENT = None
+try:
+    main()
+finally:
+    down()
+    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    check(not re.search(r"^%s-" % VC_NAME, left, re.M), "namespaces left: %s" % left)
+print("ok: 2 nodes on fab0 and fab1, 3 nodes, missing device (%.0f s)" % (time.monotonic() - T0))
