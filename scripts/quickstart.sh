@@ -25,7 +25,7 @@ build=${BUILD_DIR:-$src/build}
 # Everything comes from Debian's archive.
 packages=(cmake make gcc pkg-config git
     openmpi-bin libopenmpi-dev libucx-dev ucx-utils libhwloc-dev hwloc libibverbs-dev
-    libhdf5-dev hdf5-tools python3 python3-numpy python3-h5py)
+    libhdf5-dev hdf5-tools python3 python3-numpy python3-h5py python3-matplotlib python3-pytest)
 # The test suite also checks formatting against the committed .clang-format.
 [ "$mode" = test ] && packages+=(clang-format)
 # The multi-node tests (tests/cluster) build a virtual cluster with ip and tc.

@@ -263,7 +263,6 @@ static fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_
         if (st != FAB_OK)
             goto out;
     }
-    fab_signals_install();
     /* The outputs open before the first measurement: a refused or unwritable file ends the
      * run here, on every rank. */
     if (w->rank == 0) {
@@ -351,6 +350,16 @@ int main(int argc, char **argv)
      * A host without it still starts MPI, so that every rank learns of the failure and none
      * waits; the first rank of that host says why right away. */
     fst = fab_fabric_prepare(&o, &fb, err, sizeof(err), hint, sizeof(hint), note, sizeof(note));
+    if (fst == FAB_ERR_USAGE) {
+        /* The same on every host (a bad name or option): all ranks stop here, as for any
+         * other usage error. */
+        if (fab_first_rank()) {
+            fprintf(stderr, "fabricbench: error: %s\n", err);
+            if (hint[0])
+                fprintf(stderr, "hint: %s\n", hint);
+        }
+        return fab_status_exit_code(fst);
+    }
     if (fst != FAB_OK && fab_first_local_rank()) {
         char host[FAB_HOST_MAX] = "?";
 
@@ -367,6 +376,8 @@ int main(int argc, char **argv)
                         "the launcher (mpirun/srun)\n");
         return FAB_EXIT_ENV;
     }
+    /* From here a signal asks for a clean stop (the first block end sees it). */
+    fab_signals_install();
     /* Errors come back as return codes so that each one is reported where it happens. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     st = fab_world_init(&w);

@@ -91,6 +91,36 @@ fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, cons
     return info->placement ? FAB_OK : FAB_ERR_NOMEM;
 }
 
+/* Pretty-printed JSON to one line (for JSON Lines): newlines and the indentation after them
+ * go, outside strings. */
+static void fab_json_compact(char *s)
+{
+    bool in_str = false, esc = false;
+    char *out = s;
+
+    for (char *p = s; *p; p++) {
+        if (in_str) {
+            *out++ = *p;
+            if (esc)
+                esc = false;
+            else if (*p == '\\')
+                esc = true;
+            else if (*p == '"')
+                in_str = false;
+            continue;
+        }
+        if (*p == '"')
+            in_str = true;
+        if (*p == '\n') {
+            while (p[1] == ' ')
+                p++;
+            continue;
+        }
+        *out++ = *p;
+    }
+    *out = '\0';
+}
+
 fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info)
 {
     MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
@@ -157,6 +187,8 @@ fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_opts_t *o, fab_
                 fprintf(f, "%s%.*s", i ? ", " : "", lens[i], all + offs[i]);
             fprintf(f, "}");
             fclose(f);
+            if (info->inventory_json)
+                fab_json_compact(info->inventory_json);
         }
     }
     MPI_Comm_free(&leaders);

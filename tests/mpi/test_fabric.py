@@ -79,8 +79,8 @@ for extra, dev in cases:
             v = t[c][()]
             check(len(v) == 2, "%s: %r" % (c, v))
             check(all(0 <= x <= 110 for x in v), "%s out of range: %r" % (c, v))
-        check(all(x > 30 for x in t["cpu_rank_pct"][()]),
-              "a polling rank used little CPU: %r" % t["cpu_rank_pct"][()])
+        check(all(x > 0 for x in t["cpu_rank_pct"][()]),
+              "a rank that measured used no CPU: %r" % t["cpu_rank_pct"][()])
         s = t["cpu_node_user_pct"][()] + t["cpu_node_sys_pct"][()] + \
             t["cpu_node_softirq_pct"][()]
         check(all(x <= 100.0 + 1e-6 for x in s), "node shares sum over 100: %r" % s)
@@ -146,6 +146,30 @@ check("is not tcp" in p.stderr, p.stderr)
 check(not any(l.strip() and not l.startswith("#") for l in p.stdout.splitlines()),
       "--strict-fabric measured something:\n" + p.stdout)
 check(not os.path.exists("strict.h5"), "--strict-fabric left a result file")
+
+# Placement in a real run (mpirun binds nothing: --bind-to none): core binds rank i to core i;
+# nic binds near the fabric's interface when hwloc knows it; the default keeps mpirun's binding.
+p = run(["latency", "-m", "8", "-t", "0.02", "-o", "none", "--placement", "core"])
+pl = [l for l in p.stdout.splitlines() if l.startswith("# placement:")]
+check(len(pl) == 2 and "rank 0 " in pl[0] and "cpus 0," in pl[0] and "cpus 1," in pl[1]
+      and all("core (bound here)" in l for l in pl), "--placement core:\n" + "\n".join(pl))
+p = mpirun(2, [exe, "run", "latency", "-m", "8", "-t", "0.02", "-o", "none"],
+           mpirun_args=("--bind-to", "core"))
+pl = [l for l in p.stdout.splitlines() if l.startswith("# placement:")]
+check(p.returncode == 0 and len(pl) == 2 and all("launcher's binding kept" in l for l in pl),
+      "default placement under mpirun --bind-to core:\n" + p.stdout[-2000:] + p.stderr[-2000:])
+if up and up[0]["name"] in subprocess.run([exe, "placement", "--device", up[0]["name"]],
+                                          capture_output=True, text=True).stdout:
+    dev = up[0]["name"]
+    p = run(["latency", "-m", "8", "-t", "0.02", "-o", "none", "--fabric", "tcp", "--device", dev,
+             "--placement", "nic"])
+    pl = [l for l in p.stdout.splitlines() if l.startswith("# placement:")]
+    check(len(pl) == 2 and all(("NIC %s on NUMA" % dev) in l and "nic (bound here)" in l
+                               for l in pl), "--placement nic:\n" + "\n".join(pl))
+# An explicit nic placement with a NIC hwloc does not know (lo): refused before measuring.
+p = run(["latency", "-m", "8", "-o", "none", "--fabric", "tcp", "--device", "lo",
+         "--placement", "nic"], rc=2)
+check("'lo' is not in the topology" in p.stderr and "hint:" in p.stderr, p.stderr)
 
 # `inventory --fabric`: what a fabric would pick here, without MPI.
 q = subprocess.run([exe, "inventory", "--fabric", "tcp", "--device", "lo"], capture_output=True,

@@ -1,0 +1,241 @@
+"""Pass/fail against a baseline: PASS, WARN or FAIL per kernel, size and metric, with a reason.
+
+A check FAILs only when the value is worse than the baseline by more than the tolerance AND by
+more than the measured noise (sigma x the combined relative standard error of both, plus the
+baseline's run-to-run spread when it holds several runs). Worse beyond the tolerance but within
+the noise is a WARN: the measurement cannot tell. docs/ANALYSIS.md has the details.
+"""
+import math
+import statistics
+
+from .compare import DEFAULT_SIGMA, headline_metric, judge
+from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
+from .noise import noise_column
+from .rules import checks_for
+from .table import direction, finite, fmt_num, size_label
+
+ORDER = {"PASS": 0, "WARN": 1, "FAIL": 2}
+
+
+def _worst(statuses):
+    return max(statuses, key=lambda s: ORDER[s]) if statuses else "PASS"
+
+
+def _pct(x):
+    return "%.1f%%" % (100 * x)
+
+
+def _validate_rules(rules, base, cur):
+    known = set(base.columns) | set(cur.columns)
+    for r in rules:
+        if r.metric not in ("*", "default") and r.metric not in known:
+            raise UsageError("%s: no column '%s' in the files" % (r.where, r.metric),
+                             "metrics are table columns: p50_us, p99_us, mean_us, MBps, Gbps, "
+                             "msgps, busbw_GBps, algbw_GBps, line_rate_pct, ... or 'default'")
+
+
+def _run_items(bs, cs):
+    """Run-level findings: an unfinished run, a different fabric, rank count or host count."""
+    items = []
+
+    def item(status, what, reason):
+        items.append({"status": status, "kernel": "", "bytes": None, "size": "",
+                      "metric": what, "baseline": None, "value": None, "change": None,
+                      "noise": None, "tolerance": None, "reason": reason})
+
+    st = cs["run_status"]
+    if st == "complete, validation failed":
+        item("FAIL", "run", "received data failed validation (see the rows below)")
+    elif st and st != "complete":
+        item("WARN", "run", "the run's status is '%s'%s: only what it measured is checked" %
+             (st, " (%s)" % cs["stop_reason"] if cs["stop_reason"] else ""))
+    for col, what in (("fabric", "fabric"), ("transport", "transport"), ("nranks", "ranks"),
+                      ("nhosts", "hosts")):
+        bvals = sorted({str(b[col]) for b in bs})
+        if str(cs[col]) not in bvals:
+            item("WARN", what, "%s differs: baseline %s, this run %s" %
+                 (what, " or ".join(bvals), cs[col]))
+    return items
+
+
+def _setup_items(base, cur, label, kernels):
+    """A kernel measured with other settings than the baseline's (element type, window...)."""
+    items = []
+    for k in kernels:
+        crow = cur.where(label=label, kernel=k)[0]
+        for col, what in (("dtype", "element type"), ("op", "reduction"), ("window", "window"),
+                          ("kernel_detail", "setup")):
+            bvals = sorted({str(r[col]) for r in base.where(kernel=k)})
+            if str(crow[col]) not in bvals:
+                items.append({"status": "WARN", "kernel": k, "bytes": None, "size": "",
+                              "metric": what, "baseline": None, "value": None, "change": None,
+                              "noise": None, "tolerance": None,
+                              "reason": "%s differs: baseline %s, this run %s" % (
+                                  what, " or ".join(v or "-" for v in bvals),
+                                  crow[col] or "-")})
+    return items
+
+
+def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False):
+    """Check every series of `cur` against the baseline table `base` (all its runs pooled).
+
+    Returns dict(result, tolerance, sigma, baseline, files: [dict(label, file, run, result,
+    counts, checks)], notes)."""
+    _validate_rules(rules, base, cur)
+    blabels = base.labels()
+    bseries = base.series()
+    # Baseline rows by (kernel, bytes): one per baseline run, first occurrence per run.
+    bidx = {}
+    for r in base.rows:
+        lst = bidx.setdefault((r["kernel"], r["bytes"]), [])
+        if all(x["label"] != r["label"] for x in lst):
+            lst.append(r)
+    files = []
+    notes = []
+    any_common = False
+    for cs in cur.series():
+        lab = cs["label"]
+        cidx = {}
+        for r in cur.where(label=lab):
+            cidx.setdefault((r["kernel"], r["bytes"]), r)
+        items = _run_items(bseries, cs)
+        common = [k for k in bidx if k in cidx]
+        any_common = any_common or bool(common)
+        if not common:
+            files.append({"label": lab, "file": cs["file"], "run": cs["run"], "result": "FAIL",
+                          "checks": items, "counts": {}, "common": 0})
+            continue
+        items.extend(_setup_items(base, cur, lab, sorted({k for k, _ in common})))
+        extra = sorted({k for k, _ in cidx if all(k != bk for bk, _ in bidx)})
+        if extra:
+            notes.append("%s: not in the baseline, not checked: %s" % (lab, ", ".join(extra)))
+        for key, brows in bidx.items():
+            kernel, nbytes = key
+            krows = base.where(kernel=kernel)
+            metric0 = headline_metric(brows[0]["kind"], krows)
+            plan = checks_for(kernel, nbytes, metric0, tolerance, rules)
+            crow = cidx.get(key)
+            if not plan:
+                continue
+            if crow is None:
+                items.append(_missing(kernel, nbytes, cs, strict))
+                continue
+            if isinstance(crow.get("validation_errors"), int) and crow["validation_errors"] > 0:
+                items.append(_item("FAIL", kernel, nbytes, "validation_errors", None,
+                                   crow["validation_errors"], None, None, None,
+                                   "%d bytes or elements received wrong" %
+                                   crow["validation_errors"]))
+            for metric, (tol, severity, source) in plan.items():
+                it = _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma)
+                if it:
+                    it["rule"] = source
+                    items.append(it)
+        counts = {s: sum(1 for i in items if i["status"] == s) for s in ORDER}
+        files.append({"label": lab, "file": cs["file"], "run": cs["run"],
+                      "result": _worst([i["status"] for i in items]), "counts": counts,
+                      "checks": items, "common": len(common)})
+    if not any_common:
+        raise AnalysisError(
+            "nothing in common to check: the baseline (%s) and %s share no kernel and message "
+            "size" % (", ".join(sorted({s["file"] for s in bseries})),
+                      ", ".join(sorted({s["file"] for s in cur.series()}))),
+            "check a run of the same kernels and sizes as the baseline", EXIT_NOTHING_IN_COMMON)
+    return {"result": _worst([f["result"] for f in files]), "tolerance": tolerance,
+            "sigma": sigma, "baseline": {"files": sorted({s["file"] for s in bseries}),
+                                         "runs": blabels},
+            "files": files, "notes": notes}
+
+
+def _item(status, kernel, nbytes, metric, base, value, change, noise, tol, reason):
+    return {"status": status, "kernel": kernel, "bytes": nbytes, "size": size_label(nbytes),
+            "metric": metric, "baseline": base, "value": value, "change": change,
+            "noise": noise, "tolerance": tol, "reason": reason}
+
+
+def _missing(kernel, nbytes, cs, strict):
+    why = "not measured in this run"
+    if cs["run_status"] not in ("complete", "complete, validation failed"):
+        why += " (it is %s)" % cs["run_status"]
+    return _item("FAIL" if strict else "WARN", kernel, nbytes, "-", None, None, None, None, None,
+                 why)
+
+
+def _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma):
+    bvals = [r.get(metric) for r in brows if finite(r.get(metric))]
+    if not bvals:
+        return None  # does not apply to this row (busbw of a point-to-point kernel, ...)
+    ncol = noise_column(metric)
+    value = crow.get(metric)
+    ref = statistics.median(bvals)
+    if not finite(value):
+        return _item("WARN", kernel, nbytes, metric, ref, None, None, None, tol,
+                     "no value in this run (baseline %s)" % fmt_num(ref))
+    bnoise = [r.get(ncol, math.nan) for r in brows if finite(r.get(metric))] if ncol else []
+    u_ref = statistics.median(bnoise) if bnoise and all(finite(x) for x in bnoise) else math.nan
+    u_cur = crow.get(ncol, math.nan) if ncol else math.nan
+    spread = 0.0
+    if len(bvals) >= 2 and statistics.mean(bvals) != 0:
+        spread = statistics.stdev(bvals) / abs(statistics.mean(bvals))
+    j = judge(ref, value, u_ref, u_cur, metric, sigma, spread)
+    if j is None:
+        return None
+    d = direction(metric)
+    change = j["change"]
+    worse = -change * d if d else abs(change)
+    noise = j["noise"]
+    noise_txt = "noise +-%s" % _pct(noise) if finite(noise) else "no noise estimate"
+    how = "worse" if d else "different"
+    if worse > tol:
+        if finite(noise) and worse <= noise:
+            status = "WARN"
+            reason = ("%s by %s, beyond the tolerance (%s) but within the %s: the measurement "
+                      "cannot tell" % (how, _pct(worse), _pct(tol), noise_txt))
+        else:
+            status = "WARN" if severity == "warn" else "FAIL"
+            reason = "%s by %s: beyond the tolerance (%s) and the %s" % (
+                how, _pct(worse), _pct(tol), noise_txt)
+    elif d and change * d > tol:
+        status = "PASS"
+        reason = "better by %s" % _pct(change * d)
+    elif finite(noise) and abs(change) > noise and worse > 0:
+        status = "PASS"
+        reason = "%s by %s (beyond the %s) but within the tolerance (%s)" % (
+            how, _pct(worse), noise_txt, _pct(tol))
+    else:
+        status = "PASS"
+        reason = "within the tolerance (%s)" % _pct(tol)
+    return _item(status, kernel, nbytes, metric, ref, value, change, noise, tol, reason)
+
+
+def render_text(result, show="all"):
+    out = []
+    base = ", ".join(result["baseline"]["files"])
+    nb = len(result["baseline"]["runs"])
+    for f in result["files"]:
+        out.append("check %s (%s) against %s (%d run%s); tolerance %s, noise %g sigma" %
+                   (f["file"], f["run"], base, nb, "" if nb == 1 else "s",
+                    _pct(result["tolerance"]), result["sigma"]))
+        head = ["status", "kernel", "bytes", "metric", "baseline", "this run", "change",
+                "noise", "reason"]
+        lines = []
+        for i in f["checks"]:
+            if show == "problems" and i["status"] == "PASS":
+                continue
+            lines.append([i["status"], i["kernel"], i["size"], i["metric"],
+                          fmt_num(i["baseline"]) if i["baseline"] is not None else "",
+                          fmt_num(i["value"]) if i["value"] is not None else "",
+                          "%+.1f%%" % (100 * i["change"]) if i["change"] is not None else "",
+                          "+-" + _pct(i["noise"]) if finite(i["noise"]) else "",
+                          i["reason"]])
+        from .compare import format_columns
+        if lines:
+            out.extend(format_columns(head, lines, left=(0, 1, 3, 8)))
+        c = f["counts"]
+        if f["common"] == 0:
+            out.append("result: FAIL (nothing in common with the baseline)")
+        else:
+            out.append("result: %s (%d FAIL, %d WARN, %d PASS)" %
+                       (f["result"], c["FAIL"], c["WARN"], c["PASS"]))
+        out.append("")
+    out.extend("note: " + n for n in result["notes"])
+    return "\n".join(out).rstrip("\n") + "\n"

@@ -1,0 +1,329 @@
+"""Command line: fabricbench-analyze summary|compare|plot|report|check|export (docs/ANALYSIS.md)."""
+import argparse
+import json
+import math
+import os
+import sys
+
+from .errors import EXIT_FAIL, EXIT_INPUT, EXIT_OK, EXIT_USAGE, AnalysisError, UsageError
+
+PROG = "fabricbench-analyze"
+
+EPILOG = """exit codes: 0 done (check: no FAIL; WARN allowed), 1 check found a FAIL,
+2 usage error (bad option or rules file), 3 an input could not be read (not HDF5, damaged,
+newer schema) or an output not written, 4 nothing in common to compare or check.
+docs/ANALYSIS.md describes every command, the table's columns and the noise method."""
+
+
+def _note(msg):
+    print("%s: note: %s" % (PROG, msg), file=sys.stderr)
+
+
+def _json_default(o):
+    if hasattr(o, "item"):
+        return o.item()
+    raise TypeError(type(o))
+
+
+def _clean(o):
+    """NaN -> None, recursively, for strict JSON."""
+    if isinstance(o, float) and not math.isfinite(o):
+        return None
+    if isinstance(o, dict):
+        return {k: _clean(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_clean(v) for v in o]
+    return o
+
+
+def _dump_json(obj, out=None):
+    out = out or sys.stdout
+    json.dump(_clean(obj), out, indent=1, default=_json_default, allow_nan=False)
+    out.write("\n")
+
+
+def _load(args, files=None, run=None):
+    from .loading import load
+    return load(files if files is not None else args.files,
+                run=run if run is not None else args.run, labels=args.label or None,
+                warn=_note)
+
+
+def _sigma(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("'%s' is not a number" % text)
+    if not v > 0:
+        raise argparse.ArgumentTypeError("must be above 0")
+    return v
+
+
+def _reference(table, ref):
+    if ref is None:
+        return None
+    labels = table.labels()
+    if ref in labels:
+        return ref
+    if ref.isdigit() and 1 <= int(ref) <= len(labels):
+        return labels[int(ref) - 1]
+    for lab in labels:  # a file name picks that file's (first) series
+        rows = table.where(label=lab)
+        if rows and ref in (rows[0]["file"], rows[0]["file_name"]):
+            return lab
+    raise UsageError("--reference %s is not a series: %s" % (ref, ", ".join(labels)),
+                     "give a label as printed, a file name, or a number from 1")
+
+
+def _open_out(path):
+    if path in (None, "-"):
+        return sys.stdout, False
+    try:
+        return open(path, "w", encoding="utf-8", newline=""), True
+    except OSError as e:
+        raise AnalysisError("cannot write %s: %s" % (path, e.strerror or e),
+                            "choose another output path")
+
+
+def cmd_summary(args):
+    from . import summary
+    table = _load(args)
+    recs = summary.summarize(table)
+    if args.json:
+        _dump_json(recs)
+    elif args.csv:
+        import csv
+        keys = [k for k in recs[0] if k != "kernels"]
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(keys)
+        for r in recs:
+            w.writerow(["" if isinstance(r[k], float) and not math.isfinite(r[k]) else
+                        ("" if r[k] is None else r[k]) for k in keys])
+    else:
+        sys.stdout.write(summary.render_text(recs))
+    return EXIT_OK
+
+
+def cmd_compare(args):
+    from . import compare
+    table = _load(args)
+    result = compare.compare(table, metrics=args.metric or None,
+                             reference=_reference(table, args.reference), sigma=args.sigma)
+    if args.json:
+        _dump_json(result)
+    else:
+        sys.stdout.write(compare.render_text(result))
+    return EXIT_OK
+
+
+def cmd_plot(args):
+    from . import plot
+    table = _load(args)
+    formats = [f.strip().lower() for f in args.format.split(",") if f.strip()]
+    bad = [f for f in formats if f not in ("png", "svg", "pdf")]
+    if bad or not formats:
+        raise UsageError("--format %s: formats are png, svg and pdf" % args.format)
+    for path in plot.save(table, args.output, formats):
+        print(path)
+    return EXIT_OK
+
+
+def _check_result(args, table=None):
+    from . import check, loading, rules as rules_mod
+    tol = rules_mod.parse_tolerance(args.tolerance)
+    rules = rules_mod.parse_rules(args.rules) if args.rules else []
+    base = loading.load([args.baseline], run=args.baseline_run, warn=_note)
+    cur = table if table is not None else loading.load(args.files, run=args.run, warn=_note)
+    return check.check(base, cur, tol, rules, sigma=args.sigma, strict=args.strict)
+
+
+def cmd_check(args):
+    from . import check
+    result = _check_result(args)
+    if args.json:
+        _dump_json(result)
+    else:
+        sys.stdout.write(check.render_text(result, show=args.show))
+    return EXIT_FAIL if result["result"] == "FAIL" else EXIT_OK
+
+
+def cmd_report(args):
+    from . import compare, report
+    table = _load(args)
+    cmp_result, cmp_error = report.compare_or_note(
+        table, lambda t: compare.compare(t, metrics=args.metric or None,
+                                         reference=_reference(t, args.reference),
+                                         sigma=args.sigma))
+    chk = _check_result(args, table) if args.baseline else None
+    page = report.build(table, cmp_result, cmp_error, chk, title=args.title)
+    out, close = _open_out(args.output)
+    try:
+        out.write(page)
+    except OSError as e:
+        raise AnalysisError("cannot write %s: %s" % (args.output, e.strerror or e))
+    finally:
+        if close:
+            out.close()
+    if close:
+        print(args.output)
+    return EXIT_OK
+
+
+def cmd_export(args):
+    from . import export
+    table = _load(args)
+    if args.list_columns:
+        for c in table.columns:
+            print("%s\t%s" % (c, table.units.get(c, "")))
+        return EXIT_OK
+    cols = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
+    export.select_columns(table, cols)  # refuse unknown names before creating the file
+    out, close = _open_out(args.output)
+    try:
+        if args.json:
+            export.write_jsonl(table, out, cols)
+        else:
+            export.write_csv(table, out, cols)
+    except OSError as e:
+        raise AnalysisError("cannot write %s: %s" % (args.output, e.strerror or e))
+    finally:
+        if close:
+            out.close()
+    return EXIT_OK
+
+
+def _parser():
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Summaries, comparisons, plots, reports and baseline checks of "
+        "fabricbench result files (HDF5).", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version="%(prog)s " + _version())
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def common(sp, files=True, run_default="all"):
+        if files:
+            sp.add_argument("files", nargs="+", metavar="FILE.h5", help="result files")
+        sp.add_argument("--run", default=run_default, metavar="RUN",
+                        help="which runs of each file: all, latest, a run name (run_0001) or "
+                        "number [default: %s]" % run_default)
+        sp.add_argument("--label", action="append", metavar="TEXT",
+                        help="name of a file's curve and column, once per file in order "
+                        "[default: its fabric, or the transport UCX used]")
+
+    def noise(sp):
+        sp.add_argument("--sigma", type=_sigma, default=3.0, metavar="Z",
+                        help="a difference counts when it exceeds Z combined standard errors "
+                        "[default: 3]")
+
+    sp = sub.add_parser("summary", help="one line per run: fabric, latency, peak bandwidth, "
+                        "message rate, allreduce busbw")
+    common(sp)
+    g = sp.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="JSON instead of text")
+    g.add_argument("--csv", action="store_true", help="CSV instead of text")
+    sp.set_defaults(func=cmd_summary)
+
+    sp = sub.add_parser("compare", help="side-by-side table per kernel and size, with ratios "
+                        "and which differences exceed the noise")
+    common(sp)
+    noise(sp)
+    sp.add_argument("--metric", action="append", metavar="COLUMN",
+                    help="compare this column (repeatable) [default: p50_us and p99_us for "
+                    "latency, MBps for bandwidth kernels, busbw_GBps for collectives]")
+    sp.add_argument("--reference", metavar="LABEL|N|FILE",
+                    help="the series the others are compared with [default: the first]")
+    sp.add_argument("--json", action="store_true", help="JSON instead of text")
+    sp.set_defaults(func=cmd_compare)
+
+    sp = sub.add_parser("plot", help="latency, bandwidth and busbw vs message size, PNG and SVG")
+    common(sp)
+    sp.add_argument("-o", "--output", required=True, metavar="DIR",
+                    help="directory for the plots (created if missing)")
+    sp.add_argument("--format", default="png,svg", metavar="FMT[,FMT]",
+                    help="png, svg, pdf [default: png,svg]")
+    sp.set_defaults(func=cmd_plot)
+
+    sp = sub.add_parser("report", help="one self-contained HTML page: summary, comparison, "
+                        "plots (and a baseline check with --baseline)")
+    common(sp)
+    noise(sp)
+    sp.add_argument("-o", "--output", required=True, metavar="REPORT.html",
+                    help="the page to write (- for standard output)")
+    sp.add_argument("--title", help="the page's title")
+    sp.add_argument("--metric", action="append", metavar="COLUMN",
+                    help="comparison columns, as for compare")
+    sp.add_argument("--reference", metavar="LABEL|N|FILE", help="as for compare")
+    _check_options(sp, required=False)
+    sp.set_defaults(func=cmd_report)
+
+    sp = sub.add_parser("check", help="PASS/WARN/FAIL against a baseline file, noise-aware; "
+                        "exit 1 on FAIL")
+    common(sp, run_default="latest")
+    noise(sp)
+    _check_options(sp, required=True)
+    sp.add_argument("--json", action="store_true", help="JSON instead of text")
+    sp.add_argument("--show", choices=("all", "problems"), default="all",
+                    help="print every check, or only WARN and FAIL [default: all]")
+    sp.set_defaults(func=cmd_check)
+
+    sp = sub.add_parser("export", help="the tidy table (run x kernel x size) as CSV or JSON "
+                        "Lines")
+    common(sp)
+    g = sp.add_mutually_exclusive_group()
+    g.add_argument("--csv", action="store_true", help="CSV (the default)")
+    g.add_argument("--json", action="store_true", help="JSON Lines, one object per row")
+    g.add_argument("--list-columns", action="store_true", help="print the columns and units")
+    sp.add_argument("-o", "--output", metavar="FILE", help="write here [default: standard "
+                    "output]")
+    sp.add_argument("--columns", metavar="A,B,...", help="only these columns, in this order")
+    sp.set_defaults(func=cmd_export)
+    return p
+
+
+def _check_options(sp, required):
+    sp.add_argument("--baseline", required=required, metavar="BASE.h5",
+                    help="the reference result file (all its runs pooled)")
+    sp.add_argument("--baseline-run", default="all", metavar="RUN",
+                    help="which runs of the baseline [default: all; several runs add their "
+                    "spread to the noise]")
+    sp.add_argument("--tolerance", default="10%", metavar="PCT",
+                    help="how much worse is still a pass: 10%% or 0.1 [default: 10%%]")
+    sp.add_argument("--rules", metavar="FILE",
+                    help="per kernel, size and metric tolerances (docs/ANALYSIS.md)")
+    sp.add_argument("--strict", action="store_true",
+                    help="a size of the baseline missing from the run FAILs (default: WARN)")
+
+
+def _version():
+    from . import __version__
+    return __version__
+
+
+def main(argv=None):
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_usage(sys.stderr)
+        print("%s: error: a command is required (summary, compare, plot, report, check, "
+              "export)" % PROG, file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return args.func(args)
+    except AnalysisError as e:
+        print("%s: error: %s" % (PROG, e.message), file=sys.stderr)
+        if e.hint:
+            print("hint: %s" % e.hint, file=sys.stderr)
+        return e.code
+    except ImportError as e:
+        print("%s: error: a Python module is missing: %s (Python: %s)" %
+              (PROG, e, sys.executable), file=sys.stderr)
+        print("hint: apt-get install python3-h5py python3-numpy python3-matplotlib, and run "
+              "with Debian's /usr/bin/python3", file=sys.stderr)
+        return EXIT_INPUT
+    except BrokenPipeError:
+        # Output piped to `head` and the like: stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,113 @@
+"""How much a row's central value could move from run to run: its relative standard error.
+
+docs/ANALYSIS.md ("Noise") describes the method; in short, for each row:
+
+- mean-based values (mean_us, loop_us and every rate computed from them: MBps, Gbps, msgps,
+  algbw_GBps, busbw_GBps, line_rate_pct): the standard error of the mean, stddev / sqrt(n),
+  relative to the mean;
+- percentiles (p50_us, p90_us, p99_us, p999_us): distribution-free. The sample p-quantile of n
+  samples has the rank n*p +- sqrt(n*p*(1-p)) (one standard deviation of a binomial count), so
+  its standard error is half the distance between the quantiles at p -+ sqrt(p*(1-p)/n). The
+  quantile function between the stored points (min, p50, p90, p99, p999, max) is
+  interpolated linearly;
+- with per-iteration samples in the file (--samples): also batch means (the samples, in
+  iteration order, cut into 10 contiguous batches; the spread of the batch means or batch
+  quantiles / sqrt(10)), which also sees drift and correlated stretches within the run. The
+  larger of the two estimates is used.
+
+All values are relative (0.02 = 2%); NaN where the row does not allow an estimate.
+"""
+import math
+
+import numpy as np
+
+# Standard errors are relative to these columns' values; rates computed from a mean time
+# share its relative error (to first order).
+MEAN_BASED = ("mean_us", "loop_us", "MBps", "Gbps", "msgps", "pair_MBps", "pair_msgps",
+              "algbw_GBps", "busbw_GBps", "line_rate_pct")
+QUANTILE_COLUMNS = {"p50_us": 0.5, "p90_us": 0.9, "p99_us": 0.99, "p999_us": 0.999}
+NOISE_COLUMNS = ("noise_mean_rel", "noise_p50_rel", "noise_p90_rel", "noise_p99_rel",
+                 "noise_p999_rel")
+BATCHES = 10
+MIN_PER_BATCH = 5
+
+
+def noise_column(metric):
+    """The tidy table's noise column for a metric column, or None when there is no model."""
+    if metric in MEAN_BASED:
+        return "noise_mean_rel"
+    if metric in QUANTILE_COLUMNS:
+        return "noise_" + metric[:-3] + "_rel"
+    return None
+
+
+def _finite(x):
+    return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def mean_rel_se(mean, stddev, n):
+    if not (_finite(mean) and _finite(stddev) and _finite(n)) or mean <= 0 or n < 2:
+        return math.nan
+    return stddev / math.sqrt(n) / mean
+
+
+def quantile_rel_se(q, n, known):
+    """Relative standard error of the q-quantile from n samples.
+
+    known: {probability: value} of the stored order statistics (0: min, 1: max)."""
+    pts = sorted((p, v) for p, v in known.items() if _finite(v))
+    if not _finite(n) or n < 2 or len(pts) < 2:
+        return math.nan
+    ps = np.array([p for p, _ in pts])
+    vs = np.maximum.accumulate(np.array([v for _, v in pts]))  # a quantile function never falls
+    if q not in known or not _finite(known[q]) or known[q] <= 0:
+        return math.nan
+    s = math.sqrt(q * (1 - q) / n)
+    lo = float(np.interp(max(q - s, 0.0), ps, vs))
+    hi = float(np.interp(min(q + s, 1.0), ps, vs))
+    return (hi - lo) / 2 / known[q]
+
+
+def batch_rel_se(samples):
+    """Batch-means estimates from per-iteration samples: {noise column: relative SE}."""
+    out = {}
+    x = np.asarray(samples, dtype=float)
+    x = x[np.isfinite(x)]
+    n = len(x)
+    if n < BATCHES * MIN_PER_BATCH:
+        return out
+    per = n // BATCHES
+    b = x[:per * BATCHES].reshape(BATCHES, per)
+    mean = float(x.mean())
+    if mean > 0:
+        out["noise_mean_rel"] = float(b.mean(axis=1).std(ddof=1) / math.sqrt(BATCHES) / mean)
+    for col, q in QUANTILE_COLUMNS.items():
+        # A batch must hold enough samples beyond the quantile for its estimate to mean anything.
+        if per * (1 - q) < MIN_PER_BATCH:
+            continue
+        whole = float(np.quantile(x, q))
+        if whole > 0:
+            bq = np.quantile(b, q, axis=1)
+            out[noise_column(col)] = float(bq.std(ddof=1) / math.sqrt(BATCHES) / whole)
+    return out
+
+
+def row_noise(row, samples=None):
+    """Noise columns for one table row (a dict of its columns), and the method's name."""
+    n = row.get("iterations")
+    known = {0.0: row.get("min_us"), 1.0: row.get("max_us")}
+    for col, q in QUANTILE_COLUMNS.items():
+        known[q] = row.get(col)
+    out = {"noise_mean_rel": mean_rel_se(row.get("mean_us"), row.get("stddev_us"), n)}
+    for col, q in QUANTILE_COLUMNS.items():
+        out[noise_column(col)] = quantile_rel_se(q, n, known)
+    method = "table"
+    if samples is not None:
+        batch = batch_rel_se(samples)
+        if batch:
+            method = "table+samples"
+            for k, v in batch.items():
+                # The larger estimate: never claim a quieter measurement than either method sees.
+                if not math.isfinite(out[k]) or v > out[k]:
+                    out[k] = v
+    return out, method

@@ -1,0 +1,254 @@
+"""One self-contained HTML page: summary, runs, baseline check, comparison, plots, method.
+
+No external resource of any kind: CSS inline, plots as PNG data: URIs, no scripts.
+"""
+import base64
+import datetime
+import html
+
+from . import __version__
+from .compare import VERDICT_TEXT, better_word
+from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError
+from .summary import HEAD as SUMMARY_HEAD, summarize, text_cells
+from .table import finite, fmt_num
+
+CSS = """
+body { font-family: -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif;
+       color: #1d2329; margin: 0; background: #f6f7f9; }
+main { max-width: 1180px; margin: 0 auto; padding: 24px 32px 48px; background: #fff; }
+h1 { font-size: 26px; margin: 0 0 4px; }
+h2 { font-size: 20px; margin: 34px 0 10px; padding-bottom: 4px; border-bottom: 2px solid #dfe3e8; }
+h3 { font-size: 15px; margin: 22px 0 6px; }
+p.sub { color: #5b6670; margin: 0 0 18px; }
+table { border-collapse: collapse; font-size: 13px; margin: 6px 0 12px; }
+th, td { border: 1px solid #dfe3e8; padding: 4px 8px; vertical-align: top; }
+th { background: #eef1f4; text-align: left; font-weight: 600; }
+td.n { text-align: right; font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace;
+       white-space: nowrap; }
+tr:nth-child(even) td { background: #fafbfc; }
+td.worse, tr:nth-child(even) td.worse { background: #fde2e1; color: #8a1c14; font-weight: 600; }
+td.better, tr:nth-child(even) td.better { background: #e2f4e6; color: #17602b; font-weight: 600; }
+td.same { color: #6b7680; }
+td.warn, tr:nth-child(even) td.warn { background: #fff1d6; color: #7a4b00; font-weight: 600; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-weight: 700;
+         font-size: 12px; color: #fff; }
+.PASS { background: #2e8540; } .WARN { background: #c77c02; } .FAIL { background: #c62828; }
+.notes { background: #fff8e1; border-left: 4px solid #f0b400; padding: 8px 14px; margin: 10px 0;
+         font-size: 13px; }
+.notes li { margin: 2px 0; }
+figure { margin: 18px 0 26px; page-break-inside: avoid; }
+figure img { max-width: 100%; border: 1px solid #dfe3e8; }
+figcaption { font-size: 13px; color: #47525c; margin-top: 4px; }
+details { margin: 6px 0; font-size: 13px; }
+code, pre { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
+pre { white-space: pre-wrap; word-break: break-all; background: #f3f5f7; padding: 6px 8px; }
+.small { font-size: 12px; color: #5b6670; }
+@media print { body { background: #fff; } main { padding: 0; } h2 { page-break-after: avoid; } }
+"""
+
+
+def _e(x):
+    return html.escape(str(x), quote=True)
+
+
+def _table(head, rows, numeric=(), classes=None):
+    out = ["<table><thead><tr>"]
+    out += ["<th>%s</th>" % _e(h) for h in head]
+    out.append("</tr></thead><tbody>")
+    for i, row in enumerate(rows):
+        out.append("<tr>")
+        for j, cell in enumerate(row):
+            cls = []
+            if j in numeric:
+                cls.append("n")
+            if classes and classes[i] and classes[i][j]:
+                cls.append(classes[i][j])
+            out.append("<td%s>%s</td>" % (' class="%s"' % " ".join(cls) if cls else "",
+                                          _e(cell)))
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _notes(notes):
+    if not notes:
+        return ""
+    return '<div class="notes"><ul>%s</ul></div>' % "".join("<li>%s</li>" % _e(n) for n in notes)
+
+
+def _runs(table):
+    head = ["run", "file", "status", "start (UTC)", "hosts", "ranks", "fabric", "transports",
+            "line rate", "MPI", "UCX", "fabricbench", "timer"]
+    rows = []
+    details = []
+    for s in table.series():
+        fabric = s["fabric"]
+        dev = s["fabric_device"] or s["fabric_netdev"]
+        if dev:
+            fabric += " (%s)" % dev
+        if s["fabric_check"] and s["fabric_check"] not in ("not requested",):
+            fabric += "; check: %s" % s["fabric_check"]
+        rate = "%g Gb/s (%s)" % (s["line_rate_gbps"], s["line_rate_source"] or "?") \
+            if finite(s["line_rate_gbps"]) else "unknown"
+        status = s["run_status"] + (" (%s)" % s["stop_reason"] if s["stop_reason"] else "")
+        rows.append([s["label"], "%s %s" % (s["file_name"], s["run"]), status,
+                     s["start_time"].replace("T", " ").rstrip("Z"), s["hosts"] or "?",
+                     s["nranks"], fabric, s["ucx_transports"] or s["pml"], rate,
+                     s["mpi_library"], s["ucx_version"],
+                     "%s %s" % (s["tool_version"], s["git_commit"]), s["timer"]])
+        details.append("<b>%s</b> (%s %s): <pre>%s</pre>" % (
+            _e(s["label"]), _e(s["file"]), _e(s["run"]), _e(s["command_line"])))
+    return _table(head, rows) + "<details><summary>Command lines</summary>%s</details>" % \
+        "".join(details)
+
+
+def _summary(table):
+    recs = summarize(table)
+    rows = [text_cells(r) for r in recs]
+    return _table(SUMMARY_HEAD, rows, numeric=set(range(5, len(SUMMARY_HEAD)))) + (
+        '<p class="small">lat: one-way latency at 8 B (p50, p99); peak: the highest Gb/s of bw '
+        'and the size it was reached at; line%: that against the line rate (n/a: unknown, or '
+        'within one host); msg/s: msgrate\'s aggregate at 8 B (bw\'s when there is no msgrate); '
+        'allreduce busbw at 1 MiB and at the largest size measured.</p>')
+
+
+def _comparison(result):
+    ref = result["reference"]
+    out = ["<p>Reference: <b>%s</b>. Ratio = value / reference. A change is marked "
+           "<b>worse</b> or <b>better</b> only when it exceeds %g x the combined standard "
+           "error of both values (noise, see Method); ~ means within the noise, ? that no "
+           "noise estimate exists for that column.</p>" % (_e(ref), result["sigma"])]
+    for b in result["blocks"]:
+        others = [lab for lab in b["labels"] if lab != ref]
+        has_ref = ref in b["labels"]
+        head = ["bytes"] + ([ref] if has_ref else [])
+        for lab in others:
+            head += [lab] + (["ratio", "vs %s" % ref] if has_ref else [])
+        rows, classes = [], []
+        for row in b["rows"]:
+            line, cls = [row["size"]], [None]
+            if has_ref:
+                c = row["cells"].get(ref)
+                line.append(fmt_num(c["value"]) if c else "-")
+                cls.append(None)
+            for lab in others:
+                c = row["cells"].get(lab)
+                line.append(fmt_num(c["value"]) if c else "-")
+                cls.append(None)
+                if has_ref:
+                    if c and "ratio" in c:
+                        v = c["verdict"]
+                        line += ["%.3gx" % c["ratio"], "%s %+.1f%%" % (
+                            VERDICT_TEXT[v].lower() if v in ("better", "worse") else
+                            VERDICT_TEXT[v], 100 * c["change"])]
+                        cls += [None, v if v in ("better", "worse", "same") else None]
+                    else:
+                        line += ["", ""]
+                        cls += [None, None]
+            rows.append(line)
+            classes.append(cls)
+        unit = " [%s, %s]" % (b["unit"], better_word(b["direction"])) if b["unit"] else ""
+        out.append("<h3>%s: %s%s</h3>" % (_e(b["kernel"]), _e(b["metric"]), _e(unit)))
+        out.append(_table(head, rows, numeric=set(range(1, len(head))), classes=classes))
+    out.append(_notes(result["notes"]))
+    return "".join(out)
+
+
+def _check(result):
+    out = []
+    for f in result["files"]:
+        c = f.get("counts") or {}
+        out.append('<h3><span class="badge %s">%s</span> %s (%s) against %s</h3>' % (
+            f["result"], f["result"], _e(f["file"]), _e(f["run"]),
+            _e(", ".join(result["baseline"]["files"]))))
+        out.append("<p>%d FAIL, %d WARN, %d PASS; tolerance %.1f%%, noise %g sigma.</p>" % (
+            c.get("FAIL", 0), c.get("WARN", 0), c.get("PASS", 0), 100 * result["tolerance"],
+            result["sigma"]))
+        head = ["status", "kernel", "bytes", "metric", "baseline", "this run", "change",
+                "noise", "reason"]
+
+        def line(i):
+            return [i["status"], i["kernel"], i["size"], i["metric"],
+                    fmt_num(i["baseline"]) if i["baseline"] is not None else "",
+                    fmt_num(i["value"]) if i["value"] is not None else "",
+                    "%+.1f%%" % (100 * i["change"]) if i["change"] is not None else "",
+                    "\u00b1%.1f%%" % (100 * i["noise"]) if finite(i["noise"]) else "",
+                    i["reason"].replace("+-", "\u00b1")]
+        probs = [i for i in f["checks"] if i["status"] != "PASS"]
+        cls = [[{"FAIL": "worse", "WARN": "warn"}.get(i["status"])] + [None] * 8
+               for i in probs]
+        if probs:
+            out.append(_table(head, [line(i) for i in probs], numeric={4, 5, 6, 7},
+                              classes=cls))
+        out.append("<details><summary>Every check (%d)</summary>%s</details>" % (
+            len(f["checks"]), _table(head, [line(i) for i in f["checks"]],
+                                     numeric={4, 5, 6, 7}, classes=[
+                                         [{"FAIL": "worse", "WARN": "warn"}.get(i["status"])] +
+                                         [None] * 8 for i in f["checks"]])))
+    out.append(_notes(result["notes"]))
+    return "".join(out)
+
+
+METHOD = """
+<p>Units are decimal: &micro;s = 10<sup>-6</sup> s, MB/s = 10<sup>6</sup> byte/s, Gb/s =
+10<sup>9</sup> bit/s, GB/s = 10<sup>9</sup> byte/s; message sizes in bytes with K = 1024.
+Latency is one way (round trip / 2); p50 and p99 are percentiles of the per-iteration
+times. Bandwidth is osu_bw's (a window of messages per iteration). busbw is nccl-tests'
+bus bandwidth; it is what is compared with the line rate for collectives.</p>
+<p><b>Noise.</b> Every value carries a relative standard error estimated from the run
+itself: stddev / &radic;n for the mean and everything computed from it (bandwidth, busbw);
+for a percentile, half the spread between the percentiles at p &plusmn; &radic;(p(1-p)/n)
+(distribution-free, interpolated between the stored percentiles); with per-iteration samples
+in the file, also batch means over 10 contiguous stretches of the run, the larger estimate
+winning. A difference counts only when it exceeds the chosen number of combined standard
+errors of the two values (and, in a baseline check, also the tolerance). Run-to-run effects a
+single run cannot see (placement, other jobs, clock changes) are what the tolerance is for;
+a baseline file with several runs adds their measured spread.</p>
+"""
+
+
+def build(table, compare_result=None, compare_error=None, check_result=None, title=None):
+    """The page as a string."""
+    from . import plot
+
+    labels = table.labels()
+    title = title or "fabricbench report: %s" % " vs ".join(labels[:4]) + \
+        (" and %d more" % (len(labels) - 4) if len(labels) > 4 else "")
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    parts = ["<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+             "<title>%s</title><style>%s</style></head><body><main>" % (_e(title), CSS),
+             "<h1>%s</h1>" % _e(title),
+             '<p class="sub">%d run%s from %s; made %s by fabricbench-analyze %s.</p>' % (
+                 len(labels), "" if len(labels) == 1 else "s",
+                 _e(", ".join(sorted({s["file_name"] for s in table.series()}))), now,
+                 __version__)]
+    parts.append(_notes(table.notes))
+    parts.append("<h2>Summary</h2>" + _summary(table))
+    if compare_result is not None:
+        parts.append("<h2>Comparison</h2>" + _comparison(compare_result))
+    elif compare_error:
+        parts.append("<h2>Comparison</h2>" + _notes([compare_error]))
+    parts.append("<h2>Plots</h2>")
+    for name, cap, fig in plot.figures(table):
+        data = base64.b64encode(plot.png_bytes(fig)).decode("ascii")
+        parts.append('<figure><img alt="%s" src="data:image/png;base64,%s"><figcaption>%s'
+                     "</figcaption></figure>" % (_e(name), data, _e(cap)))
+    if check_result is not None:
+        parts.append("<h2>Baseline check</h2>" + _check(check_result))
+    parts.append("<h2>Runs</h2>" + _runs(table))
+    parts.append("<h2>Method</h2>" + METHOD)
+    parts.append("</main></body></html>\n")
+    return "".join(parts)
+
+
+def compare_or_note(table, compare_fn):
+    """The comparison for the report, or the reason there is none."""
+    if len(table.labels()) < 2:
+        return None, None
+    try:
+        return compare_fn(table), None
+    except AnalysisError as e:
+        if e.code == EXIT_NOTHING_IN_COMMON:
+            return None, e.message
+        raise

@@ -1,0 +1,135 @@
+"""The tidy table: one row per run x kernel x message size, with the run's metadata on every row.
+
+Everything after loading (summary, compare, check, plot, report, export) reads only this.
+"""
+import math
+
+
+class Table:
+    """rows: list of dicts (every row has every column); columns: their order; units: column ->
+    unit string ('' when none); notes: what loading had to say (interrupted runs, ...)."""
+
+    def __init__(self, rows, columns, units, notes=None):
+        self.rows = rows
+        self.columns = columns
+        self.units = units
+        self.notes = list(notes or [])
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def labels(self):
+        """Series labels (one per file and run) in load order."""
+        return _unique(r["label"] for r in self.rows)
+
+    def kernels(self):
+        """Kernel names in the order they first appear."""
+        return _unique(r["kernel"] for r in self.rows)
+
+    def where(self, **conds):
+        return [r for r in self.rows if all(r.get(k) == v for k, v in conds.items())]
+
+    def series(self):
+        """One dict per series: the run metadata columns of its first row, and its row count."""
+        out = {}
+        for r in self.rows:
+            s = out.get(r["label"])
+            if s is None:
+                s = out[r["label"]] = {c: r[c] for c in RUN_COLUMNS}
+                s["rows"] = 0
+                s["kernels"] = []
+            s["rows"] += 1
+            if r["kernel"] not in s["kernels"]:
+                s["kernels"].append(r["kernel"])
+        return list(out.values())
+
+    def has_values(self, column):
+        return any(finite(r.get(column)) for r in self.rows)
+
+
+def _unique(it):
+    seen, out = set(), []
+    for x in it:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+def finite(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+# Run metadata columns of the tidy table (the same on every row of a run), in order.
+RUN_COLUMNS = (
+    "label", "file", "file_name", "run", "run_status", "stop_reason", "start_time", "end_time",
+    "tool_version", "git_commit", "command_line", "mpi_library", "ucx_version", "pml",
+    "ucx_transports", "transport", "fabric", "fabric_requested", "fabric_device", "fabric_port",
+    "fabric_netdev", "fabric_check", "fabric_check_reason", "line_rate_gbps", "line_rate_source",
+    "nranks", "nhosts", "hosts", "ranks_per_node", "slurm_job_id", "timer", "timer_cost_ns",
+)
+# Kernel columns (the same on every row of a kernel).
+KERNEL_COLUMNS = ("kernel_id", "kernel", "kind", "kernel_status", "dtype", "op", "bus_factor",
+                  "window", "kernel_detail", "time_columns")
+# The result table's columns in the schema's order (docs/SCHEMA.md); others follow as found.
+TABLE_COLUMNS = (
+    "bytes", "iterations", "warmup", "min_us", "p50_us", "mean_us", "p90_us", "p99_us",
+    "p999_us", "max_us", "stddev_us", "loop_us", "MBps", "Gbps", "msgps", "pair_MBps",
+    "pair_msgps", "validation_errors", "percentiles_exact", "algbw_GBps", "busbw_GBps",
+    "slowest_rank", "slowest_share", "comm_us", "overlap_pct", "line_rate_pct", "cpu_rank_pct",
+    "cpu_node_user_pct", "cpu_node_sys_pct", "cpu_node_softirq_pct",
+)
+# Integer table columns: missing ones are filled with these rather than NaN.
+INT_DEFAULTS = {"validation_errors": -1, "slowest_rank": -1, "percentiles_exact": -1}
+DERIVED_COLUMNS = ("n_samples", "noise_method", "noise_mean_rel", "noise_p50_rel",
+                   "noise_p90_rel", "noise_p99_rel", "noise_p999_rel")
+
+META_UNITS = {"line_rate_gbps": "Gb/s", "timer_cost_ns": "ns", "nranks": "count",
+              "nhosts": "count", "bus_factor": "factor", "window": "messages",
+              "n_samples": "count", "noise_mean_rel": "fraction", "noise_p50_rel": "fraction",
+              "noise_p90_rel": "fraction", "noise_p99_rel": "fraction",
+              "noise_p999_rel": "fraction"}
+
+# What is better for a column: -1 lower, +1 higher, 0 neither.
+HIGHER_IS_BETTER = ("MBps", "Gbps", "msgps", "pair_MBps", "pair_msgps", "algbw_GBps",
+                    "busbw_GBps", "line_rate_pct", "overlap_pct")
+
+
+def direction(column):
+    if column in HIGHER_IS_BETTER:
+        return 1
+    if column.endswith("_us") or column.startswith("cpu_") or column == "validation_errors":
+        return -1
+    return 0
+
+
+def size_label(n):
+    """8, 1K, 64K, 1M: as on fabricbench's command line (K, M, G = 1024^n)."""
+    try:
+        n = int(n)
+    except (TypeError, ValueError):
+        return str(n)
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return "%d%s" % (n // scale, unit)
+    return str(n)
+
+
+def fmt_num(x, digits=4):
+    """A number for a table: 4 significant digits, no exponent for everyday magnitudes."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "n/a"
+    if isinstance(x, int) and not isinstance(x, bool):
+        return str(x)
+    ax = abs(x)
+    if ax == 0:
+        return "0"
+    if ax >= 10 ** digits:
+        return "%.0f" % x
+    if ax < 1e-3:
+        return "%.*g" % (digits - 1, x)
+    places = max(0, digits - 1 - int(math.floor(math.log10(ax))))
+    return "%.*f" % (places, x)

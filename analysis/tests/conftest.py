@@ -1,0 +1,211 @@
+"""Fixtures of the analysis tests: result files written by the real fabricbench during the test
+session (once, in a temporary directory), and copies edited with h5py.
+
+The fabricbench binary comes from --fabricbench PATH or the FABRICBENCH environment variable
+(ctest sets it). Without it every test errors with a message saying so: nothing is skipped.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import types
+
+import h5py
+import numpy as np
+import pytest
+
+ANALYSIS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ANALYSIS)
+LAUNCHER = os.path.join(ANALYSIS, "fabricbench-analyze")
+
+# Short runs: this may be a 2-core machine doing other work. mpirun options as tests/lib.
+MPIRUN = ["mpirun", "-np", "2", "--oversubscribe", "--bind-to", "none", "--mca",
+          "mpi_yield_when_idle", "1"]
+SIZES = "8,1K,64K,1M"
+KERNELS = "latency,bw,allreduce"
+BANDWIDTH_COLUMNS = ("MBps", "Gbps", "pair_MBps", "msgps", "pair_msgps", "algbw_GBps",
+                     "busbw_GBps", "line_rate_pct")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fabricbench", default=os.environ.get("FABRICBENCH"),
+                     help="the fabricbench binary that writes the result files "
+                     "(default: $FABRICBENCH)")
+
+
+def _mpi_env(extra=None):
+    env = dict(os.environ)
+    env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    env.update(extra or {})
+    return env
+
+
+@pytest.fixture(scope="session")
+def fabricbench(request):
+    path = request.config.getoption("--fabricbench")
+    if not path:
+        pytest.fail("no fabricbench binary: set FABRICBENCH=/path/to/build/fabricbench or pass "
+                    "--fabricbench PATH (ctest -R analysis sets it)", pytrace=False)
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        pytest.fail("FABRICBENCH=%s is not an executable file: build it first (cmake --build "
+                    "build)" % path, pytrace=False)
+    if shutil.which("mpirun") is None:
+        pytest.fail("mpirun is not on PATH (apt-get install openmpi-bin)", pytrace=False)
+    return os.path.abspath(path)
+
+
+def _run(fb, args, env=None, timeout=180):
+    cmd = MPIRUN + [fb, "run"] + args
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_mpi_env(env))
+    return p
+
+
+def _measure(fb, out, fabric_args, extra):
+    """A run on the fabric `fabric_args` name (--fabric shm, --fabric tcp --device lo)."""
+    base = [KERNELS, "-m", SIZES, "-o", out] + extra + fabric_args
+    p = _run(fb, base)
+    if p.returncode != 0:
+        pytest.fail("fabricbench run %s failed (exit %d):\n%s\n%s" %
+                    (" ".join(base), p.returncode, p.stdout[-3000:], p.stderr[-3000:]),
+                    pytrace=False)
+
+
+def _copy(src, dst):
+    shutil.copyfile(src, dst)
+    return dst
+
+
+def _kernels(f):
+    for run in f["runs"].values():
+        for k in run["kernels"].values():
+            yield run, k
+
+
+def scale_bandwidth(path, factor):
+    """Every bandwidth column of every kernel x factor (what a slower fabric would show)."""
+    with h5py.File(path, "r+") as f:
+        for _, k in _kernels(f):
+            t = k["table"]
+            for c in BANDWIDTH_COLUMNS:
+                if c in t:
+                    t[c][...] = t[c][()] * factor
+
+
+@pytest.fixture(scope="session")
+def results(fabricbench, tmp_path_factory):
+    d = tmp_path_factory.mktemp("results")
+    r = types.SimpleNamespace(dir=str(d))
+    r.shm = str(d / "shm.h5")
+    r.tcp = str(d / "tcp.h5")
+    # shm.h5 is the baseline the checks judge against: the default time budget per size
+    # (0.25 s), so that its means are precise enough for a 30% change to stand out of the
+    # noise even while other jobs share the machine. tcp.h5 is short, with samples.
+    _measure(fabricbench, r.shm, ["--fabric", "shm"], ["-t", "0.25", "--line-rate", "100G"])
+    _measure(fabricbench, r.tcp, ["--fabric", "tcp", "--device", "lo"],
+             ["-t", "0.03", "--samples"])
+
+    # Two runs in one file: a copy of shm.h5 with a short latency run appended.
+    r.multi = _copy(r.shm, str(d / "multi.h5"))
+    p = _run(fabricbench, ["latency", "-m", "8,1K", "-t", "0.01", "-o", r.multi, "--append"])
+    if p.returncode != 0:
+        pytest.fail("fabricbench run --append failed (exit %d):\n%s" %
+                    (p.returncode, p.stderr[-3000:]), pytrace=False)
+
+    # 30% less bandwidth everywhere; the time columns (and so the noise) unchanged.
+    r.slow = _copy(r.shm, str(d / "slow.h5"))
+    scale_bandwidth(r.slow, 0.7)
+
+    # The same 30% loss, measured so noisily that it cannot be told from noise: 10 iterations
+    # per size with a standard deviation of three times the mean.
+    r.noisy = _copy(r.slow, str(d / "noisy.h5"))
+    with h5py.File(r.noisy, "r+") as f:
+        for _, k in _kernels(f):
+            t = k["table"]
+            t["iterations"][...] = np.full(t["iterations"].shape, 10, dtype=np.uint64)
+            t["stddev_us"][...] = 3 * t["mean_us"][()]
+
+    # Interrupted during allreduce: its last two sizes missing, the run marked as a signal
+    # leaves it (the rows present are complete).
+    r.interrupted = _copy(r.shm, str(d / "interrupted.h5"))
+    with h5py.File(r.interrupted, "r+") as f:
+        run = f["runs/run_0000"]
+        run.attrs["status"] = "interrupted"
+        run.attrs["stop_reason"] = "SIGINT"
+        for name, k in run["kernels"].items():
+            if k.attrs["kernel"] == "allreduce":
+                for ds in k["table"].values():
+                    ds.resize((2,))
+                k.attrs["status"] = "interrupted"
+                k.attrs["rows"] = 2
+
+    # A file from a future fabricbench.
+    r.newer = _copy(r.shm, str(d / "newer.h5"))
+    with h5py.File(r.newer, "r+") as f:
+        f.attrs["schema_version"] = np.int64(2)
+
+    # A file from before the fabrics work: no line_rate_pct, cpu_* columns, fabric attributes.
+    r.old = _copy(r.shm, str(d / "old.h5"))
+    gone = ("line_rate_pct", "cpu_rank_pct", "cpu_node_user_pct", "cpu_node_sys_pct",
+            "cpu_node_softirq_pct")
+    with h5py.File(r.old, "r+") as f:
+        for run, k in _kernels(f):
+            t = k["table"]
+            for c in gone:
+                del t[c]
+            t.attrs["columns"] = ",".join(c for c in t.attrs["columns"].split(",")
+                                          if c not in gone)
+        for run in f["runs"].values():
+            for a in list(run.attrs):
+                if a.startswith("fabric") or a.startswith("line_rate") or a == "inventory_json":
+                    del run.attrs[a]
+            if "placement" in run:
+                del run["placement"]
+
+    # Two files with nothing in common: only latency in one, only allreduce in the other.
+    r.only_latency = _copy(r.shm, str(d / "only_latency.h5"))
+    r.only_allreduce = _copy(r.shm, str(d / "only_allreduce.h5"))
+    for path, keep in ((r.only_latency, "latency"), (r.only_allreduce, "allreduce")):
+        with h5py.File(path, "r+") as f:
+            ks = f["runs/run_0000/kernels"]
+            for name in list(ks):
+                if ks[name].attrs["kernel"] != keep:
+                    del ks[name]
+
+    # Not results: random bytes, a result cut in half, an HDF5 file of something else.
+    r.random = str(d / "random.h5")
+    with open(r.random, "wb") as f:
+        f.write(np.random.default_rng(7).bytes(65536))
+    r.truncated = str(d / "truncated.h5")
+    with open(r.shm, "rb") as src, open(r.truncated, "wb") as dst:
+        data = src.read()
+        dst.write(data[:len(data) // 2])
+    r.other_hdf5 = str(d / "other.h5")
+    with h5py.File(r.other_hdf5, "w") as f:
+        f["x"] = np.arange(10)
+    return r
+
+
+def run_cli(*args, cwd=None):
+    """fabricbench-analyze through its launcher, as a user runs it."""
+    env = dict(os.environ)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("MPLBACKEND", None)
+    return subprocess.run([sys.executable, LAUNCHER] + [str(a) for a in args],
+                          capture_output=True, text=True, timeout=300, env=env, cwd=cwd)
+
+
+def assert_ok(p):
+    assert p.returncode == 0, "exit %d\nstdout:\n%s\nstderr:\n%s" % (p.returncode, p.stdout,
+                                                                   p.stderr)
+    assert "Traceback" not in p.stderr, p.stderr
+
+
+def assert_error(p, code, *phrases):
+    """Exit code `code`, a one-line error naming what was wrong, a hint, no traceback."""
+    assert p.returncode == code, "exit %d, expected %d\nstdout:\n%s\nstderr:\n%s" % (
+        p.returncode, code, p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr, p.stderr
+    assert "fabricbench-analyze: error: " in p.stderr or code == 2, p.stderr
+    for ph in phrases:
+        assert ph in p.stderr, "%r not in stderr:\n%s" % (ph, p.stderr)

@@ -1,0 +1,79 @@
+"""Inputs that are not what they should be: a clear message, a documented exit code, no
+traceback (docs/ANALYSIS.md: 2 usage, 3 unreadable input, 4 nothing in common)."""
+import pytest
+from conftest import assert_error, assert_ok, run_cli
+
+COMMANDS = [("summary",), ("compare", "SHM"), ("plot", "-o", "OUT"), ("report", "-o", "OUT"),
+            ("check", "--baseline", "SHM"), ("export", "--csv")]
+
+
+def _args(cmd, results, tmp_path, bad):
+    out = []
+    for a in cmd:
+        out.append(results.shm if a == "SHM" else str(tmp_path / "out") if a == "OUT" else a)
+    return out + [bad]
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_random_bytes(results, tmp_path, cmd):
+    p = run_cli(*_args(cmd, results, tmp_path, results.random))
+    assert_error(p, 3, results.random + " is not an HDF5 file", "hint:")
+
+
+def test_truncated(results):
+    p = run_cli("summary", results.truncated)
+    assert_error(p, 3, results.truncated + " is truncated", "copy it again")
+
+
+def test_newer_schema(results):
+    p = run_cli("summary", results.newer)
+    assert_error(p, 3, "schema_version 2", "reads version 1 only")
+
+
+def test_other_hdf5(results):
+    assert_error(run_cli("summary", results.other_hdf5), 3, "not a fabricbench result")
+
+
+def test_missing_and_directory(results, tmp_path):
+    assert_error(run_cli("summary", tmp_path / "nope.h5"), 3, "no such file")
+    assert_error(run_cli("summary", tmp_path), 3, "is a directory")
+
+
+def test_text_output_given(results, tmp_path):
+    f = tmp_path / "out.txt"
+    f.write_text("# fabricbench 0.1.0\n# kernel: latency\n")
+    assert_error(run_cli("summary", f), 3, "text output")
+    f.write_text('{"record": "run"}\n')
+    assert_error(run_cli("summary", f), 3, "JSON Lines")
+
+
+def test_interrupted_loads_with_a_note(results):
+    p = run_cli("summary", results.interrupted)
+    assert_ok(p)
+    assert "note:" in p.stderr and "interrupted (SIGINT)" in p.stderr
+    assert "interrupted" in p.stdout
+
+
+def test_usage_errors(results):
+    p = run_cli()
+    assert p.returncode == 2 and "a command is required" in p.stderr
+    p = run_cli("summary")
+    assert p.returncode == 2 and "FILE.h5" in p.stderr
+    p = run_cli("frobnicate", results.shm)
+    assert p.returncode == 2 and "invalid choice" in p.stderr
+    p = run_cli("plot", results.shm)
+    assert p.returncode == 2 and "-o" in p.stderr
+    assert_error(run_cli("summary", "--run", "run_0009", results.shm), 2, "has no run")
+    assert_error(run_cli("compare", "--sigma", "0", results.shm, results.tcp), 2)
+    assert_error(run_cli("summary", "--label", "a", "--label", "b", results.shm), 2,
+                 "2 labels for 1 files")
+
+
+def test_help_and_version():
+    p = run_cli("--help")
+    assert_ok(p)
+    for c in ("summary", "compare", "plot", "report", "check", "export", "exit codes"):
+        assert c in p.stdout
+    p = run_cli("--version")
+    assert_ok(p)
+    assert p.stdout.startswith("fabricbench-analyze ")

@@ -1,0 +1,118 @@
+"""summary and compare on real result files."""
+import json
+
+from conftest import assert_error, assert_ok, run_cli
+
+from fabricbench_analysis import load
+
+
+def test_summary_text(results):
+    p = run_cli("summary", results.shm, results.tcp)
+    assert_ok(p)
+    lines = p.stdout.splitlines()
+    assert "lat p50 us" in lines[0] and "peak Gb/s" in lines[0] and "busbw" in lines[0]
+    t = load([results.shm, results.tcp])
+    for lab in t.labels():
+        row = [line for line in lines[1:3] if line.startswith(lab)]
+        assert len(row) == 1, (lab, lines)
+    shm_line = [line for line in lines[1:3] if line.startswith(t.labels()[0])][0]
+    tcp_line = [line for line in lines[1:3] if line.startswith(t.labels()[1])][0]
+    assert "%" in shm_line  # 100G line rate: a percentage
+    assert " n/a " in tcp_line  # no line rate known
+    assert "@1M" in shm_line  # allreduce at its largest size
+
+
+def test_summary_json_numbers(results):
+    p = run_cli("summary", "--json", results.shm, results.tcp)
+    assert_ok(p)
+    recs = json.loads(p.stdout)
+    assert len(recs) == 2
+    t = load([results.shm, results.tcp])
+    for rec in recs:
+        rows = t.where(label=rec["label"])
+        lat8 = [r for r in rows if r["kernel"] == "latency" and r["bytes"] == 8][0]
+        assert rec["latency_p50_us"] == lat8["p50_us"]
+        assert rec["latency_p99_us"] == lat8["p99_us"]
+        bw = [r for r in rows if r["kernel"] == "bw"]
+        assert rec["peak_Gbps"] == max(r["Gbps"] for r in bw)
+        ar1m = [r for r in rows if r["kernel"] == "allreduce" and r["bytes"] == 1 << 20][0]
+        assert rec["allreduce_busbw_1M_GBps"] == ar1m["busbw_GBps"]
+        assert rec["msgrate_8B_msgps"] == [r for r in bw if r["bytes"] == 8][0]["msgps"]
+    shm = recs[0]
+    assert abs(shm["peak_line_pct"] - shm["peak_Gbps"]) < 1e-6 * shm["peak_Gbps"]  # 100 Gb/s
+    assert recs[1]["peak_line_pct"] is None
+
+
+def test_summary_csv(results):
+    p = run_cli("summary", "--csv", results.shm)
+    assert_ok(p)
+    head, row = p.stdout.splitlines()[:2]
+    assert head.startswith("label,") and "peak_Gbps" in head
+
+
+def test_compare_two_fabrics(results):
+    p = run_cli("compare", results.shm, results.tcp)
+    assert_ok(p)
+    out = p.stdout
+    for block in ("== latency: p50_us", "== latency: p99_us", "== bw: MBps",
+                  "== allreduce: busbw_GBps"):
+        assert block in out, out
+    assert "ratio" in out and "vs ref" in out
+
+
+def test_compare_identical_is_within_noise(results):
+    p = run_cli("compare", "--json", results.shm, results.shm)
+    assert_ok(p)
+    res = json.loads(p.stdout)
+    n = 0
+    for b in res["blocks"]:
+        for row in b["rows"]:
+            for lab, c in row["cells"].items():
+                if lab != res["reference"]:
+                    assert c["ratio"] == 1.0 and c["verdict"] in ("same", "unknown")
+                    n += 1
+    assert n == 4 * 4  # latency p50 and p99, bw, allreduce at 4 sizes
+
+
+def test_compare_marks_a_real_difference(results):
+    """30% less bandwidth: 'worse' where the rows' noise is below that, '~' elsewhere."""
+    p = run_cli("compare", "--json", results.shm, results.slow)
+    assert_ok(p)
+    res = json.loads(p.stdout)
+    cells = []
+    for b in res["blocks"]:
+        other = [lab for lab in b["labels"] if lab != res["reference"]][0]
+        for row in b["rows"]:
+            c = row["cells"][other]
+            if b["kernel"] == "latency":
+                assert c["verdict"] == "same" and c["ratio"] == 1.0
+                continue
+            assert abs(c["ratio"] - 0.7) < 1e-9
+            assert c["verdict"] == ("worse" if c["noise"] < 0.3 else "same"), c
+            cells.append(c)
+    assert len(cells) == 8
+    assert any(c["verdict"] == "worse" for c in cells), cells
+
+
+def test_compare_metric_and_reference(results):
+    p = run_cli("compare", "--metric", "msgps", "--reference", "2", results.shm, results.tcp)
+    assert_ok(p)
+    assert "== bw: msgps" in p.stdout and "== latency: msgps" in p.stdout
+    t = load([results.shm, results.tcp])
+    assert p.stdout.startswith("reference: %s;" % t.labels()[1])
+
+
+def test_compare_runs_of_one_file(results):
+    p = run_cli("compare", results.multi)
+    assert_ok(p)
+    assert "== latency: p50_us" in p.stdout
+    assert "bw: measured only in" in p.stdout
+
+
+def test_compare_needs_two(results):
+    assert_error(run_cli("compare", results.shm), 2, "at least two runs")
+
+
+def test_compare_nothing_in_common(results):
+    p = run_cli("compare", results.only_latency, results.only_allreduce)
+    assert_error(p, 4, "nothing in common", "latency 8..1M", "allreduce 8..1M")
