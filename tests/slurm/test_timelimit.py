@@ -1,7 +1,7 @@
 """Jobs that reach their time limit in the middle of a fabric sweep, on a real Slurm.
 
-Three sweeps ("ib tcp:fab0 tcp:fab1", latency over 21 sizes at 4 s each: longer than the
-limit) with a 1-minute limit, submitted at once (two fit on the 2-core nodes, C waits for A):
+Three sweeps ("ib tcp:fab0 tcp:fab1"; latency, bw and bibw over 21 sizes at 2 s each, about
+140 s: longer than the limit, with a row every 2 s from the start) with a 1-minute limit, submitted at once (two fit on the 2-core nodes, C waits for A):
   A  as shipped, but warned 10 s before the limit (--signal=B:USR1@10): the batch shell passes
      SIGUSR1 on to the ranks through srun; the job ends before its limit (FAILED, exit 4);
   B  without any warning signal (the #SBATCH --signal line removed, as on a site that strips
@@ -29,9 +29,10 @@ c = slurmtest.Cluster(nodes=2)
 c.up()
 res = os.path.join(c.work, "results")
 ENV = {"FB_BIN": exe, "FB_OUTDIR": res, "OMPI_MCA_mpi_yield_when_idle": "1",
-       "FB_FABRICS": "ib tcp:fab0 tcp:fab1", "FB_KERNELS": "latency", "FB_SIZES": "1:1M",
-       "FB_ARGS": "-t 4 --placement none -q"}
+       "FB_FABRICS": "ib tcp:fab0 tcp:fab1", "FB_KERNELS": "latency,bw,bibw", "FB_SIZES": "1:1M",
+       "FB_ARGS": "-t 2 --placement none -q"}
 SIZES = [1 << i for i in range(21)]
+KERNELS = ["latency", "bw", "bibw"]
 sweep = os.path.join(JOBSCRIPTS, "fabric-sweep.sbatch")
 with open(sweep) as f:
     text = f.read()
@@ -53,39 +54,56 @@ for jid, state, sig, how in ((jid_a, "FAILED", "USR1", "warned with SIGUSR1, sru
     out = c.output(jid)
     i = info[jid]
     what = "job %s (%s)" % (jid, how)
-    check(i.get("JobState") == state and i.get("ExitCode") == "4:0",
-          "%s: state %s exit %s, want %s 4:0\n--- job output:\n%s\n--- logs:\n%s"
-          % (what, i.get("JobState"), i.get("ExitCode"), state, out[-6000:], c.logs()))
-    check(re.search(r"got SIG%s" % sig, out), "%s: the batch shell did not report SIG%s:\n%s"
-          % (what, sig, out[-4000:]))
+
+    def expect(cond, msg):
+        check(cond, "%s: %s\n--- job output:\n%s" % (what, msg, out[-5000:]))
+
+    expect(i.get("JobState") == state and i.get("ExitCode") == "4:0",
+           "state %s exit %s, want %s 4:0\n--- logs:\n%s"
+           % (i.get("JobState"), i.get("ExitCode"), state, c.logs()))
+    stamps = re.findall(r"^fabric-sweep\.sbatch: \S+T(\d+):(\d+):(\d+) (job|got SIG%s)" % sig,
+                        out, re.M)
+    expect(len(stamps) == 2 and stamps[0][3] == "job",
+           "the batch shell did not report SIG%s" % sig)
+    after = [int(h) * 3600 + int(m) * 60 + int(x) for h, m, x, _ in stamps]
+    after = (after[1] - after[0]) % 86400
     path = os.path.join(res, "fabric-sweep-%s-tcp-fab0.h5" % jid)
     summary = dict(re.findall(r"^summary: fabric=(\S+) status=(\S+)", out, re.M))
-    check(summary == {"ib": "skipped", "tcp:fab0": "interrupted", "tcp:fab1": "not-run"},
-          "%s: summary %r\n%s" % (what, summary, out[-4000:]))
+    expect(summary == {"ib": "skipped", "tcp:fab0": "interrupted", "tcp:fab1": "not-run"},
+           "summary %r" % summary)
     m = re.search(r"fabric tcp:fab0: interrupted \(SIG%s\): partial results saved: (\d+) "
                   r"completed rows in (\S+) \(status interrupted\)" % sig, out)
-    check(m and m.group(2) == path, "%s: no 'partial results saved' line for %s:\n%s"
-          % (what, path, out[-4000:]))
+    expect(m and m.group(2) == path, "no 'partial results saved' line for %s" % path)
     attrs, hosts, tables = read_run(path)
-    check(attrs["status"] == "interrupted", "%s: file status %r (%s)"
-          % (what, attrs["status"], attrs.get("stop_reason")))
-    t = tables["latency"]
-    rows = len(t["bytes"])
-    check(0 < rows < len(SIZES), "%s: %d rows (some, not all %d)" % (what, rows, len(SIZES)))
-    check(t["bytes"] == SIZES[:rows], "%s: sizes %r" % (what, t["bytes"]))
-    check(all(len(v) == rows for k, v in t.items() if k != "__status__"),
-          "%s: ragged columns" % what)
-    check(t["__status__"] == "interrupted", "%s: kernel status %r" % (what, t["__status__"]))
-    check(all(x > 0 for x in t["p50_us"]), "%s: empty rows %r" % (what, t["p50_us"]))
-    check(int(m.group(1)) == rows == len(csv_rows(path[:-3] + ".csv")),
-          "%s: rows: output %s, file %d, CSV %d" % (what, m.group(1), rows,
-                                                   len(csv_rows(path[:-3] + ".csv"))))
-    check(sorted(hosts) == ["vnode1", "vnode2"], "%s: hostnames %r" % (what, hosts))
-    check(not os.path.exists(os.path.join(res, "fabric-sweep-%s-tcp-fab1.h5" % jid)),
-          "%s: tcp:fab1 was started after the signal" % what)
-    print("ok %s: %s, exit 4, RunTime %s; %s: %d of %d rows, status interrupted"
-          % (what, state, i.get("RunTime"), os.path.basename(path), rows, len(SIZES)),
-          flush=True)
+    expect(attrs["status"] == "interrupted", "file status %r (%s)"
+           % (attrs["status"], attrs.get("stop_reason")))
+    # kernels run in order: complete ones, then the interrupted one with the rows it finished
+    rows = 0
+    for k in KERNELS:
+        if k not in tables:
+            break
+        t = tables[k]
+        n = len(t["bytes"])
+        rows += n
+        expect(t["bytes"] == SIZES[:n], "%s sizes %r" % (k, t["bytes"]))
+        expect(all(len(v) == n for c_, v in t.items() if c_ != "__status__"),
+               "%s: ragged columns" % k)
+        expect(t["__status__"] == ("complete" if n == len(SIZES) else "interrupted"),
+               "%s: %d rows, kernel status %r" % (k, n, t["__status__"]))
+        expect(all(x > 0 for x in t["p50_us"]), "%s: empty rows %r" % (k, t["p50_us"]))
+    expect(sorted(tables) == sorted(KERNELS[:len(tables)]), "kernels %r" % sorted(tables))
+    total = len(KERNELS) * len(SIZES)
+    expect(0 < rows < total, "%d rows (some, not all %d), SIG%s %d s after the start"
+           % (rows, total, sig, after))
+    csv = len(csv_rows(path[:-3] + ".csv"))
+    expect(int(m.group(1)) == rows == csv, "rows: output %s, file %d, CSV %d"
+           % (m.group(1), rows, csv))
+    expect(sorted(hosts) == ["vnode1", "vnode2"], "hostnames %r" % hosts)
+    expect(not os.path.exists(os.path.join(res, "fabric-sweep-%s-tcp-fab1.h5" % jid)),
+           "tcp:fab1 was started after the signal")
+    print("ok %s: SIG%s %d s after the start, %s, exit 4, RunTime %s; %s: %d of %d rows, "
+          "status interrupted" % (what, sig, after, state, i.get("RunTime"),
+                                  os.path.basename(path), rows, total), flush=True)
 
 c.down()
 print("ok time-limit checks in %.0f s, nothing left behind" % (time.monotonic() - T0))
