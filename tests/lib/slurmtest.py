@@ -63,10 +63,11 @@ def require():
 
 def env(extra=None):
     """The environment for the helper scripts and the Slurm clients: ours without any Slurm
-    variable of an enclosing job (the clients would take them as options), plus the instance
+    variable of an enclosing job (the clients would take them as options) and without the
+    job scripts' and fabricbench's own settings (the tests set those), plus the instance
     names."""
     e = {k: v for k, v in os.environ.items()
-         if not re.match(r"(SLURM|SBATCH|SRUN|SALLOC|SQUEUE)_", k)}
+         if not re.match(r"(SLURM|SBATCH|SRUN|SALLOC|SQUEUE|FB|FABRICBENCH)_", k)}
     e.update({"VC_NAME": NAME, "SL_NAME": NAME, "VCLUSTER": VCLUSTER,
               "SL_STATE": "/run/%s-slurm" % NAME})
     if extra:
