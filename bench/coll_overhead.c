@@ -5,8 +5,10 @@
  * allreduce with bfloat16 against float32 at 1 MiB: the cost of the emulated 16-bit sum.
  *
  * Compared: fabricbench's loop_us (the slowest rank's loop / calls) with the plain loop's
- * (the slowest rank's loop / calls), and fabricbench's time_us (the mean of per-call maxima,
- * its headline) and time_p50 (the median of per-call maxima) with the same plain figure.
+ * (the slowest rank's loop / calls) and with the plain loop that also stores one timer reading
+ * per call (plain_t: what the timer itself costs, which every rank pays on every call), and
+ * fabricbench's time_us (the mean of per-call maxima, its headline) and time_p50 (the median of
+ * per-call maxima) with the same plain figure.
  *
  * usage: mpirun -np 2 fab_bench_coll [ROUNDS [auto|tsc|clock]] */
 #include <stdio.h>
@@ -17,8 +19,9 @@ static const size_t sizes[] = {8, 65536, 1 << 20};
 static const long iters[] = {20000, 2000, 200};
 #define NSIZES 3
 
-/* The slowest rank's loop time per call, us. */
-static double plain_allreduce(size_t bytes, long n)
+/* The slowest rank's loop time per call, us. With `stamps`, the loop also stores one timer
+ * reading per call (as the harness does): what the timer costs, apart from the harness. */
+static double plain_allreduce(size_t bytes, long n, uint64_t *stamps)
 {
     char *s, *r;
     int count = (int)(bytes / sizeof(float));
@@ -30,8 +33,16 @@ static double plain_allreduce(size_t bytes, long n)
         MPI_Allreduce(s, r, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     t = MPI_Wtime();
-    for (long i = 0; i < n; i++)
-        MPI_Allreduce(s, r, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    if (stamps) {
+        stamps[0] = fab_ticks();
+        for (long i = 0; i < n; i++) {
+            MPI_Allreduce(s, r, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+            stamps[i + 1] = fab_ticks();
+        }
+    } else {
+        for (long i = 0; i < n; i++)
+            MPI_Allreduce(s, r, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    }
     t = MPI_Wtime() - t;
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return tmax / (double)n * 1e6;
@@ -44,7 +55,9 @@ int main(int argc, char **argv)
     fab_timer_kind_t tk = strcmp(timer, "tsc") == 0     ? FAB_TIMER_TSC
                           : strcmp(timer, "clock") == 0 ? FAB_TIMER_CLOCK
                                                         : FAB_TIMER_AUTO;
-    double *loop[NSIZES], *mean[NSIZES], *p50[NSIZES], *plain[NSIZES], *bf16, *f32;
+    double *loop[NSIZES], *mean[NSIZES], *p50[NSIZES], *plain[NSIZES], *plain_t[NSIZES], *bf16,
+        *f32;
+    uint64_t *stamps;
     fab_world_t w;
     fab_opts_t defaults;
     char err[256];
@@ -62,18 +75,24 @@ int main(int argc, char **argv)
         mean[i] = calloc((size_t)rounds, sizeof(double));
         p50[i] = calloc((size_t)rounds, sizeof(double));
         plain[i] = calloc((size_t)rounds, sizeof(double));
+        plain_t[i] = calloc((size_t)rounds, sizeof(double));
     }
+    stamps = calloc((size_t)iters[0] + 1, sizeof(uint64_t));
     bf16 = calloc((size_t)rounds, sizeof(double));
     f32 = calloc((size_t)rounds, sizeof(double));
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < NSIZES; i++) {
             fab_row_t row;
 
-            if (r % 2)
-                plain[i][r] = plain_allreduce(sizes[i], iters[i]);
+            if (r % 2) {
+                plain[i][r] = plain_allreduce(sizes[i], iters[i], NULL);
+                plain_t[i][r] = plain_allreduce(sizes[i], iters[i], stamps);
+            }
             row = harness_run(&w, "allreduce", sizes[i], iters[i], FAB_DT_FLOAT32);
-            if (r % 2 == 0)
-                plain[i][r] = plain_allreduce(sizes[i], iters[i]);
+            if (r % 2 == 0) {
+                plain_t[i][r] = plain_allreduce(sizes[i], iters[i], stamps);
+                plain[i][r] = plain_allreduce(sizes[i], iters[i], NULL);
+            }
             loop[i][r] = row.t.loop_mean * 1e6;
             mean[i][r] = row.t.mean * 1e6;
             p50[i][r] = row.t.p50 * 1e6;
@@ -86,20 +105,26 @@ int main(int argc, char **argv)
     if (w.rank == 0) {
         printf("medians over %d rounds, allreduce float32 sum, %d ranks, timer: %s\n", rounds,
                w.size, fab_timer_describe());
-        printf("%9s %12s %12s %12s %12s %11s %11s %11s\n", "bytes", "fb_loop_us", "fb_time_us",
-               "fb_p50_us", "plain_us", "loop/plain", "time/plain", "p50/plain");
+        printf("%9s %11s %11s %11s %11s %11s %11s %11s %11s %13s\n", "bytes", "fb_loop_us",
+               "fb_time_us", "fb_p50_us", "plain_us", "plain_t_us", "loop/plain", "time/plain",
+               "p50/plain", "loop/plain_t");
         for (int i = 0; i < NSIZES; i++) {
             double l = median(loop[i], rounds), m = median(mean[i], rounds),
-                   q = median(p50[i], rounds), p = median(plain[i], rounds);
+                   q = median(p50[i], rounds), p = median(plain[i], rounds),
+                   pt = median(plain_t[i], rounds);
 
-            printf("%9zu %12.3f %12.3f %12.3f %12.3f %11.4f %11.4f %11.4f\n", sizes[i], l, m, q, p,
-                   l / p, m / p, q / p);
+            printf("%9zu %11.3f %11.3f %11.3f %11.3f %11.3f %11.4f %11.4f %11.4f %13.4f\n",
+                   sizes[i], l, m, q, p, pt, l / p, m / p, q / p, l / pt);
         }
+        printf("plain_t: the plain loop storing one timer reading per call, as the harness "
+               "does; timer cost %.1f ns per reading\n",
+               fab_timer_cost_ns(101));
         printf("1 MiB: bfloat16 %.1f us, float32 %.1f us per call (time_us), bfloat16/float32 "
                "%.3f\n",
                median(bf16, rounds), median(f32, rounds),
                median(bf16, rounds) / median(f32, rounds));
     }
+    free(stamps);
     fab_buffers_free();
     fab_world_free(&w);
     MPI_Finalize();
