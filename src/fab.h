@@ -287,6 +287,16 @@ void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out);
 /* Bytes of buffer memory one rank of kernel k needs for max_bytes messages. */
 size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes);
 
+/* ---------------------------------------------------------------- runcheck.c */
+/* The largest size of a list. */
+size_t fab_max_size(const fab_sizes_t *s);
+/* Distinct message buffers (slots) kernel k uses: more than one only under --validate. */
+int fab_slots(const fab_kernel_t *k, const fab_opts_t *o);
+/* The sizes kernel k measures: -m, its defaults, or one row of 0 bytes (tmp holds them). */
+const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_opts_t *o, fab_sizes_t *tmp);
+/* Whether a rank takes part in kernel k (all ranks, or one of --pair). */
+bool fab_rank_active(const fab_kernel_t *k, const fab_opts_t *o, int rank);
+
 /* ---------------------------------------------------------------- dtype.c */
 uint16_t fab_f32_to_bf16(float f);
 float fab_bf16_to_f32(uint16_t h);
