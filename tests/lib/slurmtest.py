@@ -188,6 +188,19 @@ class Cluster:
         return "\n".join(out)
 
 
+def start(nodes=2):
+    """What every Slurm test starts with: skip unless this machine can run it, then a cluster
+    of `nodes` with Slurm up. Returns the cluster, the results directory every node sees,
+    and the job environment every test uses (fabricbench from argv[1], its output there,
+    ranks that yield when idle on a small machine)."""
+    exe = os.path.abspath(sys.argv[1])
+    require()
+    c = Cluster(nodes=nodes)
+    c.up()
+    res = os.path.join(c.work, "results")
+    return c, res, {"FB_BIN": exe, "FB_OUTDIR": res, "OMPI_MCA_mpi_yield_when_idle": "1"}
+
+
 def leftovers():
     """What this instance could leave behind: processes, namespaces, state directories."""
     left = []

@@ -18,15 +18,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import slurmtest  # noqa: E402
 from slurmtest import JOBSCRIPTS, check, csv_rows, read_run  # noqa: E402
 
-exe = os.path.abspath(sys.argv[1])
-slurmtest.require()
 T0 = time.monotonic()
-c = slurmtest.Cluster(nodes=2)
-c.up()
-res = os.path.join(c.work, "results")
-# No core binding on a small busy machine, and yield when idle (README, Open MPI notes).
-ENV = {"FB_BIN": exe, "FB_OUTDIR": res, "OMPI_MCA_mpi_yield_when_idle": "1",
-       "FB_ARGS": "-t 0.05 --placement none -q"}
+c, res, ENV = slurmtest.start(nodes=2)
+# No core binding on a small busy machine (README, Open MPI notes).
+ENV.update({"FB_ARGS": "-t 0.05 --placement none -q"})
 
 
 def submit(script, args=(), opts=(), extra=None, state="COMPLETED", exit_code="0:0",

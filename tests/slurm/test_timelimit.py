@@ -22,15 +22,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import slurmtest  # noqa: E402
 from slurmtest import JOBSCRIPTS, check, csv_rows, read_run  # noqa: E402
 
-exe = os.path.abspath(sys.argv[1])
-slurmtest.require()
 T0 = time.monotonic()
-c = slurmtest.Cluster(nodes=2)
-c.up()
-res = os.path.join(c.work, "results")
-ENV = {"FB_BIN": exe, "FB_OUTDIR": res, "OMPI_MCA_mpi_yield_when_idle": "1",
-       "FB_FABRICS": "ib tcp:fab0 tcp:fab1", "FB_KERNELS": "latency,bw,bibw", "FB_SIZES": "1:1M",
-       "FB_ARGS": "-t 2 --placement none -q"}
+c, res, ENV = slurmtest.start(nodes=2)
+ENV.update({"FB_FABRICS": "ib tcp:fab0 tcp:fab1", "FB_KERNELS": "latency,bw,bibw",
+            "FB_SIZES": "1:1M", "FB_ARGS": "-t 2 --placement none -q"})
 SIZES = [1 << i for i in range(21)]
 KERNELS = ["latency", "bw", "bibw"]
 sweep = os.path.join(JOBSCRIPTS, "fabric-sweep.sbatch")
