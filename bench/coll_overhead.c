@@ -80,6 +80,13 @@ int main(int argc, char **argv)
     stamps = calloc((size_t)iters[0] + 1, sizeof(uint64_t));
     bf16 = calloc((size_t)rounds, sizeof(double));
     f32 = calloc((size_t)rounds, sizeof(double));
+    bool ok = stamps && bf16 && f32;
+    for (int i = 0; i < NSIZES; i++)
+        ok = ok && loop[i] && mean[i] && p50[i] && plain[i] && plain_t[i];
+    if (!ok) {
+        fprintf(stderr, "fab_bench_coll: out of memory for %d rounds; use fewer\n", rounds);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
     for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < NSIZES; i++) {
             fab_row_t row;
@@ -124,6 +131,15 @@ int main(int argc, char **argv)
                median(bf16, rounds), median(f32, rounds),
                median(bf16, rounds) / median(f32, rounds));
     }
+    for (int i = 0; i < NSIZES; i++) {
+        free(loop[i]);
+        free(mean[i]);
+        free(p50[i]);
+        free(plain[i]);
+        free(plain_t[i]);
+    }
+    free(bf16);
+    free(f32);
     free(stamps);
     fab_buffers_free();
     fab_world_free(&w);
