@@ -4,11 +4,9 @@
 
 #include "fab_kernel.h"
 
-static fab_status_t allgather_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+/* The call as measured (blocking or --nonblocking); --validate checks this same call. */
+static fab_status_t allgather_call(fab_kctx_t *ctx, int per)
 {
-    int per = (int)(bytes / ctx->dtype.size / (size_t)ctx->size);
-
-    (void)state;
     if (ctx->nonblocking) {
         MPI_Request q;
         fab_status_t st = FAB_MPI(MPI_Iallgather(ctx->sbuf, per, ctx->dtype.mpi, ctx->rbuf, per,
@@ -20,6 +18,12 @@ static fab_status_t allgather_iterate(fab_kctx_t *ctx, void *state, size_t bytes
         MPI_Allgather(ctx->sbuf, per, ctx->dtype.mpi, ctx->rbuf, per, ctx->dtype.mpi, ctx->comm));
 }
 
+static fab_status_t allgather_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    (void)state;
+    return allgather_call(ctx, (int)(bytes / ctx->dtype.size / (size_t)ctx->size));
+}
+
 static fab_status_t allgather_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
                                        long *errors)
 {
@@ -29,8 +33,7 @@ static fab_status_t allgather_validate(fab_kctx_t *ctx, void *state, size_t byte
     (void)state;
     fab_coll_fill(ctx, ctx->sbuf, per, ctx->rank, (size_t)ctx->rank * per, seed);
     memset(ctx->rbuf, 0xff, bytes);
-    st = FAB_MPI(MPI_Allgather(ctx->sbuf, (int)per, ctx->dtype.mpi, ctx->rbuf, (int)per,
-                               ctx->dtype.mpi, ctx->comm));
+    st = allgather_call(ctx, (int)per);
     for (int k = 0; k < ctx->size && st == FAB_OK; k++)
         *errors += fab_coll_check(ctx, ctx->rbuf + (size_t)k * per * esz, per, (size_t)k * per, k,
                                   seed, "allgather");

@@ -4,19 +4,25 @@
 
 #include "fab_kernel.h"
 
-static fab_status_t allreduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+/* The call as measured: blocking, or started and waited for (--nonblocking). --validate
+ * checks this same call. */
+static fab_status_t allreduce_call(fab_kctx_t *ctx, int count)
 {
-    (void)state;
     if (ctx->nonblocking) {
         MPI_Request q;
-        fab_status_t st =
-            FAB_MPI(MPI_Iallreduce(ctx->sbuf, ctx->rbuf, (int)(bytes / ctx->dtype.size),
-                                   ctx->dtype.mpi, ctx->dtype.op, ctx->comm, &q));
+        fab_status_t st = FAB_MPI(MPI_Iallreduce(ctx->sbuf, ctx->rbuf, count, ctx->dtype.mpi,
+                                                 ctx->dtype.op, ctx->comm, &q));
 
         return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
     }
-    return FAB_MPI(MPI_Allreduce(ctx->sbuf, ctx->rbuf, (int)(bytes / ctx->dtype.size),
-                                 ctx->dtype.mpi, ctx->dtype.op, ctx->comm));
+    return FAB_MPI(
+        MPI_Allreduce(ctx->sbuf, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, ctx->comm));
+}
+
+static fab_status_t allreduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    (void)state;
+    return allreduce_call(ctx, (int)(bytes / ctx->dtype.size));
 }
 
 static fab_status_t allreduce_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
@@ -28,8 +34,7 @@ static fab_status_t allreduce_validate(fab_kctx_t *ctx, void *state, size_t byte
     (void)state;
     fab_coll_fill(ctx, ctx->sbuf, count, ctx->rank, 0, seed);
     memset(ctx->rbuf, 0xff, bytes);
-    st = FAB_MPI(
-        MPI_Allreduce(ctx->sbuf, ctx->rbuf, (int)count, ctx->dtype.mpi, ctx->dtype.op, ctx->comm));
+    st = allreduce_call(ctx, (int)count);
     if (st == FAB_OK)
         *errors += fab_coll_check(ctx, ctx->rbuf, count, 0, -1, seed, "allreduce");
     return st;

@@ -4,19 +4,24 @@
 
 #include "fab_kernel.h"
 
-static fab_status_t reduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+/* The call as measured (blocking or --nonblocking); --validate checks this same call. */
+static fab_status_t reduce_call(fab_kctx_t *ctx, int count, int root)
 {
-    (void)state;
     if (ctx->nonblocking) {
         MPI_Request q;
-        fab_status_t st = FAB_MPI(MPI_Ireduce(ctx->sbuf, ctx->rbuf, (int)(bytes / ctx->dtype.size),
-                                              ctx->dtype.mpi, ctx->dtype.op,
-                                              fab_coll_root(ctx, ctx->iteration++), ctx->comm, &q));
+        fab_status_t st = FAB_MPI(MPI_Ireduce(ctx->sbuf, ctx->rbuf, count, ctx->dtype.mpi,
+                                              ctx->dtype.op, root, ctx->comm, &q));
 
         return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
     }
-    return FAB_MPI(MPI_Reduce(ctx->sbuf, ctx->rbuf, (int)(bytes / ctx->dtype.size), ctx->dtype.mpi,
-                              ctx->dtype.op, fab_coll_root(ctx, ctx->iteration++), ctx->comm));
+    return FAB_MPI(
+        MPI_Reduce(ctx->sbuf, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, root, ctx->comm));
+}
+
+static fab_status_t reduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    (void)state;
+    return reduce_call(ctx, (int)(bytes / ctx->dtype.size), fab_coll_root(ctx, ctx->iteration++));
 }
 
 static fab_status_t reduce_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
@@ -29,8 +34,7 @@ static fab_status_t reduce_validate(fab_kctx_t *ctx, void *state, size_t bytes, 
     (void)state;
     fab_coll_fill(ctx, ctx->sbuf, count, ctx->rank, 0, seed);
     memset(ctx->rbuf, 0xff, bytes);
-    st = FAB_MPI(MPI_Reduce(ctx->sbuf, ctx->rbuf, (int)count, ctx->dtype.mpi, ctx->dtype.op, root,
-                            ctx->comm));
+    st = reduce_call(ctx, (int)count, root);
     if (st == FAB_OK && ctx->rank == root)
         *errors += fab_coll_check(ctx, ctx->rbuf, count, 0, -1, seed, "reduce");
     return st;

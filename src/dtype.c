@@ -92,7 +92,11 @@ void fab_h16_reduce(const void *in, void *inout, int n, bool bf16, int op)
     for (int i = 0; i < n; i++) {
         float x = bf16 ? fab_bf16_to_f32(a[i]) : fab_f16_to_f32(a[i]);
         float y = bf16 ? fab_bf16_to_f32(b[i]) : fab_f16_to_f32(b[i]);
-        float r = op == FAB_OP_SUM ? x + y : op == FAB_OP_MAX ? fmaxf(x, y) : fminf(x, y);
+        /* fmaxf and fminf would drop a NaN; a diverged gradient must stay visible */
+        float r = op == FAB_OP_SUM       ? x + y
+                  : isnan(x) || isnan(y) ? NAN
+                  : op == FAB_OP_MAX     ? fmaxf(x, y)
+                                         : fminf(x, y);
 
         b[i] = bf16 ? fab_f32_to_bf16(r) : fab_f32_to_f16(r);
     }
@@ -263,6 +267,14 @@ double fab_dtype_epsilon(const fab_dtype_t *dt)
 const char *fab_dtype_name(int id)
 {
     return id >= 0 && id <= FAB_DT_FLOAT16 ? fab_dtype_names[id] : "unknown";
+}
+
+const char *fab_dtype_arithmetic(int id)
+{
+    return id == FAB_DT_BFLOAT16 || id == FAB_DT_FLOAT16
+               ? "emulated: 16-bit storage, float32 arithmetic in a user-defined MPI op, "
+                 "rounded to nearest-even"
+               : "native MPI datatype and op";
 }
 
 const char *fab_op_name(int op)

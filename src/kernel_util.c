@@ -166,8 +166,24 @@ void fab_buckets(size_t total, size_t bucket, size_t elem, size_t *n, size_t *la
     *last = total == 0 ? 0 : total - (*n - 1) * b;
 }
 
+/* FABRICBENCH_TEST_NB_CORRUPT=1 damages what every non-blocking collective delivered (the
+ * top byte of the first element of both buffers), so the tests can prove that --validate
+ * checks the non-blocking calls themselves. */
+static int fab_nb_corrupt_for_tests(void)
+{
+    static int cached = -1;
+
+    if (cached < 0) {
+        const char *e = getenv("FABRICBENCH_TEST_NB_CORRUPT");
+        cached = e && strcmp(e, "1") == 0;
+    }
+    return cached;
+}
+
 fab_status_t fab_coll_finish(fab_kctx_t *ctx, MPI_Request *req)
 {
+    fab_status_t st;
+
     if (ctx->compute_s > 0) {
         /* Compute without calling MPI: what overlaps is what the library progresses alone. */
         uint64_t t0 = fab_ticks();
@@ -175,7 +191,12 @@ fab_status_t fab_coll_finish(fab_kctx_t *ctx, MPI_Request *req)
         while (fab_ticks_to_s(fab_ticks() - t0) < ctx->compute_s)
             ;
     }
-    return FAB_MPI(MPI_Wait(req, MPI_STATUS_IGNORE));
+    st = FAB_MPI(MPI_Wait(req, MPI_STATUS_IGNORE));
+    if (st == FAB_OK && fab_nb_corrupt_for_tests()) {
+        ctx->sbuf[ctx->dtype.size - 1] ^= 0x40;
+        ctx->rbuf[ctx->dtype.size - 1] ^= 0x40;
+    }
+    return st;
 }
 
 double fab_bus_allreduce(int n)

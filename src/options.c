@@ -71,7 +71,7 @@ static const fab_opt_t fab_opt_table[] = {
     {"overlap-compute", 0, FAB_OPT_DOUBLE, OFF(overlap_us), 0, 1e7, "US", "us", "none",
      "with --nonblocking: synthetic compute between start and wait; reports overlap %"},
     {"params", 0, FAB_OPT_DOUBLE, OFF(params), 0, 1e13, "N", "parameters", "1e8",
-     "gradsync: model parameters whose gradient is synchronised (e.g. 7e9)"},
+     "gradsync: model parameters (a whole number, e.g. 7e9) whose gradient is synchronised"},
     {"bucket", 0, FAB_OPT_SIZE, OFF(bucket), 0, 0, "SIZE", "bytes", "25M",
      "gradsync: gradient bucket size (each bucket is one allreduce)"},
     {"inflight", 0, FAB_OPT_INT, OFF(inflight), 1, 1024, "K", "buckets", "1",

@@ -402,6 +402,7 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
                                                     : "collective");
     if (k->kind == FAB_KIND_COLLECTIVE) {
         fab_h5_attr_str(h->kernel, "dtype", fab_dtype_name(o->dtype));
+        fab_h5_attr_str(h->kernel, "dtype_arithmetic", fab_dtype_arithmetic(o->dtype));
         fab_h5_attr_str(h->kernel, "op", k->uses_op ? fab_op_name(o->op) : "");
         fab_h5_attr_i64(h->kernel, "root", k->uses_root ? o->root : -2);
         fab_h5_attr_f64(h->kernel, "bus_factor", k->bus_factor ? k->bus_factor(w->size) : 1.0);

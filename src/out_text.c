@@ -164,10 +164,15 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
     if (k->kind == FAB_KIND_COLLECTIVE && !k->no_sizes)
         fprintf(f,
                 "# dtype: %s%s%s; time_us = mean time per call, a call timed as its slowest "
-                "rank; loop_us = slowest rank's loop / calls; algbw from time_us; slowest = "
+                "rank; loop_us = slowest rank's loop / calls; algbw from %s; slowest = "
                 "rank:share of calls\n",
                 fab_dtype_name(o->dtype), k->uses_op ? ", op " : "",
-                k->uses_op ? fab_op_name(o->op) : "");
+                k->uses_op ? fab_op_name(o->op) : "",
+                o->nonblocking && o->overlap_us > 0 ? "comm_us (the call alone)" : "time_us");
+    if (k->kind == FAB_KIND_COLLECTIVE && k->uses_op &&
+        (o->dtype == FAB_DT_BFLOAT16 || o->dtype == FAB_DT_FLOAT16))
+        fprintf(f, "# %s: %s; compare with --dtype float32 for the cost\n",
+                fab_dtype_name(o->dtype), fab_dtype_arithmetic(o->dtype));
     if (k->kind == FAB_KIND_COLLECTIVE && o->nonblocking)
         fprintf(f, "# non-blocking: start, %s, wait%s\n",
                 o->overlap_us > 0 ? "synthetic compute (no MPI calls)" : "nothing",

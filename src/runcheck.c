@@ -1,6 +1,7 @@
 /* Checks before anything is measured: rank counts, option combinations a kernel refuses, and
  * whether the buffers fit (memory available on the host, the address-space limit), agreed
  * by every rank; and the size lists and buffer sizes the runner shares with them. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,12 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
                                                                                  : 4;
         double nb = o->params * (double)esz / (double)(o->bucket / esz * esz);
 
+        if (!(o->params >= 1.0) || o->params != floor(o->params)) {
+            snprintf(msg, len, "--params %g: not a whole number of parameters of at least 1",
+                     o->params);
+            snprintf(hint, hlen, "give the model's parameter count, e.g. --params 7e9");
+            return FAB_ERR_CONFIG;
+        }
         if (o->bucket < esz || nb > 1e6) {
             snprintf(msg, len, "--bucket %zu bytes: %s", o->bucket,
                      o->bucket < esz ? "smaller than one element"

@@ -755,8 +755,13 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
             st = bst;
     }
     if (st == FAB_OK && w->rank == 0 && bad_bytes > 0) {
-        FAB_ERROR("kernel '%s': %ld received bytes did not match what was sent", k->name,
-                  bad_bytes);
+        if (k->kind == FAB_KIND_COLLECTIVE)
+            FAB_ERROR("kernel '%s': %ld elements differed from the expected result, counted over "
+                      "all ranks (the first on each rank is named above)",
+                      k->name, bad_bytes);
+        else
+            FAB_ERROR("kernel '%s': %ld received bytes did not match what was sent", k->name,
+                      bad_bytes);
         st = FAB_ERR_VALIDATION;
     }
     if (w->rank == 0 && fab_sinks_kernel_end(sinks, k, st) != FAB_OK)

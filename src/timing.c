@@ -44,6 +44,8 @@ static void fab_tsc_pair(uint64_t *ns, uint64_t *ticks)
 {
     uint64_t best = UINT64_MAX;
 
+    *ns = 0;
+    *ticks = 0;
     for (int i = 0; i < 16; i++) {
         uint64_t c0 = __rdtsc(), n = fab_now_ns(), c1 = __rdtsc();
 

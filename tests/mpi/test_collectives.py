@@ -97,10 +97,12 @@ print("ok --op max/min, --root")
 p = mpirun(4, [exe, "run", "allreduce", "-m", "1K,4K", "-t", "0.01", "--dtype", "bfloat16",
                "-o", "c.h5"])
 check(p.returncode == 0, p.stderr)
+check("# bfloat16: emulated: 16-bit storage" in p.stdout, "emulation not said: %s" % p.stdout)
 with h5py.File("c.h5", "r") as f:
     g = f["runs/run_0000/kernels/00_allreduce"]
     check(g.attrs["kind"] == "collective" and g.attrs["dtype"] == "bfloat16" and
-          g.attrs["op"] == "sum" and abs(g.attrs["bus_factor"] - 1.5) < 1e-12, dict(g.attrs))
+          g.attrs["op"] == "sum" and abs(g.attrs["bus_factor"] - 1.5) < 1e-12 and
+          g.attrs["dtype_arithmetic"].startswith("emulated"), dict(g.attrs))
     t = g["table"]
     for c in ("algbw_GBps", "busbw_GBps", "slowest_rank", "slowest_share"):
         check(c in t and "units" in t[c].attrs, "column %s" % c)
@@ -113,7 +115,21 @@ for np_ in (2, 4):
     p, (h, ks) = run(np_, [",".join(KERNELS), "-m", "64,4K", "--validate", "--nonblocking"])
     check(all(r["errors"] in (0, "-") for k in ks for r in k["rows"]), "nonblocking validation")
     check(all(r["overlap"] == "-" for k in ks for r in k["rows"]), "no overlap without compute")
+# --validate checks the non-blocking calls themselves: damage done only to what a non-blocking
+# call delivered (a test-only switch) is caught for every collective, with compute in between
+# too, and the same switch leaves the blocking calls alone
+COLL = KERNELS[:-1]
+nbc = {"FABRICBENCH_TEST_NB_CORRUPT": "1"}
+for extra in ([], ["--overlap-compute", "5"]):
+    p, (h, ks) = run(2, [",".join(COLL), "-m", "64", "--validate", "--nonblocking", "--dtype",
+                         "int32"] + extra, rc=1, env=nbc)
+    check([k["name"] for k in ks] == COLL and all(k["rows"][0]["errors"] > 0 for k in ks),
+          "non-blocking damage not caught %s: %s" % (extra, [k["rows"] for k in ks]))
+    check("element 0 is" in p.stderr, p.stderr[-2000:])
+p, (h, ks) = run(2, [",".join(COLL), "-m", "64", "--validate", "--dtype", "int32"], env=nbc)
+check(all(k["rows"][0]["errors"] == 0 for k in ks), "blocking calls damaged by the NB switch")
 p, (h, ks) = run(2, ["allreduce,bcast", "-m", "64K", "--nonblocking", "--overlap-compute", "100"])
+check("algbw from comm_us" in p.stdout, "header: algbw source under overlap")
 for k in ks:
     r = k["rows"][0]
     ovl = float(r["overlap"].rstrip("%"))

@@ -62,12 +62,30 @@ int main(void)
         b[0] = bf(5);
         fab_h16_reduce(a, b, 1, true, FAB_OP_MAX);
         CHECK(fab_bf16_to_f32(b[0]) == 256.0f);
+        b[0] = bf(5);
         fab_h16_reduce(a, b, 1, true, FAB_OP_MIN);
-        CHECK(fab_bf16_to_f32(b[0]) == 256.0f);
+        CHECK(fab_bf16_to_f32(b[0]) == 5.0f);
         y[2] = hf(-5);
         fab_h16_reduce(x, y, 3, false, FAB_OP_MAX);
         CHECK(fab_f16_to_f32(y[2]) == -1.0f);
+        y[2] = hf(-5);
+        fab_h16_reduce(x, y, 3, false, FAB_OP_MIN);
+        CHECK(fab_f16_to_f32(y[2]) == -5.0f);
     }
+    /* NaN: a NaN in either input makes every operation's result NaN, in both types and in
+     * either argument position (a diverged gradient must not vanish in a max or min) */
+    for (int op = FAB_OP_SUM; op <= FAB_OP_MIN; op++)
+        for (int pos = 0; pos < 2; pos++) {
+            uint16_t bn[2] = {bf(NAN), bf(1)}, fn[2] = {hf(NAN), hf(1)};
+            uint16_t bo[2] = {bf(1), bf(NAN)}, fo[2] = {hf(1), hf(NAN)};
+
+            fab_h16_reduce(pos ? bo : bn, pos ? bn : bo, 2, true, op);
+            CHECK(isnan(fab_bf16_to_f32((pos ? bn : bo)[0])) &&
+                  isnan(fab_bf16_to_f32((pos ? bn : bo)[1])));
+            fab_h16_reduce(pos ? fo : fn, pos ? fn : fo, 2, false, op);
+            CHECK(isnan(fab_f16_to_f32((pos ? fn : fo)[0])) &&
+                  isnan(fab_f16_to_f32((pos ? fn : fo)[1])));
+        }
     /* gradsync buckets: a last partial bucket; a gradient smaller than one bucket; a bucket
      * that is not a whole number of elements */
     {
