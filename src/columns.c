@@ -52,6 +52,12 @@ const fab_column_t fab_columns[] = {
                          "node-wide system share of all CPUs, mean over nodes"},
     [FAB_COL_CPU_SOFTIRQ] = {"cpu_node_softirq_pct", "%", FAB_COL_F64,
                              "node-wide softirq share of all CPUs, mean over nodes"},
+    [FAB_COL_CPU_RANK_MIN] = {"cpu_rank_min_pct", "%", FAB_COL_F64,
+                              "CPU time / wall time of the least busy rank taking part"},
+    [FAB_COL_CPU_RANK_MAX] = {"cpu_rank_max_pct", "%", FAB_COL_F64,
+                              "CPU time / wall time of the busiest rank taking part"},
+    [FAB_COL_CPU_RANK_MAX_RANK] = {"cpu_rank_max_rank", "rank", FAB_COL_I64,
+                                   "world rank of the busiest rank; -1 unknown"},
 };
 const int fab_ncolumns = FAB_COL_COUNT;
 
@@ -152,6 +158,15 @@ void fab_column_value(int col, const fab_row_t *r, int64_t *iv, double *dv)
         break;
     case FAB_COL_CPU_SOFTIRQ:
         *dv = r->cpu_softirq_pct;
+        break;
+    case FAB_COL_CPU_RANK_MIN:
+        *dv = r->cpu_rank_min_pct;
+        break;
+    case FAB_COL_CPU_RANK_MAX:
+        *dv = r->cpu_rank_max_pct;
+        break;
+    case FAB_COL_CPU_RANK_MAX_RANK:
+        *iv = r->cpu_rank_max_rank;
         break;
     default:
         break;

@@ -207,6 +207,8 @@ typedef struct fab_row {
     double cpu_user_pct;    /* node-wide shares of all CPUs, %, mean over the nodes */
     double cpu_sys_pct;
     double cpu_softirq_pct;
+    double cpu_rank_min_pct, cpu_rank_max_pct; /* the least and most busy rank's share, % */
+    int cpu_rank_max_rank;                     /* world rank of the busiest; -1 unknown */
 } fab_row_t;
 
 typedef struct fab_world {
@@ -384,7 +386,8 @@ typedef struct fab_port {
     char encoding[32];    /* "8b/10b", "64b/66b", ...; "" unknown */
     int mtu;              /* active RDMA MTU, bytes; 0 unknown */
     char gid_types[64];   /* distinct GID types in table order: "IB", "RoCE v1,RoCE v2" */
-    int rocev2_gid_index; /* first RoCE v2 GID index with an address; -1 none */
+    int rocev2_gid_index; /* preferred RoCE v2 GID index (IPv4-mapped, global, link-local); -1 none
+                           */
     char netdev[32];      /* the network interface behind the port ("" none) */
     fab_class_t cls;      /* the port's classification */
 } fab_port_t;
@@ -572,6 +575,9 @@ enum {
     FAB_COL_CPU_USER,
     FAB_COL_CPU_SYS,
     FAB_COL_CPU_SOFTIRQ,
+    FAB_COL_CPU_RANK_MIN,
+    FAB_COL_CPU_RANK_MAX,
+    FAB_COL_CPU_RANK_MAX_RANK,
     FAB_COL_COUNT
 };
 typedef struct fab_column {

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -264,6 +265,16 @@ static bool fab_inv_gid_zero(const char *gid)
     return true;
 }
 
+/* How good a RoCE v2 GID is for a job, lower is better, in the order UCX prefers on its own:
+ * an IPv4-mapped address (::ffff:a.b.c.d, routable across IPv4 subnets), then a global IPv6
+ * address, then link-local fe80::, which no router forwards. */
+static int fab_inv_gid_rank(const char *gid)
+{
+    if (strncasecmp(gid, "0000:0000:0000:0000:0000:ffff:", 30) == 0)
+        return 0;
+    return strncasecmp(gid, "fe80:", 5) == 0 ? 2 : 1;
+}
+
 /* Append to a comma-separated list unless already there. */
 static void fab_inv_add_distinct(char *list, size_t len, const char *item)
 {
@@ -487,14 +498,15 @@ static void fab_inv_port_netdev_from_device(const char *root, const char *dev, f
     fab_inv_list_free(&l);
 }
 
-/* The GID table: distinct types of the entries that hold an address, the first RoCE v2
- * entry with an address, and the netdev the entries name. */
+/* The GID table: distinct types of the entries that hold an address, the preferred RoCE v2
+ * entry (fab_inv_gid_rank; the lowest index among equals), and the netdev the entries name. */
 static void fab_inv_scan_gids(const char *root, const fab_rdma_dev_t *d, fab_port_t *pt)
 {
     char path[PATH_MAX], gid[128], type[64], ndev[64];
     fab_inv_list_t l;
     bool ib = strcmp(pt->link_layer, "InfiniBand") == 0;
     bool iwarp = strcmp(d->node_type, "RNIC") == 0;
+    int best = 3;
 
     if (!fab_inv_path(path, sizeof(path), root, "sys/class/infiniband/%s/ports/%d/gids", d->name,
                       pt->num) ||
@@ -528,8 +540,14 @@ static void fab_inv_scan_gids(const char *root, const fab_rdma_dev_t *d, fab_por
         if (!label)
             continue;
         fab_inv_add_distinct(pt->gid_types, sizeof(pt->gid_types), label);
-        if (strcmp(type, "RoCE v2") == 0 && pt->rocev2_gid_index < 0)
-            pt->rocev2_gid_index = (int)idx;
+        if (strcmp(type, "RoCE v2") == 0) {
+            int r = fab_inv_gid_rank(gid);
+
+            if (r < best || (r == best && idx < pt->rocev2_gid_index)) {
+                best = r;
+                pt->rocev2_gid_index = (int)idx;
+            }
+        }
     }
     fab_inv_list_free(&l);
 }

@@ -27,6 +27,7 @@ typedef struct fab_profile {
     char name[32], match[32], expect[128], description[160];
     int nenv;
     char env_name[FAB_MAX_PENV][64], env_val[FAB_MAX_PENV][256];
+    bool env_soft[FAB_MAX_PENV]; /* NAME ?= value: a value already in the environment wins */
 } fab_profile_t;
 
 static char *fab_trim(char *s)
@@ -119,7 +120,20 @@ static fab_status_t fab_profiles_load(const char *path, fab_profile_t *p, int *n
         }
         *eq = '\0';
         {
-            char *key = fab_trim(s), *val = fab_trim(eq + 1);
+            bool soft = eq > s && eq[-1] == '?';
+            char *key, *val = fab_trim(eq + 1);
+
+            if (soft)
+                eq[-1] = '\0';
+            key = fab_trim(s);
+            if (soft && strncmp(key, "UCX_", 4) != 0 && strncmp(key, "OMPI_MCA_", 9) != 0) {
+                snprintf(msg, msglen,
+                         "%s line %d: '?=' (keep the environment's value) is for UCX_* and "
+                         "OMPI_MCA_* only, not '%s'",
+                         path, lineno, key);
+                fclose(f);
+                return FAB_ERR_USAGE;
+            }
 
             if (strcmp(key, "match") == 0)
                 snprintf(cur->match, sizeof(cur->match), "%s", val);
@@ -131,6 +145,7 @@ static fab_status_t fab_profiles_load(const char *path, fab_profile_t *p, int *n
                      cur->nenv < FAB_MAX_PENV) {
                 snprintf(cur->env_name[cur->nenv], sizeof(cur->env_name[0]), "%s", key);
                 snprintf(cur->env_val[cur->nenv], sizeof(cur->env_val[0]), "%s", val);
+                cur->env_soft[cur->nenv] = soft;
                 cur->nenv++;
             } else {
                 snprintf(msg, msglen,
@@ -533,6 +548,13 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
             continue;
         }
         cur = getenv(use->env_name[i]);
+        if (cur && use->env_soft[i]) {
+            /* NAME ?= value: the user's own setting stands, and the header says so */
+            en += (size_t)snprintf(fb->env + en, en < sizeof(fb->env) ? sizeof(fb->env) - en : 0,
+                                   "%s%s=%s (from the environment)", en ? " " : "",
+                                   use->env_name[i], cur);
+            continue;
+        }
         if (cur && strcmp(cur, val) != 0)
             nn += (size_t)snprintf(note + nn, nn < notelen ? notelen - nn : 0,
                                    "%s--fabric %s overrides %s=%s from the environment with %s",

@@ -348,7 +348,20 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
         in[4] = isnan(w[1]) ? 0.0 : 1.0;
         for (int i = 1; i < 4; i++)
             in[i] = isnan(w[i]) ? 0.0 : w[i];
+        struct {
+            double v;
+            int rank;
+        } ext[2] = {{isnan(w[0]) ? -INFINITY : w[0], ctx->rank},
+                    {isnan(w[0]) ? -INFINITY : -w[0], ctx->rank}},
+          extout[2] = {{-INFINITY, -1}, {-INFINITY, -1}};
+
         st = FAB_MPI(MPI_Reduce(in, out, 5, MPI_DOUBLE, MPI_SUM, 0, ctx->comm));
+        /* each rank's own share: the busiest (MAXLOC) and the least busy (MAXLOC of -v) */
+        if (st == FAB_OK)
+            st = FAB_MPI(MPI_Reduce(ext, extout, 2, MPI_DOUBLE_INT, MPI_MAXLOC, 0, ctx->comm));
+        row->cpu_rank_max_pct = isinf(extout[0].v) ? NAN : extout[0].v;
+        row->cpu_rank_min_pct = isinf(extout[1].v) ? NAN : -extout[1].v;
+        row->cpu_rank_max_rank = isinf(extout[0].v) ? -1 : fab_world_rank_of(ctx, extout[0].rank);
         row->cpu_rank_pct = out[0] / ctx->size;
         row->cpu_user_pct = out[4] > 0 ? out[1] / out[4] : NAN;
         row->cpu_sys_pct = out[4] > 0 ? out[2] / out[4] : NAN;

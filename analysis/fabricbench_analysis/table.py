@@ -80,10 +80,12 @@ TABLE_COLUMNS = (
     "p999_us", "max_us", "stddev_us", "loop_us", "MBps", "Gbps", "msgps", "pair_MBps",
     "pair_msgps", "validation_errors", "percentiles_exact", "algbw_GBps", "busbw_GBps",
     "slowest_rank", "slowest_share", "comm_us", "overlap_pct", "line_rate_pct", "cpu_rank_pct",
-    "cpu_node_user_pct", "cpu_node_sys_pct", "cpu_node_softirq_pct",
+    "cpu_node_user_pct", "cpu_node_sys_pct", "cpu_node_softirq_pct", "cpu_rank_min_pct",
+    "cpu_rank_max_pct", "cpu_rank_max_rank",
 )
 # Integer table columns: missing ones are filled with these rather than NaN.
-INT_DEFAULTS = {"validation_errors": -1, "slowest_rank": -1, "percentiles_exact": -1}
+INT_DEFAULTS = {"validation_errors": -1, "slowest_rank": -1, "percentiles_exact": -1,
+                "cpu_rank_max_rank": -1}
 DERIVED_COLUMNS = ("n_samples", "noise_method", "noise_mean_rel", "noise_p50_rel",
                    "noise_p90_rel", "noise_p99_rel", "noise_p999_rel")
 

@@ -109,17 +109,30 @@ def check_sensitivity(tool, golden, scratch):
     speed = os.path.join(tree, "sys", "class", "net", "ens1f0", "speed")
     with open(speed, "w") as f:
         f.write("25000\n")
-    gid1 = os.path.join(tree, "sys", "class", "infiniband", "mlx5_0", "ports", "1", "gids", "1")
-    with open(gid1, "w") as f:
+    gid3 = os.path.join(tree, "sys", "class", "infiniband", "mlx5_0", "ports", "1", "gids", "3")
+    with open(gid3, "w") as f:
         f.write("0000:0000:0000:0000:0000:0000:0000:0000\n")
     r = run(tool, ["--json", "--sysfs-root", tree], "/")
     if check(r.returncode == 0, "modified fixture: exit %d" % r.returncode):
         port = json.loads(r.stdout)["rdma_devices"][0]["ports"][0]
         check(port["data_gbps"] == 25, "modified fixture: data_gbps %r, wanted 25 (netdev speed)"
               % port["data_gbps"])
-        check(port["rocev2_gid_index"] == 3,
-              "modified fixture: RoCE v2 index %r, wanted 3 (1 is now empty)"
-              % port["rocev2_gid_index"])
+        check(port["rocev2_gid_index"] == 1,
+              "modified fixture: RoCE v2 index %r, wanted 1 (the IPv4-mapped 3 is now empty, "
+              "link-local 1 is what is left)" % port["rocev2_gid_index"])
+
+
+def check_roce_gid(tool, golden):
+    """--fabric roce asks UCX for the IPv4-mapped RoCE v2 GID (3), not the link-local one (1),
+    and a UCX_IB_GID_INDEX the user set stands (the profile says ?=)."""
+    tree = os.path.join(golden, "sysfs", "cx6dx-roce")
+    r = run(tool, ["--fabric", "roce", "--sysfs-root", tree], "/")
+    check(r.returncode == 0 and "UCX_IB_GID_INDEX=3" in r.stdout,
+          "roce profile GID: exit %d: %s %s" % (r.returncode, r.stdout, r.stderr))
+    r = run(tool, ["--fabric", "roce", "--sysfs-root", tree], "/", {"UCX_IB_GID_INDEX": "0"})
+    check(r.returncode == 0 and "UCX_IB_GID_INDEX=0 (from the environment)" in r.stdout and
+          "UCX_IB_GID_INDEX=3" not in r.stdout,
+          "the user's UCX_IB_GID_INDEX must stand: %s %s" % (r.stdout, r.stderr))
 
 
 def check_bad_roots(tool, scratch):
@@ -183,6 +196,7 @@ def main():
     scratch = tempfile.mkdtemp(prefix="fabtest-inventory-")
     try:
         check_sensitivity(tool, golden, scratch)
+        check_roce_gid(tool, golden)
         check_bad_roots(tool, scratch)
     finally:
         shutil.rmtree(scratch, True)

@@ -167,7 +167,7 @@ static void test_fixture_roce(fab_inventory_t *inv)
     CHECK(p->encoding[0] == '\0');
     CHECK(p->mtu == 4096); /* netdev 9000 less 96 bytes of RoCE headers */
     CHECK(strcmp(p->gid_types, "RoCE v1,RoCE v2") == 0);
-    CHECK(p->rocev2_gid_index == 1);
+    CHECK(p->rocev2_gid_index == 3); /* IPv4-mapped beats link-local 1 */
     CHECK(strcmp(p->netdev, "ens1f0") == 0);
     CHECK(p->cls == FAB_CLASS_ROCE);
     CHECK(inv->nnet == 2);
