@@ -287,9 +287,12 @@ def _labels(runs, user_labels):
             if labs.count(lab) > 1 and levels[i] < 2:
                 levels[i] += 1
     labs = [make(m, lv) for m, lv in zip(runs, levels)]
+    # The same file given twice: number every copy, counting in the names as made (counting
+    # in the list being renamed would leave the last copy unnumbered).
+    made = list(labs)
     seen = {}
-    for i, lab in enumerate(list(labs)):
-        if labs.count(lab) > 1:  # the same file given twice
+    for i, lab in enumerate(made):
+        if made.count(lab) > 1:
             seen[lab] = seen.get(lab, 0) + 1
             labs[i] = "%s #%d" % (lab, seen[lab])
     return labs

@@ -97,9 +97,15 @@ def test_several_runs(results):
 def test_labels(results):
     t = load([results.shm, results.tcp], labels=["week 1", "week 2"])
     assert t.labels() == ["week 1", "week 2"]
-    # The same file twice: still one name each.
+    # The same file twice (or three times): one name each, every copy numbered alike.
     t = load([results.shm, results.shm])
-    assert len(set(t.labels())) == 2
+    labs = t.labels()
+    assert len(labs) == 2 and labs[0].endswith(" #1") and labs[1].endswith(" #2"), labs
+    assert labs[0][:-3] == labs[1][:-3], labs
+    t = load([results.shm, results.tcp, results.shm, results.shm])
+    labs = t.labels()
+    assert len(set(labs)) == 4, labs
+    assert [lab[-3:] for lab in labs if lab != labs[1]] == [" #1", " #2", " #3"], labs
 
 
 def test_old_file_without_new_columns(results):
