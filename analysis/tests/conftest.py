@@ -180,6 +180,17 @@ def results(fabricbench, tmp_path_factory):
     with open(r.shm, "rb") as src, open(r.truncated, "wb") as dst:
         data = src.read()
         dst.write(data[:len(data) // 2])
+    # Valid HDF5 with damaged contents: the signature of the first global heap collection
+    # (where variable-length strings such as the root's 'schema' attribute live) overwritten;
+    # HDF5 opens the file and fails only when an attribute is read.
+    r.damaged = str(d / "damaged.h5")
+    with open(r.shm, "rb") as src:
+        data = bytearray(src.read())
+    at = data.find(b"GCOL")
+    assert at >= 0, "no global heap collection (GCOL) in %s: the test needs another damage" % r.shm
+    data[at:at + 4] = b"XXXX"
+    with open(r.damaged, "wb") as dst:
+        dst.write(data)
     r.other_hdf5 = str(d / "other.h5")
     with h5py.File(r.other_hdf5, "w") as f:
         f["x"] = np.arange(10)
