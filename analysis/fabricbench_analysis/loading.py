@@ -62,9 +62,14 @@ def _attr(obj, name, default):
 
 
 def transport_short(ucx_transports, pml):
-    """'sysv/memory[am am_bw#0] cma/memory[rma_bw#0]' -> 'sysv+cma'; 'tcp/lo[...]' -> 'tcp/lo'."""
+    """'sysv/memory[am am_bw#0] cma/memory[rma_bw#0]' -> 'sysv+cma'; 'tcp/lo[...]' -> 'tcp/lo'.
+
+    What fabricbench writes when it has no probe result is not a transport: 'not used (pml
+    ob1; ...)' gives the pml; 'not probed (the run stopped early)', 'not probed (needs two
+    ranks)' and 'probed after the measurements (last line)' (a run killed before its probe)
+    give '' (unknown)."""
     s = (ucx_transports or "").strip()
-    if not s or s.startswith("not used") or s.startswith("probed"):
+    if not s or s.startswith("not ") or s.startswith("probed"):
         return pml if pml and pml != "ucx" else ""
     parts = []
     for tok in re.sub(r"\[[^\]]*\]", " ", s).split():

@@ -116,3 +116,17 @@ def test_compare_needs_two(results):
 def test_compare_nothing_in_common(results):
     p = run_cli("compare", results.only_latency, results.only_allreduce)
     assert_error(p, 4, "nothing in common", "latency 8..1M", "allreduce 8..1M")
+
+
+def test_signalled_run_summary_and_compare(results):
+    """A run stopped by a signal records 'not probed (the run stopped early)': shown as not
+    probed, never made into a name (not+probed+(the+run+stopped+early))."""
+    p = run_cli("summary", results.signalled)
+    assert_ok(p)
+    assert "not+probed" not in p.stdout and "+(" not in p.stdout, p.stdout
+    line = p.stdout.splitlines()[1]
+    assert line.startswith("signalled ") and "interrupted" in line and "not probed" in line, line
+    assert "was interrupted (signal" in p.stderr, p.stderr
+    p = run_cli("compare", results.shm, results.signalled)
+    assert_ok(p)
+    assert "not+probed" not in p.stdout and "signalled" in p.stdout, p.stdout
