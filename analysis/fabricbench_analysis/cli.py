@@ -152,6 +152,7 @@ def cmd_check(args):
 def cmd_report(args):
     from . import compare, report
     table = _load(args)
+    compare.check_metrics(table, args.metric)  # also when there is no comparison to make
     cmp_result, cmp_error = report.compare_or_note(
         table, lambda t: compare.compare(t, metrics=args.metric or None,
                                          reference=_reference(t, args.reference),
