@@ -34,8 +34,10 @@ def _validate_rules(rules, base, cur):
                              "msgps, busbw_GBps, algbw_GBps, line_rate_pct, ... or 'default'")
 
 
-def _run_items(bs, cs):
-    """Run-level findings: an unfinished run, a different fabric, rank count or host count."""
+def _run_items(bs, cs, notes):
+    """Run-level findings: an unfinished run, a different fabric, transport, rank count or host
+    count. Transports are compared only where both sides recorded them (a run stopped by a
+    signal skips its probe): otherwise a note says why not."""
     items = []
 
     def item(status, what, reason):
@@ -51,7 +53,18 @@ def _run_items(bs, cs):
              (st, " (%s)" % cs["stop_reason"] if cs["stop_reason"] else ""))
     for col, what in (("fabric", "fabric"), ("transport", "transport"), ("nranks", "ranks"),
                       ("nhosts", "hosts")):
-        bvals = sorted({str(b[col]) for b in bs})
+        known = bs
+        if col == "transport":
+            known = [b for b in bs if b["transport"]]
+            unknown = cs if not cs["transport"] else None if known else bs[0]
+            if unknown is not None:
+                notes.append("%s: transport not compared with the baseline: %s has none "
+                             "recorded (%s %s: ucx_transports '%s')" % (
+                                 cs["label"], "this run" if unknown is cs else "the baseline",
+                                 unknown["file"], unknown["run"],
+                                 unknown["ucx_transports"] or "absent"))
+                continue
+        bvals = sorted({str(b[col]) for b in known})
         if str(cs[col]) not in bvals:
             item("WARN", what, "%s differs: baseline %s, this run %s" %
                  (what, " or ".join(bvals), cs[col]))
@@ -98,7 +111,7 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False):
         cidx = {}
         for r in cur.where(label=lab):
             cidx.setdefault((r["kernel"], r["bytes"]), r)
-        items = _run_items(bseries, cs)
+        items = _run_items(bseries, cs, notes)
         common = [k for k in bidx if k in cidx]
         any_common = any_common or bool(common)
         if not common:

@@ -5,13 +5,15 @@ import math
 import os
 import sys
 
-from .errors import EXIT_FAIL, EXIT_INPUT, EXIT_OK, EXIT_USAGE, AnalysisError, UsageError
+from .errors import (EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, AnalysisError,
+                     UsageError)
 
 PROG = "fabricbench-analyze"
 
 EPILOG = """exit codes: 0 done (check: no FAIL; WARN allowed), 1 check found a FAIL,
 2 usage error (bad option or rules file), 3 an input could not be read (not HDF5, damaged,
-newer schema) or an output not written, 4 nothing in common to compare or check.
+newer schema) or an output not written, 4 nothing in common to compare or check, 5 an
+unexpected error (a bug of fabricbench-analyze; FABRICBENCH_ANALYZE_DEBUG=1 shows where).
 docs/ANALYSIS.md describes every command, the table's columns and the noise method."""
 
 
@@ -150,6 +152,7 @@ def cmd_check(args):
 def cmd_report(args):
     from . import compare, report
     table = _load(args)
+    compare.check_metrics(table, args.metric)  # also when there is no comparison to make
     cmp_result, cmp_error = report.compare_or_note(
         table, lambda t: compare.compare(t, metrics=args.metric or None,
                                          reference=_reference(t, args.reference),
@@ -327,3 +330,12 @@ def main(argv=None):
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except Exception as e:  # last resort: one line and a code of its own, never a traceback
+        if os.environ.get("FABRICBENCH_ANALYZE_DEBUG"):
+            raise
+        print("%s: error: unexpected %s: %s" % (PROG, type(e).__name__,
+                                                " ".join(str(e).split())), file=sys.stderr)
+        print("hint: this is a bug of fabricbench-analyze, not of the files given; report it "
+              "with the command line (FABRICBENCH_ANALYZE_DEBUG=1 prints the traceback)",
+              file=sys.stderr)
+        return EXIT_INTERNAL

@@ -3,7 +3,7 @@ import math
 
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
 from .noise import noise_column
-from .table import direction, finite, fmt_num, size_label
+from .table import KERNEL_COLUMNS, RUN_COLUMNS, direction, finite, fmt_num, size_label
 
 DEFAULT_SIGMA = 3.0
 
@@ -23,6 +23,24 @@ def compare_metrics(kind, rows):
     """What compare shows by default: the headline, and the tail for latency."""
     m = headline_metric(kind, rows)
     return [m, "p99_us"] if m == "p50_us" and kind == "latency" else [m]
+
+
+def metric_columns(table):
+    """The columns --metric accepts: the measurements (the result table's columns, those a
+    newer file adds, the noise estimates), not the run's or kernel's settings."""
+    return [c for c in table.columns if c not in RUN_COLUMNS and c not in KERNEL_COLUMNS
+            and c not in ("bytes", "noise_method")]
+
+
+def check_metrics(table, metrics):
+    """A UsageError (exit 2) for a --metric that is not a measurement column."""
+    valid = metric_columns(table)
+    for m in metrics or ():
+        if m not in valid:
+            raise UsageError("--metric %s: no such measurement column in these files; the "
+                             "columns are: %s" % (m, ", ".join(valid)),
+                             "give a column as `fabricbench-analyze export FILE "
+                             "--list-columns` prints it (p50_us, p99_us, MBps, busbw_GBps, ...)")
 
 
 def judge(ref, value, u_ref, u_val, metric, sigma, extra_rel=0.0):
@@ -86,6 +104,7 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA):
     Returns dict(reference, sigma, labels, blocks, notes); each block is one kernel and metric
     with a row per size: values and noise per series, and for each series other than the
     reference its ratio, change, noise band and verdict."""
+    check_metrics(table, metrics)
     labels = table.labels()
     if len(labels) < 2:
         raise UsageError("compare needs at least two runs; the input holds one (%s)" %
@@ -132,6 +151,18 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA):
             blocks.append({"kernel": kernel, "kind": kind, "metric": metric,
                            "unit": table.units.get(metric, ""), "direction": direction(metric),
                            "labels": present, "rows": brows})
+    if metrics:
+        shown = {b["metric"] for b in blocks}
+        for m in metrics:
+            if m not in shown:
+                notes["list"].append("--metric %s: no values in the kernels measured by two "
+                                     "or more series; not compared" % m)
+    if common == 0 and metrics and not blocks:
+        raise AnalysisError(
+            "nothing to compare: %s %s no values in the kernels the series share" %
+            (", ".join(metrics), "has" if len(metrics) == 1 else "have"),
+            "choose a column with values (fabricbench-analyze export FILE --columns "
+            "kernel,bytes,%s shows them)" % metrics[0], EXIT_NOTHING_IN_COMMON)
     if common == 0:
         raise AnalysisError(
             "nothing in common to compare: no kernel and message size was measured in two of "

@@ -5,6 +5,7 @@ EXIT_FAIL = 1  # check: at least one FAIL
 EXIT_USAGE = 2  # bad command line or rules file
 EXIT_INPUT = 3  # an input could not be read (not HDF5, damaged, newer schema) or an output written
 EXIT_NOTHING_IN_COMMON = 4  # readable inputs, but no kernel and size measured in both
+EXIT_INTERNAL = 5  # an unexpected error: a bug of fabricbench-analyze, reported in one line
 
 
 class AnalysisError(Exception):

@@ -62,9 +62,14 @@ def _attr(obj, name, default):
 
 
 def transport_short(ucx_transports, pml):
-    """'sysv/memory[am am_bw#0] cma/memory[rma_bw#0]' -> 'sysv+cma'; 'tcp/lo[...]' -> 'tcp/lo'."""
+    """'sysv/memory[am am_bw#0] cma/memory[rma_bw#0]' -> 'sysv+cma'; 'tcp/lo[...]' -> 'tcp/lo'.
+
+    What fabricbench writes when it has no probe result is not a transport: 'not used (pml
+    ob1; ...)' gives the pml; 'not probed (the run stopped early)', 'not probed (needs two
+    ranks)' and 'probed after the measurements (last line)' (a run killed before its probe)
+    give '' (unknown)."""
     s = (ucx_transports or "").strip()
-    if not s or s.startswith("not used") or s.startswith("probed"):
+    if not s or s.startswith("not ") or s.startswith("probed"):
         return pml if pml and pml != "ucx" else ""
     parts = []
     for tok in re.sub(r"\[[^\]]*\]", " ", s).split():
@@ -102,8 +107,8 @@ def _open(path):
                             "and CSV outputs are not read here")
     try:
         return h5py.File(path, "r")
-    except OSError as e:
-        msg = str(e)
+    except (OSError, ValueError, RuntimeError, KeyError) as e:
+        msg = _one_line(e)
         m = re.search(r"truncated file: eof = (\d+).*stored_eof = (\d+)", msg)
         if m:
             raise AnalysisError(
@@ -237,6 +242,52 @@ def _read_run(f, path, name, warn):
     return meta, kernels
 
 
+# What h5py and numpy raise on a file whose structure is valid HDF5 but whose contents are
+# not (a damaged heap, a dataset of the wrong shape or type, a missing object).
+_READ_ERRORS = (OSError, KeyError, ValueError, RuntimeError, TypeError, AttributeError,
+                IndexError, LookupError, ArithmeticError)
+_DAMAGED_HINT = "copy the file again from where fabricbench wrote it"
+
+
+def _read_file(path, run, note):
+    """The runs of one file as [(meta, kernels)]; anything the file's contents make h5py or
+    numpy raise is an AnalysisError naming the file, never a traceback."""
+    f = _open(path)
+    where = "reading its root attributes"
+    try:
+        _check_schema(f, path)
+        where = "listing its runs"
+        names = _select_runs(f, path, run)
+        out = []
+        for name in names:
+            where = "reading /runs/%s" % name
+            out.append(_read_run(f, path, name, note))
+        return out
+    except AnalysisError:
+        raise
+    except _READ_ERRORS as e:
+        raise AnalysisError("%s is damaged: %s (while %s)" % (path, _one_line(e), where),
+                            _DAMAGED_HINT)
+    except Exception as e:  # last resort: what no damaged file is known to raise
+        raise _unexpected(path, e, where)
+    finally:
+        try:
+            f.close()
+        except Exception:  # closing a damaged file can fail too; its error is reported above
+            pass
+
+
+def _one_line(e):
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def _unexpected(path, e, where):
+    return AnalysisError("%s could not be read: %s: %s (while %s)" %
+                         (path, type(e).__name__, _one_line(e), where),
+                         "the file may be damaged in a way not recognised; if `h5dump -H %s` "
+                         "reads it, report this as a bug of fabricbench-analyze" % path)
+
+
 def _run_note(meta, nrows, kernels):
     path, name, st = meta["file"], meta["run"], meta["run_status"]
     why = " (%s)" % meta["stop_reason"] if meta["stop_reason"] else ""
@@ -287,9 +338,12 @@ def _labels(runs, user_labels):
             if labs.count(lab) > 1 and levels[i] < 2:
                 levels[i] += 1
     labs = [make(m, lv) for m, lv in zip(runs, levels)]
+    # The same file given twice: number every copy, counting in the names as made (counting
+    # in the list being renamed would leave the last copy unnumbered).
+    made = list(labs)
     seen = {}
-    for i, lab in enumerate(list(labs)):
-        if labs.count(lab) > 1:  # the same file given twice
+    for i, lab in enumerate(made):
+        if made.count(lab) > 1:
             seen[lab] = seen.get(lab, 0) + 1
             labs[i] = "%s #%d" % (lab, seen[lab])
     return labs
@@ -314,19 +368,7 @@ def load(paths, run="all", labels=None, warn=None):
                          "give one --label per file, in the files' order")
     runs = []
     for path in paths:
-        f = _open(path)
-        try:
-            _check_schema(f, path)
-            for name in _select_runs(f, path, run):
-                try:
-                    runs.append(_read_run(f, path, name, note))
-                except (OSError, KeyError, ValueError, RuntimeError, TypeError,
-                        AttributeError, IndexError) as e:
-                    raise AnalysisError("%s is damaged: reading /runs/%s failed (%s)" %
-                                        (path, name, e),
-                                        "copy the file again from where fabricbench wrote it")
-        finally:
-            f.close()
+        runs.extend(_read_file(path, run, note))
 
     metas = [m for m, _ in runs]
     for m, lab in zip(metas, _labels(metas, labels)):
@@ -334,32 +376,13 @@ def load(paths, run="all", labels=None, warn=None):
 
     rows, units, extra_cols = [], {}, []
     for meta, kernels in runs:
-        nrows = sum(len(r) for _, r, _ in kernels)
-        msg = _run_note(meta, nrows, kernels)
-        if msg:
-            note(msg)
-        if nrows == 0:
-            note("%s %s has no measured rows; it is left out" % (meta["file"], meta["run"]))
-            continue
-        for kmeta, krows, kunits in kernels:
-            if kmeta["kernel_status"] not in ("", STATUS_COMPLETE) and \
-                    meta["run_status"] == STATUS_COMPLETE:
-                note("%s %s: kernel %s has status '%s'" % (meta["file"], meta["run"],
-                                                          kmeta["kernel_id"],
-                                                          kmeta["kernel_status"]))
-            for c, u in kunits.items():
-                units.setdefault(c, u)
-                if c not in TABLE_COLUMNS and c not in extra_cols:
-                    extra_cols.append(c)
-            for trow, samples in krows:
-                row = {c: meta[c] for c in RUN_COLUMNS}
-                row.update({c: kmeta[c] for c in KERNEL_COLUMNS})
-                row.update(trow)
-                noise, method = row_noise(trow, samples)
-                row.update(noise)
-                row["noise_method"] = method
-                row["n_samples"] = 0 if samples is None else int(len(samples))
-                rows.append(row)
+        try:
+            _add_rows(meta, kernels, rows, units, extra_cols, note)
+        except _READ_ERRORS as e:  # values of the wrong type or shape: the file's fault
+            raise AnalysisError("%s is damaged: %s (while reading the values of /runs/%s)" %
+                                (meta["file"], _one_line(e), meta["run"]), _DAMAGED_HINT)
+        except Exception as e:
+            raise _unexpected(meta["file"], e, "reading the values of /runs/%s" % meta["run"])
     if not rows:
         raise AnalysisError("nothing to analyse: no measured rows in %s" % ", ".join(paths),
                             "the runs stopped before their first row; run fabricbench again")
@@ -372,3 +395,34 @@ def load(paths, run="all", labels=None, warn=None):
     for c in columns:
         units.setdefault(c, META_UNITS.get(c, ""))
     return Table(rows, columns, units, notes)
+
+
+def _add_rows(meta, kernels, rows, units, extra_cols, note):
+    """The tidy rows of one run, appended to rows; its columns' units and the columns no
+    schema lists to units and extra_cols."""
+    nrows = sum(len(r) for _, r, _ in kernels)
+    msg = _run_note(meta, nrows, kernels)
+    if msg:
+        note(msg)
+    if nrows == 0:
+        note("%s %s has no measured rows; it is left out" % (meta["file"], meta["run"]))
+        return
+    for kmeta, krows, kunits in kernels:
+        if kmeta["kernel_status"] not in ("", STATUS_COMPLETE) and \
+                meta["run_status"] == STATUS_COMPLETE:
+            note("%s %s: kernel %s has status '%s'" % (meta["file"], meta["run"],
+                                                      kmeta["kernel_id"],
+                                                      kmeta["kernel_status"]))
+        for c, u in kunits.items():
+            units.setdefault(c, u)
+            if c not in TABLE_COLUMNS and c not in extra_cols:
+                extra_cols.append(c)
+        for trow, samples in krows:
+            row = {c: meta[c] for c in RUN_COLUMNS}
+            row.update({c: kmeta[c] for c in KERNEL_COLUMNS})
+            row.update(trow)
+            noise, method = row_noise(trow, samples)
+            row.update(noise)
+            row["noise_method"] = method
+            row["n_samples"] = 0 if samples is None else int(len(samples))
+            rows.append(row)

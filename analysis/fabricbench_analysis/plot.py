@@ -169,11 +169,19 @@ def _line_rates(series, factor):
     return rates
 
 
+def unknown_rate_text(labels):
+    return "line rate unknown for %s (set with fabricbench run --line-rate)" % ", ".join(labels)
+
+
 def _rate_figure(Figure, ticker, series, style, column, ylabel, title, rates, rate_scale,
                  rate_text):
-    """Bandwidth-like figure: one curve per series, and the line rate(s) as dashed lines."""
+    """Bandwidth-like figure: one curve per series, and the line rate(s) as dashed lines; the
+    series whose line rate is unknown are named in the legend.
+
+    Returns (figure, whether a dashed line is drawn, the plotted series without a line rate),
+    or None when there is nothing to plot."""
     fig, ax = _new(Figure, title)
-    ys, sizes = [], []
+    ys, sizes, plotted = [], [], []
     for lab, rs in series:
         color, marker = style[lab]
         pts = [(r["bytes"], r[column]) for r in rs if finite(r.get(column)) and r[column] > 0]
@@ -183,10 +191,12 @@ def _rate_figure(Figure, ticker, series, style, column, ylabel, title, rates, ra
                 lw=1.8, label=_legend_label(rs))
         ys += [p[1] for p in pts]
         sizes += [p[0] for p in pts]
+        plotted.append(lab)
     if not ys:
         return None
+    rates = {lab: rate for lab, rate in rates.items() if lab in plotted}
     distinct = sorted(set(rates.values()))
-    if len(distinct) == 1 and len(rates) == len(series):
+    if len(distinct) == 1 and len(rates) == len(plotted):
         v = distinct[0] * rate_scale
         ax.axhline(v, color="black", ls="--", lw=1.3, label=rate_text(distinct[0]))
         ys.append(v)
@@ -196,11 +206,24 @@ def _rate_figure(Figure, ticker, series, style, column, ylabel, title, rates, ra
             ax.axhline(v, color=style[lab][0], ls="--", lw=1.2,
                        label="%s: %s" % (lab, rate_text(rate)))
             ys.append(v)
+    unknown = [lab for lab in plotted if lab not in rates]
+    if unknown:  # a legend entry with nothing drawn: text only
+        ax.plot([], [], ls="none", label=unknown_rate_text(unknown))
     _size_axis(ax, ticker, sizes)
     _log_y(ax, ticker, min(ys), max(ys))
     ax.set_ylabel(ylabel)
     _legend(ax)
-    return fig
+    return fig, bool(rates), unknown
+
+
+def _rate_caption(text, drawn, unknown, dashed):
+    """A rate figure's caption: the dashed line mentioned only when one is drawn."""
+    parts = [text]
+    if drawn:
+        parts.append("dashed: " + dashed)
+    if unknown:
+        parts.append(unknown_rate_text(unknown))
+    return "; ".join(parts) + ". Higher is better."
 
 
 def figures(table):
@@ -232,30 +255,31 @@ def figures(table):
             def text(rate, factor=factor):
                 return ("2 x line rate (both directions): %g Gb/s" % rate if factor == 2
                         else "line rate %g Gb/s" % rate)
-            fig = _rate_figure(Figure, ticker, series, style, "Gbps",
+            got = _rate_figure(Figure, ticker, series, style, "Gbps",
                                "bandwidth (Gb/s, 10\u2079 bit/s)", title,
                                _line_rates(series, factor), 1.0, text)
-            if fig:
-                out.append((kernel, "%s bandwidth in Gb/s (10\u2079 bit/s), all pairs together"
-                            "%s; dashed: the line rate recorded with the run%s. Higher is "
-                            "better." % (kernel, " (windows of %s messages)" % window
-                                         if window else "",
-                                         ", twice it for bibw (both directions)"
-                                         if factor == 2 else ""), fig))
+            if got:
+                fig, drawn, unknown = got
+                out.append((kernel, _rate_caption(
+                    "%s bandwidth in Gb/s (10\u2079 bit/s), all pairs together%s" %
+                    (kernel, " (windows of %s messages)" % window if window else ""),
+                    drawn, unknown, "the line rate recorded with the run%s" %
+                    (", twice it for bibw (both directions)" if factor == 2 else "")), fig))
         elif kind == "collective":
             if any(finite(r["busbw_GBps"]) for r in rows):
                 title = "%s: bus bandwidth vs message size" % kernel
 
                 def text(rate):
                     return "line rate %g Gb/s = %g GB/s" % (rate, rate / 8)
-                fig = _rate_figure(Figure, ticker, series, style, "busbw_GBps",
+                got = _rate_figure(Figure, ticker, series, style, "busbw_GBps",
                                    "busbw (GB/s, 10\u2079 byte/s)", title,
                                    _line_rates(series, 1), 1 / 8.0, text)
-                if fig:
-                    out.append((kernel + "_busbw", "%s bus bandwidth (nccl-tests' busbw = "
-                                "algbw x the bus factor) in GB/s; dashed: the line rate "
-                                "recorded with the run, in GB/s. Higher is better." % kernel,
-                                fig))
+                if got:
+                    fig, drawn, unknown = got
+                    out.append((kernel + "_busbw", _rate_caption(
+                        "%s bus bandwidth (nccl-tests' busbw = algbw x the bus factor) in GB/s"
+                        % kernel, drawn, unknown, "the line rate recorded with the run, in GB/s"),
+                        fig))
             title = "%s: time per call vs %s size (p50 line, p50 to p99 band)" % (
                 kernel, "gradient" if kernel == "gradsync" else "message")
             fig = _time_figure(Figure, ticker, kernel, kind, series, style,

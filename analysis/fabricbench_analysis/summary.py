@@ -103,7 +103,9 @@ def text_cells(rec):
     dev = rec["fabric_device"] or rec["fabric_netdev"]
     if dev:
         fabric += " " + dev
-    return [rec["label"], status, fabric, rec["transport"] or "?", rec["hosts_text"],
+    transport = rec["transport"] or ("not probed" if (rec["ucx_transports"] or "").startswith(
+        "not probed") else "?")
+    return [rec["label"], status, fabric, transport, rec["hosts_text"],
             str(rec["nranks"]), lat or "-",
             fmt_num(rec["latency_p99_us"]) if rec["latency_bytes"] is not None else "-",
             peak or "-", line if peak else "-", mr or "-",

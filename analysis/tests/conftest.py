@@ -6,8 +6,10 @@ The fabricbench binary comes from --fabricbench PATH or the FABRICBENCH environm
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import types
 
 import h5py
@@ -71,6 +73,68 @@ def _measure(fb, out, fabric_args, extra):
                     pytrace=False)
 
 
+def _has_a_row(path):
+    """Whether the result file holds a committed row (each commit replaces it atomically)."""
+    if not os.path.exists(path):
+        return False
+    try:
+        with h5py.File(path, "r") as f:
+            return any(len(k["table/bytes"]) > 0 for _, k in _kernels(f) if "table" in k)
+    except (OSError, KeyError):
+        return False
+
+
+def _rank_pids(fb, out):
+    """The fabricbench rank processes writing `out` (found by the unique output path; mpirun,
+    whose command line names it too, is left out: its argv[0] is not fabricbench)."""
+    p = subprocess.run(["pgrep", "-f", out], capture_output=True, text=True)
+    pids = []
+    for pid in p.stdout.split():
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv0 = f.read().split(b"\0")[0].decode()
+        except OSError:
+            continue
+        if os.path.realpath(argv0) == os.path.realpath(fb):
+            pids.append(int(pid))
+    return pids
+
+
+def _signalled_run(fb, out):
+    """A latency run really stopped by a signal: SIGUSR1 to both ranks once the first row is
+    committed; fabricbench stops after the current block, marks the run interrupted, skips the
+    transport probe (ucx_transports 'not probed (the run stopped early)') and exits 4."""
+    cmd = MPIRUN + [fb, "run", "latency", "-m", "8:4M", "-t", "0.3", "-o", out]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=_mpi_env())
+    why = None
+    try:
+        deadline = time.monotonic() + 120
+        while not _has_a_row(out) and why is None:
+            if p.poll() is not None:
+                why = "it ended (exit %d) before its first row" % p.returncode
+            elif time.monotonic() > deadline:
+                why = "no row within 120 s"
+            time.sleep(0.1)
+        ranks = _rank_pids(fb, out) if why is None else []
+        if why is None and len(ranks) != 2:
+            why = "found %d fabricbench ranks writing %s, not 2" % (len(ranks), out)
+        for pid in ranks:
+            os.kill(pid, signal.SIGUSR1)
+        if why is not None and p.poll() is None:
+            p.kill()
+        stdout, stderr = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:  # mpirun only: our own child, which takes its ranks with it
+            p.kill()
+            p.communicate()
+    if why is None and p.returncode != 4:
+        why = "exit %d, not 4 (interrupted)" % p.returncode
+    if why:
+        pytest.fail("the run to be stopped by SIGUSR1 (%s): %s\n%s\n%s" %
+                    (" ".join(cmd), why, stdout[-2000:], stderr[-2000:]), pytrace=False)
+
+
 def _copy(src, dst):
     shutil.copyfile(src, dst)
     return dst
@@ -111,6 +175,11 @@ def results(fabricbench, tmp_path_factory):
     if p.returncode != 0:
         pytest.fail("fabricbench run --append failed (exit %d):\n%s" %
                     (p.returncode, p.stderr[-3000:]), pytrace=False)
+
+    # A run really stopped by a signal (SIGUSR1 to its ranks after the first row): no
+    # --fabric, so that its name comes from the transports, which it did not probe.
+    r.signalled = str(d / "signalled.h5")
+    _signalled_run(fabricbench, r.signalled)
 
     # 30% less bandwidth everywhere; the time columns (and so the noise) unchanged.
     r.slow = _copy(r.shm, str(d / "slow.h5"))
@@ -180,6 +249,17 @@ def results(fabricbench, tmp_path_factory):
     with open(r.shm, "rb") as src, open(r.truncated, "wb") as dst:
         data = src.read()
         dst.write(data[:len(data) // 2])
+    # Valid HDF5 with damaged contents: the signature of the first global heap collection
+    # (where variable-length strings such as the root's 'schema' attribute live) overwritten;
+    # HDF5 opens the file and fails only when an attribute is read.
+    r.damaged = str(d / "damaged.h5")
+    with open(r.shm, "rb") as src:
+        data = bytearray(src.read())
+    at = data.find(b"GCOL")
+    assert at >= 0, "no global heap collection (GCOL) in %s: the test needs another damage" % r.shm
+    data[at:at + 4] = b"XXXX"
+    with open(r.damaged, "wb") as dst:
+        dst.write(data)
     r.other_hdf5 = str(d / "other.h5")
     with h5py.File(r.other_hdf5, "w") as f:
         f["x"] = np.arange(10)

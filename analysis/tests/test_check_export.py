@@ -135,6 +135,23 @@ def test_check_interrupted_run(results):
     assert p.returncode == 1
 
 
+def test_check_transport_not_probed(results):
+    """No 'transport differs' WARN when either side did not probe its transports (a run
+    stopped by a signal skips the probe): a note says so instead."""
+    for base, cur, who in ((results.shm, results.signalled, "this run"),
+                           (results.signalled, results.shm, "the baseline")):
+        p = run_cli("check", "--json", "--baseline", base, cur)
+        assert p.returncode in (0, 1) and "Traceback" not in p.stderr, p.stderr
+        res, checks = _checks(p)
+        assert not [c for c in checks if c["metric"] == "transport"], checks
+        assert any("transport not compared" in n and who + " has none recorded" in n and
+                   "not probed (the run stopped early)" in n for n in res["notes"]), res["notes"]
+    # Both sides probed and different: still a WARN.
+    p = run_cli("check", "--json", "--baseline", results.shm, results.tcp)
+    res, checks = _checks(p)
+    assert [c for c in checks if c["metric"] == "transport" and c["status"] == "WARN"], checks
+
+
 def test_check_baseline_with_several_runs(results):
     """multi.h5: run_0000 is shm.h5's run, run_0001 a second latency run. Both pool into the
     baseline; their spread widens the noise band."""

@@ -3,6 +3,8 @@ traceback (docs/ANALYSIS.md: 2 usage, 3 unreadable input, 4 nothing in common)."
 import pytest
 from conftest import assert_error, assert_ok, run_cli
 
+from fabricbench_analysis.errors import AnalysisError
+
 COMMANDS = [("summary",), ("compare", "SHM"), ("plot", "-o", "OUT"), ("report", "-o", "OUT"),
             ("check", "--baseline", "SHM"), ("export", "--csv")]
 
@@ -18,6 +20,55 @@ def _args(cmd, results, tmp_path, bad):
 def test_random_bytes(results, tmp_path, cmd):
     p = run_cli(*_args(cmd, results, tmp_path, results.random))
     assert_error(p, 3, results.random + " is not an HDF5 file", "hint:")
+
+
+@pytest.mark.parametrize("cmd", COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_damaged_contents(results, tmp_path, cmd):
+    """HDF5 opens it; reading an attribute fails (a global heap's signature overwritten)."""
+    p = run_cli(*_args(cmd, results, tmp_path, results.damaged))
+    assert_error(p, 3, results.damaged + " is damaged: ", "heap", "hint: copy the file again")
+    assert len(p.stderr.splitlines()) == 2, p.stderr
+
+
+def test_damaged_baseline(results):
+    p = run_cli("check", "--baseline", results.damaged, results.shm)
+    assert_error(p, 3, results.damaged + " is damaged: ", "hint:")
+
+
+def test_unexpected_error_while_loading(results, monkeypatch):
+    """What no damaged file is known to raise still names the file, exit 3."""
+    from fabricbench_analysis import loading
+
+    class Odd(Exception):
+        pass
+
+    def boom(*_args):
+        raise Odd("something new")
+    monkeypatch.setattr(loading, "_read_run", boom)
+    with pytest.raises(AnalysisError) as e:
+        loading.load([results.shm])
+    assert e.value.code == 3
+    assert e.value.message.startswith(results.shm + " could not be read: Odd: something new")
+    assert "report this as a bug" in e.value.hint
+
+
+def test_last_resort_guard(results, monkeypatch, capsys):
+    """A bug anywhere: one error line and a hint, exit 5 (not 1, check's FAIL), no traceback."""
+    from fabricbench_analysis import cli, summary
+
+    def boom(_table):
+        raise ZeroDivisionError("division by zero")
+    monkeypatch.setattr(summary, "summarize", boom)
+    monkeypatch.delenv("FABRICBENCH_ANALYZE_DEBUG", raising=False)
+    assert cli.main(["summary", results.shm]) == 5
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if "note:" not in ln]
+    assert lines == ["fabricbench-analyze: error: unexpected ZeroDivisionError: division by "
+                     "zero", lines[1]] and lines[1].startswith("hint: this is a bug"), err
+    assert "Traceback" not in err
+    monkeypatch.setenv("FABRICBENCH_ANALYZE_DEBUG", "1")
+    with pytest.raises(ZeroDivisionError):
+        cli.main(["summary", results.shm])
 
 
 def test_truncated(results):

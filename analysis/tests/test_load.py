@@ -5,6 +5,7 @@ import h5py
 import pytest
 
 from fabricbench_analysis import load
+from fabricbench_analysis.loading import transport_short
 from fabricbench_analysis.errors import AnalysisError
 from fabricbench_analysis.table import RUN_COLUMNS, TABLE_COLUMNS
 
@@ -97,9 +98,15 @@ def test_several_runs(results):
 def test_labels(results):
     t = load([results.shm, results.tcp], labels=["week 1", "week 2"])
     assert t.labels() == ["week 1", "week 2"]
-    # The same file twice: still one name each.
+    # The same file twice (or three times): one name each, every copy numbered alike.
     t = load([results.shm, results.shm])
-    assert len(set(t.labels())) == 2
+    labs = t.labels()
+    assert len(labs) == 2 and labs[0].endswith(" #1") and labs[1].endswith(" #2"), labs
+    assert labs[0][:-3] == labs[1][:-3], labs
+    t = load([results.shm, results.tcp, results.shm, results.shm])
+    labs = t.labels()
+    assert len(set(labs)) == 4, labs
+    assert [lab[-3:] for lab in labs if lab != labs[1]] == [" #1", " #2", " #3"], labs
 
 
 def test_old_file_without_new_columns(results):
@@ -119,3 +126,26 @@ def test_interrupted_loads_what_is_complete(results):
     assert [r["bytes"] for r in t.where(kernel="allreduce")] == [8, 1024]
     assert any("interrupted" in n and "SIGINT" in n for n in notes), notes
     assert t.notes == notes
+
+
+def test_run_stopped_by_a_signal(results):
+    """signalled.h5: the real tool stopped by SIGUSR1 after its first row. It skipped the
+    transport probe, so its transport is unknown (not the placeholder text made a name)."""
+    notes = []
+    t = load([results.signalled], warn=notes.append)
+    assert len(t) >= 1
+    r = t.rows[0]
+    assert r["run_status"] == "interrupted" and "signal" in r["stop_reason"], r["stop_reason"]
+    assert r["ucx_transports"] == "not probed (the run stopped early)"
+    assert r["transport"] == ""
+    assert t.labels() == ["signalled"]  # no --fabric, no transport: the file's name
+    assert any("was interrupted" in n and results.signalled in n for n in notes), notes
+
+
+def test_transport_short():
+    assert transport_short("sysv/memory[am am_bw#0] cma/memory[rma_bw#0]", "ucx") == "sysv+cma"
+    assert transport_short("tcp/lo[am#0] self/memory[am#1]", "ucx") == "tcp/lo"
+    for placeholder in ("not probed (the run stopped early)", "not probed (needs two ranks)",
+                        "probed after the measurements (last line)", ""):
+        assert transport_short(placeholder, "ucx") == "", placeholder
+    assert transport_short("not used (pml ob1; btl loaded: sm,self)", "ob1") == "ob1"

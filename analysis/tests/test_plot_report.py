@@ -63,6 +63,48 @@ def test_plot_line_rate_drawn(results, tmp_path):
     assert lat.collections, "no p99 band"
 
 
+def _legend(fig):
+    return [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+
+
+def test_plot_line_rate_unknown(results):
+    """tcp.h5 has no line rate: its legend and caption say so, and a caption mentions the
+    dashed line only when one is drawn."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from fabricbench_analysis import load, plot
+    rate_figs = ("bw", "allreduce_busbw")
+    hint = "(set with fabricbench run --line-rate)"
+
+    t = load([results.tcp])
+    lab = t.labels()[0]
+    got = {name: (cap, fig) for name, cap, fig in plot.figures(t)}
+    for name in rate_figs:
+        cap, fig = got[name]
+        assert "dashed" not in cap, cap
+        assert "line rate unknown for %s %s" % (lab, hint) in cap, cap
+        assert "line rate unknown for %s %s" % (lab, hint) in _legend(fig), _legend(fig)
+
+    t = load([results.shm])
+    got = {name: (cap, fig) for name, cap, fig in plot.figures(t)}
+    for name in rate_figs:
+        cap, fig = got[name]
+        assert "dashed: the line rate recorded with the run" in cap and "unknown" not in cap
+        assert not [x for x in _legend(fig) if "unknown" in x], _legend(fig)
+
+    t = load([results.shm, results.tcp])
+    shm, tcp = t.labels()
+    got = {name: (cap, fig) for name, cap, fig in plot.figures(t)}
+    for name in rate_figs:
+        cap, fig = got[name]
+        assert "dashed: the line rate recorded with the run" in cap, cap
+        assert "line rate unknown for %s %s" % (tcp, hint) in cap, cap
+        assert "unknown for %s " % shm not in cap, cap
+        dashed = [ln for ln in fig.axes[0].get_lines() if ln.get_linestyle() == "--"]
+        assert len(dashed) == 1, name
+        assert "line rate unknown for %s %s" % (tcp, hint) in _legend(fig), _legend(fig)
+
+
 def test_plot_unwritable_output(results, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")

@@ -102,6 +102,34 @@ def test_compare_metric_and_reference(results):
     assert p.stdout.startswith("reference: %s;" % t.labels()[1])
 
 
+def test_compare_unknown_metric(results, tmp_path):
+    """A --metric that is no column is a usage error naming it and listing the columns, as
+    check --rules does; not 'nothing in common'."""
+    for metrics in (["nosuch"], ["p50_us", "nosuch"]):
+        args = [a for m in metrics for a in ("--metric", m)]
+        p = run_cli("compare", *args, results.shm, results.tcp)
+        assert_error(p, 2, "--metric nosuch: no such measurement column", "p50_us, ",
+                     "busbw_GBps", "hint: ")
+        assert "nothing in common" not in p.stderr
+    # A setting, not a measurement.
+    assert_error(run_cli("compare", "--metric", "nranks", results.shm, results.tcp), 2,
+                 "--metric nranks: no such measurement column")
+    # report refuses it too, even with one series (no comparison to make).
+    assert_error(run_cli("report", "--metric", "nosuch", "-o", tmp_path / "r.html",
+                         results.shm), 2, "--metric nosuch")
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_compare_metric_without_values(results):
+    """A real column with no values where the series meet: said so, not 'nothing in common'."""
+    p = run_cli("compare", "--metric", "busbw_GBps", results.only_latency, results.shm)
+    assert_error(p, 4, "nothing to compare: busbw_GBps has no values")
+    p = run_cli("compare", "--metric", "busbw_GBps", "--metric", "p50_us", results.only_latency,
+                results.shm)
+    assert_ok(p)
+    assert "note: --metric busbw_GBps: no values" in p.stdout, p.stdout
+
+
 def test_compare_runs_of_one_file(results):
     p = run_cli("compare", results.multi)
     assert_ok(p)
@@ -116,3 +144,17 @@ def test_compare_needs_two(results):
 def test_compare_nothing_in_common(results):
     p = run_cli("compare", results.only_latency, results.only_allreduce)
     assert_error(p, 4, "nothing in common", "latency 8..1M", "allreduce 8..1M")
+
+
+def test_signalled_run_summary_and_compare(results):
+    """A run stopped by a signal records 'not probed (the run stopped early)': shown as not
+    probed, never made into a name (not+probed+(the+run+stopped+early))."""
+    p = run_cli("summary", results.signalled)
+    assert_ok(p)
+    assert "not+probed" not in p.stdout and "+(" not in p.stdout, p.stdout
+    line = p.stdout.splitlines()[1]
+    assert line.startswith("signalled ") and "interrupted" in line and "not probed" in line, line
+    assert "was interrupted (signal" in p.stderr, p.stderr
+    p = run_cli("compare", results.shm, results.signalled)
+    assert_ok(p)
+    assert "not+probed" not in p.stdout and "signalled" in p.stdout, p.stdout
