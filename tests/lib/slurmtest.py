@@ -249,6 +249,36 @@ def read_run(path):
         return attrs, hosts, tables
 
 
+def sweep_skip_lines(out, fab):
+    """The lines fabric-sweep.sbatch printed between its 'fabric FAB: checking every node' line
+    and its 'fabric FAB: skipped: not present on every node' line, or None when either is
+    missing. For a planned skip they are the nodes' own lines only ('    NODE: fabricbench:
+    ...'): no launcher error line (srun's 'Exited with exit code 3'), no mpirun banner."""
+    lines = out.splitlines()
+    start = [i for i, l in enumerate(lines) if re.search(r"fabric %s: checking every node: "
+                                                         % re.escape(fab), l)]
+    end = [i for i, l in enumerate(lines) if re.search(r"fabric %s: skipped: not present on "
+                                                       "every node" % re.escape(fab), l)]
+    if len(start) != 1 or len(end) != 1 or end[0] < start[0]:
+        return None
+    return lines[start[0] + 1:end[0]]
+
+
+def check_sweep_skip(out, fab, nodes):
+    """A planned skip of FAB reads as one line per node lacking it and the skip line."""
+    got = sweep_skip_lines(out, fab)
+    want = [r"    %s: fabricbench: error: --fabric %s: no active %s port " % (n, fab, fab)
+            for n in nodes]
+    check(got is not None and len(got) == len(want) and
+          all(any(l.startswith(w) for l in got) for w in want),
+          "the skip of %s: want only the lines of %s saying they lack it between the check and "
+          "the skip line, got %r\n%s" % (fab, ", ".join(nodes), got, out[-5000:]))
+    for banner in ("Primary job  terminated normally", "mpirun detected that one or more",
+                   "Exited with exit code"):
+        check(banner not in out, "launcher failure text %r in the output:\n%s"
+              % (banner, out[-5000:]))
+
+
 def csv_rows(path):
     with open(path) as f:
         lines = [l for l in f.read().splitlines() if l]
