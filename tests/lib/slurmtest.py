@@ -6,9 +6,10 @@ munged) run under one instance name, so that they cannot clash with another test
 with a system Slurm. Every Slurm client runs inside vnode1 with SLURM_CONF set (slurm-local.sh
 run): without it the clients would look for a controller in DNS.
 
-Tests that cannot run here (not root, Slurm or munge not installed) exit with SKIP (77, the
-ctest SKIP_RETURN_CODE of these tests) and say why. Everything the cluster created is removed
-at exit, also when a check fails or the test is interrupted."""
+Tests that cannot run here (not root, no right to create namespaces, Slurm, munge or h5py not
+installed) exit with SKIP (77, the ctest SKIP_RETURN_CODE of these tests) and say why.
+Everything the cluster created is removed at exit, also when a check fails or the test is
+interrupted."""
 import atexit
 import os
 import re
@@ -18,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from nsprobe import namespace_problem
 
 LIB = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(LIB))
@@ -59,6 +62,15 @@ def require():
              " scripts/quickstart.sh test does it)" % " ".join(missing))
     if not os.path.exists(VCLUSTER):
         skip("no virtual cluster script at %s" % VCLUSTER)
+    # root without CAP_SYS_ADMIN (a container) cannot build the cluster
+    why = namespace_problem()
+    if why:
+        skip(why)
+    try:
+        import h5py  # noqa: F401 (read_run needs it; here, so that its absence is a skip)
+    except ImportError:
+        skip("h5py not installed (apt-get install python3-h5py): the tests read the result "
+             "files with it")
 
 
 def env(extra=None):
