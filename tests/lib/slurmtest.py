@@ -6,9 +6,10 @@ munged) run under one instance name, so that they cannot clash with another test
 with a system Slurm. Every Slurm client runs inside vnode1 with SLURM_CONF set (slurm-local.sh
 run): without it the clients would look for a controller in DNS.
 
-Tests that cannot run here (not root, Slurm or munge not installed) exit with SKIP (77, the
-ctest SKIP_RETURN_CODE of these tests) and say why. Everything the cluster created is removed
-at exit, also when a check fails or the test is interrupted."""
+Tests that cannot run here (not root, no right to create namespaces, Slurm, munge or h5py not
+installed) exit with SKIP (77, the ctest SKIP_RETURN_CODE of these tests) and say why.
+Everything the cluster created is removed at exit, also when a check fails or the test is
+interrupted."""
 import atexit
 import os
 import re
@@ -18,6 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from nsprobe import namespace_problem
 
 LIB = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(LIB))
@@ -59,6 +62,15 @@ def require():
              " scripts/quickstart.sh test does it)" % " ".join(missing))
     if not os.path.exists(VCLUSTER):
         skip("no virtual cluster script at %s" % VCLUSTER)
+    # root without CAP_SYS_ADMIN (a container) cannot build the cluster
+    why = namespace_problem()
+    if why:
+        skip(why)
+    try:
+        import h5py  # noqa: F401 (read_run needs it; here, so that its absence is a skip)
+    except ImportError:
+        skip("h5py not installed (apt-get install python3-h5py): the tests read the result "
+             "files with it")
 
 
 def env(extra=None):
@@ -247,6 +259,36 @@ def read_run(path):
             st = g.attrs["status"]
             tables[k]["__status__"] = st.decode() if isinstance(st, bytes) else st
         return attrs, hosts, tables
+
+
+def sweep_skip_lines(out, fab):
+    """The lines fabric-sweep.sbatch printed between its 'fabric FAB: checking every node' line
+    and its 'fabric FAB: skipped: not present on every node' line, or None when either is
+    missing. For a planned skip they are the nodes' own lines only ('    NODE: fabricbench:
+    ...'): no launcher error line (srun's 'Exited with exit code 3'), no mpirun banner."""
+    lines = out.splitlines()
+    start = [i for i, l in enumerate(lines) if re.search(r"fabric %s: checking every node: "
+                                                         % re.escape(fab), l)]
+    end = [i for i, l in enumerate(lines) if re.search(r"fabric %s: skipped: not present on "
+                                                       "every node" % re.escape(fab), l)]
+    if len(start) != 1 or len(end) != 1 or end[0] < start[0]:
+        return None
+    return lines[start[0] + 1:end[0]]
+
+
+def check_sweep_skip(out, fab, nodes):
+    """A planned skip of FAB reads as one line per node lacking it and the skip line."""
+    got = sweep_skip_lines(out, fab)
+    want = [r"    %s: fabricbench: error: --fabric %s: no active %s port " % (n, fab, fab)
+            for n in nodes]
+    check(got is not None and len(got) == len(want) and
+          all(any(l.startswith(w) for l in got) for w in want),
+          "the skip of %s: want only the lines of %s saying they lack it between the check and "
+          "the skip line, got %r\n%s" % (fab, ", ".join(nodes), got, out[-5000:]))
+    for banner in ("Primary job  terminated normally", "mpirun detected that one or more",
+                   "Exited with exit code"):
+        check(banner not in out, "launcher failure text %r in the output:\n%s"
+              % (banner, out[-5000:]))
 
 
 def csv_rows(path):

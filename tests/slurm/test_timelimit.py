@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import slurmtest  # noqa: E402
-from slurmtest import JOBSCRIPTS, check, csv_rows, read_run  # noqa: E402
+from slurmtest import JOBSCRIPTS, check, csv_rows, read_run, sweep_skip_lines  # noqa: E402
 
 T0 = time.monotonic()
 c, res, ENV = slurmtest.start(nodes=2)
@@ -66,6 +66,11 @@ for jid, state, sig, how in ((jid_a, "FAILED", "USR1", "warned with SIGUSR1, sru
     summary = dict(re.findall(r"^summary: fabric=(\S+) status=(\S+)", out, re.M))
     expect(summary == {"ib": "skipped", "tcp:fab0": "interrupted", "tcp:fab1": "not-run"},
            "summary %r" % summary)
+    # the planned skip of ib: the nodes' lines only (with mpirun: no abort banner)
+    skip_lines = sweep_skip_lines(out, "ib")
+    expect(skip_lines is not None and len(skip_lines) == 2 and
+           all(l.startswith("    vnode") and ": fabricbench: error: --fabric ib: " in l
+               for l in skip_lines), "the skip of ib: %r" % skip_lines)
     m = re.search(r"fabric tcp:fab0: interrupted \(SIG%s\): partial results saved: (\d+) "
                   r"completed rows in (\S+) \(status interrupted\)" % sig, out)
     expect(m and m.group(2) == path, "no 'partial results saved' line for %s" % path)
