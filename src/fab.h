@@ -232,7 +232,9 @@ typedef struct fab_run_info {
     char *command_line;
     char mpi_library[256], ucx_version[32], hwloc_version[32], hdf5_version[32];
     char pml[32], pml_how[64];
-    char ucx_tls[512]; /* the UCX transports (known at the end) */
+    char ucx_tls[512];    /* the UCX transports of the first probed pair (known at the end) */
+    char ucx_pairs[2048]; /* every probed pair's, grouped; "" when one pair was probed */
+    bool probed_early;    /* --strict-fabric: probed before the measurements */
     char timer[192];
     double timer_cost_ns;
     int nranks, nhosts;
@@ -282,6 +284,11 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
                             fab_sinks_t *sinks, bool *agreed);
 /* The pair the UCX transport probe connects: what the run's first kernel measures. */
 void fab_probe_pair(const fab_world_t *w, const fab_opts_t *o, int *a, int *b);
+/* Every pair whose transport the run checks: first the one of fab_probe_pair, then, when a
+ * kernel uses all ranks, rank i with rank i + size/2 (msgrate's pairs; across nodes, each
+ * rank's link to a rank on another node under a block placement). pairs 1.. share no rank.
+ * a and b hold at least size/2 + 1 entries. Returns the count. */
+int fab_probe_pairs(const fab_world_t *w, const fab_opts_t *o, int *a, int *b);
 /* Every rank agrees on the worst status (the most negative one). */
 fab_status_t fab_agree(fab_status_t st, MPI_Comm comm);
 /* The default size list for a kernel. */
@@ -343,7 +350,8 @@ typedef struct fab_transport {
     char pml[32];     /* pml component in use: "ucx", "ob1", ... or "unknown" */
     char pml_how[64]; /* how that was found */
     char ucx_version[32];
-    char ucx_tls[512]; /* UCX transports/devices a probe endpoint chose, or why unknown */
+    char ucx_tls[512];    /* UCX transports/devices a probe endpoint chose, or why unknown */
+    char ucx_pairs[2048]; /* every probed pair's, grouped; "" when one pair was probed */
     char mpi_library[256];
 } fab_transport_t;
 
@@ -353,9 +361,12 @@ void fab_transport_prepare(const fab_opts_t *o);
 void fab_transport_detect(fab_transport_t *t);
 /* Whether the UCX transports still have to be probed (pml ucx). */
 bool fab_transport_needs_probe(const fab_transport_t *t);
-/* Probe the UCX transports between world ranks a and b into t->ucx_tls (collective over
- * MPI_COMM_WORLD; rank 0 gets the answer). Call it after the measurements. */
-fab_status_t fab_transport_probe(const fab_world_t *w, int a, int b, fab_transport_t *t);
+/* Probe the UCX transports of the pairs (a[i], b[i]), which share no rank, all at once
+ * (collective over MPI_COMM_WORLD). On rank 0, out + i x len holds pair i's lanes, such as
+ * "tcp/eth0[rma_bw#0 am am_bw#0 wireup]", or why they are unknown. */
+#define FAB_LANES_LEN 512
+fab_status_t fab_transport_probe_pairs(const fab_world_t *w, int n, const int *a, const int *b,
+                                       char *out, size_t len);
 
 /* ---------------------------------------------------------------- fabric.c */
 /* What RDMA devices and network interfaces a node has, read from sysfs under a root that

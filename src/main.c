@@ -190,20 +190,94 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
     return worst;
 }
 
-/* Probe what UCX chooses between the first kernel's pair and check it against --fabric. On
- * rank 0 the verdict lands in fb; with --strict-fabric a difference is an error (exit 3). */
+/* Rank 0: the probed pairs grouped by what UCX chose ("LANES (pairs 0-2 1-3) | ..."), each
+ * group checked against --fabric. The verdict lands in fb: the first group that differs, or
+ * a match. Returns whether every pair matched. */
+static bool fab_verify_pairs(fab_fabric_t *fb, int n, const int *a, const int *b, const char *lanes,
+                             char *out, size_t outlen, int *bad_a, int *bad_b)
+{
+    size_t on = 0;
+    int bad = -1;
+
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        const char *li = lanes + (size_t)i * FAB_LANES_LEN;
+        bool seen = false;
+
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(li, lanes + (size_t)j * FAB_LANES_LEN) == 0;
+        if (seen)
+            continue;
+        if (!fab_fabric_verify(fb, li) && bad < 0)
+            bad = i;
+        if (n > 1) {
+            on += (size_t)snprintf(out + on, on < outlen ? outlen - on : 0, "%s%s (pairs",
+                                   on ? " | " : "", li);
+            for (int j = i; j < n; j++)
+                if (strcmp(li, lanes + (size_t)j * FAB_LANES_LEN) == 0)
+                    on += (size_t)snprintf(out + on, on < outlen ? outlen - on : 0, " %d-%d", a[j],
+                                           b[j]);
+            on += (size_t)snprintf(out + on, on < outlen ? outlen - on : 0, ")");
+        }
+    }
+    if (on >= outlen && outlen > 4)
+        snprintf(out + outlen - 4, 4, "...");
+    *bad_a = bad < 0 ? a[0] : a[bad];
+    *bad_b = bad < 0 ? b[0] : b[bad];
+    /* the verdict of the first pair that differs, else the first pair's match */
+    fab_fabric_verify(fb, lanes + (size_t)(bad < 0 ? 0 : bad) * FAB_LANES_LEN);
+    if (bad >= 0 && n > 1) { /* name the pairs that differ */
+        char why[2 * sizeof(fb->verdict_why)];
+        size_t wn = (size_t)snprintf(why, sizeof(why), "pairs"), l;
+        const char *lb = lanes + (size_t)bad * FAB_LANES_LEN;
+
+        for (int j = bad; j < n && wn < sizeof(fb->verdict_why); j++)
+            if (strcmp(lb, lanes + (size_t)j * FAB_LANES_LEN) == 0)
+                wn += (size_t)snprintf(why + wn, sizeof(why) - wn, " %d-%d", a[j], b[j]);
+        if (wn < sizeof(fb->verdict_why))
+            snprintf(why + wn, sizeof(why) - wn, ": %s", fb->verdict_why);
+        l = strlen(why);
+        if (l >= sizeof(fb->verdict_why))
+            l = sizeof(fb->verdict_why) - 1;
+        memcpy(fb->verdict_why, why, l);
+        fb->verdict_why[l] = '\0';
+    }
+    return bad < 0;
+}
+
+/* Probe what UCX chooses between the measured pairs (fab_probe_pairs) and check it against
+ * --fabric. On rank 0 the verdict lands in fb; with --strict-fabric a difference is an error
+ * (exit 3). */
 static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *o,
                                         fab_transport_t *t, fab_fabric_t *fb, fab_run_info_t *info)
 {
-    int a, b;
-    fab_status_t st;
+    int *pa = calloc((size_t)w->size / 2 + 2, sizeof(int));
+    int *pb = calloc((size_t)w->size / 2 + 2, sizeof(int));
+    char *lanes = NULL;
+    int n = 0, a = 0, b = 0;
+    fab_status_t st = FAB_OK;
     bool ok = true;
 
-    fab_probe_pair(w, o, &a, &b);
-    st = fab_agree(fab_transport_probe(w, a, b, t), MPI_COMM_WORLD);
-    snprintf(info->ucx_tls, sizeof(info->ucx_tls), "%s", t->ucx_tls);
-    if (w->rank == 0) {
-        ok = fab_fabric_verify(fb, t->ucx_tls);
+    if (pa && pb) {
+        n = fab_probe_pairs(w, o, pa, pb);
+        lanes = calloc((size_t)n, FAB_LANES_LEN);
+    }
+    if (!lanes)
+        st = FAB_ERR_NOMEM;
+    st = fab_agree(st, MPI_COMM_WORLD);
+    /* The first pair alone, then the others together (they share no rank). */
+    if (st == FAB_OK)
+        st = fab_agree(fab_transport_probe_pairs(w, 1, pa, pb, lanes, FAB_LANES_LEN),
+                       MPI_COMM_WORLD);
+    if (st == FAB_OK && n > 1)
+        st = fab_agree(fab_transport_probe_pairs(w, n - 1, pa + 1, pb + 1, lanes + FAB_LANES_LEN,
+                                                 FAB_LANES_LEN),
+                       MPI_COMM_WORLD);
+    if (w->rank == 0 && lanes) {
+        snprintf(t->ucx_tls, sizeof(t->ucx_tls), "%s", lanes);
+        snprintf(info->ucx_tls, sizeof(info->ucx_tls), "%s", lanes);
+        ok = fab_verify_pairs(fb, n, pa, pb, lanes, t->ucx_pairs, sizeof(t->ucx_pairs), &a, &b);
+        snprintf(info->ucx_pairs, sizeof(info->ucx_pairs), "%s", t->ucx_pairs);
         if (!ok && fb->name[0])
             FAB_WARN("--fabric %s: UCX %s: %s (ranks %d and %d)%s", fb->name,
                      strcmp(fb->verdict, "differs") == 0 ? "uses something else"
@@ -212,6 +286,9 @@ static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *
                      fb->verdict_why, a, b,
                      o->strict_fabric ? "" : "; --strict-fabric makes this an error");
     }
+    free(lanes);
+    free(pa);
+    free(pb);
     if (st == FAB_OK && o->strict_fabric) {
         int bad = !ok;
 
@@ -257,6 +334,18 @@ static fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_
     fab_transport_detect(&t);
     /* --strict-fabric checks the transport before measuring (the probe's own UCX context then
      * exists during the measurements; see docs/FABRICS.md). */
+    if (o->strict_fabric && fb->name[0] && !fab_transport_needs_probe(&t)) {
+        char why[256];
+
+        snprintf(why, sizeof(why),
+                 "--strict-fabric: pml %s: UCX is not in use, so the transport of --fabric %s "
+                 "cannot be verified",
+                 t.pml, fb->name);
+        st = fab_agree_msg(w, FAB_ERR_ENV, why,
+                           "drop --pml ob1 (or mpirun --mca pml ob1) to measure through UCX, or "
+                           "drop --strict-fabric");
+        goto out;
+    }
     if (o->strict_fabric && fab_transport_needs_probe(&t)) {
         st = fab_check_transport(w, o, &t, fb, &info);
         probed = true;
@@ -273,6 +362,7 @@ static fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_
             snprintf(info.line_rate_from, sizeof(info.line_rate_from), "--line-rate");
         else
             snprintf(info.line_rate_from, sizeof(info.line_rate_from), "%s", fb->line_rate_from);
+        info.probed_early = probed;
         if (probed)
             snprintf(info.ucx_tls, sizeof(info.ucx_tls), "%s", t.ucx_tls);
         if (st == FAB_OK)

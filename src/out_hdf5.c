@@ -279,6 +279,7 @@ static void fab_h5_run_attrs(fab_h5_t *h, const fab_run_info_t *info)
     fab_h5_attr_str(r, "stop_reason", info->stop_reason);
     fab_h5_attr_str(r, "end_time", info->end_time);
     fab_h5_attr_str(r, "ucx_transports", info->ucx_tls);
+    fab_h5_attr_str(r, "ucx_transports_by_pair", info->ucx_pairs);
     if (info->fabric) {
         fab_h5_attr_str(r, "fabric_check", info->fabric->verdict);
         fab_h5_attr_str(r, "fabric_check_reason", info->fabric->verdict_why);

@@ -201,6 +201,7 @@ static fab_status_t fab_export_run_end(void *arg, const fab_run_info_t *info)
     fab_json_kv(e->f, "end_time", info->end_time);
     fab_json_kv(e->f, "stop_reason", info->stop_reason);
     fab_json_kv(e->f, "ucx_transports", info->ucx_tls);
+    fab_json_kv(e->f, "ucx_transports_by_pair", info->ucx_pairs);
     if (info->fabric) {
         fab_json_kv(e->f, "fabric_check", info->fabric->verdict);
         fab_json_kv(e->f, "fabric_check_reason", info->fabric->verdict_why);

@@ -77,8 +77,11 @@ static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
 
     fprintf(f, "#\n");
     if (strcmp(info->pml, "ucx") == 0)
-        fprintf(f, "# ucx transports (probe endpoint, after the measurements): %s\n",
+        fprintf(f, "# ucx transports (probe endpoint%s): %s\n",
+                info->probed_early ? ", before the measurements" : ", after the measurements",
                 info->ucx_tls);
+    if (info->ucx_pairs[0])
+        fprintf(f, "# ucx transports by probed pair: %s\n", info->ucx_pairs);
     if (info->fabric && info->fabric->name[0])
         fprintf(f, "# fabric check: %s%s%s\n", info->fabric->verdict,
                 info->fabric->verdict_why[0] ? ": " : "", info->fabric->verdict_why);

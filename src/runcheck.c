@@ -171,6 +171,26 @@ void fab_probe_pair(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
     *b = w->size / 2;
 }
 
+int fab_probe_pairs(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
+{
+    int n = 1;
+    bool all = false;
+
+    fab_probe_pair(w, o, &a[0], &b[0]);
+    for (int i = 0; i < o->nkernels; i++)
+        all = all || o->kernels[i]->ranks == FAB_RANKS_ALL;
+    if (!all || w->size < 4)
+        return n;
+    for (int i = 0; i < w->size / 2; i++) {
+        if ((i == a[0] && i + w->size / 2 == b[0]) || (i == b[0] && i + w->size / 2 == a[0]))
+            continue;
+        a[n] = i;
+        b[n] = i + w->size / 2;
+        n++;
+    }
+    return n;
+}
+
 bool fab_rank_active(const fab_kernel_t *k, const fab_opts_t *o, int rank)
 {
     return k->ranks == FAB_RANKS_ALL || rank == o->pair_a || rank == o->pair_b;

@@ -118,6 +118,7 @@ fab_status_t fab_run_info_fill(fab_run_info_t *info, const fab_world_t *w, const
     snprintf(info->pml, sizeof(info->pml), "%s", t->pml);
     snprintf(info->pml_how, sizeof(info->pml_how), "%s", t->pml_how);
     snprintf(info->ucx_tls, sizeof(info->ucx_tls), "%s", t->ucx_tls);
+    snprintf(info->ucx_pairs, sizeof(info->ucx_pairs), "%s", t->ucx_pairs);
     snprintf(info->timer, sizeof(info->timer), "%s", fab_timer_describe());
     info->timer_cost_ns = fab_timer_cost_ns(11);
     info->nranks = w->size;

@@ -251,26 +251,41 @@ bool fab_transport_needs_probe(const fab_transport_t *t)
     return strcmp(t->pml, "ucx") == 0;
 }
 
-fab_status_t fab_transport_probe(const fab_world_t *w, int a, int b, fab_transport_t *t)
+fab_status_t fab_transport_probe_pairs(const fab_world_t *w, int n, const int *a, const int *b,
+                                       char *out, size_t len)
 {
+    char mine[FAB_LANES_LEN] = "not probed (this rank is in no probed pair)";
     fab_status_t st = FAB_OK;
 
-    if (w->size < 2 || a == b || a >= w->size || b >= w->size) {
-        snprintf(t->ucx_tls, sizeof(t->ucx_tls), "not probed (needs two ranks)");
-        return FAB_OK;
+    for (int i = 0; i < n; i++) {
+        if (w->rank == 0)
+            snprintf(out + (size_t)i * len, len, "not probed (needs two distinct ranks)");
+        if (a[i] == b[i] || a[i] < 0 || b[i] < 0 || a[i] >= w->size || b[i] >= w->size)
+            continue;
+        if (w->rank == a[i] || w->rank == b[i])
+            st = fab_ucx_probe(w->rank == a[i] ? b[i] : a[i], mine, sizeof(mine));
     }
-    if (w->rank == a || w->rank == b)
-        st = fab_ucx_probe(w->rank == a ? b : a, t->ucx_tls, sizeof(t->ucx_tls));
-    /* Rank a reports to rank 0 whatever happened, so rank 0 never waits for nothing. */
-    if (a != 0) {
+    /* Each pair's rank a reports to rank 0 whatever happened, so rank 0 never waits for
+     * nothing. */
+    for (int i = 0; i < n; i++) {
         fab_status_t sst = FAB_OK;
+        char got[FAB_LANES_LEN];
 
-        if (w->rank == a)
-            sst = FAB_MPI(
-                MPI_Send(t->ucx_tls, sizeof(t->ucx_tls), MPI_CHAR, 0, 9103, MPI_COMM_WORLD));
-        else if (w->rank == 0)
-            sst = FAB_MPI(MPI_Recv(t->ucx_tls, sizeof(t->ucx_tls), MPI_CHAR, a, 9103,
-                                   MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        if (a[i] == b[i] || a[i] < 0 || b[i] < 0 || a[i] >= w->size || b[i] >= w->size)
+            continue;
+        if (a[i] == 0) {
+            if (w->rank == 0)
+                snprintf(out + (size_t)i * len, len, "%s", mine);
+            continue;
+        }
+        if (w->rank == a[i])
+            sst = FAB_MPI(MPI_Send(mine, sizeof(mine), MPI_CHAR, 0, 9103, MPI_COMM_WORLD));
+        else if (w->rank == 0) {
+            sst = FAB_MPI(MPI_Recv(got, sizeof(got), MPI_CHAR, a[i], 9103, MPI_COMM_WORLD,
+                                   MPI_STATUS_IGNORE));
+            if (sst == FAB_OK)
+                snprintf(out + (size_t)i * len, len, "%s", got);
+        }
         if (st == FAB_OK)
             st = sst;
     }

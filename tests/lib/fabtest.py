@@ -60,7 +60,9 @@ def parse_tables(stdout):
                 cur = {"name": body.split()[1].rstrip(":"), "header": {}, "columns": None,
                        "rows": []}
                 kernels.append(cur)
-            elif body.startswith("ucx transports"):
+            elif body.startswith("ucx transports by probed pair:"):
+                header["transports by pair"] = body.split(":", 1)[1].strip()
+            elif body.startswith("ucx transports ("):
                 header["transports"] = body.split("):", 1)[1].strip()
             elif body.startswith("bytes ") and cur is not None:
                 cur["columns"] = body.split()

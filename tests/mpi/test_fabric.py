@@ -136,6 +136,48 @@ for args, needle in ((["--fabric", "ib"], "no active ib port"),
     check("hint:" in p.stderr, "%s: no hint" % args)
     check("bytes" not in p.stdout, "%s: something was measured:\n%s" % (args, p.stdout))
 
+# --strict-fabric where UCX is not used (pml ob1): nothing to verify, so exit 3 before
+# measuring rather than a silent pass.
+p = run(["bw", "-m", "1K", "-o", "none", "--fabric", "tcp", "--strict-fabric", "--pml", "ob1"],
+        rc=3)
+check("UCX is not in use" in p.stderr and "hint:" in p.stderr, p.stderr)
+check("bytes" not in p.stdout, "strict ob1: something was measured:\n%s" % p.stdout)
+
+# Every measured pair is probed: on 4 ranks the first kernel's pair (0-1) and rank i with
+# i + 2 (msgrate's pairs; across nodes, each rank's link to the other node). Ranks 2 and 3
+# limited to TCP (mpirun MPMD, a profile that leaves UCX_TLS to the environment) make pairs
+# 0-2 and 1-3 differ from 0-1: the check names them, and --strict-fabric refuses to measure.
+with open("local.conf", "w") as f:
+    f.write("[local]\nmatch = local\ndescription = transports from the environment\n"
+            "expect = sysv,posix,cma\n")
+p = run(["latency,allreduce", "-m", "8", "-t", "0.02", "-o", "pairs.h5", "--fabric", "shm"],
+        np=4)
+h, ks = parse_tables(p.stdout)
+check(fabric_check(p.stdout) == "match" and
+      h.get("transports by pair", "").endswith("(pairs 0-1 0-2 1-3)"),
+      "np 4 shm: pairs %r, check %r" % (h.get("transports by pair"), fabric_check(p.stdout)))
+with h5py.File("pairs.h5", "r") as f:
+    r = f["runs"][f.attrs["latest_run"]]
+    check("(pairs 0-1 0-2 1-3)" in r.attrs["ucx_transports_by_pair"], dict(r.attrs))
+side = ["latency,allreduce", "-m", "8", "-t", "0.02", "-o", "none", "--fabric", "local",
+        "--fabrics-file", "local.conf"]
+for strict in ([], ["--strict-fabric"]):
+    p = mpirun(2, ["-x", "UCX_TLS=sm,tcp,self", exe, "run"] + side + strict +
+               [":", "-np", "2", "-x", "UCX_TLS=tcp,self", exe, "run"] + side + strict)
+    check(p.returncode == (3 if strict else 0), "mixed pairs %s: exit %d\n%s\n%s"
+          % (strict, p.returncode, p.stdout[-2000:], p.stderr[-2000:]))
+    check("(ranks 0 and 2)" in p.stderr and "transport tcp is not sysv" in p.stderr,
+          "mixed pairs %s: warning %r" % (strict, p.stderr[-2000:]))
+    if strict:
+        check("bytes" not in p.stdout, "strict mixed pairs measured:\n%s" % p.stdout)
+    else:
+        h, ks = parse_tables(p.stdout)
+        check(fabric_check(p.stdout).startswith("differs: pairs 0-2 1-3: transport tcp"),
+              "mixed pairs: check %r" % fabric_check(p.stdout))
+        check("(pairs 0-1) | tcp/" in h.get("transports by pair", ""),
+              "mixed pairs: %r" % h.get("transports by pair"))
+print("ok every measured pair is probed; a pair on another transport is named")
+
 # An unknown fabric name: exit 2 naming the profiles.
 p = run(["latency", "-o", "none", "--fabric", "warp"], rc=2)
 check("no such fabric profile" in p.stderr and "tcp, shm" in p.stderr, p.stderr)
