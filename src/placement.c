@@ -379,8 +379,8 @@ fab_status_t fab_place_plan(hwloc_topology_t topo, int policy, const char *nic, 
         fab_known_nics(&c, known, sizeof(known));
         if (!c.nic_name[0])
             snprintf(err, errlen,
-                     "--placement nic needs the NIC: name it with --device (NICs in the "
-                     "topology: %s)",
+                     "--placement nic needs the NIC: name it with --device (fabricbench run: "
+                     "--fabric KIND --device NAME) (NICs in the topology: %s)",
                      known);
         else
             snprintf(err, errlen,
