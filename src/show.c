@@ -38,6 +38,32 @@ static void fab_show_attr(hid_t obj, const char *name, char *out, size_t len)
     H5Aclose(attr);
 }
 
+/* A dataset of variable-length strings (the placement, one per rank), one line each. */
+static void fab_show_strings(hid_t g, const char *dset, const char *label, FILE *f)
+{
+    hid_t ds, space, type;
+    hssize_t n;
+    char **v;
+
+    if (H5Lexists(g, dset, H5P_DEFAULT) <= 0 || (ds = H5Dopen2(g, dset, H5P_DEFAULT)) < 0)
+        return;
+    space = H5Dget_space(ds);
+    n = H5Sget_simple_extent_npoints(space);
+    type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    v = n > 0 ? calloc((size_t)n, sizeof(char *)) : NULL;
+    if (v && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
+        for (hssize_t i = 0; i < n; i++)
+            if (v[i])
+                fprintf(f, "# %s: %s\n", label, v[i]);
+        H5Dvlen_reclaim(type, space, H5P_DEFAULT, v);
+    }
+    free(v);
+    H5Tclose(type);
+    H5Sclose(space);
+    H5Dclose(ds);
+}
+
 typedef struct fab_names {
     char **v;
     int n;
@@ -130,6 +156,20 @@ static fab_status_t fab_show_kernel(hid_t kg, FILE *f)
             policy);
     if (strcmp(window, "0") != 0 && window[0])
         fprintf(f, "# window: %s messages per iteration\n", window);
+    {
+        char dtype[32], op[16], arith[192], root[32];
+
+        fab_show_attr(kg, "dtype", dtype, sizeof(dtype));
+        fab_show_attr(kg, "op", op, sizeof(op));
+        fab_show_attr(kg, "dtype_arithmetic", arith, sizeof(arith));
+        fab_show_attr(kg, "root", root, sizeof(root));
+        if (dtype[0])
+            fprintf(f, "# dtype: %s%s%s%s%s%s\n", dtype, op[0] ? ", op " : "", op,
+                    arith[0] ? " (" : "", arith, arith[0] ? ")" : "");
+        if (root[0] && strcmp(root, "-2") != 0)
+            fprintf(f, "# root: %s%s\n", strcmp(root, "-1") == 0 ? "rotating" : "fixed, rank ",
+                    strcmp(root, "-1") == 0 ? "" : root);
+    }
     fprintf(f, "# status: %s\n", status);
     table = H5Gopen2(kg, "table", H5P_DEFAULT);
     if (table < 0)
@@ -158,6 +198,14 @@ static fab_status_t fab_show_run(hid_t run, const char *name, FILE *f)
         {"pml", "pml"},
         {"ucx_version", "ucx"},
         {"ucx_transports", "ucx transports"},
+        {"ucx_transports_by_pair", "ucx transports by probed pair"},
+        {"fabric", "fabric"},
+        {"fabric_device", "fabric device"},
+        {"fabric_env", "fabric environment"},
+        {"fabric_check", "fabric check"},
+        {"fabric_check_reason", "fabric check reason"},
+        {"line_rate_gbps", "line rate Gb/s"},
+        {"line_rate_source", "line rate from"},
         {"timer", "timer"},
         {"slurm_job_id", "slurm job"},
     };
@@ -170,8 +218,9 @@ static fab_status_t fab_show_run(hid_t run, const char *name, FILE *f)
     for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
         fab_show_attr(run, attrs[i][0], v, sizeof(v));
         if (v[0])
-            fprintf(f, "# %s: %s\n", attrs[i][1], v);
+            fprintf(f, "# %s: %s\n", attrs[i][1], strcmp(v, "nan") == 0 ? "unknown" : v);
     }
+    fab_show_strings(run, "placement", "placement", f);
     kernels = H5Gopen2(run, "kernels", H5P_DEFAULT);
     if (kernels < 0)
         return FAB_ERR_IO;

@@ -147,6 +147,17 @@ check(s.returncode == 0, "show: exit %d %s" % (s.returncode, s.stderr))
 check(data_lines(s.stdout) == data_lines(p.stdout),
       "show's rows differ from the live table:\n%s\n---\n%s" % (s.stdout, p.stdout))
 check("# status: complete" in s.stdout, "show prints the kernel status")
+# and the run's context: the transports, the fabric check and each rank's placement
+check("# ucx transports: " in s.stdout and "# fabric: any" in s.stdout and
+      "# placement: rank 0 " in s.stdout and "# placement: rank 1 " in s.stdout,
+      "show lacks the run's context:\n%s" % s.stdout[:3000])
+# a collective's element type and how it is reduced
+c = mpirun(2, [exe, "run", "allreduce,bcast", "-m", "64", "-t", "0.01", "--dtype", "float16",
+               "--root", "1", "-o", "coll.h5"])
+check(c.returncode == 0, "coll.h5: %s" % c.stderr[-2000:])
+s = subprocess.run([exe, "show", "coll.h5"], capture_output=True, text=True, timeout=60)
+check("# dtype: float16, op sum (emulated: 16-bit storage" in s.stdout and
+      "# root: fixed, rank 1" in s.stdout, "show lacks dtype/root:\n%s" % s.stdout[:3000])
 print("ok show: %d rows identical to the live table" % len(data_lines(s.stdout)))
 
 # JSON Lines: every line parses; the rows equal the HDF5 table exactly
