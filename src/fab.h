@@ -482,6 +482,10 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
 /* After the UCX probe: compare the lanes it reported ("tcp/eth0[am] ...") with the profile.
  * Returns true when they match (or nothing was asked). */
 bool fab_fabric_verify(fab_fabric_t *fb, const char *lanes);
+/* With --fabric any and no line rate: the network device UCX's first network lane used
+ * ("mlx5_0:1", "eth0") into dev, for a hint on how to get line%. False when the lanes name no
+ * network device (shared memory, not probed). */
+bool fab_lanes_device(const char *lanes, char *dev, size_t len);
 /* A short inventory of this host for error messages: "RDMA: mlx5_0:1 roce ACTIVE 100 Gb/s;
  * net: eth0 up 25 Gb/s, lo". */
 void fab_inventory_brief(const fab_inventory_t *inv, char *buf, size_t len);

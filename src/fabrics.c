@@ -584,6 +584,22 @@ static bool fab_expected_tl(const char *expect, const char *tl, size_t tllen)
     return false;
 }
 
+bool fab_lanes_device(const char *lanes, char *dev, size_t len)
+{
+    /* lanes: "tl/dev[roles] tl/dev[roles] ..."; roles hold spaces but no '/' */
+    for (const char *p = strchr(lanes, '/'); p; p = strchr(p + 1, '/')) {
+        size_t n = strcspn(p + 1, "[ ");
+
+        if (n == 0 || (n == 6 && strncmp(p + 1, "memory", 6) == 0) ||
+            (n == 4 && strncmp(p + 1, "self", 4) == 0))
+            continue;
+        snprintf(dev, len, "%.*s", (int)n, p + 1);
+        return true;
+    }
+    dev[0] = '\0';
+    return false;
+}
+
 bool fab_fabric_verify(fab_fabric_t *fb, const char *lanes)
 {
     char want_dev[80] = "";

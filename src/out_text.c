@@ -82,6 +82,15 @@ static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
                 info->ucx_tls);
     if (info->ucx_pairs[0])
         fprintf(f, "# ucx transports by probed pair: %s\n", info->ucx_pairs);
+    if (info->fabric && !info->fabric->name[0] && !(info->line_rate_gbps > 0) && info->nhosts > 1) {
+        char dev[80];
+
+        if (fab_lanes_device(info->ucx_tls, dev, sizeof(dev)))
+            fprintf(f,
+                    "# line%%: n/a: with --fabric any UCX chose the device (%s); name it with "
+                    "--fabric KIND --device %s, or give --line-rate RATE, for line%%\n",
+                    dev, dev);
+    }
     if (info->fabric && info->fabric->name[0])
         fprintf(f, "# fabric check: %s%s%s\n", info->fabric->verdict,
                 info->fabric->verdict_why[0] ? ": " : "", info->fabric->verdict_why);

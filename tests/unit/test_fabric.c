@@ -572,6 +572,24 @@ static void test_command(void)
     fclose(errf);
 }
 
+/* The device named by --fabric any's probed lanes, for the line% hint. */
+static void test_lanes_device(void)
+{
+    char dev[64];
+
+    CHECK(fab_lanes_device("rc_mlx5/mlx5_0:1[am am_bw#0] ud_mlx5/mlx5_0:1[wireup]", dev,
+                           sizeof(dev)) &&
+          strcmp(dev, "mlx5_0:1") == 0);
+    CHECK(fab_lanes_device("tcp/eth0[rma_bw#0 am am_bw#0 wireup]", dev, sizeof(dev)) &&
+          strcmp(dev, "eth0") == 0);
+    CHECK(fab_lanes_device("self/memory[am] tcp/fab0[rma_bw#0 am]", dev, sizeof(dev)) &&
+          strcmp(dev, "fab0") == 0);
+    CHECK(!fab_lanes_device("sysv/memory[am am_bw#0] cma/memory[rma_bw#0]", dev, sizeof(dev)) &&
+          dev[0] == '\0');
+    CHECK(!fab_lanes_device("not probed (the run stopped early)", dev, sizeof(dev)));
+    CHECK(!fab_lanes_device("", dev, sizeof(dev)));
+}
+
 int main(int argc, char **argv)
 {
     fab_inventory_t *inv = malloc(sizeof(*inv));
@@ -591,6 +609,7 @@ int main(int argc, char **argv)
     }
 
     test_rates();
+    test_lanes_device();
     test_class_names();
     test_fixtures(inv);
     test_ethernet_speeds(inv);
