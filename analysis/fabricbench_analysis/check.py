@@ -89,7 +89,11 @@ def _setup_items(base, cur, label, kernels):
     return items
 
 
-def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False):
+DEFAULT_RUN_SPREAD = 0.05
+
+
+def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
+          run_spread=DEFAULT_RUN_SPREAD):
     """Check every series of `cur` against the baseline table `base` (all its runs pooled).
 
     Returns dict(result, tolerance, sigma, baseline, files: [dict(label, file, run, result,
@@ -139,7 +143,8 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False):
                                    "%d bytes or elements received wrong" %
                                    crow["validation_errors"]))
             for metric, (tol, severity, source) in plan.items():
-                it = _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma)
+                it = _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma,
+                                run_spread)
                 if it:
                     it["rule"] = source
                     items.append(it)
@@ -154,7 +159,7 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False):
                       ", ".join(sorted({s["file"] for s in cur.series()}))),
             "check a run of the same kernels and sizes as the baseline", EXIT_NOTHING_IN_COMMON)
     return {"result": _worst([f["result"] for f in files]), "tolerance": tolerance,
-            "sigma": sigma, "baseline": {"files": sorted({s["file"] for s in bseries}),
+            "sigma": sigma, "run_spread": run_spread, "baseline": {"files": sorted({s["file"] for s in bseries}),
                                          "runs": blabels},
             "files": files, "notes": notes}
 
@@ -173,7 +178,7 @@ def _missing(kernel, nbytes, cs, strict):
                  why)
 
 
-def _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma):
+def _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma, run_spread):
     bvals = [r.get(metric) for r in brows if finite(r.get(metric))]
     if not bvals:
         return None  # does not apply to this row (busbw of a point-to-point kernel, ...)
@@ -186,9 +191,12 @@ def _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma):
     bnoise = [r.get(ncol, math.nan) for r in brows if finite(r.get(metric))] if ncol else []
     u_ref = statistics.median(bnoise) if bnoise and all(finite(x) for x in bnoise) else math.nan
     u_cur = crow.get(ncol, math.nan) if ncol else math.nan
-    spread = 0.0
+    # Runs differ by more than one run's own standard error says (placement, caches, the
+    # neighbours): the baseline runs' spread, and at least --run-spread, which is all a
+    # one-run baseline has.
+    spread = run_spread
     if len(bvals) >= 2 and statistics.mean(bvals) != 0:
-        spread = statistics.stdev(bvals) / abs(statistics.mean(bvals))
+        spread = max(spread, statistics.stdev(bvals) / abs(statistics.mean(bvals)))
     j = judge(ref, value, u_ref, u_cur, metric, sigma, spread)
     if j is None:
         return None
@@ -225,9 +233,11 @@ def render_text(result, show="all"):
     base = ", ".join(result["baseline"]["files"])
     nb = len(result["baseline"]["runs"])
     for f in result["files"]:
-        out.append("check %s (%s) against %s (%d run%s); tolerance %s, noise %g sigma" %
+        out.append("check %s (%s) against %s (%d run%s); tolerance %s, noise %g sigma, "
+                   "run-to-run spread at least %s" %
                    (f["file"], f["run"], base, nb, "" if nb == 1 else "s",
-                    _pct(result["tolerance"]), result["sigma"]))
+                    _pct(result["tolerance"]), result["sigma"],
+                    _pct(result.get("run_spread", 0.0))))
         head = ["status", "kernel", "bytes", "metric", "baseline", "this run", "change",
                 "noise", "reason"]
         lines = []

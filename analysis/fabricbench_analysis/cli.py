@@ -136,7 +136,9 @@ def _check_result(args, table=None):
     rules = rules_mod.parse_rules(args.rules) if args.rules else []
     base = loading.load([args.baseline], run=args.baseline_run, warn=_note)
     cur = table if table is not None else loading.load(args.files, run=args.run, warn=_note)
-    return check.check(base, cur, tol, rules, sigma=args.sigma, strict=args.strict)
+    spread = rules_mod.parse_tolerance(args.run_spread, where="--run-spread")
+    return check.check(base, cur, tol, rules, sigma=args.sigma, strict=args.strict,
+                       run_spread=spread)
 
 
 def cmd_check(args):
@@ -295,6 +297,10 @@ def _check_options(sp, required):
                     help="per kernel, size and metric tolerances (docs/ANALYSIS.md)")
     sp.add_argument("--strict", action="store_true",
                     help="a size of the baseline missing from the run FAILs (default: WARN)")
+    sp.add_argument("--run-spread", default="5%", metavar="PCT",
+                    help="run-to-run spread (relative standard deviation) assumed at least, "
+                    "also where the baseline's own runs agree more closely; 0 trusts them "
+                    "alone [default: 5%%]")
 
 
 def _version():

@@ -248,3 +248,25 @@ def test_check_setup_difference_warns(results, tmp_path):
     w = [c for c in checks if c["metric"] == "element type"]
     assert len(w) == 1 and "float32" in w[0]["reason"] and "bfloat16" in w[0]["reason"]
     assert res["result"] == "WARN"
+
+
+def test_check_run_spread(results, tmp_path):
+    """Repeat runs of one command differ by more than each run's own standard error says, so a
+    one-run baseline assumes at least --run-spread (5%) of run-to-run spread: 14% less
+    bandwidth is beyond the 10% tolerance but within 3 x 5%, a WARN that exits 0; trusting the
+    runs' own statistics alone (--run-spread 0) makes it a FAIL."""
+    from conftest import _copy, scale_bandwidth
+    mild = _copy(results.shm, str(tmp_path / "mild.h5"))
+    scale_bandwidth(mild, 0.86)
+    p = run_cli("check", "--json", "--baseline", results.shm, mild)
+    assert_ok(p)
+    res, checks = _checks(p)
+    assert res["run_spread"] == 0.05
+    bw = [c for c in checks if c["kernel"] in ("bw", "allreduce")]
+    assert bw and all(c["status"] == "WARN" and c["noise"] >= 0.15 for c in bw), bw
+    p = run_cli("check", "--json", "--baseline", results.shm, mild, "--run-spread", "0")
+    assert p.returncode == 1, p.stdout + p.stderr
+    res, checks = _checks(p)
+    assert any(c["status"] == "FAIL" for c in checks), checks
+    assert_error(run_cli("check", "--baseline", results.shm, mild, "--run-spread", "5"),
+                 2, "write a percentage")
