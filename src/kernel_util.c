@@ -24,17 +24,23 @@ void fab_pattern_fill(void *buf, size_t bytes, uint32_t seed)
         p[i] = fab_pattern_byte(i, seed);
 }
 
+/* A test-only switch from the environment (NAME=1), read once into *cache. */
+static int fab_test_switch(const char *name, int *cache)
+{
+    if (*cache < 0) {
+        const char *e = getenv(name);
+        *cache = e && strcmp(e, "1") == 0;
+    }
+    return *cache;
+}
+
 /* FABRICBENCH_TEST_CORRUPT=1 makes every check find one bad byte: the test suite uses it to
  * prove that a validation failure reaches the table and the exit code. */
 static int fab_corrupt_for_tests(void)
 {
     static int cached = -1;
 
-    if (cached < 0) {
-        const char *e = getenv("FABRICBENCH_TEST_CORRUPT");
-        cached = e && strcmp(e, "1") == 0;
-    }
-    return cached;
+    return fab_test_switch("FABRICBENCH_TEST_CORRUPT", &cached);
 }
 
 long fab_pattern_check(const void *buf, size_t bytes, uint32_t seed)
@@ -173,11 +179,7 @@ static int fab_nb_corrupt_for_tests(void)
 {
     static int cached = -1;
 
-    if (cached < 0) {
-        const char *e = getenv("FABRICBENCH_TEST_NB_CORRUPT");
-        cached = e && strcmp(e, "1") == 0;
-    }
-    return cached;
+    return fab_test_switch("FABRICBENCH_TEST_NB_CORRUPT", &cached);
 }
 
 fab_status_t fab_coll_finish(fab_kctx_t *ctx, MPI_Request *req)
