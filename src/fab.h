@@ -183,6 +183,10 @@ void fab_acc_stats(fab_acc_t *a, double divisor, fab_stats_t *out);
 double fab_percentile_sorted(const double *v, size_t n, double q);
 
 /* ---------------------------------------------------------------- runner.c */
+/* A rank that polls (MPI over UCX does) runs all the time; one that ran less than this share
+ * of a measurement window waited for a core, and the row's times include scheduler delays. */
+#define FAB_CPU_BUSY_PCT 80.0
+
 typedef struct fab_row {
     uint64_t bytes;
     uint64_t iters;

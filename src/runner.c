@@ -673,6 +673,11 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     bool active = fab_rank_active(k, o, w->rank), ready = false;
     int lead = k->ranks == FAB_RANKS_PAIR ? o->pair_a : 0;
     long bad_bytes = 0;
+    /* rows in which some rank ran less than FAB_CPU_BUSY_PCT of the time (descheduled) */
+    int idle_rows = 0;
+    double idle_min = 100.0;
+    char idle_sizes[160] = "";
+    size_t idle_len = 0;
     size_t last_fitted = 0;
     fab_progress_t prog = {fab_now_ns(), fab_now_ns(), 0, sizes->n};
     fab_status_t st, kst;
@@ -752,6 +757,18 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
             fab_root_emit(sinks, k, &h, smp, n);
             if (h.row.validation_errors > 0)
                 bad_bytes += h.row.validation_errors;
+            if (h.row.cpu_rank_min_pct < FAB_CPU_BUSY_PCT) { /* NaN: unknown, not flagged */
+                char sz[32];
+
+                fab_size_format(h.row.bytes, sz, sizeof(sz));
+                idle_len += (size_t)snprintf(
+                    idle_sizes + idle_len,
+                    idle_len < sizeof(idle_sizes) ? sizeof(idle_sizes) - idle_len : 0, "%s%s",
+                    idle_rows ? ", " : "", sz);
+                idle_rows++;
+                if (h.row.cpu_rank_min_pct < idle_min)
+                    idle_min = h.row.cpu_rank_min_pct;
+            }
             fab_progress_update(&prog, o, k, sizes->v[i]);
             ack = fab_stop_flag;
             if (lead != 0)
@@ -767,6 +784,12 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
         if (bst != FAB_OK)
             st = bst;
     }
+    if (w->rank == 0 && idle_rows > 0)
+        FAB_WARN("kernel '%s': in %d row%s (%s%s) a rank ran only %.0f%% of the time: it waited "
+                 "for a core (another process on it, or more ranks than cores), so those times "
+                 "include scheduler delays; see the cpu%% column and cpu_rank_min_pct",
+                 k->name, idle_rows, idle_rows == 1 ? "" : "s", idle_sizes,
+                 idle_len >= sizeof(idle_sizes) ? "..." : "", idle_min);
     if (st == FAB_OK && w->rank == 0 && bad_bytes > 0) {
         if (k->kind == FAB_KIND_COLLECTIVE)
             FAB_ERROR("kernel '%s': %ld elements differed from the expected result, counted over "

@@ -5,12 +5,13 @@ roots; the result file carries the collective columns.
 usage: test_collectives.py FABRICBENCH"""
 import math
 import os
+import subprocess
 import sys
 
 import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import check, mpirun, parse_tables  # noqa: E402
+from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, parse_tables  # noqa: E402
 
 exe = sys.argv[1]
 KERNELS = ["allreduce", "reduce_scatter", "allgather", "alltoall", "bcast", "reduce", "barrier"]
@@ -63,6 +64,17 @@ for np in (2, 4):
                 check(abs(r["busbw_GB/s"] - r["algbw_GB/s"] * BUS[name](np)) <=
                       0.0011 + 0.002 * r["busbw_GB/s"], "busbw: " + where)
         print("ok np=%d %s: 7 collectives validated, algbw/busbw consistent" % (np, dtype))
+
+# 2 polling ranks confined to one core (taskset; the binding is inherited and kept) wait for it
+# in turn: the run says so, naming the kernel and sizes (a rank that polls should run all the
+# time)
+cmd = ["taskset", "-c", "0", "mpirun", "-np", "2", "--oversubscribe"] + MPIRUN_OPTS + \
+    [exe, "run", "allreduce", "-m", "8,1K", "-t", "0.2", "-o", "none"]
+p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=mpi_env())
+check(p.returncode == 0, p.stderr[-2000:])
+check("kernel 'allreduce': in 2 rows (8, 1K) a rank ran only" in p.stderr and
+      "scheduler delays" in p.stderr, "no descheduling warning:\n%s" % p.stderr[-2000:])
+print("ok oversubscribed ranks are reported as waiting for a core")
 
 # a deliberately wrong reduction is caught, with the element named
 for dtype in ("float32", "bfloat16", "int32"):
