@@ -265,9 +265,10 @@ static bool fab_inv_gid_zero(const char *gid)
     return true;
 }
 
-/* How good a RoCE v2 GID is for a job, lower is better, in the order UCX prefers on its own:
- * an IPv4-mapped address (::ffff:a.b.c.d, routable across IPv4 subnets), then a global IPv6
- * address, then link-local fe80::, which no router forwards. */
+/* How good a RoCE v2 GID is for a job, lower is better: an IPv4-mapped address (::ffff:a.b.c.d,
+ * routable across IPv4 subnets; UCX's own first choice too), then a global IPv6 address, then
+ * link-local fe80::, which no router forwards (UCX's automatic choice takes the lowest-index
+ * IPv6 entry, often that one). */
 static int fab_inv_gid_rank(const char *gid)
 {
     if (strncasecmp(gid, "0000:0000:0000:0000:0000:ffff:", 30) == 0)

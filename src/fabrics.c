@@ -539,29 +539,32 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
     /* The environment: every variable of the profile whose placeholders are known. */
     for (int i = 0; i < use->nenv; i++) {
         char val[256];
-        const char *cur;
+        const char *cur = getenv(use->env_name[i]);
 
-        if (!fab_expand(use->env_val[i], fb, val, sizeof(val))) {
-            nn += (size_t)snprintf(note + nn, nn < notelen ? notelen - nn : 0,
-                                   "%s%s not set: %s has no value here", nn ? "; " : "",
-                                   use->env_name[i], use->env_val[i]);
+        if (cur && use->env_soft[i]) {
+            /* NAME ?= value: the user's own setting stands, and the header says so; the GID
+             * index the run records is then the user's */
+            fab_appendf(fb->env, sizeof(fb->env), &en, "%s%s=%s (from the environment)",
+                        en ? " " : "", use->env_name[i], cur);
+            if (strcmp(use->env_name[i], "UCX_IB_GID_INDEX") == 0) {
+                char *end;
+                long v = strtol(cur, &end, 10);
+
+                fb->gid_index = end != cur && *end == '\0' && v >= 0 && v < 65536 ? (int)v : -1;
+            }
             continue;
         }
-        cur = getenv(use->env_name[i]);
-        if (cur && use->env_soft[i]) {
-            /* NAME ?= value: the user's own setting stands, and the header says so */
-            en += (size_t)snprintf(fb->env + en, en < sizeof(fb->env) ? sizeof(fb->env) - en : 0,
-                                   "%s%s=%s (from the environment)", en ? " " : "",
-                                   use->env_name[i], cur);
+        if (!fab_expand(use->env_val[i], fb, val, sizeof(val))) {
+            fab_appendf(note, notelen, &nn, "%s%s not set: %s has no value here", nn ? "; " : "",
+                        use->env_name[i], use->env_val[i]);
             continue;
         }
         if (cur && strcmp(cur, val) != 0)
-            nn += (size_t)snprintf(note + nn, nn < notelen ? notelen - nn : 0,
-                                   "%s--fabric %s overrides %s=%s from the environment with %s",
-                                   nn ? "; " : "", fb->name, use->env_name[i], cur, val);
+            fab_appendf(note, notelen, &nn,
+                        "%s--fabric %s overrides %s=%s from the environment with %s",
+                        nn ? "; " : "", fb->name, use->env_name[i], cur, val);
         setenv(use->env_name[i], val, 1);
-        en += (size_t)snprintf(fb->env + en, en < sizeof(fb->env) ? sizeof(fb->env) - en : 0,
-                               "%s%s=%s", en ? " " : "", use->env_name[i], val);
+        fab_appendf(fb->env, sizeof(fb->env), &en, "%s%s=%s", en ? " " : "", use->env_name[i], val);
     }
 out:
     free(prof);
@@ -590,8 +593,10 @@ bool fab_lanes_device(const char *lanes, char *dev, size_t len)
     for (const char *p = strchr(lanes, '/'); p; p = strchr(p + 1, '/')) {
         size_t n = strcspn(p + 1, "[ ");
 
-        if (n == 0 || (n == 6 && strncmp(p + 1, "memory", 6) == 0) ||
-            (n == 4 && strncmp(p + 1, "self", 4) == 0))
+        /* not a network device: shared memory and self ("memory", "memory0"), GPU copies */
+        if (n == 0 || strncmp(p + 1, "memory", n < 6 ? n : 6) == 0 ||
+            strncmp(p + 1, "cuda", n < 4 ? n : 4) == 0 ||
+            strncmp(p + 1, "rocm", n < 4 ? n : 4) == 0)
             continue;
         snprintf(dev, len, "%.*s", (int)n, p + 1);
         return true;
@@ -625,20 +630,20 @@ bool fab_fabric_verify(fab_fabric_t *fb, const char *lanes)
         size_t devlen = slash ? (size_t)((br ? br : p + len) - slash - 1) : 0;
 
         if (slash) {
+            char why[192] = "";
+
             any = true;
-            if (!fab_expected_tl(fb->expect, p, tllen)) {
+            if (!fab_expected_tl(fb->expect, p, tllen))
+                snprintf(why, sizeof(why), "transport %.*s is not %s", (int)tllen, p, fb->expect);
+            else if (want_dev[0] &&
+                     (devlen != strlen(want_dev) || strncmp(slash + 1, want_dev, devlen) != 0))
+                snprintf(why, sizeof(why), "%.*s uses device %.*s, not %s", (int)tllen, p,
+                         (int)devlen, slash + 1, want_dev);
+            if (why[0]) {
                 ok = false;
-                n += (size_t)snprintf(fb->verdict_why + n,
-                                      n < sizeof(fb->verdict_why) ? sizeof(fb->verdict_why) - n : 0,
-                                      "%stransport %.*s is not %s", n ? "; " : "", (int)tllen, p,
-                                      fb->expect);
-            } else if (want_dev[0] &&
-                       (devlen != strlen(want_dev) || strncmp(slash + 1, want_dev, devlen) != 0)) {
-                ok = false;
-                n += (size_t)snprintf(fb->verdict_why + n,
-                                      n < sizeof(fb->verdict_why) ? sizeof(fb->verdict_why) - n : 0,
-                                      "%s%.*s uses device %.*s, not %s", n ? "; " : "", (int)tllen,
-                                      p, (int)devlen, slash + 1, want_dev);
+                if (!strstr(fb->verdict_why, why)) /* two lanes on one transport: say it once */
+                    fab_appendf(fb->verdict_why, sizeof(fb->verdict_why), &n, "%s%s", n ? "; " : "",
+                                why);
             }
         }
         p += len;

@@ -53,3 +53,17 @@ void fab_log_progress(const char *fmt, ...)
     fprintf(stderr, "%s progress: %s\n", fab_log_prefix, msg);
     fflush(stderr);
 }
+
+void fab_appendf(char *buf, size_t len, size_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (*at >= len) /* already full: count nothing more, point nowhere past the end */
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(buf + *at, len - *at, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *at += (size_t)n;
+}

@@ -197,7 +197,7 @@ static bool fab_verify_pairs(fab_fabric_t *fb, int n, const int *a, const int *b
                              char *out, size_t outlen, int *bad_a, int *bad_b)
 {
     size_t on = 0;
-    int bad = -1;
+    int bad = -1, groups_bad = 0;
 
     out[0] = '\0';
     for (int i = 0; i < n; i++) {
@@ -208,16 +208,17 @@ static bool fab_verify_pairs(fab_fabric_t *fb, int n, const int *a, const int *b
             seen = strcmp(li, lanes + (size_t)j * FAB_LANES_LEN) == 0;
         if (seen)
             continue;
-        if (!fab_fabric_verify(fb, li) && bad < 0)
-            bad = i;
+        if (!fab_fabric_verify(fb, li)) {
+            groups_bad++;
+            if (bad < 0)
+                bad = i;
+        }
         if (n > 1) {
-            on += (size_t)snprintf(out + on, on < outlen ? outlen - on : 0, "%s%s (pairs",
-                                   on ? " | " : "", li);
+            fab_appendf(out, outlen, &on, "%s%s (pairs", on ? " | " : "", li);
             for (int j = i; j < n; j++)
                 if (strcmp(li, lanes + (size_t)j * FAB_LANES_LEN) == 0)
-                    on += (size_t)snprintf(out + on, on < outlen ? outlen - on : 0, " %d-%d", a[j],
-                                           b[j]);
-            on += (size_t)snprintf(out + on, on < outlen ? outlen - on : 0, ")");
+                    fab_appendf(out, outlen, &on, " %d-%d", a[j], b[j]);
+            fab_appendf(out, outlen, &on, ")");
         }
     }
     if (on >= outlen && outlen > 4)
@@ -226,21 +227,32 @@ static bool fab_verify_pairs(fab_fabric_t *fb, int n, const int *a, const int *b
     *bad_b = bad < 0 ? b[0] : b[bad];
     /* the verdict of the first pair that differs, else the first pair's match */
     fab_fabric_verify(fb, lanes + (size_t)(bad < 0 ? 0 : bad) * FAB_LANES_LEN);
-    if (bad >= 0 && n > 1) { /* name the pairs that differ */
-        char why[2 * sizeof(fb->verdict_why)];
-        size_t wn = (size_t)snprintf(why, sizeof(why), "pairs"), l;
+    if (bad >= 0 && n > 1) {
+        /* The reason first (it must survive a long list), then the pairs that share it. */
+        char why[sizeof(fb->verdict_why)];
         const char *lb = lanes + (size_t)bad * FAB_LANES_LEN;
+        size_t wn = 0;
+        int shown = 0, more = 0;
 
-        for (int j = bad; j < n && wn < sizeof(fb->verdict_why); j++)
-            if (strcmp(lb, lanes + (size_t)j * FAB_LANES_LEN) == 0)
-                wn += (size_t)snprintf(why + wn, sizeof(why) - wn, " %d-%d", a[j], b[j]);
-        if (wn < sizeof(fb->verdict_why))
-            snprintf(why + wn, sizeof(why) - wn, ": %s", fb->verdict_why);
-        l = strlen(why);
-        if (l >= sizeof(fb->verdict_why))
-            l = sizeof(fb->verdict_why) - 1;
-        memcpy(fb->verdict_why, why, l);
-        fb->verdict_why[l] = '\0';
+        fab_appendf(why, sizeof(why), &wn, "%s (pairs", fb->verdict_why);
+        for (int j = bad; j < n; j++) {
+            if (strcmp(lb, lanes + (size_t)j * FAB_LANES_LEN) != 0)
+                continue;
+            if (shown < 8) {
+                fab_appendf(why, sizeof(why), &wn, " %d-%d", a[j], b[j]);
+                shown++;
+            } else {
+                more++;
+            }
+        }
+        if (more)
+            fab_appendf(why, sizeof(why), &wn, " and %d more", more);
+        fab_appendf(why, sizeof(why), &wn, ")");
+        if (groups_bad > 1)
+            fab_appendf(why, sizeof(why), &wn,
+                        "; %d other groups of pairs differ too (ucx_transports_by_pair)",
+                        groups_bad - 1);
+        snprintf(fb->verdict_why, sizeof(fb->verdict_why), "%s", why);
     }
     return bad < 0;
 }
@@ -261,6 +273,9 @@ static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *
     if (pa && pb) {
         n = fab_probe_pairs(w, o, pa, pb);
         lanes = calloc((size_t)n, FAB_LANES_LEN);
+        for (int i = 0; lanes && i < n; i++) /* what stays where a probe did not run */
+            snprintf(lanes + (size_t)i * FAB_LANES_LEN, FAB_LANES_LEN,
+                     "not probed (an earlier probe failed)");
     }
     if (!lanes)
         st = FAB_ERR_NOMEM;
@@ -278,13 +293,17 @@ static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *
         snprintf(info->ucx_tls, sizeof(info->ucx_tls), "%s", lanes);
         ok = fab_verify_pairs(fb, n, pa, pb, lanes, t->ucx_pairs, sizeof(t->ucx_pairs), &a, &b);
         snprintf(info->ucx_pairs, sizeof(info->ucx_pairs), "%s", t->ucx_pairs);
-        if (!ok && fb->name[0])
-            FAB_WARN("--fabric %s: UCX %s: %s (ranks %d and %d)%s", fb->name,
+        if (!ok && fb->name[0]) {
+            char ranks[48] = "";
+
+            if (!strstr(fb->verdict_why, "(pairs")) /* one pair: name its ranks here */
+                snprintf(ranks, sizeof(ranks), " (ranks %d and %d)", a, b);
+            FAB_WARN("--fabric %s: UCX %s: %s%s%s", fb->name,
                      strcmp(fb->verdict, "differs") == 0 ? "uses something else"
-                                                         : "could not be "
-                                                           "checked",
-                     fb->verdict_why, a, b,
+                                                         : "could not be checked",
+                     fb->verdict_why, ranks,
                      o->strict_fabric ? "" : "; --strict-fabric makes this an error");
+        }
     }
     free(lanes);
     free(pa);

@@ -86,8 +86,8 @@ static const fab_opt_t fab_opt_table[] = {
     {"device", 0, FAB_OPT_STRING, OFF(device), 0, 0, "NAME[:PORT]", NULL, "from --fabric",
      "the RDMA device and port (mlx5_0:1) or network interface (eth0) --fabric uses"},
     {"strict-fabric", 0, FAB_OPT_FLAG, OFF(strict_fabric), 0, 0, NULL, NULL, "off",
-     "exit 3 (before measuring) when UCX would use another transport than --fabric asks on "
-     "a measured pair, or UCX is not in use"},
+     "with --fabric: exit 3 (before measuring) when UCX would use another transport than the "
+     "fabric on a measured pair, or UCX is not in use"},
     {"line-rate", 0, FAB_OPT_RATE, OFF(line_rate_gbps), 0, 1e6, "RATE", "Gb/s", "the port's",
      "data rate the efficiency column compares with (100G, 25Gb/s); default: the port in use"},
     {"placement", 0, FAB_OPT_CHOICE, OFF(placement), 0, 0, "auto|nic|numa|core|none", NULL, "auto",

@@ -85,7 +85,9 @@ static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
     if (info->fabric && !info->fabric->name[0] && !(info->line_rate_gbps > 0) && info->nhosts > 1) {
         char dev[80];
 
-        if (fab_lanes_device(info->ucx_tls, dev, sizeof(dev)))
+        /* any probed pair's network device (the first pair may be within a host) */
+        if (fab_lanes_device(info->ucx_pairs[0] ? info->ucx_pairs : info->ucx_tls, dev,
+                             sizeof(dev)))
             fprintf(f,
                     "# line%%: n/a: with --fabric any UCX chose the device (%s); name it with "
                     "--fabric KIND --device %s, or give --line-rate RATE, for line%%\n",

@@ -761,10 +761,8 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
                 char sz[32];
 
                 fab_size_format(h.row.bytes, sz, sizeof(sz));
-                idle_len += (size_t)snprintf(
-                    idle_sizes + idle_len,
-                    idle_len < sizeof(idle_sizes) ? sizeof(idle_sizes) - idle_len : 0, "%s%s",
-                    idle_rows ? ", " : "", sz);
+                fab_appendf(idle_sizes, sizeof(idle_sizes), &idle_len, "%s%s",
+                            idle_rows ? ", " : "", sz);
                 idle_rows++;
                 if (h.row.cpu_rank_min_pct < idle_min)
                     idle_min = h.row.cpu_rank_min_pct;

@@ -90,6 +90,7 @@ def _setup_items(base, cur, label, kernels):
 
 
 DEFAULT_RUN_SPREAD = 0.05
+MIN_SPREAD_RUNS = 3  # baseline runs from which the run-to-run spread is taken as measured
 
 
 def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
@@ -192,11 +193,13 @@ def _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma, run_sp
     u_ref = statistics.median(bnoise) if bnoise and all(finite(x) for x in bnoise) else math.nan
     u_cur = crow.get(ncol, math.nan) if ncol else math.nan
     # Runs differ by more than one run's own standard error says (placement, caches, the
-    # neighbours): the baseline runs' spread, and at least --run-spread, which is all a
-    # one-run baseline has.
-    spread = run_spread
+    # neighbours): the spread of MIN_SPREAD_RUNS or more baseline runs, measured; with fewer,
+    # at least --run-spread.
+    spread = 0.0
     if len(bvals) >= 2 and statistics.mean(bvals) != 0:
-        spread = max(spread, statistics.stdev(bvals) / abs(statistics.mean(bvals)))
+        spread = statistics.stdev(bvals) / abs(statistics.mean(bvals))
+    if len(bvals) < MIN_SPREAD_RUNS:
+        spread = max(spread, run_spread)
     j = judge(ref, value, u_ref, u_cur, metric, sigma, spread)
     if j is None:
         return None
@@ -233,11 +236,16 @@ def render_text(result, show="all"):
     base = ", ".join(result["baseline"]["files"])
     nb = len(result["baseline"]["runs"])
     for f in result["files"]:
-        out.append("check %s (%s) against %s (%d run%s); tolerance %s, noise %g sigma, "
-                   "run-to-run spread at least %s" %
+        if nb >= MIN_SPREAD_RUNS:
+            spread = "run-to-run spread measured from the baseline's runs"
+        else:
+            spread = ("run-to-run spread assumed %s (--run-spread: with this, a change below "
+                      "about %s cannot FAIL; a baseline of %d runs measures it)" %
+                      (_pct(result.get("run_spread", 0.0)),
+                       _pct(result["sigma"] * result.get("run_spread", 0.0)), MIN_SPREAD_RUNS))
+        out.append("check %s (%s) against %s (%d run%s); tolerance %s, noise %g sigma, %s" %
                    (f["file"], f["run"], base, nb, "" if nb == 1 else "s",
-                    _pct(result["tolerance"]), result["sigma"],
-                    _pct(result.get("run_spread", 0.0))))
+                    _pct(result["tolerance"]), result["sigma"], spread))
         head = ["status", "kernel", "bytes", "metric", "baseline", "this run", "change",
                 "noise", "reason"]
         lines = []

@@ -298,9 +298,11 @@ def _check_options(sp, required):
     sp.add_argument("--strict", action="store_true",
                     help="a size of the baseline missing from the run FAILs (default: WARN)")
     sp.add_argument("--run-spread", default="5%", metavar="PCT",
-                    help="run-to-run spread (relative standard deviation) assumed at least, "
-                    "also where the baseline's own runs agree more closely; 0 trusts them "
-                    "alone [default: 5%%]")
+                    help="run-to-run spread (relative standard deviation) assumed at least when "
+                    "the baseline has fewer than 3 runs (with 3 or more, their spread is "
+                    "measured); it widens the noise band to at least sigma x PCT, so smaller "
+                    "changes WARN rather than FAIL; 0 trusts each run's own statistics "
+                    "[default: 5%%]")
 
 
 def _version():

@@ -270,3 +270,25 @@ def test_check_run_spread(results, tmp_path):
     assert any(c["status"] == "FAIL" for c in checks), checks
     assert_error(run_cli("check", "--baseline", results.shm, mild, "--run-spread", "5"),
                  2, "write a percentage")
+
+
+def test_check_three_run_baseline_measures_the_spread(results, tmp_path):
+    """From 3 baseline runs on, their own spread replaces --run-spread: three identical runs
+    (spread 0) leave only the runs' own errors, so the 14% loss that a one-run baseline WARNs
+    about FAILs where those errors are small."""
+    import h5py
+    from conftest import _copy, scale_bandwidth
+    base = _copy(results.shm, str(tmp_path / "base3.h5"))
+    with h5py.File(base, "r+") as f:
+        first = sorted(f["runs"])[0]
+        for name in ("run_0101", "run_0102"):
+            f.copy(f["runs"][first], "runs/" + name)
+    mild = _copy(results.shm, str(tmp_path / "mild3.h5"))
+    scale_bandwidth(mild, 0.86)
+    p = run_cli("check", "--json", "--baseline", base, mild)
+    res, checks = _checks(p)
+    assert len(res["baseline"]["runs"]) == 3
+    assert p.returncode == 1 and any(c["status"] == "FAIL" and c["noise"] < 0.14
+                                     for c in checks), checks
+    assert "spread measured from the baseline's runs" in run_cli(
+        "check", "--baseline", base, mild).stdout

@@ -131,7 +131,7 @@ def check_roce_gid(tool, golden):
           "roce profile GID: exit %d: %s %s" % (r.returncode, r.stdout, r.stderr))
     r = run(tool, ["--fabric", "roce", "--sysfs-root", tree], "/", {"UCX_IB_GID_INDEX": "0"})
     check(r.returncode == 0 and "UCX_IB_GID_INDEX=0 (from the environment)" in r.stdout and
-          "UCX_IB_GID_INDEX=3" not in r.stdout,
+          "UCX_IB_GID_INDEX=3" not in r.stdout and "rocev2_gid_index: 0\n" in r.stdout,
           "the user's UCX_IB_GID_INDEX must stand: %s %s" % (r.stdout, r.stderr))
 
 

@@ -584,6 +584,12 @@ static void test_lanes_device(void)
           strcmp(dev, "eth0") == 0);
     CHECK(fab_lanes_device("self/memory[am] tcp/fab0[rma_bw#0 am]", dev, sizeof(dev)) &&
           strcmp(dev, "fab0") == 0);
+    CHECK(fab_lanes_device("self/memory0[am] cuda_copy/cuda[rma_bw#0] rc_mlx5/mlx5_0:1[am]", dev,
+                           sizeof(dev)) &&
+          strcmp(dev, "mlx5_0:1") == 0);
+    CHECK(fab_lanes_device("sysv/memory[am] (pairs 0-1) | tcp/eth0[am] (pairs 0-2 1-3)", dev,
+                           sizeof(dev)) &&
+          strcmp(dev, "eth0") == 0);
     CHECK(!fab_lanes_device("sysv/memory[am am_bw#0] cma/memory[rma_bw#0]", dev, sizeof(dev)) &&
           dev[0] == '\0');
     CHECK(!fab_lanes_device("not probed (the run stopped early)", dev, sizeof(dev)));
