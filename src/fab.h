@@ -401,8 +401,7 @@ typedef struct fab_port {
     char encoding[32];    /* "8b/10b", "64b/66b", ...; "" unknown */
     int mtu;              /* active RDMA MTU, bytes; 0 unknown */
     char gid_types[64];   /* distinct GID types in table order: "IB", "RoCE v1,RoCE v2" */
-    int rocev2_gid_index; /* preferred RoCE v2 GID index (IPv4-mapped, global, link-local); -1 none
-                           */
+    int rocev2_gid_index; /* preferred RoCE v2 GID index (fab_inv_gid_rank); -1 none */
     char netdev[32];      /* the network interface behind the port ("" none) */
     fab_class_t cls;      /* the port's classification */
 } fab_port_t;

@@ -251,6 +251,12 @@ bool fab_transport_needs_probe(const fab_transport_t *t)
     return strcmp(t->pml, "ucx") == 0;
 }
 
+/* Two distinct ranks of this world. */
+static bool fab_pair_ok(const fab_world_t *w, int a, int b)
+{
+    return a != b && a >= 0 && b >= 0 && a < w->size && b < w->size;
+}
+
 fab_status_t fab_transport_probe_pairs(const fab_world_t *w, int n, const int *a, const int *b,
                                        char *out, size_t len)
 {
@@ -260,7 +266,7 @@ fab_status_t fab_transport_probe_pairs(const fab_world_t *w, int n, const int *a
     for (int i = 0; i < n; i++) {
         if (w->rank == 0)
             snprintf(out + (size_t)i * len, len, "not probed (needs two distinct ranks)");
-        if (a[i] == b[i] || a[i] < 0 || b[i] < 0 || a[i] >= w->size || b[i] >= w->size)
+        if (!fab_pair_ok(w, a[i], b[i]))
             continue;
         if (w->rank == a[i] || w->rank == b[i])
             st = fab_ucx_probe(w->rank == a[i] ? b[i] : a[i], mine, sizeof(mine));
@@ -271,7 +277,7 @@ fab_status_t fab_transport_probe_pairs(const fab_world_t *w, int n, const int *a
         fab_status_t sst = FAB_OK;
         char got[FAB_LANES_LEN];
 
-        if (a[i] == b[i] || a[i] < 0 || b[i] < 0 || a[i] >= w->size || b[i] >= w->size)
+        if (!fab_pair_ok(w, a[i], b[i]))
             continue;
         if (a[i] == 0) {
             if (w->rank == 0)
