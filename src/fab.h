@@ -14,8 +14,8 @@
 
 #include <hwloc.h>
 
-#include "fab_kernel.h"
-#include "fab_status.h"
+#include "kernel/fab_kernel.h"
+#include "core/status.h"
 
 #define FAB_HOST_MAX 256
 

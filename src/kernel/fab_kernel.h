@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fab_status.h"
+#include "core/status.h"
 
 /* What the headline of a row is: a time (latency) or a rate (bandwidth). */
 typedef enum {

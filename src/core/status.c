@@ -1,5 +1,5 @@
 /* Status strings and exit codes. */
-#include "fab_status.h"
+#include "core/status.h"
 
 const char *fab_status_string(fab_status_t st)
 {
