@@ -4,7 +4,28 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fab.h"
+#include "cli/options.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "core/signals.h"
+#include "core/status.h"
+#include "core/world.h"
+#include "kernel/registry.h"
+#include "measure/buffers.h"
+#include "measure/check.h"
+#include "measure/plan.h"
+#include "measure/runner.h"
+#include "net/fabric.h"
+#include "net/inventory.h"
+#include "net/placement.h"
+#include "net/rankinfo.h"
+#include "net/transport.h"
+#include "out/export.h"
+#include "out/hdf5.h"
+#include "out/runinfo.h"
+#include "out/show.h"
+#include "out/sink.h"
+#include "out/text.h"
 #include "fab_version.h"
 
 /* Before MPI_Init the rank is known only from the launcher's environment. Commands that

@@ -10,7 +10,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fab.h"
+#include "cli/options.h"
+#include "core/opts.h"
+#include "core/sizes.h"
+#include "core/status.h"
+#include "kernel/fab_kernel.h"
+#include "kernel/registry.h"
 #include "fab_version.h"
 
 #define FAB_DEFAULT_SUITE "latency,bw,bibw,msgrate"

@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fab.h"
+#include "core/log.h"
+#include "core/world.h"
 
 static char fab_log_prefix[FAB_HOST_MAX + 32] = "[fabricbench]";
 static fab_log_level_t fab_log_level = FAB_LOG_WARN;

@@ -4,7 +4,8 @@
 #include <signal.h>
 #include <string.h>
 
-#include "fab.h"
+#include "core/signals.h"
+#include "core/status.h"
 
 volatile sig_atomic_t fab_stop_flag;
 volatile sig_atomic_t fab_stop_signal;

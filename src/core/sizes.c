@@ -6,7 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fab.h"
+#include "core/sizes.h"
+#include "core/status.h"
 
 /* MPI counts are int; 1 GiB keeps every message and window arithmetic well inside that. */
 #define FAB_SIZE_LIMIT ((size_t)1 << 30)
@@ -158,4 +159,14 @@ void fab_size_format(size_t bytes, char *buf, size_t len)
         snprintf(buf, len, "%zuK", bytes >> 10);
     else
         snprintf(buf, len, "%zu", bytes);
+}
+
+size_t fab_sizes_max(const fab_sizes_t *s)
+{
+    size_t m = 0;
+
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i] > m)
+            m = s->v[i];
+    return m;
 }

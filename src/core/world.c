@@ -1,20 +1,16 @@
-/* Who we are: rank, host, the hosts of all ranks, agreement on a status. */
+/* Who we are: rank, host, the hosts of all ranks; agreement on a status. */
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "fab.h"
+#include "core/log.h"
+#include "core/mpi_call.h"
+#include "core/world.h"
 
-fab_status_t fab_mpi_fail(int mpi_rc, const char *what)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-
-    MPI_Error_string(mpi_rc, msg, &len);
-    FAB_ERROR("%s failed: %s", what, msg);
-    return FAB_ERR_MPI;
-}
+#define FAB_MSG_TAG 9002
 
 fab_status_t fab_world_init(fab_world_t *w)
 {
@@ -78,4 +74,48 @@ fab_status_t fab_agree(fab_status_t st, MPI_Comm comm)
 
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
     return (fab_status_t)all;
+}
+
+/* Agree on the worst status; the lowest failing rank's message reaches rank 0, which prints
+ * it with the failing rank's name. */
+fab_status_t fab_agree_msg(const fab_world_t *w, fab_status_t st, const char *msg, const char *hint)
+{
+    struct {
+        int st;
+        int rank;
+    } in = {(int)st, st == FAB_OK ? w->size : w->rank}, out;
+    char text[1024] = "";
+
+    MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
+    if (out.st == FAB_OK)
+        return FAB_OK;
+    /* MINLOC over the status picks the worst; among equal statuses the lowest rank. */
+    if (w->rank == out.rank && out.rank != 0)
+        snprintf(text, sizeof(text), "%s|%s", msg ? msg : "", hint ? hint : "");
+    if (out.rank != 0) {
+        if (w->rank == out.rank)
+            MPI_Send(text, sizeof(text), MPI_CHAR, 0, FAB_MSG_TAG, MPI_COMM_WORLD);
+        else if (w->rank == 0)
+            MPI_Recv(text, sizeof(text), MPI_CHAR, out.rank, FAB_MSG_TAG, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+    }
+    if (w->rank == 0) {
+        const char *m = msg, *h = hint;
+        char *bar;
+
+        if (out.rank != 0) {
+            bar = strchr(text, '|');
+            if (bar)
+                *bar = '\0';
+            m = text;
+            h = bar ? bar + 1 : "";
+        }
+        if (out.rank != 0)
+            FAB_ERROR("on rank %d (%s): %s", out.rank, w->hosts[out.rank], m);
+        else
+            FAB_ERROR("%s", m ? m : fab_status_string((fab_status_t)out.st));
+        if (h && *h)
+            fprintf(stderr, "hint: %s\n", h);
+    }
+    return (fab_status_t)out.st;
 }

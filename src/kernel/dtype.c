@@ -4,7 +4,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "fab.h"
+#include "core/mpi_call.h"
+#include "core/status.h"
+#include "kernel/dtype.h"
 
 /* ------------------------------------------------------------------ 16-bit conversions */
 

@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/log.h"
+#include "core/mpi_call.h"
 #include "core/status.h"
+#include "kernel/dtype.h"
 
 /* What the headline of a row is: a time (latency) or a rate (bandwidth). */
 typedef enum {
@@ -25,21 +28,6 @@ typedef enum {
     FAB_RANKS_PAIR = 0, /* two ranks, --pair A,B (default 0,1); the others wait idle */
     FAB_RANKS_ALL = 1,  /* every rank takes part */
 } fab_ranks_t;
-
-/* Element types (--dtype, in the order of its choice list) and operations (--op). */
-enum { FAB_DT_FLOAT32, FAB_DT_FLOAT64, FAB_DT_INT32, FAB_DT_BFLOAT16, FAB_DT_FLOAT16 };
-enum { FAB_OP_SUM, FAB_OP_MAX, FAB_OP_MIN };
-
-typedef struct fab_dtype {
-    int id;
-    const char *name; /* float32, ... */
-    size_t size;      /* bytes per element */
-    MPI_Datatype mpi;
-    MPI_Op op; /* the reduction for --op on this type */
-    int op_id;
-    bool emulated; /* bfloat16, float16: 16-bit storage, user-defined operation */
-    bool user_op;  /* op was created here and must be freed */
-} fab_dtype_t;
 
 /* What the harness hands a kernel. Fields above the line are set by the harness before setup;
  * fields below it are set by the kernel's setup on each rank. */
@@ -104,37 +92,7 @@ typedef struct fab_kernel {
     void (*describe)(const fab_kctx_t *ctx, char *buf, size_t len);
 } fab_kernel_t;
 
-/* Logging (log.c), for the harness and kernels alike. */
-typedef enum { FAB_LOG_ERROR = 0, FAB_LOG_WARN, FAB_LOG_INFO, FAB_LOG_DEBUG } fab_log_level_t;
-
-/* Set the prefix every message carries: "[rank N host]". rank < 0: "[host]". */
-void fab_log_init(int rank, const char *host);
-/* Append printf-style text at buf + *at (bounded by len); *at grows by what the text needed,
- * so *at >= len says the text was cut. */
-void fab_appendf(char *buf, size_t len, size_t *at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-void fab_log_set_level(fab_log_level_t level);
-fab_log_level_t fab_log_get_level(void);
-void fab_log(fab_log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A progress line: printed at every level (--quiet is checked by the caller). */
-void fab_log_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#define FAB_ERROR(...) fab_log(FAB_LOG_ERROR, __VA_ARGS__)
-#define FAB_WARN(...)  fab_log(FAB_LOG_WARN, __VA_ARGS__)
-#define FAB_INFO(...)  fab_log(FAB_LOG_INFO, __VA_ARGS__)
-#define FAB_DEBUG(...) fab_log(FAB_LOG_DEBUG, __VA_ARGS__)
-
-/* Helpers for kernels. */
-
-/* MPI call wrapper result: FAB_OK, or FAB_ERR_MPI after logging which call failed. */
-fab_status_t fab_mpi_fail(int mpi_rc, const char *what);
-/* Inline: it runs in every timed iteration; only a failure leaves the fast path. */
-static inline fab_status_t fab_mpi_check(int mpi_rc, const char *what)
-{
-    return mpi_rc == MPI_SUCCESS ? FAB_OK : fab_mpi_fail(mpi_rc, what);
-}
-#define FAB_MPI(call) fab_mpi_check((call), #call)
-
-/* Slot i of the send/receive buffers. */
+/* Inline: they run in timed iterations. Slot i of the send/receive buffers: */
 static inline char *fab_sbuf(const fab_kctx_t *ctx, int slot)
 {
     return ctx->sbuf + (size_t)slot * ctx->max_bytes;
@@ -143,52 +101,14 @@ static inline char *fab_rbuf(const fab_kctx_t *ctx, int slot)
 {
     return ctx->rbuf + (size_t)slot * ctx->max_bytes;
 }
-
-/* Fill `bytes` of buf with a pattern that depends on seed and position. */
-void fab_pattern_fill(void *buf, size_t bytes, uint32_t seed);
-/* Count the bytes of buf that differ from fab_pattern_fill(seed). */
-long fab_pattern_check(const void *buf, size_t bytes, uint32_t seed);
-/* A seed for message `msg` sent by comm rank `from`, derived from the round's seed. */
-uint32_t fab_pattern_seed(uint32_t round_seed, int from, int msg);
-
-/* The windowed one-way pattern shared by bw and msgrate (osu_bw): the sender posts
- * ctx->window non-blocking sends of `bytes` to `peer` and waits for a 4-byte acknowledgement;
- * the receiver posts the matching receives, waits, and sends the acknowledgement. */
-fab_status_t fab_window_iterate(fab_kctx_t *ctx, size_t bytes, int peer, bool sender);
-/* The same exchange with patterned data in distinct slots, every received byte checked. */
-fab_status_t fab_window_validate(fab_kctx_t *ctx, size_t bytes, int peer, bool sender,
-                                 uint32_t seed, long *errors);
-
-/* Collectives' validation: element i of rank r's contribution is a small integer (so sums
- * are exact in every type for up to 128 ranks), varied by seed. */
-double fab_coll_value(int rank, size_t i, uint32_t seed);
-/* Fill count elements of buf with rank's values for elements first, first+1, ... */
-void fab_coll_fill(const fab_kctx_t *ctx, void *buf, size_t count, int rank, size_t first,
-                   uint32_t seed);
-/* Count the elements of buf that differ from what they should be: the reduction (--op) over
- * every rank's value when from < 0, else rank `from`'s value. Floating types allow
- * ranks x epsilon(type) relative error. The first mismatch is logged with the element index. */
-long fab_coll_check(const fab_kctx_t *ctx, const void *buf, size_t count, size_t first, int from,
-                    uint32_t seed, const char *what);
-/* Non-blocking collectives: the synthetic compute (ctx->compute_s), then MPI_Wait. */
-fab_status_t fab_coll_finish(fab_kctx_t *ctx, MPI_Request *req);
-/* gradsync: a gradient of `total` bytes in buckets of `bucket` bytes (whole elements of
- * `elem` bytes): the number of buckets, and the bytes of the last one (<= bucket). */
-void fab_buckets(size_t total, size_t bucket, size_t elem, size_t *n, size_t *last);
-/* The root of call `turn`: --root, or rotating (turn mod ranks) when it is -1. */
+/* The root of call `turn` of a collective: --root, or rotating (turn mod ranks) when -1. */
 static inline int fab_coll_root(const fab_kctx_t *ctx, uint64_t turn)
 {
     return ctx->root >= 0 ? ctx->root : (int)(turn % (uint64_t)ctx->size);
 }
-/* Bus factors (nccl-tests): allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall (n-1)/n;
- * bcast, reduce 1. */
-double fab_bus_allreduce(int n);
-double fab_bus_ring(int n);
-double fab_bus_one(int n);
-/* fit_bytes for collectives: whole elements, or whole blocks of one element per rank. */
-size_t fab_fit_elements(const fab_kctx_t *ctx, size_t bytes);
-size_t fab_fit_blocks(const fab_kctx_t *ctx, size_t bytes);
-/* Bytes of one element, and bytes rounded down to whole `unit`s of elements (at least one). */
-size_t fab_coll_fit(const fab_kctx_t *ctx, size_t bytes, size_t unit);
+
+/* What kernels share: data patterns and the windowed exchange, collectives' helpers. */
+#include "kernel/collective.h"
+#include "kernel/patterns.h"
 
 #endif

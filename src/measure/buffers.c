@@ -11,7 +11,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "fab.h"
+#include "core/status.h"
+#include "measure/buffers.h"
 
 static struct {
     char *s, *r;

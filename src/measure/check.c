@@ -1,6 +1,6 @@
 /* Checks before anything is measured: rank counts, option combinations a kernel refuses, and
  * whether the buffers fit (memory available on the host, the address-space limit), agreed
- * by every rank; and the size lists and buffer sizes the runner shares with them. */
+ * by every rank. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,51 +8,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "fab.h"
-
-#define FAB_VALIDATE_SLOTS 4 /* distinct buffers a validation window uses */
-
-size_t fab_max_size(const fab_sizes_t *s)
-{
-    size_t m = 0;
-
-    for (int i = 0; i < s->n; i++)
-        if (s->v[i] > m)
-            m = s->v[i];
-    return m;
-}
-
-int fab_slots(const fab_kernel_t *k, const fab_opts_t *o)
-{
-    if (!o->validate || !k->uses_window)
-        return 1;
-    return o->window < FAB_VALIDATE_SLOTS ? o->window : FAB_VALIDATE_SLOTS;
-}
-
-size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes)
-{
-    return 2 * (size_t)fab_slots(k, o) * max_bytes;
-}
-
-void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out)
-{
-    char err[128];
-
-    fab_sizes_parse(k->kind == FAB_KIND_COLLECTIVE ? "8:4M" : "1:4M", out, err, sizeof(err));
-}
-
-const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_opts_t *o, fab_sizes_t *tmp)
-{
-    if (k->no_sizes) {
-        tmp->v[0] = 0;
-        tmp->n = 1;
-        return tmp;
-    }
-    if (o->sizes.n > 0)
-        return &o->sizes;
-    fab_default_sizes(k, tmp);
-    return tmp;
-}
+#include "core/log.h"
+#include "kernel/dtype.h"
+#include "measure/check.h"
+#include "measure/plan.h"
+#include "measure/timing.h"
 
 /* Memory this host can give: MemAvailable from /proc/meminfo, bytes (0 if unknown). */
 static size_t fab_mem_available(void)
@@ -157,66 +117,6 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
     return FAB_OK;
 }
 
-void fab_probe_pair(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
-{
-    /* A pair kernel measures --pair; an all-ranks kernel, rank 0 and its partner size/2
-     * (msgrate's first pair; on several nodes, the pair that crosses the network). */
-    for (int i = 0; i < o->nkernels; i++)
-        if (o->kernels[i]->ranks == FAB_RANKS_PAIR) {
-            *a = o->pair_a;
-            *b = o->pair_b;
-            return;
-        }
-    *a = 0;
-    *b = w->size / 2;
-}
-
-int fab_probe_pairs(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
-{
-    int n = 1;
-    bool all = false;
-
-    fab_probe_pair(w, o, &a[0], &b[0]);
-    for (int i = 0; i < o->nkernels; i++)
-        all = all || o->kernels[i]->ranks == FAB_RANKS_ALL;
-    if (!all || w->size < 4)
-        return n;
-    for (int i = 0; i < w->size / 2; i++) {
-        if ((i == a[0] && i + w->size / 2 == b[0]) || (i == b[0] && i + w->size / 2 == a[0]))
-            continue;
-        a[n] = i;
-        b[n] = i + w->size / 2;
-        n++;
-    }
-    return n;
-}
-
-bool fab_rank_active(const fab_kernel_t *k, const fab_opts_t *o, int rank)
-{
-    return k->ranks == FAB_RANKS_ALL || rank == o->pair_a || rank == o->pair_b;
-}
-
-/* Buffers a kernel allocates itself (gradsync's buckets), from its own_bytes. */
-static size_t fab_own_bytes(const fab_kernel_t *k, const fab_opts_t *o)
-{
-    fab_kctx_t ctx;
-    size_t n;
-
-    if (!k->own_bytes)
-        return 0;
-    memset(&ctx, 0, sizeof(ctx));
-    ctx.params = o->params;
-    ctx.bucket = o->bucket;
-    ctx.inflight = o->inflight;
-    ctx.window = o->window;
-    ctx.root = o->root;
-    if (fab_dtype_init(o->dtype, FAB_OP_SUM, false, &ctx.dtype) != FAB_OK)
-        return 0;
-    n = k->own_bytes(&ctx);
-    fab_dtype_free(&ctx.dtype);
-    return n;
-}
-
 fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
 {
     char msg[512] = "", hint[256] = "";
@@ -236,7 +136,7 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
     for (int i = 0; i < o->nkernels && st == FAB_OK; i++) {
         const fab_kernel_t *k = o->kernels[i];
         fab_sizes_t tmp;
-        size_t maxb = fab_max_size(fab_kernel_sizes(k, o, &tmp));
+        size_t maxb = fab_sizes_max(fab_kernel_sizes(k, o, &tmp));
         size_t own = fab_own_bytes(k, o), need = fab_buffer_bytes(k, o, maxb) + own;
         int here = k->ranks == FAB_RANKS_PAIR && w->local_ranks > 2 ? 2 : w->local_ranks;
         size_t host_need = need * (size_t)here;

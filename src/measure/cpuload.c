@@ -6,7 +6,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "fab.h"
+#include "measure/cpuload.h"
+#include "measure/timing.h"
 
 bool fab_proc_stat_parse(const char *line, uint64_t j[FAB_CPU_NJ])
 {

@@ -1,6 +1,7 @@
-/* The runner: for each kernel and size the iteration policy (checks before measuring are in
- * runcheck.c): fixed count, or a time budget with calibration, the timed blocks, the cross-rank
- * reduction, statistics, validation and the hand-over of each row to rank 0's output. */
+/* The runner: for each kernel and size the iteration policy (a fixed count, or a time budget
+ * with calibration), the timed blocks, the cross-rank reduction, statistics and validation.
+ * The plan (sizes, buffers) is measure/plan.c, the row's metrics measure/row.c, the hand-over
+ * of each row to rank 0's outputs measure/handoff.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,103 +10,31 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fab.h"
+#include "core/log.h"
+#include "core/mpi_call.h"
+#include "core/opts.h"
+#include "core/signals.h"
+#include "core/sizes.h"
+#include "core/status.h"
+#include "core/world.h"
+#include "kernel/dtype.h"
+#include "kernel/fab_kernel.h"
+#include "measure/buffers.h"
+#include "measure/cpuload.h"
+#include "measure/handoff.h"
+#include "measure/plan.h"
+#include "measure/row.h"
+#include "measure/runner.h"
+#include "measure/stats.h"
+#include "measure/timing.h"
+#include "out/sink.h"
 
 #define FAB_BLOCK           65536 /* most timed iterations between two reductions */
 #define FAB_BLOCK_SECONDS   0.2   /* about how long a block lasts */
 #define FAB_VALIDATE_ROUNDS 2
 #define FAB_KERNEL_TAG      100
-#define FAB_ROW_TAG         9001
-#define FAB_MSG_TAG         9002
 #define FAB_CALIB_SHARE     0.05 /* each calibration round lasts at least this share of --time */
-#define FAB_IDLE_SLEEP_NS   1000000L
 #define FAB_MIN_SLOT        64
-
-/* ------------------------------------------------------------------ waiting without noise */
-
-/* Complete a request by testing it every millisecond, sleeping in between, so that a rank
- * with nothing to do leaves the CPU to the ranks that measure. */
-static fab_status_t fab_idle_wait(MPI_Request *req)
-{
-    const struct timespec nap = {0, FAB_IDLE_SLEEP_NS};
-    int done = 0;
-
-    for (;;) {
-        fab_status_t st = FAB_MPI(MPI_Test(req, &done, MPI_STATUS_IGNORE));
-
-        if (st != FAB_OK || done)
-            return st;
-        nanosleep(&nap, NULL);
-    }
-}
-
-static fab_status_t fab_idle_barrier(MPI_Comm comm)
-{
-    MPI_Request req;
-    fab_status_t st = FAB_MPI(MPI_Ibarrier(comm, &req));
-
-    return st == FAB_OK ? fab_idle_wait(&req) : st;
-}
-
-/* ------------------------------------------------------------------ checks before measuring */
-
-/* Agree on the worst status; the lowest failing rank's message reaches rank 0, which prints
- * it with the failing rank's name. */
-fab_status_t fab_agree_msg(const fab_world_t *w, fab_status_t st, const char *msg, const char *hint)
-{
-    struct {
-        int st;
-        int rank;
-    } in = {(int)st, st == FAB_OK ? w->size : w->rank}, out;
-    char text[1024] = "";
-
-    MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
-    if (out.st == FAB_OK)
-        return FAB_OK;
-    /* MINLOC over the status picks the worst; among equal statuses the lowest rank. */
-    if (w->rank == out.rank && out.rank != 0)
-        snprintf(text, sizeof(text), "%s|%s", msg ? msg : "", hint ? hint : "");
-    if (out.rank != 0) {
-        if (w->rank == out.rank)
-            MPI_Send(text, sizeof(text), MPI_CHAR, 0, FAB_MSG_TAG, MPI_COMM_WORLD);
-        else if (w->rank == 0)
-            MPI_Recv(text, sizeof(text), MPI_CHAR, out.rank, FAB_MSG_TAG, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE);
-    }
-    if (w->rank == 0) {
-        const char *m = msg, *h = hint;
-        char *bar;
-
-        if (out.rank != 0) {
-            bar = strchr(text, '|');
-            if (bar)
-                *bar = '\0';
-            m = text;
-            h = bar ? bar + 1 : "";
-        }
-        if (out.rank != 0)
-            FAB_ERROR("on rank %d (%s): %s", out.rank, w->hosts[out.rank], m);
-        else
-            FAB_ERROR("%s", m ? m : fab_status_string((fab_status_t)out.st));
-        if (h && *h)
-            fprintf(stderr, "hint: %s\n", h);
-    }
-    return (fab_status_t)out.st;
-}
-
-/* The world rank of rank r of the kernel's communicator. */
-static int fab_world_rank_of(const fab_kctx_t *ctx, int r)
-{
-    MPI_Group g, world;
-    int out = r;
-
-    MPI_Comm_group(ctx->comm, &g);
-    MPI_Comm_group(MPI_COMM_WORLD, &world);
-    MPI_Group_translate_ranks(g, 1, &r, world, &out);
-    MPI_Group_free(&g);
-    MPI_Group_free(&world);
-    return out;
-}
 
 /* ------------------------------------------------------------------ measuring one size */
 
@@ -338,35 +267,8 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
     if (st == FAB_OK)
         st = fab_timed_blocks(m, bytes, iters);
     fab_cpu_mark(&cpu1, m->node_sampler);
-    if (st == FAB_OK) {
-        /* The window's CPU cost: rank shares averaged over the ranks, node shares over the
-         * nodes (one sampler each). */
-        double w[4], in[5], out[5] = {0};
-
-        fab_cpu_window(&cpu0, &cpu1, w);
-        in[0] = w[0];
-        in[4] = isnan(w[1]) ? 0.0 : 1.0;
-        for (int i = 1; i < 4; i++)
-            in[i] = isnan(w[i]) ? 0.0 : w[i];
-        struct {
-            double v;
-            int rank;
-        } ext[2] = {{isnan(w[0]) ? -INFINITY : w[0], ctx->rank},
-                    {isnan(w[0]) ? -INFINITY : -w[0], ctx->rank}},
-          extout[2] = {{-INFINITY, -1}, {-INFINITY, -1}};
-
-        st = FAB_MPI(MPI_Reduce(in, out, 5, MPI_DOUBLE, MPI_SUM, 0, ctx->comm));
-        /* each rank's own share: the busiest (MAXLOC) and the least busy (MAXLOC of -v) */
-        if (st == FAB_OK)
-            st = FAB_MPI(MPI_Reduce(ext, extout, 2, MPI_DOUBLE_INT, MPI_MAXLOC, 0, ctx->comm));
-        row->cpu_rank_max_pct = isinf(extout[0].v) ? NAN : extout[0].v;
-        row->cpu_rank_min_pct = isinf(extout[1].v) ? NAN : -extout[1].v;
-        row->cpu_rank_max_rank = isinf(extout[0].v) ? -1 : fab_world_rank_of(ctx, extout[0].rank);
-        row->cpu_rank_pct = out[0] / ctx->size;
-        row->cpu_user_pct = out[4] > 0 ? out[1] / out[4] : NAN;
-        row->cpu_sys_pct = out[4] > 0 ? out[2] / out[4] : NAN;
-        row->cpu_softirq_pct = out[4] > 0 ? out[3] / out[4] : NAN;
-    }
+    if (st == FAB_OK)
+        st = fab_row_cpu(row, ctx, &cpu0, &cpu1);
     row->validation_errors = -1;
     if (st == FAB_OK && m->o->validate && m->k->validate)
         st = fab_validate_size(m, bytes, &row->validation_errors);
@@ -378,66 +280,12 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
     row->warmup = warm;
     fab_acc_stats(&m->acc, m->k->time_divisor, &row->t);
     row->iter_time = m->acc.loop_total / (double)iters;
-    row->streams = ctx->streams > 0 ? ctx->streams : 1;
-    row->msgps = ctx->msgs_per_iter / row->iter_time;
-    row->mbps = (double)bytes * row->msgps / 1e6;
-    row->gbps = row->mbps * 8.0 / 1e3;
-    row->msgps_stream = row->msgps / row->streams;
-    row->mbps_stream = row->mbps / row->streams;
-    row->algbw = NAN;
-    row->busbw = NAN;
-    if (m->k->bus_factor) {
-        /* The time of a call is its slowest rank's (the per-iteration maximum), so algbw comes
-         * from the mean of those maxima; with --overlap-compute, of the call without compute. */
-        row->algbw = (double)bytes / (isnan(comm_mean) ? row->t.mean : comm_mean) / 1e9;
-        row->busbw = row->algbw * m->k->bus_factor(ctx->size);
-    }
-    row->comm_time = comm_mean;
-    row->overlap_pct = NAN;
-    if (!isnan(comm_mean) && comm_mean > 0) {
-        /* OSU's definition: the share of the call's own time that the compute hid. */
-        double hidden = 1.0 - (row->t.mean - ctx->compute_s) / comm_mean;
-
-        row->overlap_pct = 100.0 * (hidden < 0 ? 0 : hidden > 1 ? 1 : hidden);
-    }
-    row->slowest_rank = -1;
-    row->slowest_share = NAN;
-    row->line_pct = NAN; /* rank 0 of the world knows the hosts: fab_line_pct */
-    if (m->slow_count) {
-        int r = 0;
-
-        for (int i = 1; i < ctx->size; i++)
-            if (m->slow_count[i] > m->slow_count[r])
-                r = i;
-        row->slowest_rank = fab_world_rank_of(ctx, r);
-        row->slowest_share = (double)m->slow_count[r] / (double)iters;
-    }
+    fab_row_rates(row, m->k, ctx, comm_mean);
+    fab_row_slowest(row, ctx, m->slow_count);
     return FAB_OK;
 }
 
 /* ------------------------------------------------------------------ one kernel */
-
-/* Efficiency against the line rate (rank 0): bandwidth kernels' Gb/s, collectives' busbw,
- * over the data rate of the port in use (--line-rate or the fabric's), twice that when the
- * kernel sends both ways at once. Only when the traffic crosses hosts: within one node no
- * port carries it. */
-static double fab_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
-                           const fab_row_t *r)
-{
-    double gbps, rate = o->line_rate_gbps * (k->duplex ? 2.0 : 1.0);
-    bool crosses = false;
-
-    if (rate <= 0 || k->kind == FAB_KIND_LATENCY || !w->hosts)
-        return NAN;
-    if (k->ranks == FAB_RANKS_PAIR)
-        crosses = strcmp(w->hosts[o->pair_a], w->hosts[o->pair_b]) != 0;
-    else
-        crosses = w->nhosts > 1;
-    if (!crosses && !o->line_rate_given)
-        return NAN;
-    gbps = k->kind == FAB_KIND_COLLECTIVE ? r->busbw * 8.0 : r->gbps;
-    return isnan(gbps) ? NAN : 100.0 * gbps / rate;
-}
 
 typedef struct fab_progress {
     uint64_t start, last;
@@ -496,7 +344,7 @@ static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
     MPI_Comm_size(comm, &ctx->size);
     ctx->window = o->window;
     ctx->tag = FAB_KERNEL_TAG;
-    ctx->max_bytes = fab_max_size(sizes);
+    ctx->max_bytes = fab_sizes_max(sizes);
     if (ctx->max_bytes < FAB_MIN_SLOT)
         ctx->max_bytes = FAB_MIN_SLOT;
     ctx->slots = fab_slots(k, o);
@@ -512,7 +360,7 @@ static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
         return st;
     /* A collective may round a size up (one element per rank at least): room for that. */
     if (k->fit_bytes && !k->no_sizes) {
-        size_t fitted = k->fit_bytes(ctx, fab_max_size(sizes));
+        size_t fitted = k->fit_bytes(ctx, fab_sizes_max(sizes));
 
         if (fitted > ctx->max_bytes)
             ctx->max_bytes = fitted;
@@ -589,64 +437,6 @@ static void fab_measure_free(fab_measure_t *m)
     free(m->block);
     free(m->reduced);
     fab_acc_free(&m->acc);
-}
-
-/* What rank 0 needs to hand a row to the sinks: the row and, with --samples, its samples. */
-typedef struct fab_handoff {
-    fab_row_t row;
-    double *samples; /* rank 0's copy when the lead is another rank */
-    size_t nsamples, cap;
-    bool want_samples;
-} fab_handoff_t;
-
-/* The lead rank sends rank 0 the row (row.iters == 0: stopped, no row) and, with --samples,
- * the samples, then learns from rank 0's answer whether the outputs still work. Rank 0 waits
- * sleeping when it has no part in the measurement. */
-static fab_status_t fab_lead_send(fab_handoff_t *h, const fab_measure_t *m)
-{
-    uint64_t n = h->want_samples ? m->acc.raw_n : 0;
-    int ack = 0;
-    fab_status_t st;
-
-    st = FAB_MPI(MPI_Send(&h->row, sizeof(h->row), MPI_BYTE, 0, FAB_ROW_TAG, MPI_COMM_WORLD));
-    if (st != FAB_OK || h->row.iters == 0)
-        return st;
-    if (h->want_samples) {
-        st = FAB_MPI(MPI_Send(&n, 1, MPI_UINT64_T, 0, FAB_ROW_TAG, MPI_COMM_WORLD));
-        if (st == FAB_OK && n > 0)
-            st = FAB_MPI(MPI_Send(m->acc.raw, (int)n, MPI_DOUBLE, 0, FAB_ROW_TAG, MPI_COMM_WORLD));
-    }
-    if (st == FAB_OK)
-        st = FAB_MPI(MPI_Recv(&ack, 1, MPI_INT, 0, FAB_ROW_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    if (st == FAB_OK && ack != FAB_STOP_NONE)
-        fab_stop_request(ack);
-    return st;
-}
-
-static fab_status_t fab_root_recv(fab_handoff_t *h, int lead, bool active)
-{
-    MPI_Request req;
-    uint64_t n = 0;
-    fab_status_t st = FAB_MPI(
-        MPI_Irecv(&h->row, sizeof(h->row), MPI_BYTE, lead, FAB_ROW_TAG, MPI_COMM_WORLD, &req));
-
-    if (st == FAB_OK)
-        st = active ? FAB_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE)) : fab_idle_wait(&req);
-    h->nsamples = 0;
-    if (st != FAB_OK || h->row.iters == 0 || !h->want_samples)
-        return st;
-    st = FAB_MPI(
-        MPI_Recv(&n, 1, MPI_UINT64_T, lead, FAB_ROW_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    if (st == FAB_OK && n > h->cap) {
-        FAB_ERROR("rank %d sent %llu samples, more than the %zu expected", lead,
-                  (unsigned long long)n, h->cap);
-        return FAB_ERR_INTERNAL;
-    }
-    if (st == FAB_OK && n > 0)
-        st = FAB_MPI(MPI_Recv(h->samples, (int)n, MPI_DOUBLE, lead, FAB_ROW_TAG, MPI_COMM_WORLD,
-                              MPI_STATUS_IGNORE));
-    h->nsamples = (size_t)n;
-    return st;
 }
 
 /* Rank 0: the row goes to every sink; an output that fails stops the run (exit 3). */
@@ -739,9 +529,9 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
         else if (st != FAB_OK)
             break;
         if (w->rank == lead && lead != 0)
-            st = fab_lead_send(&h, &m);
+            st = fab_handoff_send(&h, m.acc.raw, m.acc.raw_n);
         else if (w->rank == 0 && lead != 0)
-            st = fab_root_recv(&h, lead, active);
+            st = fab_handoff_recv(&h, lead, active);
         if (st != FAB_OK)
             break;
         if (w->rank == 0 && h.row.iters == 0) {
@@ -751,9 +541,8 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
         if (w->rank == 0) {
             const double *smp = lead == 0 ? m.acc.raw : h.samples;
             size_t n = lead == 0 ? m.acc.raw_n : h.nsamples;
-            int ack;
 
-            h.row.line_pct = fab_line_pct(w, o, k, &h.row);
+            h.row.line_pct = fab_row_line_pct(w, o, k, &h.row);
             fab_root_emit(sinks, k, &h, smp, n);
             if (h.row.validation_errors > 0)
                 bad_bytes += h.row.validation_errors;
@@ -768,9 +557,8 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
                     idle_min = h.row.cpu_rank_min_pct;
             }
             fab_progress_update(&prog, o, k, sizes->v[i]);
-            ack = fab_stop_flag;
             if (lead != 0)
-                st = FAB_MPI(MPI_Send(&ack, 1, MPI_INT, lead, FAB_ROW_TAG, MPI_COMM_WORLD));
+                st = fab_handoff_answer(lead);
         }
         if (kst != FAB_OK)
             st = kst;

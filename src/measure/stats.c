@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fab.h"
+#include "core/status.h"
+#include "measure/stats.h"
 
 fab_status_t fab_acc_init(fab_acc_t *a, size_t raw_cap)
 {

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "fab.h"
+#include "core/opts.h"
+#include "core/status.h"
+#include "measure/timing.h"
 
 bool fab_timer_tsc_on;
 static double fab_tsc_ns_per_tick = 1.0;

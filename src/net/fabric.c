@@ -11,7 +11,11 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "fab.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "core/status.h"
+#include "net/fabric.h"
+#include "net/inventory.h"
 
 #ifndef FAB_DATADIR
 #define FAB_DATADIR "/usr/local/share/fabricbench"

@@ -16,7 +16,8 @@
 
 #include <infiniband/verbs.h>
 
-#include "fab.h"
+#include "core/status.h"
+#include "net/inventory.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fab.h"
+#include "core/status.h"
+#include "net/placement.h"
 
 /* What placement needs from a topology, gathered once per plan. */
 typedef struct fab_place_ctx {

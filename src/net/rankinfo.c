@@ -5,7 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fab.h"
+#include "core/log.h"
+#include "core/mpi_call.h"
+#include "core/opts.h"
+#include "core/status.h"
+#include "core/world.h"
+#include "net/fabric.h"
+#include "net/inventory.h"
+#include "net/placement.h"
+#include "net/rankinfo.h"
+#include "out/runinfo.h"
 
 #define FAB_PLACE_LINE 320
 

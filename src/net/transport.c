@@ -10,7 +10,12 @@
 #include <string.h>
 #include <ucp/api/ucp.h>
 
-#include "fab.h"
+#include "core/log.h"
+#include "core/mpi_call.h"
+#include "core/opts.h"
+#include "core/status.h"
+#include "core/world.h"
+#include "net/transport.h"
 
 static void fab_setenv_pml(const char *var, const char *val, bool force)
 {

@@ -3,7 +3,9 @@
  * ("MBps" for MB/s); units are decimal, as docs/METRICS.md defines them. */
 #include <math.h>
 
-#include "fab.h"
+#include "measure/row.h"
+#include "measure/stats.h"
+#include "out/columns.h"
 
 const fab_column_t fab_columns[] = {
     [FAB_COL_BYTES] = {"bytes", "bytes", FAB_COL_U64, "message size"},

@@ -6,7 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fab.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "core/status.h"
+#include "kernel/fab_kernel.h"
+#include "measure/row.h"
+#include "net/fabric.h"
+#include "out/columns.h"
+#include "out/export.h"
+#include "out/runinfo.h"
+#include "out/sink.h"
 #include "fab_version.h"
 
 typedef struct fab_export {

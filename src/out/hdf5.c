@@ -19,7 +19,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fab.h"
+#include "core/log.h"
+#include "core/opts.h"
+#include "core/status.h"
+#include "core/world.h"
+#include "kernel/dtype.h"
+#include "kernel/fab_kernel.h"
+#include "measure/row.h"
+#include "measure/timing.h"
+#include "net/fabric.h"
+#include "out/columns.h"
+#include "out/hdf5.h"
+#include "out/runinfo.h"
+#include "out/sink.h"
 #include "fab_version.h"
 
 #define FAB_SCHEMA         "fabricbench-results"

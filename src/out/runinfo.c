@@ -7,7 +7,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "fab.h"
+#include "core/status.h"
+#include "core/world.h"
+#include "measure/timing.h"
+#include "net/transport.h"
+#include "out/runinfo.h"
 
 extern char **environ;
 

@@ -6,7 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fab.h"
+#include "core/log.h"
+#include "core/status.h"
+#include "kernel/fab_kernel.h"
+#include "out/columns.h"
+#include "out/show.h"
+#include "out/text.h"
 
 /* A string attribute, or "" when absent. */
 static void fab_show_attr(hid_t obj, const char *name, char *out, size_t len)

@@ -1,7 +1,13 @@
 /* Fan-out of a run's events to every output (text, HDF5, JSON Lines, CSV) on rank 0. The
  * first failing output's status is returned; the others still get the event, so one broken
  * output does not cost the rows the others can still keep. */
-#include "fab.h"
+#include "core/opts.h"
+#include "core/status.h"
+#include "core/world.h"
+#include "kernel/fab_kernel.h"
+#include "measure/row.h"
+#include "out/runinfo.h"
+#include "out/sink.h"
 
 #define FAB_SINKS_CALL(s, fn, ...)                                                                 \
     do {                                                                                           \

@@ -4,7 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fab.h"
+#include "core/opts.h"
+#include "core/status.h"
+#include "core/world.h"
+#include "kernel/dtype.h"
+#include "kernel/fab_kernel.h"
+#include "measure/row.h"
+#include "net/fabric.h"
+#include "out/columns.h"
+#include "out/runinfo.h"
+#include "out/sink.h"
+#include "out/text.h"
 #include "fab_version.h"
 
 static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)

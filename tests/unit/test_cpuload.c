@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fab.h"
+#include "measure/cpuload.h"
 
 int main(void)
 {

@@ -1,6 +1,8 @@
 /* bfloat16 and float16: conversions and sums against reference values; the bus factors. */
 #include "check.h"
-#include "fab.h"
+#include "kernel/collective.h"
+#include "kernel/dtype.h"
+#include "kernel/registry.h"
 
 static uint16_t bf(float f)
 {

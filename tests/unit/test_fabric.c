@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "fab.h"
+#include "core/status.h"
+#include "net/fabric.h"
+#include "net/inventory.h"
 
 static const char *golden;
 

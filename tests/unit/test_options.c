@@ -2,7 +2,10 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fab.h"
+#include "cli/options.h"
+#include "core/opts.h"
+#include "core/status.h"
+#include "kernel/fab_kernel.h"
 
 static fab_status_t parse(fab_opts_t *o, fab_cmd_t *cmd, char *err, int n, ...);
 

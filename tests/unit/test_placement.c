@@ -4,7 +4,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fab.h"
+#include "core/status.h"
+#include "net/placement.h"
 
 static const char *golden;
 

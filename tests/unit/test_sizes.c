@@ -1,6 +1,7 @@
 /* Size-list parsing: valid and invalid forms. */
 #include "check.h"
-#include "fab.h"
+#include "core/sizes.h"
+#include "core/status.h"
 
 static int parses(const char *s, fab_sizes_t *out)
 {

@@ -2,7 +2,11 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fab.h"
+#include "core/opts.h"
+#include "core/status.h"
+#include "kernel/patterns.h"
+#include "measure/stats.h"
+#include "measure/timing.h"
 
 static void add_all(fab_acc_t *a, const double *v, size_t n)
 {

@@ -1,0 +1,65 @@
+/* What a run was asked to do: the values of every harness option, as the command line and
+ * the FABRICBENCH_* variables set them (cli/options.c holds the table that fills it). */
+#ifndef FAB_CORE_OPTS_H
+#define FAB_CORE_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/sizes.h"
+
+struct fab_kernel;
+
+/* Values in the order of the options' choice lists: --pml ucx|ob1|env, --timer auto|tsc|clock. */
+typedef enum { FAB_PML_UCX = 0, FAB_PML_OB1 = 1, FAB_PML_ENV = 2 } fab_pml_t;
+typedef enum { FAB_TIMER_AUTO = 0, FAB_TIMER_TSC = 1, FAB_TIMER_CLOCK = 2 } fab_timer_kind_t;
+
+#define FAB_MAX_KERNELS 32
+
+typedef struct fab_opts {
+    const struct fab_kernel *kernels[FAB_MAX_KERNELS];
+    int nkernels;
+    fab_sizes_t sizes; /* empty: the default sweep */
+    long iters;        /* > 0: fixed iterations per size; 0: time budget */
+    long warmup;       /* < 0: automatic */
+    double time_s;     /* time budget per size */
+    long min_iters;    /* floor of the time-budget policy */
+    long max_iters;    /* ceiling of the time-budget policy */
+    long max_samples;  /* raw samples kept per size for exact percentiles */
+    int window;
+    bool validate;
+    bool samples;       /* --samples: keep per-iteration times in the result file */
+    const char *output; /* -o: NULL = automatic name, "none" = no file */
+    bool append, force;
+    const char *json, *csv; /* NULL: none */
+    const char *show_file;  /* fabricbench show FILE */
+    char note[128];         /* a warning about the options, for rank 0 to print */
+    int pair_a, pair_b;
+    int pml;       /* fab_pml_t */
+    bool pml_set;  /* --pml given explicitly */
+    int timer;     /* fab_timer_kind_t */
+    int dtype, op; /* FAB_DT_*, FAB_OP_* */
+    int root;      /* -1: rotate */
+    bool nonblocking;
+    double overlap_us; /* 0: none */
+    double params;     /* gradsync */
+    size_t bucket;
+    int inflight;
+    const char *fabric;       /* --fabric: a profile name, auto, or NULL/any (UCX chooses) */
+    const char *device;       /* --device NAME[:PORT], NULL: chosen by the fabric profile */
+    bool strict_fabric;       /* a verified transport that differs from the request: exit 3 */
+    double line_rate_gbps;    /* --line-rate, or the port in use (set before the run); 0 unknown */
+    bool line_rate_given;     /* --line-rate was given: applies within a node too */
+    int placement;            /* FAB_PLACE_* */
+    bool placement_set;       /* --placement given explicitly (overrides a launcher binding) */
+    const char *sysfs_root;   /* NULL: "/" */
+    const char *fabrics_file; /* NULL: the installed profile table */
+    const char *topology;     /* placement command: an lstopo XML file, NULL: this machine */
+    int place_ranks;          /* placement command: ranks per node */
+    bool json_flag;           /* inventory, placement commands: --json */
+    const char *sub_usage;    /* inventory, placement commands: --help was asked (their usage) */
+    bool quiet;
+    int verbose;
+} fab_opts_t;
+
+#endif

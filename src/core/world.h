@@ -1,0 +1,30 @@
+/* Who we are (rank, host, every rank's host) and how ranks agree on an outcome, so that no
+ * rank is left waiting for another that gave up. */
+#ifndef FAB_CORE_WORLD_H
+#define FAB_CORE_WORLD_H
+
+#include <mpi.h>
+
+#include "core/status.h"
+
+#define FAB_HOST_MAX 256
+
+typedef struct fab_world {
+    int rank, size;
+    char host[FAB_HOST_MAX];
+    char **hosts;    /* per world rank, on rank 0 only */
+    int nhosts;      /* distinct hosts */
+    int local_ranks; /* ranks on this rank's host */
+} fab_world_t;
+
+/* Collective over MPI_COMM_WORLD; also sets the log prefix. */
+fab_status_t fab_world_init(fab_world_t *w);
+void fab_world_free(fab_world_t *w);
+/* Every rank agrees on the worst status (the most negative one). */
+fab_status_t fab_agree(fab_status_t st, MPI_Comm comm);
+/* Every rank agrees on st; the lowest failing rank's msg and hint are printed by rank 0,
+ * naming that rank and its host. */
+fab_status_t fab_agree_msg(const fab_world_t *w, fab_status_t st, const char *msg,
+                           const char *hint);
+
+#endif

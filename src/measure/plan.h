@@ -1,0 +1,33 @@
+/* The plan of a run (measure/plan.c): sizes, buffers, taking part, warm-up, probed pairs. */
+#ifndef FAB_MEASURE_PLAN_H
+#define FAB_MEASURE_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/opts.h"
+#include "core/sizes.h"
+#include "core/world.h"
+#include "kernel/fab_kernel.h"
+
+/* Distinct message buffers (slots) kernel k uses: more than one only under --validate. */
+int fab_slots(const fab_kernel_t *k, const fab_opts_t *o);
+/* Bytes of buffer memory one rank of kernel k needs for max_bytes messages. */
+size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes);
+/* Bytes of the buffers kernel k allocates itself in its setup (its own_bytes), 0 if none. */
+size_t fab_own_bytes(const fab_kernel_t *k, const fab_opts_t *o);
+/* The default size list for a kernel. */
+void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out);
+/* The sizes kernel k measures: -m, its defaults, or one row of 0 bytes (tmp holds them). */
+const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_opts_t *o, fab_sizes_t *tmp);
+/* Whether a rank takes part in kernel k (all ranks, or one of --pair). */
+bool fab_rank_active(const fab_kernel_t *k, const fab_opts_t *o, int rank);
+/* The pair the UCX transport probe connects: what the run's first kernel measures. */
+void fab_probe_pair(const fab_world_t *w, const fab_opts_t *o, int *a, int *b);
+/* Every pair whose transport the run checks: first the one of fab_probe_pair, then, when a
+ * kernel uses all ranks, rank i with rank i + size/2 (msgrate's pairs; across nodes, each
+ * rank's link to a rank on another node under a block placement). pairs 1.. share no rank.
+ * a and b hold at least size/2 + 1 entries. Returns the count. */
+int fab_probe_pairs(const fab_world_t *w, const fab_opts_t *o, int *a, int *b);
+
+#endif

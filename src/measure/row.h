@@ -1,0 +1,66 @@
+/* A result row: what one message size of one kernel measured, as rank 0 hands it to the
+ * outputs (out/columns.c turns it into the columns of every format). */
+#ifndef FAB_MEASURE_ROW_H
+#define FAB_MEASURE_ROW_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "core/opts.h"
+#include "core/world.h"
+#include "kernel/fab_kernel.h"
+#include "measure/cpuload.h"
+#include "measure/stats.h"
+
+/* A rank that polls (MPI over UCX does) runs all the time; one that ran less than this share
+ * of a measurement window waited for a core, and the row's times include scheduler delays. */
+#define FAB_CPU_BUSY_PCT 80.0
+
+typedef struct fab_row {
+    uint64_t bytes;
+    uint64_t iters;
+    uint64_t warmup;
+    fab_stats_t t;      /* reported time: iteration time / kernel time_divisor, seconds */
+    double iter_time;   /* loop mean of one whole iteration, seconds */
+    double mbps;        /* MB/s (10^6 B/s), all streams */
+    double gbps;        /* Gb/s (10^9 bit/s), all streams */
+    double msgps;       /* messages/s, all streams */
+    double mbps_stream; /* per stream (pair) */
+    double msgps_stream;
+    int streams;
+    long validation_errors; /* -1: not validated */
+    double algbw;           /* collectives: bytes / loop-mean time, GB/s (10^9 B/s); else NaN */
+    double busbw;           /* algbw x the kernel's bus factor */
+    int slowest_rank;       /* the rank that was slowest in most iterations; -1 if one timer */
+    double comm_time;       /* --overlap-compute: the same call without compute, s; else NaN */
+    double overlap_pct;     /* how much of that the compute hid, 0..100; else NaN */
+    double slowest_share;   /* the share of iterations it was slowest in */
+    double line_pct;        /* Gb/s (collectives: busbw) / the port's data rate, %; else NaN */
+    double cpu_rank_pct;    /* mean over taking-part ranks of CPU time / wall time, % */
+    double cpu_user_pct;    /* node-wide shares of all CPUs, %, mean over the nodes */
+    double cpu_sys_pct;
+    double cpu_softirq_pct;
+    double cpu_rank_min_pct, cpu_rank_max_pct; /* the least and most busy rank's share, % */
+    int cpu_rank_max_rank;                     /* world rank of the busiest; -1 unknown */
+} fab_row_t;
+
+/* After the statistics (row->t, bytes, iters, iter_time): the rates, algbw/busbw and overlap.
+ * comm_mean:
+ * --overlap-compute's reference time of the call alone, s (NaN without). */
+void fab_row_rates(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, double comm_mean);
+/* The rank slowest in most iterations, from per-rank counts (NULL: one timer, none). */
+void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_t *slow_count);
+/* The CPU cost of the window between two marks, reduced over ctx->comm to its rank 0
+ * (collective over ctx->comm). */
+fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_mark_t *a,
+                         const fab_cpu_mark_t *b);
+/* Efficiency against the line rate (world rank 0): bandwidth kernels' Gb/s, collectives'
+ * busbw, over the data rate of the port in use (--line-rate or the fabric's), twice that when
+ * the kernel sends both ways at once. Only when the traffic crosses hosts (within a node no
+ * port carries it) unless --line-rate was given. NaN when not known. */
+double fab_row_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
+                        const fab_row_t *r);
+/* The world rank of rank r of comm. */
+int fab_comm_world_rank(MPI_Comm comm, int r);
+
+#endif

@@ -1,0 +1,91 @@
+/* What RDMA devices and network interfaces a node has (net/inventory.c), and how it is
+ * printed (net/inventory_print.c): `fabricbench inventory`, the result file's record. */
+#ifndef FAB_NET_INVENTORY_H
+#define FAB_NET_INVENTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/status.h"
+
+/* What RDMA devices and network interfaces a node has, read from sysfs under a root that
+ * tests point at fixture trees (libibverbs adds to it where the root is the real "/"). */
+#define FAB_MAX_RDMA  16
+#define FAB_MAX_PORTS 4
+#define FAB_MAX_NETIF 64
+
+typedef enum {
+    FAB_CLASS_UNKNOWN = 0,
+    FAB_CLASS_IB,    /* link layer InfiniBand */
+    FAB_CLASS_ROCE,  /* link layer Ethernet (not erdma, not node type RNIC) */
+    FAB_CLASS_ERDMA, /* driver erdma: Alibaba Elastic RDMA (iWARP-style, RC only, no UD) */
+    FAB_CLASS_IWARP, /* node type RNIC, not erdma */
+} fab_class_t;
+
+typedef struct fab_port {
+    int num;              /* port number, from 1 */
+    char state[32];       /* "ACTIVE", "DOWN", "INIT", ... (sysfs "4: ACTIVE" -> "ACTIVE") */
+    char phys_state[32];  /* "LinkUp", "Disabled", ... */
+    char link_layer[16];  /* "InfiniBand", "Ethernet" */
+    char rate[64];        /* the sysfs string as read: "200 Gb/sec (4X HDR)" */
+    int width;            /* active lanes: 1, 2, 4, 8, 12; 0 unknown */
+    char speed[16];       /* lane speed name: "SDR" ... "XDR"; "" unknown */
+    double signal_gbps;   /* signalling rate of all lanes, Gb/s; 0 unknown (always on Ethernet) */
+    double data_gbps;     /* data rate after line encoding, Gb/s (Ethernet: the netdev's speed,
+                             docs/FABRICS.md); 0 unknown */
+    char encoding[32];    /* "8b/10b", "64b/66b", ...; "" unknown */
+    int mtu;              /* active RDMA MTU, bytes; 0 unknown */
+    char gid_types[64];   /* distinct GID types in table order: "IB", "RoCE v1,RoCE v2" */
+    int rocev2_gid_index; /* preferred RoCE v2 GID index (fab_inv_gid_rank); -1 none */
+    char netdev[32];      /* the network interface behind the port ("" none) */
+    fab_class_t cls;      /* the port's classification */
+} fab_port_t;
+
+typedef struct fab_rdma_dev {
+    char name[64];      /* mlx5_0 */
+    char driver[32];    /* mlx5_core, erdma, ... ("" unknown) */
+    char node_type[32]; /* "CA", "RNIC", ... */
+    char fw_ver[64];
+    int numa_node; /* -1 unknown */
+    int nports;
+    fab_port_t ports[FAB_MAX_PORTS];
+} fab_rdma_dev_t;
+
+typedef struct fab_netif {
+    char name[32];
+    long speed_mbps; /* sysfs speed, Mb/s; -1 unknown (VMs, virtual devices, link down) */
+    int mtu;
+    int numa_node;      /* -1 unknown */
+    char operstate[16]; /* "up", "down", "unknown" */
+    bool loopback;
+    char rdma_dev[64]; /* the RDMA device it backs ("" none) */
+} fab_netif_t;
+
+typedef struct fab_inventory {
+    char sysroot[512]; /* "/" or a fixture tree */
+    char source[64];   /* "sysfs", "sysfs+libibverbs" */
+    int nrdma;
+    fab_rdma_dev_t rdma[FAB_MAX_RDMA];
+    int nnet;
+    fab_netif_t net[FAB_MAX_NETIF];
+    char note[256]; /* what could not be read, e.g. "no RDMA devices (no class/infiniband)" */
+} fab_inventory_t;
+
+/* Read the inventory under sysroot (NULL or "" : "/"). A missing class/infiniband is not an
+ * error (no RDMA devices); an unreadable sysroot is (FAB_ERR_IO, exit 3; err says which path). */
+fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char *err,
+                                size_t errlen);
+/* The inventory as one JSON object (stable key order; the golden tests compare it exactly),
+ * and as text for people. */
+void fab_inventory_json(const fab_inventory_t *inv, FILE *f);
+void fab_inventory_text(const fab_inventory_t *inv, FILE *f);
+const char *fab_class_name(fab_class_t c); /* "ib", "roce", "erdma", "iwarp", "unknown" */
+/* Parse a sysfs rate string ("56 Gb/sec (4X FDR)", "2.5 Gb/sec (1X SDR)"): lanes, lane speed
+ * name, signalling and data rates (Gb/s, all lanes) and the encoding. false if unparseable. */
+bool fab_rate_parse(const char *rate, int *width, char *speed, size_t speedlen, double *signal_gbps,
+                    double *data_gbps, char *encoding, size_t enclen);
+/* `fabricbench inventory [--json]`: exit code (0, or 3 when sysroot cannot be read). */
+int fab_inventory_command(const char *sysroot, bool json, FILE *out, FILE *errf);
+
+#endif

@@ -1,0 +1,36 @@
+/* Which point-to-point layer and which UCX transports are really in use: the pml selected
+ * before MPI_Init and detected after it (net/transport.c), the UCX probe between measured
+ * pairs (net/probe.c). */
+#ifndef FAB_NET_TRANSPORT_H
+#define FAB_NET_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/opts.h"
+#include "core/status.h"
+#include "core/world.h"
+
+typedef struct fab_transport {
+    char pml[32];     /* pml component in use: "ucx", "ob1", ... or "unknown" */
+    char pml_how[64]; /* how that was found */
+    char ucx_version[32];
+    char ucx_tls[512];    /* UCX transports/devices a probe endpoint chose, or why unknown */
+    char ucx_pairs[2048]; /* every probed pair's, grouped; "" when one pair was probed */
+    char mpi_library[256];
+} fab_transport_t;
+
+/* Before MPI_Init: select the pml the options ask for, unless the environment already has. */
+void fab_transport_prepare(const fab_opts_t *o);
+/* After MPI_Init: versions and the pml in use (local, nothing started). */
+void fab_transport_detect(fab_transport_t *t);
+/* Whether the UCX transports still have to be probed (pml ucx). */
+bool fab_transport_needs_probe(const fab_transport_t *t);
+/* Probe the UCX transports of the pairs (a[i], b[i]), which share no rank, all at once
+ * (collective over MPI_COMM_WORLD). On rank 0, out + i x len holds pair i's lanes, such as
+ * "tcp/eth0[rma_bw#0 am am_bw#0 wireup]", or why they are unknown. */
+#define FAB_LANES_LEN 512
+fab_status_t fab_transport_probe_pairs(const fab_world_t *w, int n, const int *a, const int *b,
+                                       char *out, size_t len);
+
+#endif

@@ -1,0 +1,45 @@
+/* The outputs of a run on rank 0 (out/sink.c): each is a fab_sink_t fed with the run's
+ * events as they happen. */
+#ifndef FAB_OUT_SINK_H
+#define FAB_OUT_SINK_H
+
+#include "core/opts.h"
+#include "core/status.h"
+#include "core/world.h"
+#include "kernel/fab_kernel.h"
+#include "measure/row.h"
+#include "out/runinfo.h"
+
+/* Where rank 0 sends what a run produces, as it is produced. Every callback may be NULL;
+ * a failing callback makes the run stop after the current block (exit 3). */
+typedef struct fab_sink {
+    const char *name;
+    fab_status_t (*run_begin)(void *arg, const fab_run_info_t *info, const fab_opts_t *o);
+    fab_status_t (*kernel_begin)(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
+                                 const int *pair, const fab_world_t *w, const char *detail);
+    /* samples: the first nsamples per-iteration times in seconds, whole iterations (divide
+     * by k->time_divisor for the table's times), in iteration order; NULL unless --samples */
+    fab_status_t (*row)(void *arg, const fab_kernel_t *k, const fab_row_t *r, const double *samples,
+                        size_t nsamples);
+    fab_status_t (*kernel_end)(void *arg, const fab_kernel_t *k, fab_status_t st);
+    fab_status_t (*run_end)(void *arg, const fab_run_info_t *info);
+    void (*close)(void *arg);
+    void *arg;
+} fab_sink_t;
+
+#define FAB_MAX_SINKS 4
+typedef struct fab_sinks {
+    fab_sink_t s[FAB_MAX_SINKS];
+    int n;
+} fab_sinks_t;
+
+fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info, const fab_opts_t *o);
+fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kernel_t *k, const fab_opts_t *o,
+                                    const int *pair, const fab_world_t *w, const char *detail);
+fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kernel_t *k, const fab_row_t *r,
+                           const double *samples, size_t nsamples);
+fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kernel_t *k, fab_status_t st);
+fab_status_t fab_sinks_run_end(fab_sinks_t *s, const fab_run_info_t *info);
+void fab_sinks_close(fab_sinks_t *s);
+
+#endif
