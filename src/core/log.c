@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "core/log.h"
-#include "core/world.h"
 
-static char fab_log_prefix[FAB_HOST_MAX + 32] = "[fabricbench]";
+/* "[rank N host]": a host name is at most 255 bytes (HOST_NAME_MAX + 1 in POSIX terms). */
+static char fab_log_prefix[256 + 32] = "[fabricbench]";
 static fab_log_level_t fab_log_level = FAB_LOG_WARN;
 
 void fab_log_init(int rank, const char *host)
@@ -53,18 +53,4 @@ void fab_log_progress(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "%s progress: %s\n", fab_log_prefix, msg);
     fflush(stderr);
-}
-
-void fab_appendf(char *buf, size_t len, size_t *at, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    if (*at >= len) /* already full: count nothing more, point nowhere past the end */
-        return;
-    va_start(ap, fmt);
-    n = vsnprintf(buf + *at, len - *at, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *at += (size_t)n;
 }

@@ -1,5 +1,4 @@
-/* Logging to stderr with a "[rank N host]" prefix, for the harness and kernels alike, and
- * bounded text building. */
+/* Logging to stderr with a "[rank N host]" prefix, for the harness and kernels alike. */
 #ifndef FAB_CORE_LOG_H
 #define FAB_CORE_LOG_H
 
@@ -9,10 +8,6 @@ typedef enum { FAB_LOG_ERROR = 0, FAB_LOG_WARN, FAB_LOG_INFO, FAB_LOG_DEBUG } fa
 
 /* Set the prefix every message carries: "[rank N host]". rank < 0: "[host]". */
 void fab_log_init(int rank, const char *host);
-/* Append printf-style text at buf + *at (bounded by len); *at grows by what the text needed,
- * so *at >= len says the text was cut. */
-void fab_appendf(char *buf, size_t len, size_t *at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
 void fab_log_set_level(fab_log_level_t level);
 fab_log_level_t fab_log_get_level(void);
 void fab_log(fab_log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -3,7 +3,9 @@
 #include <math.h>
 
 #include "core/testhook.h"
-#include "kernel/fab_kernel.h"
+#include "kernel/descriptor.h"
+#include "kernel/collective.h"
+#include "kernel/patterns.h"
 #include "measure/timing.h"
 
 double fab_coll_value(int rank, size_t i, uint32_t seed)

@@ -3,7 +3,8 @@
 #include <string.h>
 
 #include "core/testhook.h"
-#include "kernel/fab_kernel.h"
+#include "kernel/descriptor.h"
+#include "kernel/patterns.h"
 
 #define FAB_ACK_BYTES 4
 

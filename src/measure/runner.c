@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/text.h"
 #include "core/mpi_call.h"
 #include "core/opts.h"
 #include "core/signals.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/text.h"
 #include "core/opts.h"
 #include "core/status.h"
 #include "net/fabric.h"
@@ -33,18 +34,6 @@ typedef struct fab_profile {
     char env_name[FAB_MAX_PENV][64], env_val[FAB_MAX_PENV][256];
     bool env_soft[FAB_MAX_PENV]; /* NAME ?= value: a value already in the environment wins */
 } fab_profile_t;
-
-static char *fab_trim(char *s)
-{
-    char *e;
-
-    while (isspace((unsigned char)*s))
-        s++;
-    e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1]))
-        *--e = '\0';
-    return s;
-}
 
 /* The profile table: --fabrics-file, else next to the executable (bin/../share/fabricbench:
  * an installed tree, or a build directory inside the source tree), else the install prefix,
@@ -168,39 +157,6 @@ static fab_status_t fab_profiles_load(const char *path, fab_profile_t *p, int *n
             return FAB_ERR_USAGE;
         }
     return FAB_OK;
-}
-
-void fab_inventory_brief(const fab_inventory_t *inv, char *buf, size_t len)
-{
-    size_t n = 0;
-
-    n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "RDMA ports:");
-    if (inv->nrdma == 0)
-        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " none");
-    for (int d = 0; d < inv->nrdma; d++)
-        for (int p = 0; p < inv->rdma[d].nports; p++) {
-            const fab_port_t *pt = &inv->rdma[d].ports[p];
-
-            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, " %s:%d (%s, %s",
-                                  inv->rdma[d].name, pt->num, fab_class_name(pt->cls),
-                                  pt->state[0] ? pt->state : "state unknown");
-            if (pt->data_gbps > 0)
-                n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ", %g Gb/s", pt->data_gbps);
-            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ")");
-        }
-    n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "; network interfaces:");
-    for (int i = 0; i < inv->nnet; i++) {
-        const fab_netif_t *ni = &inv->net[i];
-
-        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s %s (%s", i ? "," : "", ni->name,
-                              ni->operstate[0] ? ni->operstate : "?");
-        if (ni->speed_mbps > 0)
-            n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ", %g Gb/s",
-                                  (double)ni->speed_mbps / 1000.0);
-        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, ")");
-    }
-    if (inv->nnet == 0)
-        snprintf(buf + n, n < len ? len - n : 0, " none");
 }
 
 static bool fab_netif_up(const fab_netif_t *ni)
@@ -574,92 +530,4 @@ out:
     free(prof);
     free(inv);
     return st;
-}
-
-/* Does a transport name ("rc_mlx5", "tcp", "sysv") belong to the comma-separated prefixes? */
-static bool fab_expected_tl(const char *expect, const char *tl, size_t tllen)
-{
-    for (const char *p = expect; *p;) {
-        size_t len = strcspn(p, ",");
-        char pre[32];
-
-        snprintf(pre, sizeof(pre), "%.*s", (int)len, p);
-        if (strlen(pre) <= tllen && strncmp(fab_trim(pre), tl, strlen(fab_trim(pre))) == 0)
-            return true;
-        p += len + (p[len] == ',');
-    }
-    return false;
-}
-
-bool fab_lanes_device(const char *lanes, char *dev, size_t len)
-{
-    /* lanes: "tl/dev[roles] tl/dev[roles] ..."; roles hold spaces but no '/' */
-    for (const char *p = strchr(lanes, '/'); p; p = strchr(p + 1, '/')) {
-        size_t n = strcspn(p + 1, "[ ");
-
-        /* not a network device: shared memory and self ("memory", "memory0"), GPU copies */
-        if (n == 0 || strncmp(p + 1, "memory", n < 6 ? n : 6) == 0 ||
-            strncmp(p + 1, "cuda", n < 4 ? n : 4) == 0 ||
-            strncmp(p + 1, "rocm", n < 4 ? n : 4) == 0)
-            continue;
-        snprintf(dev, len, "%.*s", (int)n, p + 1);
-        return true;
-    }
-    dev[0] = '\0';
-    return false;
-}
-
-bool fab_fabric_verify(fab_fabric_t *fb, const char *lanes)
-{
-    char want_dev[80] = "";
-    size_t n = 0;
-    bool ok = true, any = false;
-
-    snprintf(fb->verified, sizeof(fb->verified), "%s", lanes);
-    if (!fb->name[0]) {
-        snprintf(fb->verdict, sizeof(fb->verdict), "not requested");
-        fb->verdict_why[0] = '\0';
-        return true;
-    }
-    if (fb->port > 0)
-        snprintf(want_dev, sizeof(want_dev), "%s:%d", fb->device, fb->port);
-    else if (fb->device[0])
-        snprintf(want_dev, sizeof(want_dev), "%s", fb->device);
-    fb->verdict_why[0] = '\0';
-    /* lanes: "tl/dev[roles] tl/dev[roles] ..." */
-    for (const char *p = lanes; *p;) {
-        size_t len = strcspn(p, " ");
-        const char *slash = memchr(p, '/', len), *br = memchr(p, '[', len);
-        size_t tllen = slash ? (size_t)(slash - p) : 0;
-        size_t devlen = slash ? (size_t)((br ? br : p + len) - slash - 1) : 0;
-
-        if (slash) {
-            char why[192] = "";
-
-            any = true;
-            if (!fab_expected_tl(fb->expect, p, tllen))
-                snprintf(why, sizeof(why), "transport %.*s is not %s", (int)tllen, p, fb->expect);
-            else if (want_dev[0] &&
-                     (devlen != strlen(want_dev) || strncmp(slash + 1, want_dev, devlen) != 0))
-                snprintf(why, sizeof(why), "%.*s uses device %.*s, not %s", (int)tllen, p,
-                         (int)devlen, slash + 1, want_dev);
-            if (why[0]) {
-                ok = false;
-                if (!strstr(fb->verdict_why, why)) /* two lanes on one transport: say it once */
-                    fab_appendf(fb->verdict_why, sizeof(fb->verdict_why), &n, "%s%s", n ? "; " : "",
-                                why);
-            }
-        }
-        p += len;
-        while (*p == ' ')
-            p++;
-    }
-    if (!any) {
-        snprintf(fb->verdict, sizeof(fb->verdict), "not verified");
-        snprintf(fb->verdict_why, sizeof(fb->verdict_why), "UCX reported no transports (%s)",
-                 lanes);
-        return false;
-    }
-    snprintf(fb->verdict, sizeof(fb->verdict), "%s", ok ? "match" : "differs");
-    return ok;
 }

@@ -46,8 +46,11 @@ bool fab_fabric_verify(fab_fabric_t *fb, const char *lanes);
  * ("mlx5_0:1", "eth0") into dev, for a hint on how to get line%. False when the lanes name no
  * network device (shared memory, not probed). */
 bool fab_lanes_device(const char *lanes, char *dev, size_t len);
-/* A short inventory of this host for error messages: "RDMA: mlx5_0:1 roce ACTIVE 100 Gb/s;
- * net: eth0 up 25 Gb/s, lo". */
-void fab_inventory_brief(const fab_inventory_t *inv, char *buf, size_t len);
+/* Rank 0: the probed pairs (a[i], b[i]) and their lanes (lanes + i x FAB_LANES_LEN) grouped by
+ * what UCX chose ("LANES (pairs 0-2 1-3) | ...", into out), each group checked against
+ * --fabric. The verdict lands in fb: the first group that differs (its pairs named), or a
+ * match; *bad_a, *bad_b: that pair. Returns whether every pair matched. */
+bool fab_fabric_verify_pairs(fab_fabric_t *fb, int n, const int *a, const int *b, const char *lanes,
+                             char *out, size_t outlen, int *bad_a, int *bad_b);
 
 #endif

@@ -8,20 +8,13 @@
 #include <stdio.h>
 
 #include "core/status.h"
+#include "net/ports.h"
 
 /* What RDMA devices and network interfaces a node has, read from sysfs under a root that
  * tests point at fixture trees (libibverbs adds to it where the root is the real "/"). */
 #define FAB_MAX_RDMA  16
 #define FAB_MAX_PORTS 4
 #define FAB_MAX_NETIF 64
-
-typedef enum {
-    FAB_CLASS_UNKNOWN = 0,
-    FAB_CLASS_IB,    /* link layer InfiniBand */
-    FAB_CLASS_ROCE,  /* link layer Ethernet (not erdma, not node type RNIC) */
-    FAB_CLASS_ERDMA, /* driver erdma: Alibaba Elastic RDMA (iWARP-style, RC only, no UD) */
-    FAB_CLASS_IWARP, /* node type RNIC, not erdma */
-} fab_class_t;
 
 typedef struct fab_port {
     int num;              /* port number, from 1 */
@@ -80,11 +73,9 @@ fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char 
  * and as text for people. */
 void fab_inventory_json(const fab_inventory_t *inv, FILE *f);
 void fab_inventory_text(const fab_inventory_t *inv, FILE *f);
-const char *fab_class_name(fab_class_t c); /* "ib", "roce", "erdma", "iwarp", "unknown" */
-/* Parse a sysfs rate string ("56 Gb/sec (4X FDR)", "2.5 Gb/sec (1X SDR)"): lanes, lane speed
- * name, signalling and data rates (Gb/s, all lanes) and the encoding. false if unparseable. */
-bool fab_rate_parse(const char *rate, int *width, char *speed, size_t speedlen, double *signal_gbps,
-                    double *data_gbps, char *encoding, size_t enclen);
+/* A short inventory of this host for error messages: "RDMA: mlx5_0:1 roce ACTIVE 100 Gb/s;
+ * net: eth0 up 25 Gb/s, lo". */
+void fab_inventory_brief(const fab_inventory_t *inv, char *buf, size_t len);
 /* `fabricbench inventory [--json]`: exit code (0, or 3 when sysroot cannot be read). */
 int fab_inventory_command(const char *sysroot, bool json, FILE *out, FILE *errf);
 

@@ -32,8 +32,6 @@ typedef struct fab_place {
     char note[256]; /* why this placement, or a warning */
 } fab_place_t;
 
-/* This machine's topology (xml NULL), or one exported by `lstopo file.xml`. */
-fab_status_t fab_topo_load(const char *xml, hwloc_topology_t *topo, char *err, size_t errlen);
 /* Where local rank `local` of `nlocal` on a node goes under `policy` (AUTO acts as NIC when
  * nic is found in the topology, else as NONE). Pure: binds nothing. set (allocated by the
  * caller) receives the PUs; out describes the plan. */

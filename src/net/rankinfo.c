@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/log.h"
 #include "core/mpi_call.h"
 #include "core/opts.h"
@@ -13,6 +14,7 @@
 #include "net/fabric.h"
 #include "net/inventory.h"
 #include "net/placement.h"
+#include "net/topology.h"
 #include "net/rankinfo.h"
 #include "out/runinfo.h"
 
@@ -100,36 +102,6 @@ fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, cons
     return info->placement ? FAB_OK : FAB_ERR_NOMEM;
 }
 
-/* Pretty-printed JSON to one line (for JSON Lines): newlines and the indentation after them
- * go, outside strings. */
-static void fab_json_compact(char *s)
-{
-    bool in_str = false, esc = false;
-    char *out = s;
-
-    for (char *p = s; *p; p++) {
-        if (in_str) {
-            *out++ = *p;
-            if (esc)
-                esc = false;
-            else if (*p == '\\')
-                esc = true;
-            else if (*p == '"')
-                in_str = false;
-            continue;
-        }
-        if (*p == '"')
-            in_str = true;
-        if (*p == '\n') {
-            while (p[1] == ' ')
-                p++;
-            continue;
-        }
-        *out++ = *p;
-    }
-    *out = '\0';
-}
-
 fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info)
 {
     MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
@@ -152,10 +124,8 @@ fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_opts_t *o, fab_
         FILE *f = open_memstream(&mine, &mlen);
 
         if (inv && f) {
-            fprintf(f, "\"");
-            for (const char *p = w->host; *p; p++)
-                fprintf(f, "%s%c", *p == '"' || *p == '\\' ? "\\" : "", *p);
-            fprintf(f, "\": ");
+            fab_json_str(f, w->host);
+            fprintf(f, ": ");
             if (fab_inventory_scan(o->sysfs_root, inv, err, sizeof(err)) == FAB_OK)
                 fab_inventory_json(inv, f);
             else

@@ -26,7 +26,7 @@ void fab_transport_prepare(const fab_opts_t *o);
 void fab_transport_detect(fab_transport_t *t);
 /* Whether the UCX transports still have to be probed (pml ucx). */
 bool fab_transport_needs_probe(const fab_transport_t *t);
-/* Probe the UCX transports of the pairs (a[i], b[i]), which share no rank, all at once
+/* net/probe.c: probe the UCX transports of the pairs (a[i], b[i]), which share no rank, all at once
  * (collective over MPI_COMM_WORLD). On rank 0, out + i x len holds pair i's lanes, such as
  * "tcp/eth0[rma_bw#0 am am_bw#0 wireup]", or why they are unknown. */
 #define FAB_LANES_LEN 512

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/status.h"
@@ -25,40 +26,12 @@ typedef struct fab_export {
     bool skip_header; /* appending to a CSV file that has one */
 } fab_export_t;
 
-static void fab_json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c == '\t')
-            fputs("\\t", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static void fab_json_kv(FILE *f, const char *key, const char *value)
 {
     fprintf(f, ",");
     fab_json_str(f, key);
     fputc(':', f);
     fab_json_str(f, value);
-}
-
-static void fab_json_num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.17g", v);
-    else
-        fputs("null", f);
 }
 
 static fab_status_t fab_export_flush(fab_export_t *e)

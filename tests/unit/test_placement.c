@@ -6,6 +6,7 @@
 #include "check.h"
 #include "core/status.h"
 #include "net/placement.h"
+#include "net/topology.h"
 
 static const char *golden;
 

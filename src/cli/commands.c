@@ -1,0 +1,85 @@
+/* The commands that need no MPI: help, version, list, show, inventory (also --fabric: what
+ * it would choose), placement. */
+#include <stdio.h>
+
+#include "cli/commands.h"
+#include "cli/launcher.h"
+#include "kernel/registry.h"
+#include "net/fabric.h"
+#include "net/inventory.h"
+#include "net/placement.h"
+#include "out/show.h"
+
+#include "fab_version.h"
+
+/* `fabricbench inventory --fabric NAME`: what --fabric would choose on this host. */
+static int fab_fabric_command(const fab_opts_t *o)
+{
+    fab_fabric_t fb;
+    char err[1024], hint[512], note[512];
+    fab_status_t st =
+        fab_fabric_prepare(o, &fb, err, sizeof(err), hint, sizeof(hint), note, sizeof(note));
+
+    if (st != FAB_OK) {
+        fprintf(stderr, "fabricbench: error: %s\n", err);
+        if (hint[0])
+            fprintf(stderr, "hint: %s\n", hint);
+        return fab_status_exit_code(st);
+    }
+    if (!fb.name[0]) {
+        printf("fabric: any (UCX chooses; nothing is set)\n");
+        return FAB_EXIT_OK;
+    }
+    printf("fabric: %s (asked: %s; %s)\n", fb.name, fb.requested, fb.description);
+    printf("device: %s%s%.0d (%s)\n", fb.device[0] ? fb.device : "none", fb.port ? ":" : "",
+           fb.port, fb.why[0] ? fb.why : "no device needed");
+    printf("netdev: %s\n", fb.netdev[0] ? fb.netdev : "none");
+    printf("rocev2_gid_index: %d\n", fb.gid_index);
+    if (fb.line_rate_gbps > 0)
+        printf("line_rate: %g Gb/s (%s)\n", fb.line_rate_gbps, fb.line_rate_from);
+    else
+        printf("line_rate: unknown (%s)\n", fb.line_rate_from);
+    printf("environment: %s\n", fb.env[0] ? fb.env : "none");
+    printf("verified by: %s\n", fb.expect[0] ? fb.expect : "-");
+    printf("profiles: %s\n", fb.profiles_file);
+    if (note[0])
+        printf("note: %s\n", note);
+    return FAB_EXIT_OK;
+}
+
+int fab_command_without_mpi(fab_cmd_t cmd, const fab_opts_t *o)
+{
+    if (cmd == FAB_CMD_SHOW)
+        return fab_status_exit_code(fab_show(o->show_file, stdout));
+    if ((cmd == FAB_CMD_INVENTORY || cmd == FAB_CMD_PLACEMENT) && o->sub_usage) {
+        printf("usage: %s\n", o->sub_usage);
+        return FAB_EXIT_OK;
+    }
+    if (cmd == FAB_CMD_INVENTORY && o->fabric)
+        return fab_fabric_command(o);
+    if (cmd == FAB_CMD_INVENTORY)
+        return fab_inventory_command(o->sysfs_root, o->json_flag, stdout, stderr);
+    if (cmd == FAB_CMD_PLACEMENT)
+        return fab_place_command(o->topology, o->placement, o->device, o->place_ranks, o->json_flag,
+                                 stdout, stderr);
+    if (!fab_first_rank())
+        return FAB_EXIT_OK;
+    switch (cmd) {
+    case FAB_CMD_HELP:
+        fab_opts_print_help(stdout);
+        break;
+    case FAB_CMD_RUN_HELP:
+        fab_opts_print_run_help(stdout);
+        break;
+    case FAB_CMD_VERSION:
+        printf("fabricbench %s (git %s)\n", FAB_VERSION, FAB_GIT_COMMIT);
+        break;
+    case FAB_CMD_LIST:
+        for (int i = 0; i < fab_nkernels; i++)
+            printf("%-15s %s\n", fab_kernels[i]->name, fab_kernels[i]->summary);
+        break;
+    default:
+        break;
+    }
+    return FAB_EXIT_OK;
+}

@@ -1,0 +1,13 @@
+/* The launcher's environment before MPI_Init (cli/launcher.c). */
+#ifndef FAB_CLI_LAUNCHER_H
+#define FAB_CLI_LAUNCHER_H
+
+#include <stdbool.h>
+
+/* The job's first rank (true without a launcher): commands that need no MPI print there
+ * only, so `mpirun -np 4 fabricbench list` prints once. */
+bool fab_first_rank(void);
+/* The first rank on this host (true without a launcher). */
+bool fab_first_local_rank(void);
+
+#endif

@@ -1,0 +1,271 @@
+/* `fabricbench run` once MPI runs: the checks, placement and inventory, the outputs, every
+ * kernel, the transport check, and the run's end in every output. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/run.h"
+#include "core/log.h"
+#include "core/signals.h"
+#include "core/text.h"
+#include "measure/check.h"
+#include "measure/plan.h"
+#include "measure/runner.h"
+#include "net/rankinfo.h"
+#include "net/transport.h"
+#include "out/export.h"
+#include "out/hdf5.h"
+#include "out/runinfo.h"
+#include "out/sink.h"
+#include "out/text.h"
+
+/* Rank 0: the outputs this run writes. The result file's name, when not given, carries the
+ * host, the UTC start time and the Slurm job. */
+static fab_status_t fab_open_sinks(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info,
+                                   fab_sinks_t *sinks)
+{
+    fab_status_t st = FAB_OK;
+    const char *job = getenv("SLURM_JOB_ID");
+
+    sinks->n = 0;
+    if (!o->output) {
+        char stamp[32], base[512];
+
+        /* An automatic name never clobbers: a second run in the same second gets -2, -3... */
+        fab_utc_now(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ");
+        snprintf(base, sizeof(base), "fabricbench-%s-%s%s%s", w->host, stamp, job ? "-job" : "",
+                 job ? job : "");
+        snprintf(info->results_file, sizeof(info->results_file), "%s.h5", base);
+        for (int i = 2; access(info->results_file, F_OK) == 0 && i < 1000; i++)
+            snprintf(info->results_file, sizeof(info->results_file), "%s-%d.h5", base, i);
+    } else if (strcmp(o->output, "none") != 0) {
+        snprintf(info->results_file, sizeof(info->results_file), "%s", o->output);
+    }
+    if (info->results_file[0])
+        st = fab_out_hdf5_sink(info->results_file, o->samples, &sinks->s[sinks->n++]);
+    if (st == FAB_OK && o->json)
+        st = fab_out_export_sink(o->json, false, o, &sinks->s[sinks->n++]);
+    if (st == FAB_OK && o->csv)
+        st = fab_out_export_sink(o->csv, true, o, &sinks->s[sinks->n++]);
+    if (st != FAB_OK) {
+        sinks->n--; /* the failed one was not set up */
+        return st;
+    }
+    sinks->s[sinks->n++] = fab_out_text_sink(stdout); /* last: see fab_sinks_run_begin */
+    return FAB_OK;
+}
+
+static void fab_finish_info(fab_run_info_t *info, fab_status_t st)
+{
+    fab_utc_now(info->end_time, sizeof(info->end_time), "%Y-%m-%dT%H:%M:%SZ");
+    if (st == FAB_OK || st == FAB_ERR_VALIDATION) {
+        snprintf(info->status, sizeof(info->status), "%s",
+                 st == FAB_OK ? "complete" : "complete, validation failed");
+    } else if (st == FAB_ERR_INTERRUPTED) {
+        snprintf(info->status, sizeof(info->status), "interrupted");
+        if (fab_stop_signal)
+            snprintf(info->stop_reason, sizeof(info->stop_reason),
+                     "signal %s on at least one rank; stopped after the current block",
+                     strsignal(fab_stop_signal));
+        else
+            snprintf(info->stop_reason, sizeof(info->stop_reason),
+                     "a signal on another rank; stopped after the current block");
+    } else {
+        snprintf(info->status, sizeof(info->status), "failed");
+        snprintf(info->stop_reason, sizeof(info->stop_reason), "%s", fab_status_string(st));
+    }
+}
+
+/* Measure every kernel; rank 0 feeds the sinks. */
+static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, fab_sinks_t *sinks,
+                                    bool *agreed)
+{
+    fab_status_t st, worst = FAB_OK;
+
+    for (int i = 0; i < o->nkernels; i++) {
+        st = fab_run_kernel(w, o, o->kernels[i], sinks, agreed);
+        if (!*agreed)
+            return st;
+        /* A stop asked on any rank (signal, failed output) ends the run everywhere. */
+        if (st == FAB_OK && fab_stop_flag)
+            st = fab_stop_status(fab_stop_flag);
+        st = fab_agree(st, MPI_COMM_WORLD);
+        /* A validation failure is a finding, not a reason to stop: run the rest. */
+        if (st != FAB_OK && st != FAB_ERR_VALIDATION)
+            return st;
+        if (st != FAB_OK)
+            worst = st;
+    }
+    return worst;
+}
+
+/* Probe what UCX chooses between the measured pairs (fab_probe_pairs) and check it against
+ * --fabric. On rank 0 the verdict lands in fb; with --strict-fabric a difference is an error
+ * (exit 3). */
+static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *o,
+                                        fab_transport_t *t, fab_fabric_t *fb, fab_run_info_t *info)
+{
+    int *pa = calloc((size_t)w->size / 2 + 2, sizeof(int));
+    int *pb = calloc((size_t)w->size / 2 + 2, sizeof(int));
+    char *lanes = NULL;
+    int n = 0, a = 0, b = 0;
+    fab_status_t st = FAB_OK;
+    bool ok = true;
+
+    if (pa && pb) {
+        n = fab_probe_pairs(w, o, pa, pb);
+        lanes = calloc((size_t)n, FAB_LANES_LEN);
+        for (int i = 0; lanes && i < n; i++) /* what stays where a probe did not run */
+            snprintf(lanes + (size_t)i * FAB_LANES_LEN, FAB_LANES_LEN,
+                     "not probed (an earlier probe failed)");
+    }
+    if (!lanes)
+        st = FAB_ERR_NOMEM;
+    st = fab_agree(st, MPI_COMM_WORLD);
+    /* The first pair alone, then the others together (they share no rank). */
+    if (st == FAB_OK)
+        st = fab_agree(fab_transport_probe_pairs(w, 1, pa, pb, lanes, FAB_LANES_LEN),
+                       MPI_COMM_WORLD);
+    if (st == FAB_OK && n > 1)
+        st = fab_agree(fab_transport_probe_pairs(w, n - 1, pa + 1, pb + 1, lanes + FAB_LANES_LEN,
+                                                 FAB_LANES_LEN),
+                       MPI_COMM_WORLD);
+    if (w->rank == 0 && lanes) {
+        snprintf(t->ucx_tls, sizeof(t->ucx_tls), "%s", lanes);
+        snprintf(info->ucx_tls, sizeof(info->ucx_tls), "%s", lanes);
+        ok = fab_fabric_verify_pairs(fb, n, pa, pb, lanes, t->ucx_pairs, sizeof(t->ucx_pairs), &a,
+                                     &b);
+        snprintf(info->ucx_pairs, sizeof(info->ucx_pairs), "%s", t->ucx_pairs);
+        if (!ok && fb->name[0]) {
+            char ranks[48] = "";
+
+            if (!strstr(fb->verdict_why, "(pairs")) /* one pair: name its ranks here */
+                snprintf(ranks, sizeof(ranks), " (ranks %d and %d)", a, b);
+            FAB_WARN("--fabric %s: UCX %s: %s%s%s", fb->name,
+                     strcmp(fb->verdict, "differs") == 0 ? "uses something else"
+                                                         : "could not be checked",
+                     fb->verdict_why, ranks,
+                     o->strict_fabric ? "" : "; --strict-fabric makes this an error");
+        }
+    }
+    free(lanes);
+    free(pa);
+    free(pb);
+    if (st == FAB_OK && o->strict_fabric) {
+        int bad = !ok;
+
+        MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (bad) {
+            if (w->rank == 0)
+                fprintf(stderr, "hint: check the device with 'fabricbench inventory'; without "
+                                "--strict-fabric the run goes on and records the difference\n");
+            st = FAB_ERR_ENV;
+        }
+    }
+    return st;
+}
+
+fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, int argc,
+                         char **argv, bool *agreed)
+{
+    fab_transport_t t;
+    fab_run_info_t info;
+    fab_sinks_t sinks = {.n = 0};
+    fab_status_t st;
+    bool probed = false;
+
+    *agreed = true;
+    memset(&info, 0, sizeof(info));
+    if (strcmp(fb->match, "local") == 0 && w->nhosts > 1) {
+        st = fab_agree_msg(w, FAB_ERR_ENV,
+                           "--fabric shm needs every rank on one host; this run spans several",
+                           "use --fabric tcp, ib, roce or erdma across hosts");
+        return st;
+    }
+    st = fab_run_check(w, o);
+    if (st != FAB_OK)
+        return st;
+    /* The line rate efficiency compares with: --line-rate, else the port --fabric chose. */
+    if (!o->line_rate_given)
+        o->line_rate_gbps = fb->line_rate_gbps;
+    st = fab_setup_placement(w, o, fb, &info);
+    if (st == FAB_OK)
+        st = fab_agree(fab_setup_inventory(w, o, &info), MPI_COMM_WORLD);
+    if (st != FAB_OK)
+        goto out;
+    fab_transport_detect(&t);
+    /* --strict-fabric checks the transport before measuring (the probe's own UCX context then
+     * exists during the measurements; see docs/FABRICS.md). */
+    if (o->strict_fabric && fb->name[0] && !fab_transport_needs_probe(&t)) {
+        char why[256];
+
+        snprintf(why, sizeof(why),
+                 "--strict-fabric: pml %s: UCX is not in use, so the transport of --fabric %s "
+                 "cannot be verified",
+                 t.pml, fb->name);
+        st = fab_agree_msg(w, FAB_ERR_ENV, why,
+                           "drop --pml ob1 (or mpirun --mca pml ob1) to measure through UCX, or "
+                           "drop --strict-fabric");
+        goto out;
+    }
+    if (o->strict_fabric && fab_transport_needs_probe(&t)) {
+        st = fab_check_transport(w, o, &t, fb, &info);
+        probed = true;
+        if (st != FAB_OK)
+            goto out;
+    }
+    /* The outputs open before the first measurement: a refused or unwritable file ends the
+     * run here, on every rank. */
+    if (w->rank == 0) {
+        st = fab_run_info_fill(&info, w, &t, argc, argv);
+        info.fabric = fb;
+        info.line_rate_gbps = o->line_rate_gbps;
+        if (o->line_rate_given)
+            snprintf(info.line_rate_from, sizeof(info.line_rate_from), "--line-rate");
+        else
+            snprintf(info.line_rate_from, sizeof(info.line_rate_from), "%s", fb->line_rate_from);
+        info.probed_early = probed;
+        if (probed)
+            snprintf(info.ucx_tls, sizeof(info.ucx_tls), "%s", t.ucx_tls);
+        if (st == FAB_OK)
+            st = fab_open_sinks(w, o, &info, &sinks);
+        if (st == FAB_OK)
+            st = fab_sinks_run_begin(&sinks, &info, o);
+    }
+    st = fab_agree(st, MPI_COMM_WORLD);
+    if (st != FAB_OK)
+        goto out; /* nothing was measured; the sink that refused said why */
+    st = fab_run_kernels(w, o, &sinks, agreed);
+    if (!*agreed)
+        goto out;
+    /* The transport probe comes last (it would disturb later measurements); an interrupted
+     * run skips it to end quickly. */
+    if (probed)
+        ; /* checked before measuring */
+    else if ((st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) && fab_transport_needs_probe(&t))
+        snprintf(info.ucx_tls, sizeof(info.ucx_tls), "not probed (the run stopped early)");
+    else if (fab_transport_needs_probe(&t)) {
+        fab_status_t pst = fab_check_transport(w, o, &t, fb, &info);
+
+        if (pst != FAB_OK && st == FAB_OK)
+            st = pst;
+    } else if (w->rank == 0 && fb->name[0]) {
+        snprintf(fb->verdict, sizeof(fb->verdict), "not verified");
+        snprintf(fb->verdict_why, sizeof(fb->verdict_why),
+                 "pml %s: UCX is not in use, --fabric does not apply", t.pml);
+        FAB_WARN("--fabric %s: %s", fb->name, fb->verdict_why);
+    }
+    if (w->rank == 0 && sinks.n > 0) {
+        fab_finish_info(&info, st);
+        if (fab_sinks_run_end(&sinks, &info) != FAB_OK && st == FAB_OK)
+            st = FAB_ERR_IO;
+        if (st == FAB_ERR_INTERRUPTED)
+            FAB_WARN("run interrupted: %s; rows measured so far are in %s", info.stop_reason,
+                     info.results_file[0] ? info.results_file : "the table above");
+    }
+out:
+    fab_sinks_close(&sinks);
+    fab_run_info_free(&info);
+    return st;
+}

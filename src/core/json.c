@@ -1,0 +1,61 @@
+/* JSON text (core/json.h). */
+#include <math.h>
+#include <stdbool.h>
+
+#include "core/json.h"
+
+void fab_json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c == '\t')
+            fputs("\\t", f);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+void fab_json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs("null", f);
+}
+
+void fab_json_compact(char *s)
+{
+    bool in_str = false, esc = false;
+    char *out = s;
+
+    for (char *p = s; *p; p++) {
+        if (in_str) {
+            *out++ = *p;
+            if (esc)
+                esc = false;
+            else if (*p == '\\')
+                esc = true;
+            else if (*p == '"')
+                in_str = false;
+            continue;
+        }
+        if (*p == '"')
+            in_str = true;
+        if (*p == '\n') {
+            while (p[1] == ' ')
+                p++;
+            continue;
+        }
+        *out++ = *p;
+    }
+    *out = '\0';
+}

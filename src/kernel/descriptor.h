@@ -1,0 +1,107 @@
+/* What a kernel is (fab_kernel_t, the descriptor a file in kernels/ fills) and what the
+ * harness hands it (fab_kctx_t). Kernels include fab_kernel.h, which includes this. */
+#ifndef FAB_KERNEL_DESCRIPTOR_H
+#define FAB_KERNEL_DESCRIPTOR_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/log.h"
+#include "core/mpi_call.h"
+#include "core/status.h"
+#include "kernel/dtype.h"
+
+/* What the headline of a row is: a time (latency) or a rate (bandwidth). */
+typedef enum {
+    FAB_KIND_LATENCY = 0,
+    FAB_KIND_BANDWIDTH = 1,
+    FAB_KIND_COLLECTIVE = 2, /* time per call, algbw and busbw (nccl-tests) */
+} fab_kind_t;
+
+/* How the ranks of a kernel run are chosen. */
+typedef enum {
+    FAB_RANKS_PAIR = 0, /* two ranks, --pair A,B (default 0,1); the others wait idle */
+    FAB_RANKS_ALL = 1,  /* every rank takes part */
+} fab_ranks_t;
+
+/* What the harness hands a kernel. Fields above the line are set by the harness before setup;
+ * fields below it are set by the kernel's setup on each rank. */
+typedef struct fab_kctx {
+    MPI_Comm comm;      /* the ranks taking part, in kernel order (pair: A is 0, B is 1) */
+    int rank;           /* this rank in comm */
+    int size;           /* ranks in comm */
+    int window;         /* messages in flight per iteration (bandwidth kernels) */
+    int tag;            /* first tag the kernel may use; it owns tag .. tag+15 */
+    size_t max_bytes;   /* largest message of this run (at least 64): the size of a slot */
+    char *sbuf, *rbuf;  /* harness-owned, page-aligned, slots * max_bytes each, pages touched */
+    int slots;          /* distinct message buffers: 1, or more during --validate */
+    MPI_Request *reqs;  /* room for 2 * window requests */
+    fab_dtype_t dtype;  /* collectives: --dtype and --op */
+    int root;           /* collectives with a root: -1 rotates (iteration i uses i % size) */
+    uint64_t iteration; /* counts iterate() calls, for rotating roots */
+    bool nonblocking;   /* collectives: --nonblocking (MPI_Iallreduce and friends) */
+    double compute_s;   /* seconds of synthetic compute between start and wait */
+    double params;      /* gradsync: --params, --bucket (bytes), --inflight */
+    size_t bucket;
+    int inflight;
+    /* ---- set by setup ---- */
+    bool timer;           /* this rank's per-iteration times count (reduced with max) */
+    double msgs_per_iter; /* messages of `bytes` moved per iteration, all streams together */
+    int streams;          /* independent streams (pairs) sharing that traffic; 1 if unset */
+} fab_kctx_t;
+
+typedef struct fab_kernel {
+    const char *name;    /* fabricbench run <name> */
+    const char *summary; /* one line for `fabricbench list` */
+    fab_kind_t kind;
+    fab_ranks_t ranks;
+    int min_ranks;       /* fewest ranks the kernel can run on */
+    int rank_multiple;   /* the rank count must be a multiple of this (1: any) */
+    bool uses_window;    /* -w/--window applies */
+    double time_divisor; /* reported time = iteration time / divisor (ping-pong: 2) */
+    bool duplex;         /* traffic flows both ways at once: line rate counts twice (bibw) */
+    /* Collectives: busbw = algbw x bus_factor(ranks) (nccl-tests); NULL for point-to-point */
+    double (*bus_factor)(int nranks);
+    /* Collectives: the message size actually used for a requested one (whole elements,
+     * divisible as the pattern needs); NULL: as requested */
+    size_t (*fit_bytes)(const fab_kctx_t *ctx, size_t bytes);
+    bool uses_op;   /* --op applies */
+    bool no_sizes;  /* one row of 0 bytes, whatever -m says (barrier) */
+    bool uses_root; /* --root applies */
+    /* Optional: set ctx->timer, ->msgs_per_iter, ->streams; allocate per-run state if any.
+     * Without it every rank of a collective times and nothing else does. */
+    fab_status_t (*setup)(fab_kctx_t *ctx, void **state);
+    /* One timed iteration with messages of `bytes`. Called on every rank of ctx->comm. */
+    fab_status_t (*iterate)(fab_kctx_t *ctx, void *state, size_t bytes);
+    /* One untimed iteration that sends fab_pattern_fill()ed data and checks what arrives with
+     * fab_pattern_check(), adding mismatching bytes to *errors. `seed` differs per call. */
+    fab_status_t (*validate)(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
+                             long *errors);
+    void (*cleanup)(fab_kctx_t *ctx, void *state); /* optional: frees what setup made */
+    /* Optional: bytes of buffers setup will allocate on each rank beyond the harness's
+     * message buffers (the harness counts them in its memory check before measuring). The
+     * ctx has the options' fields (params, bucket, inflight, dtype) but no buffers yet. */
+    size_t (*own_bytes)(const fab_kctx_t *ctx);
+    const char *own_bytes_hint; /* what lowers them, for the error message */
+    /* Optional: one line on what the kernel models (header line, result-file attribute). */
+    void (*describe)(const fab_kctx_t *ctx, char *buf, size_t len);
+} fab_kernel_t;
+
+/* Inline: they run in timed iterations. Slot i of the send/receive buffers: */
+static inline char *fab_sbuf(const fab_kctx_t *ctx, int slot)
+{
+    return ctx->sbuf + (size_t)slot * ctx->max_bytes;
+}
+static inline char *fab_rbuf(const fab_kctx_t *ctx, int slot)
+{
+    return ctx->rbuf + (size_t)slot * ctx->max_bytes;
+}
+/* The root of call `turn` of a collective: --root, or rotating (turn mod ranks) when -1. */
+static inline int fab_coll_root(const fab_kctx_t *ctx, uint64_t turn)
+{
+    return ctx->root >= 0 ? ctx->root : (int)(turn % (uint64_t)ctx->size);
+}
+
+#endif
