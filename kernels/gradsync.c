@@ -2,12 +2,35 @@
  * parameters of --dtype has a gradient of params x element-size bytes, split into buckets of
  * --bucket bytes (the last one partial); every bucket is allreduced, blocking, or with up to
  * --inflight buckets outstanding (MPI_Iallreduce). One iteration is one full sync. The
- * buckets reuse --inflight pairs of buffers: the model is never allocated whole. */
+ * buckets reuse --inflight pairs of buffers: the model is never allocated whole.
+ * --params, --bucket and --inflight are this kernel's own options. */
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fab_kernel.h"
+
+#define GRADSYNC_MAX_BUCKETS 1e6 /* buckets per sync; more is not a gradient sync any more */
+
+typedef struct gradsync_opts {
+    double params;
+    size_t bucket; /* bytes */
+    int inflight;
+} gradsync_opts_t;
+
+static gradsync_opts_t gradsync_opt;
+
+static const fab_opt_t gradsync_options[] = {
+    {"params", 0, FAB_OPT_DOUBLE, offsetof(gradsync_opts_t, params), 0, 1e13, "N", "parameters",
+     "1e8", "gradsync: model parameters (a whole number, e.g. 7e9) whose gradient is synchronised",
+     0},
+    {"bucket", 0, FAB_OPT_SIZE, offsetof(gradsync_opts_t, bucket), 0, 0, "SIZE", "bytes", "25M",
+     "gradsync: gradient bucket size (each bucket is one allreduce)", 0},
+    {"inflight", 0, FAB_OPT_INT, offsetof(gradsync_opts_t, inflight), 1, 1024, "K", "buckets", "1",
+     "gradsync: buckets in flight (1: blocking MPI_Allreduce; more: MPI_Iallreduce)", 0},
+};
 
 typedef struct gradsync {
     size_t total, nbuckets, last, bucket; /* bytes */
@@ -19,18 +42,56 @@ typedef struct gradsync {
 static size_t gradsync_fit(const fab_kctx_t *ctx, size_t bytes)
 {
     (void)bytes;
-    return (size_t)ctx->params * ctx->dtype.size;
+    return (size_t)gradsync_opt.params * ctx->dtype.size;
 }
 
-/* The split of the gradient into buckets; returns the bytes one buffer slot needs. */
+/* The split of the gradient into buckets of whole elements (at least one): their number and
+ * the bytes of the last one (<= bucket); returns the bytes one buffer slot needs. */
 static size_t gradsync_split(const fab_kctx_t *ctx, gradsync_t *g)
 {
+    size_t elem = ctx->dtype.size;
+
     g->total = gradsync_fit(ctx, 0);
-    g->bucket = ctx->bucket / ctx->dtype.size * ctx->dtype.size;
+    g->bucket = gradsync_opt.bucket / elem * elem;
     if (g->bucket == 0)
-        g->bucket = ctx->dtype.size;
-    fab_buckets(g->total, g->bucket, ctx->dtype.size, &g->nbuckets, &g->last);
+        g->bucket = elem;
+    g->nbuckets = g->total == 0 ? 0 : (g->total + g->bucket - 1) / g->bucket;
+    g->last = g->total == 0 ? 0 : g->total - (g->nbuckets - 1) * g->bucket;
     return g->nbuckets > 1 ? g->bucket : g->last;
+}
+
+/* Before measuring: a whole number of parameters, buckets of at least one element and not
+ * too many of them, and no --nonblocking (the buckets in flight are this kernel's own). */
+static fab_status_t gradsync_check(const fab_kctx_t *ctx, char *msg, size_t len, char *hint,
+                                   size_t hlen)
+{
+    size_t esz = ctx->dtype.size, bucket = gradsync_opt.bucket;
+    double params = gradsync_opt.params, nb = params * (double)esz / (double)(bucket / esz * esz);
+
+    if (ctx->nonblocking) {
+        snprintf(msg, len,
+                 "kernel 'gradsync' has its own non-blocking mode; --nonblocking and "
+                 "--overlap-compute do not apply to it");
+        snprintf(hint, hlen, "use --inflight K for buckets in flight");
+        return FAB_ERR_CONFIG;
+    }
+    if (!(params >= 1.0) || params != floor(params)) {
+        snprintf(msg, len, "--params %g: not a whole number of parameters of at least 1", params);
+        snprintf(hint, hlen, "give the model's parameter count, e.g. --params 7e9");
+        return FAB_ERR_CONFIG;
+    }
+    if (bucket < esz || nb > GRADSYNC_MAX_BUCKETS) {
+        snprintf(msg, len, "--bucket %zu bytes: %s", bucket,
+                 bucket < esz ? "smaller than one element"
+                              : "more than a million buckets per sync");
+        snprintf(hint, hlen,
+                 "use buckets of at least %zu bytes and at most %.0f buckets; frameworks use tens "
+                 "of MiB (25M is the default)",
+                 bucket < esz ? esz : (size_t)(params * (double)esz / GRADSYNC_MAX_BUCKETS),
+                 GRADSYNC_MAX_BUCKETS);
+        return FAB_ERR_CONFIG;
+    }
+    return FAB_OK;
 }
 
 /* Send and receive buffers for --inflight buckets. */
@@ -38,9 +99,8 @@ static size_t gradsync_own_bytes(const fab_kctx_t *ctx)
 {
     gradsync_t g;
 
-    return 2 * gradsync_split(ctx, &g) * (size_t)ctx->inflight;
+    return 2 * gradsync_split(ctx, &g) * (size_t)gradsync_opt.inflight;
 }
-
 static fab_status_t gradsync_setup(fab_kctx_t *ctx, void **state)
 {
     gradsync_t *g = calloc(1, sizeof(*g));
@@ -49,16 +109,17 @@ static fab_status_t gradsync_setup(fab_kctx_t *ctx, void **state)
     if (!g)
         return FAB_ERR_NOMEM;
     slot = gradsync_split(ctx, g);
-    g->send = malloc(slot * (size_t)ctx->inflight);
-    g->recv = malloc(slot * (size_t)ctx->inflight);
-    g->reqs = calloc((size_t)ctx->inflight, sizeof(*g->reqs));
+    g->send = malloc(slot * (size_t)gradsync_opt.inflight);
+    g->recv = malloc(slot * (size_t)gradsync_opt.inflight);
+    g->reqs = calloc((size_t)gradsync_opt.inflight, sizeof(*g->reqs));
     *state = g;
     if (!g->send || !g->recv || !g->reqs) {
-        FAB_ERROR("gradsync: cannot allocate 2 x %d buckets of %zu bytes", ctx->inflight, slot);
+        FAB_ERROR("gradsync: cannot allocate 2 x %d buckets of %zu bytes", gradsync_opt.inflight,
+                  slot);
         return FAB_ERR_NOMEM;
     }
-    memset(g->send, 0, slot * (size_t)ctx->inflight);
-    memset(g->recv, 0, slot * (size_t)ctx->inflight);
+    memset(g->send, 0, slot * (size_t)gradsync_opt.inflight);
+    memset(g->recv, 0, slot * (size_t)gradsync_opt.inflight);
     ctx->timer = true;
     return FAB_OK;
 }
@@ -72,7 +133,7 @@ static size_t gradsync_len(const gradsync_t *g, size_t b)
  * checked (seed != 0). */
 static fab_status_t gradsync_sync(fab_kctx_t *ctx, gradsync_t *g, uint32_t seed, long *errors)
 {
-    int k = ctx->inflight;
+    int k = gradsync_opt.inflight;
     size_t esz = ctx->dtype.size;
     fab_status_t st = FAB_OK;
 
@@ -124,23 +185,20 @@ static fab_status_t gradsync_validate(fab_kctx_t *ctx, void *state, size_t bytes
 
 static void gradsync_describe(const fab_kctx_t *ctx, char *buf, size_t len)
 {
-    size_t n, last, bucket = ctx->bucket / ctx->dtype.size * ctx->dtype.size;
-    size_t total = gradsync_fit(ctx, 0);
+    gradsync_t g;
     char how[64];
 
-    if (bucket == 0)
-        bucket = ctx->dtype.size;
-    fab_buckets(total, bucket, ctx->dtype.size, &n, &last);
-    if (ctx->inflight == 1)
+    gradsync_split(ctx, &g);
+    if (gradsync_opt.inflight == 1)
         snprintf(how, sizeof(how), "blocking MPI_Allreduce");
     else
-        snprintf(how, sizeof(how), "MPI_Iallreduce, %d in flight", ctx->inflight);
+        snprintf(how, sizeof(how), "MPI_Iallreduce, %d in flight", gradsync_opt.inflight);
     snprintf(buf, len,
              "%.4g params x %s (%zu B) = %.4g MB gradient in %zu buckets of %zu B (last %zu B), "
              "%s; time_us = one full sync = the communication time per training step when "
              "nothing overlaps it",
-             ctx->params, ctx->dtype.name, ctx->dtype.size, (double)total / 1e6, n,
-             n > 1 ? bucket : last, last, how);
+             gradsync_opt.params, ctx->dtype.name, ctx->dtype.size, (double)g.total / 1e6,
+             g.nbuckets, g.nbuckets > 1 ? g.bucket : g.last, g.last, how);
 }
 
 static void gradsync_cleanup(fab_kctx_t *ctx, void *state)
@@ -176,4 +234,8 @@ const fab_kernel_t fab_kernel_gradsync = {
     .own_bytes = gradsync_own_bytes,
     .own_bytes_hint = "lower --bucket or --inflight",
     .describe = gradsync_describe,
+    .options = gradsync_options,
+    .noptions = sizeof(gradsync_options) / sizeof(gradsync_options[0]),
+    .option_values = &gradsync_opt,
+    .check = gradsync_check,
 };

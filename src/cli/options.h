@@ -6,8 +6,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/opt.h"
 #include "core/opts.h"
 #include "core/status.h"
+
+/* What `fabricbench run` without kernels runs. */
+#define FAB_DEFAULT_SUITE "latency,bw,bibw,msgrate"
 
 typedef enum {
     FAB_CMD_NONE = 0,
@@ -29,8 +33,19 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
                             size_t errlen, char *hint, size_t hintlen);
 void fab_opts_print_help(FILE *f);
 void fab_opts_print_run_help(FILE *f);
-/* For tests: the number of rows in the option table and row i's long name. */
+/* The option rows in the order `run --help` lists them (the harness's, then each kernel's,
+ * --help last): their number, row i, its long name. */
 int fab_opts_count(void);
+const fab_opt_t *fab_opts_row(int i);
 const char *fab_opts_name(int i);
+/* Whether these kernels' options can join the harness's: FAB_ERR_INTERNAL, with the clash in
+ * err, when two rows share a name or short name (every parse checks the registered kernels). */
+fab_status_t fab_opts_check_kernels(const struct fab_kernel *const *kernels, int n, char *err,
+                                    size_t errlen);
+/* The harness's row called name (the first len characters of it), or NULL. */
+const fab_opt_t *fab_opts_harness(const char *name, size_t len);
+/* cli/subcommand.c: the options of `inventory` and `placement` (argv[2] on). */
+fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts_t *o, char *err,
+                                  size_t errlen, char *hint, size_t hintlen);
 
 #endif

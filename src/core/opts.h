@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/opt.h"
 #include "core/sizes.h"
 
 struct fab_kernel;
@@ -34,17 +35,14 @@ typedef struct fab_opts {
     const char *json, *csv; /* NULL: none */
     const char *show_file;  /* fabricbench show FILE */
     char note[128];         /* a warning about the options, for rank 0 to print */
-    int pair_a, pair_b;
-    int pml;       /* fab_pml_t */
-    bool pml_set;  /* --pml given explicitly */
-    int timer;     /* fab_timer_kind_t */
-    int dtype, op; /* FAB_DT_*, FAB_OP_* */
-    int root;      /* -1: rotate */
+    fab_pair_t pair;        /* --pair: the ranks pair kernels measure between */
+    int pml;                /* fab_pml_t */
+    bool pml_set;           /* --pml given explicitly */
+    int timer;              /* fab_timer_kind_t */
+    int dtype, op;          /* FAB_DT_*, FAB_OP_* */
+    int root;               /* -1: rotate */
     bool nonblocking;
-    double overlap_us; /* 0: none */
-    double params;     /* gradsync */
-    size_t bucket;
-    int inflight;
+    double overlap_us;        /* 0: none */
     const char *fabric;       /* --fabric: a profile name, auto, or NULL/any (UCX chooses) */
     const char *device;       /* --device NAME[:PORT], NULL: chosen by the fabric profile */
     bool strict_fabric;       /* a verified transport that differs from the request: exit 3 */

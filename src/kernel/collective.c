@@ -65,16 +65,6 @@ size_t fab_coll_fit(const fab_kctx_t *ctx, size_t bytes, size_t unit)
     return bytes < b ? b : bytes / b * b;
 }
 
-void fab_buckets(size_t total, size_t bucket, size_t elem, size_t *n, size_t *last)
-{
-    size_t b = bucket / elem * elem;
-
-    if (b == 0)
-        b = elem;
-    *n = total == 0 ? 0 : (total + b - 1) / b;
-    *last = total == 0 ? 0 : total - (*n - 1) * b;
-}
-
 /* FABRICBENCH_TEST_NB_CORRUPT=1 damages what every non-blocking collective delivered (the
  * top byte of the first element of both buffers), so the tests can prove that --validate
  * checks the non-blocking calls themselves. */

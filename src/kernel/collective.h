@@ -32,9 +32,6 @@ double fab_bus_one(int n);
 /* fit_bytes for collectives: whole elements, or whole blocks of one element per rank. */
 size_t fab_fit_elements(const struct fab_kctx *ctx, size_t bytes);
 size_t fab_fit_blocks(const struct fab_kctx *ctx, size_t bytes);
-/* gradsync: a gradient of `total` bytes in buckets of `bucket` bytes (whole elements of
- * `elem` bytes): the number of buckets, and the bytes of the last one (<= bucket). */
-void fab_buckets(size_t total, size_t bucket, size_t elem, size_t *n, size_t *last);
 /* Bytes rounded down to whole `unit`s of elements (at least one unit). */
 size_t fab_coll_fit(const struct fab_kctx *ctx, size_t bytes, size_t unit);
 

@@ -10,6 +10,7 @@
 
 #include "core/log.h"
 #include "core/mpi_call.h"
+#include "core/opt.h"
 #include "core/status.h"
 #include "kernel/dtype.h"
 
@@ -29,12 +30,14 @@ typedef enum {
 /* What the harness hands a kernel. Fields above the line are set by the harness before setup;
  * fields below it are set by the kernel's setup on each rank. */
 typedef struct fab_kctx {
-    MPI_Comm comm;      /* the ranks taking part, in kernel order (pair: A is 0, B is 1) */
-    int rank;           /* this rank in comm */
-    int size;           /* ranks in comm */
-    int window;         /* messages in flight per iteration (bandwidth kernels) */
-    int tag;            /* first tag the kernel may use; it owns tag .. tag+15 */
-    size_t max_bytes;   /* largest message of this run (at least 64): the size of a slot */
+    MPI_Comm comm;       /* the ranks taking part, in kernel order (pair: A is 0, B is 1) */
+    int rank;            /* this rank in comm */
+    int size;            /* ranks in comm */
+    int window;          /* messages in flight per iteration (bandwidth kernels) */
+    int tag;             /* first tag the kernel may use; it owns tag .. tag+15 */
+    size_t max_bytes;    /* largest message of this run (at least 64): the size of a slot */
+    const size_t *sizes; /* the sizes it measures (before fit_bytes), nsizes of them */
+    int nsizes;
     char *sbuf, *rbuf;  /* harness-owned, page-aligned, slots * max_bytes each, pages touched */
     int slots;          /* distinct message buffers: 1, or more during --validate */
     MPI_Request *reqs;  /* room for 2 * window requests */
@@ -43,9 +46,6 @@ typedef struct fab_kctx {
     uint64_t iteration; /* counts iterate() calls, for rotating roots */
     bool nonblocking;   /* collectives: --nonblocking (MPI_Iallreduce and friends) */
     double compute_s;   /* seconds of synthetic compute between start and wait */
-    double params;      /* gradsync: --params, --bucket (bytes), --inflight */
-    size_t bucket;
-    int inflight;
     /* ---- set by setup ---- */
     bool timer;           /* this rank's per-iteration times count (reduced with max) */
     double msgs_per_iter; /* messages of `bytes` moved per iteration, all streams together */
@@ -80,9 +80,21 @@ typedef struct fab_kernel {
     fab_status_t (*validate)(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
                              long *errors);
     void (*cleanup)(fab_kctx_t *ctx, void *state); /* optional: frees what setup made */
+    /* Optional: options of its own (--name, FABRICBENCH_NAME, `run --help`), parsed like the
+     * harness's into option_values at each row's offset; a kernel reads them there. Kernels
+     * that share options share one table and its values. */
+    const fab_opt_t *options;
+    int noptions;
+    void *option_values;
+    /* Optional: refuse, before anything is measured, what it cannot run: called on every
+     * rank with ctx as setup would get it but without communicator or buffers (size: the
+     * ranks it runs on; sizes, dtype, window, root, nonblocking set). Returns FAB_OK, or
+     * FAB_ERR_CONFIG (exit 2) with what is wrong in msg and what to do in hint. */
+    fab_status_t (*check)(const fab_kctx_t *ctx, char *msg, size_t msglen, char *hint,
+                          size_t hintlen);
     /* Optional: bytes of buffers setup will allocate on each rank beyond the harness's
-     * message buffers (the harness counts them in its memory check before measuring). The
-     * ctx has the options' fields (params, bucket, inflight, dtype) but no buffers yet. */
+     * message buffers (the harness counts them in its memory check before measuring); ctx as
+     * for check. */
     size_t (*own_bytes)(const fab_kctx_t *ctx);
     const char *own_bytes_hint; /* what lowers them, for the error message */
     /* Optional: one line on what the kernel models (header line, result-file attribute). */

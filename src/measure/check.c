@@ -1,7 +1,6 @@
 /* Checks before anything is measured: rank counts, option combinations a kernel refuses, and
  * whether the buffers fit (memory available on the host, the address-space limit), agreed
  * by every rank. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,36 +70,20 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
                  w->size - w->size % k->rank_multiple + k->rank_multiple);
         return FAB_ERR_CONFIG;
     }
-    if (k->no_sizes && k->fit_bytes && o->nonblocking) {
-        snprintf(msg, len,
-                 "kernel '%s' has its own non-blocking mode; --nonblocking and "
-                 "--overlap-compute do not apply to it",
-                 k->name);
-        snprintf(hint, hlen, "use --inflight K for buckets in flight");
-        return FAB_ERR_CONFIG;
-    }
-    if (k->no_sizes && k->fit_bytes) { /* gradsync: buckets of whole elements, not too many */
-        size_t esz = o->dtype == FAB_DT_FLOAT64                                  ? 8
-                     : o->dtype == FAB_DT_BFLOAT16 || o->dtype == FAB_DT_FLOAT16 ? 2
-                                                                                 : 4;
-        double nb = o->params * (double)esz / (double)(o->bucket / esz * esz);
+    if (k->check) { /* what the kernel itself refuses (its own options, say) */
+        fab_sizes_t tmp;
+        fab_kctx_t ctx;
+        fab_status_t st =
+            fab_plan_ctx(k, o, fab_plan_ranks(k, w), fab_kernel_sizes(k, o, &tmp), &ctx);
 
-        if (!(o->params >= 1.0) || o->params != floor(o->params)) {
-            snprintf(msg, len, "--params %g: not a whole number of parameters of at least 1",
-                     o->params);
-            snprintf(hint, hlen, "give the model's parameter count, e.g. --params 7e9");
-            return FAB_ERR_CONFIG;
+        if (st != FAB_OK) {
+            snprintf(msg, len, "kernel '%s': %s while checking it", k->name, fab_status_string(st));
+            return st;
         }
-        if (o->bucket < esz || nb > 1e6) {
-            snprintf(msg, len, "--bucket %zu bytes: %s", o->bucket,
-                     o->bucket < esz ? "smaller than one element"
-                                     : "more than a million buckets per sync");
-            snprintf(hint, hlen,
-                     "use buckets of at least %zu bytes and at most %.0f buckets; "
-                     "frameworks use tens of MiB (25M is the default)",
-                     o->bucket < esz ? esz : (size_t)(o->params * (double)esz / 1e6), 1e6);
-            return FAB_ERR_CONFIG;
-        }
+        st = k->check(&ctx, msg, len, hint, hlen);
+        fab_dtype_free(&ctx.dtype);
+        if (st != FAB_OK)
+            return st;
     }
     if (k->uses_root && o->root >= w->size) {
         snprintf(msg, len, "--root %d: rank %d does not exist; this run has ranks 0 to %d", o->root,
@@ -108,9 +91,9 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
         snprintf(hint, hlen, "pick a root below %d, or -1 to rotate it", w->size);
         return FAB_ERR_CONFIG;
     }
-    if (k->ranks == FAB_RANKS_PAIR && (o->pair_a >= w->size || o->pair_b >= w->size)) {
+    if (k->ranks == FAB_RANKS_PAIR && (o->pair.a >= w->size || o->pair.b >= w->size)) {
         snprintf(msg, len, "--pair %d,%d: rank %d does not exist; this run has ranks 0 to %d",
-                 o->pair_a, o->pair_b, o->pair_a >= w->size ? o->pair_a : o->pair_b, w->size - 1);
+                 o->pair.a, o->pair.b, o->pair.a >= w->size ? o->pair.a : o->pair.b, w->size - 1);
         snprintf(hint, hlen, "pick two ranks below %d", w->size);
         return FAB_ERR_CONFIG;
     }
@@ -136,8 +119,10 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
     for (int i = 0; i < o->nkernels && st == FAB_OK; i++) {
         const fab_kernel_t *k = o->kernels[i];
         fab_sizes_t tmp;
-        size_t maxb = fab_sizes_max(fab_kernel_sizes(k, o, &tmp));
-        size_t own = fab_own_bytes(k, o), need = fab_buffer_bytes(k, o, maxb) + own;
+        const fab_sizes_t *sizes = fab_kernel_sizes(k, o, &tmp);
+        size_t maxb = fab_sizes_max(sizes);
+        size_t own = fab_own_bytes(k, o, fab_plan_ranks(k, w), sizes);
+        size_t need = fab_buffer_bytes(k, o, maxb) + own;
         int here = k->ranks == FAB_RANKS_PAIR && w->local_ranks > 2 ? 2 : w->local_ranks;
         size_t host_need = need * (size_t)here;
         char what[160], sz[32];

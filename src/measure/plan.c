@@ -3,10 +3,14 @@
  * the transport probe connects. The runner and the checks share it. */
 #include <string.h>
 
+#include "core/testhook.h"
+
 #include "kernel/dtype.h"
 #include "measure/plan.h"
 
-#define FAB_VALIDATE_SLOTS 4 /* distinct buffers a validation window uses */
+#define FAB_VALIDATE_SLOTS 4   /* distinct buffers a validation window uses */
+#define FAB_KERNEL_TAG     100 /* the first tag a kernel owns */
+#define FAB_MIN_SLOT       64  /* slots hold the acknowledgements of tiny messages too */
 
 int fab_slots(const fab_kernel_t *k, const fab_opts_t *o)
 {
@@ -24,7 +28,8 @@ void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out)
 {
     char err[128];
 
-    fab_sizes_parse(k->kind == FAB_KIND_COLLECTIVE ? "8:4M" : "1:4M", out, err, sizeof(err));
+    fab_sizes_parse(k->kind == FAB_KIND_COLLECTIVE ? FAB_SIZES_COLL : FAB_SIZES_P2P, out, err,
+                    sizeof(err));
 }
 
 const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_opts_t *o, fab_sizes_t *tmp)
@@ -42,28 +47,7 @@ const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_opts_t *o, 
 
 bool fab_rank_active(const fab_kernel_t *k, const fab_opts_t *o, int rank)
 {
-    return k->ranks == FAB_RANKS_ALL || rank == o->pair_a || rank == o->pair_b;
-}
-
-/* Buffers a kernel allocates itself (gradsync's buckets), from its own_bytes. */
-size_t fab_own_bytes(const fab_kernel_t *k, const fab_opts_t *o)
-{
-    fab_kctx_t ctx;
-    size_t n;
-
-    if (!k->own_bytes)
-        return 0;
-    memset(&ctx, 0, sizeof(ctx));
-    ctx.params = o->params;
-    ctx.bucket = o->bucket;
-    ctx.inflight = o->inflight;
-    ctx.window = o->window;
-    ctx.root = o->root;
-    if (fab_dtype_init(o->dtype, FAB_OP_SUM, false, &ctx.dtype) != FAB_OK)
-        return 0;
-    n = k->own_bytes(&ctx);
-    fab_dtype_free(&ctx.dtype);
-    return n;
+    return k->ranks == FAB_RANKS_ALL || rank == o->pair.a || rank == o->pair.b;
 }
 
 void fab_probe_pair(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
@@ -72,8 +56,8 @@ void fab_probe_pair(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
      * (msgrate's first pair; on several nodes, the pair that crosses the network). */
     for (int i = 0; i < o->nkernels; i++)
         if (o->kernels[i]->ranks == FAB_RANKS_PAIR) {
-            *a = o->pair_a;
-            *b = o->pair_b;
+            *a = o->pair.a;
+            *b = o->pair.b;
             return;
         }
     *a = 0;
@@ -98,4 +82,64 @@ int fab_probe_pairs(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
         n++;
     }
     return n;
+}
+
+/* FABRICBENCH_TEST_WRONG_OP=1: collectives sum with a deliberately wrong operation, so the
+ * tests can prove that --validate catches a wrong reduction. */
+static bool fab_test_wrong_op(void)
+{
+    static int cached = -1;
+
+    return fab_test_switch("FABRICBENCH_TEST_WRONG_OP", &cached);
+}
+
+fab_status_t fab_plan_ctx(const fab_kernel_t *k, const fab_opts_t *o, int nranks,
+                          const fab_sizes_t *sizes, fab_kctx_t *ctx)
+{
+    fab_status_t st;
+
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->comm = MPI_COMM_NULL;
+    ctx->size = nranks;
+    ctx->window = o->window;
+    ctx->tag = FAB_KERNEL_TAG;
+    ctx->sizes = sizes->v;
+    ctx->nsizes = sizes->n;
+    ctx->max_bytes = fab_sizes_max(sizes);
+    if (ctx->max_bytes < FAB_MIN_SLOT)
+        ctx->max_bytes = FAB_MIN_SLOT;
+    ctx->slots = fab_slots(k, o);
+    ctx->msgs_per_iter = 1;
+    ctx->streams = 1;
+    ctx->root = o->root;
+    ctx->nonblocking = o->nonblocking && k->kind == FAB_KIND_COLLECTIVE;
+    st = fab_dtype_init(o->dtype, o->op, fab_test_wrong_op(), &ctx->dtype);
+    if (st != FAB_OK)
+        return st;
+    /* A collective may round a size up (one element per rank at least): room for that. */
+    if (k->fit_bytes && !k->no_sizes) {
+        size_t fitted = k->fit_bytes(ctx, fab_sizes_max(sizes));
+
+        if (fitted > ctx->max_bytes)
+            ctx->max_bytes = fitted;
+    }
+    return FAB_OK;
+}
+
+size_t fab_own_bytes(const fab_kernel_t *k, const fab_opts_t *o, int nranks,
+                     const fab_sizes_t *sizes)
+{
+    fab_kctx_t ctx;
+    size_t n;
+
+    if (!k->own_bytes || fab_plan_ctx(k, o, nranks, sizes, &ctx) != FAB_OK)
+        return 0;
+    n = k->own_bytes(&ctx);
+    fab_dtype_free(&ctx.dtype);
+    return n;
+}
+
+int fab_plan_ranks(const fab_kernel_t *k, const fab_world_t *w)
+{
+    return k->ranks == FAB_RANKS_PAIR ? 2 : w->size;
 }

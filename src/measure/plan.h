@@ -10,12 +10,24 @@
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
 
+/* The default size lists: point-to-point kernels, collectives. */
+#define FAB_SIZES_P2P  "1:4M"
+#define FAB_SIZES_COLL "8:4M"
+
 /* Distinct message buffers (slots) kernel k uses: more than one only under --validate. */
 int fab_slots(const fab_kernel_t *k, const fab_opts_t *o);
 /* Bytes of buffer memory one rank of kernel k needs for max_bytes messages. */
 size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes);
+/* The ranks kernel k runs on in world w: 2 for a pair kernel, else all. */
+int fab_plan_ranks(const fab_kernel_t *k, const fab_world_t *w);
+/* The context kernel k gets on nranks ranks, before it has a communicator and buffers: sizes,
+ * window, root, dtype and op, slots, max_bytes (the largest size fitted, at least a slot).
+ * The caller frees ctx->dtype (fab_dtype_free). */
+fab_status_t fab_plan_ctx(const fab_kernel_t *k, const fab_opts_t *o, int nranks,
+                          const fab_sizes_t *sizes, fab_kctx_t *ctx);
 /* Bytes of the buffers kernel k allocates itself in its setup (its own_bytes), 0 if none. */
-size_t fab_own_bytes(const fab_kernel_t *k, const fab_opts_t *o);
+size_t fab_own_bytes(const fab_kernel_t *k, const fab_opts_t *o, int nranks,
+                     const fab_sizes_t *sizes);
 /* The default size list for a kernel. */
 void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out);
 /* The sizes kernel k measures: -m, its defaults, or one row of 0 bytes (tmp holds them). */

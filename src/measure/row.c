@@ -105,7 +105,7 @@ double fab_row_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_ker
     if (rate <= 0 || k->kind == FAB_KIND_LATENCY || !w->hosts)
         return NAN;
     if (k->ranks == FAB_RANKS_PAIR)
-        crosses = strcmp(w->hosts[o->pair_a], w->hosts[o->pair_b]) != 0;
+        crosses = strcmp(w->hosts[o->pair.a], w->hosts[o->pair.b]) != 0;
     else
         crosses = w->nhosts > 1;
     if (!crosses && !o->line_rate_given)

@@ -33,9 +33,7 @@
 #define FAB_BLOCK           65536 /* most timed iterations between two reductions */
 #define FAB_BLOCK_SECONDS   0.2   /* about how long a block lasts */
 #define FAB_VALIDATE_ROUNDS 2
-#define FAB_KERNEL_TAG      100
 #define FAB_CALIB_SHARE     0.05 /* each calibration round lasts at least this share of --time */
-#define FAB_MIN_SLOT        64
 
 /* ------------------------------------------------------------------ measuring one size */
 
@@ -318,17 +316,8 @@ static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_opts_t *o,
     int key = w->rank;
 
     if (k->ranks == FAB_RANKS_PAIR)
-        key = w->rank == o->pair_a ? 0 : 1;
+        key = w->rank == o->pair.a ? 0 : 1;
     return FAB_MPI(MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, key, comm));
-}
-
-/* FABRICBENCH_TEST_WRONG_OP=1: collectives sum with a deliberately wrong operation, so the
- * tests can prove that --validate catches a wrong reduction. */
-static bool fab_test_wrong_op(void)
-{
-    const char *e = getenv("FABRICBENCH_TEST_WRONG_OP");
-
-    return e && strcmp(e, "1") == 0;
 }
 
 static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
@@ -336,36 +325,15 @@ static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
                                   void **state)
 {
     size_t bytes;
+    int nranks = 0;
     fab_status_t st;
 
-    memset(ctx, 0, sizeof(*ctx));
-    /* Slots are at least FAB_MIN_SLOT bytes: acknowledgements of tiny messages fit too. */
-    ctx->comm = comm;
-    MPI_Comm_rank(comm, &ctx->rank);
-    MPI_Comm_size(comm, &ctx->size);
-    ctx->window = o->window;
-    ctx->tag = FAB_KERNEL_TAG;
-    ctx->max_bytes = fab_sizes_max(sizes);
-    if (ctx->max_bytes < FAB_MIN_SLOT)
-        ctx->max_bytes = FAB_MIN_SLOT;
-    ctx->slots = fab_slots(k, o);
-    ctx->msgs_per_iter = 1;
-    ctx->streams = 1;
-    ctx->root = o->root;
-    ctx->nonblocking = o->nonblocking && k->kind == FAB_KIND_COLLECTIVE;
-    ctx->params = o->params;
-    ctx->bucket = o->bucket;
-    ctx->inflight = o->inflight;
-    st = fab_dtype_init(o->dtype, o->op, fab_test_wrong_op(), &ctx->dtype);
+    MPI_Comm_size(comm, &nranks);
+    st = fab_plan_ctx(k, o, nranks, sizes, ctx);
     if (st != FAB_OK)
         return st;
-    /* A collective may round a size up (one element per rank at least): room for that. */
-    if (k->fit_bytes && !k->no_sizes) {
-        size_t fitted = k->fit_bytes(ctx, fab_sizes_max(sizes));
-
-        if (fitted > ctx->max_bytes)
-            ctx->max_bytes = fitted;
-    }
+    ctx->comm = comm;
+    MPI_Comm_rank(comm, &ctx->rank);
     bytes = (size_t)ctx->slots * ctx->max_bytes;
     ctx->reqs = calloc(2 * (size_t)o->window, sizeof(*ctx->reqs));
     if (!ctx->reqs || fab_buffers_get(bytes, &ctx->sbuf, &ctx->rbuf) != FAB_OK) {
@@ -462,7 +430,7 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     fab_handoff_t h;
     void *state = NULL;
     bool active = fab_rank_active(k, o, w->rank), ready = false;
-    int lead = k->ranks == FAB_RANKS_PAIR ? o->pair_a : 0;
+    int lead = k->ranks == FAB_RANKS_PAIR ? o->pair.a : 0;
     long bad_bytes = 0;
     /* rows in which some rank ran less than FAB_CPU_BUSY_PCT of the time (descheduled) */
     int idle_rows = 0;
@@ -499,7 +467,7 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
         goto out_free;
 
     if (w->rank == 0) {
-        int pair[2] = {o->pair_a, o->pair_b};
+        int pair[2] = {o->pair.a, o->pair.b};
 
         char detail[512] = "";
 

@@ -88,24 +88,6 @@ int main(void)
             CHECK(isnan(fab_f16_to_f32((pos ? fn : fo)[0])) &&
                   isnan(fab_f16_to_f32((pos ? fn : fo)[1])));
         }
-    /* gradsync buckets: a last partial bucket; a gradient smaller than one bucket; a bucket
-     * that is not a whole number of elements */
-    {
-        size_t n, last;
-
-        fab_buckets(10000, 4096, 4, &n, &last);
-        CHECK(n == 3 && last == 10000 - 2 * 4096);
-        fab_buckets(8192, 4096, 4, &n, &last);
-        CHECK(n == 2 && last == 4096);
-        fab_buckets(100, 4096, 2, &n, &last);
-        CHECK(n == 1 && last == 100);
-        fab_buckets(30, 10, 4, &n, &last); /* bucket 10 B holds 2 float32: 8 B */
-        CHECK(n == 4 && last == 6);
-        fab_buckets(14e9, 25 << 20, 2, &n, &last); /* 7e9 bfloat16 params, 25 MiB buckets */
-        CHECK(n == 535 && last == (size_t)14e9 - 534 * (size_t)(25 << 20)); /* 1510400 B */
-        fab_buckets(0, 4096, 4, &n, &last);
-        CHECK(n == 0 && last == 0);
-    }
     /* bus factors as nccl-tests defines them */
     CHECK_NEAR(fab_kernel_find("allreduce")->bus_factor(4), 1.5, 1e-12);
     CHECK_NEAR(fab_kernel_find("allreduce")->bus_factor(2), 1.0, 1e-12);

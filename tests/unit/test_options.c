@@ -6,8 +6,32 @@
 #include "core/opts.h"
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
+#include "kernel/registry.h"
 
 static fab_status_t parse(fab_opts_t *o, fab_cmd_t *cmd, char *err, int n, ...);
+
+/* gradsync's own options reach it: its description of the buckets after parsing them (the
+ * dtype set by hand: a 16-bit type needs MPI for its operation). */
+static int gradsync_says(const char *params, const char *bucket, size_t elem, const char *want)
+{
+    const fab_kernel_t *k = fab_kernel_find("gradsync");
+    fab_opts_t o;
+    fab_cmd_t cmd;
+    fab_kctx_t ctx;
+    char err[256], buf[512];
+
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.dtype.size = elem;
+    ctx.dtype.name = elem == 2 ? "bfloat16" : "float32";
+    if (parse(&o, &cmd, err, 6, "run", "gradsync", "--params", params, "--bucket", bucket) !=
+        FAB_OK)
+        return 0;
+    k->describe(&ctx, buf, sizeof(buf));
+    if (!strstr(buf, want))
+        fprintf(stderr, "gradsync %s x %zu B, bucket %s: '%s' lacks '%s'\n", params, elem, bucket,
+                buf, want);
+    return strstr(buf, want) != NULL;
+}
 
 #include <stdarg.h>
 static fab_status_t parse(fab_opts_t *o, fab_cmd_t *cmd, char *err, int n, ...)
@@ -46,7 +70,7 @@ int main(void)
     CHECK(o.nkernels == 4 && strcmp(o.kernels[0]->name, "latency") == 0 &&
           strcmp(o.kernels[3]->name, "msgrate") == 0);
     CHECK(o.iters == 0 && o.window == 64 && o.time_s > 0 && !o.validate);
-    CHECK(o.pair_a == 0 && o.pair_b == 1 && o.pml == FAB_PML_UCX && !o.pml_set);
+    CHECK(o.pair.a == 0 && o.pair.b == 1 && o.pml == FAB_PML_UCX && !o.pml_set);
 
     CHECK(parse(&o, &cmd, err, 9, "run", "bw,latency", "-m", "8,1K", "-i", "100", "-x5",
                 "--validate", "--window=16") == FAB_OK);
@@ -54,7 +78,7 @@ int main(void)
     CHECK(o.sizes.n == 2 && o.sizes.v[1] == 1024);
     CHECK(o.iters == 100 && o.warmup == 5 && o.validate && o.window == 16);
     CHECK(parse(&o, &cmd, err, 5, "run", "--pair", "2,3", "--pml", "ob1") == FAB_OK);
-    CHECK(o.pair_a == 2 && o.pair_b == 3 && o.pml == FAB_PML_OB1 && o.pml_set);
+    CHECK(o.pair.a == 2 && o.pair.b == 3 && o.pml == FAB_PML_OB1 && o.pml_set);
     CHECK(parse(&o, &cmd, err, 4, "run", "-t", "0.5", "-vv") == FAB_OK && o.verbose == 2);
     CHECK(parse(&o, &cmd, err, 2, "run", "-qcv") == FAB_OK && o.quiet && o.validate &&
           o.verbose == 1);
@@ -98,6 +122,71 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "sundial") == FAB_ERR_USAGE &&
           strstr(err, "auto|tsc|clock"));
     CHECK(parse(&o, &cmd, err, 5, "run", "--min-iters", "50", "--max-iters", "5") == FAB_ERR_USAGE);
+
+    /* a kernel's own options: in the rows, parsed, from the environment, checked by the
+     * kernel; buckets of whole elements with a partial last one */
+    {
+        const fab_kernel_t *k = fab_kernel_find("gradsync");
+        int found = 0;
+
+        for (int i = 0; i < fab_opts_count(); i++)
+            found += strcmp(fab_opts_name(i), "params") == 0 ||
+                     strcmp(fab_opts_name(i), "bucket") == 0 ||
+                     strcmp(fab_opts_name(i), "inflight") == 0;
+        CHECK(found == 3 && strcmp(fab_opts_name(fab_opts_count() - 1), "help") == 0);
+        CHECK(gradsync_says("2500", "4096", 4, "3 buckets of 4096 B (last 1808 B)"));
+        CHECK(gradsync_says("2048", "4096", 4, "2 buckets of 4096 B (last 4096 B)"));
+        CHECK(gradsync_says("50", "4096", 2, "1 buckets of 100 B (last 100 B)"));
+        CHECK(gradsync_says("7", "10", 4, "4 buckets of 8 B (last 4 B)")); /* 10 B: 2 float32 */
+        CHECK(gradsync_says("7e9", "25M", 2, "535 buckets of 26214400 B (last 1510400 B)"));
+        setenv("FABRICBENCH_INFLIGHT", "3", 1);
+        CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--bucket", "4K") == FAB_OK);
+        unsetenv("FABRICBENCH_INFLIGHT");
+        {
+            fab_kctx_t ctx;
+            char msg[256], hint[256];
+
+            memset(&ctx, 0, sizeof(ctx));
+            ctx.dtype.size = 4;
+            ctx.size = 2;
+            CHECK(k->own_bytes(&ctx) == 2 * 4096 * 3); /* 1e8 params: full buckets, 3 in flight */
+            CHECK(k->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_OK);
+            ctx.nonblocking = true;
+            CHECK(k->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_ERR_CONFIG &&
+                  strstr(msg, "own non-blocking mode") && strstr(hint, "--inflight"));
+            ctx.nonblocking = false;
+            CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--params", "0.5") == FAB_OK);
+            CHECK(k->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_ERR_CONFIG &&
+                  strstr(msg, "not a whole number"));
+            CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--bucket", "2") == FAB_OK);
+            CHECK(k->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_ERR_CONFIG &&
+                  strstr(msg, "smaller than one element"));
+        }
+        CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--inflight", "0") == FAB_ERR_USAGE &&
+              strstr(err, "--inflight"));
+    }
+    /* a kernel whose option clashes with one of the harness or of another kernel */
+    {
+        static const fab_opt_t mine[] = {{"window", 0, FAB_OPT_FLAG, 0, 0, 0, NULL, NULL, "off",
+                                          "a clash with the harness's --window", 0}};
+        static const fab_opt_t other[] = {
+            {"quack", 'q', FAB_OPT_FLAG, 0, 0, 0, NULL, NULL, "off", "a clash with -q", 0}};
+        static bool v;
+        const fab_kernel_t bad = {
+            .name = "bad", .options = mine, .noptions = 1, .option_values = &v};
+        const fab_kernel_t bad2 = {
+            .name = "bad2", .options = other, .noptions = 1, .option_values = &v};
+        const fab_kernel_t *list[] = {fab_kernel_find("gradsync"), &bad, &bad2};
+
+        CHECK(fab_opts_check_kernels(list, 1, err, 256) == FAB_OK);
+        CHECK(fab_opts_check_kernels(list, 2, err, 256) == FAB_ERR_INTERNAL &&
+              strstr(err, "--window of kernel 'bad'"));
+        list[1] = &bad2;
+        CHECK(fab_opts_check_kernels(list, 2, err, 256) == FAB_ERR_INTERNAL &&
+              strstr(err, "--quack of kernel 'bad2' clashes with --quiet"));
+        list[1] = list[0]; /* two kernels sharing one table: once */
+        CHECK(fab_opts_check_kernels(list, 2, err, 256) == FAB_OK);
+    }
 
     /* environment: FABRICBENCH_<NAME>, overridden by the command line */
     setenv("FABRICBENCH_WINDOW", "8", 1);

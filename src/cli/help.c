@@ -1,0 +1,73 @@
+/* `fabricbench --help` and `fabricbench run --help`: the commands, and every run option
+ * (the kernels' own included) with its default and unit, from the option rows. */
+#include <stdio.h>
+
+#include "cli/options.h"
+#include "kernel/registry.h"
+
+#include "fab_version.h"
+
+void fab_opts_print_help(FILE *f)
+{
+    fprintf(f,
+            "fabricbench %s: MPI interconnect benchmark (latency, bandwidth, message rate,\n"
+            "collectives)\n"
+            "\n"
+            "usage: mpirun -np 2 fabricbench run [KERNEL[,KERNEL...]] [options]\n"
+            "       fabricbench list            the kernels, one line each\n"
+            "       fabricbench show FILE.h5    print a result file's runs as tables\n"
+            "       fabricbench inventory [--json] [--sysfs-root DIR] [--fabric NAME]\n"
+            "                                   RDMA devices, ports, line rates, interfaces;\n"
+            "                                   with --fabric: the device and settings it picks\n"
+            "       fabricbench placement [--ranks N] [--device NIC] [--placement P]\n"
+            "                             [--topology FILE.xml] [--json]\n"
+            "                                   where ranks would be bound, near which NIC\n"
+            "       fabricbench run --help      every run option with its default and unit\n"
+            "       fabricbench --version\n"
+            "\n"
+            "Without kernels, 'run' runs the point-to-point suite: %s.\n"
+            "Results go to stdout as a table with '#' header lines, and to an HDF5 file\n"
+            "(-o; by default fabricbench-HOST-DATE.h5 here), written row by row so that a\n"
+            "killed job keeps every completed row. Logs, progress and errors go to stderr;\n"
+            "once MPI runs, each line names its rank and host: [rank N host]. SIGTERM,\n"
+            "SIGINT and SIGUSR1 stop the run after the current block, keep the results and\n"
+            "exit with 4.\n"
+            "\n"
+            "Exit codes: 0 measured, all checks passed; 1 measured, a check failed (--validate);\n"
+            "            2 usage or configuration error, nothing measured; 3 environment error\n"
+            "            (MPI, memory, writing results); 4 interrupted, partial results kept.\n",
+            FAB_VERSION, FAB_DEFAULT_SUITE);
+}
+
+void fab_opts_print_run_help(FILE *f)
+{
+    fprintf(f,
+            "usage: mpirun -np N fabricbench run [KERNEL[,KERNEL...]] [options]\n\n"
+            "Kernels (default %s):\n",
+            FAB_DEFAULT_SUITE);
+    for (int i = 0; i < fab_nkernels; i++)
+        fprintf(f, "  %-15s %s\n", fab_kernels[i]->name, fab_kernels[i]->summary);
+    fprintf(f, "\nOptions (each also read from FABRICBENCH_<NAME>, e.g. FABRICBENCH_SIZES;\n"
+               "the command line wins):\n");
+    for (int i = 0; i < fab_opts_count(); i++) {
+        const fab_opt_t *d = fab_opts_row(i);
+        char left[64];
+
+        if (d->shortname)
+            snprintf(left, sizeof(left), "-%c, --%s%s%s", d->shortname, d->name, d->arg ? " " : "",
+                     d->arg ? d->arg : "");
+        else
+            snprintf(left, sizeof(left), "    --%s%s%s", d->name, d->arg ? " " : "",
+                     d->arg ? d->arg : "");
+        if (d->def)
+            fprintf(f, "  %-28s [default: %s%s%s]\n", left, d->def, d->unit ? "; unit: " : "",
+                    d->unit ? d->unit : "");
+        else
+            fprintf(f, "  %s\n", left);
+        fprintf(f, "        %s\n", d->help);
+    }
+    fprintf(f, "\nSizes: K = 1024, M = 1024^2, G = 1024^3 bytes (1 to 1G per message). Reported\n"
+               "units are decimal: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9 bit/s.\n"
+               "Exit codes: 0 ok; 1 a check failed; 2 usage/configuration; 3 environment; "
+               "4 interrupted.\n");
+}

@@ -1,0 +1,85 @@
+/* The options of `fabricbench inventory` and `fabricbench placement`: a few each, the run
+ * table's rows where they are the same option. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/options.h"
+
+/* `inventory [--json] [--sysfs-root DIR]` and `placement [--ranks N] [--device NIC]
+ * [--placement P] [--topology FILE.xml] [--json]`: a few options each, the run table's where
+ * they are the same option (and its FABRICBENCH_* variables for those). */
+fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts_t *o, char *err,
+                                  size_t errlen, char *hint, size_t hintlen)
+{
+    static const char *const inv[] = {"sysfs-root", "fabric", "device", "fabrics-file", NULL};
+    static const char *const place[] = {"device", "placement", NULL};
+    const char *const *mine = cmd == FAB_CMD_INVENTORY ? inv : place;
+    const char *name = cmd == FAB_CMD_INVENTORY ? "inventory" : "placement";
+    const char *usage = cmd == FAB_CMD_INVENTORY
+                            ? "fabricbench inventory [--json] [--sysfs-root DIR] [--fabric NAME "
+                              "[--device NAME[:PORT]] [--fabrics-file FILE]]"
+                            : "fabricbench placement [--ranks N] [--device NIC] [--placement "
+                              "auto|nic|numa|core|none] [--topology FILE.xml] [--json]";
+    const char *env = getenv("FABRICBENCH_SYSFS_ROOT");
+
+    if (env && *env)
+        o->sysfs_root = env;
+    o->place_ranks = 1;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *eq = strchr(a, '='), *val = NULL;
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        const fab_opt_t *d = NULL;
+        fab_status_t st;
+
+        if (strcmp(a, "--json") == 0) {
+            o->json_flag = true;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            o->sub_usage = usage;
+            return FAB_OK;
+        }
+        if (strncmp(a, "--", 2) == 0) {
+            for (int k = 0; mine[k]; k++)
+                if (strlen(mine[k]) == len - 2 && strncmp(a + 2, mine[k], len - 2) == 0)
+                    d = fab_opts_harness(mine[k], len - 2);
+        }
+        if (d || (cmd == FAB_CMD_PLACEMENT && strncmp(a, "--ranks", len) == 0 && len == 7) ||
+            (cmd == FAB_CMD_PLACEMENT && strncmp(a, "--topology", len) == 0 && len == 10)) {
+            val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!val || !*val) {
+                snprintf(err, errlen, "'%s' option '%.*s' needs a value", name, (int)len, a);
+                snprintf(hint, hintlen, "%s", usage);
+                return FAB_ERR_USAGE;
+            }
+        }
+        if (d) {
+            st = fab_opt_apply(d, o, val, err, errlen);
+            if (st != FAB_OK) {
+                snprintf(hint, hintlen, "%s", usage);
+                return st;
+            }
+        } else if (val && len == 10) {
+            o->topology = val;
+        } else if (val) {
+            char *end = NULL;
+            long n = strtol(val, &end, 10);
+
+            if (*end || n < 1 || n > 4096) {
+                snprintf(err, errlen,
+                         "'placement' option --ranks: '%s' is not a rank count "
+                         "(1 to 4096)",
+                         val);
+                snprintf(hint, hintlen, "%s", usage);
+                return FAB_ERR_USAGE;
+            }
+            o->place_ranks = (int)n;
+        } else {
+            snprintf(err, errlen, "'%s' does not take '%s'", name, a);
+            snprintf(hint, hintlen, "%s", usage);
+            return FAB_ERR_USAGE;
+        }
+    }
+    return FAB_OK;
+}

@@ -1,0 +1,263 @@
+/* Option values from text (core/opt.h): one parser per type, with messages that name the
+ * option and what it accepts. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/opt.h"
+#include "core/sizes.h"
+
+bool fab_opt_takes_value(const fab_opt_t *d)
+{
+    return d->type != FAB_OPT_FLAG && d->type != FAB_OPT_COUNT;
+}
+
+static fab_status_t fab_parse_number(const fab_opt_t *d, const char *val, double *out, char *err,
+                                     size_t errlen)
+{
+    char *end = NULL;
+    double v;
+    bool integer = d->type != FAB_OPT_DOUBLE;
+
+    errno = 0;
+    v = integer ? (double)strtoll(val, &end, 10) : strtod(val, &end);
+    if (end == val || *end || errno == ERANGE || isnan(v)) {
+        snprintf(err, errlen, "--%s: '%s' is not %s", d->name, val,
+                 integer ? "a whole number" : "a number");
+        return FAB_ERR_USAGE;
+    }
+    if (integer ? (v < d->min || v > d->max) : (v <= d->min || v > d->max)) {
+        if (integer)
+            snprintf(err, errlen, "--%s: %s is out of range (%.0f to %.0f %s)", d->name, val,
+                     d->min, d->max, d->unit ? d->unit : "");
+        else
+            snprintf(err, errlen, "--%s: %s is out of range (more than %g, at most %g %s)", d->name,
+                     val, d->min, d->max, d->unit ? d->unit : "");
+        return FAB_ERR_USAGE;
+    }
+    *out = v;
+    return FAB_OK;
+}
+
+/* `arg` lists the choices in the order of their enum values: "ucx|ob1|env". */
+static fab_status_t fab_parse_choice(const fab_opt_t *d, const char *val, int *out, char *err,
+                                     size_t errlen)
+{
+    size_t n = strlen(val);
+    int i = 0;
+
+    for (const char *p = d->arg; *p; i++) {
+        size_t len = strcspn(p, "|");
+
+        if (len == n && strncmp(p, val, n) == 0) {
+            *out = i;
+            return FAB_OK;
+        }
+        p += len + (p[len] == '|');
+    }
+    snprintf(err, errlen, "--%s: '%s' is not one of %s", d->name, val, d->arg);
+    return FAB_ERR_USAGE;
+}
+
+/* A link rate: a number with an optional unit G, Gb/s, Gbit, M, Mb/s (plain: Gb/s). */
+static fab_status_t fab_parse_rate(const fab_opt_t *d, const char *val, double *out, char *err,
+                                   size_t errlen)
+{
+    char *end = NULL;
+    double v, scale = 1.0;
+
+    errno = 0;
+    v = strtod(val, &end);
+    if (end != val && errno == 0) {
+        if (*end == 'M' || *end == 'm') {
+            scale = 1e-3;
+            end++;
+        } else if (*end == 'G' || *end == 'g') {
+            end++;
+        }
+        if (strcmp(end, "b/s") == 0 || strcmp(end, "bit") == 0 || strcmp(end, "bps") == 0)
+            end += strlen(end);
+    }
+    if (end == val || *end || errno || !(v > 0) || v * scale > d->max) {
+        snprintf(err, errlen,
+                 "--%s: '%s' is not a link rate (a positive number of Gb/s: 100G, 25Gb/s, "
+                 "800M)",
+                 d->name, val);
+        return FAB_ERR_USAGE;
+    }
+    *out = v * scale;
+    return FAB_OK;
+}
+
+static fab_status_t fab_parse_pair(const fab_opt_t *d, const char *val, fab_pair_t *out, char *err,
+                                   size_t errlen)
+{
+    int a, b, n = -1;
+
+    if (sscanf(val, "%d,%d%n", &a, &b, &n) != 2 || n < 0 || val[n] != '\0' || a < 0 || b < 0) {
+        snprintf(err, errlen, "--%s: '%s' is not two rank numbers A,B", d->name, val);
+        return FAB_ERR_USAGE;
+    }
+    if (a == b) {
+        snprintf(err, errlen, "--%s: %s names rank %d twice; give two different ranks", d->name,
+                 val, a);
+        return FAB_ERR_USAGE;
+    }
+    out->a = a;
+    out->b = b;
+    return FAB_OK;
+}
+
+fab_status_t fab_opt_apply(const fab_opt_t *d, void *base, const char *val, char *err,
+                           size_t errlen)
+{
+    char *at = (char *)base + d->offset, suberr[256];
+    double v;
+    fab_status_t st = FAB_OK;
+
+    switch (d->type) {
+    case FAB_OPT_FLAG:
+        *(bool *)at = true;
+        break;
+    case FAB_OPT_COUNT:
+        (*(int *)at)++;
+        break;
+    case FAB_OPT_LONG:
+    case FAB_OPT_INT:
+    case FAB_OPT_DOUBLE:
+        st = fab_parse_number(d, val, &v, err, errlen);
+        if (st == FAB_OK && d->type == FAB_OPT_LONG)
+            *(long *)at = (long)v;
+        else if (st == FAB_OK && d->type == FAB_OPT_INT)
+            *(int *)at = (int)v;
+        else if (st == FAB_OK)
+            *(double *)at = v;
+        break;
+    case FAB_OPT_SIZES:
+    case FAB_OPT_SIZE:
+        st = d->type == FAB_OPT_SIZES
+                 ? fab_sizes_parse(val, (fab_sizes_t *)at, suberr, sizeof(suberr))
+                 : fab_size_parse(val, (size_t *)at, suberr, sizeof(suberr));
+        if (st != FAB_OK && d->shortname)
+            snprintf(err, errlen, "-%c/--%s: %s", d->shortname, d->name, suberr);
+        else if (st != FAB_OK)
+            snprintf(err, errlen, "--%s: %s", d->name, suberr);
+        break;
+    case FAB_OPT_PAIR:
+        st = fab_parse_pair(d, val, (fab_pair_t *)at, err, errlen);
+        break;
+    case FAB_OPT_STRING:
+        if (!*val) {
+            snprintf(err, errlen, "--%s needs a value (%s)", d->name, d->arg);
+            st = FAB_ERR_USAGE;
+        } else {
+            *(const char **)at = val;
+        }
+        break;
+    case FAB_OPT_CHOICE:
+        st = fab_parse_choice(d, val, (int *)at, err, errlen);
+        break;
+    case FAB_OPT_RATE:
+        st = fab_parse_rate(d, val, (double *)at, err, errlen);
+        break;
+    }
+    return st;
+}
+
+void fab_opt_default(const fab_opt_t *d, void *base)
+{
+    char *at = (char *)base + d->offset, err[256];
+    double v;
+
+    switch (d->type) {
+    case FAB_OPT_FLAG:
+        *(bool *)at = false;
+        break;
+    case FAB_OPT_COUNT:
+        *(int *)at = d->def ? atoi(d->def) : 0;
+        break;
+    case FAB_OPT_LONG:
+    case FAB_OPT_INT:
+    case FAB_OPT_DOUBLE:
+    case FAB_OPT_RATE:
+        v = d->unset;
+        if (d->def && d->type != FAB_OPT_RATE &&
+            fab_parse_number(d, d->def, &v, err, 256) != FAB_OK)
+            v = d->unset;
+        else if (d->def && d->type == FAB_OPT_RATE &&
+                 fab_parse_rate(d, d->def, &v, err, 256) != FAB_OK)
+            v = d->unset;
+        if (d->type == FAB_OPT_LONG)
+            *(long *)at = (long)v;
+        else if (d->type == FAB_OPT_INT)
+            *(int *)at = (int)v;
+        else
+            *(double *)at = v;
+        break;
+    case FAB_OPT_SIZES:
+        memset(at, 0, sizeof(fab_sizes_t));
+        if (d->def && fab_sizes_parse(d->def, (fab_sizes_t *)at, err, sizeof(err)) != FAB_OK)
+            memset(at, 0, sizeof(fab_sizes_t));
+        break;
+    case FAB_OPT_SIZE:
+        *(size_t *)at = 0;
+        if (d->def && fab_size_parse(d->def, (size_t *)at, err, sizeof(err)) != FAB_OK)
+            *(size_t *)at = 0;
+        break;
+    case FAB_OPT_PAIR:
+        memset(at, 0, sizeof(fab_pair_t));
+        if (d->def)
+            fab_parse_pair(d, d->def, (fab_pair_t *)at, err, sizeof(err));
+        break;
+    case FAB_OPT_STRING:
+        *(const char **)at = NULL;
+        break;
+    case FAB_OPT_CHOICE:
+        *(int *)at = 0;
+        if (d->def)
+            fab_parse_choice(d, d->def, (int *)at, err, sizeof(err));
+        break;
+    }
+}
+
+fab_status_t fab_opt_apply_env_flag(const fab_opt_t *d, void *base, const char *val, bool *on,
+                                    char *err, size_t errlen)
+{
+    static const char *const yes[] = {"1", "yes", "true", "on"}, *const no[] = {"0", "no", "false",
+                                                                                "off"};
+    char *end = NULL;
+    long n;
+
+    *on = false;
+    for (int i = 0; i < 4; i++)
+        if (strcasecmp(val, no[i]) == 0)
+            return FAB_OK;
+    for (int i = 0; i < 4; i++)
+        if (strcasecmp(val, yes[i]) == 0) {
+            *on = true;
+            return fab_opt_apply(d, base, NULL, err, errlen);
+        }
+    n = strtol(val, &end, 10);
+    if (d->type == FAB_OPT_COUNT && *end == '\0' && n >= 0 && n <= 9) {
+        *(int *)((char *)base + d->offset) = (int)n;
+        *on = n > 0;
+        return FAB_OK;
+    }
+    snprintf(err, errlen, "--%s: '%s' is not one of 1, yes, true, on, 0, no, false, off%s", d->name,
+             val, d->type == FAB_OPT_COUNT ? " or a count" : "");
+    return FAB_ERR_USAGE;
+}
+
+void fab_opt_env_name(const fab_opt_t *d, char *buf, size_t len)
+{
+    size_t n = (size_t)snprintf(buf, len, "FABRICBENCH_");
+
+    for (const char *p = d->name; *p && n + 1 < len; p++)
+        buf[n++] = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+    if (n < len)
+        buf[n] = '\0';
+}

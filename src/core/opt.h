@@ -1,0 +1,61 @@
+/* One row of an option table: name, type, where the value goes, range, default and help. The
+ * harness's table (cli/options.c) and each kernel's own (in kernels/) are made of these, and
+ * one parser serves the command line, FABRICBENCH_* variables and `run --help` for both. */
+#ifndef FAB_CORE_OPT_H
+#define FAB_CORE_OPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/status.h"
+
+typedef enum {
+    FAB_OPT_FLAG,   /* bool, no argument */
+    FAB_OPT_COUNT,  /* int, incremented, no argument */
+    FAB_OPT_LONG,   /* long in [min, max] */
+    FAB_OPT_INT,    /* int in [min, max] */
+    FAB_OPT_DOUBLE, /* double in (min, max] */
+    FAB_OPT_SIZES,  /* fab_sizes_t: 1:4M, 8,1K,64K */
+    FAB_OPT_PAIR,   /* fab_pair_t: A,B (two different ranks) */
+    FAB_OPT_SIZE,   /* size_t, one size (4K, 25M) */
+    FAB_OPT_CHOICE, /* int: the index of the value in `arg`, "a|b|c" */
+    FAB_OPT_STRING, /* const char *, pointing into argv or the environment */
+    FAB_OPT_RATE,   /* double, Gb/s: 100G, 25Gb/s, 800M, 56 */
+} fab_opt_type_t;
+
+typedef struct fab_pair {
+    int a, b;
+} fab_pair_t;
+
+typedef struct fab_opt {
+    const char *name; /* --name; environment FABRICBENCH_NAME (dashes become underscores) */
+    char shortname;   /* -c, or 0 */
+    fab_opt_type_t type;
+    size_t offset; /* of the value in the table's value struct (offsetof) */
+    double min, max;
+    const char *arg;  /* what the value is, for help; CHOICE: the choices, "a|b|c" */
+    const char *unit; /* for help and range errors */
+    /* The default as help shows it, and the value before any option is read: parsed as the
+     * option's value when it is one ("64", "25M", "ucx"); otherwise a description ("auto",
+     * "none", "the port's") that leaves `unset` (numbers), NULL (strings) or nothing. */
+    const char *def;
+    const char *help;
+    double unset;
+} fab_opt_t;
+
+/* Whether the option takes a value (all but FLAG and COUNT). */
+bool fab_opt_takes_value(const fab_opt_t *d);
+/* Set the value of d in the struct at base from the text val (NULL for FLAG and COUNT). On
+ * error FAB_ERR_USAGE with a message naming the option in err. */
+fab_status_t fab_opt_apply(const fab_opt_t *d, void *base, const char *val, char *err,
+                           size_t errlen);
+/* Set the value of d in the struct at base to its default (see `def`). */
+void fab_opt_default(const fab_opt_t *d, void *base);
+/* A FLAG or COUNT from the environment: 1/yes/true/on, 0/no/false/off, or (COUNT) 0 to 9.
+ * *on: the option was switched on (false for an "off" value). */
+fab_status_t fab_opt_apply_env_flag(const fab_opt_t *d, void *base, const char *val, bool *on,
+                                    char *err, size_t errlen);
+/* FABRICBENCH_ and the name in capitals, dashes as underscores: FABRICBENCH_MAX_ITERS. */
+void fab_opt_env_name(const fab_opt_t *d, char *buf, size_t len);
+
+#endif
