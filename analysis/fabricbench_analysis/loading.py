@@ -2,6 +2,7 @@
 
 load(paths) is the only reader; everything else works on the Table it returns.
 """
+import json
 import math
 import os
 import re
@@ -11,8 +12,12 @@ from .noise import row_noise
 from .table import (DERIVED_COLUMNS, INT_DEFAULTS, KERNEL_COLUMNS, META_UNITS, RUN_COLUMNS,
                     TABLE_COLUMNS, Table)
 
-SCHEMA = "fabricbench-results"
-SCHEMA_VERSION = 1
+# The schema's name and version: schema.json, which the C side reads too (CMakeLists.txt).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema.json"),
+          encoding="utf-8") as _f:
+    _SCHEMA = json.load(_f)
+SCHEMA = _SCHEMA["name"]
+SCHEMA_VERSION = _SCHEMA["version"]
 
 # tidy column -> (run attribute, default)
 _RUN_ATTRS = {

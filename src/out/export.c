@@ -1,5 +1,6 @@
 /* JSON Lines and CSV exports, for monitoring and scripts: the same columns, names and units
- * as the HDF5 table (src/columns.c). Each line is flushed as soon as it is written. */
+ * as the HDF5 table (out/columns.c), and the same run metadata (out/runmeta.c). Each line is
+ * flushed as soon as it is written. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,8 +17,10 @@
 #include "out/columns.h"
 #include "out/export.h"
 #include "out/runinfo.h"
+#include "out/runmeta.h"
 #include "out/sink.h"
-#include "fab_version.h"
+
+#include "fab_schema.h"
 
 typedef struct fab_export {
     FILE *f;
@@ -43,6 +46,68 @@ static fab_status_t fab_export_flush(fab_export_t *e)
     return FAB_OK;
 }
 
+/* "NAME=value" strings as a JSON object. */
+static void fab_json_env(FILE *f, char *const *kv, int n)
+{
+    bool first = true;
+
+    fputc('{', f);
+    for (int i = 0; i < n; i++) {
+        const char *eq = strchr(kv[i], '=');
+        char key[256];
+
+        if (!eq || (size_t)(eq - kv[i]) >= sizeof(key))
+            continue;
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
+        fputs(first ? "" : ",", f);
+        first = false;
+        fab_json_str(f, key);
+        fputc(':', f);
+        fab_json_str(f, eq + 1);
+    }
+    fputc('}', f);
+}
+
+/* The run's metadata fields (out/runmeta.c) of one phase, as ',"key":value' pairs. */
+static void fab_json_meta(FILE *f, const fab_run_info_t *info, int when)
+{
+    for (int i = 0; i < fab_nmeta; i++) {
+        const fab_meta_field_t *m = &fab_meta_fields[i];
+        fab_meta_value_t v;
+
+        if (!(m->where & FAB_META_JSONL) || m->when != when || !fab_meta_get(i, info, &v))
+            continue;
+        fputc(',', f);
+        fab_json_str(f, m->json ? m->json : m->name);
+        fputc(':', f);
+        switch (m->type) {
+        case FAB_META_STR:
+            fab_json_str(f, v.s);
+            break;
+        case FAB_META_INT:
+            fprintf(f, "%lld", (long long)v.i);
+            break;
+        case FAB_META_F64:
+            fab_json_num(f, v.d);
+            break;
+        case FAB_META_JSON:
+            fputs(v.s, f);
+            break;
+        case FAB_META_STRS:
+            fputc('[', f);
+            for (int j = 0; j < v.n; j++) {
+                fputs(j ? "," : "", f);
+                fab_json_str(f, v.list[j] ? v.list[j] : "");
+            }
+            fputc(']', f);
+            break;
+        case FAB_META_ENV:
+            fab_json_env(f, v.list, v.n);
+            break;
+        }
+    }
+}
+
 static fab_status_t fab_export_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
 {
     fab_export_t *e = arg;
@@ -59,69 +124,10 @@ static fab_status_t fab_export_run_begin(void *arg, const fab_run_info_t *info, 
         return fab_export_flush(e);
     }
     fprintf(f, "{\"record\":\"run\"");
-    fab_json_kv(f, "schema", "fabricbench-results");
-    fprintf(f, ",\"schema_version\":1");
-    fab_json_kv(f, "tool_version", FAB_VERSION);
-    fab_json_kv(f, "git_commit", FAB_GIT_COMMIT);
-    fab_json_kv(f, "start_time", info->start_time);
-    fab_json_kv(f, "command_line", info->command_line);
-    fab_json_kv(f, "mpi_library", info->mpi_library);
-    fab_json_kv(f, "ucx_version", info->ucx_version);
-    fab_json_kv(f, "hwloc_version", info->hwloc_version);
-    fab_json_kv(f, "hdf5_version", info->hdf5_version);
-    fab_json_kv(f, "pml", info->pml);
-    fab_json_kv(f, "timer", info->timer);
-    fprintf(f, ",\"timer_cost_ns\":");
-    fab_json_num(f, info->timer_cost_ns);
-    fprintf(f, ",\"nranks\":%d,\"nhosts\":%d", info->nranks, info->nhosts);
-    fab_json_kv(f, "ranks_per_node", info->ranks_per_node);
-    fprintf(f, ",\"hostnames\":[");
-    for (int i = 0; i < info->nranks; i++) {
-        fprintf(f, i ? "," : "");
-        fab_json_str(f, info->hosts[i]);
-    }
-    fprintf(f, "]");
-    fab_json_kv(f, "slurm_job_id", info->slurm_job);
-    fab_json_kv(f, "slurm_step_id", info->slurm_step);
-    fab_json_kv(f, "slurm_nodelist", info->slurm_nodelist);
-    fab_json_kv(f, "results_file", info->results_file);
-    if (info->fabric) {
-        const fab_fabric_t *fb = info->fabric;
-
-        fab_json_kv(f, "fabric_requested", fb->requested[0] ? fb->requested : "any");
-        fab_json_kv(f, "fabric", fb->name[0] ? fb->name : "any");
-        fab_json_kv(f, "fabric_device", fb->device);
-        fprintf(f, ",\"fabric_port\":%d", fb->port);
-        fab_json_kv(f, "fabric_netdev", fb->netdev);
-        fab_json_kv(f, "fabric_env", fb->env);
-        fprintf(f, ",\"line_rate_gbps\":");
-        fab_json_num(f, info->line_rate_gbps > 0 ? info->line_rate_gbps : NAN);
-        fab_json_kv(f, "line_rate_source", info->line_rate_from);
-    }
-    if (info->placement) {
-        fprintf(f, ",\"placement\":[");
-        for (int i = 0; i < info->nranks; i++) {
-            fprintf(f, i ? "," : "");
-            fab_json_str(f, info->placement[i] ? info->placement[i] : "");
-        }
-        fprintf(f, "]");
-    }
-    if (info->inventory_json)
-        fprintf(f, ",\"inventory\":%s", info->inventory_json);
-    fprintf(f, ",\"env\":{");
-    for (int i = 0; i < info->nenv; i++) {
-        const char *eq = strchr(info->env[i], '=');
-        char key[256];
-
-        if (!eq || (size_t)(eq - info->env[i]) >= sizeof(key))
-            continue;
-        snprintf(key, sizeof(key), "%.*s", (int)(eq - info->env[i]), info->env[i]);
-        fprintf(f, i ? "," : "");
-        fab_json_str(f, key);
-        fputc(':', f);
-        fab_json_str(f, eq + 1);
-    }
-    fprintf(f, "},\"units\":{");
+    fab_json_kv(f, "schema", FAB_SCHEMA_NAME);
+    fprintf(f, ",\"schema_version\":%d", FAB_SCHEMA_VERSION);
+    fab_json_meta(f, info, FAB_META_BEGIN);
+    fprintf(f, ",\"units\":{");
     for (int c = 0; c < fab_ncolumns; c++) {
         fprintf(f, c ? "," : "");
         fab_json_str(f, fab_columns[c].name);
@@ -129,6 +135,18 @@ static fab_status_t fab_export_run_begin(void *arg, const fab_run_info_t *info, 
         fab_json_str(f, fab_columns[c].unit);
     }
     fprintf(f, "}}\n");
+    return fab_export_flush(e);
+}
+
+static fab_status_t fab_export_run_end(void *arg, const fab_run_info_t *info)
+{
+    fab_export_t *e = arg;
+
+    if (e->csv)
+        return fab_export_flush(e);
+    fprintf(e->f, "{\"record\":\"end\"");
+    fab_json_meta(e->f, info, FAB_META_END);
+    fprintf(e->f, "}\n");
     return fab_export_flush(e);
 }
 
@@ -169,26 +187,6 @@ static fab_status_t fab_export_row(void *arg, const fab_kernel_t *k, const fab_r
         }
     }
     fputs(e->csv ? "\n" : "}\n", f);
-    return fab_export_flush(e);
-}
-
-static fab_status_t fab_export_run_end(void *arg, const fab_run_info_t *info)
-{
-    fab_export_t *e = arg;
-
-    if (e->csv)
-        return fab_export_flush(e);
-    fprintf(e->f, "{\"record\":\"end\"");
-    fab_json_kv(e->f, "status", info->status);
-    fab_json_kv(e->f, "end_time", info->end_time);
-    fab_json_kv(e->f, "stop_reason", info->stop_reason);
-    fab_json_kv(e->f, "ucx_transports", info->ucx_tls);
-    fab_json_kv(e->f, "ucx_transports_by_pair", info->ucx_pairs);
-    if (info->fabric) {
-        fab_json_kv(e->f, "fabric_check", info->fabric->verdict);
-        fab_json_kv(e->f, "fabric_check_reason", info->fabric->verdict_why);
-    }
-    fprintf(e->f, "}\n");
     return fab_export_flush(e);
 }
 

@@ -31,11 +31,9 @@
 #include "out/columns.h"
 #include "out/hdf5.h"
 #include "out/runinfo.h"
+#include "out/runmeta.h"
 #include "out/sink.h"
-#include "fab_version.h"
-
-#define FAB_SCHEMA         "fabricbench-results"
-#define FAB_SCHEMA_VERSION 1
+#include "fab_schema.h"
 
 typedef struct fab_h5 {
     char path[1024], tmp[1100];
@@ -224,7 +222,7 @@ static fab_status_t fab_h5_open_existing(fab_h5_t *h, hid_t fapl)
         attr = H5Aopen(h->file, "schema", H5P_DEFAULT);
         type = H5Aget_type(attr);
         if (H5Tis_variable_str(type) > 0 && H5Aread(attr, type, &schema) >= 0 && schema &&
-            strcmp(schema, FAB_SCHEMA) == 0)
+            strcmp(schema, FAB_SCHEMA_NAME) == 0)
             st = FAB_OK;
         if (schema)
             H5free_memory(schema);
@@ -233,7 +231,7 @@ static fab_status_t fab_h5_open_existing(fab_h5_t *h, hid_t fapl)
     }
     if (st != FAB_OK) {
         FAB_ERROR("--append: %s is not a fabricbench result file (no schema attribute '%s')",
-                  h->path, FAB_SCHEMA);
+                  h->path, FAB_SCHEMA_NAME);
     } else {
         long long version = -1;
 
@@ -272,7 +270,7 @@ static fab_status_t fab_h5_open(fab_h5_t *h, const fab_opts_t *o)
             FAB_ERROR("results file %s: HDF5 could not create the file", h->path);
             st = FAB_ERR_IO;
         } else {
-            fab_h5_attr_str(h->file, "schema", FAB_SCHEMA);
+            fab_h5_attr_str(h->file, "schema", FAB_SCHEMA_NAME);
             fab_h5_attr_i64(h->file, "schema_version", FAB_SCHEMA_VERSION);
             H5Gclose(H5Gcreate2(h->file, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
         }
@@ -283,48 +281,62 @@ static fab_status_t fab_h5_open(fab_h5_t *h, const fab_opts_t *o)
 
 /* ------------------------------------------------------------------ sink callbacks */
 
-static void fab_h5_run_attrs(fab_h5_t *h, const fab_run_info_t *info)
+/* "NAME=value" strings as the attributes of a group. */
+static void fab_h5_env(hid_t run, const char *name, char *const *kv, int n)
 {
-    hid_t r = h->run;
+    hid_t env = H5Gcreate2(run, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 
-    fab_h5_attr_str(r, "status", info->status);
-    fab_h5_attr_str(r, "stop_reason", info->stop_reason);
-    fab_h5_attr_str(r, "end_time", info->end_time);
-    fab_h5_attr_str(r, "ucx_transports", info->ucx_tls);
-    fab_h5_attr_str(r, "ucx_transports_by_pair", info->ucx_pairs);
-    if (info->fabric) {
-        fab_h5_attr_str(r, "fabric_check", info->fabric->verdict);
-        fab_h5_attr_str(r, "fabric_check_reason", info->fabric->verdict_why);
+    for (int i = 0; env >= 0 && i < n; i++) {
+        char key[256];
+        const char *eq = strchr(kv[i], '=');
+
+        if (!eq || (size_t)(eq - kv[i]) >= sizeof(key))
+            continue;
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
+        fab_h5_attr_str(env, key, eq + 1);
     }
+    if (env >= 0)
+        H5Gclose(env);
 }
 
-/* What --fabric asked for and what it became on rank 0's host. */
-static void fab_h5_fabric(hid_t r, const fab_run_info_t *info)
+/* The run's metadata fields (out/runmeta.c) of the given phase(s) as they now stand. */
+static void fab_h5_meta(fab_h5_t *h, const fab_run_info_t *info, int when)
 {
-    const fab_fabric_t *fb = info->fabric;
+    for (int i = 0; i < fab_nmeta; i++) {
+        const fab_meta_field_t *m = &fab_meta_fields[i];
+        fab_meta_value_t v;
 
-    if (!fb)
-        return;
-    fab_h5_attr_str(r, "fabric_requested", fb->requested[0] ? fb->requested : "any");
-    fab_h5_attr_str(r, "fabric", fb->name[0] ? fb->name : "any");
-    fab_h5_attr_str(r, "fabric_description", fb->description);
-    fab_h5_attr_str(r, "fabric_device", fb->device);
-    fab_h5_attr_i64(r, "fabric_port", fb->port);
-    fab_h5_attr_str(r, "fabric_netdev", fb->netdev);
-    fab_h5_attr_i64(r, "fabric_gid_index", fb->gid_index);
-    fab_h5_attr_str(r, "fabric_choice", fb->why);
-    fab_h5_attr_str(r, "fabric_env", fb->env);
-    fab_h5_attr_str(r, "fabric_expect", fb->expect);
-    fab_h5_attr_f64(r, "line_rate_gbps", info->line_rate_gbps > 0 ? info->line_rate_gbps : NAN);
-    fab_h5_attr_str(r, "line_rate_source", info->line_rate_from);
+        if (!(m->where & FAB_META_H5) || !(m->when & when) || !fab_meta_get(i, info, &v))
+            continue;
+        switch (m->type) {
+        case FAB_META_STR:
+        case FAB_META_JSON:
+            fab_h5_attr_str(h->run, m->name, v.s);
+            break;
+        case FAB_META_INT:
+            fab_h5_attr_i64(h->run, m->name, v.i);
+            break;
+        case FAB_META_F64:
+            fab_h5_attr_f64(h->run, m->name, v.d);
+            break;
+        case FAB_META_STRS:
+            if (H5Lexists(h->run, m->name, H5P_DEFAULT) <= 0)
+                fab_h5_strings(h->run, m->name, v.list, (hsize_t)v.n);
+            break;
+        case FAB_META_ENV:
+            if (H5Lexists(h->run, m->name, H5P_DEFAULT) <= 0)
+                fab_h5_env(h->run, m->name, v.list, v.n);
+            break;
+        }
+    }
 }
 
 static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
 {
     fab_h5_t *h = arg;
-    hid_t runs, env;
+    hid_t runs;
     H5G_info_t gi;
-    char name[32], tool[96];
+    char name[32];
     fab_status_t st = fab_h5_open(h, o);
 
     if (st != FAB_OK)
@@ -341,45 +353,8 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
         FAB_ERROR("results file %s: cannot create group /runs/%s", h->path, name);
         return FAB_ERR_IO;
     }
-    snprintf(tool, sizeof(tool), "fabricbench %s", FAB_VERSION);
     fab_h5_attr_str(h->file, "latest_run", name);
-    fab_h5_attr_str(h->run, "tool", tool);
-    fab_h5_attr_str(h->run, "tool_version", FAB_VERSION);
-    fab_h5_attr_str(h->run, "git_commit", FAB_GIT_COMMIT);
-    fab_h5_attr_str(h->run, "start_time", info->start_time);
-    fab_h5_attr_str(h->run, "command_line", info->command_line);
-    fab_h5_attr_str(h->run, "mpi_library", info->mpi_library);
-    fab_h5_attr_str(h->run, "ucx_version", info->ucx_version);
-    fab_h5_attr_str(h->run, "hwloc_version", info->hwloc_version);
-    fab_h5_attr_str(h->run, "hdf5_version", info->hdf5_version);
-    fab_h5_attr_str(h->run, "pml", info->pml);
-    fab_h5_attr_str(h->run, "pml_detection", info->pml_how);
-    fab_h5_attr_str(h->run, "timer", info->timer);
-    fab_h5_attr_f64(h->run, "timer_cost_ns", info->timer_cost_ns);
-    fab_h5_attr_i64(h->run, "nranks", info->nranks);
-    fab_h5_attr_i64(h->run, "nhosts", info->nhosts);
-    fab_h5_attr_str(h->run, "ranks_per_node", info->ranks_per_node);
-    fab_h5_attr_str(h->run, "slurm_job_id", info->slurm_job);
-    fab_h5_attr_str(h->run, "slurm_step_id", info->slurm_step);
-    fab_h5_attr_str(h->run, "slurm_nodelist", info->slurm_nodelist);
-    fab_h5_strings(h->run, "hostnames", info->hosts, (hsize_t)info->nranks);
-    if (info->placement)
-        fab_h5_strings(h->run, "placement", info->placement, (hsize_t)info->nranks);
-    if (info->inventory_json)
-        fab_h5_attr_str(h->run, "inventory_json", info->inventory_json);
-    fab_h5_fabric(h->run, info);
-    env = H5Gcreate2(h->run, "env", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    for (int i = 0; i < info->nenv; i++) {
-        char key[256];
-        const char *eq = strchr(info->env[i], '=');
-
-        if (!eq || (size_t)(eq - info->env[i]) >= sizeof(key))
-            continue;
-        snprintf(key, sizeof(key), "%.*s", (int)(eq - info->env[i]), info->env[i]);
-        fab_h5_attr_str(env, key, eq + 1);
-    }
-    H5Gclose(env);
-    fab_h5_run_attrs(h, info);
+    fab_h5_meta(h, info, FAB_META_BEGIN | FAB_META_END);
     H5Gclose(H5Gcreate2(h->run, "kernels", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     FAB_INFO("results go to %s, /runs/%s, committed after every row", h->path, name);
     return fab_h5_commit(h);
@@ -576,7 +551,7 @@ static fab_status_t fab_h5_run_end(void *arg, const fab_run_info_t *info)
     fab_h5_close_id(&h->samples, H5Gclose);
     fab_h5_close_id(&h->table, H5Gclose);
     fab_h5_close_id(&h->kernel, H5Gclose);
-    fab_h5_run_attrs(h, info);
+    fab_h5_meta(h, info, FAB_META_END);
     /* What crash safety cost this run, measured (the last commit is not counted). */
     fab_h5_attr_i64(h->run, "commits", (int64_t)h->commits);
     fab_h5_attr_f64(h->run, "commit_seconds_total", h->commit_s);

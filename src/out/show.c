@@ -10,8 +10,11 @@
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
 #include "out/columns.h"
+#include "out/runmeta.h"
 #include "out/show.h"
 #include "out/text.h"
+
+#include "fab_schema.h"
 
 /* A string attribute, or "" when absent. */
 static void fab_show_attr(hid_t obj, const char *name, char *out, size_t len)
@@ -190,40 +193,20 @@ static fab_status_t fab_show_kernel(hid_t kg, FILE *f)
 
 static fab_status_t fab_show_run(hid_t run, const char *name, FILE *f)
 {
-    static const char *const attrs[][2] = {
-        {"tool", "tool"},
-        {"git_commit", "git"},
-        {"start_time", "date"},
-        {"end_time", "ended"},
-        {"status", "status"},
-        {"stop_reason", "reason"},
-        {"command_line", "command"},
-        {"ranks_per_node", "ranks per node"},
-        {"mpi_library", "mpi"},
-        {"pml", "pml"},
-        {"ucx_version", "ucx"},
-        {"ucx_transports", "ucx transports"},
-        {"ucx_transports_by_pair", "ucx transports by probed pair"},
-        {"fabric", "fabric"},
-        {"fabric_device", "fabric device"},
-        {"fabric_env", "fabric environment"},
-        {"fabric_check", "fabric check"},
-        {"fabric_check_reason", "fabric check reason"},
-        {"line_rate_gbps", "line rate Gb/s"},
-        {"line_rate_source", "line rate from"},
-        {"timer", "timer"},
-        {"slurm_job_id", "slurm job"},
-    };
     char v[2048];
     hid_t kernels;
     fab_names_t names;
     fab_status_t st = FAB_OK;
 
     fprintf(f, "# run: %s\n", name);
-    for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
-        fab_show_attr(run, attrs[i][0], v, sizeof(v));
+    for (int i = 0; i < fab_nmeta; i++) {
+        const fab_meta_field_t *m = &fab_meta_fields[i];
+
+        if (!m->show || !(m->where & FAB_META_H5))
+            continue;
+        fab_show_attr(run, m->name, v, sizeof(v));
         if (v[0])
-            fprintf(f, "# %s: %s\n", attrs[i][1], strcmp(v, "nan") == 0 ? "unknown" : v);
+            fprintf(f, "# %s: %s\n", m->show, strcmp(v, "nan") == 0 ? "unknown" : v);
     }
     fab_show_strings(run, "placement", "placement", f);
     kernels = H5Gopen2(run, "kernels", H5P_DEFAULT);
@@ -245,7 +228,7 @@ static fab_status_t fab_show_run(hid_t run, const char *name, FILE *f)
 fab_status_t fab_show(const char *path, FILE *f)
 {
     hid_t file, runs;
-    char schema[64], version[16];
+    char schema[64], version[16], want[16];
     fab_names_t names;
     fab_status_t st = FAB_OK;
 
@@ -258,15 +241,17 @@ fab_status_t fab_show(const char *path, FILE *f)
     }
     fab_show_attr(file, "schema", schema, sizeof(schema));
     fab_show_attr(file, "schema_version", version, sizeof(version));
-    runs = strcmp(schema, "fabricbench-results") == 0 ? H5Gopen2(file, "runs", H5P_DEFAULT) : -1;
+    runs = strcmp(schema, FAB_SCHEMA_NAME) == 0 ? H5Gopen2(file, "runs", H5P_DEFAULT) : -1;
     if (runs < 0) {
         FAB_ERROR("%s is an HDF5 file but not a fabricbench result file (schema '%s')", path,
                   schema);
         H5Fclose(file);
         return FAB_ERR_USAGE;
     }
-    if (strcmp(version, "1") != 0) {
-        FAB_ERROR("%s has schema version %s; this fabricbench reads version 1", path, version);
+    snprintf(want, sizeof(want), "%d", FAB_SCHEMA_VERSION);
+    if (strcmp(version, want) != 0) {
+        FAB_ERROR("%s has schema version %s; this fabricbench reads version %d", path, version,
+                  FAB_SCHEMA_VERSION);
         H5Gclose(runs);
         H5Fclose(file);
         return FAB_ERR_USAGE;
