@@ -32,11 +32,14 @@ static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t by
                              int dtype)
 {
     fab_row_t row;
-    fab_sinks_t sinks = {.s = {{.name = "keep", .row = keep_row, .arg = &row}}, .n = 1};
+    fab_sink_t keep = {.name = "keep", .row = keep_row, .arg = &row};
+    fab_sinks_t sinks = {0};
     fab_opts_t o;
     bool agreed;
 
     fab_opts_defaults(&o);
+    if (fab_sinks_add(&sinks, keep) != FAB_OK)
+        MPI_Abort(MPI_COMM_WORLD, 3);
     o.kernels[0] = fab_kernel_find(kernel);
     o.nkernels = 1;
     o.sizes.v[0] = bytes;
@@ -48,6 +51,7 @@ static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t by
     memset(&row, 0, sizeof(row));
     if (fab_run_kernel(w, &o, o.kernels[0], &sinks, &agreed) != FAB_OK)
         MPI_Abort(MPI_COMM_WORLD, 3);
+    fab_sinks_close(&sinks);
     return row;
 }
 

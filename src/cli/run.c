@@ -27,8 +27,8 @@ static fab_status_t fab_open_sinks(const fab_world_t *w, const fab_opts_t *o, fa
 {
     fab_status_t st = FAB_OK;
     const char *job = getenv("SLURM_JOB_ID");
+    fab_sink_t sk;
 
-    sinks->n = 0;
     if (!o->output) {
         char stamp[32], base[512];
 
@@ -42,18 +42,15 @@ static fab_status_t fab_open_sinks(const fab_world_t *w, const fab_opts_t *o, fa
     } else if (strcmp(o->output, "none") != 0) {
         snprintf(info->results_file, sizeof(info->results_file), "%s", o->output);
     }
-    if (info->results_file[0])
-        st = fab_out_hdf5_sink(info->results_file, o->samples, &sinks->s[sinks->n++]);
-    if (st == FAB_OK && o->json)
-        st = fab_out_export_sink(o->json, false, o, &sinks->s[sinks->n++]);
-    if (st == FAB_OK && o->csv)
-        st = fab_out_export_sink(o->csv, true, o, &sinks->s[sinks->n++]);
-    if (st != FAB_OK) {
-        sinks->n--; /* the failed one was not set up */
-        return st;
-    }
-    sinks->s[sinks->n++] = fab_out_text_sink(stdout); /* last: see fab_sinks_run_begin */
-    return FAB_OK;
+    if (info->results_file[0] &&
+        (st = fab_out_hdf5_sink(info->results_file, o->samples, &sk)) == FAB_OK)
+        st = fab_sinks_add(sinks, sk);
+    if (st == FAB_OK && o->json && (st = fab_out_export_sink(o->json, false, o, &sk)) == FAB_OK)
+        st = fab_sinks_add(sinks, sk);
+    if (st == FAB_OK && o->csv && (st = fab_out_export_sink(o->csv, true, o, &sk)) == FAB_OK)
+        st = fab_sinks_add(sinks, sk);
+    /* last: see fab_sinks_run_begin */
+    return st == FAB_OK ? fab_sinks_add(sinks, fab_out_text_sink(stdout)) : st;
 }
 
 static void fab_finish_info(fab_run_info_t *info, fab_status_t st)
@@ -171,7 +168,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
 {
     fab_transport_t t;
     fab_run_info_t info;
-    fab_sinks_t sinks = {.n = 0};
+    fab_sinks_t sinks = {0};
     fab_status_t st;
     bool probed = false;
 

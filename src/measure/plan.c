@@ -143,3 +143,10 @@ int fab_plan_ranks(const fab_kernel_t *k, const fab_world_t *w)
 {
     return k->ranks == FAB_RANKS_PAIR ? 2 : w->size;
 }
+
+uint64_t fab_plan_warmup(const fab_opts_t *o)
+{
+    if (o->warmup >= 0)
+        return (uint64_t)o->warmup;
+    return o->iters > 0 ? ((uint64_t)o->iters + 9) / 10 : 0;
+}

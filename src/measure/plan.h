@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/opts.h"
 #include "core/sizes.h"
@@ -34,6 +35,9 @@ void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out);
 const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_opts_t *o, fab_sizes_t *tmp);
 /* Whether a rank takes part in kernel k (all ranks, or one of --pair). */
 bool fab_rank_active(const fab_kernel_t *k, const fab_opts_t *o, int rank);
+/* Untimed iterations before each size: --warmup, else a tenth of -i (rounded up), or none
+ * under --time, whose calibration rounds are the warm-up (and are counted in it). */
+uint64_t fab_plan_warmup(const fab_opts_t *o);
 /* The pair the UCX transport probe connects: what the run's first kernel measures. */
 void fab_probe_pair(const fab_world_t *w, const fab_opts_t *o, int *a, int *b);
 /* Every pair whose transport the run checks: first the one of fab_probe_pair, then, when a

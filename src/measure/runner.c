@@ -103,13 +103,13 @@ static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iter
     m->per_iter = 0.0;
     if (o->iters > 0) {
         *iters = (uint64_t)o->iters;
-        *warm = o->warmup >= 0 ? (uint64_t)o->warmup : (*iters + 9) / 10;
+        *warm = fab_plan_warmup(o);
         st = fab_timed_round(m, bytes, *warm, &t);
         if (*warm > 0)
             m->per_iter = t / (double)*warm;
         return st;
     }
-    *warm = o->warmup > 0 ? (uint64_t)o->warmup : 0;
+    *warm = fab_plan_warmup(o);
     st = fab_iterate_n(m, bytes, *warm);
     /* Calibrate: double the round until it lasts FAB_CALIB_SHARE of the budget (at least two
      * rounds, so the estimate never comes from the very first, cold, iteration alone). */

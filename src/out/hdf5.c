@@ -9,7 +9,6 @@
  * one. The cost is writing the whole file per row; docs/SCHEMA.md gives the measurement. */
 #define _DEFAULT_SOURCE /* fsync, strdup */
 #include <errno.h>
-#include <fcntl.h>
 #include <hdf5.h>
 #include <math.h>
 #include <libgen.h>
@@ -19,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "core/log.h"
 #include "core/opts.h"
 #include "core/status.h"
@@ -120,29 +120,14 @@ static void fab_h5_close_id(hid_t *id, herr_t (*fn)(hid_t))
 
 /* ------------------------------------------------------------------ commit */
 
-static fab_status_t fab_h5_write_all(int fd, const char *buf, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, buf, n);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return FAB_ERR_IO;
-        buf += w;
-        n -= (size_t)w;
-    }
-    return FAB_OK;
-}
-
 /* Write the in-memory image to the temporary file, sync it, rename it over the result. */
 static fab_status_t fab_h5_commit(fab_h5_t *h)
 {
     uint64_t t0 = fab_now_ns();
     ssize_t size;
-    char *buf = NULL, dir[1024];
-    int fd = -1, dfd, err = 0;
+    char *buf = NULL;
     const char *what = "write";
+    int err;
     double took;
 
     if (H5Fflush(h->file, H5F_SCOPE_GLOBAL) < 0 ||
@@ -156,35 +141,12 @@ static fab_status_t fab_h5_commit(fab_h5_t *h)
         FAB_ERROR("results file %s: no memory for the %zd-byte file image", h->path, size);
         return FAB_ERR_NOMEM;
     }
-    fd = open(h->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) {
-        err = errno;
-        what = "create";
-    } else if (fab_h5_write_all(fd, buf, (size_t)size) != FAB_OK) {
-        err = errno ? errno : ENOSPC;
-    } else if (fsync(fd) != 0) {
-        err = errno;
-        what = "sync";
-    }
-    if (fd >= 0 && close(fd) != 0 && !err)
-        err = errno;
+    err = fab_file_replace(h->path, h->tmp, buf, (size_t)size, &what);
     free(buf);
-    if (!err && rename(h->tmp, h->path) != 0) {
-        err = errno;
-        what = "rename";
-    }
     if (err) {
-        unlink(h->tmp);
         FAB_ERROR("cannot %s %s: %s; the results file %s keeps everything written before", what,
                   h->tmp, strerror(err), h->path);
         return FAB_ERR_IO;
-    }
-    /* Make the rename itself durable. */
-    snprintf(dir, sizeof(dir), "%s", h->path);
-    dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
     }
     took = (double)(fab_now_ns() - t0) * 1e-9;
     h->commits++;

@@ -109,7 +109,7 @@ static void fab_show_names_free(fab_names_t *names)
 
 static fab_status_t fab_show_table(hid_t table, fab_kind_t kind, FILE *f)
 {
-    double *cols[FAB_COL_COUNT] = {NULL};
+    double *cols[FAB_MAX_COLUMNS] = {NULL};
     hsize_t n = 0;
     bool first = true;
     fab_status_t st = FAB_OK;
@@ -136,13 +136,13 @@ static fab_status_t fab_show_table(hid_t table, fab_kind_t kind, FILE *f)
     }
     fab_out_text_columns(f, kind);
     for (hsize_t i = 0; i < n && st == FAB_OK; i++) {
-        double v[FAB_COL_COUNT];
+        double v[FAB_MAX_COLUMNS];
 
-        for (int c = 0; c < FAB_COL_COUNT; c++)
+        for (int c = 0; c < fab_ncolumns; c++)
             v[c] = cols[c] ? cols[c][i] : NAN;
         fab_out_text_values(f, kind, v);
     }
-    for (int c = 0; c < FAB_COL_COUNT; c++)
+    for (int c = 0; c < fab_ncolumns; c++)
         free(cols[c]);
     return st;
 }

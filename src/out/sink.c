@@ -7,6 +7,8 @@
 #include "kernel/fab_kernel.h"
 #include "measure/row.h"
 #include "out/runinfo.h"
+#include <stdlib.h>
+
 #include "out/sink.h"
 
 #define FAB_SINKS_CALL(s, fn, ...)                                                                 \
@@ -66,10 +68,30 @@ fab_status_t fab_sinks_run_end(fab_sinks_t *s, const fab_run_info_t *info)
     return st;
 }
 
+fab_status_t fab_sinks_add(fab_sinks_t *s, fab_sink_t sink)
+{
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 4;
+        fab_sink_t *grown = realloc(s->s, sizeof(*grown) * (size_t)cap);
+
+        if (!grown) {
+            if (sink.close)
+                sink.close(sink.arg);
+            return FAB_ERR_NOMEM;
+        }
+        s->s = grown;
+        s->cap = cap;
+    }
+    s->s[s->n++] = sink;
+    return FAB_OK;
+}
+
 void fab_sinks_close(fab_sinks_t *s)
 {
     for (int i = 0; i < s->n; i++)
         if (s->s[i].close)
             s->s[i].close(s->s[i].arg);
-    s->n = 0;
+    free(s->s);
+    s->s = NULL;
+    s->n = s->cap = 0;
 }

@@ -27,11 +27,14 @@ typedef struct fab_sink {
     void *arg;
 } fab_sink_t;
 
-#define FAB_MAX_SINKS 4
+/* The outputs of a run, in the order they get each event. Start from {0}. */
 typedef struct fab_sinks {
-    fab_sink_t s[FAB_MAX_SINKS];
-    int n;
+    fab_sink_t *s;
+    int n, cap;
 } fab_sinks_t;
+
+/* Add an output (it now belongs to s). On FAB_ERR_NOMEM it was closed. */
+fab_status_t fab_sinks_add(fab_sinks_t *s, fab_sink_t sink);
 
 fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info, const fab_opts_t *o);
 fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kernel_t *k, const fab_opts_t *o,
@@ -40,6 +43,7 @@ fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kernel_t *k, const fab_row_
                            const double *samples, size_t nsamples);
 fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kernel_t *k, fab_status_t st);
 fab_status_t fab_sinks_run_end(fab_sinks_t *s, const fab_run_info_t *info);
+/* Close every output and forget them. */
 void fab_sinks_close(fab_sinks_t *s);
 
 #endif

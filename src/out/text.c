@@ -11,6 +11,7 @@
 #include "kernel/fab_kernel.h"
 #include "measure/row.h"
 #include "net/fabric.h"
+#include "measure/plan.h"
 #include "out/columns.h"
 #include "out/runinfo.h"
 #include "out/sink.h"
@@ -112,54 +113,6 @@ static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
-/* CPU cost, the last columns of every table: the ranks' own CPU (100 = one core) and the
- * node-wide user, system and softirq shares. */
-#define FAB_CPU_HEAD "  cpu%  usr%  sys%   si%"
-
-static void fab_text_pct(char *buf, size_t len, double v, int width)
-{
-    if (isnan(v))
-        snprintf(buf, len, "%*s", width, "n/a");
-    else
-        snprintf(buf, len, "%*.1f", width, v);
-}
-
-static void fab_text_cpu(FILE *f, const double *v)
-{
-    static const int cols[] = {FAB_COL_CPU_RANK, FAB_COL_CPU_USER, FAB_COL_CPU_SYS,
-                               FAB_COL_CPU_SOFTIRQ};
-    char b[32];
-
-    for (int i = 0; i < 4; i++) {
-        fab_text_pct(b, sizeof(b), v[cols[i]], 5);
-        fprintf(f, " %s", b);
-    }
-    fprintf(f, "\n");
-}
-
-void fab_out_text_columns(FILE *f, fab_kind_t kind)
-{
-    if (kind == FAB_KIND_COLLECTIVE)
-        fprintf(f,
-                "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %12s %12s %6s %10s %10s %9s %6s %6s %9s "
-                "%8s %s\n",
-                "bytes", "time_us", "min_us", "p50_us", "p99_us", "p99.9_us", "max_us", "stddev_us",
-                "loop_us", "algbw_GB/s", "busbw_GB/s", "line%", "slowest", "iters", "warmup", "pct",
-                "errors", "comm_us", "overlap", FAB_CPU_HEAD);
-    else if (kind == FAB_KIND_LATENCY)
-        fprintf(f, "# %10s %10s %9s %9s %9s %9s %9s %9s %9s %9s %9s %12s %10s %9s %6s %6s %s\n",
-                "bytes", "lat_us", "min_us", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us",
-                "mean_us", "stddev_us", "loop_us", "MB/s", "iters", "warmup", "pct", "errors",
-                FAB_CPU_HEAD);
-    else
-        fprintf(f,
-                "# %10s %12s %9s %6s %12s %12s %12s %9s %9s %9s %9s %9s %9s %9s %9s %9s %10s "
-                "%9s %6s %6s %s\n",
-                "bytes", "MB/s", "Gb/s", "line%", "msg/s", "pair_MB/s", "pair_msg/s", "min_us",
-                "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us", "mean_us", "stddev_us",
-                "loop_us", "iters", "warmup", "pct", "errors", FAB_CPU_HEAD);
-}
-
 static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
                                           const int *pair, const fab_world_t *w, const char *detail)
 {
@@ -175,8 +128,8 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
         fprintf(f, "# ranks: %d (%d pairs: rank i sends to rank i+%d)\n", w->size, w->size / 2,
                 w->size / 2);
     if (o->iters > 0)
-        fprintf(f, "# iterations: %ld per size, warm-up %ld\n", o->iters,
-                o->warmup >= 0 ? o->warmup : (o->iters + 9) / 10);
+        fprintf(f, "# iterations: %ld per size, warm-up %llu\n", o->iters,
+                (unsigned long long)fab_plan_warmup(o));
     else
         fprintf(f,
                 "# iterations: chosen per size to last about %.3g s (at least %ld, at most %ld); "
@@ -220,73 +173,99 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
-/* One row from its column values, so a row read back from a file prints exactly as it did
- * live. */
+/* ------------------------------------------------------------------ the table */
+
+/* The heading line: "#", then each cell's heading right-aligned in its width. */
+void fab_out_text_columns(FILE *f, fab_kind_t kind)
+{
+    int n;
+    const fab_text_cell_t *cells = fab_text_layout(kind, &n);
+
+    fputc('#', f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, " %*s", cells[i].head_width ? cells[i].head_width : cells[i].width,
+                cells[i].head);
+    fputc('\n', f);
+}
+
+/* One cell's text, from the row's column values. */
+static void fab_text_cell(const fab_text_cell_t *c, const double *v, char *buf, size_t len)
+{
+    int col = fab_column_find(c->col);
+    double x = col >= 0 ? v[col] : NAN;
+    int w = c->width;
+
+    switch (c->fmt) {
+    case FAB_TXT_F0:
+    case FAB_TXT_F2:
+    case FAB_TXT_F3:
+        snprintf(buf, len, "%*.*f", w, c->fmt == FAB_TXT_F0 ? 0 : c->fmt == FAB_TXT_F2 ? 2 : 3, x);
+        break;
+    case FAB_TXT_PCT:
+        if (isnan(x))
+            snprintf(buf, len, "%*s", w, "n/a");
+        else
+            snprintf(buf, len, "%*.1f", w, x);
+        break;
+    case FAB_TXT_ERRORS:
+        if (x < 0)
+            snprintf(buf, len, "%*s", w, "-");
+        else
+            snprintf(buf, len, "%*.0f", w, x);
+        break;
+    case FAB_TXT_EXACT:
+        snprintf(buf, len, "%*s", w, x != 0 ? "exact" : "hist");
+        break;
+    case FAB_TXT_SLOWEST: {
+        int c2 = c->col2 ? fab_column_find(c->col2) : -1;
+        char s[48];
+
+        if (x < 0)
+            snprintf(s, sizeof(s), "-");
+        else
+            snprintf(s, sizeof(s), "%.0f:%.0f%%", x, 100.0 * (c2 >= 0 ? v[c2] : NAN));
+        snprintf(buf, len, "%*s", w, s);
+        break;
+    }
+    case FAB_TXT_OVERLAP: {
+        char s[48];
+
+        if (isnan(x))
+            snprintf(s, sizeof(s), "-");
+        else
+            snprintf(s, sizeof(s), "%.1f%%", x);
+        snprintf(buf, len, "%*s", w, s);
+        break;
+    }
+    }
+}
+
+/* One row from its column values (v[i]: column i of out/columns.c, as stored in the files),
+ * so a row read back from a file prints exactly as it did live. */
 void fab_out_text_values(FILE *f, fab_kind_t kind, const double *v)
 {
-    char errors[32];
-    const char *pct = v[FAB_COL_EXACT] != 0 ? "exact" : "hist";
-    char line[32];
+    int n;
+    const fab_text_cell_t *cells = fab_text_layout(kind, &n);
 
-    fab_text_pct(line, sizeof(line), v[FAB_COL_LINE], 6);
+    fputc(' ', f);
+    for (int i = 0; i < n; i++) {
+        char buf[64];
 
-    if (v[FAB_COL_ERRORS] < 0)
-        snprintf(errors, sizeof(errors), "-");
-    else
-        snprintf(errors, sizeof(errors), "%.0f", v[FAB_COL_ERRORS]);
-    if (kind == FAB_KIND_COLLECTIVE) {
-        char slow[32], ovl[32];
-
-        if (v[FAB_COL_SLOWEST] < 0)
-            snprintf(slow, sizeof(slow), "-");
-        else
-            snprintf(slow, sizeof(slow), "%.0f:%.0f%%", v[FAB_COL_SLOWEST],
-                     100.0 * v[FAB_COL_SLOWEST_SHARE]);
-        if (isnan(v[FAB_COL_OVERLAP]))
-            snprintf(ovl, sizeof(ovl), "-");
-        else
-            snprintf(ovl, sizeof(ovl), "%.1f%%", v[FAB_COL_OVERLAP]);
-        fprintf(f,
-                "  %10.0f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %12.3f %12.3f %6s %10s "
-                "%10.0f %9.0f %6s %6s %9.3f %8s",
-                v[FAB_COL_BYTES], v[FAB_COL_MEAN], v[FAB_COL_MIN], v[FAB_COL_P50], v[FAB_COL_P99],
-                v[FAB_COL_P999], v[FAB_COL_MAX], v[FAB_COL_STDDEV], v[FAB_COL_LOOP],
-                v[FAB_COL_ALGBW], v[FAB_COL_BUSBW], line, slow, v[FAB_COL_ITERS], v[FAB_COL_WARMUP],
-                pct, errors, v[FAB_COL_COMM], ovl);
-    } else if (kind == FAB_KIND_LATENCY)
-        fprintf(f,
-                "  %10.0f %10.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %12.2f "
-                "%10.0f %9.0f %6s %6s",
-                v[FAB_COL_BYTES], v[FAB_COL_LOOP], v[FAB_COL_MIN], v[FAB_COL_P50], v[FAB_COL_P90],
-                v[FAB_COL_P99], v[FAB_COL_P999], v[FAB_COL_MAX], v[FAB_COL_MEAN], v[FAB_COL_STDDEV],
-                v[FAB_COL_LOOP], v[FAB_COL_MBPS], v[FAB_COL_ITERS], v[FAB_COL_WARMUP], pct, errors);
-    else
-        fprintf(
-            f,
-            "  %10.0f %12.2f %9.3f %6s %12.0f %12.2f %12.0f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f "
-            "%9.3f %9.3f %9.3f %10.0f %9.0f %6s %6s",
-            v[FAB_COL_BYTES], v[FAB_COL_MBPS], v[FAB_COL_GBPS], line, v[FAB_COL_MSGPS],
-            v[FAB_COL_PAIR_MBPS], v[FAB_COL_PAIR_MSGPS], v[FAB_COL_MIN], v[FAB_COL_P50],
-            v[FAB_COL_P90], v[FAB_COL_P99], v[FAB_COL_P999], v[FAB_COL_MAX], v[FAB_COL_MEAN],
-            v[FAB_COL_STDDEV], v[FAB_COL_LOOP], v[FAB_COL_ITERS], v[FAB_COL_WARMUP], pct, errors);
-    fab_text_cpu(f, v);
+        fab_text_cell(&cells[i], v, buf, sizeof(buf));
+        fprintf(f, " %s", buf);
+    }
+    fputc('\n', f);
     fflush(f);
 }
 
 static fab_status_t fab_text_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
                                  const double *samples, size_t nsamples)
 {
-    double v[FAB_COL_COUNT];
+    double v[FAB_MAX_COLUMNS];
 
     (void)samples;
     (void)nsamples;
-    for (int c = 0; c < FAB_COL_COUNT; c++) {
-        int64_t iv;
-
-        fab_column_value(c, r, &iv, &v[c]);
-        if (fab_columns[c].type != FAB_COL_F64)
-            v[c] = (double)iv;
-    }
+    fab_column_values(r, v);
     fab_out_text_values(arg, k->kind, v);
     return ferror((FILE *)arg) ? FAB_ERR_IO : FAB_OK;
 }
