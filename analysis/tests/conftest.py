@@ -1,9 +1,19 @@
 """Fixtures of the analysis tests: result files written by the real fabricbench during the test
-session (once, in a temporary directory), and copies edited with h5py.
+session (once, in a temporary directory), copies edited with h5py, and files of known values.
+
+Two kinds of input, for two kinds of test:
+
+- `results`: real runs (and copies with their metadata or structure edited). Their values are
+  whatever this machine measured, as noisy as it is busy, so a test on them asserts only shapes,
+  definitions and exit codes, never a verdict that depends on speed or noise.
+- `known`: files of chosen values (known_values.py) in the shape of a real file. Every test of
+  statistics, noise or verdicts (PASS/WARN/FAIL, better/worse, percent changes, summary
+  numbers) reads these, so that its outcome is decided by the values it chose.
 
 The fabricbench binary comes from --fabricbench PATH or the FABRICBENCH environment variable
 (ctest sets it). Without it every test errors with a message saying so: nothing is skipped.
 """
+import math
 import os
 import shutil
 import signal
@@ -13,6 +23,7 @@ import time
 import types
 
 import h5py
+import known_values
 import numpy as np
 import pytest
 
@@ -25,8 +36,6 @@ MPIRUN = ["mpirun", "-np", "2", "--oversubscribe", "--bind-to", "none", "--mca",
           "mpi_yield_when_idle", "1"]
 SIZES = "8,1K,64K,1M"
 KERNELS = "latency,bw,allreduce"
-BANDWIDTH_COLUMNS = ("MBps", "Gbps", "pair_MBps", "msgps", "pair_msgps", "algbw_GBps",
-                     "busbw_GBps", "line_rate_pct")
 
 
 def pytest_addoption(parser):
@@ -146,14 +155,20 @@ def _kernels(f):
             yield run, k
 
 
-def scale_bandwidth(path, factor):
-    """Every bandwidth column of every kernel x factor (what a slower fabric would show)."""
+def _interrupt(path):
+    """Interrupted during allreduce: its last two sizes missing, the run marked as a signal
+    leaves it (the rows present are complete)."""
     with h5py.File(path, "r+") as f:
-        for _, k in _kernels(f):
-            t = k["table"]
-            for c in BANDWIDTH_COLUMNS:
-                if c in t:
-                    t[c][...] = t[c][()] * factor
+        run = f["runs/run_0000"]
+        run.attrs["status"] = "interrupted"
+        run.attrs["stop_reason"] = "SIGINT"
+        for name, k in run["kernels"].items():
+            if k.attrs["kernel"] == "allreduce":
+                for ds in k["table"].values():
+                    ds.resize((2,))
+                k.attrs["status"] = "interrupted"
+                k.attrs["rows"] = np.int64(2)
+    return path
 
 
 @pytest.fixture(scope="session")
@@ -162,9 +177,9 @@ def results(fabricbench, tmp_path_factory):
     r = types.SimpleNamespace(dir=str(d))
     r.shm = str(d / "shm.h5")
     r.tcp = str(d / "tcp.h5")
-    # shm.h5 is the baseline the checks judge against: the default time budget per size
-    # (0.25 s), so that its means are precise enough for a 30% change to stand out of the
-    # noise even while other jobs share the machine. tcp.h5 is short, with samples.
+    # shm.h5: the default time budget per size (0.25 s), --line-rate 100G; it is also the
+    # template of the known-value files (their shape, not their values). tcp.h5 is short, with
+    # samples. No test judges their speed: verdicts are tested on `known`.
     _measure(fabricbench, r.shm, ["--fabric", "shm"], ["-t", "0.25", "--line-rate", "100G"])
     _measure(fabricbench, r.tcp, ["--fabric", "tcp", "--device", "lo"],
              ["-t", "0.03", "--samples"])
@@ -181,32 +196,8 @@ def results(fabricbench, tmp_path_factory):
     r.signalled = str(d / "signalled.h5")
     _signalled_run(fabricbench, r.signalled)
 
-    # 30% less bandwidth everywhere; the time columns (and so the noise) unchanged.
-    r.slow = _copy(r.shm, str(d / "slow.h5"))
-    scale_bandwidth(r.slow, 0.7)
-
-    # The same 30% loss, measured so noisily that it cannot be told from noise: 10 iterations
-    # per size with a standard deviation of three times the mean.
-    r.noisy = _copy(r.slow, str(d / "noisy.h5"))
-    with h5py.File(r.noisy, "r+") as f:
-        for _, k in _kernels(f):
-            t = k["table"]
-            t["iterations"][...] = np.full(t["iterations"].shape, 10, dtype=np.uint64)
-            t["stddev_us"][...] = 3 * t["mean_us"][()]
-
-    # Interrupted during allreduce: its last two sizes missing, the run marked as a signal
-    # leaves it (the rows present are complete).
-    r.interrupted = _copy(r.shm, str(d / "interrupted.h5"))
-    with h5py.File(r.interrupted, "r+") as f:
-        run = f["runs/run_0000"]
-        run.attrs["status"] = "interrupted"
-        run.attrs["stop_reason"] = "SIGINT"
-        for name, k in run["kernels"].items():
-            if k.attrs["kernel"] == "allreduce":
-                for ds in k["table"].values():
-                    ds.resize((2,))
-                k.attrs["status"] = "interrupted"
-                k.attrs["rows"] = 2
+    # Interrupted during allreduce (see _interrupt).
+    r.interrupted = _interrupt(_copy(r.shm, str(d / "interrupted.h5")))
 
     # A file from a future fabricbench.
     r.newer = _copy(r.shm, str(d / "newer.h5"))
@@ -264,6 +255,37 @@ def results(fabricbench, tmp_path_factory):
     with h5py.File(r.other_hdf5, "w") as f:
         f["x"] = np.arange(10)
     return r
+
+
+@pytest.fixture(scope="session")
+def known(results, tmp_path_factory):
+    """Files of known values (known_values.py: the values, and the noise they give, worked by
+    hand), shaped like the real shm.h5. Labelled 'shm (STEM)' where several are loaded."""
+    d = tmp_path_factory.mktemp("known")
+    k = types.SimpleNamespace(dir=str(d))
+    run = known_values.run
+
+    def make(name, *runs):
+        return known_values.write_known(str(d / (name + ".h5")), results.shm, runs)
+
+    # The baseline: every row's noise_mean_rel 1e-4 (stddev 1% of the mean, 10000 iterations).
+    k.base = make("base")
+    # 30% and 14% less bandwidth; the times, and so the latency checks and the noise, unchanged.
+    k.slow = make("slow", run(bw_scale=0.7))
+    k.mild = make("mild", run(bw_scale=0.86))
+    # The 30% loss measured so noisily that it cannot be told from noise: 10 iterations per
+    # size with a standard deviation of three times the mean (noise_mean_rel 3 / sqrt(10)).
+    k.noisy = make("noisy", run(bw_scale=0.7, iterations=10, rel_stddev=3.0))
+    # Three identical baseline runs in one file (their spread: 0).
+    k.base3 = make("base3", run(), run(), run())
+    # Two runs: the baseline's, and a latency run whose times are 1.2 x as long.
+    k.multi = make("multi", run(), run(kernels=("latency",), time_scale=1.2))
+    # No line rate known.
+    k.no_line_rate = make("no_line_rate", run(line_rate_gbps=math.nan))
+    # Latency with per-iteration samples that drift by 1% of t from one batch to the next.
+    k.drift = make("drift", run(kernels=("latency",), drift=0.01))
+    k.interrupted = _interrupt(make("interrupted"))
+    return k
 
 
 def run_cli(*args, cwd=None):

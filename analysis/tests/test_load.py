@@ -1,8 +1,11 @@
 """load(): one tidy table from files the C tool wrote."""
 import math
+import shutil
 
 import h5py
+import known_values
 import pytest
+from known_values import NOISE_MEAN_REL, NOISE_P50_REL
 
 from fabricbench_analysis import load
 from fabricbench_analysis.loading import transport_short
@@ -61,24 +64,121 @@ def test_run_metadata_and_units(results):
 
 
 def test_noise_estimates(results):
+    """Real runs: every row has its estimates (relative standard errors, >= 0); tcp.h5 has
+    --samples, and exactly its rows with enough of them (10 batches of 5) use the batch method
+    too. How large they are is the machine's business: test_noise_* below use known values."""
     t = load([results.shm, results.tcp])
     for r in t:
-        assert r["noise_mean_rel"] > 0 and r["noise_p50_rel"] >= 0, r["label"]
-    # tcp.h5 has --samples: rows with enough of them use the batch method too.
+        assert r["noise_mean_rel"] >= 0 and r["noise_p50_rel"] >= 0, r["label"]
     tcp = t.where(file=results.tcp)
     assert all(r["n_samples"] == r["iterations"] for r in tcp)
-    assert any(r["noise_method"] == "table+samples" for r in tcp)
+    for r in tcp:
+        assert r["noise_method"] == ("table+samples" if r["n_samples"] >= 50 else "table"), r
     assert all(r["noise_method"] == "table" for r in t.where(file=results.shm))
 
 
-def test_noise_grows_with_spread(results):
-    """The noisy copy has the same values but 10 iterations with stddev = 3 x mean."""
-    quiet = {(r["kernel"], r["bytes"]): r for r in load([results.slow])}
-    for r in load([results.noisy]):
+def test_noise_known_values(known):
+    """Every row of the known baseline: stddev 1% of the mean over 10000 iterations, so
+    noise_mean_rel = 0.01 / sqrt(10000) = 1e-4; its p50's standard error, from the quantiles
+    interpolated at 0.5 -+ sqrt(0.25 / 10000), is (1.000625 - 0.9995) / 2 = 5.625e-4."""
+    t = load([known.base])
+    assert len(t) == 12
+    for r in t:
+        assert r["noise_method"] == "table" and r["n_samples"] == 0
+        assert r["noise_mean_rel"] == pytest.approx(1e-4, rel=1e-9)
+        assert r["noise_p50_rel"] == pytest.approx(5.625e-4, rel=1e-9)
+    assert NOISE_MEAN_REL == pytest.approx(1e-4) and NOISE_P50_REL == 5.625e-4
+
+
+def test_noise_grows_with_spread(known):
+    """The noisy file has the slow file's values but 10 iterations with stddev = 3 x mean:
+    noise_mean_rel 3 / sqrt(10) = 0.949 instead of 1e-4."""
+    quiet = {(r["kernel"], r["bytes"]): r for r in load([known.slow])}
+    for r in load([known.noisy]):
         q = quiet[(r["kernel"], r["bytes"])]
         assert r["MBps"] == q["MBps"]
-        assert r["noise_mean_rel"] == pytest.approx(3 / math.sqrt(10))
-        assert r["noise_mean_rel"] > q["noise_mean_rel"]
+        assert r["noise_mean_rel"] == pytest.approx(3 / math.sqrt(10), rel=1e-9)
+        assert q["noise_mean_rel"] == pytest.approx(1e-4, rel=1e-9)
+
+
+def test_noise_from_samples(known):
+    """With --samples the larger of the table's and the batch-means estimate counts. The known
+    samples step by 1% of t from one of their 10 batches to the next (a drift the table's 1%
+    stddev over 10000 iterations, 1e-4, does not show): the batch means' standard error is
+    0.01 x stdev(0..9) / sqrt(10) = 0.01 x 3.0277 / 3.1623 = 0.9574%, for the mean and the
+    median (constant batches: a batch's median is its mean; the whole median is t)."""
+    t = load([known.drift])
+    assert t.kernels() == ["latency"] and len(t) == 4
+    for r in t:
+        assert r["noise_method"] == "table+samples" and r["n_samples"] == 10000
+        assert r["noise_mean_rel"] == pytest.approx(0.009574271, rel=1e-6)
+        assert r["noise_p50_rel"] == pytest.approx(0.009574271, rel=1e-6)
+
+
+def test_known_files_have_the_real_shape(results, known):
+    """The known-value files are what fabricbench writes, only with chosen numbers: the same
+    root and kernel attributes, the run attributes, and per kernel the same table columns, in
+    the same order, with the same dtypes and attributes (whatever columns this fabricbench
+    writes)."""
+    def shape(path):
+        out = {}
+        with h5py.File(path, "r") as f:
+            out["root"] = sorted(f.attrs)
+            run = f["runs"][sorted(f["runs"])[0]]
+            out["run"] = sorted(run.attrs)
+            out["run objects"] = sorted(run)
+            for k in run["kernels"].values():
+                t = k["table"]
+                out[k.name.rsplit("/", 1)[1]] = (
+                    sorted(k.attrs), t.attrs["columns"],
+                    [(c, t[c].dtype.str, t[c].maxshape, sorted(t[c].attrs))
+                     for c in t.attrs["columns"].split(",")])
+        return out
+    real = shape(results.shm)
+    assert shape(known.base) == real
+    with h5py.File(known.base, "r") as f:
+        assert f.attrs["latest_run"] == "run_0000"
+    with h5py.File(known.base3, "r") as f:
+        assert sorted(f["runs"]) == ["run_0000", "run_0001", "run_0002"]
+        assert f.attrs["latest_run"] == "run_0002"
+
+
+def test_known_files_follow_the_template_columns(results, tmp_path):
+    """The known files take their columns from the real file: a column a newer fabricbench adds
+    appears, with its known value where known_values.py defines one (p9999_us: 2 t) and NaN
+    (-1 for integers) where not; a column an older one lacks is absent, as in its files."""
+    template = str(tmp_path / "template.h5")
+    shutil.copyfile(results.shm, template)
+    with h5py.File(template, "r+") as f:
+        for k in f["runs/run_0000/kernels"].values():
+            t = k["table"]
+            cols = t.attrs["columns"].split(",")
+            for c, like, after in (("p9999_us", "p999_us", "p999_us"),
+                                   ("future_us", "p999_us", "p9999_us"),
+                                   ("future_rank", "slowest_rank", "slowest_rank")):
+                if c not in t:
+                    t.create_dataset(c, data=t[like][()], maxshape=(None,), chunks=(64,))
+                    for a, v in t[like].attrs.items():
+                        t[c].attrs[a] = v
+                    cols.insert(cols.index(after) + 1, c)
+            del t["line_rate_pct"]
+            cols.remove("line_rate_pct")
+            t.attrs["columns"] = ",".join(cols)
+    path = known_values.write_known(str(tmp_path / "known.h5"), template)
+    with h5py.File(template, "r") as f:
+        want = {name: k["table"].attrs["columns"]
+                for name, k in f["runs/run_0000/kernels"].items()}
+    with h5py.File(path, "r") as f:
+        for name, k in f["runs/run_0000/kernels"].items():
+            t = k["table"]
+            assert t.attrs["columns"] == want[name] and sorted(t) == sorted(want[name].split(","))
+            assert "line_rate_pct" not in t and "p9999_us" in t and "future_us" in t
+            assert list(t["p9999_us"][()]) == list(2 * t["p50_us"][()])
+            assert all(math.isnan(x) for x in t["future_us"][()])
+            assert list(t["future_rank"][()]) == [-1] * 4
+    t = load([path])
+    r = t.where(kernel="latency", bytes=8)[0]
+    assert r["p9999_us"] == 2.0 and math.isnan(r["line_rate_pct"])
 
 
 def test_several_runs(results):

@@ -1,7 +1,11 @@
-"""summary and compare on real result files."""
+"""summary and compare: their shapes and definitions on real result files, their numbers and
+verdicts on files of known values (known_values.py)."""
 import json
+import math
 
+import pytest
 from conftest import assert_error, assert_ok, run_cli
+from known_values import NOISE_MEAN_REL, NOISE_P50_REL
 
 from fabricbench_analysis import load
 
@@ -23,6 +27,7 @@ def test_summary_text(results):
 
 
 def test_summary_json_numbers(results):
+    """Each number of a real run's summary is the value of the table row it names."""
     p = run_cli("summary", "--json", results.shm, results.tcp)
     assert_ok(p)
     recs = json.loads(p.stdout)
@@ -43,6 +48,36 @@ def test_summary_json_numbers(results):
     assert recs[1]["peak_line_pct"] is None
 
 
+def test_summary_known_numbers(known):
+    """The numbers people quote, from known values: latency p50 and p99 at 8 B (1 and 1.2 us);
+    bw's peak, 10000 MB/s = 80 Gb/s at 1M, 80% of the 100 Gb/s line rate (none where no line
+    rate is known); bw's message rate at 8 B, 1000 MB/s / 8 B = 1.25e8 msg/s; allreduce busbw
+    at 1M, its largest size: 5 GB/s. 30% less bandwidth: 56 Gb/s, 56%."""
+    p = run_cli("summary", "--json", known.base, known.no_line_rate, known.slow)
+    assert_ok(p)
+    recs = json.loads(p.stdout)
+    assert len(recs) == 3
+    for rec, scale in zip(recs, (1.0, 1.0, 0.7)):
+        assert rec["latency_bytes"] == 8 and rec["latency_p50_us"] == 1.0
+        assert rec["latency_p99_us"] == pytest.approx(1.2, rel=1e-12)
+        assert rec["peak_kernel"] == "bw" and rec["peak_bytes"] == 1 << 20
+        assert rec["peak_MBps"] == pytest.approx(10000 * scale, rel=1e-12)
+        assert rec["peak_Gbps"] == pytest.approx(80 * scale, rel=1e-12)
+        assert rec["msgrate_kernel"] == "bw"
+        assert rec["msgrate_8B_msgps"] == pytest.approx(1.25e8 * scale, rel=1e-12)
+        assert rec["allreduce_busbw_1M_GBps"] == pytest.approx(5 * scale, rel=1e-12)
+        assert rec["allreduce_max_bytes"] == 1 << 20
+        assert rec["allreduce_busbw_max_GBps"] == rec["allreduce_busbw_1M_GBps"]
+    assert recs[0]["peak_line_pct"] == pytest.approx(80.0, rel=1e-12)
+    assert recs[1]["peak_line_pct"] is None
+    assert recs[2]["peak_line_pct"] == pytest.approx(56.0, rel=1e-12)
+    p = run_cli("summary", known.base)
+    assert_ok(p)
+    line = p.stdout.splitlines()[1]
+    for cell in ("1.000", "1.200", "80.00 @1M", "80.0%", "125000000 (bw)", "5.000 @1M"):
+        assert cell in line, (cell, line)
+
+
 def test_summary_csv(results):
     p = run_cli("summary", "--csv", results.shm)
     assert_ok(p)
@@ -60,8 +95,11 @@ def test_compare_two_fabrics(results):
     assert "ratio" in out and "vs ref" in out
 
 
-def test_compare_identical_is_within_noise(results):
-    p = run_cli("compare", "--json", results.shm, results.shm)
+def test_compare_identical_is_within_noise(known):
+    """A file against itself: ratio 1, '~' (same) everywhere. compare adds no run-to-run
+    spread: the band is 3 x sqrt(2) x the rows' own noise, 1e-4 for the rates (0.042%) and
+    5.625e-4 for the latency p50 (0.24%)."""
+    p = run_cli("compare", "--json", known.base, known.base)
     assert_ok(p)
     res = json.loads(p.stdout)
     n = 0
@@ -69,29 +107,48 @@ def test_compare_identical_is_within_noise(results):
         for row in b["rows"]:
             for lab, c in row["cells"].items():
                 if lab != res["reference"]:
-                    assert c["ratio"] == 1.0 and c["verdict"] in ("same", "unknown")
+                    assert c["ratio"] == 1.0 and c["change"] == 0 and c["verdict"] == "same"
+                    own = {"p50_us": NOISE_P50_REL, "MBps": NOISE_MEAN_REL,
+                           "busbw_GBps": NOISE_MEAN_REL}.get(b["metric"])
+                    if own is not None:
+                        assert c["noise"] == pytest.approx(3 * math.sqrt(2) * own, rel=1e-6)
                     n += 1
     assert n == 4 * 4  # latency p50 and p99, bw, allreduce at 4 sizes
 
 
-def test_compare_marks_a_real_difference(results):
-    """30% less bandwidth: 'worse' where the rows' noise is below that, '~' elsewhere."""
-    p = run_cli("compare", "--json", results.shm, results.slow)
+def _compare_cells(p):
+    """{kernel: [the non-reference cell of each size]} of compare --json with two series."""
     assert_ok(p)
     res = json.loads(p.stdout)
-    cells = []
+    out = {}
     for b in res["blocks"]:
         other = [lab for lab in b["labels"] if lab != res["reference"]][0]
-        for row in b["rows"]:
-            c = row["cells"][other]
-            if b["kernel"] == "latency":
-                assert c["verdict"] == "same" and c["ratio"] == 1.0
-                continue
-            assert abs(c["ratio"] - 0.7) < 1e-9
-            assert c["verdict"] == ("worse" if c["noise"] < 0.3 else "same"), c
-            cells.append(c)
-    assert len(cells) == 8
-    assert any(c["verdict"] == "worse" for c in cells), cells
+        out.setdefault(b["kernel"], []).extend(row["cells"][other] for row in b["rows"])
+    return out
+
+
+def test_compare_marks_a_real_difference(known):
+    """30% less bandwidth, every rate measured to 1e-4: the band is 3 x sqrt(2) x 1e-4 =
+    0.042%, so every bw and busbw row is WORSE (ratio 0.7x, -30.0%); latency, whose times are
+    unchanged, is the same (ratio 1). Measured with 3 x the mean as stddev over 10 iterations
+    (noise 3 / sqrt(10) = 95%, a band of 3 x sqrt(1e-4^2 + 0.9) = 285%), the same loss is '~'."""
+    cells = _compare_cells(run_cli("compare", "--json", known.base, known.slow))
+    assert len(cells["latency"]) == 8  # p50 and p99
+    assert all(c["verdict"] == "same" and c["ratio"] == 1.0 for c in cells["latency"])
+    rates = cells["bw"] + cells["allreduce"]
+    assert len(rates) == 8
+    for c in rates:
+        assert c["ratio"] == pytest.approx(0.7, rel=1e-12) and c["verdict"] == "worse", c
+        assert c["change"] == pytest.approx(-0.3, rel=1e-9)
+        assert c["noise"] == pytest.approx(3 * math.sqrt(2) * NOISE_MEAN_REL, rel=1e-9)
+    p = run_cli("compare", known.base, known.slow)
+    assert_ok(p)
+    bw = p.stdout.split("== bw: MBps")[1].split("==")[0]
+    assert bw.count("0.7x  -30.0%   WORSE") == 4, bw
+    cells = _compare_cells(run_cli("compare", "--json", known.base, known.noisy))
+    for c in cells["bw"] + cells["allreduce"]:
+        assert c["ratio"] == pytest.approx(0.7, rel=1e-12) and c["verdict"] == "same", c
+        assert c["noise"] == pytest.approx(3 * math.sqrt(NOISE_MEAN_REL ** 2 + 0.9), rel=1e-9)
 
 
 def test_compare_metric_and_reference(results):

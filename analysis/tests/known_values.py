@@ -1,0 +1,252 @@
+"""Result files of KNOWN values, for the tests of statistics, noise and verdicts.
+
+A run measured during the test session is as noisy as the machine is busy: a verdict computed
+from it (PASS, WARN, FAIL, better, worse) depends on the machine, not on the code. So every test
+whose assertion depends on measured values reads files written here instead, whose every number
+is chosen; the real runs (conftest.py `results`) serve the tests of shapes, definitions and exit
+codes.
+
+The SHAPE of a known file is taken from a real file written by fabricbench (`template`): its
+root attributes, the run and kernel attributes, the kernel groups' names, and every table column
+its `columns` attribute lists, with the column's dtype, chunking and `units`/`description`
+attributes (docs/SCHEMA.md). So a column the tool adds (p9999_us, ...) appears here too, and one
+an older tool lacks is simply absent, as in a real file. The VALUES are these:
+
+  sizes                 8, 1K, 64K, 1M (bytes)
+  latency p50_us        1, 2, 10, 100 us (one way)
+  bw MBps               1000, 5000, 8000, 10000 MB/s (window 64): Gbps 8, 40, 64, 80
+  allreduce busbw_GBps  0.5, 2, 4, 5 GB/s (2 ranks: bus factor 1, algbw = busbw)
+  iterations            10000 per size, stddev_us = 1% of the mean
+  time columns of a row with central time t (p50_us = mean_us = loop_us = t):
+                        min 0.95t, p90 1.05t, p99 1.2t, p999 1.5t, p9999 2t, max 3t
+  run                   complete, fabric shm, 2 ranks on 1 host, line rate 100 Gb/s
+
+What the analysis derives from them (noise.py), worked by hand:
+
+- noise_mean_rel = stddev / sqrt(n) / mean = 0.01 / sqrt(10000) = 1e-4 for every row;
+- noise_p50_rel: s = sqrt(0.5 * 0.5 / 10000) = 0.005; the quantile function interpolated
+  between (0, 0.95t), (0.5, t), (0.9, 1.05t) gives 0.9995t at 0.495 and 1.000625t at 0.505, so
+  (1.000625 - 0.9995) / 2 = 5.625e-4.
+
+A run's knobs (`run()`) each move only their own columns, so that a test knows exactly which
+checks they change: `bw_scale` multiplies the bandwidth columns (BANDWIDTH_COLUMNS: what a
+slower fabric shows) and leaves the times, and so the latency checks and the noise, as they
+are; `time_scale` multiplies the time columns and leaves the rates; `iterations` and
+`rel_stddev` set the noise; `drift` adds per-iteration samples (--samples) whose 10 batch means
+step by `drift` x t from one batch to the next.
+"""
+import math
+
+import h5py
+import numpy as np
+
+SIZES = (8, 1024, 65536, 1048576)
+LATENCY_P50_US = {8: 1.0, 1024: 2.0, 65536: 10.0, 1048576: 100.0}
+BW_MBPS = {8: 1000.0, 1024: 5000.0, 65536: 8000.0, 1048576: 10000.0}
+ALLREDUCE_BUSBW_GBPS = {8: 0.5, 1024: 2.0, 65536: 4.0, 1048576: 5.0}
+KERNELS = ("latency", "bw", "allreduce")
+ITERATIONS = 10000
+REL_STDDEV = 0.01
+WINDOW = 64
+BUS_FACTOR = 1.0
+LINE_RATE_GBPS = 100.0
+# Relative standard errors of every row of a run with the defaults (worked out above).
+NOISE_MEAN_REL = REL_STDDEV / math.sqrt(ITERATIONS)  # 1e-4
+NOISE_P50_REL = 5.625e-4
+
+BANDWIDTH_COLUMNS = ("MBps", "Gbps", "pair_MBps", "msgps", "pair_msgps", "algbw_GBps",
+                     "busbw_GBps", "line_rate_pct")
+# Time quantiles of a row as multiples of its central time t.
+TIME_SHAPE = {"min_us": 0.95, "p50_us": 1.0, "mean_us": 1.0, "p90_us": 1.05, "p99_us": 1.2,
+              "p999_us": 1.5, "p9999_us": 2.0, "max_us": 3.0, "loop_us": 1.0}
+TRANSPORTS = "sysv/memory[am am_bw#0] cma/memory[rma_bw#0]"
+HOST = "knownhost"
+
+# Run attributes the analysis reads, set to known values (the others are the template's).
+RUN_ATTRS = {
+    "status": "complete", "stop_reason": "", "start_time": "2026-01-01T00:00:00Z",
+    "end_time": "2026-01-01T00:01:00Z",
+    "command_line": "fabricbench run latency,bw,allreduce -m 8,1K,64K,1M --fabric shm "
+                    "--line-rate 100G (known values: analysis/tests/known_values.py)",
+    "pml": "ucx", "pml_detection": "loaded component", "ucx_transports": TRANSPORTS,
+    "ucx_transports_by_pair": "", "fabric_requested": "shm", "fabric": "shm",
+    "fabric_description": "shared memory within one host (no network)",
+    "fabric_choice": "the fastest active", "fabric_device": "", "fabric_port": 0,
+    "fabric_netdev": "", "fabric_gid_index": -1, "fabric_env": "UCX_TLS=sm,self",
+    "fabric_expect": "sysv,posix,cma,knem,xpmem", "fabric_check": "match",
+    "fabric_check_reason": "", "line_rate_source": "--line-rate", "nranks": 2, "nhosts": 1,
+    "ranks_per_node": HOST + ":2", "slurm_job_id": "", "slurm_step_id": "",
+    "slurm_nodelist": "",
+}
+
+
+def run(bw_scale=1.0, time_scale=1.0, iterations=ITERATIONS, rel_stddev=REL_STDDEV,
+        kernels=KERNELS, line_rate_gbps=LINE_RATE_GBPS, drift=None):
+    """The knobs of one run of a known file (see the module's docstring)."""
+    return {"bw_scale": bw_scale, "time_scale": time_scale, "iterations": iterations,
+            "rel_stddev": rel_stddev, "kernels": tuple(kernels), "line_rate_gbps": line_rate_gbps,
+            "drift": drift}
+
+
+def central_time_us(kernel, nbytes):
+    """t of a row: one-way latency; bw's time of one window; allreduce's time per call."""
+    if kernel == "latency":
+        return LATENCY_P50_US[nbytes]
+    if kernel == "bw":
+        return WINDOW * nbytes / BW_MBPS[nbytes]  # bytes / (MB/s) = us
+    if kernel == "allreduce":
+        return nbytes / (ALLREDUCE_BUSBW_GBPS[nbytes] / BUS_FACTOR * 1000.0)
+    raise ValueError("no known values for kernel %s" % kernel)
+
+
+def row(kernel, nbytes, spec):
+    """Every known column of one row (those the template's table lacks are not written)."""
+    t0 = central_time_us(kernel, nbytes)
+    t = t0 * spec["time_scale"]
+    r = {"bytes": nbytes, "iterations": spec["iterations"], "warmup": 100,
+         "stddev_us": spec["rel_stddev"] * t, "validation_errors": -1, "percentiles_exact": 1,
+         "algbw_GBps": math.nan, "busbw_GBps": math.nan, "slowest_rank": -1,
+         "slowest_share": math.nan, "comm_us": math.nan, "overlap_pct": math.nan,
+         "line_rate_pct": math.nan, "cpu_rank_pct": 50.0, "cpu_rank_min_pct": 50.0,
+         "cpu_rank_max_pct": 50.0, "cpu_rank_max_rank": 0, "cpu_node_user_pct": 50.0,
+         "cpu_node_sys_pct": 0.0, "cpu_node_softirq_pct": 0.0}
+    r.update({c: f * t for c, f in TIME_SHAPE.items()})
+    # Rates from the unscaled time t0: time_scale moves the times only.
+    if kernel == "latency":
+        r["MBps"] = nbytes / t0
+        r["msgps"] = 1e6 / t0
+    elif kernel == "bw":
+        r["MBps"] = BW_MBPS[nbytes]
+        r["msgps"] = WINDOW * 1e6 / t0
+    else:
+        r["algbw_GBps"] = ALLREDUCE_BUSBW_GBPS[nbytes] / BUS_FACTOR
+        r["busbw_GBps"] = ALLREDUCE_BUSBW_GBPS[nbytes]
+        r["MBps"] = nbytes / t0
+        r["msgps"] = 1e6 / t0
+        r["slowest_rank"] = 0
+        r["slowest_share"] = 0.5
+    r["Gbps"] = r["MBps"] * 8 / 1000
+    r["pair_MBps"] = r["MBps"]
+    r["pair_msgps"] = r["msgps"]
+    rate = spec["line_rate_gbps"]
+    if kernel != "latency" and math.isfinite(rate):  # the tool leaves latency's NaN
+        gbps = r["busbw_GBps"] * 8 if kernel == "allreduce" else r["Gbps"]
+        r["line_rate_pct"] = 100 * gbps / rate
+    for c in BANDWIDTH_COLUMNS:
+        r[c] *= spec["bw_scale"]
+    return r
+
+
+def samples(t, n, drift):
+    """n per-iteration times whose 10 contiguous batches are constant, batch i at
+    t x (1 + drift x (i - 4.5)): mean t, and a batch-means relative standard error of
+    drift x stdev(0..9) / sqrt(10) = drift x 0.957427 (noise.batch_rel_se)."""
+    i = np.arange(n) * 10 // n
+    return t * (1 + drift * (i - 4.5))
+
+
+def _fill(dtype):
+    """A column the known values do not define (a newer tool's): NaN, or -1 / 0."""
+    if dtype.kind == "f":
+        return math.nan
+    return -1 if dtype.kind == "i" else 0
+
+
+def _set(attrs, name, value):
+    """An attribute with the schema's types: 64-bit integers, doubles, UTF-8 strings."""
+    if isinstance(value, bool) or isinstance(value, int):
+        attrs[name] = np.int64(value)
+    elif isinstance(value, float):
+        attrs[name] = np.float64(value)
+    else:
+        attrs[name] = value
+
+
+def _strings(group, name, values):
+    group.create_dataset(name, data=np.array(values, dtype=object), dtype=h5py.string_dtype())
+
+
+def _template_kernels(tr, template):
+    found = {}
+    for kid in sorted(tr["kernels"]):
+        k = tr["kernels"][kid]
+        name = k.attrs.get("kernel", "")
+        if name in KERNELS and name not in found and "table" in k:
+            found[name] = (kid, k)
+    missing = [k for k in KERNELS if k not in found]
+    if missing:
+        raise ValueError("the template %s has no %s: known files need a real run of %s" %
+                         (template, ", ".join(missing), ",".join(KERNELS)))
+    return [found[k] for k in KERNELS]
+
+
+def _write_run(g, tr, spec):
+    for a, v in tr.attrs.items():
+        g.attrs[a] = v
+    for a, v in RUN_ATTRS.items():
+        _set(g.attrs, a, v)
+    _set(g.attrs, "line_rate_gbps", float(spec["line_rate_gbps"]))
+    if not math.isfinite(spec["line_rate_gbps"]):
+        _set(g.attrs, "line_rate_source", "unknown (known values: none given)")
+    _strings(g, "hostnames", [HOST, HOST])
+    _strings(g, "placement", ["rank %d %s: cpus %d, NUMA 0, none (not bound)" % (i, HOST, i)
+                              for i in range(2)])
+    env = g.create_group("env")
+    for a, v in (("OMPI_MCA_pml", "ucx"), ("UCX_TLS", "sm,self")):
+        _set(env.attrs, a, v)
+    ks = g.create_group("kernels")
+    for kid, tk in _template_kernels(tr, tr.file.filename):
+        kernel = tk.attrs["kernel"]
+        if kernel not in spec["kernels"]:
+            continue
+        kg = ks.create_group(kid)
+        for a, v in tk.attrs.items():
+            kg.attrs[a] = v
+        _set(kg.attrs, "status", "complete")
+        _set(kg.attrs, "rows", len(SIZES))
+        _set(kg.attrs, "window", WINDOW if kernel == "bw" else 0)
+        _set(kg.attrs, "validate", 0)
+        _set(kg.attrs, "iteration_policy", "fixed: %d iterations per size" % spec["iterations"])
+        if kernel == "allreduce":
+            _set(kg.attrs, "bus_factor", BUS_FACTOR)
+            _set(kg.attrs, "dtype", "float32")
+            _set(kg.attrs, "op", "sum")
+        tt = tk["table"]
+        rows = [row(kernel, b, spec) for b in SIZES]
+        cols = [c for c in str(tt.attrs["columns"]).split(",") if c in tt]
+        table = kg.create_group("table")
+        for c in cols:
+            src = tt[c]
+            data = np.array([r.get(c, _fill(src.dtype)) for r in rows], dtype=src.dtype)
+            ds = table.create_dataset(c, data=data, maxshape=(None,),
+                                      chunks=src.chunks or True)
+            for a, v in src.attrs.items():
+                ds.attrs[a] = v
+        _set(table.attrs, "columns", ",".join(cols))
+        if spec["drift"] is not None:
+            sg = kg.create_group("samples")
+            n = spec["iterations"]
+            for r in rows:
+                ds = sg.create_dataset(str(r["bytes"]), data=samples(r["p50_us"], n,
+                                                                     spec["drift"]),
+                                       chunks=(min(n, 65536),), compression="gzip",
+                                       compression_opts=4, shuffle=True)
+                _set(ds.attrs, "units", "us")
+                _set(ds.attrs, "iterations", n)
+                _set(ds.attrs, "complete", 1)
+
+
+def write_known(path, template, runs=None):
+    """Write a result file of known values at `path`, shaped like the real file `template`:
+    one run per spec of `runs` (default: one run with the defaults), run_0000, run_0001, ...
+    Returns path."""
+    runs = list(runs or [run()])
+    with h5py.File(template, "r") as src, h5py.File(path, "w") as dst:
+        for a in ("schema", "schema_version"):
+            dst.attrs[a] = src.attrs[a]
+        tr = src["runs"][sorted(src["runs"])[0]]
+        for i, spec in enumerate(runs):
+            name = "run_%04d" % i
+            _write_run(dst.create_group("runs/" + name), tr, spec)
+        _set(dst.attrs, "latest_run", name)
+    return path
