@@ -16,11 +16,21 @@ def run(*args):
     return subprocess.run([exe] + list(args), capture_output=True, text=True, timeout=30)
 
 
+# `list` names the kernels of the build: FAB_KERNELS in CMakeLists.txt, in that order, each
+# a file in kernels/ with a one-line summary; `run --help` lists the same.
+cmake = open(os.path.join(src, "CMakeLists.txt")).read()
+m = re.search(r"set\(FAB_KERNELS\s+([^)]*)\)", cmake)
+check(m is not None, "CMakeLists.txt has no set(FAB_KERNELS ...)")
+built = m.group(1).split()
 p = run("list")
 check(p.returncode == 0, "list exit %d" % p.returncode)
-names = [l.split()[0] for l in p.stdout.splitlines()]
-check(names == ["latency", "bw", "bibw", "msgrate", "allreduce", "reduce_scatter", "allgather",
-                 "alltoall", "bcast", "reduce", "barrier", "gradsync"], "list: %s" % names)
+listed = [l.split(None, 1) for l in p.stdout.splitlines()]
+names = [l[0] for l in listed]
+check(names == built, "list: %s, FAB_KERNELS: %s" % (names, built))
+for name, summary in ((l[0], l[1] if len(l) > 1 else "") for l in listed):
+    check(os.path.isfile(os.path.join(src, "kernels", name + ".c")),
+          "kernel %s has no file kernels/%s.c" % (name, name))
+    check(len(summary.strip()) > 10, "kernel %s has no summary: %r" % (name, summary))
 
 p = run("--version")
 check(p.returncode == 0 and re.match(r"fabricbench \d+\.\d+\.\d+ \(git ", p.stdout), p.stdout)
@@ -30,6 +40,10 @@ check(p.returncode == 0 and "Exit codes" in p.stdout and "usage:" in p.stdout, p
 
 p = run("run", "--help")
 check(p.returncode == 0, "run --help exit %d" % p.returncode)
+kernels_part = p.stdout.split("Options", 1)[0]
+for name in names:
+    check(re.search(r"^  %s " % re.escape(name), kernels_part, re.M),
+          "run --help does not list kernel " + name)
 opts = re.findall(r"^\s+(?:-\w, )?--([a-z-]+)", p.stdout, re.M)
 check(len(opts) >= 12, "run --help lists %d options" % len(opts))
 for line in p.stdout.splitlines():
@@ -47,4 +61,4 @@ check(p.returncode == 2 and "unknown command 'frobnicate'" in p.stderr, p.stderr
 readme = open(os.path.join(src, "README.md")).read()
 for o in opts:
     check("--" + o in readme, "README.md does not document --" + o)
-print("PASS cli: %d options documented" % len(opts))
+print("PASS cli: %d kernels listed, %d options documented" % (len(names), len(opts)))

@@ -1,0 +1,124 @@
+"""The layout rules of docs/DEVELOPING.md, checked on the source tree:
+
+- no .c file over 600 lines, no header over 150, src/cli/main.c under 150;
+- every file of src/ sits in one of the concern folders, and includes project headers by
+  their folder ("core/log.h");
+- no include cycle between modules (a module is a .c file and its header: A depends on B when
+  A.c or A.h includes B.h);
+- the harness (src/) names no kernel that owns options or checks of its own, nor those
+  options: what a kernel owns lives in its file in kernels/.
+
+usage: test_layout.py SOURCE_DIR"""
+import os
+import re
+import sys
+
+src = sys.argv[1]
+FOLDERS = ("core", "kernel", "measure", "net", "out", "cli")
+MAX_C, MAX_H, MAX_MAIN = 600, 150, 150
+problems = []
+
+
+def lines(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read().count("\n")
+
+
+def strip_comments_strings(text):
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    return re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
+
+
+files = []
+for top in ("src", "kernels"):
+    for root, _, names in os.walk(os.path.join(src, top)):
+        files += [os.path.join(root, n) for n in names if n.endswith((".c", ".h"))]
+
+modules = {}  # "core/log" -> set of "core/world", ...
+for path in sorted(files):
+    rel = os.path.relpath(path, src)
+    n = lines(path)
+    if path.endswith(".c") and n > MAX_C:
+        problems.append("%s has %d lines (at most %d for a .c file)" % (rel, n, MAX_C))
+    if path.endswith(".h") and n > MAX_H:
+        problems.append("%s has %d lines (at most %d for a header)" % (rel, n, MAX_H))
+    if rel.startswith("src" + os.sep):
+        inner = os.path.relpath(path, os.path.join(src, "src"))
+        if os.sep not in inner or inner.split(os.sep)[0] not in FOLDERS:
+            problems.append("%s is not in one of src/{%s}" % (rel, ",".join(FOLDERS)))
+            continue
+        mod = inner[:-2]
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for inc in re.findall(r'^#include "([^"]+)"', text, re.M):
+            if inc in ("fab_version.h", "fab_schema.h"):
+                continue  # generated into the build directory
+            if inc.split("/")[0] not in FOLDERS:
+                problems.append('%s includes "%s": name project headers by folder, '
+                                'e.g. "core/log.h"' % (rel, inc))
+                continue
+            dep = inc[:-2]
+            if dep != mod:
+                modules.setdefault(mod, set()).add(dep)
+        modules.setdefault(mod, set())
+
+main = os.path.join(src, "src", "cli", "main.c")
+if lines(main) >= MAX_MAIN:
+    problems.append("src/cli/main.c has %d lines (under %d)" % (lines(main), MAX_MAIN))
+
+# Cycles: depth-first search over the module graph, reporting each cycle once.
+state, stack, seen_cycles = {}, [], set()
+
+
+def visit(m):
+    state[m] = 1
+    stack.append(m)
+    for d in sorted(modules.get(m, ())):
+        if state.get(d) == 1:
+            cyc = stack[stack.index(d):] + [d]
+            key = frozenset(cyc)
+            if key not in seen_cycles:
+                seen_cycles.add(key)
+                problems.append("include cycle: " + " -> ".join(cyc))
+        elif d in modules and state.get(d) is None:
+            visit(d)
+    stack.pop()
+    state[m] = 2
+
+
+for m in sorted(modules):
+    if state.get(m) is None:
+        visit(m)
+
+# What a kernel owns stays in its file: a kernel with options or a check of its own is not
+# named in src/, and neither are its options (as --name or FABRICBENCH_NAME).
+owned = []  # (what, pattern)
+kdir = os.path.join(src, "kernels")
+for name in sorted(os.listdir(kdir)):
+    if not name.endswith(".c"):
+        continue
+    with open(os.path.join(kdir, name), encoding="utf-8") as f:
+        text = f.read()
+    if not re.search(r"\.(options|check)\s*=", text):
+        continue
+    kname = name[:-2]
+    owned.append((kname, re.compile(r"\b%s\b" % re.escape(kname))))
+    for opt in re.findall(r'^\s*\{\s*"([a-z][a-z0-9-]*)",', text, re.M):
+        env = "FABRICBENCH_" + opt.upper().replace("-", "_")
+        owned.append(("--" + opt, re.compile(r"--%s\b|\b%s\b" % (re.escape(opt), env))))
+harness = [p for p in files if os.path.relpath(p, src).startswith("src" + os.sep)]
+for what, pat in owned:
+    for path in harness:
+        with open(path, encoding="utf-8") as f:
+            raw = f.read()
+        if pat.search(raw):
+            problems.append("%s names '%s', which a kernel owns (kernels/): move it there"
+                            % (os.path.relpath(path, src), what))
+
+for p in problems:
+    print("FAIL: " + p)
+if problems:
+    sys.exit(1)
+print("PASS layout: %d files, %d modules, no cycle; kernel-owned names: %s"
+      % (len(files), len(modules), ", ".join(w for w, _ in owned) or "none"))
