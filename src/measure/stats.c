@@ -5,6 +5,7 @@
  * sample fits there, percentiles are exact. Beyond the cap they come from the histogram,
  * whose buckets are 1/256 of a power of two wide, so a percentile is off by at most 0.2%. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,16 +145,32 @@ static int fab_cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* The percentiles a row reports, and where each goes. */
+static const struct {
+    double q;
+    size_t at; /* offset in fab_stats_t */
+} fab_quantiles[] = {
+    {0.50, offsetof(fab_stats_t, p50)},
+    {0.90, offsetof(fab_stats_t, p90)},
+    {0.99, offsetof(fab_stats_t, p99)},
+    {0.999, offsetof(fab_stats_t, p999)},
+};
+
+#define FAB_NQUANTILES (sizeof(fab_quantiles) / sizeof(fab_quantiles[0]))
+
+static double *fab_stats_q(fab_stats_t *s, size_t i)
+{
+    return (double *)((char *)s + fab_quantiles[i].at);
+}
+
 void fab_acc_stats(fab_acc_t *a, double divisor, fab_stats_t *s)
 {
-    static const double qs[] = {0.50, 0.90, 0.99, 0.999};
-    double p[4];
-
     memset(s, 0, sizeof(*s));
     s->n = a->n;
     if (a->n == 0) {
-        s->min = s->p50 = s->p90 = s->p99 = s->p999 = s->max = s->mean = NAN;
-        s->stddev = s->loop_mean = NAN;
+        s->min = s->max = s->mean = s->stddev = s->loop_mean = NAN;
+        for (size_t i = 0; i < FAB_NQUANTILES; i++)
+            *fab_stats_q(s, i) = NAN;
         return;
     }
     s->exact = a->raw_n == a->n;
@@ -162,14 +179,12 @@ void fab_acc_stats(fab_acc_t *a, double divisor, fab_stats_t *s)
         memcpy(a->sorted, a->raw, sizeof(*a->raw) * a->raw_n);
         qsort(a->sorted, a->raw_n, sizeof(*a->sorted), fab_cmp_double);
     }
-    for (int i = 0; i < 4; i++)
-        p[i] = s->exact ? fab_percentile_sorted(a->sorted, a->raw_n, qs[i])
-                        : fab_hist_percentile(a, qs[i]);
+    for (size_t i = 0; i < FAB_NQUANTILES; i++)
+        *fab_stats_q(s, i) =
+            (s->exact ? fab_percentile_sorted(a->sorted, a->raw_n, fab_quantiles[i].q)
+                      : fab_hist_percentile(a, fab_quantiles[i].q)) /
+            divisor;
     s->min = a->min / divisor;
-    s->p50 = p[0] / divisor;
-    s->p90 = p[1] / divisor;
-    s->p99 = p[2] / divisor;
-    s->p999 = p[3] / divisor;
     s->max = a->max / divisor;
     s->mean = a->mean / divisor;
     /* Sample standard deviation (n-1); 0 for a single sample. */
