@@ -150,10 +150,9 @@ static const struct {
     double q;
     size_t at; /* offset in fab_stats_t */
 } fab_quantiles[] = {
-    {0.50, offsetof(fab_stats_t, p50)},
-    {0.90, offsetof(fab_stats_t, p90)},
-    {0.99, offsetof(fab_stats_t, p99)},
-    {0.999, offsetof(fab_stats_t, p999)},
+    {0.50, offsetof(fab_stats_t, p50)},     {0.90, offsetof(fab_stats_t, p90)},
+    {0.99, offsetof(fab_stats_t, p99)},     {0.999, offsetof(fab_stats_t, p999)},
+    {0.9999, offsetof(fab_stats_t, p9999)},
 };
 
 #define FAB_NQUANTILES (sizeof(fab_quantiles) / sizeof(fab_quantiles[0]))

@@ -28,7 +28,7 @@ typedef struct fab_acc {
 
 typedef struct fab_stats {
     uint64_t n;
-    double min, p50, p90, p99, p999, max, mean, stddev;
+    double min, p50, p90, p99, p999, p9999, max, mean, stddev;
     double loop_mean; /* loop_total / n */
     bool exact;       /* percentiles from every sample (else from the histogram) */
 } fab_stats_t;

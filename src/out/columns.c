@@ -70,6 +70,7 @@ const fab_column_t fab_columns[] = {
      ROW(cpu_rank_max_pct), 'd', 1},
     {"cpu_rank_max_rank", "rank", FAB_COL_I64, "world rank of the busiest rank; -1 unknown",
      ROW(cpu_rank_max_rank), 'i', 1},
+    {"p9999_us", "us", FAB_COL_F64, "99.99th percentile time", ROW(t.p9999), 'd', US},
 };
 const int fab_ncolumns = (int)(sizeof(fab_columns) / sizeof(fab_columns[0]));
 
@@ -147,6 +148,7 @@ static const fab_text_cell_t fab_text_latency[] = {
     CELL("p90_us", "p90_us", 9, FAB_TXT_F3),
     CELL("p99_us", "p99_us", 9, FAB_TXT_F3),
     CELL("p999_us", "p99.9_us", 9, FAB_TXT_F3),
+    CELL("p9999_us", "p99.99_us", 9, FAB_TXT_F3),
     CELL("max_us", "max_us", 9, FAB_TXT_F3),
     CELL("mean_us", "mean_us", 9, FAB_TXT_F3),
     CELL("stddev_us", "stddev_us", 9, FAB_TXT_F3),
@@ -173,6 +175,7 @@ static const fab_text_cell_t fab_text_bandwidth[] = {
     CELL("p90_us", "p90_us", 9, FAB_TXT_F3),
     CELL("p99_us", "p99_us", 9, FAB_TXT_F3),
     CELL("p999_us", "p99.9_us", 9, FAB_TXT_F3),
+    CELL("p9999_us", "p99.99_us", 9, FAB_TXT_F3),
     CELL("max_us", "max_us", 9, FAB_TXT_F3),
     CELL("mean_us", "mean_us", 9, FAB_TXT_F3),
     CELL("stddev_us", "stddev_us", 9, FAB_TXT_F3),
@@ -193,6 +196,7 @@ static const fab_text_cell_t fab_text_collective[] = {
     CELL("p50_us", "p50_us", 9, FAB_TXT_F3),
     CELL("p99_us", "p99_us", 9, FAB_TXT_F3),
     CELL("p999_us", "p99.9_us", 9, FAB_TXT_F3),
+    CELL("p9999_us", "p99.99_us", 9, FAB_TXT_F3),
     CELL("max_us", "max_us", 9, FAB_TXT_F3),
     CELL("stddev_us", "stddev_us", 9, FAB_TXT_F3),
     CELL("loop_us", "loop_us", 9, FAB_TXT_F3),

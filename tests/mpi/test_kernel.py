@@ -38,11 +38,11 @@ check([int(r["bytes"]) for r in rows] == sizes, "size column %s != %s"
 latency = "lat_us" in k["columns"]
 for r in rows:
     where = "%s at %d B: %s" % (kernel, r["bytes"], r)
-    for c in ("min_us", "p50_us", "p90_us", "p99_us", "p99.9_us", "max_us", "mean_us",
-              "loop_us", "MB/s"):
+    for c in ("min_us", "p50_us", "p90_us", "p99_us", "p99.9_us", "p99.99_us", "max_us",
+              "mean_us", "loop_us", "MB/s"):
         check(isinstance(r[c], float) and r[c] > 0 and math.isfinite(r[c]), c + " > 0: " + where)
-    check(r["min_us"] <= r["p50_us"] <= r["p90_us"] <= r["p99_us"] <= r["p99.9_us"] <= r["max_us"],
-          "percentiles out of order: " + where)
+    check(r["min_us"] <= r["p50_us"] <= r["p90_us"] <= r["p99_us"] <= r["p99.9_us"]
+          <= r["p99.99_us"] <= r["max_us"], "percentiles out of order: " + where)
     check(r["min_us"] <= r["mean_us"] <= r["max_us"], "mean outside [min,max]: " + where)
     check(r["iters"] >= 10 and r["warmup"] >= 2, "iterations/warm-up: " + where)
     check(r["errors"] == 0, "validation errors: " + where)

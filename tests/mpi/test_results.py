@@ -94,7 +94,8 @@ with h5py.File("r.h5", "r") as f:
     live = {k["name"]: k for k in kernels}
     mapping = {"bytes": "bytes", "iters": "iterations", "warmup": "warmup", "min_us": "min_us",
                "p50_us": "p50_us", "p90_us": "p90_us", "p99_us": "p99_us",
-               "p99.9_us": "p999_us", "max_us": "max_us", "mean_us": "mean_us",
+               "p99.9_us": "p999_us", "p99.99_us": "p9999_us", "max_us": "max_us",
+               "mean_us": "mean_us",
                "stddev_us": "stddev_us", "loop_us": "loop_us", "MB/s": "MBps", "Gb/s": "Gbps",
                "msg/s": "msgps", "pair_MB/s": "pair_MBps", "pair_msg/s": "pair_msgps",
                "lat_us": "loop_us"}

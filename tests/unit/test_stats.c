@@ -20,7 +20,8 @@ int main(void)
     fab_stats_t s;
 
     /* 1..10 in scrambled order. Linear interpolation (numpy default):
-     * p50 at rank 4.5 -> 5.5; p90 at 8.1 -> 9.1; p99 at 8.91 -> 9.91; p99.9 at 8.991 -> 9.991 */
+     * p50 at rank 4.5 -> 5.5; p90 at 8.1 -> 9.1; p99 at 8.91 -> 9.91; p99.9 at 8.991 -> 9.991;
+     * p99.99 at 8.9991 -> 9.9991 */
     {
         const double v[] = {7, 1, 10, 3, 5, 2, 9, 4, 8, 6};
 
@@ -35,6 +36,7 @@ int main(void)
         CHECK_NEAR(s.p90, 9.1, 1e-12);
         CHECK_NEAR(s.p99, 9.91, 1e-12);
         CHECK_NEAR(s.p999, 9.991, 1e-12);
+        CHECK_NEAR(s.p9999, 9.9991, 1e-12);
         CHECK_NEAR(s.mean, 5.5, 1e-12);
         /* sample variance of 1..10 = 55/6 */
         CHECK_NEAR(s.stddev, 3.0276503540974917, 1e-12);
@@ -56,6 +58,7 @@ int main(void)
         CHECK_NEAR(s.min, 3e-6, 1e-18);
         CHECK_NEAR(s.p50, 3e-6, 1e-18);
         CHECK_NEAR(s.p999, 3e-6, 1e-18);
+        CHECK_NEAR(s.p9999, 3e-6, 1e-18);
         CHECK_NEAR(s.max, 3e-6, 1e-18);
         CHECK_NEAR(s.stddev, 0.0, 0.0);
         fab_acc_free(&a);
@@ -103,6 +106,7 @@ int main(void)
         CHECK_NEAR(s.p50, (1 + 0.5 * (n - 1)) * 1e-9, 0.002 * (1 + 0.5 * (n - 1)) * 1e-9);
         CHECK_NEAR(s.p99, (1 + 0.99 * (n - 1)) * 1e-9, 0.002 * (1 + 0.99 * (n - 1)) * 1e-9);
         CHECK_NEAR(s.p999, (1 + 0.999 * (n - 1)) * 1e-9, 0.002 * (1 + 0.999 * (n - 1)) * 1e-9);
+        CHECK_NEAR(s.p9999, (1 + 0.9999 * (n - 1)) * 1e-9, 0.002 * (1 + 0.9999 * (n - 1)) * 1e-9);
         fab_acc_free(&a);
         free(v);
     }
