@@ -131,6 +131,20 @@ int fab_column_find(const char *name)
 #define CELL2(col, head, width, fmt, col2) {col, head, width, fmt, col2, 0}
 // clang-format on
 
+/* The per-iteration times of the point-to-point tables. */
+#define FAB_TEXT_TIMES                                                                             \
+    CELL("min_us", "min_us", 9, FAB_TXT_F3), CELL("p50_us", "p50_us", 9, FAB_TXT_F3),              \
+        CELL("p90_us", "p90_us", 9, FAB_TXT_F3), CELL("p99_us", "p99_us", 9, FAB_TXT_F3),          \
+        CELL("p999_us", "p99.9_us", 9, FAB_TXT_F3), CELL("p9999_us", "p99.99_us", 9, FAB_TXT_F3),  \
+        CELL("max_us", "max_us", 9, FAB_TXT_F3), CELL("mean_us", "mean_us", 9, FAB_TXT_F3),        \
+        CELL("stddev_us", "stddev_us", 9, FAB_TXT_F3), CELL("loop_us", "loop_us", 9, FAB_TXT_F3)
+
+/* How a row was measured: iterations, warm-up, exact or histogram percentiles, validation. */
+#define FAB_TEXT_COUNTS                                                                            \
+    CELL("iterations", "iters", 10, FAB_TXT_F0), CELL("warmup", "warmup", 9, FAB_TXT_F0),          \
+        CELL("percentiles_exact", "pct", 6, FAB_TXT_EXACT),                                        \
+        CELL("validation_errors", "errors", 6, FAB_TXT_ERRORS)
+
 /* The CPU cost, the last cells of every table: the ranks' own CPU (100 = one core) and the
  * node-wide user, system and softirq shares. */
 #define FAB_TEXT_CPU                                                                               \
@@ -143,21 +157,9 @@ int fab_column_find(const char *name)
 static const fab_text_cell_t fab_text_latency[] = {
     CELL("bytes", "bytes", 10, FAB_TXT_F0),
     CELL("loop_us", "lat_us", 10, FAB_TXT_F3),
-    CELL("min_us", "min_us", 9, FAB_TXT_F3),
-    CELL("p50_us", "p50_us", 9, FAB_TXT_F3),
-    CELL("p90_us", "p90_us", 9, FAB_TXT_F3),
-    CELL("p99_us", "p99_us", 9, FAB_TXT_F3),
-    CELL("p999_us", "p99.9_us", 9, FAB_TXT_F3),
-    CELL("p9999_us", "p99.99_us", 9, FAB_TXT_F3),
-    CELL("max_us", "max_us", 9, FAB_TXT_F3),
-    CELL("mean_us", "mean_us", 9, FAB_TXT_F3),
-    CELL("stddev_us", "stddev_us", 9, FAB_TXT_F3),
-    CELL("loop_us", "loop_us", 9, FAB_TXT_F3),
+    FAB_TEXT_TIMES,
     CELL("MBps", "MB/s", 12, FAB_TXT_F2),
-    CELL("iterations", "iters", 10, FAB_TXT_F0),
-    CELL("warmup", "warmup", 9, FAB_TXT_F0),
-    CELL("percentiles_exact", "pct", 6, FAB_TXT_EXACT),
-    CELL("validation_errors", "errors", 6, FAB_TXT_ERRORS),
+    FAB_TEXT_COUNTS,
     FAB_TEXT_CPU,
 };
 
@@ -170,20 +172,8 @@ static const fab_text_cell_t fab_text_bandwidth[] = {
     CELL("msgps", "msg/s", 12, FAB_TXT_F0),
     CELL("pair_MBps", "pair_MB/s", 12, FAB_TXT_F2),
     CELL("pair_msgps", "pair_msg/s", 12, FAB_TXT_F0),
-    CELL("min_us", "min_us", 9, FAB_TXT_F3),
-    CELL("p50_us", "p50_us", 9, FAB_TXT_F3),
-    CELL("p90_us", "p90_us", 9, FAB_TXT_F3),
-    CELL("p99_us", "p99_us", 9, FAB_TXT_F3),
-    CELL("p999_us", "p99.9_us", 9, FAB_TXT_F3),
-    CELL("p9999_us", "p99.99_us", 9, FAB_TXT_F3),
-    CELL("max_us", "max_us", 9, FAB_TXT_F3),
-    CELL("mean_us", "mean_us", 9, FAB_TXT_F3),
-    CELL("stddev_us", "stddev_us", 9, FAB_TXT_F3),
-    CELL("loop_us", "loop_us", 9, FAB_TXT_F3),
-    CELL("iterations", "iters", 10, FAB_TXT_F0),
-    CELL("warmup", "warmup", 9, FAB_TXT_F0),
-    CELL("percentiles_exact", "pct", 6, FAB_TXT_EXACT),
-    CELL("validation_errors", "errors", 6, FAB_TXT_ERRORS),
+    FAB_TEXT_TIMES,
+    FAB_TEXT_COUNTS,
     FAB_TEXT_CPU,
 };
 
@@ -204,10 +194,7 @@ static const fab_text_cell_t fab_text_collective[] = {
     CELL("busbw_GBps", "busbw_GB/s", 12, FAB_TXT_F3),
     CELL("line_rate_pct", "line%", 6, FAB_TXT_PCT),
     CELL2("slowest_rank", "slowest", 10, FAB_TXT_SLOWEST, "slowest_share"),
-    CELL("iterations", "iters", 10, FAB_TXT_F0),
-    CELL("warmup", "warmup", 9, FAB_TXT_F0),
-    CELL("percentiles_exact", "pct", 6, FAB_TXT_EXACT),
-    CELL("validation_errors", "errors", 6, FAB_TXT_ERRORS),
+    FAB_TEXT_COUNTS,
     CELL("comm_us", "comm_us", 9, FAB_TXT_F3),
     CELL("overlap_pct", "overlap", 8, FAB_TXT_OVERLAP),
     FAB_TEXT_CPU,
