@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/options.h"
+#include "core/text.h"
 #include "kernel/registry.h"
 #include "measure/plan.h"
 
@@ -90,7 +91,7 @@ static const fab_opt_t fab_opt_table[] = {
      0},
     {"verbose", 'v', FAB_OPT_COUNT, OFF(verbose), 0, 0, NULL, NULL, "0",
      "more log output on stderr (repeat for debug)", 0},
-    {"help", 'h', FAB_OPT_FLAG, 0, 0, 0, NULL, NULL, NULL, "this help", 0},
+    {"help", 'h', FAB_OPT_FLAG, OFF(help), 0, 0, NULL, NULL, NULL, "this help", 0},
 };
 
 #define FAB_NHARNESS ((int)(sizeof(fab_opt_table) / sizeof(fab_opt_table[0])))
@@ -100,7 +101,8 @@ static const fab_opt_t fab_opt_table[] = {
 typedef struct fab_optrow {
     const fab_opt_t *d;
     void *base;
-    const char *owner; /* "fabricbench" or the kernel's name */
+    const char *owner;          /* "fabricbench" or the kernel's name */
+    const fab_kernel_t *kernel; /* the kernel that owns it, NULL for the harness's */
 } fab_optrow_t;
 
 static fab_optrow_t fab_rows[FAB_MAX_ROWS];
@@ -118,7 +120,7 @@ static fab_status_t fab_rows_from(fab_opts_t *o, const fab_kernel_t *const *kern
 {
     fab_nrows = 0;
     for (int i = 0; i < FAB_NHARNESS; i++)
-        fab_rows[fab_nrows++] = (fab_optrow_t){&fab_opt_table[i], o, "fabricbench"};
+        fab_rows[fab_nrows++] = (fab_optrow_t){&fab_opt_table[i], o, "fabricbench", NULL};
     for (int k = 0; k < nkernels; k++) {
         const fab_kernel_t *kn = kernels[k];
         bool shared = false;
@@ -141,7 +143,7 @@ static fab_status_t fab_rows_from(fab_opts_t *o, const fab_kernel_t *const *kern
                 snprintf(err, errlen, "more than %d options (kernels' included)", FAB_MAX_ROWS);
                 return FAB_ERR_INTERNAL;
             }
-            fab_rows[fab_nrows++] = (fab_optrow_t){d, kn->option_values, kn->name};
+            fab_rows[fab_nrows++] = (fab_optrow_t){d, kn->option_values, kn->name, kn};
         }
     }
     /* --help last, after the kernels' options */
@@ -226,6 +228,28 @@ static void fab_opts_given(fab_opts_t *o, const bool *set)
             o->placement_set = true;
         else if (fab_rows[i].d->offset == OFF(line_rate_gbps))
             o->line_rate_given = true;
+    }
+}
+
+/* A kernel's option given for a run that does not measure that kernel (nor one sharing its
+ * options) has no effect: say so in o->note. */
+static void fab_opts_unused(fab_opts_t *o, const bool *set)
+{
+    size_t at = strlen(o->note);
+
+    for (int i = 0; i < fab_nrows; i++) {
+        const fab_optrow_t *r = &fab_rows[i];
+        bool used = false;
+
+        if (!set[i] || !r->kernel)
+            continue;
+        for (int k = 0; k < o->nkernels && !used; k++)
+            used = o->kernels[k]->options == r->kernel->options;
+        if (!used)
+            fab_appendf(o->note, sizeof(o->note), &at,
+                        "%s--%s is an option of kernel '%s', which this run does not measure: it "
+                        "has no effect",
+                        at ? "; " : "", r->d->name, r->owner);
     }
 }
 
@@ -485,6 +509,8 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
     }
     if (st == FAB_OK && o->iters > 0 && set[fab_opt_index("time")])
         snprintf(o->note, sizeof(o->note), "-t/--time is ignored: -i fixes the iterations");
+    if (st == FAB_OK)
+        fab_opts_unused(o, set);
     if (st == FAB_OK && o->min_iters > o->max_iters) {
         snprintf(err, errlen, "--min-iters %ld is larger than --max-iters %ld", o->min_iters,
                  o->max_iters);

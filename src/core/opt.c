@@ -261,3 +261,59 @@ void fab_opt_env_name(const fab_opt_t *d, char *buf, size_t len)
     if (n < len)
         buf[n] = '\0';
 }
+
+void fab_opt_format(const fab_opt_t *d, const void *base, char *buf, size_t len)
+{
+    const char *at = (const char *)base + d->offset;
+    size_t n = 0;
+
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    switch (d->type) {
+    case FAB_OPT_FLAG:
+        snprintf(buf, len, "%s", *(const bool *)at ? "on" : "off");
+        break;
+    case FAB_OPT_COUNT:
+    case FAB_OPT_INT:
+        snprintf(buf, len, "%d", *(const int *)at);
+        break;
+    case FAB_OPT_LONG:
+        snprintf(buf, len, "%ld", *(const long *)at);
+        break;
+    case FAB_OPT_DOUBLE:
+    case FAB_OPT_RATE:
+        snprintf(buf, len, "%g", *(const double *)at);
+        break;
+    case FAB_OPT_SIZE:
+        snprintf(buf, len, "%zu", *(const size_t *)at);
+        break;
+    case FAB_OPT_SIZES: {
+        const fab_sizes_t *sz = (const fab_sizes_t *)at;
+
+        for (int i = 0; i < sz->n && n < len; i++)
+            n += (size_t)snprintf(buf + n, len - n, "%s%zu", i ? "," : "", sz->v[i]);
+        break;
+    }
+    case FAB_OPT_PAIR:
+        snprintf(buf, len, "%d,%d", ((const fab_pair_t *)at)->a, ((const fab_pair_t *)at)->b);
+        break;
+    case FAB_OPT_STRING:
+        snprintf(buf, len, "%s", *(const char *const *)at ? *(const char *const *)at : "");
+        break;
+    case FAB_OPT_CHOICE: {
+        int want = *(const int *)at, i = 0;
+
+        for (const char *p = d->arg; *p; i++) {
+            size_t l = strcspn(p, "|");
+
+            if (i == want) {
+                snprintf(buf, len, "%.*s", (int)l, p);
+                break;
+            }
+            p += l + (p[l] == '|');
+        }
+        break;
+    }
+    }
+}

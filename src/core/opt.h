@@ -55,6 +55,9 @@ void fab_opt_default(const fab_opt_t *d, void *base);
  * *on: the option was switched on (false for an "off" value). */
 fab_status_t fab_opt_apply_env_flag(const fab_opt_t *d, void *base, const char *val, bool *on,
                                     char *err, size_t errlen);
+/* The value of d in the struct at base as text, as it would be given ("1e+08", "26214400",
+ * "sum", "on"; "" for a string not set). */
+void fab_opt_format(const fab_opt_t *d, const void *base, char *buf, size_t len);
 /* FABRICBENCH_ and the name in capitals, dashes as underscores: FABRICBENCH_MAX_ITERS. */
 void fab_opt_env_name(const fab_opt_t *d, char *buf, size_t len);
 

@@ -34,7 +34,7 @@ typedef struct fab_opts {
     bool append, force;
     const char *json, *csv; /* NULL: none */
     const char *show_file;  /* fabricbench show FILE */
-    char note[128];         /* a warning about the options, for rank 0 to print */
+    char note[512];         /* warnings about the options, for rank 0 to print */
     fab_pair_t pair;        /* --pair: the ranks pair kernels measure between */
     int pml;                /* fab_pml_t */
     bool pml_set;           /* --pml given explicitly */
@@ -58,6 +58,7 @@ typedef struct fab_opts {
     const char *sub_usage;    /* inventory, placement commands: --help was asked (their usage) */
     bool quiet;
     int verbose;
+    bool help; /* -h/--help: the value of the help row (the command becomes run --help) */
 } fab_opts_t;
 
 #endif

@@ -20,6 +20,8 @@
 
 #include "core/file.h"
 #include "core/log.h"
+#include "core/opt.h"
+#include "core/text.h"
 #include "core/opts.h"
 #include "core/status.h"
 #include "core/world.h"
@@ -322,6 +324,20 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
     return fab_h5_commit(h);
 }
 
+/* The kernel's own options as they were in effect: "name=value name=value". */
+static void fab_h5_kernel_options(const fab_kernel_t *k, char *buf, size_t len)
+{
+    size_t at = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < k->noptions; i++) {
+        char v[256];
+
+        fab_opt_format(&k->options[i], k->option_values, v, sizeof(v));
+        fab_appendf(buf, len, &at, "%s%s=%s", i ? " " : "", k->options[i].name, v);
+    }
+}
+
 static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
                                         const int *pair, const fab_world_t *w, const char *detail)
 {
@@ -346,6 +362,12 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
     fab_h5_attr_str(h->kernel, "kernel", k->name);
     fab_h5_attr_str(h->kernel, "summary", k->summary);
     fab_h5_attr_str(h->kernel, "detail", detail ? detail : "");
+    if (k->noptions > 0) {
+        char opts[1024];
+
+        fab_h5_kernel_options(k, opts, sizeof(opts));
+        fab_h5_attr_str(h->kernel, "options", opts);
+    }
     fab_h5_attr_str(h->kernel, "kind",
                     k->kind == FAB_KIND_LATENCY     ? "latency"
                     : k->kind == FAB_KIND_BANDWIDTH ? "bandwidth"

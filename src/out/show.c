@@ -178,6 +178,16 @@ static fab_status_t fab_show_kernel(hid_t kg, FILE *f)
             fprintf(f, "# root: %s%s\n", strcmp(root, "-1") == 0 ? "rotating" : "fixed, rank ",
                     strcmp(root, "-1") == 0 ? "" : root);
     }
+    {
+        char detail[1024], opts[1024];
+
+        fab_show_attr(kg, "detail", detail, sizeof(detail));
+        fab_show_attr(kg, "options", opts, sizeof(opts));
+        if (detail[0])
+            fprintf(f, "# %s: %s\n", name, detail);
+        if (opts[0])
+            fprintf(f, "# options: %s\n", opts);
+    }
     fprintf(f, "# status: %s\n", status);
     table = H5Gopen2(kg, "table", H5P_DEFAULT);
     if (table < 0)

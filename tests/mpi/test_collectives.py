@@ -171,5 +171,21 @@ p, (h, ks) = run(2, ["gradsync", "--params", "1e6", "--bucket", "300K", "--infli
                      "--validate"], rc=1, env={"FABRICBENCH_TEST_WRONG_OP": "1"})
 check(ks[0]["rows"][0]["errors"] > 0 and "gradsync (float32): element" in p.stderr,
       "gradsync wrong op: %s" % p.stderr[-1000:])
-print("ok gradsync: blocking and 3 in flight, partial last bucket, validated, wrong op caught")
+# its own options, as in effect (the environment's too), are recorded with the kernel and shown
+p = mpirun(2, [exe, "run", "gradsync", "--params", "2e5", "-i", "5", "-o", "g.h5"],
+           env={"FABRICBENCH_BUCKET": "64K"})
+check(p.returncode == 0, "gradsync to a file: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+with h5py.File("g.h5", "r") as f:
+    g = f["runs/run_0000/kernels/00_gradsync"]
+    check(g.attrs["options"] == "params=200000 bucket=65536 inflight=1",
+          "gradsync options attribute: %r" % g.attrs["options"])
+s = subprocess.run([exe, "show", "g.h5"], capture_output=True, text=True, timeout=30)
+check(s.returncode == 0 and "# options: params=200000 bucket=65536 inflight=1" in s.stdout
+      and "# gradsync: 2e+05 params x float32" in s.stdout, "show: %s" % s.stdout[-2000:])
+# a kernel's option for a run without that kernel has no effect, and the run says so
+p, (h, ks) = run(2, ["latency", "-m", "8", "--params", "7e9"])
+check("--params is an option of kernel 'gradsync', which this run does not measure"
+      in p.stderr, "no warning for an option of a kernel not run: %s" % p.stderr[-1000:])
+print("ok gradsync: blocking and 3 in flight, partial last bucket, validated, wrong op caught, "
+      "options recorded")
 print("PASS collectives")

@@ -59,9 +59,10 @@ for r in rows:
         check(abs(r["mean_us"] - r["loop_us"]) <= 0.0011 + 1e-6 * r["loop_us"],
               "mean_us != loop_us for a single-timer kernel: " + where)
     if not latency:
-        # A bandwidth row: MB/s = bytes x messages per iteration / loop-mean iteration time,
-        # and a windowed kernel moves whole windows per iteration.
-        window = int(re.search(r"(\d+) messages per iteration", k["header"]["window"]).group(1))
+        # A bandwidth row: MB/s = bytes x messages per iteration / loop-mean iteration time; an
+        # iteration moves whole messages, and a windowed kernel whole windows of them.
+        m = re.search(r"(\d+) messages per iteration", k["header"].get("window", ""))
+        window = int(m.group(1)) if m else 1
         per_iter = r["msg/s"] * r["loop_us"] / 1e6
         check(per_iter >= window - 0.01 and abs(per_iter / window - round(per_iter / window))
               <= 0.01, "messages per iteration %.3f is not whole windows of %d: %s"

@@ -165,6 +165,40 @@ int main(void)
         CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--inflight", "0") == FAB_ERR_USAGE &&
               strstr(err, "--inflight"));
     }
+    /* a kernel's option for a run without that kernel: a warning, not an error */
+    CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--params", "5") == FAB_OK &&
+          strstr(o.note, "--params is an option of kernel 'gradsync'") &&
+          strstr(o.note, "no effect"));
+    CHECK(parse(&o, &cmd, err, 4, "run", "latency,gradsync", "--params", "5") == FAB_OK &&
+          !o.note[0]);
+    setenv("FABRICBENCH_INFLIGHT", "2", 1);
+    CHECK(parse(&o, &cmd, err, 6, "run", "latency", "-i", "3", "-t", "1") == FAB_OK &&
+          strstr(o.note, "-t/--time is ignored") && strstr(o.note, "; --inflight is"));
+    unsetenv("FABRICBENCH_INFLIGHT");
+    /* values as text, as they would be given */
+    CHECK(parse(&o, &cmd, err, 7, "run", "--dtype", "bfloat16", "--pair", "2,5", "-m", "8,1K") ==
+          FAB_OK);
+    for (int i = 0; i < fab_opts_count(); i++) {
+        const fab_opt_t *d = fab_opts_row(i);
+        char v[128];
+
+        fab_opt_format(d, &o, v, sizeof(v));
+        if (strcmp(d->name, "dtype") == 0)
+            CHECK(strcmp(v, "bfloat16") == 0);
+        if (strcmp(d->name, "pair") == 0)
+            CHECK(strcmp(v, "2,5") == 0);
+        if (strcmp(d->name, "sizes") == 0)
+            CHECK(strcmp(v, "8,1024") == 0);
+        if (strcmp(d->name, "window") == 0)
+            CHECK(strcmp(v, "64") == 0);
+        if (strcmp(d->name, "validate") == 0)
+            CHECK(strcmp(v, "off") == 0);
+        if (strcmp(d->name, "time") == 0)
+            CHECK(strcmp(v, "0.25") == 0);
+        if (strcmp(d->name, "output") == 0)
+            CHECK(strcmp(v, "") == 0);
+    }
+
     /* a kernel whose option clashes with one of the harness or of another kernel */
     {
         static const fab_opt_t mine[] = {{"window", 0, FAB_OPT_FLAG, 0, 0, 0, NULL, NULL, "off",
