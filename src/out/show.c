@@ -16,19 +16,27 @@
 
 #include "fab_schema.h"
 
-/* A string attribute, or "" when absent. */
+/* An attribute as text, or "" when absent; "?" when it is not one value (a file fabricbench
+ * did not write: reading an array into one value would overrun it). */
 static void fab_show_attr(hid_t obj, const char *name, char *out, size_t len)
 {
-    hid_t attr, type;
+    hid_t attr, type, space;
     char *v = NULL;
+    hssize_t npoints;
 
     out[0] = '\0';
     if (H5Aexists(obj, name) <= 0)
         return;
     attr = H5Aopen(obj, name, H5P_DEFAULT);
+    space = H5Aget_space(attr);
+    npoints = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
+    if (space >= 0)
+        H5Sclose(space);
     type = H5Aget_type(attr);
-    if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0 &&
-        H5Aread(attr, type, &v) >= 0 && v) {
+    if (npoints != 1) {
+        snprintf(out, len, "?");
+    } else if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0 &&
+               H5Aread(attr, type, &v) >= 0 && v) {
         snprintf(out, len, "%s", v);
         H5free_memory(v);
     } else if (H5Tget_class(type) == H5T_INTEGER) {
@@ -121,8 +129,18 @@ static fab_status_t fab_show_table(hid_t table, fab_kind_t kind, FILE *f)
         if (ds < 0)
             continue; /* a column this file does not have prints as nan */
         space = H5Dget_space(ds);
-        H5Sget_simple_extent_dims(space, &len, NULL);
+        if (H5Sget_simple_extent_ndims(space) != 1) {
+            FAB_ERROR("column %s is not a 1-D dataset: not a table fabricbench wrote",
+                      fab_columns[c].name);
+            st = FAB_ERR_IO;
+        } else {
+            H5Sget_simple_extent_dims(space, &len, NULL);
+        }
         H5Sclose(space);
+        if (st != FAB_OK) {
+            H5Dclose(ds);
+            break;
+        }
         if (first)
             n = len;
         first = false;

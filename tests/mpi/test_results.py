@@ -9,6 +9,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -148,6 +149,7 @@ check(s.returncode == 0, "show: exit %d %s" % (s.returncode, s.stderr))
 check(data_lines(s.stdout) == data_lines(p.stdout),
       "show's rows differ from the live table:\n%s\n---\n%s" % (s.stdout, p.stdout))
 check("# status: complete" in s.stdout, "show prints the kernel status")
+shown = len(data_lines(s.stdout))
 # and the run's context: the transports, the fabric check and each rank's placement
 check("# ucx transports: " in s.stdout and "# fabric: any" in s.stdout and
       "# placement: rank 0 " in s.stdout and "# placement: rank 1 " in s.stdout,
@@ -159,7 +161,22 @@ check(c.returncode == 0, "coll.h5: %s" % c.stderr[-2000:])
 s = subprocess.run([exe, "show", "coll.h5"], capture_output=True, text=True, timeout=60)
 check("# dtype: float16, op sum (emulated: 16-bit storage" in s.stdout and
       "# root: fixed, rank 1" in s.stdout, "show lacks dtype/root:\n%s" % s.stdout[:3000])
-print("ok show: %d rows identical to the live table" % len(data_lines(s.stdout)))
+# a crafted file: an attribute that is an array, a column that is 2-D: no crash, a clear error
+shutil.copyfile("coll.h5", "crafted.h5")
+with h5py.File("crafted.h5", "r+") as f:
+    k = f["runs/run_0000/kernels"]
+    g = k[sorted(k)[0]]
+    del g.attrs["detail"]
+    g.attrs["detail"] = np.arange(4000, dtype=np.int64)
+    g.attrs["options"] = np.array([b"a", b"b"] * 1000, dtype=h5py.string_dtype())
+    f["runs/run_0000"].attrs["fabric"] = np.arange(64, dtype=np.float64)
+    del g["table/p50_us"]
+    g["table/p50_us"] = np.zeros((len(g["table/bytes"]), 3))
+s = subprocess.run([exe, "show", "crafted.h5"], capture_output=True, text=True, timeout=60)
+check(s.returncode == 3 and "column p50_us is not a 1-D dataset" in s.stderr
+      and "# fabric: ?" in s.stdout and "# options: ?" in s.stdout,
+      "show of a crafted file: exit %d\n%s\n%s" % (s.returncode, s.stdout[-2000:], s.stderr))
+print("ok show: %d rows identical to the live table; a crafted file refused" % shown)
 
 # JSON Lines: every line parses; the rows equal the HDF5 table exactly
 with h5py.File("r.h5", "r") as f:
