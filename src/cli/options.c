@@ -283,6 +283,91 @@ static void fab_opts_from_env(bool *set, int *bad, char *err, size_t errlen)
     }
 }
 
+/* FABRICBENCH_* variables that are not options: the test hooks (docs/DEVELOPING.md), and the
+ * variables of the quick start script, the analysis and the test suite, which runs started
+ * from them see. Any other FABRICBENCH_ variable is a mistake (a typo of an option's). */
+static const char *const fab_env_other[] = {
+    "FABRICBENCH_TEST_WRONG_OP",    "FABRICBENCH_TEST_CORRUPT", "FABRICBENCH_TEST_NB_CORRUPT",
+    "FABRICBENCH_CLOCKSOURCE_FILE", "FABRICBENCH_PROC_STAT",    "FABRICBENCH_ARGS",
+    "FABRICBENCH_ANALYZE_DEBUG",    "FABRICBENCH_BUILD_DIR",
+};
+
+/* Edit distance (Levenshtein) of two short names, for "did you mean". */
+static size_t fab_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), row[128];
+
+    if (lb >= sizeof(row) / sizeof(row[0]))
+        return la > lb ? la : lb;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb];
+}
+
+/* An environment variable FABRICBENCH_* that is no option's and no other known one: an
+ * error naming it and the closest known name. */
+static fab_status_t fab_env_unknown(char *err, size_t errlen, char *hint, size_t hintlen)
+{
+    extern char **environ;
+
+    for (char **e = environ; e && *e; e++) {
+        char name[128], best[64] = "", var[64];
+        size_t n = strcspn(*e, "="), bestd = (size_t)-1;
+        bool known = false;
+
+        if (strncmp(*e, "FABRICBENCH_", 12) != 0 || n >= sizeof(name))
+            continue;
+        snprintf(name, sizeof(name), "%.*s", (int)n, *e);
+        for (int i = 0; i < fab_nrows + (int)(sizeof(fab_env_other) / sizeof(fab_env_other[0]));
+             i++) {
+            size_t d;
+
+            if (i < fab_nrows && fab_row_is_help(&fab_rows[i]))
+                continue;
+            if (i < fab_nrows)
+                fab_opt_env_name(fab_rows[i].d, var, sizeof(var));
+            else
+                snprintf(var, sizeof(var), "%s", fab_env_other[i - fab_nrows]);
+            known = known || strcmp(var, name) == 0;
+            d = fab_edit_distance(name, var);
+            if (d < bestd) {
+                bestd = d;
+                snprintf(best, sizeof(best), "%s", var);
+            }
+        }
+        if (known)
+            continue;
+        snprintf(err, errlen, "unknown environment variable %s (no option reads it)", name);
+        if (bestd <= 3)
+            snprintf(hint, hintlen,
+                     "did you mean %s? Unset %s; 'fabricbench run --help' lists "
+                     "the options, each also read from FABRICBENCH_<NAME>",
+                     best, name);
+        else
+            snprintf(hint, hintlen,
+                     "unset %s; 'fabricbench run --help' lists the options, each "
+                     "also read from FABRICBENCH_<NAME>",
+                     name);
+        return FAB_ERR_USAGE;
+    }
+    return FAB_OK;
+}
+
 static int fab_opt_index(const char *name)
 {
     for (int i = 0; i < fab_nrows; i++)
@@ -489,6 +574,9 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         set[d - fab_rows] = true;
     }
     fab_opts_given(o, set);
+    st = fab_env_unknown(err, errlen, hint, hintlen);
+    if (st != FAB_OK)
+        return st;
     if (env_bad >= 0 && !set[env_bad]) {
         snprintf(err, errlen, "%s", env_err);
         snprintf(hint, hintlen, "fix or unset that variable; see 'fabricbench run --help'");

@@ -234,6 +234,19 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 2, "run", "--help") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
     unsetenv("FABRICBENCH_WINDOW");
     unsetenv("FABRICBENCH_SIZES");
+    /* an unknown FABRICBENCH_ variable: refused, naming the closest known one; not --help */
+    {
+        char *argv[] = {"fabricbench", "run", "latency"}, hint[256];
+
+        setenv("FABRICBENCH_SIZE", "8", 1);
+        CHECK(fab_opts_parse(3, argv, &cmd, &o, err, 256, hint, sizeof(hint)) == FAB_ERR_USAGE &&
+              strstr(err, "FABRICBENCH_SIZE ") && strstr(hint, "FABRICBENCH_SIZES?"));
+        CHECK(parse(&o, &cmd, err, 2, "run", "--help") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
+        unsetenv("FABRICBENCH_SIZE");
+        setenv("FABRICBENCH_TEST_CORRUPT", "0", 1); /* a test hook: known */
+        CHECK(parse(&o, &cmd, err, 2, "run", "latency") == FAB_OK);
+        unsetenv("FABRICBENCH_TEST_CORRUPT");
+    }
     /* flags and counts from the environment */
     setenv("FABRICBENCH_VALIDATE", "false", 1);
     CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && !o.validate);
