@@ -3,14 +3,21 @@
 #include <stdbool.h>
 
 #include "core/json.h"
+#include "core/text.h"
 
 void fab_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; s && *s; s++) {
         unsigned char c = (unsigned char)*s;
+        size_t n = c >= 0x80 ? fab_utf8_seq((const unsigned char *)s) : 1;
 
-        if (c == '"' || c == '\\')
+        if (n > 1) { /* a valid multi-byte character, as it is */
+            fwrite(s, 1, n, f);
+            s += n - 1;
+        } else if (n == 0) { /* not UTF-8: the byte as the text \xNN */
+            fprintf(f, "\\\\x%02X", c);
+        } else if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c == '\n')
             fputs("\\n", f);

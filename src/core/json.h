@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 /* s as a JSON string: quoted; '"', '\\', \n and \t escaped, other control characters as
- * \u00XX; NULL writes "". */
+ * \u00XX, a byte that is not UTF-8 as the text \xNN (core/text.h); NULL writes "". */
 void fab_json_str(FILE *f, const char *s);
 /* A number with every digit a double holds (%.17g), or null when it is not finite. */
 void fab_json_num(FILE *f, double v);

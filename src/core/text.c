@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/text.h"
@@ -30,4 +31,68 @@ char *fab_trim(char *s)
     while (e > s && isspace((unsigned char)e[-1]))
         *--e = '\0';
     return s;
+}
+
+size_t fab_utf8_seq(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n;
+    unsigned min, cp;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2, cp = c & 0x1F, min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3, cp = c & 0x0F, min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4, cp = c & 0x07, min = 0x10000;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) /* also stops at the terminating 0 */
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+int fab_utf8_valid(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    while (*p) {
+        size_t n = fab_utf8_seq(p);
+
+        if (n == 0)
+            return 0;
+        p += n;
+    }
+    return 1;
+}
+
+char *fab_utf8_clean(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    char *out = malloc(strlen(s) * 4 + 1), *o = out;
+
+    if (!out)
+        return NULL;
+    while (*p) {
+        size_t n = fab_utf8_seq(p);
+
+        if (n == 0) {
+            o += sprintf(o, "\\x%02X", *p);
+            p++;
+            continue;
+        }
+        memcpy(o, p, n);
+        o += n;
+        p += n;
+    }
+    *o = '\0';
+    return out;
 }

@@ -10,5 +10,13 @@ void fab_appendf(char *buf, size_t len, size_t *at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* s without leading and trailing white space (the end is cut in place). */
 char *fab_trim(char *s);
+/* The length of the valid UTF-8 sequence at s (1 to 4), or 0 when the byte at s does not
+ * start one (a stray continuation byte, an overlong form, a surrogate, a cut sequence). */
+size_t fab_utf8_seq(const unsigned char *s);
+/* Whether s is valid UTF-8 throughout. */
+int fab_utf8_valid(const char *s);
+/* s as valid UTF-8: each byte that is not part of a valid sequence becomes the four
+ * characters \xNN (its value in hex). A new string (free it), NULL when out of memory. */
+char *fab_utf8_clean(const char *s);
 
 #endif

@@ -50,10 +50,23 @@ typedef struct fab_h5 {
 
 /* ------------------------------------------------------------------ small helpers */
 
+/* A string attribute, UTF-8 (bytes that are not become \xNN, core/text.h). */
 static herr_t fab_h5_attr_str(hid_t obj, const char *name, const char *value)
 {
-    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr;
+    hid_t type, space, attr;
     herr_t rc = -1;
+    char *clean = NULL;
+
+    if (!value)
+        value = "";
+    if (!fab_utf8_valid(value)) {
+        clean = fab_utf8_clean(value);
+        if (!clean)
+            return -1;
+        value = clean;
+    }
+    type = H5Tcopy(H5T_C_S1);
+    space = H5Screate(H5S_SCALAR);
 
     H5Tset_size(type, H5T_VARIABLE);
     H5Tset_cset(type, H5T_CSET_UTF8);
@@ -66,6 +79,7 @@ static herr_t fab_h5_attr_str(hid_t obj, const char *name, const char *value)
     }
     H5Sclose(space);
     H5Tclose(type);
+    free(clean);
     return rc;
 }
 
@@ -96,11 +110,25 @@ static herr_t fab_h5_attr_f64(hid_t obj, const char *name, double v)
 }
 
 /* A 1-D dataset of strings (one per rank: hosts can outgrow an attribute's 64 KiB). */
-static herr_t fab_h5_strings(hid_t parent, const char *name, char *const *v, hsize_t n)
+static herr_t fab_h5_strings(hid_t parent, const char *name, char *const *in, hsize_t n)
 {
-    hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate_simple(1, &n, NULL), ds;
+    hid_t type, space, ds;
     herr_t rc = -1;
+    char **v = calloc(n ? n : 1, sizeof(*v)); /* each UTF-8, as fab_h5_attr_str */
 
+    for (hsize_t i = 0; v && i < n; i++) {
+        v[i] = fab_utf8_clean(in[i] ? in[i] : "");
+        if (!v[i]) {
+            for (hsize_t j = 0; j < i; j++)
+                free(v[j]);
+            free(v);
+            v = NULL;
+        }
+    }
+    if (!v)
+        return -1;
+    type = H5Tcopy(H5T_C_S1);
+    space = H5Screate_simple(1, &n, NULL);
     H5Tset_size(type, H5T_VARIABLE);
     H5Tset_cset(type, H5T_CSET_UTF8);
     ds = H5Dcreate2(parent, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -110,6 +138,9 @@ static herr_t fab_h5_strings(hid_t parent, const char *name, char *const *v, hsi
     }
     H5Sclose(space);
     H5Tclose(type);
+    for (hsize_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
     return rc;
 }
 
@@ -257,6 +288,14 @@ static void fab_h5_env(hid_t run, const char *name, char *const *kv, int n)
         if (!eq || (size_t)(eq - kv[i]) >= sizeof(key))
             continue;
         snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
+        if (!fab_utf8_valid(key)) { /* a name h5py could not decode: recorded escaped */
+            char *clean = fab_utf8_clean(key);
+
+            if (clean)
+                fab_h5_attr_str(env, clean, eq + 1);
+            free(clean);
+            continue;
+        }
         fab_h5_attr_str(env, key, eq + 1);
     }
     if (env >= 0)

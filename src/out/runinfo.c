@@ -1,5 +1,6 @@
 /* What describes a run: versions, hosts, placement counts, Slurm ids, the relevant
  * environment and what the transport detection found. Filled on rank 0. */
+#include <ctype.h>
 #include <hdf5.h>
 #include <hwloc.h>
 #include <stdio.h>
@@ -24,15 +25,30 @@ void fab_utc_now(char *buf, size_t len, const char *fmt)
     strftime(buf, len, fmt, &tm);
 }
 
-/* Only variables that shape a run are recorded: never anything else of the environment. */
+/* Only variables that shape a run are recorded, never anything else of the environment, and
+ * among them never a secret: a name (the part before '=') with KEY, TOKEN, SECRET, PASSW,
+ * CRED or AUTH in it (any case), nor Open MPI's per-job transport key (docs/SCHEMA.md). */
 static bool fab_env_relevant(const char *kv)
 {
     static const char *const prefixes[] = {"UCX_", "OMPI_MCA_", "SLURM_", "FABRICBENCH_"};
+    static const char *const secrets[] = {"KEY", "TOKEN", "SECRET", "PASSW", "CRED", "AUTH"};
+    char name[256];
+    size_t n = strcspn(kv, "=");
+    bool prefixed = false;
 
     for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-        if (strncmp(kv, prefixes[i], strlen(prefixes[i])) == 0)
-            return true;
-    return false;
+        prefixed = prefixed || strncmp(kv, prefixes[i], strlen(prefixes[i])) == 0;
+    if (!prefixed || n >= sizeof(name))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        name[i] = (char)toupper((unsigned char)kv[i]);
+    name[n] = '\0';
+    if (strcmp(name, "OMPI_MCA_ORTE_PRECONDITION_TRANSPORTS") == 0)
+        return false;
+    for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++)
+        if (strstr(name, secrets[i]))
+            return false;
+    return true;
 }
 
 static int fab_cmp_str(const void *a, const void *b)

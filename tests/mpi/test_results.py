@@ -81,6 +81,11 @@ with h5py.File("r.h5", "r") as f:
     check(env.get("OMPI_MCA_pml") == "ucx", "the pml selection is recorded: %s" % env)
     check(all(k.startswith(ALLOWED_ENV) for k in env), "foreign variables recorded: %s" % env)
     check("UNRELATED_SECRET" not in env, "unrelated variable recorded")
+    # secrets under the recorded prefixes are not: Open MPI's per-job transport key, and any
+    # name with KEY, TOKEN, SECRET, PASSW, CRED or AUTH in it
+    check("OMPI_MCA_orte_precondition_transports" not in env and
+          not any(w in k.upper() for k in env for w in ("KEY", "TOKEN", "SECRET", "PASSW")),
+          "a secret recorded: %s" % sorted(env))
     tables = read_table(f)
     check(list(tables) == ["latency", "bw", "msgrate"], "kernel groups %s" % list(tables))
     for kname, g in run["kernels"].items():
@@ -161,6 +166,30 @@ check(c.returncode == 0, "coll.h5: %s" % c.stderr[-2000:])
 s = subprocess.run([exe, "show", "coll.h5"], capture_output=True, text=True, timeout=60)
 check("# dtype: float16, op sum (emulated: 16-bit storage" in s.stdout and
       "# root: fixed, rank 1" in s.stdout, "show lacks dtype/root:\n%s" % s.stdout[:3000])
+# Bytes that are not UTF-8 in an argument and in a recorded variable: every output is valid
+# UTF-8 (the bytes written as \xNN), parsed by strict readers
+cmd = [b"mpirun", b"-np", b"2", b"--oversubscribe"] + [x.encode() for x in MPIRUN_OPTS] + \
+    [exe.encode(), b"run", b"latency", b"-m", b"8", b"-i", b"5", b"-o", b"u8.h5", b"--json",
+     b"u8.json", b"--fabrics-file", b"/nonexistent/\xff\xfe.conf"]
+env_b = {k.encode(): v.encode() for k, v in mpi_env().items()}
+env_b[b"UCX_FABTEST_BYTES"] = b"ok\xc3\x28\xff"
+env_b[b"UCX_FABTEST_TOKEN"] = b"hidden"
+u = subprocess.run(cmd, capture_output=True, timeout=120, env=env_b)
+check(u.returncode == 0, "non-UTF-8 run: exit %d\n%s" % (u.returncode, u.stderr[-2000:]))
+with open("u8.json", encoding="utf-8", errors="strict") as jf:
+    recs = [json.loads(line) for line in jf]
+check(recs[0]["env"].get("UCX_FABTEST_BYTES") == "ok\\xC3(\\xFF" and
+      "\\xFF\\xFE" in recs[0]["command_line"] and "UCX_FABTEST_TOKEN" not in recs[0]["env"],
+      "JSON strings: %r %r" % (recs[0]["env"].get("UCX_FABTEST_BYTES"), recs[0]["command_line"]))
+with h5py.File("u8.h5", "r") as f:
+    r0 = f["runs/run_0000"]
+    for k, v in list(r0.attrs.items()) + list(r0["env"].attrs.items()):
+        if isinstance(v, bytes):
+            v.decode("utf-8")  # raises on invalid UTF-8
+    check(r0["env"].attrs["UCX_FABTEST_BYTES"] == "ok\\xC3(\\xFF" and
+          "\\xFF\\xFE" in r0.attrs["command_line"], "HDF5 strings: %r" % r0.attrs["command_line"])
+print("ok non-UTF-8 bytes in arguments and environment: JSON and HDF5 valid UTF-8, \\xNN")
+
 # a crafted file: an attribute that is an array, a column that is 2-D: no crash, a clear error
 shutil.copyfile("coll.h5", "crafted.h5")
 with h5py.File("crafted.h5", "r+") as f:
