@@ -1,4 +1,5 @@
 /* fabricbench: parse, check, run, exit code. Everything else lives in the harness. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,9 @@ int main(int argc, char **argv)
     if (note[0] && fab_first_rank())
         fprintf(stderr, "fabricbench: warning: %s\n", note);
     fab_transport_prepare(&o);
+    /* A file-size limit (ulimit -f) is a write error to report, not a silent death: also
+     * for the shared-memory files MPI_Init creates. */
+    signal(SIGXFSZ, SIG_IGN);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "fabricbench: error: MPI_Init failed; check the MPI installation and "
                         "the launcher (mpirun/srun)\n");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/run.h"
+#include "core/file.h"
 #include "core/log.h"
 #include "core/signals.h"
 #include "core/text.h"
@@ -20,30 +21,65 @@
 #include "out/sink.h"
 #include "out/text.h"
 
-/* Rank 0: the outputs this run writes. The result file's name, when not given, carries the
- * host, the UTC start time and the Slurm job. */
+/* Two outputs naming one file (also spelled differently): refused before anything is
+ * created. */
+static fab_status_t fab_outputs_distinct(const fab_opts_t *o, const char *results)
+{
+    const char *name[] = {"-o", "--json", "--csv"}, *path[] = {results, o->json, o->csv};
+
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (path[i] && path[i][0] && path[j] && fab_same_file(path[i], path[j])) {
+                FAB_ERROR("%s and %s name the same file (%s and %s)", name[i], name[j], path[i],
+                          path[j]);
+                fprintf(stderr, "hint: give each output a file of its own\n");
+                return FAB_ERR_USAGE;
+            }
+    return FAB_OK;
+}
+
+/* The automatic result file name, claimed: fabricbench-HOST-DATE[-jobID].h5, or -2, -3, ...
+ * when a file or another run has it. */
+static fab_status_t fab_auto_output(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info,
+                                    fab_sink_t *sk)
+{
+    const char *job = getenv("SLURM_JOB_ID");
+    char stamp[32], base[512];
+    fab_status_t st = FAB_ERR_USAGE;
+    bool taken = true;
+
+    fab_utc_now(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ");
+    snprintf(base, sizeof(base), "fabricbench-%s-%s%s%s", w->host, stamp, job ? "-job" : "",
+             job ? job : "");
+    for (int i = 1; taken && i < 1000; i++) {
+        if (i == 1)
+            snprintf(info->results_file, sizeof(info->results_file), "%s.h5", base);
+        else
+            snprintf(info->results_file, sizeof(info->results_file), "%s-%d.h5", base, i);
+        st = fab_out_hdf5_sink(info->results_file, o, &taken, sk);
+    }
+    if (taken)
+        FAB_ERROR("no free result file name from %s.h5 to %s-999.h5", base, base);
+    return st;
+}
+
+/* Rank 0: the outputs this run writes, each claimed before any writes (core/file.h). The
+ * result file's name, when not given, carries the host, the UTC start time and the Slurm
+ * job. */
 static fab_status_t fab_open_sinks(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info,
                                    fab_sinks_t *sinks)
 {
     fab_status_t st = FAB_OK;
-    const char *job = getenv("SLURM_JOB_ID");
     fab_sink_t sk;
 
-    if (!o->output) {
-        char stamp[32], base[512];
-
-        /* An automatic name never clobbers: a second run in the same second gets -2, -3... */
-        fab_utc_now(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ");
-        snprintf(base, sizeof(base), "fabricbench-%s-%s%s%s", w->host, stamp, job ? "-job" : "",
-                 job ? job : "");
-        snprintf(info->results_file, sizeof(info->results_file), "%s.h5", base);
-        for (int i = 2; access(info->results_file, F_OK) == 0 && i < 1000; i++)
-            snprintf(info->results_file, sizeof(info->results_file), "%s-%d.h5", base, i);
-    } else if (strcmp(o->output, "none") != 0) {
+    if (o->output && strcmp(o->output, "none") != 0)
         snprintf(info->results_file, sizeof(info->results_file), "%s", o->output);
-    }
-    if (info->results_file[0] &&
-        (st = fab_out_hdf5_sink(info->results_file, o->samples, &sk)) == FAB_OK)
+    st = fab_outputs_distinct(o, info->results_file);
+    if (st == FAB_OK && !o->output)
+        st = fab_auto_output(w, o, info, &sk);
+    else if (st == FAB_OK && info->results_file[0])
+        st = fab_out_hdf5_sink(info->results_file, o, NULL, &sk);
+    if (st == FAB_OK && info->results_file[0])
         st = fab_sinks_add(sinks, sk);
     if (st == FAB_OK && o->json && (st = fab_out_export_sink(o->json, false, o, &sk)) == FAB_OK)
         st = fab_sinks_add(sinks, sk);

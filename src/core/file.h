@@ -4,6 +4,7 @@
 #ifndef FAB_CORE_FILE_H
 #define FAB_CORE_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Write n bytes of buf to tmp (created, or truncated), sync it, rename it over path, and sync
@@ -11,5 +12,25 @@
  * "write", "sync", "rename"); on failure tmp is removed and path is as it was. */
 int fab_file_replace(const char *path, const char *tmp, const void *buf, size_t n,
                      const char **what);
+
+/* A run's claim on an output path: the lock file ".NAME.lock" in the same directory, held
+ * with flock for the whole run, so that two runs never write one file. */
+typedef struct fab_claim {
+    int fd; /* -1: none */
+    char lock[4096];
+} fab_claim_t;
+
+/* Claim path. Returns 0; EWOULDBLOCK when another process holds the claim; or an errno value
+ * (the directory cannot be written, ...). */
+int fab_claim(const char *path, fab_claim_t *c);
+/* Give the claim up (the lock file goes). Harmless on a claim not held. */
+void fab_claim_release(fab_claim_t *c);
+
+/* What is at path, for messages: NULL when nothing is there, "a regular file", "a directory",
+ * "a FIFO", "a character device", "a block device", "a socket". */
+const char *fab_file_kind(const char *path);
+/* Whether a and b name the same file: the same device and inode when both exist, else the
+ * same absolute path (directories resolved). */
+bool fab_same_file(const char *a, const char *b);
 
 #endif

@@ -19,7 +19,7 @@ static void fab_on_signal(int sig)
 
 void fab_signals_install(void)
 {
-    static const int sigs[] = {SIGTERM, SIGINT, SIGUSR1};
+    static const int sigs[] = {SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGHUP};
     struct sigaction sa;
 
     memset(&sa, 0, sizeof(sa));

@@ -12,8 +12,9 @@
 enum { FAB_STOP_NONE = 0, FAB_STOP_SIGNAL = 1, FAB_STOP_OUTPUT = 2 };
 extern volatile sig_atomic_t fab_stop_flag;
 extern volatile sig_atomic_t fab_stop_signal;
-/* SIGTERM, SIGINT, SIGUSR1: stop after the current block (a second one of the same kind
- * ends the process). SIGXFSZ ignored, so a file-size limit is a write error, not a crash. */
+/* SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGHUP: stop after the current block (a second SIGINT
+ * ends the process). SIGXFSZ ignored, so a file-size limit is a write error, not a crash.
+ * SIGQUIT keeps its default: it ends the process at once (README, "Signals"). */
 void fab_signals_install(void);
 void fab_stop_request(int why);
 /* The status a stop maps to: FAB_ERR_INTERRUPTED or FAB_ERR_IO. */

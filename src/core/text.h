@@ -19,4 +19,8 @@ int fab_utf8_valid(const char *s);
  * characters \xNN (its value in hex). A new string (free it), NULL when out of memory. */
 char *fab_utf8_clean(const char *s);
 
+/* The edit distance (Levenshtein) of two short strings (under 128 characters; longer ones
+ * get the longer length), for "did you mean". */
+size_t fab_edit_distance(const char *a, const char *b);
+
 #endif

@@ -2,10 +2,13 @@
  * as the HDF5 table (out/columns.c), and the same run metadata (out/runmeta.c). Each line is
  * flushed as soon as it is written. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/json.h"
 #include "core/log.h"
@@ -26,7 +29,8 @@ typedef struct fab_export {
     FILE *f;
     char path[1024];
     bool csv;
-    bool skip_header; /* appending to a CSV file that has one */
+    bool skip_header;  /* appending to a CSV file that has one */
+    fab_claim_t claim; /* held from the constructor to close (core/file.h) */
 } fab_export_t;
 
 static void fab_json_kv(FILE *f, const char *key, const char *value)
@@ -196,37 +200,48 @@ static void fab_export_close(void *arg)
 
     if (e->f)
         fclose(e->f);
+    fab_claim_release(&e->claim);
     free(e);
 }
 
-/* Opens (creates or, with --append, appends to) path; refuses an existing file otherwise. */
+/* Claims path (fab_output_claim), then opens it: created, truncated under --force, appended
+ * to under --append. Never blocks: a FIFO or device that appears in between is refused. */
 fab_status_t fab_out_export_sink(const char *path, bool csv, const fab_opts_t *o, fab_sink_t *sink)
 {
     fab_export_t *e = calloc(1, sizeof(*e));
-    FILE *probe;
+    const char *what = csv ? "CSV file" : "JSON Lines file";
+    struct stat sb;
+    fab_status_t st;
+    int fd;
 
     if (!e)
         return FAB_ERR_NOMEM;
     snprintf(e->path, sizeof(e->path), "%s", path);
     e->csv = csv;
-    probe = fopen(path, "r");
-    if (probe && !o->append && !o->force) {
-        fclose(probe);
+    st = fab_output_claim(path, what, o, NULL, &e->claim);
+    if (st != FAB_OK) {
         free(e);
-        FAB_ERROR("%s file %s already exists", csv ? "CSV" : "JSON Lines", path);
-        fprintf(stderr, "hint: --append adds to it, --force replaces it, or choose another "
-                        "name\n");
-        return FAB_ERR_USAGE;
+        return st;
     }
-    if (probe)
-        fclose(probe);
-    e->f = fopen(path, o->append ? "a" : "w");
-    if (e->f && o->append) {
-        fseek(e->f, 0, SEEK_END);
-        e->skip_header = csv && ftell(e->f) > 0;
+    fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | (o->append ? O_APPEND : O_TRUNC),
+              0644);
+    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+        close(fd);
+        fd = -1;
+        errno = EINVAL;
     }
+    if (fd >= 0) {
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        e->f = fdopen(fd, o->append ? "a" : "w");
+    }
+    if (e->f && o->append)
+        e->skip_header = csv && sb.st_size > 0;
     if (!e->f) {
-        FAB_ERROR("cannot open %s for writing: %s", path, strerror(errno));
+        FAB_ERROR("cannot open %s %s for writing: %s", what, path,
+                  errno == EINVAL ? "it is not a regular file" : strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        fab_claim_release(&e->claim);
         free(e);
         return FAB_ERR_IO;
     }

@@ -31,6 +31,7 @@
 #include "measure/timing.h"
 #include "net/fabric.h"
 #include "out/columns.h"
+#include "out/h5write.h"
 #include "out/hdf5.h"
 #include "out/runinfo.h"
 #include "out/runmeta.h"
@@ -43,106 +44,13 @@ typedef struct fab_h5 {
     int nkernels;
     hsize_t nrows;
     bool keep_samples;
+    bool append;       /* --append: an existing file gets a new run group */
+    bool write_failed; /* a commit failed (disk full, ulimit -f): said once */
+    fab_claim_t claim; /* held from the constructor to close (core/file.h) */
     uint64_t commits;
     double commit_s, commit_max_s;
     size_t last_image;
 } fab_h5_t;
-
-/* ------------------------------------------------------------------ small helpers */
-
-/* A string attribute, UTF-8 (bytes that are not become \xNN, core/text.h). */
-static herr_t fab_h5_attr_str(hid_t obj, const char *name, const char *value)
-{
-    hid_t type, space, attr;
-    herr_t rc = -1;
-    char *clean = NULL;
-
-    if (!value)
-        value = "";
-    if (!fab_utf8_valid(value)) {
-        clean = fab_utf8_clean(value);
-        if (!clean)
-            return -1;
-        value = clean;
-    }
-    type = H5Tcopy(H5T_C_S1);
-    space = H5Screate(H5S_SCALAR);
-
-    H5Tset_size(type, H5T_VARIABLE);
-    H5Tset_cset(type, H5T_CSET_UTF8);
-    if (H5Aexists(obj, name) > 0)
-        H5Adelete(obj, name);
-    attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    if (attr >= 0) {
-        rc = H5Awrite(attr, type, &value);
-        H5Aclose(attr);
-    }
-    H5Sclose(space);
-    H5Tclose(type);
-    free(clean);
-    return rc;
-}
-
-static herr_t fab_h5_attr_num(hid_t obj, const char *name, hid_t type, const void *value)
-{
-    hid_t space = H5Screate(H5S_SCALAR), attr;
-    herr_t rc = -1;
-
-    if (H5Aexists(obj, name) > 0)
-        H5Adelete(obj, name);
-    attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    if (attr >= 0) {
-        rc = H5Awrite(attr, type, value);
-        H5Aclose(attr);
-    }
-    H5Sclose(space);
-    return rc;
-}
-
-static herr_t fab_h5_attr_i64(hid_t obj, const char *name, int64_t v)
-{
-    return fab_h5_attr_num(obj, name, H5T_NATIVE_INT64, &v);
-}
-
-static herr_t fab_h5_attr_f64(hid_t obj, const char *name, double v)
-{
-    return fab_h5_attr_num(obj, name, H5T_NATIVE_DOUBLE, &v);
-}
-
-/* A 1-D dataset of strings (one per rank: hosts can outgrow an attribute's 64 KiB). */
-static herr_t fab_h5_strings(hid_t parent, const char *name, char *const *in, hsize_t n)
-{
-    hid_t type, space, ds;
-    herr_t rc = -1;
-    char **v = calloc(n ? n : 1, sizeof(*v)); /* each UTF-8, as fab_h5_attr_str */
-
-    for (hsize_t i = 0; v && i < n; i++) {
-        v[i] = fab_utf8_clean(in[i] ? in[i] : "");
-        if (!v[i]) {
-            for (hsize_t j = 0; j < i; j++)
-                free(v[j]);
-            free(v);
-            v = NULL;
-        }
-    }
-    if (!v)
-        return -1;
-    type = H5Tcopy(H5T_C_S1);
-    space = H5Screate_simple(1, &n, NULL);
-    H5Tset_size(type, H5T_VARIABLE);
-    H5Tset_cset(type, H5T_CSET_UTF8);
-    ds = H5Dcreate2(parent, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (ds >= 0) {
-        rc = H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
-        H5Dclose(ds);
-    }
-    H5Sclose(space);
-    H5Tclose(type);
-    for (hsize_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-    return rc;
-}
 
 static void fab_h5_close_id(hid_t *id, herr_t (*fn)(hid_t))
 {
@@ -177,8 +85,10 @@ static fab_status_t fab_h5_commit(fab_h5_t *h)
     err = fab_file_replace(h->path, h->tmp, buf, (size_t)size, &what);
     free(buf);
     if (err) {
-        FAB_ERROR("cannot %s %s: %s; the results file %s keeps everything written before", what,
-                  h->tmp, strerror(err), h->path);
+        if (!h->write_failed) /* once: the run stops, and its later commits fail alike */
+            FAB_ERROR("cannot %s %s: %s; the results file %s keeps everything written before", what,
+                      h->tmp, strerror(err), h->path);
+        h->write_failed = true;
         return FAB_ERR_IO;
     }
     took = (double)(fab_now_ns() - t0) * 1e-9;
@@ -244,20 +154,16 @@ static fab_status_t fab_h5_open_existing(fab_h5_t *h, hid_t fapl)
     return st;
 }
 
-static fab_status_t fab_h5_open(fab_h5_t *h, const fab_opts_t *o)
+/* The file in memory: the existing one under --append, else a new one. Whether it may be
+ * written at all was settled by the constructor's claim. */
+static fab_status_t fab_h5_open(fab_h5_t *h)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     struct stat sb;
-    bool exists = stat(h->path, &sb) == 0;
     fab_status_t st = FAB_OK;
 
     H5Pset_fapl_core(fapl, 1 << 20, 0); /* in memory; commits write the image */
-    if (exists && !o->append && !o->force) {
-        FAB_ERROR("results file %s already exists", h->path);
-        fprintf(stderr, "hint: --append adds this run to it, --force replaces it, or choose "
-                        "another name with -o\n");
-        st = FAB_ERR_USAGE;
-    } else if (exists && o->append) {
+    if (h->append && stat(h->path, &sb) == 0) {
         st = fab_h5_open_existing(h, fapl);
     } else {
         h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
@@ -275,32 +181,6 @@ static fab_status_t fab_h5_open(fab_h5_t *h, const fab_opts_t *o)
 }
 
 /* ------------------------------------------------------------------ sink callbacks */
-
-/* "NAME=value" strings as the attributes of a group. */
-static void fab_h5_env(hid_t run, const char *name, char *const *kv, int n)
-{
-    hid_t env = H5Gcreate2(run, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-
-    for (int i = 0; env >= 0 && i < n; i++) {
-        char key[256];
-        const char *eq = strchr(kv[i], '=');
-
-        if (!eq || (size_t)(eq - kv[i]) >= sizeof(key))
-            continue;
-        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
-        if (!fab_utf8_valid(key)) { /* a name h5py could not decode: recorded escaped */
-            char *clean = fab_utf8_clean(key);
-
-            if (clean)
-                fab_h5_attr_str(env, clean, eq + 1);
-            free(clean);
-            continue;
-        }
-        fab_h5_attr_str(env, key, eq + 1);
-    }
-    if (env >= 0)
-        H5Gclose(env);
-}
 
 /* The run's metadata fields (out/runmeta.c) of the given phase(s) as they now stand. */
 static void fab_h5_meta(fab_h5_t *h, const fab_run_info_t *info, int when)
@@ -340,8 +220,9 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
     hid_t runs;
     H5G_info_t gi;
     char name[32];
-    fab_status_t st = fab_h5_open(h, o);
+    fab_status_t st = fab_h5_open(h);
 
+    (void)o; /* what the options allow was settled by the constructor */
     if (st != FAB_OK)
         return st;
     runs = H5Gopen2(h->file, "runs", H5P_DEFAULT);
@@ -591,16 +472,24 @@ static void fab_h5_close(void *arg)
     fab_h5_close_id(&h->kernel, H5Gclose);
     fab_h5_close_id(&h->run, H5Gclose);
     fab_h5_close_id(&h->file, H5Fclose);
+    fab_claim_release(&h->claim);
     free(h);
 }
 
-fab_status_t fab_out_hdf5_sink(const char *path, bool samples, fab_sink_t *sink)
+fab_status_t fab_out_hdf5_sink(const char *path, const fab_opts_t *o, bool *taken, fab_sink_t *sink)
 {
     fab_h5_t *h = calloc(1, sizeof(*h));
     char dir[1024], base[1024];
+    fab_status_t st;
 
     if (!h)
         return FAB_ERR_NOMEM;
+    st = fab_output_claim(path, "results file", o, taken, &h->claim);
+    if (st != FAB_OK) {
+        free(h);
+        return st;
+    }
+    h->append = o->append;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* we report errors ourselves */
     snprintf(h->path, sizeof(h->path), "%s", path);
     snprintf(dir, sizeof(dir), "%s", path);
@@ -608,7 +497,7 @@ fab_status_t fab_out_hdf5_sink(const char *path, bool samples, fab_sink_t *sink)
     snprintf(h->tmp, sizeof(h->tmp), "%s/.%s.tmp-%ld", dirname(dir), basename(base),
              (long)getpid());
     h->file = h->run = h->kernel = h->table = h->samples = -1;
-    h->keep_samples = samples;
+    h->keep_samples = o->samples;
     memset(sink, 0, sizeof(*sink));
     sink->name = "hdf5";
     sink->run_begin = fab_h5_run_begin;

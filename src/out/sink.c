@@ -7,8 +7,12 @@
 #include "kernel/fab_kernel.h"
 #include "measure/row.h"
 #include "out/runinfo.h"
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "core/log.h"
 #include "out/sink.h"
 
 #define FAB_SINKS_CALL(s, fn, ...)                                                                 \
@@ -94,4 +98,52 @@ void fab_sinks_close(fab_sinks_t *s)
     free(s->s);
     s->s = NULL;
     s->n = s->cap = 0;
+}
+
+fab_status_t fab_output_claim(const char *path, const char *what, const fab_opts_t *o, bool *taken,
+                              fab_claim_t *c)
+{
+    const char *kind = fab_file_kind(path);
+    int err;
+
+    if (taken)
+        *taken = false;
+    c->fd = -1;
+    if (kind && strcmp(kind, "a regular file") != 0) {
+        if (taken) {
+            *taken = true;
+            return FAB_ERR_USAGE;
+        }
+        FAB_ERROR("%s %s is %s: results go to regular files", what, path, kind);
+        fprintf(stderr, "hint: choose a file name%s\n",
+                strcmp(what, "results file") == 0 ? " with -o (-o none writes no result file)"
+                                                  : "");
+        return FAB_ERR_USAGE;
+    }
+    err = fab_claim(path, c);
+    if (err == EWOULDBLOCK || (err == 0 && kind && taken)) {
+        fab_claim_release(c);
+        if (taken) {
+            *taken = true;
+            return FAB_ERR_USAGE;
+        }
+        FAB_ERROR("%s %s is being written by another fabricbench run (its lock file: %s)", what,
+                  path, c->lock);
+        fprintf(stderr, "hint: wait for that run, or choose another name\n");
+        return FAB_ERR_USAGE;
+    }
+    if (err) {
+        FAB_ERROR("cannot create %s (the lock file of %s %s): %s", c->lock, what, path,
+                  strerror(err));
+        fprintf(stderr, "hint: choose a directory this user can write\n");
+        return FAB_ERR_IO;
+    }
+    if (kind && !o->append && !o->force) {
+        fab_claim_release(c);
+        FAB_ERROR("%s %s already exists", what, path);
+        fprintf(stderr, "hint: --append adds this run to it, --force replaces it, or choose "
+                        "another name\n");
+        return FAB_ERR_USAGE;
+    }
+    return FAB_OK;
 }

@@ -3,6 +3,7 @@
 #ifndef FAB_OUT_SINK_H
 #define FAB_OUT_SINK_H
 
+#include "core/file.h"
 #include "core/opts.h"
 #include "core/status.h"
 #include "core/world.h"
@@ -43,6 +44,14 @@ fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kernel_t *k, const fab_row_
                            const double *samples, size_t nsamples);
 fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kernel_t *k, fab_status_t st);
 fab_status_t fab_sinks_run_end(fab_sinks_t *s, const fab_run_info_t *info);
+/* Before an output writes anything (its constructor): claim its file (core/file.h) and
+ * refuse, with FAB_ERR_USAGE (exit 2) and a message naming `what` ("results file"), a path
+ * that is not a regular file, one another run is writing, and an existing file without
+ * --append or --force. taken (non-NULL, automatic names): for a file that exists or is
+ * claimed say nothing, set *taken and return FAB_ERR_USAGE, so the caller tries another. */
+fab_status_t fab_output_claim(const char *path, const char *what, const fab_opts_t *o, bool *taken,
+                              fab_claim_t *c);
+
 /* Close every output and forget them. */
 void fab_sinks_close(fab_sinks_t *s);
 

@@ -11,6 +11,7 @@ import random
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -282,8 +283,22 @@ for target, why in (("/nonexistent-dir/x.h5", "No such file or directory"),
     check("# kernel" not in p.stdout, "measured although the output was unwritable")
 print("ok unwritable outputs refused before measuring (exit 3)")
 
+# A file-size limit on the ranks (ulimit -f; mpirun's own PMIx files would outgrow it, so it
+# is set inside the ranks): a write error, exit 3 with a message, the rows before kept.
+p = mpirun(2, ["bash", "-c", 'ulimit -f 5000 && exec "$@"', "sh", exe, "run", "latency", "-m",
+               "1:128", "-i", "200000", "--samples", "-q", "-o", "fsize.h5", "--json",
+               "fsize.json"], timeout=120)
+check(p.returncode == 3 and "File too large" in p.stderr and
+      p.stderr.count("cannot write") == 1, "ulimit -f: exit %d\n%s" % (p.returncode, p.stderr))
+with h5py.File("fsize.h5", "r") as f:
+    kept = len(read_table(f)["latency"]["bytes"])
+with open("fsize.json") as jf:
+    end = json.loads(jf.readlines()[-1])
+check(kept >= 1 and end["record"] == "end" and end["status"] == "failed",
+      "ulimit -f: %d rows kept, JSON end %r" % (kept, end))
+print("ok ulimit -f: exit 3, one message, %d rows kept, the run marked failed in the JSON" % kept)
+
 # A write error mid-run (a full disk: a 400 KiB tmpfs): exit 3, rows written before intact.
-# (A file-size limit cannot be used: mpirun's own PMIx files outgrow it first.)
 if os.geteuid() != 0:
     print("SKIP write-error check: mounting a small tmpfs needs root")
 else:
@@ -350,8 +365,9 @@ with h5py.File("term.h5", "r") as f:
 check("# run interrupted" in out, "the table says the run was interrupted")
 print("ok SIGTERM: exit 4, run marked interrupted, %d rows kept" % stored)
 
-# SIGUSR1 (Slurm's warning) to all ranks, and SIGINT to one rank only: every rank stops.
-for sig, targets in ((signal.SIGUSR1, "all"), (signal.SIGINT, "one")):
+# SIGUSR1 (Slurm's warning) to all ranks, SIGINT and SIGHUP to one rank only: every rank
+# stops.
+for sig, targets in ((signal.SIGUSR1, "all"), (signal.SIGINT, "one"), (signal.SIGHUP, "one")):
     path = "sig%d.h5" % sig
     proc = start(path)
     pids = ranks(proc, path)
@@ -383,6 +399,79 @@ check(len(names) == 2 and all(re.match(r"fabricbench-%s-\d{8}T\d{6}Z(-\d+)?\.h5$
 check("# results: " + names[-1] in p.stdout or "# results: " + names[0] in p.stdout,
       "the header names the automatic file")
 print("ok automatic names, never clobbering: %s" % names)
+
+# ---------------------------------------------------------------- runs that meet
+# Two runs with automatic names started together, 10 times: two files, both complete.
+os.mkdir("meet")
+cmd = ["mpirun", "-np", "2", "--oversubscribe"] + MPIRUN_OPTS + [exe, "run", "latency", "-m",
+                                                                 "8,1K", "-i", "50", "-q"]
+for i in range(10):
+    a = subprocess.Popen(cmd, cwd="meet", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         env=mpi_env())
+    b = subprocess.Popen(cmd, cwd="meet", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         env=mpi_env())
+    for q in (a, b):
+        q.wait(timeout=120)
+        check(q.returncode == 0, "a run of a pair started together: exit %d %s"
+              % (q.returncode, q.stderr.read()[-2000:]))
+names = sorted(n for n in os.listdir("meet") if n.endswith(".h5"))
+check(len(names) == 20 and not any(n.endswith(".lock") for n in os.listdir("meet")),
+      "20 runs, files: %s" % sorted(os.listdir("meet")))
+for n in names:
+    with h5py.File(os.path.join("meet", n), "r") as f:
+        check(f["runs/run_0000"].attrs["status"] == "complete" and
+              len(read_table(f)["latency"]["bytes"]) == 2, "%s incomplete" % n)
+print("ok 10 pairs of runs started together: 20 files, all complete")
+
+# Two --append runs at once: each lands in the file or is refused (exit 2) before measuring.
+p = mpirun(2, [exe, "run", "latency", "-m", "8", "-i", "5", "-q", "-o", "shared.h5"])
+check(p.returncode == 0, "shared.h5: %s" % p.stderr[-1000:])
+landed = refused = 0
+for i in range(3):
+    qs = [subprocess.Popen(["mpirun", "-np", "2", "--oversubscribe"] + MPIRUN_OPTS +
+                           [exe, "run", "latency", "-m", "8,1K,64K", "-t", "0.05", "-q", "-o",
+                            "shared.h5", "--append"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, env=mpi_env()) for _ in range(2)]
+    for q in qs:
+        out, err = q.communicate(timeout=120)
+        check(q.returncode in (0, 2), "an appending run: exit %d %s" % (q.returncode, err))
+        if q.returncode == 2:
+            check("being written by another fabricbench run" in err and "# kernel" not in out,
+                  "refused appender: %s" % err)
+            refused += 1
+        else:
+            landed += 1
+with h5py.File("shared.h5", "r") as f:
+    check(len(f["runs"]) == 1 + landed and all(f["runs"][r].attrs["status"] == "complete"
+                                                for r in f["runs"]), "shared.h5 runs")
+print("ok two appenders at once, 3 times: %d landed, %d refused before measuring"
+      % (landed, refused))
+
+# The same file for two outputs (also spelled differently): refused, nothing created.
+for args in (["-o", "same.h5", "--csv", "same.h5"], ["-o", "same.h5", "--json", "./same.h5"],
+             ["-o", "none", "--json", "same.json", "--csv", "../%s/same.json"
+              % os.path.basename(os.getcwd())]):
+    p = mpirun(2, [exe, "run", "latency", "-m", "8", "-i", "5"] + args)
+    check(p.returncode == 2 and "name the same file" in p.stderr and
+          not os.path.exists("same.h5") and not os.path.exists("same.json"),
+          "%s: exit %d %s" % (args, p.returncode, p.stderr))
+# Not regular files, also with --force: refused with a message that does not suggest --force;
+# the FIFO is never opened (no hang), the device node stays as it was.
+os.mkfifo("fifo")
+dev = "devnode"
+try:
+    os.mknod(dev, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+except PermissionError:
+    dev = "/dev/null"
+for args in (["-o", "fifo", "--force"], ["-o", "none", "--json", "fifo", "--append"],
+             ["-o", dev, "--force"], ["-o", "none", "--csv", dev, "--force"]):
+    p = mpirun(2, [exe, "run", "latency", "-m", "8", "-i", "5"] + args, timeout=30)
+    check(p.returncode == 2 and "results go to regular files" in p.stderr and
+          "--force" not in p.stderr.split("error:")[-1], "%s: exit %d %s"
+          % (args, p.returncode, p.stderr))
+check(stat.S_ISFIFO(os.stat("fifo").st_mode) and stat.S_ISCHR(os.stat(dev).st_mode),
+      "the FIFO or device node changed")
+print("ok outputs: the same file twice, a FIFO, a device node: refused (exit 2), untouched")
 
 # ---------------------------------------------------------------- kill -9 at random moments
 rng = random.Random(os.environ.get("FAB_TEST_SEED", str(time.time())))

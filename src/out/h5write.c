@@ -1,0 +1,129 @@
+/* Writing HDF5 attributes and string datasets the way the result file wants them: strings
+ * variable-length and UTF-8 (bytes that are not become \\xNN, core/text.h), an attribute
+ * replaced when it exists. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/text.h"
+#include "out/h5write.h"
+
+/* A string attribute, UTF-8 (bytes that are not become \xNN, core/text.h). */
+herr_t fab_h5_attr_str(hid_t obj, const char *name, const char *value)
+{
+    hid_t type, space, attr;
+    herr_t rc = -1;
+    char *clean = NULL;
+
+    if (!value)
+        value = "";
+    if (!fab_utf8_valid(value)) {
+        clean = fab_utf8_clean(value);
+        if (!clean)
+            return -1;
+        value = clean;
+    }
+    type = H5Tcopy(H5T_C_S1);
+    space = H5Screate(H5S_SCALAR);
+
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    if (H5Aexists(obj, name) > 0)
+        H5Adelete(obj, name);
+    attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr >= 0) {
+        rc = H5Awrite(attr, type, &value);
+        H5Aclose(attr);
+    }
+    H5Sclose(space);
+    H5Tclose(type);
+    free(clean);
+    return rc;
+}
+
+herr_t fab_h5_attr_num(hid_t obj, const char *name, hid_t type, const void *value)
+{
+    hid_t space = H5Screate(H5S_SCALAR), attr;
+    herr_t rc = -1;
+
+    if (H5Aexists(obj, name) > 0)
+        H5Adelete(obj, name);
+    attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr >= 0) {
+        rc = H5Awrite(attr, type, value);
+        H5Aclose(attr);
+    }
+    H5Sclose(space);
+    return rc;
+}
+
+herr_t fab_h5_attr_i64(hid_t obj, const char *name, int64_t v)
+{
+    return fab_h5_attr_num(obj, name, H5T_NATIVE_INT64, &v);
+}
+
+herr_t fab_h5_attr_f64(hid_t obj, const char *name, double v)
+{
+    return fab_h5_attr_num(obj, name, H5T_NATIVE_DOUBLE, &v);
+}
+
+/* A 1-D dataset of strings (one per rank: hosts can outgrow an attribute's 64 KiB). */
+herr_t fab_h5_strings(hid_t parent, const char *name, char *const *in, hsize_t n)
+{
+    hid_t type, space, ds;
+    herr_t rc = -1;
+    char **v = calloc(n ? n : 1, sizeof(*v)); /* each UTF-8, as fab_h5_attr_str */
+
+    for (hsize_t i = 0; v && i < n; i++) {
+        v[i] = fab_utf8_clean(in[i] ? in[i] : "");
+        if (!v[i]) {
+            for (hsize_t j = 0; j < i; j++)
+                free(v[j]);
+            free(v);
+            v = NULL;
+        }
+    }
+    if (!v)
+        return -1;
+    type = H5Tcopy(H5T_C_S1);
+    space = H5Screate_simple(1, &n, NULL);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    ds = H5Dcreate2(parent, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (ds >= 0) {
+        rc = H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+        H5Dclose(ds);
+    }
+    H5Sclose(space);
+    H5Tclose(type);
+    for (hsize_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+    return rc;
+}
+
+/* "NAME=value" strings as the attributes of a group. */
+void fab_h5_env(hid_t run, const char *name, char *const *kv, int n)
+{
+    hid_t env = H5Gcreate2(run, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+
+    for (int i = 0; env >= 0 && i < n; i++) {
+        char key[256];
+        const char *eq = strchr(kv[i], '=');
+
+        if (!eq || (size_t)(eq - kv[i]) >= sizeof(key))
+            continue;
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv[i]), kv[i]);
+        if (!fab_utf8_valid(key)) { /* a name h5py could not decode: recorded escaped */
+            char *clean = fab_utf8_clean(key);
+
+            if (clean)
+                fab_h5_attr_str(env, clean, eq + 1);
+            free(clean);
+            continue;
+        }
+        fab_h5_attr_str(env, key, eq + 1);
+    }
+    if (env >= 0)
+        H5Gclose(env);
+}

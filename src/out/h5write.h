@@ -1,0 +1,19 @@
+/* HDF5 attributes and string datasets for the result file (out/h5write.c). */
+#ifndef FAB_OUT_H5WRITE_H
+#define FAB_OUT_H5WRITE_H
+
+#include <hdf5.h>
+#include <stdint.h>
+
+/* A string attribute (replaced when it exists), UTF-8. */
+herr_t fab_h5_attr_str(hid_t obj, const char *name, const char *value);
+/* A scalar number attribute of HDF5 type `type` (replaced when it exists). */
+herr_t fab_h5_attr_num(hid_t obj, const char *name, hid_t type, const void *value);
+herr_t fab_h5_attr_i64(hid_t obj, const char *name, int64_t v);
+herr_t fab_h5_attr_f64(hid_t obj, const char *name, double v);
+/* A 1-D dataset of n strings, UTF-8 (one per rank: hosts can outgrow an attribute's 64 KiB). */
+herr_t fab_h5_strings(hid_t parent, const char *name, char *const *v, hsize_t n);
+/* A group `name` with one string attribute per "NAME=value" string. */
+void fab_h5_env(hid_t run, const char *name, char *const *kv, int n);
+
+#endif
