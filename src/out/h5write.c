@@ -1,5 +1,5 @@
 /* Writing HDF5 attributes and string datasets the way the result file wants them: strings
- * variable-length and UTF-8 (bytes that are not become \\xNN, core/text.h), an attribute
+ * variable-length and UTF-8 (bytes that are not become \xNN, core/text.h), an attribute
  * replaced when it exists. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -102,6 +102,17 @@ static fab_status_t fab_h5_commit(fab_h5_t *h)
 
 /* ------------------------------------------------------------------ opening */
 
+/* An attribute that holds one value (reading an array into one would overrun it). */
+static bool fab_h5_one_value(hid_t attr)
+{
+    hid_t space = H5Aget_space(attr);
+    bool one = space >= 0 && H5Sget_simple_extent_npoints(space) == 1;
+
+    if (space >= 0)
+        H5Sclose(space);
+    return one;
+}
+
 static fab_status_t fab_h5_open_existing(fab_h5_t *h, hid_t fapl)
 {
     FILE *f = fopen(h->path, "rb");
@@ -126,8 +137,8 @@ static fab_status_t fab_h5_open_existing(fab_h5_t *h, hid_t fapl)
     if (h->file >= 0 && H5Aexists(h->file, "schema") > 0) {
         attr = H5Aopen(h->file, "schema", H5P_DEFAULT);
         type = H5Aget_type(attr);
-        if (H5Tis_variable_str(type) > 0 && H5Aread(attr, type, &schema) >= 0 && schema &&
-            strcmp(schema, FAB_SCHEMA_NAME) == 0)
+        if (fab_h5_one_value(attr) && H5Tis_variable_str(type) > 0 &&
+            H5Aread(attr, type, &schema) >= 0 && schema && strcmp(schema, FAB_SCHEMA_NAME) == 0)
             st = FAB_OK;
         if (schema)
             H5free_memory(schema);
@@ -142,12 +153,22 @@ static fab_status_t fab_h5_open_existing(fab_h5_t *h, hid_t fapl)
 
         attr = H5Aopen(h->file, "schema_version", H5P_DEFAULT);
         if (attr >= 0) {
-            H5Aread(attr, H5T_NATIVE_LLONG, &version);
+            type = H5Aget_type(attr);
+            if (!fab_h5_one_value(attr) || H5Tget_class(type) != H5T_INTEGER ||
+                H5Aread(attr, H5T_NATIVE_LLONG, &version) < 0)
+                version = -1;
+            H5Tclose(type);
             H5Aclose(attr);
         }
         if (version != FAB_SCHEMA_VERSION) {
-            FAB_ERROR("--append: %s has schema version %lld; this fabricbench writes version %d",
-                      h->path, version, FAB_SCHEMA_VERSION);
+            if (version == -1)
+                FAB_ERROR("--append: %s has no schema_version this fabricbench can read (one "
+                          "integer); it writes version %d",
+                          h->path, FAB_SCHEMA_VERSION);
+            else
+                FAB_ERROR("--append: %s has schema version %lld; this fabricbench writes "
+                          "version %d",
+                          h->path, version, FAB_SCHEMA_VERSION);
             st = FAB_ERR_USAGE;
         }
     }

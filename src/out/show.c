@@ -1,7 +1,13 @@
 /* `fabricbench show FILE.h5`: every run and table of a result file, printed in the live
- * layout, so a file can be inspected where there is no Python. */
+ * layout, so a file can be inspected where there is no Python.
+ *
+ * The file is read as hostile until checked: every attribute shown must be one value of a
+ * string or number type, every column a 1-D numeric dataset of the table's length, every run
+ * and kernel a group. The first object that is not is named in one error line (exit 3), and
+ * text from the file is printed with its control characters escaped. */
 #include <hdf5.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,66 +22,146 @@
 
 #include "fab_schema.h"
 
-/* An attribute as text, or "" when absent; "?" when it is not one value (a file fabricbench
- * did not write: reading an array into one value would overrun it). */
-static void fab_show_attr(hid_t obj, const char *name, char *out, size_t len)
+#define FAB_SHOW_STR_MAX (1 << 20) /* longest string attribute read */
+
+typedef struct fab_show {
+    FILE *f;
+    const char *path;
+    fab_status_t st; /* the first problem found (FAB_ERR_IO), after which nothing is printed */
+} fab_show_t;
+
+/* The file does not match the schema: say what, once. */
+static void fab_show_bad(fab_show_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void fab_show_bad(fab_show_t *s, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+
+    if (s->st != FAB_OK)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    FAB_ERROR("%s: %s (not as fabricbench writes it: a damaged or edited file)", s->path, what);
+    s->st = FAB_ERR_IO;
+}
+
+/* Text from the file, made safe for a terminal: control characters and DEL as \xNN. */
+static void fab_show_safe(const char *in, char *out, size_t len)
+{
+    size_t n = 0;
+
+    for (; *in && n + 5 < len; in++) {
+        unsigned char c = (unsigned char)*in;
+
+        if (c < 0x20 || c == 0x7f)
+            n += (size_t)snprintf(out + n, len - n, "\\x%02X", c);
+        else
+            out[n++] = (char)c;
+    }
+    out[n] = '\0';
+}
+
+/* An attribute of obj (called `where` in messages) as text, "" when absent. It must be one
+ * value: a string, an integer or a floating-point number. */
+static void fab_show_attr(fab_show_t *s, hid_t obj, const char *where, const char *name, char *out,
+                          size_t len)
 {
     hid_t attr, type, space;
-    char *v = NULL;
+    H5T_class_t cls;
     hssize_t npoints;
+    char *v = NULL;
 
     out[0] = '\0';
-    if (H5Aexists(obj, name) <= 0)
+    if (s->st != FAB_OK || H5Aexists(obj, name) <= 0)
         return;
     attr = H5Aopen(obj, name, H5P_DEFAULT);
+    if (attr < 0) {
+        fab_show_bad(s, "attribute %s of %s cannot be read", name, where);
+        return;
+    }
     space = H5Aget_space(attr);
     npoints = space >= 0 ? H5Sget_simple_extent_npoints(space) : -1;
-    if (space >= 0)
-        H5Sclose(space);
     type = H5Aget_type(attr);
+    cls = H5Tget_class(type);
     if (npoints != 1) {
-        snprintf(out, len, "?");
-    } else if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0 &&
-               H5Aread(attr, type, &v) >= 0 && v) {
-        snprintf(out, len, "%s", v);
-        H5free_memory(v);
-    } else if (H5Tget_class(type) == H5T_INTEGER) {
-        long long n = 0;
+        fab_show_bad(s, "attribute %s of %s holds %lld values, not one", name, where,
+                     (long long)npoints);
+    } else if (cls == H5T_STRING && H5Tis_variable_str(type) > 0) {
+        if (H5Aread(attr, type, &v) >= 0 && v) {
+            fab_show_safe(v, out, len);
+            H5free_memory(v);
+        } else {
+            fab_show_bad(s, "attribute %s of %s: its string cannot be read", name, where);
+        }
+    } else if (cls == H5T_STRING && H5Tget_size(type) < FAB_SHOW_STR_MAX) {
+        size_t sz = H5Tget_size(type);
+        char *buf = calloc(1, sz + 1);
 
-        H5Aread(attr, H5T_NATIVE_LLONG, &n);
-        snprintf(out, len, "%lld", n);
-    } else if (H5Tget_class(type) == H5T_FLOAT) {
+        if (buf && H5Aread(attr, type, buf) >= 0)
+            fab_show_safe(buf, out, len);
+        else
+            fab_show_bad(s, "attribute %s of %s: its string cannot be read", name, where);
+        free(buf);
+    } else if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
         double d = 0;
 
-        H5Aread(attr, H5T_NATIVE_DOUBLE, &d);
-        snprintf(out, len, "%g", d);
+        if (H5Aread(attr, H5T_NATIVE_DOUBLE, &d) < 0)
+            fab_show_bad(s, "attribute %s of %s: its number cannot be read", name, where);
+        else if (cls == H5T_INTEGER)
+            snprintf(out, len, "%.0f", d);
+        else
+            snprintf(out, len, "%g", d);
+    } else {
+        fab_show_bad(s, "attribute %s of %s is neither a string nor a number", name, where);
     }
+    if (space >= 0)
+        H5Sclose(space);
     H5Tclose(type);
     H5Aclose(attr);
 }
 
-/* A dataset of variable-length strings (the placement, one per rank), one line each. */
-static void fab_show_strings(hid_t g, const char *dset, const char *label, FILE *f)
+/* A 1-D dataset of variable-length strings (the placement, one per rank), one line each. */
+static void fab_show_strings(fab_show_t *s, hid_t g, const char *where, const char *dset,
+                             const char *label)
 {
-    hid_t ds, space, type;
+    hid_t ds, space, ftype, type;
     hssize_t n;
-    char **v;
+    char **v = NULL;
 
-    if (H5Lexists(g, dset, H5P_DEFAULT) <= 0 || (ds = H5Dopen2(g, dset, H5P_DEFAULT)) < 0)
+    if (s->st != FAB_OK || H5Lexists(g, dset, H5P_DEFAULT) <= 0)
         return;
-    space = H5Dget_space(ds);
-    n = H5Sget_simple_extent_npoints(space);
-    type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, H5T_VARIABLE);
-    v = n > 0 ? calloc((size_t)n, sizeof(char *)) : NULL;
-    if (v && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
-        for (hssize_t i = 0; i < n; i++)
-            if (v[i])
-                fprintf(f, "# %s: %s\n", label, v[i]);
-        H5Dvlen_reclaim(type, space, H5P_DEFAULT, v);
+    ds = H5Dopen2(g, dset, H5P_DEFAULT);
+    if (ds < 0) {
+        fab_show_bad(s, "%s/%s is not a dataset", where, dset);
+        return;
     }
-    free(v);
-    H5Tclose(type);
+    space = H5Dget_space(ds);
+    ftype = H5Dget_type(ds);
+    n = H5Sget_simple_extent_npoints(space);
+    if (H5Sget_simple_extent_ndims(space) != 1 || H5Tget_class(ftype) != H5T_STRING ||
+        H5Tis_variable_str(ftype) <= 0) {
+        fab_show_bad(s, "%s/%s is not a 1-D dataset of strings", where, dset);
+    } else if (n > 0) {
+        type = H5Tcopy(H5T_C_S1);
+        H5Tset_size(type, H5T_VARIABLE);
+        v = calloc((size_t)n, sizeof(char *));
+        if (v && H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) {
+            for (hssize_t i = 0; i < n; i++) {
+                char line[1024];
+
+                fab_show_safe(v[i] ? v[i] : "", line, sizeof(line));
+                fprintf(s->f, "# %s: %s\n", label, line);
+            }
+            H5Dvlen_reclaim(type, space, H5P_DEFAULT, v);
+        } else {
+            fab_show_bad(s, "%s/%s cannot be read", where, dset);
+        }
+        free(v);
+        H5Tclose(type);
+    }
+    H5Tclose(ftype);
     H5Sclose(space);
     H5Dclose(ds);
 }
@@ -95,8 +181,8 @@ static herr_t fab_show_collect(hid_t g, const char *name, const H5L_info_t *info
     if (!grown)
         return -1;
     names->v = grown;
-    names->v[names->n++] = strdup(name);
-    return 0;
+    names->v[names->n] = strdup(name);
+    return names->v[names->n++] ? 0 : -1;
 }
 
 /* The children of a group, in name order (run_0000, 00_latency, ...). */
@@ -115,150 +201,189 @@ static void fab_show_names_free(fab_names_t *names)
     free(names->v);
 }
 
-static fab_status_t fab_show_table(hid_t table, fab_kind_t kind, FILE *f)
+/* Group `name` of g (a run, a kernel, its table), or an error naming it. */
+static hid_t fab_show_group(fab_show_t *s, hid_t g, const char *where, const char *name)
+{
+    H5O_info_t oi;
+    hid_t out = -1;
+
+    if (s->st != FAB_OK)
+        return -1;
+    if (H5Lexists(g, name, H5P_DEFAULT) <= 0)
+        fab_show_bad(s, "%s has no %s", where, name);
+    else if (H5Oget_info_by_name(g, name, &oi, H5P_DEFAULT) < 0 || oi.type != H5O_TYPE_GROUP)
+        fab_show_bad(s, "%s/%s is not a group", where, name);
+    else if ((out = H5Gopen2(g, name, H5P_DEFAULT)) < 0)
+        fab_show_bad(s, "%s/%s cannot be opened", where, name);
+    return out;
+}
+
+/* One column: a 1-D numeric dataset of *n rows (the first column found sets *n); NULL when
+ * the table has no such column (it prints as nan) or on a problem. */
+static double *fab_show_column(fab_show_t *s, hid_t table, const char *where, const char *name,
+                               hsize_t *n, bool *first)
+{
+    hid_t ds, space, type;
+    hsize_t len = 0;
+    H5T_class_t cls;
+    double *v = NULL;
+
+    if (H5Lexists(table, name, H5P_DEFAULT) <= 0)
+        return NULL;
+    ds = H5Dopen2(table, name, H5P_DEFAULT);
+    if (ds < 0) {
+        fab_show_bad(s, "%s/%s is not a dataset", where, name);
+        return NULL;
+    }
+    space = H5Dget_space(ds);
+    type = H5Dget_type(ds);
+    cls = H5Tget_class(type);
+    if (H5Sget_simple_extent_ndims(space) != 1)
+        fab_show_bad(s, "column %s/%s is not 1-D", where, name);
+    else if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+        fab_show_bad(s, "column %s/%s is not numeric", where, name);
+    else if (H5Sget_simple_extent_dims(space, &len, NULL) != 1 || (!*first && len != *n))
+        fab_show_bad(s, "column %s/%s has %llu rows, the table %llu", where, name,
+                     (unsigned long long)len, (unsigned long long)*n);
+    else if (!(v = malloc(sizeof(double) * (len ? len : 1))))
+        s->st = FAB_ERR_NOMEM;
+    else if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
+        fab_show_bad(s, "column %s/%s cannot be read", where, name);
+    if (s->st != FAB_OK) {
+        free(v);
+        v = NULL;
+    } else {
+        *n = len;
+        *first = false;
+    }
+    H5Tclose(type);
+    H5Sclose(space);
+    H5Dclose(ds);
+    return v;
+}
+
+static void fab_show_table(fab_show_t *s, hid_t table, const char *where, fab_kind_t kind)
 {
     double *cols[FAB_MAX_COLUMNS] = {NULL};
     hsize_t n = 0;
     bool first = true;
-    fab_status_t st = FAB_OK;
 
-    for (int c = 0; c < fab_ncolumns && st == FAB_OK; c++) {
-        hid_t ds = H5Dopen2(table, fab_columns[c].name, H5P_DEFAULT), space;
-        hsize_t len = 0;
-
-        if (ds < 0)
-            continue; /* a column this file does not have prints as nan */
-        space = H5Dget_space(ds);
-        if (H5Sget_simple_extent_ndims(space) != 1) {
-            FAB_ERROR("column %s is not a 1-D dataset: not a table fabricbench wrote",
-                      fab_columns[c].name);
-            st = FAB_ERR_IO;
-        } else {
-            H5Sget_simple_extent_dims(space, &len, NULL);
-        }
-        H5Sclose(space);
-        if (st != FAB_OK) {
-            H5Dclose(ds);
-            break;
-        }
-        if (first)
-            n = len;
-        first = false;
-        cols[c] = malloc(sizeof(double) * (len ? len : 1));
-        if (!cols[c])
-            st = FAB_ERR_NOMEM;
-        else if (len != n ||
-                 H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, cols[c]) < 0)
-            st = FAB_ERR_IO;
-        H5Dclose(ds);
-    }
-    fab_out_text_columns(f, kind);
-    for (hsize_t i = 0; i < n && st == FAB_OK; i++) {
+    for (int c = 0; c < fab_ncolumns && s->st == FAB_OK; c++)
+        cols[c] = fab_show_column(s, table, where, fab_columns[c].name, &n, &first);
+    if (s->st == FAB_OK)
+        fab_out_text_columns(s->f, kind);
+    for (hsize_t i = 0; i < n && s->st == FAB_OK; i++) {
         double v[FAB_MAX_COLUMNS];
 
         for (int c = 0; c < fab_ncolumns; c++)
             v[c] = cols[c] ? cols[c][i] : NAN;
-        fab_out_text_values(f, kind, v);
+        fab_out_text_values(s->f, kind, v);
     }
     for (int c = 0; c < fab_ncolumns; c++)
         free(cols[c]);
-    return st;
 }
 
-static fab_status_t fab_show_kernel(hid_t kg, FILE *f)
+/* The kernel's attributes as its live header says them. */
+static void fab_show_kernel_header(fab_show_t *s, hid_t kg, const char *w, const char *name)
 {
-    char name[64], summary[256], kind[32], ranks[64], policy[160], window[32], status[64];
-    hid_t table;
-    fab_status_t st;
+    char summary[256], ranks[64], policy[160], window[32], status[64], dtype[32], op[16];
+    char arith[192], root[32], detail[1024], opts[1024];
 
-    fab_show_attr(kg, "kernel", name, sizeof(name));
-    fab_show_attr(kg, "summary", summary, sizeof(summary));
-    fab_show_attr(kg, "kind", kind, sizeof(kind));
-    fab_show_attr(kg, "ranks", ranks, sizeof(ranks));
-    fab_show_attr(kg, "iteration_policy", policy, sizeof(policy));
-    fab_show_attr(kg, "window", window, sizeof(window));
-    fab_show_attr(kg, "status", status, sizeof(status));
-    fprintf(f, "#\n# kernel: %s: %s\n# ranks: %s\n# iterations: %s\n", name, summary, ranks,
+    fab_show_attr(s, kg, w, "summary", summary, sizeof(summary));
+    fab_show_attr(s, kg, w, "ranks", ranks, sizeof(ranks));
+    fab_show_attr(s, kg, w, "iteration_policy", policy, sizeof(policy));
+    fab_show_attr(s, kg, w, "window", window, sizeof(window));
+    fab_show_attr(s, kg, w, "status", status, sizeof(status));
+    fab_show_attr(s, kg, w, "dtype", dtype, sizeof(dtype));
+    fab_show_attr(s, kg, w, "op", op, sizeof(op));
+    fab_show_attr(s, kg, w, "dtype_arithmetic", arith, sizeof(arith));
+    fab_show_attr(s, kg, w, "root", root, sizeof(root));
+    fab_show_attr(s, kg, w, "detail", detail, sizeof(detail));
+    fab_show_attr(s, kg, w, "options", opts, sizeof(opts));
+    if (s->st != FAB_OK)
+        return;
+    fprintf(s->f, "#\n# kernel: %s: %s\n# ranks: %s\n# iterations: %s\n", name, summary, ranks,
             policy);
     if (strcmp(window, "0") != 0 && window[0])
-        fprintf(f, "# window: %s messages per iteration\n", window);
-    {
-        char dtype[32], op[16], arith[192], root[32];
-
-        fab_show_attr(kg, "dtype", dtype, sizeof(dtype));
-        fab_show_attr(kg, "op", op, sizeof(op));
-        fab_show_attr(kg, "dtype_arithmetic", arith, sizeof(arith));
-        fab_show_attr(kg, "root", root, sizeof(root));
-        if (dtype[0])
-            fprintf(f, "# dtype: %s%s%s%s%s%s\n", dtype, op[0] ? ", op " : "", op,
-                    arith[0] ? " (" : "", arith, arith[0] ? ")" : "");
-        if (root[0] && strcmp(root, "-2") != 0)
-            fprintf(f, "# root: %s%s\n", strcmp(root, "-1") == 0 ? "rotating" : "fixed, rank ",
-                    strcmp(root, "-1") == 0 ? "" : root);
-    }
-    {
-        char detail[1024], opts[1024];
-
-        fab_show_attr(kg, "detail", detail, sizeof(detail));
-        fab_show_attr(kg, "options", opts, sizeof(opts));
-        if (detail[0])
-            fprintf(f, "# %s: %s\n", name, detail);
-        if (opts[0])
-            fprintf(f, "# options: %s\n", opts);
-    }
-    fprintf(f, "# status: %s\n", status);
-    table = H5Gopen2(kg, "table", H5P_DEFAULT);
-    if (table < 0)
-        return FAB_ERR_IO;
-    st = fab_show_table(table,
-                        strcmp(kind, "latency") == 0      ? FAB_KIND_LATENCY
-                        : strcmp(kind, "collective") == 0 ? FAB_KIND_COLLECTIVE
-                                                          : FAB_KIND_BANDWIDTH,
-                        f);
-    H5Gclose(table);
-    return st;
+        fprintf(s->f, "# window: %s messages per iteration\n", window);
+    if (dtype[0])
+        fprintf(s->f, "# dtype: %s%s%s%s%s%s\n", dtype, op[0] ? ", op " : "", op,
+                arith[0] ? " (" : "", arith, arith[0] ? ")" : "");
+    if (root[0] && strcmp(root, "-2") != 0)
+        fprintf(s->f, "# root: %s%s\n", strcmp(root, "-1") == 0 ? "rotating" : "fixed, rank ",
+                strcmp(root, "-1") == 0 ? "" : root);
+    if (detail[0])
+        fprintf(s->f, "# %s: %s\n", name, detail);
+    if (opts[0])
+        fprintf(s->f, "# options: %s\n", opts);
+    fprintf(s->f, "# status: %s\n", status);
 }
 
-static fab_status_t fab_show_run(hid_t run, const char *name, FILE *f)
+static void fab_show_kernel(fab_show_t *s, hid_t kg, const char *where)
 {
-    char v[2048];
+    char name[64], kind[32], tw[2560];
+    fab_kind_t k = FAB_KIND_BANDWIDTH;
+    hid_t table;
+
+    fab_show_attr(s, kg, where, "kernel", name, sizeof(name));
+    fab_show_attr(s, kg, where, "kind", kind, sizeof(kind));
+    if (s->st == FAB_OK && strcmp(kind, "latency") == 0)
+        k = FAB_KIND_LATENCY;
+    else if (s->st == FAB_OK && strcmp(kind, "collective") == 0)
+        k = FAB_KIND_COLLECTIVE;
+    else if (s->st == FAB_OK && strcmp(kind, "bandwidth") != 0)
+        fab_show_bad(s, "%s: kind '%s' is none of latency, bandwidth, collective", where, kind);
+    fab_show_kernel_header(s, kg, where, name);
+    table = fab_show_group(s, kg, where, "table");
+    snprintf(tw, sizeof(tw), "%s/table", where);
+    if (table >= 0) {
+        fab_show_table(s, table, tw, k);
+        H5Gclose(table);
+    }
+}
+
+static void fab_show_run(fab_show_t *s, hid_t run, const char *where)
+{
+    char v[2048], kw[1024];
     hid_t kernels;
     fab_names_t names;
-    fab_status_t st = FAB_OK;
 
-    fprintf(f, "# run: %s\n", name);
-    for (int i = 0; i < fab_nmeta; i++) {
+    fprintf(s->f, "# run: %s\n", strrchr(where, '/') + 1);
+    for (int i = 0; i < fab_nmeta && s->st == FAB_OK; i++) {
         const fab_meta_field_t *m = &fab_meta_fields[i];
 
         if (!m->show || !(m->where & FAB_META_H5))
             continue;
-        fab_show_attr(run, m->name, v, sizeof(v));
+        fab_show_attr(s, run, where, m->name, v, sizeof(v));
         if (v[0])
-            fprintf(f, "# %s: %s\n", m->show, strcmp(v, "nan") == 0 ? "unknown" : v);
+            fprintf(s->f, "# %s: %s\n", m->show, strcmp(v, "nan") == 0 ? "unknown" : v);
     }
-    fab_show_strings(run, "placement", "placement", f);
-    kernels = H5Gopen2(run, "kernels", H5P_DEFAULT);
+    fab_show_strings(s, run, where, "placement", "placement");
+    kernels = fab_show_group(s, run, where, "kernels");
     if (kernels < 0)
-        return FAB_ERR_IO;
+        return;
+    snprintf(kw, sizeof(kw), "%s/kernels", where);
     names = fab_show_children(kernels);
-    for (int i = 0; i < names.n && st == FAB_OK; i++) {
-        hid_t kg = H5Gopen2(kernels, names.v[i], H5P_DEFAULT);
+    for (int i = 0; i < names.n && s->st == FAB_OK; i++) {
+        hid_t kg = fab_show_group(s, kernels, kw, names.v[i]);
+        char w[2048];
 
-        st = kg >= 0 ? fab_show_kernel(kg, f) : FAB_ERR_IO;
-        if (kg >= 0)
+        snprintf(w, sizeof(w), "%s/%s", kw, names.v[i]);
+        if (kg >= 0) {
+            fab_show_kernel(s, kg, w);
             H5Gclose(kg);
+        }
     }
     fab_show_names_free(&names);
     H5Gclose(kernels);
-    return st;
 }
 
 fab_status_t fab_show(const char *path, FILE *f)
 {
+    fab_show_t s = {f, path, FAB_OK};
     hid_t file, runs;
     char schema[64], version[16], want[16];
     fab_names_t names;
-    fab_status_t st = FAB_OK;
 
     fab_log_init(-1, "fabricbench show");
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -267,38 +392,40 @@ fab_status_t fab_show(const char *path, FILE *f)
         FAB_ERROR("cannot open %s as an HDF5 file (missing, unreadable or not HDF5)", path);
         return FAB_ERR_IO;
     }
-    fab_show_attr(file, "schema", schema, sizeof(schema));
-    fab_show_attr(file, "schema_version", version, sizeof(version));
-    runs = strcmp(schema, FAB_SCHEMA_NAME) == 0 ? H5Gopen2(file, "runs", H5P_DEFAULT) : -1;
-    if (runs < 0) {
+    fab_show_attr(&s, file, "/", "schema", schema, sizeof(schema));
+    fab_show_attr(&s, file, "/", "schema_version", version, sizeof(version));
+    if (s.st == FAB_OK && strcmp(schema, FAB_SCHEMA_NAME) != 0) {
         FAB_ERROR("%s is an HDF5 file but not a fabricbench result file (schema '%s')", path,
                   schema);
         H5Fclose(file);
         return FAB_ERR_USAGE;
     }
     snprintf(want, sizeof(want), "%d", FAB_SCHEMA_VERSION);
-    if (strcmp(version, want) != 0) {
+    if (s.st == FAB_OK && strcmp(version, want) != 0) {
         FAB_ERROR("%s has schema version %s; this fabricbench reads version %d", path, version,
                   FAB_SCHEMA_VERSION);
-        H5Gclose(runs);
         H5Fclose(file);
         return FAB_ERR_USAGE;
     }
-    fprintf(f, "# file: %s (schema %s version %s)\n", path, schema, version);
-    names = fab_show_children(runs);
-    for (int i = 0; i < names.n && st == FAB_OK; i++) {
-        hid_t run = H5Gopen2(runs, names.v[i], H5P_DEFAULT);
+    runs = fab_show_group(&s, file, "the file", "runs");
+    if (runs >= 0) {
+        fprintf(f, "# file: %s (schema %s version %s)\n", path, schema, version);
+        names = fab_show_children(runs);
+        for (int i = 0; i < names.n && s.st == FAB_OK; i++) {
+            hid_t run = fab_show_group(&s, runs, "/runs", names.v[i]);
+            char w[512];
 
-        if (i)
-            fprintf(f, "#\n");
-        st = run >= 0 ? fab_show_run(run, names.v[i], f) : FAB_ERR_IO;
-        if (run >= 0)
-            H5Gclose(run);
+            snprintf(w, sizeof(w), "/runs/%s", names.v[i]);
+            if (i && run >= 0)
+                fprintf(f, "#\n");
+            if (run >= 0) {
+                fab_show_run(&s, run, w);
+                H5Gclose(run);
+            }
+        }
+        fab_show_names_free(&names);
+        H5Gclose(runs);
     }
-    fab_show_names_free(&names);
-    H5Gclose(runs);
     H5Fclose(file);
-    if (st != FAB_OK)
-        FAB_ERROR("%s: a run could not be read completely", path);
-    return st;
+    return s.st;
 }
