@@ -11,6 +11,7 @@
 #include "cli/run.h"
 #include "core/log.h"
 #include "core/signals.h"
+#include "core/watchdog.h"
 #include "core/world.h"
 #include "measure/buffers.h"
 #include "net/fabric.h"
@@ -83,6 +84,8 @@ int main(int argc, char **argv)
     /* Errors come back as return codes so that each one is reported where it happens. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     st = fab_world_init(&w);
+    if (st == FAB_OK) /* from here no rank waits without a bound (core/watchdog.h) */
+        fab_watch_start(&w, (double)o.stall_timeout);
     if (st == FAB_OK)
         st = fab_agree(fst, MPI_COMM_WORLD); /* a host without the fabric said why above */
     if (st == FAB_OK)
@@ -94,9 +97,12 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, code);
     }
     /* Every rank leaves with the same exit code, so mpirun reports the right one. */
+    fab_watch_phase("agreeing on the exit code", NULL, 0, -1, 0);
     code = fab_status_exit_code(fab_agree(st, MPI_COMM_WORLD));
+    fab_watch_phase("finishing (MPI_Finalize)", NULL, 0, -1, 0);
     fab_buffers_free();
-    fab_world_free(&w);
     MPI_Finalize();
+    fab_watch_stop();
+    fab_world_free(&w);
     return code;
 }

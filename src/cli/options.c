@@ -87,6 +87,10 @@ static const fab_opt_t fab_opt_table[] = {
      "also write JSON Lines: a run record, one record per row, an end record", 0},
     {"csv", 0, FAB_OPT_STRING, OFF(csv), 0, 0, "FILE", NULL, "none",
      "also write CSV: a header line, one line per row", 0},
+    {"stall-timeout", 0, FAB_OPT_LONG, OFF(stall_timeout), 0, 86400, "SEC", "s", "60",
+     "a rank without progress this long (or 10 x its expected step, if longer) ends the job "
+     "with exit 3, naming what it waited for; 0: never",
+     0},
     {"quiet", 'q', FAB_OPT_FLAG, OFF(quiet), 0, 0, NULL, NULL, "off", "no progress lines on stderr",
      0},
     {"verbose", 'v', FAB_OPT_COUNT, OFF(verbose), 0, 0, NULL, NULL, "0",

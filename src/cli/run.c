@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/signals.h"
 #include "core/text.h"
+#include "core/watchdog.h"
 #include "measure/check.h"
 #include "measure/plan.h"
 #include "measure/runner.h"
@@ -123,6 +124,7 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
         /* A stop asked on any rank (signal, failed output) ends the run everywhere. */
         if (st == FAB_OK && fab_stop_flag)
             st = fab_stop_status(fab_stop_flag);
+        fab_watch_phase("agreeing with every rank after the kernel", o->kernels[i]->name, 0, -1, 0);
         st = fab_agree(st, MPI_COMM_WORLD);
         /* A validation failure is a finding, not a reason to stop: run the rest. */
         if (st != FAB_OK && st != FAB_ERR_VALIDATION)
@@ -199,6 +201,12 @@ static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *
     return st;
 }
 
+/* The watchdog's way to mark rank 0's outputs before the process ends (core/watchdog.h). */
+static void fab_run_mark(void *arg, const char *status, const char *reason)
+{
+    fab_sinks_mark(arg, status, reason, strcmp(status, "failed") == 0);
+}
+
 fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, int argc,
                          char **argv, bool *agreed)
 {
@@ -216,12 +224,14 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
                            "use --fabric tcp, ib, roce or erdma across hosts");
         return st;
     }
+    fab_watch_phase("checking the run with every rank", NULL, 0, -1, 0);
     st = fab_run_check(w, o);
     if (st != FAB_OK)
         return st;
     /* The line rate efficiency compares with: --line-rate, else the port --fabric chose. */
     if (!o->line_rate_given)
         o->line_rate_gbps = fb->line_rate_gbps;
+    fab_watch_phase("placing the ranks, gathering the inventory", NULL, 0, -1, 0);
     st = fab_setup_placement(w, o, fb, &info);
     if (st == FAB_OK)
         st = fab_agree(fab_setup_inventory(w, o, &info), MPI_COMM_WORLD);
@@ -243,6 +253,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
         goto out;
     }
     if (o->strict_fabric && fab_transport_needs_probe(&t)) {
+        fab_watch_phase("probing the transports", NULL, 0, -1, 0);
         st = fab_check_transport(w, o, &t, fb, &info);
         probed = true;
         if (st != FAB_OK)
@@ -265,7 +276,10 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
             st = fab_open_sinks(w, o, &info, &sinks);
         if (st == FAB_OK)
             st = fab_sinks_run_begin(&sinks, &info, o);
+        if (st == FAB_OK)
+            fab_watch_on_fail(fab_run_mark, &sinks);
     }
+    fab_watch_phase("opening the outputs", NULL, 0, -1, 0);
     st = fab_agree(st, MPI_COMM_WORLD);
     if (st != FAB_OK)
         goto out; /* nothing was measured; the sink that refused said why */
@@ -279,7 +293,10 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     else if ((st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) && fab_transport_needs_probe(&t))
         snprintf(info.ucx_tls, sizeof(info.ucx_tls), "not probed (the run stopped early)");
     else if (fab_transport_needs_probe(&t)) {
-        fab_status_t pst = fab_check_transport(w, o, &t, fb, &info);
+        fab_status_t pst;
+
+        fab_watch_phase("probing the transports", NULL, 0, -1, 0);
+        pst = fab_check_transport(w, o, &t, fb, &info);
 
         if (pst != FAB_OK && st == FAB_OK)
             st = pst;
@@ -298,6 +315,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
                      info.results_file[0] ? info.results_file : "the table above");
     }
 out:
+    fab_watch_on_fail(NULL, NULL);
     fab_sinks_close(&sinks);
     fab_run_info_free(&info);
     return st;

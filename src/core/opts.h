@@ -56,6 +56,7 @@ typedef struct fab_opts {
     int place_ranks;          /* placement command: ranks per node */
     bool json_flag;           /* inventory, placement commands: --json */
     const char *sub_usage;    /* inventory, placement commands: --help was asked (their usage) */
+    long stall_timeout; /* --stall-timeout: seconds without progress that end the job; 0 off */
     bool quiet;
     int verbose;
     bool help; /* -h/--help: the value of the help row (the command becomes run --help) */

@@ -1,20 +1,28 @@
 /* Signals: Slurm sends SIGUSR1 (with --signal) before a time limit and SIGTERM at it, then
  * SIGKILL after KillWait; users press Ctrl-C. Each asks the run to stop after the current
  * iteration block, keep what was measured, mark the run interrupted and exit 4. */
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/signals.h"
 #include "core/status.h"
 
 volatile sig_atomic_t fab_stop_flag;
 volatile sig_atomic_t fab_stop_signal;
+volatile sig_atomic_t fab_signal_wake_fd = -1;
 
 static void fab_on_signal(int sig)
 {
+    int fd = fab_signal_wake_fd, saved = errno;
+
     if (fab_stop_flag == FAB_STOP_NONE)
         fab_stop_flag = FAB_STOP_SIGNAL;
     fab_stop_signal = sig;
+    if (fd >= 0 && write(fd, "s", 1) < 0) /* async-signal-safe; a full pipe wakes it anyway */
+        errno = saved;
+    errno = saved;
 }
 
 void fab_signals_install(void)

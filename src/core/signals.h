@@ -12,6 +12,8 @@
 enum { FAB_STOP_NONE = 0, FAB_STOP_SIGNAL = 1, FAB_STOP_OUTPUT = 2 };
 extern volatile sig_atomic_t fab_stop_flag;
 extern volatile sig_atomic_t fab_stop_signal;
+/* A descriptor the handlers write a byte to, waking the watchdog at once (-1: none). */
+extern volatile sig_atomic_t fab_signal_wake_fd;
 /* SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGHUP: stop after the current block (a second SIGINT
  * ends the process). SIGXFSZ ignored, so a file-size limit is a write error, not a crash.
  * SIGQUIT keeps its default: it ends the process at once (README, "Signals"). */

@@ -33,21 +33,20 @@ fab_status_t fab_world_init(fab_world_t *w)
     MPI_Comm_size(node, &w->local_ranks);
     MPI_Comm_free(&node);
 
-    if (w->rank == 0) {
-        all = malloc((size_t)w->size * FAB_HOST_MAX);
-        w->hosts = calloc((size_t)w->size, sizeof(*w->hosts));
-    }
-    /* Rank 0's allocation is agreed on first: the others must not wait in the gather. */
-    st = fab_agree(w->rank == 0 && (!all || !w->hosts) ? FAB_ERR_NOMEM : FAB_OK, MPI_COMM_WORLD);
+    /* Every rank knows every rank's host: messages (a stalled peer) name them. */
+    all = malloc((size_t)w->size * FAB_HOST_MAX);
+    w->hosts = calloc((size_t)w->size, sizeof(*w->hosts));
+    /* The allocations are agreed on first: no rank may wait in the gather for one that failed. */
+    st = fab_agree(!all || !w->hosts ? FAB_ERR_NOMEM : FAB_OK, MPI_COMM_WORLD);
     if (st == FAB_OK)
-        st = FAB_MPI(MPI_Gather(w->host, FAB_HOST_MAX, MPI_CHAR, all, FAB_HOST_MAX, MPI_CHAR, 0,
-                                MPI_COMM_WORLD));
-    if (st != FAB_OK && w->rank == 0) {
+        st = FAB_MPI(MPI_Allgather(w->host, FAB_HOST_MAX, MPI_CHAR, all, FAB_HOST_MAX, MPI_CHAR,
+                                   MPI_COMM_WORLD));
+    if (st != FAB_OK) {
         free(all);
         free(w->hosts);
         w->hosts = NULL;
     }
-    if (st == FAB_OK && w->rank == 0) {
+    if (st == FAB_OK) {
         for (int i = 0; i < w->size; i++) {
             bool seen = false;
 

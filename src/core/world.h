@@ -12,7 +12,7 @@
 typedef struct fab_world {
     int rank, size;
     char host[FAB_HOST_MAX];
-    char **hosts;    /* per world rank, on rank 0 only */
+    char **hosts;    /* per world rank (every rank has them) */
     int nhosts;      /* distinct hosts */
     int local_ranks; /* ranks on this rank's host */
 } fab_world_t;

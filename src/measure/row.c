@@ -3,7 +3,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "core/mpi_call.h"
+#include "core/sizes.h"
+#include "core/text.h"
 #include "measure/row.h"
 
 int fab_comm_world_rank(MPI_Comm comm, int r)
@@ -51,6 +54,15 @@ fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_ma
     row->cpu_user_pct = out[4] > 0 ? out[1] / out[4] : NAN;
     row->cpu_sys_pct = out[4] > 0 ? out[2] / out[4] : NAN;
     row->cpu_softirq_pct = out[4] > 0 ? out[3] / out[4] : NAN;
+    return st;
+}
+
+fab_status_t fab_row_stall(fab_row_t *row, const fab_kctx_t *ctx, double mine)
+{
+    double most = 0;
+    fab_status_t st = FAB_MPI(MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, ctx->comm));
+
+    row->stall_s = most;
     return st;
 }
 
@@ -112,4 +124,60 @@ double fab_row_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_ker
         return NAN;
     gbps = k->kind == FAB_KIND_COLLECTIVE ? r->busbw * 8.0 : r->gbps;
     return isnan(gbps) ? NAN : 100.0 * gbps / rate;
+}
+
+void fab_row_notes_init(fab_row_notes_t *n)
+{
+    memset(n, 0, sizeof(*n));
+    n->idle_min = 100.0;
+}
+
+/* "8, 1K, 64K": the sizes of the rows a note is about. */
+static void fab_row_notes_size(char *list, size_t len, size_t *at, int count, uint64_t bytes)
+{
+    char sz[32];
+
+    fab_size_format((size_t)bytes, sz, sizeof(sz));
+    fab_appendf(list, len, at, "%s%s", count ? ", " : "", sz);
+}
+
+void fab_row_notes_add(fab_row_notes_t *n, const fab_row_t *r)
+{
+    if (r->validation_errors > 0)
+        n->bad += r->validation_errors;
+    if (r->cpu_rank_min_pct < FAB_CPU_BUSY_PCT) { /* NaN: unknown, not noted */
+        fab_row_notes_size(n->idle_sizes, sizeof(n->idle_sizes), &n->idle_len, n->idle_rows++,
+                           r->bytes);
+        if (r->cpu_rank_min_pct < n->idle_min)
+            n->idle_min = r->cpu_rank_min_pct;
+    }
+    if (r->stall_s > 0) {
+        fab_row_notes_size(n->stall_sizes, sizeof(n->stall_sizes), &n->stall_len, n->stall_rows++,
+                           r->bytes);
+        if (r->stall_s > n->stall_max)
+            n->stall_max = r->stall_s;
+    }
+}
+
+bool fab_row_notes_report(const fab_row_notes_t *n, const fab_kernel_t *k)
+{
+    if (n->idle_rows > 0)
+        FAB_WARN("kernel '%s': in %d row%s (%s%s) a rank ran only %.0f%% of the time: it waited "
+                 "for a core (another process on it, or more ranks than cores), so those times "
+                 "include scheduler delays; see the cpu%% column and cpu_rank_min_pct",
+                 k->name, n->idle_rows, n->idle_rows == 1 ? "" : "s", n->idle_sizes,
+                 n->idle_len >= sizeof(n->idle_sizes) ? "..." : "", n->idle_min);
+    if (n->stall_rows > 0)
+        FAB_WARN("kernel '%s': in %d row%s (%s%s) a rank stalled and resumed (up to %.1f s "
+                 "beyond its expected step): those times include the stall; see the column "
+                 "stall_s",
+                 k->name, n->stall_rows, n->stall_rows == 1 ? "" : "s", n->stall_sizes,
+                 n->stall_len >= sizeof(n->stall_sizes) ? "..." : "", n->stall_max);
+    if (n->bad > 0 && k->kind == FAB_KIND_COLLECTIVE)
+        FAB_ERROR("kernel '%s': %ld elements differed from the expected result, counted over all "
+                  "ranks (the first on each rank is named above)",
+                  k->name, n->bad);
+    else if (n->bad > 0)
+        FAB_ERROR("kernel '%s': %ld received bytes did not match what was sent", k->name, n->bad);
+    return n->bad > 0;
 }

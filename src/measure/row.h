@@ -42,6 +42,8 @@ typedef struct fab_row {
     double cpu_softirq_pct;
     double cpu_rank_min_pct, cpu_rank_max_pct; /* the least and most busy rank's share, % */
     int cpu_rank_max_rank;                     /* world rank of the busiest; -1 unknown */
+    double stall_s; /* longest wait of a rank beyond its expected step (a stall that
+                       resumed; core/watchdog.h), s; 0 none */
 } fab_row_t;
 
 /* After the statistics (row->t, bytes, iters, iter_time): the rates, algbw/busbw and overlap.
@@ -54,12 +56,34 @@ void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_t *slow
  * (collective over ctx->comm). */
 fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_mark_t *a,
                          const fab_cpu_mark_t *b);
+/* The longest resumed stall of the kernel's ranks (mine: this rank's) into row->stall_s on
+ * its rank 0 (collective over ctx->comm). */
+fab_status_t fab_row_stall(fab_row_t *row, const fab_kctx_t *ctx, double mine);
 /* Efficiency against the line rate (world rank 0): bandwidth kernels' Gb/s, collectives'
  * busbw, over the data rate of the port in use (--line-rate or the fabric's), twice that when
  * the kernel sends both ways at once. Only when the traffic crosses hosts (within a node no
  * port carries it) unless --line-rate was given. NaN when not known. */
 double fab_row_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
                         const fab_row_t *r);
+/* What rank 0 notes about a kernel's rows, to say at its end: validation errors, rows whose
+ * times include waiting for a core or a stall that resumed. */
+typedef struct fab_row_notes {
+    long bad;        /* wrong bytes or elements, all rows */
+    int idle_rows;   /* rows in which a rank ran less than FAB_CPU_BUSY_PCT of the time */
+    double idle_min; /* the least share of them, % */
+    char idle_sizes[160];
+    size_t idle_len;
+    int stall_rows;   /* rows with a stall that resumed (stall_s > 0) */
+    double stall_max; /* the longest, s */
+    char stall_sizes[160];
+    size_t stall_len;
+} fab_row_notes_t;
+
+void fab_row_notes_init(fab_row_notes_t *n);
+void fab_row_notes_add(fab_row_notes_t *n, const fab_row_t *r);
+/* Say what the notes hold (warnings; an error for wrong data). Returns whether data was
+ * wrong (the kernel then ends with FAB_ERR_VALIDATION). */
+bool fab_row_notes_report(const fab_row_notes_t *n, const fab_kernel_t *k);
 /* The world rank of rank r of comm. */
 int fab_comm_world_rank(MPI_Comm comm, int r);
 

@@ -17,6 +17,7 @@
 #include "core/signals.h"
 #include "core/sizes.h"
 #include "core/status.h"
+#include "core/watchdog.h"
 #include "core/world.h"
 #include "kernel/dtype.h"
 #include "kernel/fab_kernel.h"
@@ -53,15 +54,29 @@ typedef struct fab_measure {
     } * pin, *pout;       /* MAXLOC reduction of a block: time and the slowest rank */
     uint64_t *slow_count; /* rank 0 of the kernel: iterations each rank was slowest in */
     double per_iter;      /* estimated seconds per iteration (0: unknown) */
-    bool node_sampler;    /* this rank reads /proc/stat for its node (lowest rank there) */
+    double last_per_iter; /* the previous size's, and its bytes: a first estimate */
+    size_t last_bytes;
+    bool node_sampler; /* this rank reads /proc/stat for its node (lowest rank there) */
+    int peer;          /* the world rank a pair kernel waits for; -1: all of the kernel */
 } fab_measure_t;
 
+/* The watchdog's phase (core/watchdog.h): what the kernel's ranks do now, and how long one
+ * step of it should take. */
+static void fab_measure_phase(const fab_measure_t *m, const char *phase, size_t bytes,
+                              double step_s)
+{
+    fab_watch_phase(phase, m->k->name, bytes, m->peer, step_s);
+}
+
+/* Untimed iterations, each a step for the watchdog. */
 static fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
 {
     fab_status_t st = FAB_OK;
 
-    for (uint64_t i = 0; i < n && st == FAB_OK; i++)
+    for (uint64_t i = 0; i < n && st == FAB_OK; i++) {
         st = m->k->iterate(m->ctx, m->state, bytes);
+        fab_watch_tick();
+    }
     return st;
 }
 
@@ -100,7 +115,13 @@ static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iter
     double t = 0.0, prev = 0.0;
     fab_status_t st = FAB_OK;
 
+    /* An iteration's time, guessed from the previous size until calibration measures it. */
     m->per_iter = 0.0;
+    fab_measure_phase(m, "warm-up and calibration", bytes,
+                      m->last_bytes
+                          ? m->last_per_iter *
+                                (bytes > m->last_bytes ? (double)bytes / m->last_bytes : 1.0)
+                          : 0.0);
     if (o->iters > 0) {
         *iters = (uint64_t)o->iters;
         *warm = fab_plan_warmup(o);
@@ -161,6 +182,7 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t it
         const double *src = m->block;
         double block_time;
 
+        fab_measure_phase(m, "a timed block", bytes, m->per_iter * (double)b);
         if (ctx->timer) {
             stamp[0] = fab_ticks();
             for (uint64_t i = 0; i < b; i++) {
@@ -217,6 +239,7 @@ static fab_status_t fab_validate_size(fab_measure_t *m, size_t bytes, long *erro
     long mine = 0;
     fab_status_t st = FAB_OK;
 
+    fab_measure_phase(m, "validation", bytes, m->per_iter);
     for (uint32_t r = 0; r < FAB_VALIDATE_ROUNDS && st == FAB_OK; r++)
         st = m->k->validate(m->ctx, m->state, bytes, (uint32_t)bytes * 2654435761u + r, &mine);
     if (st != FAB_OK)
@@ -234,6 +257,7 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
 
     memset(row, 0, sizeof(*row));
     fab_acc_reset(&m->acc);
+    fab_watch_take_stall(); /* a stall before this size is not this row's */
     if (m->slow_count)
         memset(m->slow_count, 0, sizeof(uint64_t) * (size_t)ctx->size);
     if (m->k->fit_bytes)
@@ -268,6 +292,10 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
     fab_cpu_mark(&cpu1, m->node_sampler);
     if (st == FAB_OK)
         st = fab_row_cpu(row, ctx, &cpu0, &cpu1);
+    if (st == FAB_OK)
+        st = fab_row_stall(row, ctx, fab_watch_take_stall());
+    m->last_per_iter = m->per_iter;
+    m->last_bytes = bytes;
     row->validation_errors = -1;
     if (st == FAB_OK && m->o->validate && m->k->validate)
         st = fab_validate_size(m, bytes, &row->validation_errors);
@@ -362,6 +390,7 @@ static fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, cons
     memset(m, 0, sizeof(*m));
     m->o = o;
     m->k = k;
+    m->peer = k->ranks != FAB_RANKS_PAIR ? -1 : ctx->rank == 0 ? o->pair.b : o->pair.a;
     m->ctx = ctx;
     m->state = state;
     st = FAB_MPI(MPI_Allreduce(&timer, &ntimers, 1, MPI_INT, MPI_SUM, ctx->comm));
@@ -431,17 +460,14 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     void *state = NULL;
     bool active = fab_rank_active(k, o, w->rank), ready = false;
     int lead = k->ranks == FAB_RANKS_PAIR ? o->pair.a : 0;
-    long bad_bytes = 0;
-    /* rows in which some rank ran less than FAB_CPU_BUSY_PCT of the time (descheduled) */
-    int idle_rows = 0;
-    double idle_min = 100.0;
-    char idle_sizes[160] = "";
-    size_t idle_len = 0;
+    fab_row_notes_t notes;
     size_t last_fitted = 0;
     fab_progress_t prog = {fab_now_ns(), fab_now_ns(), 0, sizes->n};
     fab_status_t st, kst;
 
     *agreed = true;
+    fab_row_notes_init(&notes);
+    fab_watch_phase("setting the kernel up", k->name, 0, -1, 0);
     memset(&m, 0, sizeof(m));
     memset(&ctx, 0, sizeof(ctx));
     memset(&h, 0, sizeof(h));
@@ -491,15 +517,20 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
         memset(&h.row, 0, sizeof(h.row));
         if (active)
             st = fab_measure_size(&m, sizes->v[i], &h.row);
+        else if (w->rank == 0)
+            fab_watch_idle("waiting for the kernel's rows (rank 0 is not one of its ranks)");
+        else
+            fab_watch_idle("waiting while the kernel runs (this rank is not one of its ranks)");
         /* A stop agreed among the kernel's ranks: the lead tells rank 0 there is no row. */
         kst = st;
         if (st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO)
             memset(&h.row, 0, sizeof(h.row));
         else if (st != FAB_OK)
             break;
-        if (w->rank == lead && lead != 0)
+        if (w->rank == lead && lead != 0) {
+            fab_watch_phase("handing the row to rank 0", k->name, sizes->v[i], 0, 0);
             st = fab_handoff_send(&h, m.acc.raw, m.acc.raw_n);
-        else if (w->rank == 0 && lead != 0)
+        } else if (w->rank == 0 && lead != 0)
             st = fab_handoff_recv(&h, lead, active);
         if (st != FAB_OK)
             break;
@@ -512,19 +543,9 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
             size_t n = lead == 0 ? m.acc.raw_n : h.nsamples;
 
             h.row.line_pct = fab_row_line_pct(w, o, k, &h.row);
+            fab_watch_phase("writing the row", k->name, h.row.bytes, -1, 0);
             fab_root_emit(sinks, k, &h, smp, n);
-            if (h.row.validation_errors > 0)
-                bad_bytes += h.row.validation_errors;
-            if (h.row.cpu_rank_min_pct < FAB_CPU_BUSY_PCT) { /* NaN: unknown, not flagged */
-                char sz[32];
-
-                fab_size_format(h.row.bytes, sz, sizeof(sz));
-                fab_appendf(idle_sizes, sizeof(idle_sizes), &idle_len, "%s%s",
-                            idle_rows ? ", " : "", sz);
-                idle_rows++;
-                if (h.row.cpu_rank_min_pct < idle_min)
-                    idle_min = h.row.cpu_rank_min_pct;
-            }
+            fab_row_notes_add(&notes, &h.row);
             fab_progress_update(&prog, o, k, sizes->v[i]);
             if (lead != 0)
                 st = fab_handoff_answer(lead);
@@ -533,28 +554,18 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
             st = kst;
     }
     if (st == FAB_OK || st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) {
-        fab_status_t bst = fab_idle_barrier(MPI_COMM_WORLD);
+        fab_status_t bst;
+
+        if (active || w->rank == 0)
+            fab_watch_phase("agreeing with every rank on the kernel's end", k->name, 0, -1, 0);
+        bst = fab_idle_barrier(MPI_COMM_WORLD);
 
         *agreed = bst == FAB_OK;
         if (bst != FAB_OK)
             st = bst;
     }
-    if (w->rank == 0 && idle_rows > 0)
-        FAB_WARN("kernel '%s': in %d row%s (%s%s) a rank ran only %.0f%% of the time: it waited "
-                 "for a core (another process on it, or more ranks than cores), so those times "
-                 "include scheduler delays; see the cpu%% column and cpu_rank_min_pct",
-                 k->name, idle_rows, idle_rows == 1 ? "" : "s", idle_sizes,
-                 idle_len >= sizeof(idle_sizes) ? "..." : "", idle_min);
-    if (st == FAB_OK && w->rank == 0 && bad_bytes > 0) {
-        if (k->kind == FAB_KIND_COLLECTIVE)
-            FAB_ERROR("kernel '%s': %ld elements differed from the expected result, counted over "
-                      "all ranks (the first on each rank is named above)",
-                      k->name, bad_bytes);
-        else
-            FAB_ERROR("kernel '%s': %ld received bytes did not match what was sent", k->name,
-                      bad_bytes);
+    if (w->rank == 0 && fab_row_notes_report(&notes, k) && st == FAB_OK)
         st = FAB_ERR_VALIDATION;
-    }
     if (w->rank == 0 && fab_sinks_kernel_end(sinks, k, st) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
 out_free:

@@ -71,6 +71,10 @@ const fab_column_t fab_columns[] = {
     {"cpu_rank_max_rank", "rank", FAB_COL_I64, "world rank of the busiest rank; -1 unknown",
      ROW(cpu_rank_max_rank), 'i', 1},
     {"p9999_us", "us", FAB_COL_F64, "99.99th percentile time", ROW(t.p9999), 'd', US},
+    {"stall_s", "s", FAB_COL_F64,
+     "longest wait of a rank beyond what its step allowed (10 x the expected step + 1 s): a stall "
+     "that resumed; 0 none",
+     ROW(stall_s), 'd', 1},
 };
 const int fab_ncolumns = (int)(sizeof(fab_columns) / sizeof(fab_columns[0]));
 

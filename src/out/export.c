@@ -194,6 +194,25 @@ static fab_status_t fab_export_row(void *arg, const fab_kernel_t *k, const fab_r
     return fab_export_flush(e);
 }
 
+/* The process ends right after (a stall): the end record it will not write otherwise. */
+static void fab_export_mark(void *arg, const char *status, const char *reason, bool final)
+{
+    fab_export_t *e = arg;
+    char now[32];
+
+    if (!final || e->csv)
+        return;
+    fab_utc_now(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ");
+    fprintf(e->f, "{\"record\":\"end\",\"status\":");
+    fab_json_str(e->f, status);
+    fprintf(e->f, ",\"end_time\":");
+    fab_json_str(e->f, now);
+    fprintf(e->f, ",\"stop_reason\":");
+    fab_json_str(e->f, reason);
+    fprintf(e->f, "}\n");
+    fflush(e->f);
+}
+
 static void fab_export_close(void *arg)
 {
     fab_export_t *e = arg;
@@ -250,6 +269,7 @@ fab_status_t fab_out_export_sink(const char *path, bool csv, const fab_opts_t *o
     sink->run_begin = fab_export_run_begin;
     sink->row = fab_export_row;
     sink->run_end = fab_export_run_end;
+    sink->mark = fab_export_mark;
     sink->close = fab_export_close;
     sink->arg = e;
     return FAB_OK;

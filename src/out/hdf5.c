@@ -484,6 +484,24 @@ static fab_status_t fab_h5_run_end(void *arg, const fab_run_info_t *info)
     return fab_h5_commit(h);
 }
 
+/* From the watchdog's thread (the main thread is stuck in MPI, or about to stop). */
+static void fab_h5_mark(void *arg, const char *status, const char *reason, bool final)
+{
+    fab_h5_t *h = arg;
+    char now[32];
+
+    (void) final;
+    if (h->run < 0 || h->write_failed)
+        return;
+    fab_utc_now(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ");
+    fab_h5_attr_str(h->run, "status", status);
+    fab_h5_attr_str(h->run, "stop_reason", reason);
+    fab_h5_attr_str(h->run, "end_time", now);
+    if (h->kernel >= 0)
+        fab_h5_attr_str(h->kernel, "status", status);
+    fab_h5_commit(h);
+}
+
 static void fab_h5_close(void *arg)
 {
     fab_h5_t *h = arg;
@@ -526,6 +544,7 @@ fab_status_t fab_out_hdf5_sink(const char *path, const fab_opts_t *o, bool *take
     sink->row = fab_h5_row;
     sink->kernel_end = fab_h5_kernel_end;
     sink->run_end = fab_h5_run_end;
+    sink->mark = fab_h5_mark;
     sink->close = fab_h5_close;
     sink->arg = h;
     return FAB_OK;

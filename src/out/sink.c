@@ -8,12 +8,18 @@
 #include "measure/row.h"
 #include "out/runinfo.h"
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/log.h"
 #include "out/sink.h"
+
+/* The outputs are used by the main thread and, when a run cannot end normally, by the
+ * watchdog's (fab_sinks_mark): one at a time. */
+static pthread_mutex_t fab_sinks_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define FAB_SINKS_CALL(s, fn, ...)                                                                 \
     do {                                                                                           \
@@ -29,13 +35,13 @@
  * file (it exists, its directory is not writable) stops the run before any header. */
 fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info, const fab_opts_t *o)
 {
-    for (int i = 0; i < s->n; i++) {
-        fab_status_t st = s->s[i].run_begin ? s->s[i].run_begin(s->s[i].arg, info, o) : FAB_OK;
+    fab_status_t st = FAB_OK;
 
-        if (st != FAB_OK)
-            return st;
-    }
-    return FAB_OK;
+    pthread_mutex_lock(&fab_sinks_lock);
+    for (int i = 0; i < s->n && st == FAB_OK; i++)
+        st = s->s[i].run_begin ? s->s[i].run_begin(s->s[i].arg, info, o) : FAB_OK;
+    pthread_mutex_unlock(&fab_sinks_lock);
+    return st;
 }
 
 fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kernel_t *k, const fab_opts_t *o,
@@ -43,7 +49,9 @@ fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kernel_t *k, const
 {
     fab_status_t st = FAB_OK;
 
+    pthread_mutex_lock(&fab_sinks_lock);
     FAB_SINKS_CALL(s, kernel_begin, k, o, pair, w, detail);
+    pthread_mutex_unlock(&fab_sinks_lock);
     return st;
 }
 
@@ -52,7 +60,9 @@ fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kernel_t *k, const fab_row_
 {
     fab_status_t st = FAB_OK;
 
+    pthread_mutex_lock(&fab_sinks_lock);
     FAB_SINKS_CALL(s, row, k, r, samples, nsamples);
+    pthread_mutex_unlock(&fab_sinks_lock);
     return st;
 }
 
@@ -60,7 +70,9 @@ fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kernel_t *k, fab_sta
 {
     fab_status_t st = FAB_OK;
 
+    pthread_mutex_lock(&fab_sinks_lock);
     FAB_SINKS_CALL(s, kernel_end, k, kst);
+    pthread_mutex_unlock(&fab_sinks_lock);
     return st;
 }
 
@@ -68,7 +80,9 @@ fab_status_t fab_sinks_run_end(fab_sinks_t *s, const fab_run_info_t *info)
 {
     fab_status_t st = FAB_OK;
 
+    pthread_mutex_lock(&fab_sinks_lock);
     FAB_SINKS_CALL(s, run_end, info);
+    pthread_mutex_unlock(&fab_sinks_lock);
     return st;
 }
 
@@ -90,14 +104,34 @@ fab_status_t fab_sinks_add(fab_sinks_t *s, fab_sink_t sink)
     return FAB_OK;
 }
 
+void fab_sinks_mark(fab_sinks_t *s, const char *status, const char *reason, bool final)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 500000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    if (pthread_mutex_timedlock(&fab_sinks_lock, &until) != 0)
+        return; /* the main thread is writing: it will say the end itself */
+    for (int i = 0; i < s->n; i++)
+        if (s->s[i].mark)
+            s->s[i].mark(s->s[i].arg, status, reason, final);
+    pthread_mutex_unlock(&fab_sinks_lock);
+}
+
 void fab_sinks_close(fab_sinks_t *s)
 {
+    pthread_mutex_lock(&fab_sinks_lock);
     for (int i = 0; i < s->n; i++)
         if (s->s[i].close)
             s->s[i].close(s->s[i].arg);
     free(s->s);
     s->s = NULL;
     s->n = s->cap = 0;
+    pthread_mutex_unlock(&fab_sinks_lock);
 }
 
 fab_status_t fab_output_claim(const char *path, const char *what, const fab_opts_t *o, bool *taken,

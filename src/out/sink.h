@@ -24,6 +24,9 @@ typedef struct fab_sink {
                         size_t nsamples);
     fab_status_t (*kernel_end)(void *arg, const fab_kernel_t *k, fab_status_t st);
     fab_status_t (*run_end)(void *arg, const fab_run_info_t *info);
+    /* The run's status as it now stands, written at once from the watchdog's thread (a stall,
+     * a signal the run may not live to handle); final: the process ends right after. */
+    void (*mark)(void *arg, const char *status, const char *reason, bool final);
     void (*close)(void *arg);
     void *arg;
 } fab_sink_t;
@@ -52,6 +55,9 @@ fab_status_t fab_sinks_run_end(fab_sinks_t *s, const fab_run_info_t *info);
 fab_status_t fab_output_claim(const char *path, const char *what, const fab_opts_t *o, bool *taken,
                               fab_claim_t *c);
 
+/* Mark every output (sink.mark): callable from another thread while the main thread is not
+ * in an output (the outputs are used under one lock); gives up after half a second. */
+void fab_sinks_mark(fab_sinks_t *s, const char *status, const char *reason, bool final);
 /* Close every output and forget them. */
 void fab_sinks_close(fab_sinks_t *s);
 

@@ -270,6 +270,18 @@ static fab_status_t fab_text_row(void *arg, const fab_kernel_t *k, const fab_row
     return ferror((FILE *)arg) ? FAB_ERR_IO : FAB_OK;
 }
 
+static void fab_text_mark(void *arg, const char *status, const char *reason, bool final)
+{
+    FILE *f = arg;
+    char now[32];
+
+    if (!final)
+        return;
+    fab_utc_now(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ");
+    fprintf(f, "#\n# run %s at %s: %s\n", status, now, reason);
+    fflush(f);
+}
+
 fab_sink_t fab_out_text_sink(FILE *f)
 {
     fab_sink_t sink = {.name = "text",
@@ -277,6 +289,7 @@ fab_sink_t fab_out_text_sink(FILE *f)
                        .kernel_begin = fab_text_kernel_begin,
                        .row = fab_text_row,
                        .run_end = fab_text_run_end,
+                       .mark = fab_text_mark,
                        .arg = f};
 
     return sink;

@@ -1,0 +1,154 @@
+"""The watchdog: a rank that stops answering never hangs the job.
+
+- A rank stopped for good (SIGSTOP): the run ends within --stall-timeout plus a few seconds,
+  exit 3, a message naming the stalled rank, the kernel and the size; the file is marked
+  failed with that reason and keeps the rows before.
+- SIGTERM to the live rank while its peer is stopped: the run ends within seconds.
+- Rank 0 stopped for good: another rank says it waited for rank 0; the job ends.
+- A stall of 6 s that resumes (blocks of 0.2 s: 10 x the step + 1 s is 3 s): the run completes,
+  and the row it touched carries stall_s > 0 and a warning naming its size.
+
+usage: test_watchdog.py FABRICBENCH"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from fabtest import MPIRUN_OPTS, check, mpi_env  # noqa: E402
+
+exe = sys.argv[1]
+
+
+def start(args, np=2):
+    cmd = ["mpirun", "-np", str(np), "--oversubscribe"] + MPIRUN_OPTS + [exe, "run"] + args
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=mpi_env())
+
+
+def ranks(path):
+    """The fabricbench rank processes writing `path`, in rank order (by pid: launch order is
+    not guaranteed, so the rank is read from the environment)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
+        except OSError:
+            continue
+        if (os.path.basename(argv[0].decode()) == os.path.basename(exe)
+                and path.encode() in argv and b"OMPI_COMM_WORLD_RANK" in env):
+            out.append((int(env[b"OMPI_COMM_WORLD_RANK"]), int(pid)))
+    return [pid for _, pid in sorted(out)]
+
+
+def wait_rows(path, n, proc, limit=60):
+    """Until the file holds n committed rows (a commit replaces it atomically)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with h5py.File(path, "r") as f:
+                if sum(len(k["table/bytes"]) for k in f["runs/run_0000/kernels"].values()) >= n:
+                    return
+        except (OSError, KeyError):
+            pass
+        time.sleep(0.1)
+    check(False, "%s: no %d rows within %d s (exit %s)" % (path, n, limit, proc.poll()))
+
+
+def finish(proc, stopped, limit):
+    t0 = time.monotonic()
+    try:
+        out, err = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        check(False, "the job did not end within %d s:\n%s" % (limit, err[-2000:]))
+    for pid in stopped:  # mpirun kills them; make sure
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return out, err, time.monotonic() - t0
+
+
+def status(path):
+    with h5py.File(path, "r") as f:
+        r = f["runs/run_0000"]
+        rows = sum(len(k["table/bytes"]) for k in r["kernels"].values())
+        return r.attrs["status"], r.attrs["stop_reason"], rows
+
+
+# ---------------------------------------------------------------- a rank stopped for good
+p = start(["latency", "-m", "8:4M", "-t", "0.3", "--stall-timeout", "5", "-o", "stop.h5"])
+wait_rows("stop.h5", 2, p)
+pids = ranks("stop.h5")
+check(len(pids) == 2, "ranks: %r" % pids)
+os.kill(pids[1], signal.SIGSTOP)
+out, err, took = finish(p, pids[1:], 40)
+check(p.returncode == 3, "stopped rank: exit %d\n%s" % (p.returncode, err[-2000:]))
+check(took < 5 + 10, "the job took %.1f s to end after the stop (timeout 5 s)" % took)
+check("stalled: no progress for" in err and "waiting for rank 1 (" in err and
+      "kernel 'latency'" in err, "the message names rank, kernel: %s" % err[-2000:])
+st, why, rows = status("stop.h5")
+check(st == "failed" and "waiting for rank 1" in why and rows >= 2,
+      "file: %s, %r, %d rows" % (st, why, rows))
+check("# run failed at" in out, "the table's last line: %s" % out[-500:])
+print("ok a rank stopped for good: exit 3 after %.1f s, file failed (%d rows kept)"
+      % (took, rows))
+
+# ---------------------------------------------------------------- SIGTERM during a stall
+p = start(["latency", "-m", "8:4M", "-t", "0.3", "--stall-timeout", "60", "-o", "term.h5"])
+wait_rows("term.h5", 2, p)
+pids = ranks("term.h5")
+os.kill(pids[1], signal.SIGSTOP)
+time.sleep(1)
+os.kill(pids[0], signal.SIGTERM)
+out, err, took = finish(p, pids[1:], 40)
+check(p.returncode == 3 and took < 15, "SIGTERM during a stall: exit %d after %.1f s\n%s"
+      % (p.returncode, took, err[-2000:]))
+check("a stop was asked (signal Terminated)" in err and "rank 1 (" in err, err[-2000:])
+st, why, rows = status("term.h5")
+check(st == "failed" and "did not answer" in why, "file: %s %r" % (st, why))
+print("ok SIGTERM while the peer is stopped: exit 3 after %.1f s (the timeout was 60 s)" % took)
+
+# ---------------------------------------------------------------- rank 0 stopped
+p = start(["latency", "-m", "8:4M", "-t", "0.3", "--stall-timeout", "4", "--pair", "1,2", "-o",
+           "zero.h5"], np=3)
+wait_rows("zero.h5", 2, p)
+pids = ranks("zero.h5")
+check(len(pids) == 3, "ranks: %r" % pids)
+os.kill(pids[0], signal.SIGSTOP)
+out, err, took = finish(p, pids[:1], 40)
+check(p.returncode == 3 and took < 4 + 10 and "waiting for rank 0 (" in err,
+      "rank 0 stopped: exit %d after %.1f s\n%s" % (p.returncode, took, err[-2000:]))
+st, why, rows = status("zero.h5")
+check(st in ("running", "interrupted", "failed") and rows >= 2, "file %s, %d rows" % (st, rows))
+print("ok rank 0 stopped: rank 1 says it waited for rank 0, exit 3 after %.1f s (file %s)"
+      % (took, st))
+
+# ---------------------------------------------------------------- a stall that resumes
+p = start(["latency", "-m", "8:64K", "-t", "0.4", "-o", "resume.h5"])
+wait_rows("resume.h5", 2, p)
+pids = ranks("resume.h5")
+os.kill(pids[1], signal.SIGSTOP)
+time.sleep(6)
+os.kill(pids[1], signal.SIGCONT)
+out, err, took = finish(p, [], 120)
+check(p.returncode == 0, "a stall that resumed: exit %d\n%s" % (p.returncode, err[-2000:]))
+with h5py.File("resume.h5", "r") as f:
+    t = f["runs/run_0000/kernels/00_latency/table"]
+    stalled = [(int(b), float(s)) for b, s in zip(t["bytes"][()], t["stall_s"][()]) if s > 0]
+    st = f["runs/run_0000"].attrs["status"]
+check(st == "complete" and len(stalled) >= 1 and max(s for _, s in stalled) < 6.0,
+      "stall_s: %r (status %s)" % (stalled, st))
+check("a rank stalled and resumed" in err, "no warning for the stalled row:\n%s" % err[-2000:])
+print("ok a 6 s stall that resumed: the run completed, rows %r carry stall_s" % stalled)
+print("PASS watchdog")
