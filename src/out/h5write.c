@@ -127,3 +127,52 @@ void fab_h5_env(hid_t run, const char *name, char *const *kv, int n)
     if (env >= 0)
         H5Gclose(env);
 }
+
+/* An attribute that holds one value (reading an array into one would overrun it). */
+bool fab_h5_one_value(hid_t attr)
+{
+    hid_t space = H5Aget_space(attr);
+    bool one = space >= 0 && H5Sget_simple_extent_npoints(space) == 1;
+
+    if (space >= 0)
+        H5Sclose(space);
+    return one;
+}
+
+/* One element at index `at` of an extendible 1-D dataset, growing it to at + 1. */
+herr_t fab_h5_append(hid_t table, const char *name, hid_t type, hsize_t at, const void *value)
+{
+    hid_t ds = H5Dopen2(table, name, H5P_DEFAULT), file_space, mem_space;
+    hsize_t n = at + 1, one = 1;
+    herr_t rc = -1;
+
+    if (ds < 0)
+        return -1;
+    if (H5Dset_extent(ds, &n) >= 0) {
+        file_space = H5Dget_space(ds);
+        mem_space = H5Screate_simple(1, &one, NULL);
+        H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &at, NULL, &one, NULL);
+        rc = H5Dwrite(ds, type, mem_space, file_space, H5P_DEFAULT, value);
+        H5Sclose(mem_space);
+        H5Sclose(file_space);
+    }
+    H5Dclose(ds);
+    return rc;
+}
+
+/* The length of the 1-D dataset `name` in `parent`; 0 when it cannot be read. */
+hsize_t fab_h5_length(hid_t parent, const char *name)
+{
+    hid_t ds = H5Dopen2(parent, name, H5P_DEFAULT), space;
+    hsize_t n = 0;
+
+    if (ds < 0)
+        return 0;
+    space = H5Dget_space(ds);
+    if (space >= 0 && H5Sget_simple_extent_ndims(space) == 1)
+        H5Sget_simple_extent_dims(space, &n, NULL);
+    if (space >= 0)
+        H5Sclose(space);
+    H5Dclose(ds);
+    return n;
+}

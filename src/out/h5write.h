@@ -3,6 +3,7 @@
 #define FAB_OUT_H5WRITE_H
 
 #include <hdf5.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A string attribute (replaced when it exists), UTF-8. */
@@ -15,5 +16,11 @@ herr_t fab_h5_attr_f64(hid_t obj, const char *name, double v);
 herr_t fab_h5_strings(hid_t parent, const char *name, char *const *v, hsize_t n);
 /* A group `name` with one string attribute per "NAME=value" string. */
 void fab_h5_env(hid_t run, const char *name, char *const *kv, int n);
+/* Whether an attribute holds one value (reading an array into one would overrun it). */
+bool fab_h5_one_value(hid_t attr);
+/* Write one element at index `at` of the extendible 1-D dataset `name`, growing it to at + 1. */
+herr_t fab_h5_append(hid_t table, const char *name, hid_t type, hsize_t at, const void *value);
+/* The length of the 1-D dataset `name` in `parent`; 0 when it cannot be read. */
+hsize_t fab_h5_length(hid_t parent, const char *name);
 
 #endif

@@ -46,6 +46,10 @@ typedef struct fab_h5 {
     bool keep_samples;
     bool append;       /* --append: an existing file gets a new run group */
     bool write_failed; /* a commit failed (disk full, ulimit -f): said once */
+    char *good;        /* the image of the last commit: a failed one rolls back to it */
+    size_t good_n;
+    char run_name[32], kernel_name[112]; /* the groups open now: reopened after a rollback */
+    char failure[256]; /* why a commit failed: the run's stop_reason from then on */
     fab_claim_t claim; /* held from the constructor to close (core/file.h) */
     uint64_t commits;
     double commit_s, commit_max_s;
@@ -60,6 +64,69 @@ static void fab_h5_close_id(hid_t *id, herr_t (*fn)(hid_t))
 }
 
 /* ------------------------------------------------------------------ commit */
+
+static fab_status_t fab_h5_commit(fab_h5_t *h);
+
+/* After a failed commit the run says so, whatever status it ends with. */
+static void fab_h5_keep_failure(fab_h5_t *h)
+{
+    if (!h->failure[0] || h->run < 0)
+        return;
+    fab_h5_attr_str(h->run, "status", "failed");
+    fab_h5_attr_str(h->run, "stop_reason", h->failure);
+    if (h->kernel >= 0)
+        fab_h5_attr_str(h->kernel, "status", "failed");
+}
+
+/* The file in memory from an image (the core driver, named after the temporary file: it
+ * refuses an image under a name that exists on disk); -1 on failure. */
+static hid_t fab_h5_from_image(fab_h5_t *h, const void *img, size_t n)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f;
+
+    H5Pset_fapl_core(fapl, 1 << 20, 0);
+    H5Pset_file_image(fapl, (void *)img, n);
+    f = H5Fopen(h->tmp, H5F_ACC_RDWR, fapl);
+    H5Pclose(fapl);
+    return f;
+}
+
+/* A commit failed (disk full, ulimit -f): back to the last committed image, marked failed,
+ * and one try to write that smaller file, so the file says the run failed. The row that did
+ * not fit is in the other outputs (the table, JSON Lines). */
+static void fab_h5_rollback(fab_h5_t *h, int err)
+{
+    char path[256];
+
+    fab_h5_close_id(&h->samples, H5Gclose);
+    fab_h5_close_id(&h->table, H5Gclose);
+    fab_h5_close_id(&h->kernel, H5Gclose);
+    fab_h5_close_id(&h->run, H5Gclose);
+    fab_h5_close_id(&h->file, H5Fclose);
+    if (!h->good || (h->file = fab_h5_from_image(h, h->good, h->good_n)) < 0)
+        return;
+    snprintf(path, sizeof(path), "/runs/%s", h->run_name);
+    h->run = H5Gopen2(h->file, path, H5P_DEFAULT);
+    if (h->run >= 0 && h->kernel_name[0])
+        h->kernel = H5Gopen2(h->run, h->kernel_name, H5P_DEFAULT);
+    if (h->kernel >= 0) {
+        h->table = H5Gopen2(h->kernel, "table", H5P_DEFAULT);
+        if (H5Lexists(h->kernel, "samples", H5P_DEFAULT) > 0)
+            h->samples = H5Gopen2(h->kernel, "samples", H5P_DEFAULT);
+    }
+    if (h->table >= 0)
+        h->nrows = fab_h5_length(h->table, "bytes"); /* the rows of the last good image */
+    if (h->run < 0)
+        return;
+    snprintf(h->failure, sizeof(h->failure),
+             "writing the results file failed (%s); it keeps the rows committed before",
+             strerror(err));
+    fab_h5_keep_failure(h);
+    if (fab_h5_commit(h) == FAB_OK)
+        h->write_failed = false; /* the smaller file fit: later commits may too */
+    else
+        h->write_failed = true;
+}
 
 /* Write the in-memory image to the temporary file, sync it, rename it over the result. */
 static fab_status_t fab_h5_commit(fab_h5_t *h)
@@ -83,14 +150,19 @@ static fab_status_t fab_h5_commit(fab_h5_t *h)
         return FAB_ERR_NOMEM;
     }
     err = fab_file_replace(h->path, h->tmp, buf, (size_t)size, &what);
-    free(buf);
     if (err) {
-        if (!h->write_failed) /* once: the run stops, and its later commits fail alike */
+        free(buf);
+        if (!h->write_failed) { /* once: the run stops, and its later commits fail alike */
             FAB_ERROR("cannot %s %s: %s; the results file %s keeps everything written before", what,
                       h->tmp, strerror(err), h->path);
-        h->write_failed = true;
+            h->write_failed = true;
+            fab_h5_rollback(h, err);
+        }
         return FAB_ERR_IO;
     }
+    free(h->good); /* this image is now the last good one */
+    h->good = buf;
+    h->good_n = (size_t)size;
     took = (double)(fab_now_ns() - t0) * 1e-9;
     h->commits++;
     h->commit_s += took;
@@ -101,17 +173,6 @@ static fab_status_t fab_h5_commit(fab_h5_t *h)
 }
 
 /* ------------------------------------------------------------------ opening */
-
-/* An attribute that holds one value (reading an array into one would overrun it). */
-static bool fab_h5_one_value(hid_t attr)
-{
-    hid_t space = H5Aget_space(attr);
-    bool one = space >= 0 && H5Sget_simple_extent_npoints(space) == 1;
-
-    if (space >= 0)
-        H5Sclose(space);
-    return one;
-}
 
 static fab_status_t fab_h5_open_existing(fab_h5_t *h, hid_t fapl)
 {
@@ -252,6 +313,7 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
         return FAB_ERR_IO;
     }
     snprintf(name, sizeof(name), "run_%04llu", (unsigned long long)gi.nlinks);
+    snprintf(h->run_name, sizeof(h->run_name), "%s", name);
     h->run = H5Gcreate2(runs, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Gclose(runs);
     if (h->run < 0) {
@@ -287,6 +349,7 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
     char name[96], ranks[64], policy[160];
 
     snprintf(name, sizeof(name), "%02d_%s", h->nkernels++, k->name);
+    snprintf(h->kernel_name, sizeof(h->kernel_name), "kernels/%s", name);
     h->kernel = H5Gcreate2(kernels, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Gclose(kernels);
     if (h->kernel < 0)
@@ -361,27 +424,6 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
     if (h->keep_samples)
         h->samples = H5Gcreate2(h->kernel, "samples", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     return fab_h5_commit(h);
-}
-
-static herr_t fab_h5_append(hid_t table, const char *name, hid_t type, hsize_t at,
-                            const void *value)
-{
-    hid_t ds = H5Dopen2(table, name, H5P_DEFAULT), file_space, mem_space;
-    hsize_t n = at + 1, one = 1;
-    herr_t rc = -1;
-
-    if (ds < 0)
-        return -1;
-    if (H5Dset_extent(ds, &n) >= 0) {
-        file_space = H5Dget_space(ds);
-        mem_space = H5Screate_simple(1, &one, NULL);
-        H5Sselect_hyperslab(file_space, H5S_SELECT_SET, &at, NULL, &one, NULL);
-        rc = H5Dwrite(ds, type, mem_space, file_space, H5P_DEFAULT, value);
-        H5Sclose(mem_space);
-        H5Sclose(file_space);
-    }
-    H5Dclose(ds);
-    return rc;
 }
 
 static fab_status_t fab_h5_samples(fab_h5_t *h, const fab_kernel_t *k, const fab_row_t *r,
@@ -477,6 +519,7 @@ static fab_status_t fab_h5_run_end(void *arg, const fab_run_info_t *info)
     fab_h5_close_id(&h->table, H5Gclose);
     fab_h5_close_id(&h->kernel, H5Gclose);
     fab_h5_meta(h, info, FAB_META_END);
+    fab_h5_keep_failure(h);
     /* What crash safety cost this run, measured (the last commit is not counted). */
     fab_h5_attr_i64(h->run, "commits", (int64_t)h->commits);
     fab_h5_attr_f64(h->run, "commit_seconds_total", h->commit_s);
@@ -499,6 +542,7 @@ static void fab_h5_mark(void *arg, const char *status, const char *reason, bool 
     fab_h5_attr_str(h->run, "end_time", now);
     if (h->kernel >= 0)
         fab_h5_attr_str(h->kernel, "status", status);
+    fab_h5_keep_failure(h);
     fab_h5_commit(h);
 }
 
@@ -512,6 +556,7 @@ static void fab_h5_close(void *arg)
     fab_h5_close_id(&h->run, H5Gclose);
     fab_h5_close_id(&h->file, H5Fclose);
     fab_claim_release(&h->claim);
+    free(h->good);
     free(h);
 }
 

@@ -323,11 +323,14 @@ check(p.returncode == 3 and "File too large" in p.stderr and
       p.stderr.count("cannot write") == 1, "ulimit -f: exit %d\n%s" % (p.returncode, p.stderr))
 with h5py.File("fsize.h5", "r") as f:
     kept = len(read_table(f)["latency"]["bytes"])
+    run = f["runs"][sorted(f["runs"])[-1]]
+    check(run.attrs["status"] == "failed" and "File too large" in run.attrs["stop_reason"],
+          "ulimit -f: the HDF5 run says %r" % dict(run.attrs))
 with open("fsize.json") as jf:
     end = json.loads(jf.readlines()[-1])
 check(kept >= 1 and end["record"] == "end" and end["status"] == "failed",
       "ulimit -f: %d rows kept, JSON end %r" % (kept, end))
-print("ok ulimit -f: exit 3, one message, %d rows kept, the run marked failed in the JSON" % kept)
+print("ok ulimit -f: exit 3, one message, %d rows kept, the run marked failed (JSON, HDF5)" % kept)
 
 # A write error mid-run (a full disk: a 400 KiB tmpfs): exit 3, rows written before intact.
 if os.geteuid() != 0:
@@ -349,11 +352,17 @@ else:
             check(0 < n < 17 and list(t["bytes"]) == [1 << i for i in range(n)],
                   "rows kept after the write error: %s" % t["bytes"])
             check(all(len(c) == n for c in t.values()), "ragged columns")
+            # Marked failed where a second copy of the file fits; else left as committed.
+            run = f["runs"][sorted(f["runs"])[-1]]
+            st = run.attrs["status"]
+            check((st == "failed" and "No space left" in run.attrs["stop_reason"]) or
+                  (st == "running" and run.attrs["end_time"] == ""),
+                  "disk full: the HDF5 run says %r" % dict(run.attrs))
         check(len(data_lines(p.stdout)) >= n, "the table printed the rows in the file")
         check(not [x for x in os.listdir("small") if ".tmp-" in x], "temporary file left")
     finally:
         subprocess.run(["umount", "small"], check=False)
-    print("ok write error (disk full): exit 3, %d complete rows kept" % n)
+    print("ok write error (disk full): exit 3, %d complete rows kept, status %s" % (n, st))
 
 # ---------------------------------------------------------------- SIGTERM to the ranks
 def start(out):
