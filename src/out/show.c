@@ -14,6 +14,7 @@
 
 #include "core/log.h"
 #include "core/status.h"
+#include "core/text.h"
 #include "kernel/fab_kernel.h"
 #include "out/columns.h"
 #include "out/runmeta.h"
@@ -30,12 +31,56 @@ typedef struct fab_show {
     fab_status_t st; /* the first problem found (FAB_ERR_IO), after which nothing is printed */
 } fab_show_t;
 
+/* Whether the code point of the UTF-8 sequence at p (k bytes long) changes what a terminal
+ * shows rather than being shown: a C1 control (U+0080..U+009F), the line and paragraph
+ * separators and the bidirectional embeddings, overrides and isolates (U+2028..U+202E,
+ * U+2066..U+2069). */
+static int fab_show_hidden(const unsigned char *p, size_t k, unsigned *cp)
+{
+    if (k == 2)
+        *cp = ((p[0] & 0x1fu) << 6) | (p[1] & 0x3fu);
+    else if (k == 3)
+        *cp = ((p[0] & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
+    else
+        return 0;
+    return (*cp >= 0x80 && *cp <= 0x9f) || (*cp >= 0x2028 && *cp <= 0x202e) ||
+           (*cp >= 0x2066 && *cp <= 0x2069);
+}
+
+/* Text from the file, made safe for a terminal, as fabricbench-analyze does it: C0 controls,
+ * DEL and each byte that is not valid UTF-8 as \xNN; the code points of fab_show_hidden as
+ * \uNNNN. The output is valid UTF-8 that cannot move the cursor, reorder or forge a line. */
+static void fab_show_safe(const char *in, char *out, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)in;
+    size_t n = 0;
+
+    while (*p && n + 7 < len) {
+        size_t k = fab_utf8_seq(p);
+        unsigned cp = 0;
+
+        if (k == 1 && *p >= 0x20 && *p != 0x7f) {
+            out[n++] = (char)*p;
+        } else if (k <= 1) {
+            n += (size_t)snprintf(out + n, len - n, "\\x%02X", *p);
+            k = 1;
+        } else if (fab_show_hidden(p, k, &cp)) {
+            n += (size_t)snprintf(out + n, len - n, "\\u%04X", cp);
+        } else {
+            memcpy(out + n, p, k);
+            n += k;
+        }
+        p += k;
+    }
+    out[n] = '\0';
+}
+
 /* The file does not match the schema: say what, once. */
 static void fab_show_bad(fab_show_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void fab_show_bad(fab_show_t *s, const char *fmt, ...)
 {
-    char what[512];
+    char what[512], safe[2048];
     va_list ap;
 
     if (s->st != FAB_OK)
@@ -43,24 +88,9 @@ static void fab_show_bad(fab_show_t *s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    FAB_ERROR("%s: %s (not as fabricbench writes it: a damaged or edited file)", s->path, what);
+    fab_show_safe(what, safe, sizeof(safe)); /* names of the file's groups come in what */
+    FAB_ERROR("%s: %s (not as fabricbench writes it: a damaged or edited file)", s->path, safe);
     s->st = FAB_ERR_IO;
-}
-
-/* Text from the file, made safe for a terminal: control characters and DEL as \xNN. */
-static void fab_show_safe(const char *in, char *out, size_t len)
-{
-    size_t n = 0;
-
-    for (; *in && n + 5 < len; in++) {
-        unsigned char c = (unsigned char)*in;
-
-        if (c < 0x20 || c == 0x7f)
-            n += (size_t)snprintf(out + n, len - n, "\\x%02X", c);
-        else
-            out[n++] = (char)c;
-    }
-    out[n] = '\0';
 }
 
 /* An attribute of obj (called `where` in messages) as text, "" when absent. It must be one
@@ -348,7 +378,8 @@ static void fab_show_run(fab_show_t *s, hid_t run, const char *where)
     hid_t kernels;
     fab_names_t names;
 
-    fprintf(s->f, "# run: %s\n", strrchr(where, '/') + 1);
+    fab_show_safe(strrchr(where, '/') + 1, v, sizeof(v));
+    fprintf(s->f, "# run: %s\n", v);
     for (int i = 0; i < fab_nmeta && s->st == FAB_OK; i++) {
         const fab_meta_field_t *m = &fab_meta_fields[i];
 
