@@ -10,6 +10,7 @@ import statistics
 
 from .compare import DEFAULT_SIGMA, headline_metric, judge
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
+from .hostile import COLUMNS
 from .noise import noise_column
 from .rules import checks_for
 from .table import direction, finite, fmt_num, size_label
@@ -185,6 +186,19 @@ def _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma, run_sp
         return None  # does not apply to this row (busbw of a point-to-point kernel, ...)
     ncol = noise_column(metric)
     value = crow.get(metric)
+    # A value no measurement can have (a negative time, an infinite bandwidth) is not compared:
+    # loading refuses such files, and a table made otherwise is judged here all the same.
+    why = impossible(metric, value)
+    if why:
+        return _item("FAIL", kernel, nbytes, metric, None, None, None, None, tol,
+                     "impossible value in this run: %s is %s (%s); not compared" %
+                     (metric, _num_text(value), why))
+    for b in bvals:
+        why = impossible(metric, b)
+        if why:
+            return _item("FAIL", kernel, nbytes, metric, None, None, None, None, tol,
+                         "impossible value in the baseline: %s is %s (%s); not compared" %
+                         (metric, _num_text(b), why))
     ref = statistics.median(bvals)
     if not finite(value):
         return _item("WARN", kernel, nbytes, metric, ref, None, None, None, tol,
@@ -229,6 +243,29 @@ def _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma, run_sp
         status = "PASS"
         reason = "within the tolerance (%s)" % _pct(tol)
     return _item(status, kernel, nbytes, metric, ref, value, change, noise, tol, reason)
+
+
+def _num_text(v):
+    return "%.6g" % v if isinstance(v, float) else str(v)
+
+
+def impossible(metric, v):
+    """Why a value of a table column cannot be a measurement, or None (NaN is 'no value')."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return None
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, float) and math.isinf(v):
+        return "not finite"
+    spec = COLUMNS.get(metric)
+    if spec is None:
+        return None
+    lo, hi, what = spec[1], spec[2], spec[4]
+    if v < lo:
+        return "%s cannot be negative" % what if lo == 0 else "%s is at least %g" % (what, lo)
+    if hi is not None and v > hi:
+        return "%s is at most %g" % (what, hi)
+    return None
 
 
 def render_text(result, show="all"):

@@ -17,8 +17,15 @@ unexpected error (a bug of fabricbench-analyze; FABRICBENCH_ANALYZE_DEBUG=1 show
 docs/ANALYSIS.md describes every command, the table's columns and the noise method."""
 
 
+def _one_line(msg):
+    """A message as one line for a terminal: control characters (a newline in a path, an
+    escape sequence) as \\xNN. Text from files is escaped already when it is loaded."""
+    from .hostile import safe_text
+    return safe_text(str(msg))
+
+
 def _note(msg):
-    print("%s: note: %s" % (PROG, msg), file=sys.stderr)
+    print("%s: note: %s" % (PROG, _one_line(msg)), file=sys.stderr)
 
 
 def _json_default(o):
@@ -321,9 +328,9 @@ def main(argv=None):
     try:
         return args.func(args)
     except AnalysisError as e:
-        print("%s: error: %s" % (PROG, e.message), file=sys.stderr)
+        print("%s: error: %s" % (PROG, _one_line(e.message)), file=sys.stderr)
         if e.hint:
-            print("hint: %s" % e.hint, file=sys.stderr)
+            print("hint: %s" % _one_line(e.hint), file=sys.stderr)
         return e.code
     except ImportError as e:
         print("%s: error: a Python module is missing: %s (Python: %s)" %

@@ -53,8 +53,9 @@ def judge(ref, value, u_ref, u_val, metric, sigma, extra_rel=0.0):
         return None
     ratio = value / ref
     change = ratio - 1.0
-    combined = math.sqrt(u_ref ** 2 + u_val ** 2 + extra_rel ** 2) \
-        if finite(u_ref) and finite(u_val) else math.nan
+    # hypot, not sqrt of squares: a huge relative error squared would overflow
+    combined = math.hypot(u_ref, u_val, extra_rel) if finite(u_ref) and finite(u_val) \
+        else math.nan
     noise = sigma * combined
     d = direction(metric)
     if not finite(noise):

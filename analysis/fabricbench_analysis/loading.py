@@ -7,6 +7,7 @@ import math
 import os
 import re
 
+from . import hostile
 from .errors import AnalysisError, UsageError
 from .noise import row_noise
 from .table import (DERIVED_COLUMNS, INT_DEFAULTS, KERNEL_COLUMNS, META_UNITS, RUN_COLUMNS,
@@ -19,51 +20,54 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema.json"
 SCHEMA = _SCHEMA["name"]
 SCHEMA_VERSION = _SCHEMA["version"]
 
-# tidy column -> (run attribute, default)
+# tidy column -> (run attribute, type, default, value check), as docs/SCHEMA.md has them
 _RUN_ATTRS = {
-    "run_status": ("status", ""), "stop_reason": ("stop_reason", ""),
-    "start_time": ("start_time", ""), "end_time": ("end_time", ""),
-    "tool_version": ("tool_version", ""), "git_commit": ("git_commit", ""),
-    "command_line": ("command_line", ""), "mpi_library": ("mpi_library", ""),
-    "ucx_version": ("ucx_version", ""), "pml": ("pml", ""),
-    "ucx_transports": ("ucx_transports", ""), "fabric": ("fabric", ""),
-    "fabric_requested": ("fabric_requested", ""), "fabric_device": ("fabric_device", ""),
-    "fabric_port": ("fabric_port", 0), "fabric_netdev": ("fabric_netdev", ""),
-    "fabric_check": ("fabric_check", ""), "fabric_check_reason": ("fabric_check_reason", ""),
-    "line_rate_gbps": ("line_rate_gbps", math.nan), "line_rate_source": ("line_rate_source", ""),
-    "nranks": ("nranks", -1), "nhosts": ("nhosts", -1), "ranks_per_node": ("ranks_per_node", ""),
-    "slurm_job_id": ("slurm_job_id", ""), "timer": ("timer", ""),
-    "timer_cost_ns": ("timer_cost_ns", math.nan),
+    "run_status": ("status", "str", ""), "stop_reason": ("stop_reason", "str", ""),
+    "start_time": ("start_time", "str", ""), "end_time": ("end_time", "str", ""),
+    "tool_version": ("tool_version", "str", ""), "git_commit": ("git_commit", "str", ""),
+    "command_line": ("command_line", "str", ""), "mpi_library": ("mpi_library", "str", ""),
+    "ucx_version": ("ucx_version", "str", ""), "pml": ("pml", "str", ""),
+    "ucx_transports": ("ucx_transports", "str", ""), "fabric": ("fabric", "str", ""),
+    "fabric_requested": ("fabric_requested", "str", ""),
+    "fabric_device": ("fabric_device", "str", ""),
+    "fabric_port": ("fabric_port", "int", 0, hostile.int_at_least(0)),
+    "fabric_netdev": ("fabric_netdev", "str", ""),
+    "fabric_check": ("fabric_check", "str", ""),
+    "fabric_check_reason": ("fabric_check_reason", "str", ""),
+    "line_rate_gbps": ("line_rate_gbps", "float", math.nan,
+                       hostile.float_range(0.0, hostile.MAX_VALUE, what="a line rate")),
+    "line_rate_source": ("line_rate_source", "str", ""),
+    "nranks": ("nranks", "int", -1, hostile.int_at_least(1)),
+    "nhosts": ("nhosts", "int", -1, hostile.int_at_least(1)),
+    "ranks_per_node": ("ranks_per_node", "str", ""), "slurm_job_id": ("slurm_job_id", "str", ""),
+    "timer": ("timer", "str", ""),
+    "timer_cost_ns": ("timer_cost_ns", "float", math.nan,
+                      hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")),
 }
 _KERNEL_ATTRS = {
-    "kernel": ("kernel", ""), "kind": ("kind", ""), "kernel_status": ("status", ""),
-    "dtype": ("dtype", ""), "op": ("op", ""), "bus_factor": ("bus_factor", math.nan),
-    "window": ("window", 0), "kernel_detail": ("detail", ""), "time_columns": ("time_columns", ""),
+    "kernel": ("kernel", "str", "", hostile.matches(
+        hostile.KERNEL_NAME, "a kernel name (a-z, 0-9 and _, starting with a letter)")),
+    "kind": ("kind", "str", "", hostile.one_of(hostile.KINDS)),
+    "kernel_status": ("status", "str", ""),
+    "dtype": ("dtype", "str", ""), "op": ("op", "str", ""),
+    "bus_factor": ("bus_factor", "float", math.nan,
+                   hostile.float_range(0.0, hostile.MAX_VALUE, what="a bus factor")),
+    "window": ("window", "int", 0, hostile.int_at_least(0)),
+    "kernel_detail": ("detail", "str", ""), "time_columns": ("time_columns", "str", ""),
 }
 
+
+def _attrs(obj, where, spec):
+    """The attributes of `spec` (tidy column -> (attribute, type, default[, check])), each
+    checked (hostile.attribute)."""
+    out = {}
+    for col, (name, kind, default, *check) in spec.items():
+        out[col] = hostile.attribute(obj, where, name, kind, default,
+                                     check[0] if check else None)
+    return out
+
+
 STATUS_COMPLETE = "complete"
-
-
-def _py(v):
-    """An h5py attribute or element as a plain Python value."""
-    if isinstance(v, bytes):
-        return v.decode("utf-8", "replace")
-    if hasattr(v, "item") and getattr(v, "shape", ()) == ():
-        v = v.item()
-        if isinstance(v, bytes):
-            return v.decode("utf-8", "replace")
-    return v
-
-
-def _attr(obj, name, default):
-    if name not in obj.attrs:
-        return default
-    v = _py(obj.attrs[name])
-    if isinstance(default, str) and not isinstance(v, str):
-        return str(v)
-    if isinstance(default, float) and isinstance(v, (int, float)):
-        return float(v)
-    return v
 
 
 def transport_short(ucx_transports, pml):
@@ -137,24 +141,25 @@ def _guess_format(head):
 
 
 def _check_schema(f, path):
-    schema = _attr(f, "schema", None)
+    schema = hostile.attribute(f, "", "schema", "str", None)
     if schema is None:
         raise AnalysisError("%s is an HDF5 file but not a fabricbench result: the root has no "
                             "'schema' attribute" % path,
                             "give files written by `fabricbench run -o FILE.h5`")
     if schema != SCHEMA:
         raise AnalysisError("%s is not a fabricbench result: its schema is '%s', not '%s'" %
-                            (path, schema, SCHEMA), "give files written by fabricbench run")
-    version = _attr(f, "schema_version", None)
-    if not isinstance(version, int):
-        raise AnalysisError("%s has no valid schema_version attribute (%r)" % (path, version),
+                            (path, hostile.name_text(schema), SCHEMA),
+                            "give files written by fabricbench run")
+    version = hostile.attribute(f, "", "schema_version", "int", None)
+    if version is None:
+        raise AnalysisError("%s has no schema_version attribute" % path,
                             "the file is damaged or was not written by fabricbench")
     if version > SCHEMA_VERSION:
         tool = ""
         try:
             runs = f["runs"]
             last = sorted(runs.keys())[-1]
-            tool = _attr(runs[last], "tool", "")
+            tool = hostile.attribute(runs[last], "", "tool", "str", "")
         except Exception:  # the hint is a courtesy; the error stands without it
             pass
         raise AnalysisError(
@@ -168,14 +173,19 @@ def _check_schema(f, path):
 
 
 def _select_runs(f, path, run):
-    if "runs" not in f or not len(f["runs"]):
+    runs = hostile.child(f, "", "runs", "group")
+    names = hostile.children(runs, "/runs") if runs is not None else []
+    if not names:
         raise AnalysisError("%s holds no runs (no groups under /runs)" % path,
                             "the run that wrote it stopped before its first commit; run again")
-    names = sorted(f["runs"].keys())
+    for n in names:
+        if not hostile.RUN_NAME.match(n):
+            raise hostile.Mismatch(hostile.join("/runs", n), "is not named run_NNNN; /runs "
+                                   "holds one group per run, run_0000, run_0001, ...")
     if run in (None, "all"):
         return names
     if run == "latest":
-        latest = _attr(f, "latest_run", "")
+        latest = hostile.attribute(f, "", "latest_run", "str", "")
         return [latest if latest in names else names[-1]]
     want = run
     if re.fullmatch(r"\d+", run):
@@ -187,14 +197,19 @@ def _select_runs(f, path, run):
 
 
 def _read_run(f, path, name, warn):
-    g = f["runs"][name]
-    meta = {col: _attr(g, a, d) for col, (a, d) in _RUN_ATTRS.items()}
+    where = "/runs/" + name
+    g = hostile.child(f["runs"], "/runs", name, "group", required=True)
+    meta = _attrs(g, where, _RUN_ATTRS)
     hosts = []
-    if "hostnames" in g:
-        hosts = [_py(h) for h in g["hostnames"][()]]
+    ds = hostile.child(g, where, "hostnames", "dataset")
+    if ds is not None:
+        hosts = hostile.strings(ds, where + "/hostnames", "the hostnames dataset",
+                                hostile.MAX_HOSTS)
     uniq = []
+    seen = set()
     for h in hosts:
-        if h not in uniq:
+        if h not in seen:
+            seen.add(h)
             uniq.append(h)
     meta["hosts"] = ",".join(uniq)
     if meta["nhosts"] == -1 and uniq:
@@ -209,42 +224,99 @@ def _read_run(f, path, name, warn):
     meta["run"] = name
 
     kernels = []
-    kgroup = g["kernels"] if "kernels" in g else {}
-    for kid in sorted(kgroup.keys()):
-        k = kgroup[kid]
-        kmeta = {col: _attr(k, a, d) for col, (a, d) in _KERNEL_ATTRS.items()}
+    kgroup = hostile.child(g, where, "kernels", "group")
+    kids = hostile.children(kgroup, where + "/kernels") if kgroup is not None else []
+    for kid in kids:
+        kwhere = hostile.join(where + "/kernels", kid)
+        if not hostile.KERNEL_ID.match(kid):
+            raise hostile.Mismatch(kwhere, "is not named NN_KERNEL (00_latency); a kernel's "
+                                   "group is named by its number and kernel name")
+        k = hostile.child(kgroup, where + "/kernels", kid, "group", required=True)
+        kmeta = _attrs(k, kwhere, _KERNEL_ATTRS)
         kmeta["kernel_id"] = kid
         if not kmeta["kernel"]:
             kmeta["kernel"] = kid.split("_", 1)[-1]
-        if "table" not in k:
+        t = hostile.child(k, kwhere, "table", "group")
+        if t is None:
             warn("%s %s: kernel %s has no table; skipped" % (path, name, kid))
             continue
-        t = k["table"]
-        cols = [c for c in _attr(t, "columns", "").split(",") if c] or list(t.keys())
-        data, units = {}, {}
-        for c in cols:
-            if c not in t:
-                warn("%s %s %s: column %s is listed but absent; read as not available" %
-                     (path, name, kid, c))
-                continue
-            ds = t[c]
-            data[c] = ds[()]
-            units[c] = _attr(ds, "units", "")
-        lens = {len(v) for v in data.values()}
-        nrows = min(lens) if lens else 0
-        if len(lens) > 1:
-            warn("%s %s %s: columns differ in length (%s); using the first %d rows" %
-                 (path, name, kid, ",".join(map(str, sorted(lens))), nrows))
-        samples = k["samples"] if "samples" in k else None
-        rows = []
-        for i in range(nrows):
-            row = {c: _py(v[i]) for c, v in data.items()}
+        rows, units = _read_table(t, kwhere + "/table", path, name, kid, warn)
+        samples = hostile.child(k, kwhere, "samples", "group")
+        out = []
+        for row in rows:
             s = None
-            if samples is not None and "bytes" in row and str(row["bytes"]) in samples:
-                s = samples[str(row["bytes"])][()]
-            rows.append((row, s))
-        kernels.append((kmeta, rows, units))
+            key = str(row["bytes"]) if "bytes" in row else None
+            if samples is not None and key is not None:
+                ds = hostile.child(samples, kwhere + "/samples", key, "dataset")
+                if ds is not None:
+                    spath = "%s/samples/%s" % (kwhere, key)
+                    s = hostile.numbers(ds, spath, "a samples dataset", "num",
+                                        hostile.MAX_SAMPLES)
+                    hostile.check_samples(s, spath)
+            out.append((row, s))
+        kernels.append((kmeta, out, units))
     return meta, kernels
+
+
+# Columns of the tidy table that loading makes itself: a table column may not take their names.
+_RESERVED = frozenset(RUN_COLUMNS) | frozenset(KERNEL_COLUMNS) | frozenset(DERIVED_COLUMNS)
+
+
+def _read_table(t, twhere, path, name, kid, warn):
+    """The rows of one table (a list of {column: value}) and its columns' units. Every
+    column is a 1-D dataset of the schema's type, all of one length, its values possible."""
+    listed = hostile.attribute(t, twhere, "columns", "str", None)
+    if listed is None:
+        cols = hostile.children(t, twhere)
+    else:
+        cols = [c for c in listed.split(",") if c]
+    seen = set()
+    for c in cols:
+        if not hostile.COLUMN_NAME.match(c):
+            raise hostile.Mismatch("the attribute columns of %s" % twhere if listed is not None
+                                   else hostile.join(twhere, c),
+                                   "names a column '%s'; column names are letters, digits and "
+                                   "_" % hostile.name_text(c))
+        if c in seen:
+            raise hostile.Mismatch("the attribute columns of %s" % twhere,
+                                   "lists %s twice" % c)
+        if c in _RESERVED:
+            raise hostile.Mismatch(hostile.join(twhere, c), "is named like a column the "
+                                   "analysis adds itself (docs/ANALYSIS.md); no table column "
+                                   "has that name")
+        seen.add(c)
+    data, units = {}, {}
+    length_of = None
+    for c in cols:
+        cpath = "%s/%s" % (twhere, c)
+        ds = hostile.child(t, twhere, c, "dataset")
+        if ds is None:
+            warn("%s %s %s: column %s is listed but absent; read as not available" %
+                 (path, name, kid, c))
+            continue
+        v = hostile.numbers(ds, cpath, "a table column", hostile.column_kind(c),
+                            hostile.MAX_ROWS)
+        if length_of is None:
+            length_of = c
+        elif len(v) != len(data[length_of]):
+            raise hostile.Mismatch(cpath, "has %d rows, %s/%s %d; every column of a table has "
+                                   "one element per row" % (len(v), twhere, length_of,
+                                                            len(data[length_of])))
+        data[c] = v
+        units[c] = hostile.attribute(ds, cpath, "units", "str", "")
+    if data and "bytes" not in data:
+        raise hostile.Mismatch(twhere, "has no bytes column; every table has one (the message "
+                               "size of each row)")
+    sizes = data.get("bytes")
+    iterations = data.get("iterations")
+    for c, v in data.items():
+        hostile.check_column(c, v, "%s/%s" % (twhere, c), sizes, iterations)
+    nrows = len(data[length_of]) if length_of is not None else 0
+    rows = []
+    for i in range(nrows):
+        rows.append({c: (int(v[i]) if v.dtype.kind in "iu" else float(v[i]))
+                     for c, v in data.items()})
+    return rows, units
 
 
 # What h5py and numpy raise on a file whose structure is valid HDF5 but whose contents are
@@ -252,11 +324,13 @@ def _read_run(f, path, name, warn):
 _READ_ERRORS = (OSError, KeyError, ValueError, RuntimeError, TypeError, AttributeError,
                 IndexError, LookupError, ArithmeticError)
 _DAMAGED_HINT = "copy the file again from where fabricbench wrote it"
+_MISMATCH_HINT = ("fabricbench does not write this (docs/SCHEMA.md): the file was damaged or "
+                  "edited; copy it again from where fabricbench wrote it")
 
 
 def _read_file(path, run, note):
-    """The runs of one file as [(meta, kernels)]; anything the file's contents make h5py or
-    numpy raise is an AnalysisError naming the file, never a traceback."""
+    """The runs of one file as [(meta, kernels)]; anything that does not match the schema is
+    an AnalysisError naming the file and the object, never a traceback."""
     f = _open(path)
     where = "reading its root attributes"
     try:
@@ -270,6 +344,10 @@ def _read_file(path, run, note):
         return out
     except AnalysisError:
         raise
+    except hostile.Unreadable as e:
+        raise AnalysisError("%s is damaged: %s" % (path, _one_line(e)), _DAMAGED_HINT)
+    except hostile.Mismatch as e:
+        raise AnalysisError("%s: %s" % (path, _one_line(e)), _MISMATCH_HINT)
     except _READ_ERRORS as e:
         raise AnalysisError("%s is damaged: %s (while %s)" % (path, _one_line(e), where),
                             _DAMAGED_HINT)

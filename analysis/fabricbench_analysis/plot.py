@@ -6,9 +6,13 @@ never through pyplot, so no display is needed or touched.
 import io
 import math
 import os
+import re
 
-from .errors import AnalysisError
+from .errors import EXIT_INTERNAL, AnalysisError
+from .hostile import safe_text
 from .table import finite, size_label
+
+_FILE_NAME = re.compile(r"[a-z][a-z0-9_]{0,80}\Z")
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
           "#7f7f7f", "#bcbd22", "#17becf"]
@@ -38,7 +42,14 @@ def _legend_label(rows):
     lab = r["label"]
     if r["run_status"] not in ("complete", ""):
         lab += " [%s]" % r["run_status"]
-    return lab
+    return plain(lab)
+
+
+def plain(text):
+    """Text from a file for matplotlib, which reads $...$ as math (a lone $ or a bad formula
+    would fail the drawing) and hides legend entries that start with _."""
+    text = text.replace("$", r"\$")
+    return "\u200b" + text if text.startswith("_") else text
 
 
 def _size_axis(ax, ticker, sizes, what="message size"):
@@ -204,11 +215,11 @@ def _rate_figure(Figure, ticker, series, style, column, ylabel, title, rates, ra
         for lab, rate in rates.items():
             v = rate * rate_scale
             ax.axhline(v, color=style[lab][0], ls="--", lw=1.2,
-                       label="%s: %s" % (lab, rate_text(rate)))
+                       label=plain("%s: %s" % (lab, rate_text(rate))))
             ys.append(v)
     unknown = [lab for lab in plotted if lab not in rates]
     if unknown:  # a legend entry with nothing drawn: text only
-        ax.plot([], [], ls="none", label=unknown_rate_text(unknown))
+        ax.plot([], [], ls="none", label=plain(unknown_rate_text(unknown)))
     _size_axis(ax, ticker, sizes)
     _log_y(ax, ticker, min(ys), max(ys))
     ax.set_ylabel(ylabel)
@@ -310,6 +321,12 @@ def save(table, outdir, formats=("png", "svg")):
         raise AnalysisError("nothing to plot: the input has no kernel with message sizes "
                             "(only barrier?)", "measure latency, bw or a collective")
     for name, _caption, fig in figs:
+        # The names are kernel names (loading admits only [a-z][a-z0-9_]*) and fixed suffixes;
+        # checked again here, so that no name from a file can ever leave the directory.
+        if not _FILE_NAME.match(name):
+            raise AnalysisError("a plot would be named '%s', which is not a plain file name" %
+                                safe_text(name), "this is a bug of fabricbench-analyze",
+                                EXIT_INTERNAL)
         for fmt in formats:
             path = os.path.join(outdir, "%s.%s" % (name, fmt))
             meta = {"Date": None} if fmt == "svg" else {"Software": None}
