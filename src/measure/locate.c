@@ -1,0 +1,309 @@
+/* Localisation of slow pairs (measure/locate.h). A suspect must explain a set of slow pairs,
+ * not one node's median: a node is named when its pairs are slow with most of its peers, on
+ * its own switch and off it; when only the peers off its switch are slow, the path into it
+ * from outside (a switch link serving it) is named instead, since a bad node would be slow
+ * with its neighbours too; a switch group when the slow pairs out of it spread over its nodes;
+ * what is left is named pair by pair. Each step takes the pairs it explains out of the next. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure/locate.h"
+
+typedef struct fab_loc {
+    const fab_locate_in_t *in;
+    fab_locate_t *out;
+    unsigned char *open; /* n*n: slow and not yet explained */
+    int n;
+} fab_loc_t;
+
+static int fab_loc_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The median of the finite off-diagonal entries of m (NaN: none). */
+static double fab_loc_median(const double *m, int n)
+{
+    double *v = malloc(sizeof(double) * (size_t)n * (size_t)n + 1), med = NAN;
+    size_t k = 0;
+
+    if (!v)
+        return NAN;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j && isfinite(m[i * n + j]))
+                v[k++] = m[i * n + j];
+    if (k) {
+        qsort(v, k, sizeof(double), fab_loc_cmp);
+        med = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+    }
+    free(v);
+    return med;
+}
+
+static int fab_loc_group(const fab_loc_t *L, int i)
+{
+    return L->in->group ? L->in->group[i] : -1;
+}
+
+/* Whether i and j share a known switch group. */
+static int fab_loc_same(const fab_loc_t *L, int i, int j)
+{
+    int g = fab_loc_group(L, i);
+
+    return g >= 0 && g == fab_loc_group(L, j);
+}
+
+/* The verdict bits of the unordered pair (i, j); -1 when it was not measured. */
+static int fab_loc_judge(const fab_locate_in_t *in, const fab_locate_t *out, int i, int j)
+{
+    int n = in->n, bits = 0, measured = 0;
+    double frac = in->bw_frac > 0 ? in->bw_frac : FAB_LOCATE_BW_FRAC;
+    double factor = in->lat_factor > 0 ? in->lat_factor : FAB_LOCATE_LAT_FACTOR;
+    double lfrac = in->line_frac > 0 ? in->line_frac : FAB_LOCATE_LINE_FRAC;
+
+    for (int d = 0; d < 2; d++) {
+        int s = d ? j : i, t = d ? i : j;
+        double b = in->bw ? in->bw[s * n + t] : NAN, l = in->lat ? in->lat[s * n + t] : NAN;
+
+        if (isfinite(b)) {
+            measured = 1;
+            if (isfinite(out->bw_median) && b < frac * out->bw_median)
+                bits |= FAB_SLOW_BW;
+            if (in->line_MBps > 0 && b < lfrac * in->line_MBps)
+                bits |= FAB_SLOW_LINE;
+        }
+        if (isfinite(l)) {
+            measured = 1;
+            if (isfinite(out->lat_median) && l > factor * out->lat_median)
+                bits |= FAB_SLOW_LAT;
+        }
+    }
+    return measured ? bits : -1;
+}
+
+static int fab_loc_add(fab_loc_t *L, fab_suspect_kind_t kind, int a, int b, int slow, int pairs)
+{
+    fab_locate_t *o = L->out;
+    fab_suspect_t *s = realloc(o->suspects, sizeof(*s) * (size_t)(o->nsuspects + 1));
+
+    if (!s)
+        return -1;
+    o->suspects = s;
+    s[o->nsuspects] = (fab_suspect_t){kind, a, b, slow, pairs};
+    if (kind != FAB_SUSPECT_PAIR)
+        for (int i = 0; i < L->n; i++)
+            if ((kind == FAB_SUSPECT_GROUP ? fab_loc_group(L, i) == a : i == a) &&
+                o->node_suspect[i] < 0)
+                o->node_suspect[i] = o->nsuspects;
+    o->nsuspects++;
+    return 0;
+}
+
+/* Slow pairs still open and measured pairs of node i: all (w = 0), on its switch (1), off (2). */
+static void fab_loc_count(const fab_loc_t *L, int i, int *slow, int *pairs)
+{
+    memset(slow, 0, 3 * sizeof(int));
+    memset(pairs, 0, 3 * sizeof(int));
+    for (int j = 0; j < L->n; j++) {
+        int w = fab_loc_group(L, i) < 0 ? 2 : fab_loc_same(L, i, j) ? 1 : 2;
+
+        if (j == i || L->out->slow[i * L->n + j] == 0xff)
+            continue;
+        pairs[0]++;
+        pairs[w]++;
+        slow[0] += L->open[i * L->n + j];
+        slow[w] += L->open[i * L->n + j];
+    }
+}
+
+static void fab_loc_close(fab_loc_t *L, int i, int j)
+{
+    L->open[i * L->n + j] = L->open[j * L->n + i] = 0;
+}
+
+/* Nodes slow with at least half their peers, the worst first. */
+static int fab_loc_nodes(fab_loc_t *L)
+{
+    for (;;) {
+        int best = -1, bs[3] = {0}, bp[3] = {0};
+
+        for (int i = 0; i < L->n; i++) {
+            int s[3], p[3];
+
+            fab_loc_count(L, i, s, p);
+            if (s[0] >= 2 && 2 * s[0] >= p[0] && s[0] > bs[0]) {
+                best = i;
+                memcpy(bs, s, sizeof(bs));
+                memcpy(bp, p, sizeof(bp));
+            }
+        }
+        if (best < 0)
+            return 0;
+        /* Neighbours on its switch fine, peers off it slow: the path in, not the node. */
+        if (bp[1] > 0 && 2 * bs[1] < bp[1] && 2 * bs[2] >= bp[2]) {
+            for (int j = 0; j < L->n; j++)
+                if (!fab_loc_same(L, best, j))
+                    fab_loc_close(L, best, j);
+            if (fab_loc_add(L, FAB_SUSPECT_PATH, best, -1, bs[2], bp[2]) < 0)
+                return -1;
+            continue;
+        }
+        for (int j = 0; j < L->n; j++)
+            fab_loc_close(L, best, j);
+        if (fab_loc_add(L, FAB_SUSPECT_NODE, best, -1, bs[0], bp[0]) < 0)
+            return -1;
+    }
+}
+
+/* Switch groups whose open slow pairs to other switches spread over at least two of its
+ * nodes (and half of them), none inside it: its uplinks or the switch. */
+static int fab_loc_groups(fab_loc_t *L)
+{
+    int n = L->n, ng = 0;
+
+    for (int i = 0; i < n; i++)
+        if (fab_loc_group(L, i) + 1 > ng)
+            ng = fab_loc_group(L, i) + 1;
+    for (;;) {
+        int best = -1, bslow = 0, bpairs = 0;
+
+        for (int g = 0; g < ng; g++) {
+            int size = 0, spread = 0, slow = 0, pairs = 0, inside = 0;
+
+            for (int i = 0; i < n; i++) {
+                int mine = 0;
+
+                if (fab_loc_group(L, i) != g)
+                    continue;
+                size++;
+                for (int j = 0; j < n; j++) {
+                    if (j == i || L->out->slow[i * n + j] == 0xff)
+                        continue;
+                    if (fab_loc_same(L, i, j)) {
+                        inside += L->open[i * n + j];
+                        continue;
+                    }
+                    pairs++;
+                    slow += L->open[i * n + j];
+                    mine += L->open[i * n + j];
+                }
+                spread += mine > 0;
+            }
+            if (size >= 2 && spread >= 2 && 2 * spread >= size && slow >= 3 && inside == 0 &&
+                slow > bslow) {
+                best = g;
+                bslow = slow;
+                bpairs = pairs;
+            }
+        }
+        if (best < 0)
+            return 0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if (fab_loc_group(L, i) == best && !fab_loc_same(L, i, j))
+                    fab_loc_close(L, i, j);
+        if (fab_loc_add(L, FAB_SUSPECT_GROUP, best, -1, bslow, bpairs) < 0)
+            return -1;
+    }
+}
+
+int fab_locate(const fab_locate_in_t *in, fab_locate_t *out)
+{
+    int n = in->n, rc = 0;
+    fab_loc_t L = {in, out, NULL, n};
+
+    memset(out, 0, sizeof(*out));
+    out->bw_median = in->bw ? fab_loc_median(in->bw, n) : NAN;
+    out->lat_median = in->lat ? fab_loc_median(in->lat, n) : NAN;
+    out->slow = calloc((size_t)n * (size_t)n + 1, 1);
+    out->node_suspect = malloc(sizeof(int) * (size_t)n + 1);
+    L.open = calloc((size_t)n * (size_t)n + 1, 1);
+    if (!out->slow || !out->node_suspect || !L.open) {
+        free(L.open);
+        fab_locate_free(out);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        out->node_suspect[i] = -1;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            int bits = fab_loc_judge(in, out, i, j);
+
+            /* 0xff: not measured */
+            out->slow[i * n + j] = out->slow[j * n + i] = bits < 0 ? 0xff : (unsigned char)bits;
+            if (bits < 0)
+                continue;
+            out->npairs++;
+            out->nslow += bits != 0;
+            L.open[i * n + j] = L.open[j * n + i] = bits != 0;
+        }
+    for (int i = 0; i < n; i++)
+        out->slow[i * n + i] = 0xff;
+    rc = fab_loc_nodes(&L);
+    if (rc == 0)
+        rc = fab_loc_groups(&L);
+    for (int i = 0; i < n && rc == 0; i++)
+        for (int j = i + 1; j < n && rc == 0; j++)
+            if (L.open[i * n + j])
+                rc = fab_loc_add(&L, FAB_SUSPECT_PAIR, i, j, 1, 1);
+    free(L.open);
+    if (rc != 0)
+        fab_locate_free(out);
+    return rc;
+}
+
+void fab_locate_free(fab_locate_t *l)
+{
+    free(l->slow);
+    free(l->suspects);
+    free(l->node_suspect);
+    memset(l, 0, sizeof(*l));
+}
+
+const char *fab_suspect_kind_name(fab_suspect_kind_t k)
+{
+    static const char *const names[] = {"node", "path", "group", "pair"};
+
+    return (unsigned)k < 4 ? names[k] : "?";
+}
+
+void fab_suspect_text(const fab_suspect_t *s, char *const *names, char *const *gnames, char *buf,
+                      size_t len)
+{
+    char a[96], b[96];
+
+    if (s->kind == FAB_SUSPECT_GROUP && gnames)
+        snprintf(a, sizeof(a), "%s", gnames[s->a]);
+    else if (names && s->kind != FAB_SUSPECT_GROUP)
+        snprintf(a, sizeof(a), "%s", names[s->a]);
+    else
+        snprintf(a, sizeof(a), "%d", s->a);
+    snprintf(b, sizeof(b), "%s", s->b < 0 ? "" : names ? names[s->b] : "?");
+    if (s->b >= 0 && !names)
+        snprintf(b, sizeof(b), "%d", s->b);
+    switch (s->kind) {
+    case FAB_SUSPECT_NODE:
+        snprintf(buf, len, "node %s (or its link): slow with %d of its %d peers", a, s->slow,
+                 s->pairs);
+        break;
+    case FAB_SUSPECT_PATH:
+        snprintf(buf, len,
+                 "the path into node %s from other switches (a switch link serving it): slow "
+                 "with %d of its %d peers off its switch, fine with those on it",
+                 a, s->slow, s->pairs);
+        break;
+    case FAB_SUSPECT_GROUP:
+        snprintf(buf, len,
+                 "switch group %s (its uplinks or the switch): %d of its %d pairs to other "
+                 "switches slow, spread over its nodes",
+                 a, s->slow, s->pairs);
+        break;
+    default:
+        snprintf(buf, len, "the link or path between %s and %s: slow on its own", a, b);
+    }
+}

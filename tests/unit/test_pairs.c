@@ -1,0 +1,264 @@
+/* The pairs kernels' schedules and the localisation of slow pairs, on synthetic matrices
+ * whose faults are known. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "measure/locate.h"
+#include "measure/schedule.h"
+
+/* Every unordered pair meets exactly once, no member twice in a round, partner symmetric. */
+static void test_schedule(fab_sched_t s, int n)
+{
+    int rounds = fab_sched_rounds(s, n), *met = calloc((size_t)n * n, sizeof(int));
+    int *p = malloc(sizeof(int) * (size_t)n), ok = 1, byes = 0;
+
+    CHECK(rounds == (s == FAB_SCHED_SERIAL ? n * (n - 1) / 2 : n % 2 ? n : n - 1));
+    for (int r = 0; r < rounds; r++) {
+        int active = 0;
+
+        fab_sched_round(s, n, r, p);
+        for (int i = 0; i < n; i++) {
+            if (p[i] < 0) {
+                byes++;
+                continue;
+            }
+            active++;
+            ok &= p[i] >= 0 && p[i] < n && p[i] != i && p[p[i]] == i;
+            if (p[i] > i)
+                met[i * n + p[i]]++;
+        }
+        if (s == FAB_SCHED_ROUNDS)
+            ok &= active == (n % 2 ? n - 1 : n); /* n/2 pairs at a time, one bye if odd */
+        else
+            ok &= active == 2;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            ok &= met[i * n + j] == 1;
+    if (s == FAB_SCHED_ROUNDS)
+        ok &= byes == (n % 2 ? n : 0); /* each member of an odd n sits out once */
+    CHECK(ok);
+    if (!ok)
+        fprintf(stderr, "  schedule %s, n = %d\n", fab_sched_name(s), n);
+    free(met);
+    free(p);
+}
+
+/* A fabric of n nodes in groups of g (node i on switch i / g), bandwidth 1000 MB/s and
+ * latency 2 us with noise of +-amp (deterministic), then the faults. */
+typedef struct fab_fab {
+    int n;
+    double *bw, *lat;
+    int *group;
+} fab_fab_t;
+
+static fab_fab_t fab_make(int n, int g, double amp, unsigned seed)
+{
+    fab_fab_t f = {n, malloc(sizeof(double) * n * n), malloc(sizeof(double) * n * n),
+                   malloc(sizeof(int) * n)};
+
+    srand(seed);
+    for (int i = 0; i < n; i++) {
+        f.group[i] = g > 0 ? i / g : -1;
+        for (int j = 0; j < n; j++) {
+            double u = (double)rand() / RAND_MAX * 2 - 1, v = (double)rand() / RAND_MAX * 2 - 1;
+
+            f.bw[i * n + j] = i == j ? NAN : 1000.0 * (1 + amp * u);
+            f.lat[i * n + j] = i == j ? NAN : 2.0 * (1 + amp * v);
+        }
+    }
+    return f;
+}
+
+static void fab_free(fab_fab_t *f)
+{
+    free(f->bw);
+    free(f->lat);
+    free(f->group);
+}
+
+static void fab_slow_pair(fab_fab_t *f, int s, int d, double share)
+{
+    f->bw[s * f->n + d] *= share;
+}
+
+static fab_locate_t fab_judge(const fab_fab_t *f, int groups)
+{
+    fab_locate_in_t in = {f->n, f->bw, f->lat, groups ? f->group : NULL, 0, 0, 0, 0};
+    fab_locate_t l;
+
+    CHECK(fab_locate(&in, &l) == 0);
+    return l;
+}
+
+static void fab_print(const fab_locate_t *l)
+{
+    for (int i = 0; i < l->nsuspects; i++) {
+        char buf[256];
+
+        fab_suspect_text(&l->suspects[i], NULL, NULL, buf, sizeof(buf));
+        fprintf(stderr, "  suspect: %s\n", buf);
+    }
+}
+
+static int fab_only(const fab_locate_t *l, fab_suspect_kind_t kind, int a, int b)
+{
+    int ok = l->nsuspects == 1 && l->suspects[0].kind == kind && l->suspects[0].a == a &&
+             l->suspects[0].b == b;
+
+    if (!ok)
+        fab_print(l);
+    return ok;
+}
+
+int main(void)
+{
+    for (int n = 2; n <= 33; n++) {
+        test_schedule(FAB_SCHED_ROUNDS, n);
+        test_schedule(FAB_SCHED_SERIAL, n);
+    }
+    test_schedule(FAB_SCHED_ROUNDS, 256);
+    CHECK(fab_sched_parse("rounds") == FAB_SCHED_ROUNDS);
+    CHECK(fab_sched_parse("serial") == FAB_SCHED_SERIAL);
+    CHECK(fab_sched_parse("x") == -1);
+
+    /* A healthy fabric with +-5% noise: nothing slow, nobody named (several seeds, sizes). */
+    for (unsigned seed = 1; seed <= 20; seed++) {
+        fab_fab_t f = fab_make(4 + (int)seed * 3, 4, 0.05, seed);
+        fab_locate_t l = fab_judge(&f, 1);
+
+        CHECK(l.nslow == 0 && l.nsuspects == 0);
+        CHECK_NEAR(l.bw_median, 1000.0, 60.0);
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    /* One bad node (its link at 40%, both directions): that node, nothing else. */
+    {
+        fab_fab_t f = fab_make(16, 4, 0.05, 7);
+
+        for (int j = 0; j < 16; j++)
+            if (j != 5) {
+                fab_slow_pair(&f, 5, j, 0.4);
+                fab_slow_pair(&f, j, 5, 0.4);
+            }
+        fab_locate_t l = fab_judge(&f, 1);
+        CHECK(fab_only(&l, FAB_SUSPECT_NODE, 5, -1));
+        CHECK(l.node_suspect[5] == 0 && l.node_suspect[4] == -1);
+        CHECK(l.nslow == 15);
+        fab_locate_free(&l);
+        /* The same without switch groups known: still the node. */
+        l = fab_judge(&f, 0);
+        CHECK(fab_only(&l, FAB_SUSPECT_NODE, 5, -1));
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    /* A bad node by latency only (3x): that node. */
+    {
+        fab_fab_t f = fab_make(8, 4, 0.05, 9);
+
+        for (int j = 0; j < 8; j++)
+            if (j != 2)
+                f.lat[2 * 8 + j] = f.lat[j * 8 + 2] = 6.0;
+        fab_locate_t l = fab_judge(&f, 1);
+        CHECK(fab_only(&l, FAB_SUSPECT_NODE, 2, -1));
+        CHECK(l.suspects[0].slow == 7);
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    /* One bad link (one direction at 50%): that pair, no node. */
+    {
+        fab_fab_t f = fab_make(16, 4, 0.05, 11);
+
+        fab_slow_pair(&f, 3, 12, 0.5);
+        fab_locate_t l = fab_judge(&f, 1);
+        CHECK(fab_only(&l, FAB_SUSPECT_PAIR, 3, 12));
+        CHECK(l.slow[3 * 16 + 12] == FAB_SLOW_BW && l.slow[12 * 16 + 3] == FAB_SLOW_BW);
+        CHECK(l.node_suspect[3] == -1 && l.node_suspect[12] == -1);
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    /* A slow downlink into node 9 (from every node off its switch, destination routing): the
+     * path into 9, not the node, since its switch neighbours reach it at full speed. */
+    {
+        fab_fab_t f = fab_make(16, 4, 0.05, 13);
+
+        for (int s = 0; s < 16; s++)
+            if (s / 4 != 9 / 4)
+                fab_slow_pair(&f, s, 9, 0.5);
+        fab_locate_t l = fab_judge(&f, 1);
+        CHECK(fab_only(&l, FAB_SUSPECT_PATH, 9, -1));
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    /* A bad switch group: the uplink of switch 2 (nodes 8-11) towards the destinations routed
+     * over spine 1 of 2 (odd nodes): pairs spread over the group, none inside it. */
+    {
+        fab_fab_t f = fab_make(16, 4, 0.05, 17);
+
+        for (int s = 8; s < 12; s++)
+            for (int d = 1; d < 16; d += 2)
+                if (d / 4 != 2)
+                    fab_slow_pair(&f, s, d, 0.5);
+        fab_locate_t l = fab_judge(&f, 1);
+        CHECK(fab_only(&l, FAB_SUSPECT_GROUP, 2, -1));
+        CHECK(l.suspects[0].slow == 24 && l.suspects[0].pairs == 48);
+        CHECK(l.node_suspect[8] == 0 && l.node_suspect[11] == 0 && l.node_suspect[0] == -1);
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    /* Three faults at once on 64 nodes: a node, a pair, a group; each named, nothing else. */
+    {
+        int n = 64;
+        fab_fab_t f = fab_make(n, 8, 0.05, 19);
+
+        for (int j = 0; j < n; j++)
+            if (j != 40) {
+                fab_slow_pair(&f, 40, j, 0.3);
+                fab_slow_pair(&f, j, 40, 0.3);
+            }
+        fab_slow_pair(&f, 1, 60, 0.6);
+        for (int s = 16; s < 24; s++)
+            for (int d = 0; d < n; d += 4)
+                if (d / 8 != 2 && d != 40)
+                    fab_slow_pair(&f, s, d, 0.5);
+        fab_locate_t l = fab_judge(&f, 1);
+        CHECK(l.nsuspects == 3);
+        CHECK(l.nsuspects > 0 && l.suspects[0].kind == FAB_SUSPECT_NODE && l.suspects[0].a == 40);
+        CHECK(l.nsuspects > 1 && l.suspects[1].kind == FAB_SUSPECT_GROUP && l.suspects[1].a == 2);
+        CHECK(l.nsuspects > 2 && l.suspects[2].kind == FAB_SUSPECT_PAIR && l.suspects[2].a == 1 &&
+              l.suspects[2].b == 60);
+        if (l.nsuspects != 3)
+            fab_print(&l);
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    /* Against the line rate: every pair at 1000 MB/s on a 1250 MB/s line (80%) is slow, and
+     * with everything slow no one node explains it: the pairs are all named. */
+    {
+        fab_fab_t f = fab_make(4, 0, 0.0, 23);
+        fab_locate_in_t in = {4, f.bw, NULL, NULL, 0, 0, 1250.0, 0};
+        fab_locate_t l;
+
+        CHECK(fab_locate(&in, &l) == 0);
+        CHECK(l.nslow == 6 && l.slow[1] == FAB_SLOW_LINE);
+        fab_locate_free(&l);
+        in.line_MBps = 1100.0; /* 91%: healthy */
+        CHECK(fab_locate(&in, &l) == 0);
+        CHECK(l.nslow == 0);
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    /* Unmeasured pairs (NaN) are neither slow nor counted. */
+    {
+        fab_fab_t f = fab_make(6, 0, 0.0, 29);
+
+        f.bw[1 * 6 + 2] = f.bw[2 * 6 + 1] = NAN;
+        f.lat[1 * 6 + 2] = f.lat[2 * 6 + 1] = NAN;
+        fab_locate_t l = fab_judge(&f, 0);
+        CHECK(l.npairs == 14 && l.nslow == 0 && l.slow[1 * 6 + 2] == 0xff);
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    return fab_test_report("pairs");
+}
