@@ -14,18 +14,8 @@ static fab_status_t latency_setup(fab_kctx_t *ctx, void **state)
 
 static fab_status_t latency_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
-    int n = (int)bytes, peer = 1 - ctx->rank;
-    fab_status_t st;
-
     (void)state;
-    if (ctx->rank == 0) {
-        st = FAB_MPI(MPI_Send(ctx->sbuf, n, MPI_CHAR, peer, ctx->tag, ctx->comm));
-        return st != FAB_OK ? st
-                            : FAB_MPI(MPI_Recv(ctx->rbuf, n, MPI_CHAR, peer, ctx->tag, ctx->comm,
-                                               MPI_STATUS_IGNORE));
-    }
-    st = FAB_MPI(MPI_Recv(ctx->rbuf, n, MPI_CHAR, peer, ctx->tag, ctx->comm, MPI_STATUS_IGNORE));
-    return st != FAB_OK ? st : FAB_MPI(MPI_Send(ctx->sbuf, n, MPI_CHAR, peer, ctx->tag, ctx->comm));
+    return fab_pingpong_iterate(ctx, bytes);
 }
 
 /* A sends pattern A; B checks it and answers with pattern B; A checks that. */

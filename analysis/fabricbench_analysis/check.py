@@ -49,6 +49,9 @@ def _run_items(bs, cs, notes):
     st = cs["run_status"]
     if st == "complete, validation failed":
         item("FAIL", "run", "received data failed validation (see the rows below)")
+    elif st == "complete, suspects named":
+        item("FAIL", "run", "the pairs verdict named suspect nodes or links (fabricbench "
+             "show lists them)")
     elif st and st != "complete":
         item("WARN", "run", "the run's status is '%s'%s: only what it measured is checked" %
              (st, " (%s)" % cs["stop_reason"] if cs["stop_reason"] else ""))
@@ -174,7 +177,8 @@ def _item(status, kernel, nbytes, metric, base, value, change, noise, tol, reaso
 
 def _missing(kernel, nbytes, cs, strict):
     why = "not measured in this run"
-    if cs["run_status"] not in ("complete", "complete, validation failed"):
+    if cs["run_status"] not in ("complete", "complete, validation failed",
+                                "complete, suspects named"):
         why += " (it is %s)" % cs["run_status"]
     return _item("FAIL" if strict else "WARN", kernel, nbytes, "-", None, None, None, None, None,
                  why)

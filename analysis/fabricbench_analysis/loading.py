@@ -386,6 +386,9 @@ def _run_note(meta, nrows, kernels):
     if st == "complete, validation failed":
         return ("%s %s: received data failed validation (rows with validation_errors > 0)" %
                 (path, name))
+    if st == "complete, suspects named":
+        return ("%s %s: the pairs verdict named suspect nodes or links (fabricbench show "
+                "lists them)" % (path, name))
     if st and st != STATUS_COMPLETE:
         return "%s %s has status '%s'%s: %s" % (path, name, st, why, got)
     return None

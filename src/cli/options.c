@@ -10,6 +10,7 @@
 #include "cli/options.h"
 #include "core/text.h"
 #include "kernel/registry.h"
+#include "measure/locate.h"
 #include "measure/plan.h"
 
 #define FAB_MAX_ROWS 256
@@ -18,7 +19,8 @@
 
 static const fab_opt_t fab_opt_table[] = {
     {"sizes", 'm', FAB_OPT_SIZES, OFF(sizes), 0, 0, "SIZES", "bytes",
-     FAB_SIZES_P2P ", collectives " FAB_SIZES_COLL,
+     FAB_SIZES_P2P ", collectives " FAB_SIZES_COLL ", pairs_latency " FAB_SIZES_PAIRS_LAT
+                   ", pairs_bw " FAB_SIZES_PAIRS_BW,
      "message sizes: MIN:MAX doubles from MIN (MAX included), or a list 8,1K,64K; K/M/G = 1024^n",
      0},
     {"iterations", 'i', FAB_OPT_LONG, OFF(iters), 1, 1e9, "N", "iterations", "auto",
@@ -49,6 +51,17 @@ static const fab_opt_t fab_opt_table[] = {
      "after each size, send patterned data and check every received byte", 0},
     {"pair", 0, FAB_OPT_PAIR, OFF(pair), 0, 0, "A,B", "ranks", "0,1",
      "the two ranks latency, bw and bibw measure between; the others wait idle", 0},
+    {"schedule", 0, FAB_OPT_CHOICE, OFF(schedule), 0, 0, "rounds|serial", NULL, "rounds",
+     "pairs kernels: n/2 disjoint pairs at a time over n-1 rounds, or one pair at a time", 0},
+    {"pairs-per", 0, FAB_OPT_CHOICE, OFF(pairs_per), 0, 0, "node|rank", NULL, "node",
+     "pairs kernels: pairs of nodes (the lowest rank on each), or of every rank", 0},
+    {"slow-bw", 0, FAB_OPT_DOUBLE, OFF(slow_bw), 0, 1, "SHARE", NULL, FAB_STR(FAB_LOCATE_BW_FRAC),
+     "pairs verdict: a pair is slow below this share of the median pair's bandwidth", 0},
+    {"slow-latency", 0, FAB_OPT_DOUBLE, OFF(slow_latency), 1, 1e6, "FACTOR", NULL,
+     FAB_STR(FAB_LOCATE_LAT_FACTOR),
+     "pairs verdict: a pair is slow above this multiple of the median pair's latency", 0},
+    {"switches", 0, FAB_OPT_STRING, OFF(switches), 0, 0, "FILE", NULL, "host names",
+     "pairs verdict: 'NODE SWITCH' lines; default: a host name's part before its last '-'", 0},
     {"fabric", 0, FAB_OPT_STRING, OFF(fabric), 0, 0, "any|auto|ib|roce|erdma|tcp|shm", NULL, "any",
      "the fabric to measure (a profile in fabrics.conf, docs/FABRICS.md); any: UCX chooses; "
      "auto: the fastest active device",

@@ -93,9 +93,8 @@ static fab_status_t fab_open_sinks(const fab_world_t *w, const fab_opts_t *o, fa
 static void fab_finish_info(fab_run_info_t *info, fab_status_t st)
 {
     fab_utc_now(info->end_time, sizeof(info->end_time), "%Y-%m-%dT%H:%M:%SZ");
-    if (st == FAB_OK || st == FAB_ERR_VALIDATION) {
-        snprintf(info->status, sizeof(info->status), "%s",
-                 st == FAB_OK ? "complete" : "complete, validation failed");
+    if (st == FAB_OK || st == FAB_ERR_VALIDATION || st == FAB_ERR_SUSPECT) {
+        snprintf(info->status, sizeof(info->status), "%s", fab_status_done(st));
     } else if (st == FAB_ERR_INTERRUPTED) {
         snprintf(info->status, sizeof(info->status), "interrupted");
         if (fab_stop_signal)
@@ -126,10 +125,10 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
             st = fab_stop_status(fab_stop_flag);
         fab_watch_phase("agreeing with every rank after the kernel", o->kernels[i]->name, 0, -1, 0);
         st = fab_agree(st, MPI_COMM_WORLD);
-        /* A validation failure is a finding, not a reason to stop: run the rest. */
-        if (st != FAB_OK && st != FAB_ERR_VALIDATION)
+        /* A validation failure or a suspect is a finding, not a reason to stop: run the rest. */
+        if (st != FAB_OK && st != FAB_ERR_VALIDATION && st != FAB_ERR_SUSPECT)
             return st;
-        if (st != FAB_OK)
+        if (st < worst)
             worst = st;
     }
     return worst;

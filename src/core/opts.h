@@ -56,6 +56,11 @@ typedef struct fab_opts {
     int place_ranks;          /* placement command: ranks per node */
     bool json_flag;           /* inventory, placement commands: --json */
     const char *sub_usage;    /* inventory, placement commands: --help was asked (their usage) */
+    int schedule;             /* pairs kernels: fab_sched_t (--schedule) */
+    int pairs_per;            /* pairs kernels: 0 one rank per node, 1 every rank (--pairs-per) */
+    double slow_bw;           /* pairs verdict: slow below this share of the median pair */
+    double slow_latency;      /* pairs verdict: slow above this multiple of the median latency */
+    const char *switches;     /* pairs verdict: FILE of "node switch" lines; NULL: host names */
     long stall_timeout; /* --stall-timeout: seconds without progress that end the job; 0 off */
     bool quiet;
     int verbose;

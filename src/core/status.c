@@ -18,6 +18,8 @@ const char *fab_status_string(fab_status_t st)
         return "I/O error";
     case FAB_ERR_VALIDATION:
         return "received data did not validate";
+    case FAB_ERR_SUSPECT:
+        return "the pairs verdict named a suspect";
     case FAB_ERR_INTERRUPTED:
         return "interrupted";
     case FAB_ERR_INTERNAL:
@@ -34,6 +36,7 @@ int fab_status_exit_code(fab_status_t st)
     case FAB_OK:
         return FAB_EXIT_OK;
     case FAB_ERR_VALIDATION:
+    case FAB_ERR_SUSPECT:
         return FAB_EXIT_CHECK_FAILED;
     case FAB_ERR_USAGE:
     case FAB_ERR_CONFIG:
@@ -48,4 +51,13 @@ int fab_status_exit_code(fab_status_t st)
         break;
     }
     return FAB_EXIT_ENV;
+}
+
+const char *fab_status_done(fab_status_t st)
+{
+    return st == FAB_OK                ? "complete"
+           : st == FAB_ERR_VALIDATION  ? "complete, validation failed"
+           : st == FAB_ERR_SUSPECT     ? "complete, suspects named"
+           : st == FAB_ERR_INTERRUPTED ? "interrupted"
+                                       : "failed";
 }

@@ -23,8 +23,10 @@ typedef enum {
 
 /* How the ranks of a kernel run are chosen. */
 typedef enum {
-    FAB_RANKS_PAIR = 0, /* two ranks, --pair A,B (default 0,1); the others wait idle */
-    FAB_RANKS_ALL = 1,  /* every rank takes part */
+    FAB_RANKS_PAIR = 0,  /* two ranks, --pair A,B (default 0,1); the others wait idle */
+    FAB_RANKS_ALL = 1,   /* every rank takes part */
+    FAB_RANKS_NODES = 2, /* every pair of nodes (--pairs-per), pair by pair as --schedule says
+                          * (measure/pairs.c): iterate runs on a 2-rank comm, 0 the sender */
 } fab_ranks_t;
 
 /* What the harness hands a kernel. Fields above the line are set by the harness before setup;

@@ -93,3 +93,18 @@ fab_status_t fab_window_validate(fab_kctx_t *ctx, size_t bytes, int peer, bool s
         *errors += fab_pattern_check(fab_rbuf(ctx, j), bytes, fab_pattern_seed(seed, from, j));
     return st;
 }
+
+fab_status_t fab_pingpong_iterate(fab_kctx_t *ctx, size_t bytes)
+{
+    int n = (int)bytes, peer = 1 - ctx->rank;
+    fab_status_t st;
+
+    if (ctx->rank == 0) {
+        st = FAB_MPI(MPI_Send(ctx->sbuf, n, MPI_CHAR, peer, ctx->tag, ctx->comm));
+        return st != FAB_OK ? st
+                            : FAB_MPI(MPI_Recv(ctx->rbuf, n, MPI_CHAR, peer, ctx->tag, ctx->comm,
+                                               MPI_STATUS_IGNORE));
+    }
+    st = FAB_MPI(MPI_Recv(ctx->rbuf, n, MPI_CHAR, peer, ctx->tag, ctx->comm, MPI_STATUS_IGNORE));
+    return st != FAB_OK ? st : FAB_MPI(MPI_Send(ctx->sbuf, n, MPI_CHAR, peer, ctx->tag, ctx->comm));
+}

@@ -20,6 +20,10 @@ uint32_t fab_pattern_seed(uint32_t round_seed, int from, int msg);
 /* FABRICBENCH_TEST_CORRUPT=1: every check finds one bad byte more (0 otherwise). */
 long fab_pattern_corrupt_for_tests(void);
 
+/* Ping-pong (osu_latency): rank 0 of ctx->comm sends `bytes` with a blocking send, rank 1
+ * receives and sends the same size back. */
+fab_status_t fab_pingpong_iterate(struct fab_kctx *ctx, size_t bytes);
+
 /* The windowed one-way pattern shared by bw and msgrate (osu_bw): the sender posts
  * ctx->window non-blocking sends of `bytes` to `peer` and waits for a 4-byte acknowledgement;
  * the receiver posts the matching receives, waits, and sends the acknowledgement. */

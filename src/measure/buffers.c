@@ -8,10 +8,14 @@
  * keeps that the same for every kernel and size, and lets bench/overhead.c run its plain loop
  * on the very same pages. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/log.h"
 #include "core/status.h"
+#include "kernel/dtype.h"
+#include "measure/plan.h"
 #include "measure/buffers.h"
 
 static struct {
@@ -54,4 +58,36 @@ fab_status_t fab_buffers_get(size_t bytes, char **sbuf, char **rbuf)
     *sbuf = fab_pool.s;
     *rbuf = fab_pool.r;
     return FAB_OK;
+}
+
+fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k, const fab_sizes_t *sizes,
+                           MPI_Comm comm, fab_kctx_t *ctx, void **state)
+{
+    size_t bytes;
+    int nranks = 0;
+    fab_status_t st;
+
+    MPI_Comm_size(comm, &nranks);
+    st = fab_plan_ctx(k, o, nranks, sizes, ctx);
+    if (st != FAB_OK)
+        return st;
+    ctx->comm = comm;
+    MPI_Comm_rank(comm, &ctx->rank);
+    bytes = (size_t)ctx->slots * ctx->max_bytes;
+    ctx->reqs = calloc(2 * (size_t)o->window, sizeof(*ctx->reqs));
+    if (!ctx->reqs || fab_buffers_get(bytes, &ctx->sbuf, &ctx->rbuf) != FAB_OK) {
+        FAB_ERROR("cannot allocate %zu bytes of message buffers for kernel '%s'", 2 * bytes,
+                  k->name);
+        return FAB_ERR_NOMEM;
+    }
+    ctx->timer = k->kind == FAB_KIND_COLLECTIVE;
+    return k->setup ? k->setup(ctx, state) : FAB_OK;
+}
+
+void fab_ctx_free(fab_kctx_t *ctx)
+{
+    free(ctx->reqs); /* the message buffers stay for the next kernel */
+    fab_dtype_free(&ctx->dtype);
+    ctx->sbuf = ctx->rbuf = NULL;
+    ctx->reqs = NULL;
 }

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "kernel/dtype.h"
 #include "measure/check.h"
+#include "measure/pairs.h"
 #include "measure/plan.h"
 #include "measure/timing.h"
 
@@ -91,6 +92,8 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
         snprintf(hint, hlen, "pick a root below %d, or -1 to rotate it", w->size);
         return FAB_ERR_CONFIG;
     }
+    if (k->ranks == FAB_RANKS_NODES)
+        return fab_pairs_check(w, o, k, msg, len, hint, hlen);
     if (k->ranks == FAB_RANKS_PAIR && (o->pair.a >= w->size || o->pair.b >= w->size)) {
         snprintf(msg, len, "--pair %d,%d: rank %d does not exist; this run has ranks 0 to %d",
                  o->pair.a, o->pair.b, o->pair.a >= w->size ? o->pair.a : o->pair.b, w->size - 1);

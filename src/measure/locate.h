@@ -6,6 +6,9 @@
 
 #include <stddef.h>
 
+#define FAB_STR_(x) #x
+#define FAB_STR(x)  FAB_STR_(x) /* a default as the option table's text */
+
 /* Defaults of the verdict's thresholds (documented in docs/METRICS.md). */
 #define FAB_LOCATE_BW_FRAC    0.90 /* a pair is slow below this share of the median pair */
 #define FAB_LOCATE_LAT_FACTOR 1.5  /* ... or above this multiple of the median latency */

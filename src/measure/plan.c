@@ -27,9 +27,11 @@ size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_b
 void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out)
 {
     char err[128];
+    const char *def = k->kind == FAB_KIND_COLLECTIVE ? FAB_SIZES_COLL : FAB_SIZES_P2P;
 
-    fab_sizes_parse(k->kind == FAB_KIND_COLLECTIVE ? FAB_SIZES_COLL : FAB_SIZES_P2P, out, err,
-                    sizeof(err));
+    if (k->ranks == FAB_RANKS_NODES)
+        def = k->kind == FAB_KIND_LATENCY ? FAB_SIZES_PAIRS_LAT : FAB_SIZES_PAIRS_BW;
+    fab_sizes_parse(def, out, err, sizeof(err));
 }
 
 const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_opts_t *o, fab_sizes_t *tmp)
@@ -47,7 +49,7 @@ const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_opts_t *o, 
 
 bool fab_rank_active(const fab_kernel_t *k, const fab_opts_t *o, int rank)
 {
-    return k->ranks == FAB_RANKS_ALL || rank == o->pair.a || rank == o->pair.b;
+    return k->ranks != FAB_RANKS_PAIR || rank == o->pair.a || rank == o->pair.b;
 }
 
 void fab_probe_pair(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
@@ -141,7 +143,7 @@ size_t fab_own_bytes(const fab_kernel_t *k, const fab_opts_t *o, int nranks,
 
 int fab_plan_ranks(const fab_kernel_t *k, const fab_world_t *w)
 {
-    return k->ranks == FAB_RANKS_PAIR ? 2 : w->size;
+    return k->ranks != FAB_RANKS_ALL ? 2 : w->size;
 }
 
 uint64_t fab_plan_warmup(const fab_opts_t *o)

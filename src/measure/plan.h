@@ -14,12 +14,15 @@
 /* The default size lists: point-to-point kernels, collectives. */
 #define FAB_SIZES_P2P  "1:4M"
 #define FAB_SIZES_COLL "8:4M"
+/* Pairs kernels measure one size per pair: latency-like ones, bandwidth-like ones. */
+#define FAB_SIZES_PAIRS_LAT "8"
+#define FAB_SIZES_PAIRS_BW  "1M"
 
 /* Distinct message buffers (slots) kernel k uses: more than one only under --validate. */
 int fab_slots(const fab_kernel_t *k, const fab_opts_t *o);
 /* Bytes of buffer memory one rank of kernel k needs for max_bytes messages. */
 size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes);
-/* The ranks kernel k runs on in world w: 2 for a pair kernel, else all. */
+/* The ranks kernel k runs on in world w: 2 for a pair or pairs kernel, else all. */
 int fab_plan_ranks(const fab_kernel_t *k, const fab_world_t *w);
 /* The context kernel k gets on nranks ranks, before it has a communicator and buffers: sizes,
  * window, root, dtype and op, slots, max_bytes (the largest size fitted, at least a slot).

@@ -24,6 +24,7 @@
 #include "measure/buffers.h"
 #include "measure/cpuload.h"
 #include "measure/handoff.h"
+#include "measure/pairs.h"
 #include "measure/plan.h"
 #include "measure/row.h"
 #include "measure/runner.h"
@@ -348,39 +349,6 @@ static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_opts_t *o,
     return FAB_MPI(MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, key, comm));
 }
 
-static fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k,
-                                  const fab_sizes_t *sizes, MPI_Comm comm, fab_kctx_t *ctx,
-                                  void **state)
-{
-    size_t bytes;
-    int nranks = 0;
-    fab_status_t st;
-
-    MPI_Comm_size(comm, &nranks);
-    st = fab_plan_ctx(k, o, nranks, sizes, ctx);
-    if (st != FAB_OK)
-        return st;
-    ctx->comm = comm;
-    MPI_Comm_rank(comm, &ctx->rank);
-    bytes = (size_t)ctx->slots * ctx->max_bytes;
-    ctx->reqs = calloc(2 * (size_t)o->window, sizeof(*ctx->reqs));
-    if (!ctx->reqs || fab_buffers_get(bytes, &ctx->sbuf, &ctx->rbuf) != FAB_OK) {
-        FAB_ERROR("cannot allocate %zu bytes of message buffers for kernel '%s'", 2 * bytes,
-                  k->name);
-        return FAB_ERR_NOMEM;
-    }
-    ctx->timer = k->kind == FAB_KIND_COLLECTIVE;
-    return k->setup ? k->setup(ctx, state) : FAB_OK;
-}
-
-static void fab_ctx_free(fab_kctx_t *ctx)
-{
-    free(ctx->reqs); /* the message buffers stay for the next kernel */
-    fab_dtype_free(&ctx->dtype);
-    ctx->sbuf = ctx->rbuf = NULL;
-    ctx->reqs = NULL;
-}
-
 static fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_kernel_t *k,
                                      fab_kctx_t *ctx, void *state)
 {
@@ -465,6 +433,8 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     fab_progress_t prog = {fab_now_ns(), fab_now_ns(), 0, sizes->n};
     fab_status_t st, kst;
 
+    if (k->ranks == FAB_RANKS_NODES)
+        return fab_run_pairs(w, o, k, sinks, agreed);
     *agreed = true;
     fab_row_notes_init(&notes);
     fab_watch_phase("setting the kernel up", k->name, 0, -1, 0);

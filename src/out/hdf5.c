@@ -24,14 +24,12 @@
 #include "core/text.h"
 #include "core/opts.h"
 #include "core/status.h"
-#include "core/world.h"
 #include "kernel/dtype.h"
-#include "kernel/fab_kernel.h"
-#include "measure/row.h"
 #include "measure/timing.h"
 #include "net/fabric.h"
 #include "out/columns.h"
 #include "out/h5write.h"
+#include "out/h5matrix.h"
 #include "out/hdf5.h"
 #include "out/runinfo.h"
 #include "out/runmeta.h"
@@ -490,6 +488,14 @@ static fab_status_t fab_h5_row(void *arg, const fab_kernel_t *k, const fab_row_t
     return fab_h5_commit(h);
 }
 
+static fab_status_t fab_h5_matrix_cb(void *arg, const fab_kernel_t *k, const fab_matrix_t *m)
+{
+    fab_h5_t *h = arg;
+
+    (void)k;
+    return h->kernel < 0 ? FAB_OK : fab_h5_matrix(h->kernel, m) < 0 ? FAB_ERR_IO : fab_h5_commit(h);
+}
+
 static fab_status_t fab_h5_kernel_end(void *arg, const fab_kernel_t *k, fab_status_t st)
 {
     fab_h5_t *h = arg;
@@ -497,11 +503,7 @@ static fab_status_t fab_h5_kernel_end(void *arg, const fab_kernel_t *k, fab_stat
     (void)k;
     if (h->kernel < 0)
         return FAB_OK;
-    fab_h5_attr_str(h->kernel, "status",
-                    st == FAB_OK                ? "complete"
-                    : st == FAB_ERR_VALIDATION  ? "complete, validation failed"
-                    : st == FAB_ERR_INTERRUPTED ? "interrupted"
-                                                : "failed");
+    fab_h5_attr_str(h->kernel, "status", fab_status_done(st));
     fab_h5_attr_i64(h->kernel, "rows", (int64_t)h->nrows);
     fab_h5_close_id(&h->samples, H5Gclose);
     fab_h5_close_id(&h->table, H5Gclose);
@@ -587,6 +589,7 @@ fab_status_t fab_out_hdf5_sink(const char *path, const fab_opts_t *o, bool *take
     sink->run_begin = fab_h5_run_begin;
     sink->kernel_begin = fab_h5_kernel_begin;
     sink->row = fab_h5_row;
+    sink->matrix = fab_h5_matrix_cb;
     sink->kernel_end = fab_h5_kernel_end;
     sink->run_end = fab_h5_run_end;
     sink->mark = fab_h5_mark;

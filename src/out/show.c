@@ -349,6 +349,28 @@ static void fab_show_kernel_header(fab_show_t *s, hid_t kg, const char *w, const
     fprintf(s->f, "# status: %s\n", status);
 }
 
+/* A pairs kernel's verdict (the matrix itself: h5py, fabricbench-analyze). */
+static void fab_show_matrix(fab_show_t *s, hid_t kg, const char *where)
+{
+    char mw[2304], verdict[32], slow[32], pairs[32], done[32], rounds[32];
+    hid_t g = fab_show_group(s, kg, where, "matrix");
+
+    if (g < 0)
+        return;
+    snprintf(mw, sizeof(mw), "%s/matrix", where);
+    fab_show_attr(s, g, mw, "verdict", verdict, sizeof(verdict));
+    fab_show_attr(s, g, mw, "pairs_slow", slow, sizeof(slow));
+    fab_show_attr(s, g, mw, "pairs_measured", pairs, sizeof(pairs));
+    fab_show_attr(s, g, mw, "rounds_done", done, sizeof(done));
+    fab_show_attr(s, g, mw, "rounds", rounds, sizeof(rounds));
+    if (s->st == FAB_OK)
+        fprintf(s->f, "# pairs: %s measured in %s of %s rounds; verdict: %s%s%s%s\n", pairs, done,
+                rounds, verdict[0] ? verdict : "none yet (the run did not finish)",
+                slow[0] ? " (" : "", slow, slow[0] ? " slow pairs)" : "");
+    fab_show_strings(s, g, mw, "suspects", "suspect");
+    H5Gclose(g);
+}
+
 static void fab_show_kernel(fab_show_t *s, hid_t kg, const char *where)
 {
     char name[64], kind[32], tw[2560];
@@ -370,6 +392,8 @@ static void fab_show_kernel(fab_show_t *s, hid_t kg, const char *where)
         fab_show_table(s, table, tw, k);
         H5Gclose(table);
     }
+    if (s->st == FAB_OK && H5Lexists(kg, "matrix", H5P_DEFAULT) > 0)
+        fab_show_matrix(s, kg, where);
 }
 
 static void fab_show_run(fab_show_t *s, hid_t run, const char *where)

@@ -66,6 +66,16 @@ fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kernel_t *k, const fab_row_
     return st;
 }
 
+fab_status_t fab_sinks_matrix(fab_sinks_t *s, const fab_kernel_t *k, const fab_matrix_t *m)
+{
+    fab_status_t st = FAB_OK;
+
+    pthread_mutex_lock(&fab_sinks_lock);
+    FAB_SINKS_CALL(s, matrix, k, m);
+    pthread_mutex_unlock(&fab_sinks_lock);
+    return st;
+}
+
 fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kernel_t *k, fab_status_t kst)
 {
     fab_status_t st = FAB_OK;

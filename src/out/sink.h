@@ -8,6 +8,7 @@
 #include "core/status.h"
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
+#include "measure/matrix.h"
 #include "measure/row.h"
 #include "out/runinfo.h"
 
@@ -22,6 +23,9 @@ typedef struct fab_sink {
      * by k->time_divisor for the table's times), in iteration order; NULL unless --samples */
     fab_status_t (*row)(void *arg, const fab_kernel_t *k, const fab_row_t *r, const double *samples,
                         size_t nsamples);
+    /* Pairs kernels: the matrix as it stands after each round, and with its verdict at the
+     * end (m->verdict set); before kernel_end. */
+    fab_status_t (*matrix)(void *arg, const fab_kernel_t *k, const fab_matrix_t *m);
     fab_status_t (*kernel_end)(void *arg, const fab_kernel_t *k, fab_status_t st);
     fab_status_t (*run_end)(void *arg, const fab_run_info_t *info);
     /* The run's status as it now stands, written at once from the watchdog's thread (a stall,
@@ -45,6 +49,7 @@ fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kernel_t *k, const
                                     const int *pair, const fab_world_t *w, const char *detail);
 fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kernel_t *k, const fab_row_t *r,
                            const double *samples, size_t nsamples);
+fab_status_t fab_sinks_matrix(fab_sinks_t *s, const fab_kernel_t *k, const fab_matrix_t *m);
 fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kernel_t *k, fab_status_t st);
 fab_status_t fab_sinks_run_end(fab_sinks_t *s, const fab_run_info_t *info);
 /* Before an output writes anything (its constructor): claim its file (core/file.h) and

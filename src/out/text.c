@@ -11,6 +11,7 @@
 #include "kernel/fab_kernel.h"
 #include "measure/row.h"
 #include "net/fabric.h"
+#include "measure/pairs.h"
 #include "measure/plan.h"
 #include "out/columns.h"
 #include "out/runinfo.h"
@@ -113,13 +114,31 @@ static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
+static fab_status_t fab_text_matrix(void *arg, const fab_kernel_t *k, const fab_matrix_t *m)
+{
+    FILE *f = arg;
+
+    if (!m->verdict)
+        return FAB_OK;
+    fab_out_text_verdict(f, k, m);
+    fflush(f);
+    return ferror(f) ? FAB_ERR_IO : FAB_OK;
+}
+
 static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
                                           const int *pair, const fab_world_t *w, const char *detail)
 {
     FILE *f = arg;
 
     fprintf(f, "#\n# kernel: %s: %s\n", k->name, k->summary);
-    if (pair)
+    if (k->ranks == FAB_RANKS_NODES) {
+        fprintf(f, "# ranks: every pair of members, as the line below says; the row sums up the "
+                   "pairs: one sample per pair (latency: its median; bandwidth: its mean), so "
+                   "min/p50/max are the best, median and worst pair\n");
+        fprintf(f, "# iterations: %llu per pair and direction, warm-up %llu\n",
+                (unsigned long long)fab_pairs_iters(k, o),
+                (unsigned long long)fab_pairs_warmup(k, o));
+    } else if (pair)
         fprintf(f, "# ranks: %d (%s) <-> %d (%s)%s\n", pair[0], w->hosts[pair[0]], pair[1],
                 w->hosts[pair[1]], w->size > 2 ? "; other ranks wait idle" : "");
     else if (k->kind == FAB_KIND_COLLECTIVE)
@@ -127,7 +146,9 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
     else
         fprintf(f, "# ranks: %d (%d pairs: rank i sends to rank i+%d)\n", w->size, w->size / 2,
                 w->size / 2);
-    if (o->iters > 0)
+    if (k->ranks == FAB_RANKS_NODES)
+        ;
+    else if (o->iters > 0)
         fprintf(f, "# iterations: %ld per size, warm-up %llu\n", o->iters,
                 (unsigned long long)fab_plan_warmup(o));
     else
@@ -288,6 +309,7 @@ fab_sink_t fab_out_text_sink(FILE *f)
                        .run_begin = fab_text_run_begin,
                        .kernel_begin = fab_text_kernel_begin,
                        .row = fab_text_row,
+                       .matrix = fab_text_matrix,
                        .run_end = fab_text_run_end,
                        .mark = fab_text_mark,
                        .arg = f};

@@ -14,5 +14,8 @@ fab_sink_t fab_out_text_sink(FILE *f);
  * its columns (v[FAB_COL_*], as stored in the files). */
 void fab_out_text_columns(FILE *f, fab_kind_t kind);
 void fab_out_text_values(FILE *f, fab_kind_t kind, const double *v);
+/* A pairs kernel's verdict (out/verdict.c): the slow pairs, the worst ones, the matrix when
+ * it is small, and the suspects. */
+void fab_out_text_verdict(FILE *f, const fab_kernel_t *k, const fab_matrix_t *m);
 
 #endif

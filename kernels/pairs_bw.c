@@ -1,0 +1,30 @@
+/* pairs_bw: windowed bandwidth (as bw) of every pair of nodes, each direction in turn, as
+ * --schedule says (measure/pairs.c runs the pairs, keeps the matrix and judges it). */
+#include "fab_kernel.h"
+
+static fab_status_t pairs_bw_setup(fab_kctx_t *ctx, void **state)
+{
+    ctx->timer = ctx->rank == 0;
+    ctx->msgs_per_iter = ctx->window;
+    *state = NULL;
+    return FAB_OK;
+}
+
+static fab_status_t pairs_bw_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    (void)state;
+    return fab_window_iterate(ctx, bytes, 1 - ctx->rank, ctx->rank == 0);
+}
+
+const fab_kernel_t fab_kernel_pairs_bw = {
+    .name = "pairs_bw",
+    .summary = "bandwidth of every pair of nodes, both directions: matrix, slow pairs, suspects",
+    .kind = FAB_KIND_BANDWIDTH,
+    .ranks = FAB_RANKS_NODES,
+    .min_ranks = 2,
+    .rank_multiple = 1,
+    .uses_window = true,
+    .time_divisor = 1.0,
+    .setup = pairs_bw_setup,
+    .iterate = pairs_bw_iterate,
+};

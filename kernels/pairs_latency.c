@@ -1,0 +1,29 @@
+/* pairs_latency: ping-pong (as latency) between every pair of nodes, as --schedule says
+ * (measure/pairs.c runs the pairs, keeps the matrix and judges it). */
+#include "fab_kernel.h"
+
+static fab_status_t pairs_latency_setup(fab_kctx_t *ctx, void **state)
+{
+    ctx->timer = ctx->rank == 0;
+    ctx->msgs_per_iter = 2;
+    *state = NULL;
+    return FAB_OK;
+}
+
+static fab_status_t pairs_latency_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    (void)state;
+    return fab_pingpong_iterate(ctx, bytes);
+}
+
+const fab_kernel_t fab_kernel_pairs_latency = {
+    .name = "pairs_latency",
+    .summary = "ping-pong latency of every pair of nodes: matrix, slow pairs, suspects",
+    .kind = FAB_KIND_LATENCY,
+    .ranks = FAB_RANKS_NODES,
+    .min_ranks = 2,
+    .rank_multiple = 1,
+    .time_divisor = 2.0,
+    .setup = pairs_latency_setup,
+    .iterate = pairs_latency_iterate,
+};

@@ -1,0 +1,32 @@
+/* The all-pairs matrix of a pairs kernel as rank 0 hands it to the outputs after each round,
+ * and with the verdict at the end (measure/pairs.c fills it). */
+#ifndef FAB_MEASURE_MATRIX_H
+#define FAB_MEASURE_MATRIX_H
+
+#include <stddef.h>
+
+#include "measure/locate.h"
+
+typedef struct fab_matrix {
+    int n;           /* members: nodes (or ranks, --pairs-per rank) */
+    char **names;    /* n: "host" (or "host:rank") */
+    int *world_rank; /* n: the world rank that stood for each */
+    int *group;      /* n: switch group, -1 unknown */
+    char **gnames;   /* ngroups switch names */
+    int ngroups;
+    const char *schedule; /* "rounds", "serial" */
+    const char *pairs_per;
+    size_t bytes;
+    int rounds, rounds_done;
+    int iterations, warmup; /* per pair and direction */
+    /* n*n, [src * n + dst]; NaN where not measured; NULL when the kernel has none */
+    double *lat_p50, *lat_p99;   /* one-way latency, us */
+    double *bw;                  /* MB/s */
+    double *line_pct;            /* bw / line rate, % (NaN unknown) */
+    int *round;                  /* the round each pair ran in, -1: not yet */
+    double line_MBps;            /* the line rate the verdict used, 0 unknown */
+    const fab_locate_t *verdict; /* NULL until the end */
+    double bw_frac, lat_factor;  /* the thresholds in effect */
+} fab_matrix_t;
+
+#endif

@@ -1,0 +1,35 @@
+/* The pairs kernels (FAB_RANKS_NODES): every pair of members measured in the rounds of a
+ * schedule, the matrix and its verdict (measure/pairs.c). */
+#ifndef FAB_MEASURE_PAIRS_H
+#define FAB_MEASURE_PAIRS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/opts.h"
+#include "core/status.h"
+#include "core/world.h"
+#include "kernel/fab_kernel.h"
+#include "out/sink.h"
+
+/* Default iterations per pair and direction (without -i): latency-like, bandwidth-like. */
+#define FAB_PAIRS_ITERS_LAT 1000
+#define FAB_PAIRS_ITERS_BW  20
+
+/* Iterations per pair and direction (-i, or the defaults above) and the warm-up before them
+ * (-x, or a tenth). */
+uint64_t fab_pairs_iters(const fab_kernel_t *k, const fab_opts_t *o);
+uint64_t fab_pairs_warmup(const fab_kernel_t *k, const fab_opts_t *o);
+/* The members of the run's pairs: world ranks, one per host (the lowest) or every rank;
+ * member[] holds w->size entries. Returns their count. */
+int fab_pairs_members(const fab_world_t *w, const fab_opts_t *o, int *member);
+/* Before measuring: FAB_ERR_CONFIG with msg and hint when k cannot run (fewer than two
+ * members, more than one size). */
+fab_status_t fab_pairs_check(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
+                             char *msg, size_t len, char *hint, size_t hlen);
+/* Run pairs kernel k (collective over MPI_COMM_WORLD). FAB_ERR_SUSPECT (exit 1) when the
+ * verdict names a suspect. *agreed as for fab_run_kernel. */
+fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
+                           fab_sinks_t *sinks, bool *agreed);
+
+#endif

@@ -1,0 +1,128 @@
+/* A pairs kernel's verdict as '#' lines of the text output (out/text.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "out/text.h"
+
+#define FAB_VERDICT_MATRIX_MAX 12 /* members up to which the matrix itself is printed */
+#define FAB_VERDICT_WORST      5  /* slow pairs listed */
+
+/* Whether the direction s -> d is itself slow (the verdict judges pairs, either direction) */
+static int fab_verdict_slow(const fab_matrix_t *m, int s, int d, double med)
+{
+    unsigned char bits = m->verdict->slow[s * m->n + d];
+    double line = m->line_pct ? m->line_pct[s * m->n + d] : NAN;
+
+    if (!bits || bits == 0xff)
+        return 0;
+    if (!m->bw)
+        return 1;
+    return m->bw[s * m->n + d] < m->bw_frac * med ||
+           (m->line_MBps > 0 && isfinite(line) && line < 100.0 * FAB_LOCATE_LINE_FRAC);
+}
+
+/* The pair's headline value: bandwidth (MB/s) or one-way latency p50 (us). */
+static double fab_verdict_value(const fab_matrix_t *m, int s, int d)
+{
+    return m->bw ? m->bw[s * m->n + d] : m->lat_p50[s * m->n + d];
+}
+
+static void fab_verdict_matrix(FILE *f, const fab_matrix_t *m, double med)
+{
+    fprintf(f, "# matrix: %s, row i %s column j (members numbered as below; * slow)\n",
+            m->bw ? "MB/s" : "p50 one-way latency, us", m->bw ? "sends to" : "with");
+    for (int i = 0; i < m->n; i++)
+        fprintf(f, "#   %2d = %s\n", i, m->names[i]);
+    fprintf(f, "# %5s", "");
+    for (int j = 0; j < m->n; j++)
+        fprintf(f, " %9d", j);
+    fputc('\n', f);
+    for (int i = 0; i < m->n; i++) {
+        fprintf(f, "# %5d", i);
+        for (int j = 0; j < m->n; j++) {
+            double v = fab_verdict_value(m, i, j);
+
+            if (i == j || !isfinite(v))
+                fprintf(f, " %9s", "-");
+            else
+                fprintf(f, " %8.*f%c", v < 100 ? 2 : 0, v,
+                        fab_verdict_slow(m, i, j, med) ? '*' : ' ');
+        }
+        fputc('\n', f);
+    }
+}
+
+/* The slow pairs, worst first (by their share of the median), at most FAB_VERDICT_WORST. */
+static void fab_verdict_worst(FILE *f, const fab_matrix_t *m, double med)
+{
+    int shown = 0, n = m->n;
+    char *done = calloc((size_t)n * (size_t)n + 1, 1);
+
+    while (done && shown < FAB_VERDICT_WORST) {
+        int bs = -1, bd = -1;
+        double bq = 0;
+
+        for (int s = 0; s < n; s++)
+            for (int d = 0; d < n; d++) {
+                double v = fab_verdict_value(m, s, d), q = m->bw ? med / v : v / med;
+                if (s == d || done[s * n + d] || !fab_verdict_slow(m, s, d, med) || !isfinite(q))
+                    continue;
+                if (!m->bw && d < s)
+                    continue; /* latency: one entry per pair */
+                if (bs < 0 || q > bq) {
+                    bs = s;
+                    bd = d;
+                    bq = q;
+                }
+            }
+        if (bs < 0)
+            break;
+        done[bs * n + bd] = 1;
+        if (m->bw && m->line_pct && isfinite(m->line_pct[bs * n + bd]))
+            fprintf(f,
+                    "# slow pair: %s -> %s %.0f MB/s (%.0f%% of the median pair, %.0f%% of the "
+                    "line rate)\n",
+                    m->names[bs], m->names[bd], fab_verdict_value(m, bs, bd), 100.0 / bq,
+                    m->line_pct[bs * n + bd]);
+        else if (m->bw)
+            fprintf(f, "# slow pair: %s -> %s %.0f MB/s (%.0f%% of the median pair)\n",
+                    m->names[bs], m->names[bd], fab_verdict_value(m, bs, bd), 100.0 / bq);
+        else
+            fprintf(f, "# slow pair: %s <-> %s %.2f us p50, %.2f us p99 (%.2fx the median pair)\n",
+                    m->names[bs], m->names[bd], fab_verdict_value(m, bs, bd),
+                    m->lat_p99[bs * n + bd], bq);
+        shown++;
+    }
+    free(done);
+}
+
+void fab_out_text_verdict(FILE *f, const fab_kernel_t *k, const fab_matrix_t *m)
+{
+    const fab_locate_t *v = m->verdict;
+    double med = m->bw ? v->bw_median : v->lat_median;
+
+    fprintf(f, "# %s: %d of %d pairs measured in %d of %d rounds; median pair %.*f %s\n", k->name,
+            v->npairs, m->n * (m->n - 1) / 2, m->rounds_done, m->rounds, m->bw ? 0 : 2, med,
+            m->bw ? "MB/s" : "us");
+    if (m->bw)
+        fprintf(f, "# slow: below %.0f%% of the median pair%s\n", 100.0 * m->bw_frac,
+                m->line_MBps > 0 ? " or of the line rate" : " (line rate unknown: not judged)");
+    else
+        fprintf(f, "# slow: above %.2gx the median pair's latency\n", m->lat_factor);
+    if (m->n <= FAB_VERDICT_MATRIX_MAX)
+        fab_verdict_matrix(f, m, med);
+    fab_verdict_worst(f, m, med);
+    if (v->nsuspects == 0) {
+        fprintf(f, "# verdict: healthy: %d slow pairs, no suspect\n", v->nslow);
+        return;
+    }
+    fprintf(f, "# verdict: SUSPECTS: %d slow pairs of %d, explained by %d suspect%s (exit 1)\n",
+            v->nslow, v->npairs, v->nsuspects, v->nsuspects == 1 ? "" : "s");
+    for (int i = 0; i < v->nsuspects; i++) {
+        char buf[512];
+
+        fab_suspect_text(&v->suspects[i], m->names, m->gnames, buf, sizeof(buf));
+        fprintf(f, "# suspect %s: %s\n", fab_suspect_kind_name(v->suspects[i].kind), buf);
+    }
+}

@@ -1,0 +1,133 @@
+"""The pairs kernels on one machine (--pairs-per rank): shapes, definitions and exit codes of
+a live run; the verdict's logic itself is unit.pairs (synthetic matrices with known faults).
+
+- pairs_latency on 5 ranks, rounds schedule: 5 rounds (odd: each member sits one out), every
+  pair in exactly one round, the matrix symmetric, p99 >= p50 > 0; the verdict in the file,
+  on stdout and in `show` agrees with the exit code (0 healthy, 1 suspects).
+- pairs_bw on 4 ranks, serial schedule: 6 rounds of one pair, both directions measured.
+- Refused before measuring (exit 2): one host without --pairs-per rank; two sizes.
+- kill -9 during a run: the file keeps the rounds finished, each pair in them, and no verdict.
+
+usage: test_pairs.py FABRICBENCH"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun  # noqa: E402
+
+exe = sys.argv[1]
+
+
+def matrix(path, kernel):
+    f = h5py.File(path, "r")
+    k = [g for name, g in f["runs/run_0000/kernels"].items() if name.endswith(kernel)][0]
+    return f, k, k["matrix"]
+
+
+def check_verdict(r, path, kernel, n):
+    check(r.returncode in (0, 1), "%s: exit %d\n%s" % (kernel, r.returncode, r.stderr))
+    f, k, m = matrix(path, kernel)
+    verdict = m.attrs["verdict"]
+    nsus = len(m["suspects"])
+    check(verdict == ("healthy" if r.returncode == 0 else "suspects"),
+          "%s: exit %d but verdict %s" % (kernel, r.returncode, verdict))
+    check((nsus > 0) == (r.returncode == 1), "%s: %d suspects, exit %d" %
+          (kernel, nsus, r.returncode))
+    want = "complete" if r.returncode == 0 else "complete, suspects named"
+    check(k.attrs["status"] == want, "kernel status %s, want %s" % (k.attrs["status"], want))
+    check(m.attrs["pairs_measured"] == n * (n - 1) // 2, "pairs_measured %s" %
+          m.attrs["pairs_measured"])
+    check("# verdict: %s" % ("healthy" if r.returncode == 0 else "SUSPECTS") in r.stdout,
+          "no verdict line on stdout:\n" + r.stdout)
+    show = subprocess.run([exe, "show", path], capture_output=True, text=True)
+    check(show.returncode == 0, "show: exit %d %s" % (show.returncode, show.stderr))
+    check("verdict: %s" % verdict in show.stdout, "show lacks the verdict:\n" + show.stdout)
+    check(show.stdout.count("# suspect: ") == nsus, "show: suspects:\n" + show.stdout)
+    f.close()
+
+
+def rounds_ok(rnd, n, nrounds, per_round):
+    off = ~np.eye(n, dtype=bool)
+    check((rnd == rnd.T).all(), "round matrix not symmetric:\n%s" % rnd)
+    check((rnd[off] >= 0).all() and (rnd[off] < nrounds).all(), "rounds:\n%s" % rnd)
+    check((np.diag(rnd) == -1).all(), "diagonal:\n%s" % rnd)
+    for r in range(nrounds):
+        pairs = np.argwhere(np.triu(rnd == r))
+        check(len(pairs) == per_round, "round %d has %d pairs:\n%s" % (r, len(pairs), rnd))
+        check(len(set(pairs.flatten())) == 2 * per_round, "a member twice in round %d" % r)
+
+
+# pairs_latency, 5 ranks, rounds
+r = mpirun(5, [exe, "run", "pairs_latency", "--pairs-per", "rank", "-i", "200", "-o", "lat.h5"])
+check_verdict(r, "lat.h5", "pairs_latency", 5)
+f, k, m = matrix("lat.h5", "pairs_latency")
+check(m.attrs["schedule"] == "rounds" and m.attrs["rounds"] == 5 and m.attrs["rounds_done"] == 5,
+      "attrs %s" % dict(m.attrs))
+names = [s.decode() for s in m["nodes"][:]]
+check(len(names) == 5 and all(":%d" % i in names[i] for i in range(5)), "nodes %s" % names)
+rounds_ok(m["round"][:], 5, 5, 2)
+p50, p99 = m["lat_p50_us"][:], m["lat_p99_us"][:]
+off = ~np.eye(5, dtype=bool)
+check(np.isfinite(p50[off]).all() and (p50[off] > 0).all() and np.isnan(np.diag(p50)).all(),
+      "p50:\n%s" % p50)
+check((p99[off] >= p50[off]).all() and np.allclose(p50, p50.T, equal_nan=True), "p99/p50")
+check(len(k["table/bytes"]) == 1 and k["table/bytes"][0] == 8, "one row of 8 B")
+check(abs(k["table/p50_us"][0] - np.median(p50[np.triu(off)])) < 1e-3 * k["table/p50_us"][0],
+      "the row's p50 is the median pair's: %s vs %s" % (k["table/p50_us"][0],
+                                                        np.median(p50[np.triu(off)])))
+f.close()
+
+# pairs_bw, 4 ranks, serial
+r = mpirun(4, [exe, "run", "pairs_bw", "--pairs-per", "rank", "--schedule", "serial", "-m", "64K",
+               "-i", "5", "-o", "bw.h5"])
+check_verdict(r, "bw.h5", "pairs_bw", 4)
+f, k, m = matrix("bw.h5", "pairs_bw")
+rounds_ok(m["round"][:], 4, 6, 1)
+bw = m["bw_MBps"][:]
+off = ~np.eye(4, dtype=bool)
+check(np.isfinite(bw[off]).all() and (bw[off] > 0).all(), "bw:\n%s" % bw)
+check(m.attrs["bytes"] == 65536 and m.attrs["iterations"] == 5, "attrs %s" % dict(m.attrs))
+f.close()
+
+# refused before measuring
+r = mpirun(2, [exe, "run", "pairs_bw", "-o", "none"])
+check(r.returncode == 2 and "measures pairs of nodes" in r.stderr and "--pairs-per rank" in
+      r.stderr, "one host: exit %d %s" % (r.returncode, r.stderr))
+r = mpirun(2, [exe, "run", "pairs_latency", "--pairs-per", "rank", "-m", "8,16", "-o", "none"])
+check(r.returncode == 2 and "one message size" in r.stderr, "two sizes: exit %d %s" %
+      (r.returncode, r.stderr))
+
+# kill -9 in the middle: finished rounds kept
+cmd = (["mpirun", "-np", "4", "--oversubscribe"] + MPIRUN_OPTS +
+       [exe, "run", "pairs_latency", "--pairs-per", "rank", "--schedule", "serial", "-i",
+        "20000", "-o", "kill.h5"])
+p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=mpi_env(),
+                     start_new_session=True)
+done, deadline = 0, time.monotonic() + 60
+while time.monotonic() < deadline and p.poll() is None and done < 2:
+    time.sleep(0.1)
+    try:
+        with h5py.File("kill.h5", "r") as f:
+            done = int(f["runs/run_0000/kernels/00_pairs_latency/matrix"].attrs["rounds_done"])
+    except (OSError, KeyError):
+        pass
+check(p.poll() is None, "the run ended before it could be killed (rounds done: %d)" % done)
+os.killpg(p.pid, signal.SIGKILL)
+p.wait()
+f, k, m = matrix("kill.h5", "pairs_latency")
+kept = int(m.attrs["rounds_done"])
+rnd = m["round"][:]
+check(2 <= kept < 6, "rounds kept: %d" % kept)
+check(sorted(set(rnd[rnd >= 0].tolist())) == list(range(kept)), "rounds in the matrix %s" % rnd)
+check(np.isfinite(m["lat_p50_us"][:][rnd >= 0]).all(), "a kept round without values")
+check(np.isnan(m["lat_p50_us"][:][(rnd < 0) & ~np.eye(4, dtype=bool)]).all(), "values of "
+      "rounds not finished")
+check("verdict" not in m.attrs, "a verdict without the end of the run")
+f.close()
+print("ok pairs: rounds, serial, refusals, kill -9 after %d rounds" % kept)
