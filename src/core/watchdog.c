@@ -16,7 +16,7 @@
 
 #define FAB_WATCH_FACTOR  10.0 /* a step may take this many times what is expected */
 #define FAB_WATCH_POLL_MS 200  /* how often the thread looks */
-#define FAB_WATCH_STOP_S  5.0  /* a stop asked by a signal must be agreed within this */
+#define FAB_WATCH_STOP_S  3.0  /* a stop asked by a signal must be agreed within this */
 #define FAB_WATCH_RESUMED 1.0  /* a wait beyond 10 x the step and this is reported */
 
 _Atomic uint64_t fab_watch_ticks;
