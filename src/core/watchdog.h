@@ -1,6 +1,6 @@
 /* The watchdog: no rank waits without a bound. A thread of each rank (it makes no MPI call)
- * watches a progress counter the main thread ticks at every step (an untimed iteration, a
- * timed block, an agreement). When it stops moving for longer than the step allows, the rank
+ * watches a progress counter the main thread ticks at every step (every iteration, timed or
+ * not, an agreement). When it stops moving for longer than the step allows, the rank
  * says what it waited for, the run is marked failed where this rank can write it, and the
  * process ends (exit 3), which ends the job. docs/DEVELOPING.md, "Stalls". */
 #ifndef FAB_CORE_WATCHDOG_H

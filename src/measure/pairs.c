@@ -5,14 +5,18 @@
  * results, so only it holds the n x n matrix, and hands the matrix to the outputs after every
  * round (a killed run keeps the finished rounds). At the end the verdict (measure/locate.c)
  * names the suspects; one table row summarises the distribution over the pairs. */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/log.h"
 #include "core/mpi_call.h"
+#include "core/text.h"
 #include "core/signals.h"
 #include "core/watchdog.h"
 #include "measure/buffers.h"
@@ -26,6 +30,8 @@
 #include "measure/timing.h"
 
 /* One direction of one pair, as its timing rank sends it to rank 0. */
+#define FAB_PAIRS_WAIT 4.0 /* see fab_pairs_wait_step */
+
 typedef struct fab_pair_rec {
     int32_t src, dst;            /* members; src -1: no record */
     double p50_s, p99_s, mean_s; /* per iteration */
@@ -77,6 +83,7 @@ fab_status_t fab_pairs_check(const fab_world_t *w, const fab_opts_t *o, const fa
                              char *msg, size_t len, char *hint, size_t hlen)
 {
     int *member = malloc(sizeof(int) * (size_t)w->size), n;
+    struct stat sb;
 
     if (!member)
         return FAB_ERR_NOMEM;
@@ -93,6 +100,23 @@ fab_status_t fab_pairs_check(const fab_world_t *w, const fab_opts_t *o, const fa
                                 "rank to measure the pairs of ranks within a node");
         return FAB_ERR_CONFIG;
     }
+    if (o->switches) {
+        const char *why = NULL;
+
+        if (stat(o->switches, &sb) != 0)
+            why = strerror(errno);
+        else if (!S_ISREG(sb.st_mode))
+            why = "not a regular file";
+        else if (access(o->switches, R_OK) != 0)
+            why = strerror(errno);
+        if (why) {
+            snprintf(msg, len, "--switches %s: %s", o->switches, why);
+            snprintf(hint, hlen,
+                     "name a readable file of 'NODE SWITCH' lines, or leave the "
+                     "option out to group nodes by host name");
+            return FAB_ERR_CONFIG;
+        }
+    }
     if (o->sizes.n > 1) {
         snprintf(msg, len, "kernel '%s' measures one message size per pair; -m gives %d", k->name,
                  o->sizes.n);
@@ -108,10 +132,12 @@ static fab_status_t fab_pairs_groups(fab_pairs_t *P, char *msg, size_t len)
 {
     fab_matrix_t *m = &P->m;
     FILE *f = P->o->switches ? fopen(P->o->switches, "r") : NULL;
-    char line[512], node[256], sw[256];
+    char line[512], node[256], sw[256], missing[160] = "";
+    size_t at = 0;
+    int nmissing = 0;
 
     if (P->o->switches && !f) {
-        snprintf(msg, len, "--switches %s: cannot be read", P->o->switches);
+        snprintf(msg, len, "--switches %s: %s", P->o->switches, strerror(errno));
         return FAB_ERR_CONFIG;
     }
     for (int i = 0; i < m->n; i++) {
@@ -122,12 +148,12 @@ static fab_status_t fab_pairs_groups(fab_pairs_t *P, char *msg, size_t len)
         if (f) {
             sw[0] = '\0';
             rewind(f);
-            while (fgets(line, sizeof(line), f))
-                if (line[0] != '#' && sscanf(line, "%255s %255s", node, sw) == 2 &&
-                    strcmp(node, h) == 0)
-                    break;
-                else
+            while (!sw[0] && fgets(line, sizeof(line), f))
+                if (line[0] == '#' || sscanf(line, "%255s %255s", node, sw) != 2 ||
+                    strcmp(node, h) != 0)
                     sw[0] = '\0';
+            if (!sw[0] && nmissing++ < 4)
+                fab_appendf(missing, sizeof(missing), &at, "%s%s", at ? ", " : "", h);
         }
         if (!sw[0])
             continue;
@@ -136,13 +162,20 @@ static fab_status_t fab_pairs_groups(fab_pairs_t *P, char *msg, size_t len)
                 m->group[i] = g;
         if (m->group[i] < 0) {
             m->gnames[m->ngroups] = strdup(sw);
-            if (!m->gnames[m->ngroups])
-                break;
+            if (!m->gnames[m->ngroups]) {
+                if (f)
+                    fclose(f);
+                return FAB_ERR_NOMEM;
+            }
             m->group[i] = m->ngroups++;
         }
     }
     if (f)
         fclose(f);
+    if (nmissing)
+        FAB_WARN("--switches %s names no switch for %d of the %d members (%s%s): they are "
+                 "judged without one (node and pair rules only)",
+                 P->o->switches, nmissing, m->n, missing, nmissing > 4 ? ", ..." : "");
     return FAB_OK;
 }
 
@@ -263,6 +296,18 @@ static fab_status_t fab_pairs_measure(fab_pairs_t *P, MPI_Comm pc, int peer, fab
 }
 
 /* One round on every rank: the pairs of it measured, the results gathered on rank 0. */
+/* The watchdog's step while a rank waits for the round's other pairs (in the split and the
+ * gather): FAB_PAIRS_WAIT x the longest pair it knows of (the last round's, its own in this
+ * one), so a pair up to 10 x FAB_PAIRS_WAIT times slower is a finding, not a stall. A rank
+ * with no pair before any pair was measured knows nothing: it waits 10 x --stall-timeout,
+ * while the ranks measuring watch each other. */
+static double fab_pairs_wait_step(const fab_pairs_t *P, bool paired)
+{
+    double known = paired && P->step_s > P->round_s ? P->step_s : P->round_s;
+
+    return known > 0 ? FAB_PAIRS_WAIT * known : (double)P->o->stall_timeout;
+}
+
 static fab_status_t fab_pairs_round(fab_pairs_t *P, int r)
 {
     fab_pair_rec_t rec[2] = {{-1, -1, 0, 0, 0, 0}, {-1, -1, 0, 0, 0, 0}};
@@ -277,7 +322,8 @@ static fab_status_t fab_pairs_round(fab_pairs_t *P, int r)
         int color = p < 0 ? MPI_UNDEFINED : (P->me < p ? P->me : p);
         int key = (P->me < p) == (d == 0) ? 0 : 1; /* rank 0 of the pair sends and times */
 
-        fab_watch_phase("the pairs of a round", P->k->name, P->sizes.v[0], -1, 2 * P->round_s);
+        fab_watch_phase("the pairs of a round", P->k->name, P->sizes.v[0], -1,
+                        fab_pairs_wait_step(P, false));
         st = FAB_MPI(MPI_Comm_split(MPI_COMM_WORLD, color, key, &pc));
         if (st == FAB_OK && pc != MPI_COMM_NULL) {
             st = fab_pairs_measure(P, pc, P->member[p], &rec[d], key == 0 ? P->me : p,
@@ -287,7 +333,8 @@ static fab_status_t fab_pairs_round(fab_pairs_t *P, int r)
     }
     /* A rank whose pair failed still joins the gather (its record says nothing), so that no
      * rank waits for it; the failure is agreed on after. */
-    fab_watch_phase("gathering the round's results", P->k->name, P->sizes.v[0], -1, 2 * P->round_s);
+    fab_watch_phase("gathering the round's results", P->k->name, P->sizes.v[0], -1,
+                    fab_pairs_wait_step(P, p >= 0));
     if (FAB_MPI(MPI_Gather(rec, (int)sizeof(rec), MPI_BYTE, P->all, (int)sizeof(rec), MPI_BYTE, 0,
                            MPI_COMM_WORLD)) != FAB_OK)
         return FAB_ERR_MPI;

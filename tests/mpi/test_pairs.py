@@ -7,6 +7,9 @@ a live run; the verdict's logic itself is unit.pairs (synthetic matrices with kn
 - pairs_bw on 4 ranks, serial schedule: 6 rounds of one pair, both directions measured.
 - Refused before measuring (exit 2): one host without --pairs-per rank; two sizes.
 - kill -9 during a run: the file keeps the rounds finished, each pair in them, and no verdict.
+- A rank stopped (SIGSTOP) in its pair: its partner names it within --stall-timeout plus a
+  few seconds, exit 3, the file marked failed; the ranks without a pair in that round do not
+  take the long round for a stall.
 
 usage: test_pairs.py FABRICBENCH"""
 import os
@@ -130,4 +133,50 @@ check(np.isnan(m["lat_p50_us"][:][(rnd < 0) & ~np.eye(4, dtype=bool)]).all(), "v
       "rounds not finished")
 check("verdict" not in m.attrs, "a verdict without the end of the run")
 f.close()
-print("ok pairs: rounds, serial, refusals, kill -9 after %d rounds" % kept)
+
+# a rank stopped in its pair: round 0 of serial is ranks 0 and 1; ranks 2 and 3 wait
+def rank_pid(proc_pid, rank):
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                env = f.read().split(b"\0")
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if (b"stop.h5" in argv and os.path.basename(argv[0].decode()) == os.path.basename(exe)
+                and b"OMPI_COMM_WORLD_RANK=%d" % rank in env):
+            return int(pid)
+    return None
+
+
+cmd = (["mpirun", "-np", "4", "--oversubscribe"] + MPIRUN_OPTS +
+       [exe, "run", "pairs_latency", "--pairs-per", "rank", "--schedule", "serial", "-i",
+        "100000000", "--stall-timeout", "5", "-o", "stop.h5"])
+p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                     env=mpi_env(), start_new_session=True)
+deadline = time.monotonic() + 60
+while not os.path.exists("stop.h5") and time.monotonic() < deadline:
+    time.sleep(0.1)
+time.sleep(2)  # into round 0's iterations
+victim = rank_pid(p.pid, 1)
+check(victim is not None and p.poll() is None, "no rank 1 to stop")
+os.kill(victim, signal.SIGSTOP)
+t0 = time.monotonic()
+try:
+    out, err = p.communicate(timeout=60)
+except subprocess.TimeoutExpired:
+    os.killpg(p.pid, signal.SIGKILL)
+    os.kill(victim, signal.SIGKILL)
+    fail("a rank stopped in its pair: no end after 60 s")
+took = time.monotonic() - t0
+os.kill(victim, signal.SIGKILL)
+check(p.returncode == 3 and took < 15, "stopped rank: exit %d after %.1f s\n%s" %
+      (p.returncode, took, err))
+check("waiting for rank 1" in err and "pairs_latency" in err, "the message names rank 1:\n" + err)
+check("gathering" not in err, "a rank without a pair took the round for a stall:\n" + err)
+with h5py.File("stop.h5", "r") as f:
+    check(f["runs/run_0000"].attrs["status"] == "failed", "file status %s" %
+          f["runs/run_0000"].attrs["status"])
+print("ok pairs: rounds, serial, refusals, kill -9 after %d rounds, a stopped rank named "
+      "after %.1f s" % (kept, took))
