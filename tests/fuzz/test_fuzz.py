@@ -3,12 +3,13 @@ by `fabricbench show` (the ASan/UBSan build under ctest) and by `fabricbench-ana
 `export` and `check --baseline GOOD`.
 
 The good file is written by the real tool at the start (latency, bw and allreduce at 8 B and
-1 KiB, 20 iterations, --samples). Every object of it (the root's attributes; every group,
-dataset and attribute of the run, the environment, the kernels, their tables, columns and
-samples) is mutated in turn: removed; the wrong type (a string
-for a number, a number for a string, a boolean, a compound); the wrong rank (2-D, scalar); the
-wrong length (one more, one less, none, more rows than any table has); an array for a scalar;
-strings for numbers; huge values (1e308, -1e308, inf, -inf, nan, the largest and smallest
+1 KiB, 20 iterations, --samples; then, appended, a pairs_latency run with its matrix group).
+Every object of it (the root's attributes; every group, dataset and attribute of the runs,
+the environment, the kernels, their tables, columns, samples and matrices) is mutated in
+turn: removed; the wrong type (a string for a number, a number for a string, a boolean, a
+compound); the wrong rank (2-D, scalar; a matrix 1-D or not square); the wrong length (one
+more, one less, none, more rows than any table has); an array for a scalar; strings for
+numbers; huge values (1e308, -1e308, inf, -inf, nan, the largest and smallest
 64-bit integers, negative counts); strings that are not UTF-8, or carry control characters, a
 path ("../"), or are very long; a group replaced by a dataset, a soft link or a link into
 another file; a group emptied or renamed to a hostile name; an unknown extra member.
@@ -25,7 +26,7 @@ Each mutant must give:
 Every object gets at least one mutation (see plan: attribute mutations are packed several to a
 mutant, and read again one by one when a reader refuses the pack); then a sample of the other
 mutations, shuffled with a fixed seed, up to BUDGET mutants: the run is the same every time
-and takes about 40 s on a quiet 2-core machine. The analysis runs in one Python process per
+and takes about 45 s on a quiet 2-core machine. The analysis runs in one Python process per
 lane that calls the launcher's own entry point, fabricbench_analysis.cli.main, per command
 (no interpreter start per call); a few mutants (LAUNCHER_CHECKS) are also read through the
 launcher itself, whose exit code and error lines must agree. Two mutants are read at a time
@@ -82,6 +83,10 @@ DS_NUM = ["remove", "strings", "rank2", "scalar", "longer", "shorter", "zero_len
           "float_for_int", "int_for_float", "bool", "compound", "group", "softlink", "extlink"]
 DS_STR = ["remove", "numbers", "rank2", "scalar", "longer", "zero_len", "nonutf8", "control",
           "group", "softlink", "extlink"]
+PAIRS_RUN = "/runs/run_0001"  # the appended pairs_latency run (main)
+DS_2D = ["remove", "strings", "rank1", "scalar", "nonsquare", "f1e308", "inf", "nan",
+         "negative", "int_max", "float_for_int", "int_for_float", "bool", "compound", "group",
+         "softlink", "extlink"]  # a pairs kernel's n x n matrices
 GROUP = ["remove", "dataset", "softlink", "extlink", "emptied", "rename_dotdot",
          "rename_control", "rename_nonutf8", "extra_dataset"]
 
@@ -102,10 +107,16 @@ def inventory(path):
 
         def visit(name, obj):
             opath = "/" + name
+            # the appended pairs run: only what the first run has not (its matrix); its run
+            # attributes and table are mutated in the first run already
+            if opath.startswith(PAIRS_RUN) and "/matrix" not in opath:
+                return
             if isinstance(obj, h5py.Group):
                 out.append(("group", opath, None, GROUP))
             else:
                 kinds = DS_STR if h5py.check_string_dtype(obj.dtype) else DS_NUM
+                if len(obj.shape) == 2:
+                    kinds = DS_2D
                 out.append(("dataset", opath, None, kinds))
             attrs_of(obj, opath)
 
@@ -209,7 +220,12 @@ def mutate_dataset(f, opath, kind):
     if kind == "remove":
         del parent[name]
     elif kind == "strings":
-        _replace_dataset(parent, name, _vlen([str(x) for x in data]))
+        _replace_dataset(parent, name, _vlen([str(x) for x in np.ravel(data)]).reshape(
+            np.shape(data)))
+    elif kind == "rank1":
+        _replace_dataset(parent, name, np.ravel(data))
+    elif kind == "nonsquare":
+        _replace_dataset(parent, name, data[:-1])
     elif kind == "numbers":
         _replace_dataset(parent, name, np.arange(n, dtype=np.int64))
     elif kind == "rank2":
@@ -246,9 +262,9 @@ def mutate_dataset(f, opath, kind):
     elif kind == "int_for_float":
         _replace_dataset(parent, name, np.nan_to_num(np.array(data)).astype(np.int64))
     elif kind == "bool":
-        _replace_dataset(parent, name, np.ones(n, dtype=bool))
+        _replace_dataset(parent, name, np.ones(ds.shape or n, dtype=bool))
     elif kind == "compound":
-        _replace_dataset(parent, name, np.zeros(n, dtype=[("a", "<i4"), ("b", "<f8")]))
+        _replace_dataset(parent, name, np.zeros(ds.shape or n, dtype=[("a", "<i4"), ("b", "<f8")]))
     elif kind == "group":
         del parent[name]
         parent.create_group(name)
@@ -574,6 +590,11 @@ def main():
                    "-o", GOOD], timeout=120)
     check(p.returncode == 0, "the good file: fabricbench run exit %d\n%s" % (p.returncode,
                                                                           p.stderr[-3000:]))
+    # a second run with a pairs kernel: its matrix group (one pair on 2 ranks: never slow)
+    p = mpirun(2, [fb, "run", "pairs_latency", "--pairs-per", "rank", "-i", "20", "--append",
+                   "-o", GOOD], timeout=120)
+    check(p.returncode == 0, "the good file's pairs run: exit %d\n%s" % (p.returncode,
+                                                                      p.stderr[-3000:]))
     with open(GOOD, "rb") as fh:
         good_bytes = fh.read()
 
