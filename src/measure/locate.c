@@ -5,6 +5,7 @@
  * with its neighbours too; a switch group when the slow pairs out of it spread over its nodes;
  * what is left is named pair by pair. Each step takes the pairs it explains out of the next. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,9 @@ static int fab_loc_judge(const fab_locate_in_t *in, const fab_locate_t *out, int
     double frac = in->bw_frac > 0 ? in->bw_frac : FAB_LOCATE_BW_FRAC;
     double factor = in->lat_factor > 0 ? in->lat_factor : FAB_LOCATE_LAT_FACTOR;
     double lfrac = in->line_frac > 0 ? in->line_frac : FAB_LOCATE_LINE_FRAC;
+    /* Two members are one pair: no typical pair to compare it with (its two directions are
+     * not two pairs); only the line rate judges it. */
+    bool relative = n >= 3;
 
     for (int d = 0; d < 2; d++) {
         int s = d ? j : i, t = d ? i : j;
@@ -72,14 +76,14 @@ static int fab_loc_judge(const fab_locate_in_t *in, const fab_locate_t *out, int
 
         if (isfinite(b)) {
             measured = 1;
-            if (isfinite(out->bw_median) && b < frac * out->bw_median)
+            if (relative && isfinite(out->bw_median) && b < frac * out->bw_median)
                 bits |= FAB_SLOW_BW;
             if (in->line_MBps > 0 && b < lfrac * in->line_MBps)
                 bits |= FAB_SLOW_LINE;
         }
         if (isfinite(l)) {
             measured = 1;
-            if (isfinite(out->lat_median) && l > factor * out->lat_median)
+            if (relative && isfinite(out->lat_median) && l > factor * out->lat_median)
                 bits |= FAB_SLOW_LAT;
         }
     }

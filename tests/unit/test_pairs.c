@@ -249,6 +249,24 @@ int main(void)
         fab_locate_free(&l);
         fab_free(&f);
     }
+    /* Two members: one pair, nothing typical to compare it with; its directions at 1000 and
+     * 500 MB/s are not slow, unless the line rate says so. */
+    {
+        fab_fab_t f = fab_make(2, 0, 0.0, 31);
+        fab_locate_in_t in = {2, f.bw, f.lat, NULL, 0, 0, 0, 0};
+        fab_locate_t l;
+
+        fab_slow_pair(&f, 1, 0, 0.5);
+        CHECK(fab_locate(&in, &l) == 0);
+        CHECK(l.npairs == 1 && l.nslow == 0 && l.nsuspects == 0);
+        fab_locate_free(&l);
+        in.line_MBps = 1000.0;
+        CHECK(fab_locate(&in, &l) == 0);
+        CHECK(l.nslow == 1 && l.slow[1] == FAB_SLOW_LINE && l.nsuspects == 1 &&
+              l.suspects[0].kind == FAB_SUSPECT_PAIR);
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
     /* Unmeasured pairs (NaN) are neither slow nor counted. */
     {
         fab_fab_t f = fab_make(6, 0, 0.0, 29);
