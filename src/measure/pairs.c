@@ -20,7 +20,6 @@
 #include "core/signals.h"
 #include "core/watchdog.h"
 #include "measure/buffers.h"
-#include "measure/handoff.h"
 #include "measure/matrix.h"
 #include "measure/pairs.h"
 #include "measure/plan.h"
@@ -257,7 +256,7 @@ static fab_status_t fab_pairs_measure(fab_pairs_t *P, MPI_Comm pc, int peer, fab
     void *state = NULL;
     fab_acc_t acc;
     fab_stats_t s;
-    uint64_t t0 = fab_now_ns();
+    uint64_t t0 = fab_now_ns(), first, last;
     fab_status_t st = fab_ctx_setup(P->o, k, &P->sizes, pc, &ctx, &state);
     size_t bytes = P->sizes.v[0];
 
@@ -274,16 +273,20 @@ static fab_status_t fab_pairs_measure(fab_pairs_t *P, MPI_Comm pc, int peer, fab
     }
     fab_watch_phase("a pair's timed iterations", k->name, bytes, peer,
                     P->step_s / (double)(P->iters + 1));
+    /* Contiguous timestamps, as the runner's timed blocks: one timer reading per iteration. */
+    first = last = fab_ticks();
     for (uint64_t i = 0; i < P->iters && st == FAB_OK; i++) {
-        uint64_t a = fab_ticks();
-
         st = k->iterate(&ctx, state, bytes);
-        if (ctx.timer)
-            fab_acc_add(&acc, fab_ticks_to_s(fab_ticks() - a));
+        if (ctx.timer) {
+            uint64_t now = fab_ticks();
+
+            fab_acc_add(&acc, fab_ticks_to_s(now - last));
+            last = now;
+        }
         fab_watch_tick();
     }
     if (st == FAB_OK && ctx.timer) {
-        acc.loop_total = acc.mean * (double)acc.n;
+        acc.loop_total = fab_ticks_to_s(last - first);
         fab_acc_stats(&acc, 1.0, &s);
         *rec = (fab_pair_rec_t){src, dst, s.p50, s.p99, s.mean, ctx.msgs_per_iter};
     }
@@ -295,7 +298,6 @@ static fab_status_t fab_pairs_measure(fab_pairs_t *P, MPI_Comm pc, int peer, fab
     return st;
 }
 
-/* One round on every rank: the pairs of it measured, the results gathered on rank 0. */
 /* The watchdog's step while a rank waits for the round's other pairs (in the split and the
  * gather): FAB_PAIRS_WAIT x the longest pair it knows of (the last round's, its own in this
  * one), so a pair up to 10 x FAB_PAIRS_WAIT times slower is a finding, not a stall. A rank
@@ -308,6 +310,7 @@ static double fab_pairs_wait_step(const fab_pairs_t *P, bool paired)
     return known > 0 ? FAB_PAIRS_WAIT * known : (double)P->o->stall_timeout;
 }
 
+/* One round on every rank: the pairs of it measured, the results gathered on rank 0. */
 static fab_status_t fab_pairs_round(fab_pairs_t *P, int r)
 {
     fab_pair_rec_t rec[2] = {{-1, -1, 0, 0, 0, 0}, {-1, -1, 0, 0, 0, 0}};
@@ -377,12 +380,12 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
     fab_matrix_t *m = &P->m;
     fab_locate_in_t in = {m->n, m->bw, m->lat_p50, m->group, m->bw_frac, m->lat_factor, 0, 0};
     fab_acc_t acc;
-    fab_handoff_t h;
+    fab_row_t row;
     fab_kctx_t ctx;
     double div = P->k->time_divisor > 0 ? P->k->time_divisor : 1.0;
     fab_status_t st;
 
-    memset(&h, 0, sizeof(h));
+    memset(&row, 0, sizeof(row));
     memset(&ctx, 0, sizeof(ctx));
     if (P->o->line_rate_gbps > 0 && (P->w->nhosts > 1 || P->o->line_rate_given))
         in.line_MBps = m->line_MBps = P->o->line_rate_gbps * 1e3 / 8.0;
@@ -399,21 +402,21 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
         }
     }
     if (acc.n > 0) {
-        h.row.bytes = m->bytes;
-        h.row.iters = P->iters;
-        h.row.warmup = P->warm;
-        fab_acc_stats(&acc, div, &h.row.t);
-        h.row.iter_time = acc.loop_total / (double)acc.n;
+        row.bytes = m->bytes;
+        row.iters = P->iters;
+        row.warmup = P->warm;
+        fab_acc_stats(&acc, div, &row.t);
+        row.iter_time = acc.loop_total / (double)acc.n;
         ctx.msgs_per_iter = P->msgs_per_iter;
         ctx.size = 2;
-        fab_row_rates(&h.row, P->k, &ctx, NAN);
-        h.row.line_pct = fab_row_line_pct(P->w, P->o, P->k, &h.row);
-        h.row.validation_errors = -1;
-        h.row.slowest_rank = -1;
-        h.row.cpu_rank_max_rank = -1;
-        h.row.cpu_rank_pct = h.row.cpu_user_pct = h.row.cpu_sys_pct = NAN;
-        h.row.cpu_softirq_pct = h.row.cpu_rank_min_pct = h.row.cpu_rank_max_pct = NAN;
-        st = fab_sinks_row(sinks, P->k, &h.row, NULL, 0);
+        fab_row_rates(&row, P->k, &ctx, NAN);
+        row.line_pct = fab_row_line_pct(P->w, P->o, P->k, &row);
+        row.validation_errors = -1;
+        row.slowest_rank = -1;
+        row.cpu_rank_max_rank = -1;
+        row.cpu_rank_pct = row.cpu_user_pct = row.cpu_sys_pct = NAN;
+        row.cpu_softirq_pct = row.cpu_rank_min_pct = row.cpu_rank_max_pct = NAN;
+        st = fab_sinks_row(sinks, P->k, &row, NULL, 0);
     } else {
         st = FAB_OK;
     }
