@@ -11,11 +11,12 @@
 #include "core/text.h"
 #include "kernel/registry.h"
 #include "measure/locate.h"
+#include "measure/pairs.h"
 #include "measure/plan.h"
 
 #define FAB_MAX_ROWS 256
-
-#define OFF(field) offsetof(fab_opts_t, field)
+#define OFF(field)   offsetof(fab_opts_t, field)
+#define PAIRS_ITERS  FAB_STR(FAB_PAIRS_ITERS_LAT) " or " FAB_STR(FAB_PAIRS_ITERS_BW)
 
 static const fab_opt_t fab_opt_table[] = {
     {"sizes", 'm', FAB_OPT_SIZES, OFF(sizes), 0, 0, "SIZES", "bytes",
@@ -24,7 +25,7 @@ static const fab_opt_t fab_opt_table[] = {
      "message sizes: MIN:MAX doubles from MIN (MAX included), or a list 8,1K,64K; K/M/G = 1024^n",
      0},
     {"iterations", 'i', FAB_OPT_LONG, OFF(iters), 1, 1e9, "N", "iterations", "auto",
-     "timed iterations per size; without it, --time decides", 0},
+     "timed iterations per size (auto: --time decides) or per pair (auto: " PAIRS_ITERS ")", 0},
     {"warmup", 'x', FAB_OPT_LONG, OFF(warmup), 0, 1e9, "N", "iterations", "auto",
      "untimed iterations before each size (auto: i/10 with -i, else the calibration run)", -1},
     {"time", 't', FAB_OPT_DOUBLE, OFF(time_s), 0, 3600, "SEC", "s", "0.25",
