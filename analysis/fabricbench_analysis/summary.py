@@ -34,8 +34,10 @@ def summarize(table):
                                  "hosts", "nhosts", "nranks", "line_rate_gbps", "start_time",
                                  "mpi_library", "ucx_version", "tool_version")}
         rec["hosts_text"] = _hosts_text(s)
-        # Latency at 8 B (the smallest size when 8 B was not measured).
-        lat = [r for r in rows if r["kind"] == "latency"]
+        # Latency at 8 B (the smallest size when 8 B was not measured): of latency, else of
+        # another latency kernel (pairs_latency: its median pair).
+        lat = [r for r in rows if r["kernel"] == "latency"] or \
+            [r for r in rows if r["kind"] == "latency"]
         r = _pick(lat, 8) or (min(lat, key=lambda x: x["bytes"]) if lat else None)
         rec["latency_bytes"] = r["bytes"] if r else None
         rec["latency_p50_us"] = r["p50_us"] if r else math.nan
