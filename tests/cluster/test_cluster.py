@@ -9,6 +9,13 @@ One rank per node, mpirun started inside vnode1 through the cluster's rsh agent.
   row is sane, line_rate_pct = Gb/s / the veth's line rate;
 - allreduce and alltoall on 3 nodes;
 - --device nosuch across nodes: exit 3, the message names the host and its interfaces.
+- pairs_bw on 4 nodes over fab1 (issue 15): healthy, nobody is named (exit 0); vnode3's link
+  shaped to a quarter, vnode3 and nothing else is named as a node (exit 1); only the path
+  between vnode1 and vnode2 shaped (a per-destination htb class on each end), that pair and
+  no node is named (exit 1). The slow share is --slow-bw 0.6, not the default 0.9, so that a
+  busy machine's noise between healthy pairs cannot make a suspect; the faults are at 25%.
+  --line-rate 200M stands for the shaping (the veths report 10 Gb/s, which no shaped pair
+  reaches), so the line-rate rule is tested too: a healthy pair passes it, a slow one fails.
 
 Needs root, ip, tc (iproute2), nsenter and unshare (util-linux), the right to create
 namespaces (tests/lib/nsprobe.py) and h5py; without them it exits with SKIP (77) and says
@@ -337,9 +344,9 @@ def run_fabric(dev, line_rate):
 def main():
     global AGENT
     t = time.monotonic()
-    vc("up", "3", timeout=120)
+    vc("up", "4", timeout=120)
     AGENT = vc("agent-path").stdout.strip()
-    print("vcluster %s up 3 in %.1f s" % (VC_NAME, time.monotonic() - t))
+    print("vcluster %s up 4 in %.1f s" % (VC_NAME, time.monotonic() - t))
     for f, dev in ((0, "fab0"), (1, "fab1")):
         vc("shape", str(f), RATES[dev])
 
@@ -400,6 +407,65 @@ def main():
     check(not any(l.strip() and not l.startswith("#") for l in p.stdout.splitlines()),
           "--device nosuch measured something:\n" + p.stdout)
 
+    pairs_checks()
+
+
+NODES4 = ["vnode1", "vnode2", "vnode3", "vnode4"]
+SLOW_RATE = "60mbit"  # a quarter of fab1's 250mbit
+
+
+def pairs_run(tag):
+    """pairs_bw on the 4 nodes over fab1: (exit code, verdict, suspect lines, bw matrix)."""
+    out = os.path.join(WORKDIR, "pairs-%s.h5" % tag)
+    p = mpirun_in_cluster(NODES4, [
+        "run", "pairs_bw", "--fabric", "tcp", "--device", "fab1", "-m", "64K", "-w", "16",
+        "-i", "10", "--slow-bw", "0.6", "--line-rate", "200M", "-o", out])
+    check(p.returncode in (0, 1), "pairs %s: exit %d\n%s\n%s%s"
+          % (tag, p.returncode, p.stdout, p.stderr, hint(p)))
+    with h5py.File(out, "r") as f:
+        run = f["runs"][f.attrs["latest_run"]]
+        m = run["kernels/00_pairs_bw/matrix"]
+        nodes = list(m["nodes"].asstr()[()])
+        check(nodes == NODES4, "pairs %s: members %s" % (tag, nodes))
+        verdict = m.attrs["verdict"]
+        suspects = list(m["suspects"].asstr()[()])
+        bw = m["bw_MBps"][()]
+    print("pairs %s: exit %d, %s, %s; MB/s %s" % (tag, p.returncode, verdict, suspects,
+                                                   [["%.1f" % x for x in r] for r in bw]))
+    return p.returncode, verdict, suspects
+
+
+def tc_node(node, *args):
+    p = subprocess.run(["tc", "-n", "%s-%s" % (VC_NAME, node)] + list(args),
+                       capture_output=True, text=True, timeout=budget(30))
+    check(p.returncode == 0, "tc %s in %s: %s" % (" ".join(args), node, p.stderr))
+
+
+def pairs_checks():
+    rc, verdict, suspects = pairs_run("healthy")
+    check(rc == 0 and verdict == "healthy" and not suspects, "healthy fabric: exit %d, %s %s"
+          % (rc, verdict, suspects))
+
+    vc("shape", "1", SLOW_RATE, "vnode3")
+    rc, verdict, suspects = pairs_run("slow-node")
+    check(rc == 1 and len(suspects) == 1 and suspects[0].startswith("node: node vnode3 "),
+          "vnode3's link at a quarter: exit %d, suspects %s" % (rc, suspects))
+    vc("shape", "1", RATES["fab1"], "vnode3")
+
+    # Only the path between vnode1 and vnode2: on each, traffic to the other's fab1 address
+    # goes through a slower htb class (the root qdisc is the one `shape` made).
+    for a, b in (("vnode1", "vnode2"), ("vnode2", "vnode1")):
+        ip = vc("ip", b, "1").stdout.strip()
+        tc_node(a, "class", "add", "dev", "fab1", "parent", "1:", "classid", "1:20", "htb",
+                "rate", SLOW_RATE, "ceil", SLOW_RATE, "burst", "65536", "cburst", "65536")
+        tc_node(a, "filter", "add", "dev", "fab1", "parent", "1:", "protocol", "ip", "prio", "1",
+                "u32", "match", "ip", "dst", ip + "/32", "flowid", "1:20")
+    rc, verdict, suspects = pairs_run("slow-path")
+    check(rc == 1 and len(suspects) == 1 and suspects[0].startswith("pair: ") and
+          "vnode1" in suspects[0] and "vnode2" in suspects[0],
+          "the path vnode1-vnode2 at a quarter: exit %d, suspects %s" % (rc, suspects))
+    vc("shape", "1", RATES["fab1"], "vnode1", "vnode2")
+
 
 signal.signal(signal.SIGTERM, on_signal)
 signal.signal(signal.SIGINT, on_signal)
@@ -413,4 +479,5 @@ finally:
     down()
     left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     check(not re.search(r"^%s-" % VC_NAME, left, re.M), "namespaces left: %s" % left)
-print("ok: 2 nodes on fab0 and fab1, 3 nodes, missing device (%.0f s)" % (time.monotonic() - T0))
+print("ok: 2 nodes on fab0 and fab1, 3 nodes, missing device, pairs verdicts on 4 nodes (%.0f s)"
+      % (time.monotonic() - T0))
