@@ -276,20 +276,24 @@ const char *fab_suspect_kind_name(fab_suspect_kind_t k)
     return (unsigned)k < 4 ? names[k] : "?";
 }
 
+/* Member (or switch) i by its name in list, by number when there is no list; "" for -1. */
+static void fab_loc_name(char *const *list, int i, char *out, size_t len)
+{
+    if (i < 0)
+        out[0] = '\0';
+    else if (list)
+        snprintf(out, len, "%s", list[i]);
+    else
+        snprintf(out, len, "%d", i);
+}
+
 void fab_suspect_text(const fab_suspect_t *s, char *const *names, char *const *gnames, char *buf,
                       size_t len)
 {
-    char a[96], b[96];
+    char a[300], b[300]; /* a host name (up to 255 bytes) and ":rank" */
 
-    if (s->kind == FAB_SUSPECT_GROUP && gnames)
-        snprintf(a, sizeof(a), "%s", gnames[s->a]);
-    else if (names && s->kind != FAB_SUSPECT_GROUP)
-        snprintf(a, sizeof(a), "%s", names[s->a]);
-    else
-        snprintf(a, sizeof(a), "%d", s->a);
-    snprintf(b, sizeof(b), "%s", s->b < 0 ? "" : names ? names[s->b] : "?");
-    if (s->b >= 0 && !names)
-        snprintf(b, sizeof(b), "%d", s->b);
+    fab_loc_name(s->kind == FAB_SUSPECT_GROUP ? gnames : names, s->a, a, sizeof(a));
+    fab_loc_name(names, s->b, b, sizeof(b));
     switch (s->kind) {
     case FAB_SUSPECT_NODE:
         snprintf(buf, len, "node %s (or its link): slow with %d of its %d peers", a, s->slow,

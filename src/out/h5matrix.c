@@ -52,7 +52,7 @@ static herr_t fab_h5m_verdict(hid_t g, const fab_matrix_t *m)
     fab_h5_attr_f64(g, "slow_latency_factor", m->lat_factor);
     fab_h5_attr_f64(g, "line_rate_MBps", m->line_MBps > 0 ? m->line_MBps : NAN);
     for (int i = 0; i < v->nsuspects && rc >= 0; i++) {
-        char buf[512];
+        char buf[1024];
 
         snprintf(buf, sizeof(buf), "%s: ", fab_suspect_kind_name(v->suspects[i].kind));
         fab_suspect_text(&v->suspects[i], m->names, m->gnames, buf + strlen(buf),

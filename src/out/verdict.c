@@ -120,7 +120,7 @@ void fab_out_text_verdict(FILE *f, const fab_kernel_t *k, const fab_matrix_t *m)
     fprintf(f, "# verdict: SUSPECTS: %d slow pairs of %d, explained by %d suspect%s (exit 1)\n",
             v->nslow, v->npairs, v->nsuspects, v->nsuspects == 1 ? "" : "s");
     for (int i = 0; i < v->nsuspects; i++) {
-        char buf[512];
+        char buf[1024];
 
         fab_suspect_text(&v->suspects[i], m->names, m->gnames, buf, sizeof(buf));
         fprintf(f, "# suspect %s: %s\n", fab_suspect_kind_name(v->suspects[i].kind), buf);
