@@ -1,118 +1,20 @@
 /* The command line: one typed option table serves the command line, FABRICBENCH_* environment
- * variables and `fabricbench run --help`. The harness's rows are here; a kernel adds rows of
- * its own (fab_kernel_t.options), which are parsed, listed and read from the environment the
- * same way. Every default is the table's `def`, parsed (core/opt.h). */
+ * variables and `fabricbench run --help`. The harness's rows are in cli/option_table.c; a
+ * kernel adds rows of its own (fab_kernel_t.options), which are parsed, listed and read from
+ * the environment the same way. Every default is the table's `def`, parsed (core/opt.h). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/option_table.h"
 #include "cli/options.h"
 #include "core/text.h"
 #include "kernel/registry.h"
-#include "measure/locate.h"
-#include "measure/pairs.h"
-#include "measure/plan.h"
 
 #define FAB_MAX_ROWS 256
+#define FAB_NHARNESS fab_opt_table_n
 #define OFF(field)   offsetof(fab_opts_t, field)
-#define PAIRS_ITERS  FAB_STR(FAB_PAIRS_ITERS_LAT) " or " FAB_STR(FAB_PAIRS_ITERS_BW)
-
-static const fab_opt_t fab_opt_table[] = {
-    {"sizes", 'm', FAB_OPT_SIZES, OFF(sizes), 0, 0, "SIZES", "bytes",
-     FAB_SIZES_P2P ", collectives " FAB_SIZES_COLL ", pairs_latency " FAB_SIZES_PAIRS_LAT
-                   ", pairs_bw " FAB_SIZES_PAIRS_BW,
-     "message sizes: MIN:MAX doubles from MIN (MAX included), or a list 8,1K,64K; K/M/G = 1024^n",
-     0},
-    {"iterations", 'i', FAB_OPT_LONG, OFF(iters), 1, 1e9, "N", "iterations", "auto",
-     "timed iterations per size (auto: --time decides) or per pair (auto: " PAIRS_ITERS ")", 0},
-    {"warmup", 'x', FAB_OPT_LONG, OFF(warmup), 0, 1e9, "N", "iterations", "auto",
-     "untimed iterations before each size (auto: i/10 with -i, else the calibration run)", -1},
-    {"time", 't', FAB_OPT_DOUBLE, OFF(time_s), 0, 3600, "SEC", "s", "0.25",
-     "time budget per size; iterations are chosen so each size takes about this long", 0},
-    {"min-iters", 0, FAB_OPT_LONG, OFF(min_iters), 1, 1e9, "N", "iterations", "10",
-     "fewest timed iterations per size under --time", 0},
-    {"max-iters", 0, FAB_OPT_LONG, OFF(max_iters), 1, 1e9, "N", "iterations", "10000000",
-     "most timed iterations per size under --time", 0},
-    {"max-samples", 0, FAB_OPT_LONG, OFF(max_samples), 0, 1e8, "N", "samples", "1048576",
-     "samples kept per size for exact percentiles; beyond, a histogram (error <= 0.2%)", 0},
-    {"window", 'w', FAB_OPT_INT, OFF(window), 1, 65536, "N", "messages", "64",
-     "messages in flight per iteration for bw, bibw, msgrate", 0},
-    {"dtype", 0, FAB_OPT_CHOICE, OFF(dtype), 0, 0, "float32|float64|int32|bfloat16|float16", NULL,
-     "float32", "element type of the collectives (bfloat16, float16: emulated, see METRICS.md)", 0},
-    {"op", 0, FAB_OPT_CHOICE, OFF(op), 0, 0, "sum|max|min", NULL, "sum",
-     "reduction of allreduce, reduce, reduce_scatter", 0},
-    {"root", 0, FAB_OPT_INT, OFF(root), -1, 1e7, "N", "rank", "-1",
-     "root of bcast and reduce; -1 rotates it every iteration", 0},
-    {"nonblocking", 0, FAB_OPT_FLAG, OFF(nonblocking), 0, 0, NULL, NULL, "off",
-     "collectives: MPI_Iallreduce and friends, started then waited for", 0},
-    {"overlap-compute", 0, FAB_OPT_DOUBLE, OFF(overlap_us), 0, 1e7, "US", "us", "none",
-     "with --nonblocking: synthetic compute between start and wait; reports overlap %", 0},
-    {"validate", 'c', FAB_OPT_FLAG, OFF(validate), 0, 0, NULL, NULL, "off",
-     "after each size, send patterned data and check every received byte", 0},
-    {"pair", 0, FAB_OPT_PAIR, OFF(pair), 0, 0, "A,B", "ranks", "0,1",
-     "the two ranks latency, bw and bibw measure between; the others wait idle", 0},
-    {"schedule", 0, FAB_OPT_CHOICE, OFF(schedule), 0, 0, "rounds|serial", NULL, "rounds",
-     "pairs kernels: n/2 disjoint pairs at a time over n-1 rounds, or one pair at a time", 0},
-    {"pairs-per", 0, FAB_OPT_CHOICE, OFF(pairs_per), 0, 0, "node|rank", NULL, "node",
-     "pairs kernels: pairs of nodes (the lowest rank on each), or of every rank", 0},
-    {"slow-bw", 0, FAB_OPT_DOUBLE, OFF(slow_bw), 0, 1, "SHARE", NULL, FAB_STR(FAB_LOCATE_BW_FRAC),
-     "pairs verdict: a pair is slow below this share of the median pair's bandwidth", 0},
-    {"slow-latency", 0, FAB_OPT_DOUBLE, OFF(slow_latency), 1, 1e6, "FACTOR", NULL,
-     FAB_STR(FAB_LOCATE_LAT_FACTOR),
-     "pairs verdict: a pair is slow above this multiple of the median pair's latency", 0},
-    {"switches", 0, FAB_OPT_STRING, OFF(switches), 0, 0, "FILE", NULL, "host names",
-     "pairs verdict: 'NODE SWITCH' lines; default: a host name's part before its last '-'", 0},
-    {"fabric", 0, FAB_OPT_STRING, OFF(fabric), 0, 0, "any|auto|ib|roce|erdma|tcp|shm", NULL, "any",
-     "the fabric to measure (a profile in fabrics.conf, docs/FABRICS.md); any: UCX chooses; "
-     "auto: the fastest active device",
-     0},
-    {"device", 0, FAB_OPT_STRING, OFF(device), 0, 0, "NAME[:PORT]", NULL, "from --fabric",
-     "the RDMA device and port (mlx5_0:1) or network interface (eth0) --fabric uses", 0},
-    {"strict-fabric", 0, FAB_OPT_FLAG, OFF(strict_fabric), 0, 0, NULL, NULL, "off",
-     "with --fabric: exit 3 (before measuring) when UCX would use another transport than the "
-     "fabric on a measured pair, or UCX is not in use",
-     0},
-    {"line-rate", 0, FAB_OPT_RATE, OFF(line_rate_gbps), 0, 1e6, "RATE", "Gb/s", "the port's",
-     "data rate the efficiency column compares with (100G, 25Gb/s); default: the port in use", 0},
-    {"placement", 0, FAB_OPT_CHOICE, OFF(placement), 0, 0, "auto|nic|numa|core|none", NULL, "auto",
-     "bind ranks near the NIC (nic), across NUMA nodes, to cores, or not; auto: nic unless "
-     "mpirun/srun bound them",
-     0},
-    {"sysfs-root", 0, FAB_OPT_STRING, OFF(sysfs_root), 0, 0, "DIR", NULL, "/",
-     "where the inventory reads sys/class/infiniband and sys/class/net (for fixture trees)", 0},
-    {"fabrics-file", 0, FAB_OPT_STRING, OFF(fabrics_file), 0, 0, "FILE", NULL, "installed",
-     "the fabric profile table (default: the fabrics.conf installed with fabricbench)", 0},
-    {"pml", 0, FAB_OPT_CHOICE, OFF(pml), 0, 0, "ucx|ob1|env", NULL, "ucx",
-     "Open MPI point-to-point layer: ucx, ob1, or env (leave it to mpirun/environment)", 0},
-    {"timer", 0, FAB_OPT_CHOICE, OFF(timer), 0, 0, "auto|tsc|clock", NULL, "auto",
-     "clock for per-iteration timestamps: tsc where the kernel uses it as clocksource, else "
-     "CLOCK_MONOTONIC",
-     0},
-    {"output", 'o', FAB_OPT_STRING, OFF(output), 0, 0, "FILE.h5", NULL, "auto",
-     "HDF5 result file; auto: fabricbench-HOST-DATE[-jobID].h5 here; none: no file", 0},
-    {"append", 0, FAB_OPT_FLAG, OFF(append), 0, 0, NULL, NULL, "off",
-     "add this run to an existing result file (a new run group)", 0},
-    {"force", 0, FAB_OPT_FLAG, OFF(force), 0, 0, NULL, NULL, "off",
-     "replace an existing result file (without it, an existing file is refused)", 0},
-    {"samples", 0, FAB_OPT_FLAG, OFF(samples), 0, 0, NULL, NULL, "off",
-     "also store every size's per-iteration times (up to --max-samples) in the result file", 0},
-    {"json", 0, FAB_OPT_STRING, OFF(json), 0, 0, "FILE", NULL, "none",
-     "also write JSON Lines: a run record, one record per row, an end record", 0},
-    {"csv", 0, FAB_OPT_STRING, OFF(csv), 0, 0, "FILE", NULL, "none",
-     "also write CSV: a header line, one line per row", 0},
-    {"stall-timeout", 0, FAB_OPT_LONG, OFF(stall_timeout), 0, 86400, "SEC", "s", "60",
-     "a rank without progress this long (or 10 x its expected step, if longer) ends the job "
-     "with exit 3, naming what it waited for; 0: never",
-     0},
-    {"quiet", 'q', FAB_OPT_FLAG, OFF(quiet), 0, 0, NULL, NULL, "off", "no progress lines on stderr",
-     0},
-    {"verbose", 'v', FAB_OPT_COUNT, OFF(verbose), 0, 0, NULL, NULL, "0",
-     "more log output on stderr (repeat for debug)", 0},
-    {"help", 'h', FAB_OPT_FLAG, OFF(help), 0, 0, NULL, NULL, NULL, "this help", 0},
-};
-
-#define FAB_NHARNESS ((int)(sizeof(fab_opt_table) / sizeof(fab_opt_table[0])))
 
 /* Every row with where its value lives: the harness's rows (in the fab_opts_t being parsed),
  * then each kernel's own (in the kernel's value struct), a table that kernels share once. */
