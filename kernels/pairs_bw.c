@@ -16,6 +16,13 @@ static fab_status_t pairs_bw_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
     return fab_window_iterate(ctx, bytes, 1 - ctx->rank, ctx->rank == 0);
 }
 
+/* --schedule shift: every member at once, sending to `to` and answering `from` */
+static fab_status_t pairs_bw_shift(fab_kctx_t *ctx, void *state, size_t bytes, int to, int from)
+{
+    (void)state;
+    return fab_window_shift(ctx, bytes, to, from);
+}
+
 const fab_kernel_t fab_kernel_pairs_bw = {
     .name = "pairs_bw",
     .summary = "bandwidth of every pair of nodes, both directions: matrix, slow pairs, suspects",
@@ -27,4 +34,5 @@ const fab_kernel_t fab_kernel_pairs_bw = {
     .time_divisor = 1.0,
     .setup = pairs_bw_setup,
     .iterate = pairs_bw_iterate,
+    .shift = pairs_bw_shift,
 };

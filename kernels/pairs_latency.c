@@ -16,6 +16,14 @@ static fab_status_t pairs_latency_iterate(fab_kctx_t *ctx, void *state, size_t b
     return fab_pingpong_iterate(ctx, bytes);
 }
 
+/* --schedule shift: every member at once, sending to `to` and answering `from` */
+static fab_status_t pairs_latency_shift(fab_kctx_t *ctx, void *state, size_t bytes, int to,
+                                        int from)
+{
+    (void)state;
+    return fab_pingpong_shift(ctx, bytes, to, from);
+}
+
 const fab_kernel_t fab_kernel_pairs_latency = {
     .name = "pairs_latency",
     .summary = "ping-pong latency of every pair of nodes: matrix, slow pairs, suspects",
@@ -26,4 +34,5 @@ const fab_kernel_t fab_kernel_pairs_latency = {
     .time_divisor = 2.0,
     .setup = pairs_latency_setup,
     .iterate = pairs_latency_iterate,
+    .shift = pairs_latency_shift,
 };

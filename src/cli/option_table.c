@@ -46,8 +46,14 @@ const fab_opt_t fab_opt_table[] = {
      "after each size, send patterned data and check every received byte", 0},
     {"pair", 0, FAB_OPT_PAIR, OFF(pair), 0, 0, "A,B", "ranks", "0,1",
      "the two ranks latency, bw and bibw measure between; the others wait idle", 0},
-    {"schedule", 0, FAB_OPT_CHOICE, OFF(schedule), 0, 0, "rounds|serial", NULL, "rounds",
-     "pairs kernels: n/2 disjoint pairs at a time over n-1 rounds, or one pair at a time", 0},
+    {"schedule", 0, FAB_OPT_CHOICE, OFF(schedule), 0, 0, "rounds|shift|serial", NULL, "rounds",
+     "pairs kernels: n/2 disjoint pairs at a time over n-1 rounds; every member sending to "
+     "the next but r at once (load); or one pair at a time",
+     0},
+    {"retest", 0, FAB_OPT_CHOICE, OFF(retest), 0, 0, "off|on", NULL, "on",
+     "pairs kernels: measure the pairs rounds or shift found slow again, one at a time, and "
+     "judge by that (both values kept)",
+     0},
     {"pairs-per", 0, FAB_OPT_CHOICE, OFF(pairs_per), 0, 0, "node|rank", NULL, "node",
      "pairs kernels: pairs of nodes (the lowest rank on each), or of every rank", 0},
     {"slow-bw", 0, FAB_OPT_DOUBLE, OFF(slow_bw), 0, 1, "SHARE", NULL, FAB_STR(FAB_LOCATE_BW_FRAC),

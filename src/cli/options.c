@@ -209,7 +209,7 @@ static void fab_opts_from_env(bool *set, int *bad, char *err, size_t errlen)
 static const char *const fab_env_other[] = {
     "FABRICBENCH_TEST_WRONG_OP",    "FABRICBENCH_TEST_CORRUPT", "FABRICBENCH_TEST_NB_CORRUPT",
     "FABRICBENCH_CLOCKSOURCE_FILE", "FABRICBENCH_PROC_STAT",    "FABRICBENCH_ARGS",
-    "FABRICBENCH_ANALYZE_DEBUG",    "FABRICBENCH_BUILD_DIR",
+    "FABRICBENCH_ANALYZE_DEBUG",    "FABRICBENCH_BUILD_DIR",    "FABRICBENCH_TEST_PAIRS_LOADED",
 };
 
 /* An environment variable FABRICBENCH_* that is no option's and no other known one: an

@@ -57,6 +57,7 @@ typedef struct fab_opts {
     bool json_flag;           /* inventory, placement commands: --json */
     const char *sub_usage;    /* inventory, placement commands: --help was asked (their usage) */
     int schedule;             /* pairs kernels: fab_sched_t (--schedule) */
+    int retest;               /* pairs kernels: retest slow pairs alone (--retest on: 1) */
     int pairs_per;            /* pairs kernels: 0 one rank per node, 1 every rank (--pairs-per) */
     double slow_bw;           /* pairs verdict: slow below this share of the median pair */
     double slow_latency;      /* pairs verdict: slow above this multiple of the median latency */

@@ -101,6 +101,10 @@ typedef struct fab_kernel {
     const char *own_bytes_hint; /* what lowers them, for the error message */
     /* Optional: one line on what the kernel models (header line, result-file attribute). */
     void (*describe)(const fab_kctx_t *ctx, char *buf, size_t len);
+    /* Pairs kernels, optional: one iteration of --schedule shift, where every member sends to
+     * member `to` and receives from member `from` at the same time (ctx->comm holds every
+     * member, ctx->rank is this one, and every member times). NULL: no shift schedule. */
+    fab_status_t (*shift)(fab_kctx_t *ctx, void *state, size_t bytes, int to, int from);
 } fab_kernel_t;
 
 /* Inline: they run in timed iterations. Slot i of the send/receive buffers: */

@@ -69,6 +69,46 @@ fab_status_t fab_window_iterate(fab_kctx_t *ctx, size_t bytes, int peer, bool se
     return FAB_MPI(MPI_Send(ctx->sbuf, FAB_ACK_BYTES, MPI_CHAR, peer, ctx->tag + 1, ctx->comm));
 }
 
+fab_status_t fab_window_shift(fab_kctx_t *ctx, size_t bytes, int to, int from)
+{
+    int w = ctx->window, n = (int)bytes;
+    fab_status_t st = FAB_OK;
+
+    /* reqs holds 2 x window: the receives first, so that no send waits for its match */
+    for (int j = 0; j < w && st == FAB_OK; j++)
+        st = FAB_MPI(MPI_Irecv(ctx->rbuf, n, MPI_CHAR, from, ctx->tag, ctx->comm, &ctx->reqs[j]));
+    for (int j = 0; j < w && st == FAB_OK; j++)
+        st = FAB_MPI(MPI_Isend(ctx->sbuf, n, MPI_CHAR, to, ctx->tag, ctx->comm, &ctx->reqs[w + j]));
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Waitall(2 * w, ctx->reqs, MPI_STATUSES_IGNORE));
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Irecv(ctx->rbuf, FAB_ACK_BYTES, MPI_CHAR, to, ctx->tag + 1, ctx->comm,
+                               &ctx->reqs[0]));
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Send(ctx->sbuf, FAB_ACK_BYTES, MPI_CHAR, from, ctx->tag + 1, ctx->comm));
+    return st != FAB_OK ? st : FAB_MPI(MPI_Wait(&ctx->reqs[0], MPI_STATUS_IGNORE));
+}
+
+fab_status_t fab_pingpong_shift(fab_kctx_t *ctx, size_t bytes, int to, int from)
+{
+    int n = (int)bytes;
+    MPI_Request q[3]; /* 0: from's ping, 1: to's answer, 2: our ping */
+    fab_status_t st;
+
+    st = FAB_MPI(MPI_Irecv(ctx->rbuf, n, MPI_CHAR, from, ctx->tag, ctx->comm, &q[0]));
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Irecv(ctx->rbuf, n, MPI_CHAR, to, ctx->tag + 1, ctx->comm, &q[1]));
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Isend(ctx->sbuf, n, MPI_CHAR, to, ctx->tag, ctx->comm, &q[2]));
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Wait(&q[0], MPI_STATUS_IGNORE));
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Send(ctx->sbuf, n, MPI_CHAR, from, ctx->tag + 1, ctx->comm));
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Waitall(2, &q[1], MPI_STATUSES_IGNORE));
+    return st;
+}
+
 fab_status_t fab_window_validate(fab_kctx_t *ctx, size_t bytes, int peer, bool sender,
                                  uint32_t seed, long *errors)
 {

@@ -28,6 +28,13 @@ fab_status_t fab_pingpong_iterate(struct fab_kctx *ctx, size_t bytes);
  * ctx->window non-blocking sends of `bytes` to `peer` and waits for a 4-byte acknowledgement;
  * the receiver posts the matching receives, waits, and sends the acknowledgement. */
 fab_status_t fab_window_iterate(struct fab_kctx *ctx, size_t bytes, int peer, bool sender);
+/* Under load (--schedule shift): every rank sends ctx->window messages to `to` while it
+ * receives as many from `from`, then acknowledges to `from` and waits for `to`'s
+ * acknowledgement (mpiGraph's pattern, windowed). to == from is a bidirectional exchange. */
+fab_status_t fab_window_shift(struct fab_kctx *ctx, size_t bytes, int to, int from);
+/* Ping-pong under load: every rank pings `to` and answers `from`'s ping at the same time; the
+ * iteration ends with `to`'s answer (one round trip with `to`). */
+fab_status_t fab_pingpong_shift(struct fab_kctx *ctx, size_t bytes, int to, int from);
 /* The same exchange with patterned data in distinct slots, every received byte checked. */
 fab_status_t fab_window_validate(struct fab_kctx *ctx, size_t bytes, int peer, bool sender,
                                  uint32_t seed, long *errors);

@@ -222,8 +222,8 @@ int fab_locate(const fab_locate_in_t *in, fab_locate_t *out)
     fab_loc_t L = {in, out, NULL, n};
 
     memset(out, 0, sizeof(*out));
-    out->bw_median = in->bw ? fab_loc_median(in->bw, n) : NAN;
-    out->lat_median = in->lat ? fab_loc_median(in->lat, n) : NAN;
+    out->bw_median = in->bw_ref > 0 ? in->bw_ref : in->bw ? fab_loc_median(in->bw, n) : NAN;
+    out->lat_median = in->lat_ref > 0 ? in->lat_ref : in->lat ? fab_loc_median(in->lat, n) : NAN;
     out->slow = calloc((size_t)n * (size_t)n + 1, 1);
     out->node_suspect = malloc(sizeof(int) * (size_t)n + 1);
     L.open = calloc((size_t)n * (size_t)n + 1, 1);

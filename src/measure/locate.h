@@ -23,6 +23,9 @@ typedef struct fab_locate_in {
     double lat_factor;
     double line_MBps; /* > 0: also slow below line_frac of it */
     double line_frac;
+    /* > 0: judge against these typical pairs instead of the matrix's medians (retests are
+     * judged against the schedule's) */
+    double bw_ref, lat_ref;
 } fab_locate_in_t;
 
 typedef enum {

@@ -7,6 +7,10 @@
 
 #include "measure/locate.h"
 
+/* A pair's verdict bit beside locate.h's: slow in the parallel schedule (rounds, shift), not
+ * when measured again alone (--retest on); the pair counts as ok. */
+#define FAB_SLOW_LOAD 8
+
 typedef struct fab_matrix {
     int n;           /* members: nodes (or ranks, --pairs-per rank) */
     char **names;    /* n: "host" (or "host:rank") */
@@ -14,17 +18,24 @@ typedef struct fab_matrix {
     int *group;      /* n: switch group, -1 unknown */
     char **gnames;   /* ngroups switch names */
     int ngroups;
-    const char *schedule; /* "rounds", "serial" */
+    const char *schedule; /* "rounds", "shift", "serial" */
     const char *pairs_per;
     size_t bytes;
     int rounds, rounds_done;
     int iterations, warmup; /* per pair and direction */
     /* n*n, [src * n + dst]; NaN where not measured; NULL when the kernel has none */
-    double *lat_p50, *lat_p99;   /* one-way latency, us */
-    double *bw;                  /* MB/s */
-    double *line_pct;            /* bw / line rate, % (NaN unknown) */
-    int *round;                  /* the round each pair ran in, -1: not yet */
-    double line_MBps;            /* the line rate the verdict used, 0 unknown */
+    double *lat_p50, *lat_p99; /* one-way latency, us */
+    double *bw;                /* MB/s */
+    double *line_pct;          /* bw / line rate, % (NaN unknown) */
+    int *round;                /* the round each pair ran in, -1: not yet */
+    /* --retest on after rounds or shift: the pairs the schedule found slow, measured again
+     * one at a time (n*n as above, NaN where not retested; NULL: no retest) */
+    double *re_lat_p50, *re_lat_p99, *re_bw, *re_line_pct;
+    int retest;       /* 1: retest on (and the schedule parallel) */
+    int retests;      /* unordered pairs to retest, known once the schedule is done (-1: before) */
+    int retested;     /* ... of them measured again so far */
+    int load_only;    /* at the end: retested pairs slow in the schedule but not alone */
+    double line_MBps; /* the line rate the verdict used, 0 unknown */
     const fab_locate_t *verdict; /* NULL until the end */
     double bw_frac, lat_factor;  /* the thresholds in effect */
 } fab_matrix_t;

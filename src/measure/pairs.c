@@ -1,255 +1,62 @@
 /* The pairs kernels (measure/pairs.h): every pair of members (one rank per node, or every
- * rank) measured round by round as the schedule says. In each round every pair gets a 2-rank
- * communicator and runs the kernel's iterate there (rank 0 of it the sender and timer), one
- * direction after the other for bandwidth kernels; rank 0 of the world gathers each round's
- * results, so only it holds the n x n matrix, and hands the matrix to the outputs after every
- * round (a killed run keeps the finished rounds). At the end the verdict (measure/locate.c)
- * names the suspects; one table row summarises the distribution over the pairs. */
-#include <errno.h>
+ * rank) measured round by round as the schedule says. rounds and serial: in each round every
+ * pair gets a 2-rank communicator and runs the kernel's iterate there (rank 0 of it the sender
+ * and timer), one direction after the other for bandwidth kernels. shift: every member sends
+ * to the one r+1 places on and receives from the one r+1 places back, all at once (the
+ * kernel's shift). Rank 0 of the world gathers each round's results, so only it holds the
+ * n x n matrix, and hands the matrix to the outputs after the rounds (a killed run keeps the
+ * finished rounds). With --retest on, the pairs a parallel schedule found slow are measured
+ * again alone; the verdict (measure/locate.c) judges those values and names the suspects.
+ * One table row summarises the distribution over the schedule's pairs. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <time.h>
 
 #include "core/log.h"
 #include "core/mpi_call.h"
-#include "core/text.h"
 #include "core/signals.h"
+#include "core/testhook.h"
 #include "core/watchdog.h"
 #include "measure/buffers.h"
-#include "measure/matrix.h"
 #include "measure/pairs.h"
+#include "measure/pairs_int.h"
 #include "measure/plan.h"
 #include "measure/row.h"
 #include "measure/schedule.h"
 #include "measure/stats.h"
 #include "measure/timing.h"
 
-/* One direction of one pair, as its timing rank sends it to rank 0. */
 #define FAB_PAIRS_WAIT 4.0 /* see fab_pairs_wait_step */
+/* The matrix is handed to the outputs after a round when at least this many times its last
+ * hand-over's duration has passed since (and after the last round): commits cost at most
+ * about a tenth of the run, also at a thousand members, whose matrix is tens of MB. */
+#define FAB_PAIRS_COMMIT_GAP 10.0
+/* Retests: at most this many unordered pairs per member (the slowest first). */
+#define FAB_PAIRS_RETEST_PER_MEMBER 4
 
-typedef struct fab_pair_rec {
-    int32_t src, dst;            /* members; src -1: no record */
-    double p50_s, p99_s, mean_s; /* per iteration */
-    double msgs_per_iter;
-} fab_pair_rec_t;
+/* FABRICBENCH_TEST_PAIRS_LOADED=1: in the schedule (not in retests) every timed iteration of
+ * a pair with member 1 takes FAB_PAIRS_TEST_DELAY_NS longer, so the tests can prove that a
+ * pair slow only under the schedule is retested, and its two values are kept. */
+#define FAB_PAIRS_TEST_DELAY_NS 20000000L
 
-typedef struct fab_pairs {
-    const fab_world_t *w;
-    const fab_opts_t *o;
-    const fab_kernel_t *k;
-    fab_sizes_t sizes;
-    int n, me, *member, *partner;
-    uint64_t iters, warm;
-    double step_s;       /* seconds this rank's pair took in the last round (0: none) */
-    double round_s;      /* the longest pair of the last round, every rank's (watchdog steps) */
-    fab_matrix_t m;      /* rank 0 */
-    fab_pair_rec_t *all; /* rank 0: 2 per world rank */
-    double msgs_per_iter;
-} fab_pairs_t;
-
-uint64_t fab_pairs_iters(const fab_kernel_t *k, const fab_opts_t *o)
+static void fab_pairs_test_delay(const fab_pairs_t *P, int src, int dst)
 {
-    if (o->iters > 0)
-        return (uint64_t)o->iters;
-    return k->kind == FAB_KIND_LATENCY ? FAB_PAIRS_ITERS_LAT : FAB_PAIRS_ITERS_BW;
+    static int cached = -1;
+    struct timespec ts = {0, FAB_PAIRS_TEST_DELAY_NS};
+
+    if ((src == 1 || dst == 1) && !P->retesting &&
+        fab_test_switch("FABRICBENCH_TEST_PAIRS_LOADED", &cached))
+        nanosleep(&ts, NULL);
 }
 
-uint64_t fab_pairs_warmup(const fab_kernel_t *k, const fab_opts_t *o)
-{
-    return o->warmup >= 0 ? (uint64_t)o->warmup : (fab_pairs_iters(k, o) + 9) / 10;
-}
-
-int fab_pairs_members(const fab_world_t *w, const fab_opts_t *o, int *member)
-{
-    int n = 0;
-
-    for (int r = 0; r < w->size; r++) {
-        bool first = true;
-
-        for (int q = 0; q < r && o->pairs_per == 0 && first; q++)
-            first = strcmp(w->hosts[q], w->hosts[r]) != 0;
-        if (first)
-            member[n++] = r;
-    }
-    return n;
-}
-
-fab_status_t fab_pairs_check(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
-                             char *msg, size_t len, char *hint, size_t hlen)
-{
-    int *member = malloc(sizeof(int) * (size_t)w->size), n;
-    struct stat sb;
-
-    if (!member)
-        return FAB_ERR_NOMEM;
-    n = fab_pairs_members(w, o, member);
-    free(member);
-    if (n < 2) {
-        snprintf(msg, len,
-                 "kernel '%s' measures pairs of %s, and this run has %d (%d rank%s on %d host%s)",
-                 k->name, o->pairs_per ? "ranks" : "nodes", n, w->size, w->size == 1 ? "" : "s",
-                 w->nhosts, w->nhosts == 1 ? "" : "s");
-        snprintf(hint, hlen, "%s",
-                 o->pairs_per ? "start it with at least 2 ranks"
-                              : "run one rank on each of two or more nodes, or add --pairs-per "
-                                "rank to measure the pairs of ranks within a node");
-        return FAB_ERR_CONFIG;
-    }
-    if (o->switches) {
-        const char *why = NULL;
-
-        if (stat(o->switches, &sb) != 0)
-            why = strerror(errno);
-        else if (!S_ISREG(sb.st_mode))
-            why = "not a regular file";
-        else if (access(o->switches, R_OK) != 0)
-            why = strerror(errno);
-        if (why) {
-            snprintf(msg, len, "--switches %s: %s", o->switches, why);
-            snprintf(hint, hlen,
-                     "name a readable file of 'NODE SWITCH' lines, or leave the "
-                     "option out to group nodes by host name");
-            return FAB_ERR_CONFIG;
-        }
-    }
-    if (o->sizes.n > 1) {
-        snprintf(msg, len, "kernel '%s' measures one message size per pair; -m gives %d", k->name,
-                 o->sizes.n);
-        snprintf(hint, hlen, "give one size (-m 1M), or run the kernel once per size");
-        return FAB_ERR_CONFIG;
-    }
-    return FAB_OK;
-}
-
-/* The switch group of each member: --switches FILE ("NODE SWITCH" lines, # comments), else
- * the host name's part before its last '-' (none: no group). Rank 0. */
-static fab_status_t fab_pairs_groups(fab_pairs_t *P, char *msg, size_t len)
-{
-    fab_matrix_t *m = &P->m;
-    FILE *f = P->o->switches ? fopen(P->o->switches, "r") : NULL;
-    char line[512], node[256], sw[256], missing[160] = "";
-    size_t at = 0;
-    int nmissing = 0;
-
-    if (P->o->switches && !f) {
-        snprintf(msg, len, "--switches %s: %s", P->o->switches, strerror(errno));
-        return FAB_ERR_CONFIG;
-    }
-    for (int i = 0; i < m->n; i++) {
-        const char *h = P->w->hosts[m->world_rank[i]], *dash = strrchr(h, '-');
-
-        m->group[i] = -1;
-        snprintf(sw, sizeof(sw), "%.*s", dash ? (int)(dash - h) : 0, h);
-        if (f) {
-            sw[0] = '\0';
-            rewind(f);
-            while (!sw[0] && fgets(line, sizeof(line), f))
-                if (line[0] == '#' || sscanf(line, "%255s %255s", node, sw) != 2 ||
-                    strcmp(node, h) != 0)
-                    sw[0] = '\0';
-            if (!sw[0] && nmissing++ < 4)
-                fab_appendf(missing, sizeof(missing), &at, "%s%s", at ? ", " : "", h);
-        }
-        if (!sw[0])
-            continue;
-        for (int g = 0; g < m->ngroups && m->group[i] < 0; g++)
-            if (strcmp(m->gnames[g], sw) == 0)
-                m->group[i] = g;
-        if (m->group[i] < 0) {
-            m->gnames[m->ngroups] = strdup(sw);
-            if (!m->gnames[m->ngroups]) {
-                if (f)
-                    fclose(f);
-                return FAB_ERR_NOMEM;
-            }
-            m->group[i] = m->ngroups++;
-        }
-    }
-    if (f)
-        fclose(f);
-    if (nmissing)
-        FAB_WARN("--switches %s names no switch for %d of the %d members (%s%s): they are "
-                 "judged without one (node and pair rules only)",
-                 P->o->switches, nmissing, m->n, missing, nmissing > 4 ? ", ..." : "");
-    return FAB_OK;
-}
-
-static double *fab_nan_matrix(int n)
-{
-    double *v = malloc(sizeof(double) * (size_t)n * (size_t)n + 1);
-
-    for (size_t i = 0; v && i < (size_t)n * (size_t)n; i++)
-        v[i] = NAN;
-    return v;
-}
-
-/* Rank 0: the matrix, all NaN, with the members' names and groups. */
-static fab_status_t fab_pairs_matrix_init(fab_pairs_t *P, char *msg, size_t len)
-{
-    fab_matrix_t *m = &P->m;
-    int n = P->n;
-    bool lat = P->k->kind == FAB_KIND_LATENCY;
-
-    m->n = n;
-    m->names = calloc((size_t)n, sizeof(char *));
-    m->world_rank = P->member;
-    m->group = malloc(sizeof(int) * (size_t)n);
-    m->gnames = calloc((size_t)n, sizeof(char *));
-    m->schedule = fab_sched_name((fab_sched_t)P->o->schedule);
-    m->pairs_per = P->o->pairs_per ? "rank" : "node";
-    m->bytes = P->sizes.v[0];
-    m->rounds = fab_sched_rounds((fab_sched_t)P->o->schedule, n);
-    m->iterations = (int)P->iters;
-    m->warmup = (int)P->warm;
-    m->lat_p50 = lat ? fab_nan_matrix(n) : NULL;
-    m->lat_p99 = lat ? fab_nan_matrix(n) : NULL;
-    m->bw = lat ? NULL : fab_nan_matrix(n);
-    m->line_pct = lat ? NULL : fab_nan_matrix(n);
-    m->round = malloc(sizeof(int) * (size_t)n * (size_t)n + 1);
-    m->bw_frac = P->o->slow_bw;
-    m->lat_factor = P->o->slow_latency;
-    P->all = calloc(2 * (size_t)P->w->size, sizeof(fab_pair_rec_t));
-    if (!m->names || !m->group || !m->gnames || !m->round || !P->all ||
-        (lat ? !m->lat_p50 || !m->lat_p99 : !m->bw || !m->line_pct))
-        return FAB_ERR_NOMEM;
-    for (int i = 0; i < n * n; i++)
-        m->round[i] = -1;
-    for (int i = 0; i < n; i++) {
-        char buf[FAB_HOST_MAX + 16];
-
-        snprintf(buf, sizeof(buf), P->o->pairs_per ? "%s:%d" : "%s", P->w->hosts[P->member[i]],
-                 P->member[i]);
-        m->names[i] = strdup(buf);
-        if (!m->names[i])
-            return FAB_ERR_NOMEM;
-    }
-    return fab_pairs_groups(P, msg, len);
-}
-
-static void fab_pairs_matrix_free(fab_matrix_t *m)
-{
-    for (int i = 0; m->names && i < m->n; i++)
-        free(m->names[i]);
-    for (int g = 0; m->gnames && g < m->ngroups; g++)
-        free(m->gnames[g]);
-    free(m->names);
-    free(m->gnames);
-    free(m->group);
-    free(m->lat_p50);
-    free(m->lat_p99);
-    free(m->bw);
-    free(m->line_pct);
-    free(m->round);
-}
-
-/* One direction of the pair on comm pc: warm-up, then timed iterations; the timing rank
- * fills rec. */
+/* One direction of the pair on comm pc (to < 0), or this member's part of a shift round on
+ * the members' comm (sending to member `to`, receiving from `from`): warm-up, then timed
+ * iterations; the timing rank fills rec with (src, dst). peer: the world rank waited for. */
 static fab_status_t fab_pairs_measure(fab_pairs_t *P, MPI_Comm pc, int peer, fab_pair_rec_t *rec,
-                                      int src, int dst)
+                                      int src, int dst, int to, int from)
 {
     const fab_kernel_t *k = P->k;
     fab_kctx_t ctx;
@@ -260,6 +67,8 @@ static fab_status_t fab_pairs_measure(fab_pairs_t *P, MPI_Comm pc, int peer, fab
     fab_status_t st = fab_ctx_setup(P->o, k, &P->sizes, pc, &ctx, &state);
     size_t bytes = P->sizes.v[0];
 
+    if (to >= 0)
+        ctx.timer = true; /* shift: every member times its own sends */
     if (st == FAB_OK)
         st = fab_acc_init(&acc, ctx.timer ? (size_t)P->iters : 0);
     if (st != FAB_OK) {
@@ -268,7 +77,7 @@ static fab_status_t fab_pairs_measure(fab_pairs_t *P, MPI_Comm pc, int peer, fab
     }
     fab_watch_phase("a pair's warm-up", k->name, bytes, peer, P->step_s / (double)(P->iters + 1));
     for (uint64_t i = 0; i < P->warm && st == FAB_OK; i++) {
-        st = k->iterate(&ctx, state, bytes);
+        st = to >= 0 ? k->shift(&ctx, state, bytes, to, from) : k->iterate(&ctx, state, bytes);
         fab_watch_tick();
     }
     fab_watch_phase("a pair's timed iterations", k->name, bytes, peer,
@@ -276,10 +85,12 @@ static fab_status_t fab_pairs_measure(fab_pairs_t *P, MPI_Comm pc, int peer, fab
     /* Contiguous timestamps, as the runner's timed blocks: one timer reading per iteration. */
     first = last = fab_ticks();
     for (uint64_t i = 0; i < P->iters && st == FAB_OK; i++) {
-        st = k->iterate(&ctx, state, bytes);
+        st = to >= 0 ? k->shift(&ctx, state, bytes, to, from) : k->iterate(&ctx, state, bytes);
         if (ctx.timer) {
-            uint64_t now = fab_ticks();
+            uint64_t now;
 
+            fab_pairs_test_delay(P, src, dst);
+            now = fab_ticks();
             fab_acc_add(&acc, fab_ticks_to_s(now - last));
             last = now;
         }
@@ -310,17 +121,25 @@ static double fab_pairs_wait_step(const fab_pairs_t *P, bool paired)
     return known > 0 ? FAB_PAIRS_WAIT * known : (double)P->o->stall_timeout;
 }
 
-/* One round on every rank: the pairs of it measured, the results gathered on rank 0. */
-static fab_status_t fab_pairs_round(fab_pairs_t *P, int r)
+/* A round on every rank: the pairs partner[] names measured (each on its own 2-rank comm),
+ * or with shift every member sending to partner[member] at once; the results gathered on
+ * rank 0. */
+static fab_status_t fab_pairs_round(fab_pairs_t *P, bool shift)
 {
     fab_pair_rec_t rec[2] = {{-1, -1, 0, 0, 0, 0}, {-1, -1, 0, 0, 0, 0}};
-    int p = -1, dirs = P->k->kind == FAB_KIND_LATENCY ? 1 : 2;
+    int p = P->me >= 0 ? P->partner[P->me] : -1, dirs = P->k->kind == FAB_KIND_LATENCY ? 1 : 2;
     fab_status_t st = FAB_OK;
 
-    fab_sched_round((fab_sched_t)P->o->schedule, P->n, r, P->partner);
-    if (P->me >= 0)
-        p = P->partner[P->me];
-    for (int d = 0; d < dirs && st == FAB_OK; d++) {
+    if (shift && P->me >= 0) {
+        int from = 0;
+
+        while (P->partner[from] != P->me)
+            from++;
+        fab_watch_phase("a shift round", P->k->name, P->sizes.v[0], P->member[p],
+                        fab_pairs_wait_step(P, false));
+        st = fab_pairs_measure(P, P->members, P->member[p], &rec[0], P->me, p, p, from);
+    }
+    for (int d = 0; d < dirs && st == FAB_OK && !shift; d++) {
         MPI_Comm pc = MPI_COMM_NULL;
         int color = p < 0 ? MPI_UNDEFINED : (P->me < p ? P->me : p);
         int key = (P->me < p) == (d == 0) ? 0 : 1; /* rank 0 of the pair sends and times */
@@ -330,7 +149,7 @@ static fab_status_t fab_pairs_round(fab_pairs_t *P, int r)
         st = FAB_MPI(MPI_Comm_split(MPI_COMM_WORLD, color, key, &pc));
         if (st == FAB_OK && pc != MPI_COMM_NULL) {
             st = fab_pairs_measure(P, pc, P->member[p], &rec[d], key == 0 ? P->me : p,
-                                   key == 0 ? p : P->me);
+                                   key == 0 ? p : P->me, -1, -1);
             MPI_Comm_free(&pc);
         }
     }
@@ -344,59 +163,138 @@ static fab_status_t fab_pairs_round(fab_pairs_t *P, int r)
     return fab_agree(st, MPI_COMM_WORLD);
 }
 
-/* Rank 0: the round's records into the matrix. */
-static void fab_pairs_fill(fab_pairs_t *P, int r)
+/* Rank 0: the round's records into the matrix (retest: into its retest values). */
+static void fab_pairs_fill(fab_pairs_t *P, int r, bool retest)
 {
     fab_matrix_t *m = &P->m;
     double div = P->k->time_divisor > 0 ? P->k->time_divisor : 1.0;
     double line = P->o->line_rate_gbps * 1e3 / 8.0; /* MB/s */
+    double *p50 = retest ? m->re_lat_p50 : m->lat_p50, *p99 = retest ? m->re_lat_p99 : m->lat_p99;
+    double *bw = retest ? m->re_bw : m->bw, *lpct = retest ? m->re_line_pct : m->line_pct;
+    /* shift measures each ordered pair on its own; the others a pair's ping-pong both ways */
+    bool directed = !retest && P->o->schedule == FAB_SCHED_SHIFT;
 
     for (int i = 0; i < 2 * P->w->size; i++) {
         const fab_pair_rec_t *c = &P->all[i];
-        int s = c->src, d = c->dst, at = s * m->n + d;
+        int s = c->src, d = c->dst, at = s * m->n + d, ta = d * m->n + s;
         bool across;
 
         if (s < 0 || d < 0 || s >= m->n || d >= m->n)
             continue;
         P->msgs_per_iter = c->msgs_per_iter;
-        m->round[at] = m->round[d * m->n + s] = r;
-        if (m->lat_p50) { /* ping-pong: both directions at once */
-            m->lat_p50[at] = m->lat_p50[d * m->n + s] = c->p50_s / div * 1e6;
-            m->lat_p99[at] = m->lat_p99[d * m->n + s] = c->p99_s / div * 1e6;
+        if (!retest)
+            m->round[at] = m->round[directed ? at : ta] = r;
+        if (p50) {
+            p50[at] = p50[directed ? at : ta] = c->p50_s / div * 1e6;
+            p99[at] = p99[directed ? at : ta] = c->p99_s / div * 1e6;
             continue;
         }
-        m->bw[at] = (double)m->bytes * c->msgs_per_iter / c->mean_s / 1e6;
+        bw[at] = (double)m->bytes * c->msgs_per_iter / c->mean_s / 1e6;
         across = strcmp(P->w->hosts[m->world_rank[s]], P->w->hosts[m->world_rank[d]]) != 0;
         if (line > 0 && (across || P->o->line_rate_given))
-            m->line_pct[at] = 100.0 * m->bw[at] / line;
+            lpct[at] = 100.0 * bw[at] / line;
     }
-    m->rounds_done = r + 1;
+    if (!retest)
+        m->rounds_done = r + 1;
 }
 
-/* Rank 0: the row that summarises the pairs (each pair and direction one sample: its median
- * iteration time for latency, its mean for bandwidth) and the verdict. */
+/* Rank 0: the matrix to the outputs when FAB_PAIRS_COMMIT_GAP says so, or always (force). */
+static void fab_pairs_commit(fab_pairs_t *P, fab_sinks_t *sinks, bool force)
+{
+    uint64_t t0 = fab_now_ns();
+
+    if (!force && (double)(t0 - P->commit_at) * 1e-9 < FAB_PAIRS_COMMIT_GAP * P->commit_s)
+        return;
+    if (fab_sinks_matrix(sinks, P->k, &P->m) != FAB_OK)
+        fab_stop_request(FAB_STOP_OUTPUT);
+    P->commit_at = fab_now_ns();
+    P->commit_s = (double)(P->commit_at - t0) * 1e-9;
+}
+
+/* What the verdict judges: the schedule's values and the thresholds in effect. */
+static fab_locate_in_t fab_pairs_locate_in(const fab_matrix_t *m)
+{
+    fab_locate_in_t in;
+
+    memset(&in, 0, sizeof(in));
+    in.n = m->n;
+    in.bw = m->bw;
+    in.lat = m->lat_p50;
+    in.group = m->group;
+    in.bw_frac = m->bw_frac;
+    in.lat_factor = m->lat_factor;
+    in.line_MBps = m->line_MBps;
+    return in;
+}
+
+/* Rank 0: the verdict. With retests, on the retest's values where a pair was measured again
+ * alone and the schedule's elsewhere, against the schedule's median pair; a retested pair slow
+ * in the schedule and ok alone gets FAB_SLOW_LOAD. 0, or -1 when out of memory. */
+static int fab_pairs_judge(fab_pairs_t *P, fab_locate_t *verdict)
+{
+    fab_matrix_t *m = &P->m;
+    size_t nn = (size_t)m->n * (size_t)m->n;
+    fab_locate_in_t in = fab_pairs_locate_in(m);
+    fab_locate_t first;
+    double *v = NULL, *re = m->bw ? m->re_bw : m->re_lat_p50;
+    int rc;
+
+    if (!m->retest || m->retested == 0)
+        return fab_locate(&in, verdict);
+    v = malloc(sizeof(double) * nn);
+    if (!v || fab_locate(&in, &first) != 0) {
+        free(v);
+        return -1;
+    }
+    /* Judged against the schedule's typical pair: pairs measured alone would otherwise move
+     * the median and make the schedule's own pairs look slow (or fine). */
+    for (size_t i = 0; i < nn; i++)
+        v[i] = isfinite(re[i]) ? re[i] : m->bw ? m->bw[i] : m->lat_p50[i];
+    in.bw_ref = first.bw_median;
+    in.lat_ref = first.lat_median;
+    if (m->bw)
+        in.bw = v;
+    else
+        in.lat = v;
+    rc = fab_locate(&in, verdict);
+    for (int i = 0; rc == 0 && i < m->n; i++)
+        for (int j = i + 1; j < m->n; j++) {
+            size_t a = (size_t)i * m->n + j, b = (size_t)j * m->n + i;
+
+            if ((isfinite(re[a]) || isfinite(re[b])) && first.slow[a] != 0 &&
+                first.slow[a] != 0xff && verdict->slow[a] == 0) {
+                verdict->slow[a] = verdict->slow[b] = FAB_SLOW_LOAD;
+                m->load_only++;
+            }
+        }
+    fab_locate_free(&first);
+    free(v);
+    return rc;
+}
+
+/* Rank 0: the row that summarises the schedule's pairs (each pair and direction one sample:
+ * its median iteration time for latency, its mean for bandwidth) and the verdict. */
 static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_locate_t *verdict)
 {
     fab_matrix_t *m = &P->m;
-    fab_locate_in_t in = {m->n, m->bw, m->lat_p50, m->group, m->bw_frac, m->lat_factor, 0, 0};
     fab_acc_t acc;
     fab_row_t row;
     fab_kctx_t ctx;
     double div = P->k->time_divisor > 0 ? P->k->time_divisor : 1.0;
+    bool directed = P->o->schedule == FAB_SCHED_SHIFT;
     fab_status_t st;
 
     memset(&row, 0, sizeof(row));
     memset(&ctx, 0, sizeof(ctx));
-    if (P->o->line_rate_gbps > 0 && (P->w->nhosts > 1 || P->o->line_rate_given))
-        in.line_MBps = m->line_MBps = P->o->line_rate_gbps * 1e3 / 8.0;
-    if (fab_locate(&in, verdict) != 0 || fab_acc_init(&acc, (size_t)m->n * (size_t)m->n) != FAB_OK)
+    if (fab_pairs_judge(P, verdict) != 0 ||
+        fab_acc_init(&acc, (size_t)m->n * (size_t)m->n) != FAB_OK)
         return FAB_ERR_NOMEM;
     m->verdict = verdict;
     for (int i = 0; i < m->n * m->n; i++) {
         double v = m->lat_p50 ? m->lat_p50[i] * div * 1e-6
                               : (double)m->bytes * P->msgs_per_iter / (m->bw[i] * 1e6);
 
-        if (isfinite(v) && (m->lat_p50 ? i / m->n < i % m->n : 1)) {
+        if (isfinite(v) && (m->lat_p50 && !directed ? i / m->n < i % m->n : 1)) {
             fab_acc_add(&acc, v);
             acc.loop_total += v;
         }
@@ -443,18 +341,121 @@ static fab_status_t fab_pairs_stop(fab_pairs_t *P)
     return FAB_OK;
 }
 
-static void fab_pairs_progress(const fab_pairs_t *P, int r, uint64_t start, uint64_t *last)
+static void fab_pairs_progress(const fab_pairs_t *P, int r, int of, const char *what,
+                               uint64_t start, uint64_t *last)
 {
     uint64_t now = fab_now_ns();
     double el = (double)(now - start) * 1e-9;
 
-    if (P->o->quiet || (r > 0 && (now - *last) * 1e-9 < 2.0 && r + 1 < P->m.rounds))
+    if (P->o->quiet || (r > 0 && (now - *last) * 1e-9 < 2.0 && r + 1 < of))
         return;
     *last = now;
-    fab_log_progress("%s: round %d/%d done (%d members, %s schedule), %.1f s elapsed, about "
+    fab_log_progress("%s: %s %d/%d done (%d members, %s schedule), %.1f s elapsed, about "
                      "%.0f s left",
-                     P->k->name, r + 1, P->m.rounds, P->n, P->m.schedule, el,
-                     el / (r + 1) * (P->m.rounds - r - 1));
+                     P->k->name, what, r + 1, of, P->n, P->m.schedule, el,
+                     el / (r + 1) * (of - r - 1));
+}
+
+typedef struct fab_flagged {
+    double score; /* the pair's worst share of the median (latency: its inverse) */
+    int a, b;
+} fab_flagged_t;
+
+static int fab_flagged_cmp(const void *x, const void *y)
+{
+    double a = ((const fab_flagged_t *)x)->score, b = ((const fab_flagged_t *)y)->score;
+
+    return (a > b) - (a < b);
+}
+
+/* Rank 0: the unordered pairs the schedule's verdict finds slow, the slowest first, at most
+ * FAB_PAIRS_RETEST_PER_MEMBER per member; list[2 * i], list[2 * i + 1]. -1: out of memory. */
+static int fab_pairs_flagged(fab_pairs_t *P, int **list)
+{
+    fab_matrix_t *m = &P->m;
+    fab_locate_in_t in = fab_pairs_locate_in(m);
+    fab_locate_t l;
+    fab_flagged_t *f;
+    int cnt = 0, cap = FAB_PAIRS_RETEST_PER_MEMBER * m->n;
+
+    if (fab_locate(&in, &l) != 0)
+        return -1;
+    f = malloc(sizeof(*f) * ((size_t)l.nslow + 1));
+    for (int i = 0; f && i < m->n; i++)
+        for (int j = i + 1; j < m->n; j++) {
+            size_t a = (size_t)i * m->n + j, b = (size_t)j * m->n + i;
+            double sc = m->bw ? fmin(m->bw[a], m->bw[b]) / l.bw_median
+                              : l.lat_median / fmax(m->lat_p50[a], m->lat_p50[b]);
+
+            if (l.slow[a] != 0 && l.slow[a] != 0xff && cnt < l.nslow)
+                f[cnt++] = (fab_flagged_t){isfinite(sc) ? sc : 0, i, j};
+        }
+    fab_locate_free(&l);
+    if (!f)
+        return -1;
+    qsort(f, (size_t)cnt, sizeof(*f), fab_flagged_cmp);
+    if (cnt > cap) {
+        FAB_WARN("%s: %d pairs were slow in the %s schedule; the %d slowest are measured again "
+                 "alone, the others are judged as the schedule measured them",
+                 P->k->name, cnt, m->schedule, cap);
+        cnt = cap;
+    }
+    *list = malloc(sizeof(int) * (2 * (size_t)cnt + 1));
+    for (int i = 0; *list && i < cnt; i++) {
+        (*list)[2 * i] = f[i].a;
+        (*list)[2 * i + 1] = f[i].b;
+    }
+    free(f);
+    return *list ? cnt : -1;
+}
+
+/* Every rank: the pairs rank 0 found slow, measured again one at a time (--retest on). */
+static fab_status_t fab_pairs_retests(fab_pairs_t *P, fab_sinks_t *sinks)
+{
+    int cnt = 0, *list = NULL;
+    uint64_t start = fab_now_ns(), last = start;
+    fab_status_t st;
+
+    if (P->w->rank == 0) {
+        cnt = fab_pairs_flagged(P, &list);
+        P->m.retests = cnt < 0 ? 0 : cnt;
+    }
+    fab_watch_phase("the list of pairs to retest", P->k->name, P->sizes.v[0], 0, P->round_s);
+    st = FAB_MPI(MPI_Bcast(&cnt, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    if (st == FAB_OK && cnt < 0)
+        st = FAB_ERR_NOMEM;
+    if (st != FAB_OK || cnt == 0)
+        return st;
+    if (P->w->rank != 0 && !(list = malloc(sizeof(int) * 2 * (size_t)cnt)))
+        st = FAB_ERR_NOMEM;
+    if (fab_agree(st, MPI_COMM_WORLD) != FAB_OK ||
+        FAB_MPI(MPI_Bcast(list, 2 * cnt, MPI_INT, 0, MPI_COMM_WORLD)) != FAB_OK) {
+        free(list);
+        return st != FAB_OK ? st : FAB_ERR_MPI;
+    }
+    if (P->w->rank == 0 && !P->o->quiet)
+        fab_log_progress("%s: %d pair%s slow in the %s schedule: measuring %s again alone",
+                         P->k->name, cnt, cnt == 1 ? "" : "s", P->m.schedule,
+                         cnt == 1 ? "it" : "them");
+    P->retesting = true;
+    for (int t = 0; t < cnt && st == FAB_OK; t++) {
+        for (int i = 0; i < P->n; i++)
+            P->partner[i] = -1;
+        P->partner[list[2 * t]] = list[2 * t + 1];
+        P->partner[list[2 * t + 1]] = list[2 * t];
+        fab_watch_phase("agreeing on the next retest", P->k->name, P->sizes.v[0], -1, P->round_s);
+        st = fab_pairs_stop(P);
+        if (st == FAB_OK)
+            st = fab_pairs_round(P, false);
+        if (st == FAB_OK && P->w->rank == 0) {
+            fab_pairs_fill(P, t, true);
+            P->m.retested = t + 1;
+            fab_pairs_commit(P, sinks, t + 1 == cnt);
+            fab_pairs_progress(P, t, cnt, "retest", start, &last);
+        }
+    }
+    free(list);
+    return st;
 }
 
 fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
@@ -488,6 +489,10 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_
             if (P.member[i] == w->rank)
                 P.me = i;
     }
+    P.members = MPI_COMM_NULL;
+    if (st == FAB_OK && o->schedule == FAB_SCHED_SHIFT)
+        st = FAB_MPI(
+            MPI_Comm_split(MPI_COMM_WORLD, P.me >= 0 ? 0 : MPI_UNDEFINED, P.me, &P.members));
     if (st == FAB_OK && w->rank == 0)
         st = fab_pairs_matrix_init(&P, msg, sizeof(msg));
     st = fab_agree_msg(w, st,
@@ -501,8 +506,9 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_
         char detail[256];
 
         snprintf(detail, sizeof(detail),
-                 "%d %ss, %s schedule (%d rounds), %llu iterations per pair and direction", P.n,
-                 P.m.pairs_per, P.m.schedule, P.m.rounds, (unsigned long long)P.iters);
+                 "%d %ss, %s schedule (%d rounds), %llu iterations per pair and direction%s", P.n,
+                 P.m.pairs_per, P.m.schedule, P.m.rounds, (unsigned long long)P.iters,
+                 P.m.retest ? ", slow pairs retested alone" : "");
         if (fab_sinks_kernel_begin(sinks, k, o, NULL, w, detail) != FAB_OK)
             fab_stop_request(FAB_STOP_OUTPUT);
     }
@@ -510,15 +516,18 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_
     for (int r = 0; r < rounds && st == FAB_OK; r++) {
         fab_watch_phase("agreeing on the next round", k->name, P.sizes.v[0], -1, P.round_s);
         st = fab_pairs_stop(&P);
-        if (st == FAB_OK)
-            st = fab_pairs_round(&P, r);
+        if (st == FAB_OK) {
+            fab_sched_round((fab_sched_t)o->schedule, P.n, r, P.partner);
+            st = fab_pairs_round(&P, o->schedule == FAB_SCHED_SHIFT);
+        }
         if (st == FAB_OK && w->rank == 0) {
-            fab_pairs_fill(&P, r);
-            if (fab_sinks_matrix(sinks, k, &P.m) != FAB_OK)
-                fab_stop_request(FAB_STOP_OUTPUT);
-            fab_pairs_progress(&P, r, start, &last);
+            fab_pairs_fill(&P, r, false);
+            fab_pairs_commit(&P, sinks, r + 1 == rounds);
+            fab_pairs_progress(&P, r, rounds, "round", start, &last);
         }
     }
+    if (st == FAB_OK && o->retest && o->schedule != FAB_SCHED_SERIAL)
+        st = fab_pairs_retests(&P, sinks);
     if (w->rank == 0 && (st == FAB_OK || st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO)) {
         fab_status_t fst = fab_pairs_finish(&P, sinks, &verdict);
 
@@ -545,6 +554,8 @@ out:
     fab_locate_free(&verdict);
     if (w->rank == 0)
         fab_pairs_matrix_free(&P.m);
+    if (P.members != MPI_COMM_NULL)
+        MPI_Comm_free(&P.members);
     free(P.all);
     free(P.member);
     free(P.partner);

@@ -3,16 +3,16 @@
 
 #include "measure/schedule.h"
 
-static const char *const fab_sched_names[] = {"rounds", "serial"};
+static const char *const fab_sched_names[] = {"rounds", "shift", "serial"};
 
 const char *fab_sched_name(fab_sched_t s)
 {
-    return (unsigned)s < 2 ? fab_sched_names[s] : "?";
+    return (unsigned)s < 3 ? fab_sched_names[s] : "?";
 }
 
 int fab_sched_parse(const char *name)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (strcmp(name, fab_sched_names[i]) == 0)
             return i;
     return -1;
@@ -24,6 +24,8 @@ int fab_sched_rounds(fab_sched_t s, int n)
         return 0;
     if (s == FAB_SCHED_SERIAL)
         return n * (n - 1) / 2;
+    if (s == FAB_SCHED_SHIFT)
+        return n - 1;
     return n % 2 ? n : n - 1;
 }
 
@@ -67,6 +69,9 @@ void fab_sched_round(fab_sched_t s, int n, int r, int *partner)
 {
     if (s == FAB_SCHED_SERIAL)
         fab_sched_nth_pair(n, r, partner);
+    else if (s == FAB_SCHED_SHIFT)
+        for (int m = 0; m < n; m++)
+            partner[m] = (m + r + 1) % n;
     else
         fab_sched_circle(n, r, partner);
 }

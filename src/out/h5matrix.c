@@ -1,6 +1,7 @@
 /* The group `matrix` of a pairs kernel (out/h5matrix.h): n x n datasets, the members' names,
- * the round each pair ran in, and at the end the verdict. Rewritten whole after every round,
- * each rewrite committed like a row, so a killed run keeps the rounds it finished. */
+ * the round each pair ran in, the retests, and at the end the verdict. Rewritten whole when
+ * measure/pairs.c hands it over (after rounds), each rewrite committed like a row, so a killed
+ * run keeps the rounds handed over. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,6 +52,8 @@ static herr_t fab_h5m_verdict(hid_t g, const fab_matrix_t *m)
     fab_h5_attr_f64(g, "slow_bw_share", m->bw_frac);
     fab_h5_attr_f64(g, "slow_latency_factor", m->lat_factor);
     fab_h5_attr_f64(g, "line_rate_MBps", m->line_MBps > 0 ? m->line_MBps : NAN);
+    if (m->retest)
+        fab_h5_attr_i64(g, "pairs_load_only", m->load_only);
     for (int i = 0; i < v->nsuspects && rc >= 0; i++) {
         char buf[1024];
 
@@ -100,6 +103,7 @@ herr_t fab_h5_matrix(hid_t kg, const fab_matrix_t *m)
         fab_h5_attr_i64(g, "rounds", m->rounds);
         fab_h5_attr_i64(g, "iterations", m->iterations);
         fab_h5_attr_i64(g, "warmup", m->warmup);
+        fab_h5_attr_str(g, "retest", m->retest ? "on" : "off");
         rc = fab_h5_strings(g, "nodes", m->names, (hsize_t)m->n);
         if (rc >= 0 && m->ngroups > 0)
             rc = fab_h5_strings(g, "switches", m->gnames, (hsize_t)m->ngroups);
@@ -117,6 +121,10 @@ herr_t fab_h5_matrix(hid_t kg, const fab_matrix_t *m)
         }
     }
     fab_h5_attr_i64(g, "rounds_done", m->rounds_done);
+    if (m->retest) {
+        fab_h5_attr_i64(g, "retests", m->retests);
+        fab_h5_attr_i64(g, "retested", m->retested);
+    }
     if (rc >= 0)
         rc = fab_h5m_square(g, "lat_p50_us", H5T_NATIVE_DOUBLE, m->n, m->lat_p50);
     if (rc >= 0)
@@ -127,6 +135,15 @@ herr_t fab_h5_matrix(hid_t kg, const fab_matrix_t *m)
         rc = fab_h5m_square(g, "line_pct", H5T_NATIVE_DOUBLE, m->n, m->line_pct);
     if (rc >= 0)
         rc = fab_h5m_square(g, "round", H5T_NATIVE_INT, m->n, m->round);
+    if (rc >= 0 && m->retested > 0) {
+        rc = fab_h5m_square(g, "retest_lat_p50_us", H5T_NATIVE_DOUBLE, m->n, m->re_lat_p50);
+        if (rc >= 0)
+            rc = fab_h5m_square(g, "retest_lat_p99_us", H5T_NATIVE_DOUBLE, m->n, m->re_lat_p99);
+        if (rc >= 0)
+            rc = fab_h5m_square(g, "retest_bw_MBps", H5T_NATIVE_DOUBLE, m->n, m->re_bw);
+        if (rc >= 0)
+            rc = fab_h5m_square(g, "retest_line_pct", H5T_NATIVE_DOUBLE, m->n, m->re_line_pct);
+    }
     if (rc >= 0 && m->verdict)
         rc = fab_h5m_verdict(g, m);
     H5Gclose(g);

@@ -352,7 +352,8 @@ static void fab_show_kernel_header(fab_show_t *s, hid_t kg, const char *w, const
 /* A pairs kernel's verdict (the matrix itself: h5py, fabricbench-analyze). */
 static void fab_show_matrix(fab_show_t *s, hid_t kg, const char *where)
 {
-    char mw[2304], verdict[32], slow[32], pairs[32], done[32], rounds[32];
+    char mw[2304], verdict[32], slow[32], pairs[32], done[32], rounds[32], sched[32];
+    char retest[32], retests[32], retested[32], load[32];
     hid_t g = fab_show_group(s, kg, where, "matrix");
 
     if (g < 0)
@@ -363,10 +364,20 @@ static void fab_show_matrix(fab_show_t *s, hid_t kg, const char *where)
     fab_show_attr(s, g, mw, "pairs_measured", pairs, sizeof(pairs));
     fab_show_attr(s, g, mw, "rounds_done", done, sizeof(done));
     fab_show_attr(s, g, mw, "rounds", rounds, sizeof(rounds));
+    fab_show_attr(s, g, mw, "schedule", sched, sizeof(sched));
+    fab_show_attr(s, g, mw, "retest", retest, sizeof(retest));
+    fab_show_attr(s, g, mw, "retests", retests, sizeof(retests));
+    fab_show_attr(s, g, mw, "retested", retested, sizeof(retested));
+    fab_show_attr(s, g, mw, "pairs_load_only", load, sizeof(load));
     if (s->st == FAB_OK)
-        fprintf(s->f, "# pairs: %s measured in %s of %s rounds; verdict: %s%s%s%s\n", pairs, done,
-                rounds, verdict[0] ? verdict : "none yet (the run did not finish)",
+        fprintf(s->f, "# pairs: %s measured in %s of %s rounds (%s); verdict: %s%s%s%s\n", pairs,
+                done, rounds, sched, verdict[0] ? verdict : "none yet (the run did not finish)",
                 slow[0] ? " (" : "", slow, slow[0] ? " slow pairs)" : "");
+    if (s->st == FAB_OK && strcmp(retest, "on") == 0 && retests[0] && strcmp(retests, "-1") != 0)
+        fprintf(s->f,
+                "# retest: %s of %s slow pairs measured again alone; %s fine alone (slow "
+                "only under load)\n",
+                retested, retests, load[0] ? load : "n/a");
     fab_show_strings(s, g, mw, "suspects", "suspect");
     H5Gclose(g);
 }

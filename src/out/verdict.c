@@ -8,30 +8,72 @@
 #define FAB_VERDICT_MATRIX_MAX 12 /* members up to which the matrix itself is printed */
 #define FAB_VERDICT_WORST      5  /* slow pairs listed */
 
-/* Whether the direction s -> d is itself slow (the verdict judges pairs, either direction) */
-static int fab_verdict_slow(const fab_matrix_t *m, int s, int d, double med)
+/* A value the verdict judged: the retest's where the pair was measured again alone. */
+static double fab_verdict_of(const double *v, const double *re, int at)
 {
-    unsigned char bits = m->verdict->slow[s * m->n + d];
-    double line = m->line_pct ? m->line_pct[s * m->n + d] : NAN;
-
-    if (!bits || bits == 0xff)
-        return 0;
-    if (!m->bw)
-        return 1;
-    return m->bw[s * m->n + d] < m->bw_frac * med ||
-           (m->line_MBps > 0 && isfinite(line) && line < 100.0 * FAB_LOCATE_LINE_FRAC);
+    return re && isfinite(re[at]) ? re[at] : v ? v[at] : NAN;
 }
 
 /* The pair's headline value: bandwidth (MB/s) or one-way latency p50 (us). */
 static double fab_verdict_value(const fab_matrix_t *m, int s, int d)
 {
-    return m->bw ? m->bw[s * m->n + d] : m->lat_p50[s * m->n + d];
+    return m->bw ? fab_verdict_of(m->bw, m->re_bw, s * m->n + d)
+                 : fab_verdict_of(m->lat_p50, m->re_lat_p50, s * m->n + d);
+}
+
+/* Whether the direction s -> d is itself slow (the verdict judges pairs, either direction) */
+static int fab_verdict_slow(const fab_matrix_t *m, int s, int d, double med)
+{
+    unsigned char bits = m->verdict->slow[s * m->n + d];
+    double line = fab_verdict_of(m->line_pct, m->re_line_pct, s * m->n + d);
+
+    if (!(bits & ~FAB_SLOW_LOAD) || bits == 0xff)
+        return 0;
+    if (!m->bw)
+        return 1;
+    return fab_verdict_value(m, s, d) < m->bw_frac * med ||
+           (m->line_MBps > 0 && isfinite(line) && line < 100.0 * FAB_LOCATE_LINE_FRAC);
+}
+
+/* The retests: how many, and the pairs slow only under the schedule's load. */
+static void fab_verdict_retests(FILE *f, const fab_matrix_t *m)
+{
+    int shown = 0, n = m->n;
+
+    if (!m->retest || m->retests <= 0)
+        return;
+    fprintf(f,
+            "# retest: %d pair%s slow in the %s schedule measured again alone%s; %d fine "
+            "alone (slow only under load: contention or a passing disturbance, not a fault)\n",
+            m->retested, m->retested == 1 ? "" : "s", m->schedule,
+            m->retested < m->retests ? " (interrupted)" : "", m->load_only);
+    for (int i = 0; i < n && shown < FAB_VERDICT_WORST; i++)
+        for (int j = i + 1; j < n && shown < FAB_VERDICT_WORST; j++) {
+            int a = i * n + j;
+
+            if (m->verdict->slow[a] != FAB_SLOW_LOAD)
+                continue;
+            shown++;
+            if (m->bw)
+                fprintf(f,
+                        "# only under load: %s <-> %s %.0f / %.0f MB/s in the schedule, %.0f "
+                        "/ %.0f MB/s alone\n",
+                        m->names[i], m->names[j], m->bw[a], m->bw[j * n + i], m->re_bw[a],
+                        m->re_bw[j * n + i]);
+            else
+                fprintf(f,
+                        "# only under load: %s <-> %s %.2f us p50 in the schedule, %.2f us "
+                        "alone\n",
+                        m->names[i], m->names[j], fmax(m->lat_p50[a], m->lat_p50[j * n + i]),
+                        m->re_lat_p50[a]);
+        }
 }
 
 static void fab_verdict_matrix(FILE *f, const fab_matrix_t *m, double med)
 {
-    fprintf(f, "# matrix: %s, row i %s column j (members numbered as below; * slow)\n",
-            m->bw ? "MB/s" : "p50 one-way latency, us", m->bw ? "sends to" : "with");
+    fprintf(f, "# matrix: %s, row i %s column j (members numbered as below; * slow%s)\n",
+            m->bw ? "MB/s" : "p50 one-way latency, us", m->bw ? "sends to" : "with",
+            m->retested ? "; retested pairs as measured alone" : "");
     for (int i = 0; i < m->n; i++)
         fprintf(f, "#   %2d = %s\n", i, m->names[i]);
     fprintf(f, "# %5s", "");
@@ -79,19 +121,19 @@ static void fab_verdict_worst(FILE *f, const fab_matrix_t *m, double med)
         if (bs < 0)
             break;
         done[bs * n + bd] = 1;
-        if (m->bw && m->line_pct && isfinite(m->line_pct[bs * n + bd]))
+        if (m->bw && isfinite(fab_verdict_of(m->line_pct, m->re_line_pct, bs * n + bd)))
             fprintf(f,
                     "# slow pair: %s -> %s %.0f MB/s (%.0f%% of the median pair, %.0f%% of the "
                     "line rate)\n",
                     m->names[bs], m->names[bd], fab_verdict_value(m, bs, bd), 100.0 / bq,
-                    m->line_pct[bs * n + bd]);
+                    fab_verdict_of(m->line_pct, m->re_line_pct, bs * n + bd));
         else if (m->bw)
             fprintf(f, "# slow pair: %s -> %s %.0f MB/s (%.0f%% of the median pair)\n",
                     m->names[bs], m->names[bd], fab_verdict_value(m, bs, bd), 100.0 / bq);
         else
             fprintf(f, "# slow pair: %s <-> %s %.2f us p50, %.2f us p99 (%.2fx the median pair)\n",
                     m->names[bs], m->names[bd], fab_verdict_value(m, bs, bd),
-                    m->lat_p99[bs * n + bd], bq);
+                    fab_verdict_of(m->lat_p99, m->re_lat_p99, bs * n + bd), bq);
         shown++;
     }
     free(done);
@@ -109,10 +151,11 @@ void fab_out_text_verdict(FILE *f, const fab_kernel_t *k, const fab_matrix_t *m)
         fprintf(f, "# slow: below %.0f%% of the median pair%s\n", 100.0 * m->bw_frac,
                 m->line_MBps > 0 ? " or of the line rate" : " (line rate unknown: not judged)");
     else
-        fprintf(f, "# slow: above %.2gx the median pair's latency\n", m->lat_factor);
+        fprintf(f, "# slow: above %.3gx the median pair's latency\n", m->lat_factor);
     if (m->n <= FAB_VERDICT_MATRIX_MAX)
         fab_verdict_matrix(f, m, med);
     fab_verdict_worst(f, m, med);
+    fab_verdict_retests(f, m);
     if (v->nsuspects == 0) {
         fprintf(f, "# verdict: healthy: %d slow pairs, no suspect\n", v->nslow);
         return;

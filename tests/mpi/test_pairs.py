@@ -5,6 +5,11 @@ a live run; the verdict's logic itself is unit.pairs (synthetic matrices with kn
   pair in exactly one round, the matrix symmetric, p99 >= p50 > 0; the verdict in the file,
   on stdout and in `show` agrees with the exit code (0 healthy, 1 suspects).
 - pairs_bw on 4 ranks, serial schedule: 6 rounds of one pair, both directions measured.
+- shift schedule (pairs_bw on 4 ranks, pairs_latency on 3): n-1 rounds, in round r member i
+  sends to i+r+1 (mod n), every ordered pair measured once.
+- --retest: with FABRICBENCH_TEST_PAIRS_LOADED=1 every pair of member 1 is slowed in the
+  schedule only; with --retest on those pairs are measured again alone (both values kept,
+  the retest's much faster), with --retest off member 1 is named and nothing is retested.
 - Refused before measuring (exit 2): one host without --pairs-per rank; two sizes.
 - kill -9 during a run: the file keeps the rounds finished, each pair in them, and no verdict.
 - A rank stopped (SIGSTOP) in its pair: its partner names it within --stall-timeout plus a
@@ -98,6 +103,62 @@ check(np.isfinite(bw[off]).all() and (bw[off] > 0).all(), "bw:\n%s" % bw)
 check(m.attrs["bytes"] == 65536 and m.attrs["iterations"] == 5, "attrs %s" % dict(m.attrs))
 f.close()
 
+# shift: every member at once, each ordered pair once
+for kernel, n, extra in (("pairs_bw", 4, ["-m", "64K", "-i", "5"]), ("pairs_latency", 3, [])):
+    path = "shift-%s.h5" % kernel
+    r = mpirun(n, [exe, "run", kernel, "--pairs-per", "rank", "--schedule", "shift", "-o", path]
+               + extra)
+    check_verdict(r, path, kernel, n)
+    f, k, m = matrix(path, kernel)
+    check(m.attrs["schedule"] == "shift" and m.attrs["rounds"] == n - 1, "attrs %s" %
+          dict(m.attrs))
+    rnd = m["round"][:]
+    want = np.array([[-1 if i == j else (j - i - 1) % n for j in range(n)] for i in range(n)])
+    check((rnd == want).all(), "shift rounds:\n%s\nwant\n%s" % (rnd, want))
+    v = m["bw_MBps" if kernel == "pairs_bw" else "lat_p50_us"][:]
+    off = ~np.eye(n, dtype=bool)
+    check(np.isfinite(v[off]).all() and (v[off] > 0).all() and np.isnan(np.diag(v)).all(),
+          "shift values:\n%s" % v)
+    f.close()
+
+# --retest: member 1's pairs slowed in the schedule only (a test hook)
+for mode in ("on", "off"):
+    path = "retest-%s.h5" % mode
+    r = mpirun(4, [exe, "run", "pairs_bw", "--pairs-per", "rank", "-m", "64K", "-i", "10",
+                   "--retest", mode, "-o", path], env={"FABRICBENCH_TEST_PAIRS_LOADED": "1"})
+    check_verdict(r, path, "pairs_bw", 4)
+    f, k, m = matrix(path, "pairs_bw")
+    check(m.attrs["retest"] == mode, "retest attribute %s" % m.attrs["retest"])
+    bw = m["bw_MBps"][:]
+    if mode == "off":
+        check(r.returncode == 1 and m["node_suspect"][1] >= 0, "member 1 not named without "
+              "retests: exit %d\n%s" % (r.returncode, r.stdout))
+        check("retest_bw_MBps" not in m and "retests" not in m.attrs, "retest data with "
+              "--retest off")
+        f.close()
+        continue
+    re = m["retest_bw_MBps"][:]
+    check(m.attrs["retests"] >= 3 and m.attrs["retested"] == m.attrs["retests"],
+          "retests %s, retested %s" % (m.attrs["retests"], m.attrs["retested"]))
+    for j in (0, 2, 3):
+        for a, b in ((1, j), (j, 1)):
+            check(np.isfinite(re[a, b]) and re[a, b] > 3 * bw[a, b], "pair %d->%d: %s in the "
+                  "schedule, %s alone" % (a, b, bw[a, b], re[a, b]))
+    check(int(np.isfinite(re).sum()) == 2 * m.attrs["retested"], "retest values of pairs not "
+          "retested:\n%s" % re)
+    slow = m["pair_slow"][:]
+    load = int(((slow & 8) != 0)[np.triu(np.ones((4, 4), dtype=bool), 1)].sum())
+    check(load == m.attrs["pairs_load_only"] and
+          all(slow[a, b] == 8 or (slow[a, b] & 8) == 0 for a in range(4) for b in range(4)
+              if a != b),
+          "load-only bits:\n%s, pairs_load_only %s" % (slow, m.attrs["pairs_load_only"]))
+    check("# retest: %d pairs slow in the rounds schedule" % m.attrs["retests"] in r.stdout,
+          "no retest line:\n" + r.stdout)
+    show = subprocess.run([exe, "show", path], capture_output=True, text=True)
+    check("# retest: %d of %d slow pairs" % (m.attrs["retested"], m.attrs["retests"]) in
+          show.stdout, "show lacks the retest line:\n" + show.stdout)
+    f.close()
+
 # refused before measuring
 r = mpirun(2, [exe, "run", "pairs_bw", "-o", "none"])
 check(r.returncode == 2 and "measures pairs of nodes" in r.stderr and "--pairs-per rank" in
@@ -178,5 +239,5 @@ check("gathering" not in err, "a rank without a pair took the round for a stall:
 with h5py.File("stop.h5", "r") as f:
     check(f["runs/run_0000"].attrs["status"] == "failed", "file status %s" %
           f["runs/run_0000"].attrs["status"])
-print("ok pairs: rounds, serial, refusals, kill -9 after %d rounds, a stopped rank named "
+print("ok pairs: rounds, serial, shift, retest on/off, refusals, kill -9 after %d rounds, a stopped rank named "
       "after %.1f s" % (kept, took))

@@ -7,18 +7,33 @@
 #include "measure/locate.h"
 #include "measure/schedule.h"
 
-/* Every unordered pair meets exactly once, no member twice in a round, partner symmetric. */
+/* Every unordered pair meets exactly once, no member twice in a round, partner symmetric;
+ * shift: every member sends to one and receives from one in every round, and every ordered
+ * pair meets exactly once. */
 static void test_schedule(fab_sched_t s, int n)
 {
     int rounds = fab_sched_rounds(s, n), *met = calloc((size_t)n * n, sizeof(int));
     int *p = malloc(sizeof(int) * (size_t)n), ok = 1, byes = 0;
 
-    CHECK(rounds == (s == FAB_SCHED_SERIAL ? n * (n - 1) / 2 : n % 2 ? n : n - 1));
+    CHECK(rounds == (s == FAB_SCHED_SERIAL  ? n * (n - 1) / 2
+                     : s == FAB_SCHED_SHIFT ? n - 1
+                     : n % 2                ? n
+                                            : n - 1));
     for (int r = 0; r < rounds; r++) {
-        int active = 0;
+        int active = 0, *recv = calloc((size_t)n, sizeof(int));
 
         fab_sched_round(s, n, r, p);
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; s == FAB_SCHED_SHIFT && i < n; i++) {
+            ok &= p[i] >= 0 && p[i] < n && p[i] != i;
+            if (p[i] >= 0 && p[i] < n) {
+                recv[p[i]]++;
+                met[i * n + p[i]]++;
+            }
+        }
+        for (int i = 0; s == FAB_SCHED_SHIFT && i < n; i++)
+            ok &= recv[i] == 1;
+        free(recv);
+        for (int i = 0; s != FAB_SCHED_SHIFT && i < n; i++) {
             if (p[i] < 0) {
                 byes++;
                 continue;
@@ -30,12 +45,15 @@ static void test_schedule(fab_sched_t s, int n)
         }
         if (s == FAB_SCHED_ROUNDS)
             ok &= active == (n % 2 ? n - 1 : n); /* n/2 pairs at a time, one bye if odd */
-        else
+        else if (s == FAB_SCHED_SERIAL)
             ok &= active == 2;
     }
     for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++)
-            ok &= met[i * n + j] == 1;
+        for (int j = 0; j < n; j++)
+            if (s == FAB_SCHED_SHIFT)
+                ok &= met[i * n + j] == (i != j);
+            else if (j > i)
+                ok &= met[i * n + j] == 1;
     if (s == FAB_SCHED_ROUNDS)
         ok &= byes == (n % 2 ? n : 0); /* each member of an odd n sits out once */
     CHECK(ok);
@@ -85,7 +103,7 @@ static void fab_slow_pair(fab_fab_t *f, int s, int d, double share)
 
 static fab_locate_t fab_judge(const fab_fab_t *f, int groups)
 {
-    fab_locate_in_t in = {f->n, f->bw, f->lat, groups ? f->group : NULL, 0, 0, 0, 0};
+    fab_locate_in_t in = {f->n, f->bw, f->lat, groups ? f->group : NULL, 0, 0, 0, 0, 0, 0};
     fab_locate_t l;
 
     CHECK(fab_locate(&in, &l) == 0);
@@ -117,10 +135,12 @@ int main(void)
     for (int n = 2; n <= 33; n++) {
         test_schedule(FAB_SCHED_ROUNDS, n);
         test_schedule(FAB_SCHED_SERIAL, n);
+        test_schedule(FAB_SCHED_SHIFT, n);
     }
     test_schedule(FAB_SCHED_ROUNDS, 256);
     CHECK(fab_sched_parse("rounds") == FAB_SCHED_ROUNDS);
     CHECK(fab_sched_parse("serial") == FAB_SCHED_SERIAL);
+    CHECK(fab_sched_parse("shift") == FAB_SCHED_SHIFT);
     CHECK(fab_sched_parse("x") == -1);
 
     /* A healthy fabric with +-5% noise: nothing slow, nobody named (several seeds, sizes). */
@@ -237,7 +257,7 @@ int main(void)
      * with everything slow no one node explains it: the pairs are all named. */
     {
         fab_fab_t f = fab_make(4, 0, 0.0, 23);
-        fab_locate_in_t in = {4, f.bw, NULL, NULL, 0, 0, 1250.0, 0};
+        fab_locate_in_t in = {4, f.bw, NULL, NULL, 0, 0, 1250.0, 0, 0, 0};
         fab_locate_t l;
 
         CHECK(fab_locate(&in, &l) == 0);
@@ -253,7 +273,7 @@ int main(void)
      * 500 MB/s are not slow, unless the line rate says so. */
     {
         fab_fab_t f = fab_make(2, 0, 0.0, 31);
-        fab_locate_in_t in = {2, f.bw, f.lat, NULL, 0, 0, 0, 0};
+        fab_locate_in_t in = {2, f.bw, f.lat, NULL, 0, 0, 0, 0, 0, 0};
         fab_locate_t l;
 
         fab_slow_pair(&f, 1, 0, 0.5);
