@@ -1,19 +1,22 @@
-"""Command line: fabricbench-analyze summary|compare|plot|report|check|export (docs/ANALYSIS.md)."""
+"""Command line: fabricbench-analyze summary|compare|matrix|plot|report|check|export
+(docs/ANALYSIS.md)."""
 import argparse
 import json
 import math
 import os
 import sys
 
-from .errors import (EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, AnalysisError,
-                     UsageError)
+from .errors import (EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL, EXIT_NOTHING_IN_COMMON, EXIT_OK,
+                     EXIT_USAGE, AnalysisError, UsageError)
 
 PROG = "fabricbench-analyze"
 
-EPILOG = """exit codes: 0 done (check: no FAIL; WARN allowed), 1 check found a FAIL,
-2 usage error (bad option or rules file), 3 an input could not be read (not HDF5, damaged,
-newer schema) or an output not written, 4 nothing in common to compare or check, 5 an
-unexpected error (a bug of fabricbench-analyze; FABRICBENCH_ANALYZE_DEBUG=1 shows where).
+EPILOG = """exit codes: 0 done (check: no FAIL; WARN allowed; matrix: healthy), 1 check found a
+FAIL (matrix: a verdict named suspects), 2 usage error (bad option or rules file), 3 an input
+could not be read (not HDF5, damaged, newer schema; matrix: no pairs kernel) or an output not
+written, 4 nothing in common to compare or check (matrix: no verdict yet, the run was
+stopped), 5 an unexpected error (a bug of fabricbench-analyze; FABRICBENCH_ANALYZE_DEBUG=1
+shows where).
 docs/ANALYSIS.md describes every command, the table's columns and the noise method."""
 
 
@@ -132,9 +135,42 @@ def cmd_plot(args):
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad or not formats:
         raise UsageError("--format %s: formats are png, svg and pdf" % args.format)
-    for path in plot.save(table, args.output, formats):
+    for path in plot.save(table, args.output, formats, _matrices(args.files, args.run)):
         print(path)
     return EXIT_OK
+
+
+def _matrices(files, run, kernel=None):
+    """The matrices of the pairs kernels in the files (--kernel: of that kernel only)."""
+    from .matrix_load import load_matrices
+    ms = load_matrices(files, run=run, warn=_note)
+    if kernel is not None:
+        names = sorted({m["kernel"] for m in ms})
+        ms = [m for m in ms if m["kernel"] == kernel]
+        if not ms and names:
+            raise UsageError("--kernel %s: no such pairs kernel in %s (it has %s)" % (
+                kernel, ", ".join(files), ", ".join(names)),
+                "give one of the pairs kernels listed")
+    return ms
+
+
+def cmd_matrix(args):
+    from . import matrix
+    ms = _matrices(args.files, args.run, args.kernel)
+    if not ms:
+        raise AnalysisError("%s: no pairs kernel (pairs_latency, pairs_bw) with a matrix in "
+                            "%s" % (", ".join(args.files), "the runs selected" if args.run !=
+                                    "all" else "any run"),
+                            "measure one: fabricbench run pairs_latency,pairs_bw ...")
+    if args.worst < 0:
+        raise UsageError("--worst %d: give 0 or more" % args.worst)
+    if args.json:
+        _dump_json([matrix.summarize(m, args.worst) for m in ms])
+    else:
+        sys.stdout.write(matrix.render_text(ms, args.worst))
+    st = matrix.exit_status(ms)
+    return EXIT_FAIL if st == "suspects" else EXIT_NOTHING_IN_COMMON if st == "incomplete" \
+        else EXIT_OK
 
 
 def _check_result(args, table=None):
@@ -144,8 +180,15 @@ def _check_result(args, table=None):
     base = loading.load([args.baseline], run=args.baseline_run, warn=_note)
     cur = table if table is not None else loading.load(args.files, run=args.run, warn=_note)
     spread = rules_mod.parse_tolerance(args.run_spread, where="--run-spread")
-    return check.check(base, cur, tol, rules, sigma=args.sigma, strict=args.strict,
-                       run_spread=spread)
+    result = check.check(base, cur, tol, rules, sigma=args.sigma, strict=args.strict,
+                         run_spread=spread)
+    # The pairs kernels' matrices, pair by pair (matrix_check.py)
+    from .matrix_check import add_pair_checks
+    base_ms = _matrices([args.baseline], args.baseline_run)
+    if base_ms:
+        add_pair_checks(result, base_ms, _matrices(args.files, args.run), tol, rules,
+                        args.sigma, spread, args.strict)
+    return result
 
 
 def cmd_check(args):
@@ -167,7 +210,9 @@ def cmd_report(args):
                                          reference=_reference(t, args.reference),
                                          sigma=args.sigma))
     chk = _check_result(args, table) if args.baseline else None
-    page = report.build(table, cmp_result, cmp_error, chk, title=args.title)
+    base_ms = _matrices([args.baseline], args.baseline_run) if args.baseline else []
+    page = report.build(table, cmp_result, cmp_error, chk, title=args.title,
+                        matrices=_matrices(args.files, args.run), base_matrices=base_ms)
     out, close = _open_out(args.output)
     try:
         out.write(page)
@@ -247,6 +292,21 @@ def _parser():
     sp.add_argument("--json", action="store_true", help="JSON instead of text")
     sp.set_defaults(func=cmd_compare)
 
+    sp = sub.add_parser("matrix", help="the pairs kernels' all-pairs matrix: verdict, suspects, "
+                        "worst pairs; exit 1 when suspects are named",
+                        description="Per pairs kernel (pairs_latency, pairs_bw): the schedule, "
+                        "members, the verdict and its suspects, thresholds and medians, the "
+                        "worst pairs, and the matrix itself up to 12 members. Exit 0 healthy, "
+                        "1 suspects named, 4 no verdict yet (a stopped run), 3 no pairs "
+                        "kernel or a bad file.")
+    common(sp)
+    sp.add_argument("--kernel", metavar="K", help="only this pairs kernel")
+    sp.add_argument("--worst", type=int, default=10, metavar="N",
+                    help="list the N worst pairs (lowest bandwidth or highest latency) "
+                    "[default: 10]")
+    sp.add_argument("--json", action="store_true", help="JSON instead of text")
+    sp.set_defaults(func=cmd_matrix)
+
     sp = sub.add_parser("plot", help="latency, bandwidth and busbw vs message size, PNG and SVG")
     common(sp)
     sp.add_argument("-o", "--output", required=True, metavar="DIR",
@@ -322,8 +382,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_usage(sys.stderr)
-        print("%s: error: a command is required (summary, compare, plot, report, check, "
-              "export)" % PROG, file=sys.stderr)
+        print("%s: error: a command is required (summary, compare, matrix, plot, report, "
+              "check, export)" % PROG, file=sys.stderr)
         return EXIT_USAGE
     try:
         return args.func(args)

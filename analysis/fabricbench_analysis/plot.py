@@ -308,8 +308,9 @@ def png_bytes(fig, dpi=None):
     return buf.getvalue()
 
 
-def save(table, outdir, formats=("png", "svg")):
-    """Write every figure as outdir/NAME.FORMAT; returns the paths written."""
+def save(table, outdir, formats=("png", "svg"), matrices=()):
+    """Write every figure (and a heatmap per pairs matrix) as outdir/NAME.FORMAT; returns the
+    paths written."""
     try:
         os.makedirs(outdir, exist_ok=True)
     except OSError as e:
@@ -317,6 +318,16 @@ def save(table, outdir, formats=("png", "svg")):
                             (outdir, e.strerror or e), "choose another -o DIR")
     written = []
     figs = figures(table)
+    if matrices:
+        from . import matrix_plot
+        used = {name for name, _, _ in figs}
+        for name, cap, fig in matrix_plot.figures(matrices):
+            k = 2
+            while name in used:  # a kernel named like another's heatmap: never overwrite
+                name = "%s_%d" % (name.rsplit("_", 1)[0] if k > 2 else name, k)
+                k += 1
+            used.add(name)
+            figs.append((name, cap, fig))
     if not figs:
         raise AnalysisError("nothing to plot: the input has no kernel with message sizes "
                             "(only barrier?)", "measure latency, bw or a collective")

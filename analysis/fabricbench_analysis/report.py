@@ -207,8 +207,43 @@ a baseline file with several runs adds their measured spread.</p>
 """
 
 
-def build(table, compare_result=None, compare_error=None, check_result=None, title=None):
-    """The page as a string."""
+def _verdicts(ms, base_ms):
+    """The pairs kernels' verdicts (and the baseline's), for the top of the page."""
+    from . import matrix
+
+    badge = {"healthy": "PASS", "suspects": "FAIL", "incomplete": "WARN"}
+    out = []
+    for title, group in (("", ms), ("Baseline", base_ms)):
+        if not group:
+            continue
+        if title:
+            out.append("<h3>%s</h3>" % _e(title))
+        for m in group:
+            st = matrix.status(m)
+            out.append('<p><span class="badge %s">%s</span> %s</p>' % (
+                badge[st], _e(st.upper() if st != "healthy" else st), _e(matrix.headline(m))))
+            if m["suspects"]:
+                out.append("<ul>%s</ul>" % "".join("<li>suspect %s</li>" % _e(s)
+                                                  for s in m["suspects"]))
+            med = matrix.median(m)
+            out.append('<p class="small">median pair %s %s; slow: %s</p>' % (
+                _e(fmt_num(med)), _e(m["unit"]), _e(matrix.threshold_text(m))))
+            rows = [e for e in matrix.worst(m, 5) if e["slow_bits"] not in (0, -1)]
+            if rows:
+                out.append(_table(["from", "to", m["unit"], "of median", "pair slow",
+                                   "retest alone"],
+                                  [[e["src"], e["dst"], fmt_num(e["value"]),
+                                    "%.0f%%" % (100 * e["of_median"]) if finite(e["of_median"])
+                                    else "n/a", ", ".join(e["slow"]),
+                                    fmt_num(e["retest"]["value"]) if "retest" in e else ""]
+                                   for e in rows], numeric=(2, 3, 5)))
+    return "".join(out)
+
+
+def build(table, compare_result=None, compare_error=None, check_result=None, title=None,
+          matrices=(), base_matrices=()):
+    """The page as a string; matrices (and the baseline's): the pairs kernels' verdicts on
+    top, their heatmaps with the plots."""
     from . import plot
 
     labels = table.labels()
@@ -224,13 +259,19 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
                  _e(", ".join(sorted({s["file_name"] for s in table.series()}))), now,
                  __version__)]
     parts.append(_notes(table.notes))
+    if matrices or base_matrices:
+        parts.append("<h2>Pairs verdict</h2>" + _verdicts(matrices, base_matrices))
     parts.append("<h2>Summary</h2>" + _summary(table))
     if compare_result is not None:
         parts.append("<h2>Comparison</h2>" + _comparison(compare_result))
     elif compare_error:
         parts.append("<h2>Comparison</h2>" + _notes([compare_error]))
     parts.append("<h2>Plots</h2>")
-    for name, cap, fig in plot.figures(table):
+    figs = plot.figures(table)
+    if matrices:
+        from . import matrix_plot
+        figs += matrix_plot.figures(matrices)
+    for name, cap, fig in figs:
         data = base64.b64encode(plot.png_bytes(fig)).decode("ascii")
         parts.append('<figure><img alt="%s" src="data:image/png;base64,%s"><figcaption>%s'
                      "</figcaption></figure>" % (_e(name), data, _e(cap)))

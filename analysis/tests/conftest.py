@@ -311,3 +311,41 @@ def assert_error(p, code, *phrases):
     assert "fabricbench-analyze: error: " in p.stderr or code == 2, p.stderr
     for ph in phrases:
         assert ph in p.stderr, "%r not in stderr:\n%s" % (ph, p.stderr)
+
+
+@pytest.fixture(scope="session")
+def pairs(fabricbench, tmp_path_factory):
+    """Pairs kernels: one real run (pairs_latency,pairs_bw on 4 ranks, --pairs-per rank; its
+    verdict depends on this machine's noise: exit 0 or 1), and files of known matrices shaped
+    like it (known_matrix.py): healthy, a bad node, a bad pair, a killed run, retests."""
+    import known_matrix as km
+
+    d = tmp_path_factory.mktemp("pairs")
+    p = types.SimpleNamespace(dir=str(d))
+    p.real = str(d / "real.h5")
+    cmd = ["mpirun", "-np", "4"] + MPIRUN[3:] + [fabricbench, "run", "pairs_latency,pairs_bw",
+                                                "--pairs-per", "rank", "-i", "50", "-o",
+                                                p.real]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=_mpi_env())
+    if r.returncode not in (0, 1):
+        pytest.fail("%s failed (exit %d):\n%s\n%s" % (" ".join(cmd), r.returncode,
+                                                     r.stdout[-3000:], r.stderr[-3000:]),
+                    pytrace=False)
+    p.real_exit = r.returncode
+
+    def make(name, spec):
+        return km.write_pairs(str(d / (name + ".h5")), p.real, spec)
+
+    p.healthy = make("healthy", km.spec())
+    p.node = make("node", km.spec("node"))
+    p.pair = make("pair", km.spec("pair"))
+    p.killed = make("killed", km.spec(killed=True))
+    p.retest = make("retest", km.spec("pair", retest=True))
+    # For the check by names: 30% less bandwidth on one pair only; the same fabric with its
+    # members listed in another order; one member gone and a new one.
+    p.pair_slower = make("pair_slower", km.spec(pair_scale={("sw1-n02", "sw2-n07"): 0.7}))
+    p.reordered = make("reordered", km.spec(nodes=list(reversed(km.NODES)),
+                                            pair_scale={("sw1-n02", "sw2-n07"): 0.7}))
+    p.swapped = make("swapped", km.spec(nodes=km.NODES[:-1] + ["sw2-n09"]))
+    p.km = km
+    return p
