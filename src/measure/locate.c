@@ -2,8 +2,10 @@
  * not one node's median: a node is named when its pairs are slow with most of its peers, on
  * its own switch and off it; when only the peers off its switch are slow, the path into it
  * from outside (a switch link serving it) is named instead, since a bad node would be slow
- * with its neighbours too; a switch group when the slow pairs out of it spread over its nodes;
- * what is left is named pair by pair. Each step takes the pairs it explains out of the next. */
+ * with its neighbours too; a switch group when the slow pairs out of it spread over its nodes
+ * (and a path into one of its nodes is folded into the group: one bad leaf-spine link, both
+ * ways); what is left is named pair by pair. Each step takes the pairs it explains out of the
+ * next. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -216,6 +218,40 @@ static int fab_loc_groups(fab_loc_t *L)
     }
 }
 
+/* A path into node x whose switch group is named too: on a fat tree with destination routing
+ * one bad leaf-spine link, both ways, looks exactly so (its downlink carries every off-switch
+ * sender to the one node the spine serves on that leaf, its uplink the leaf's traffic to the
+ * nodes that spine serves elsewhere). The group explains both: the path is folded into it. */
+static void fab_loc_fold(fab_loc_t *L)
+{
+    fab_locate_t *o = L->out;
+    int k = 0;
+
+    for (int s = 0; s < o->nsuspects; s++) {
+        fab_suspect_t *p = &o->suspects[s];
+
+        for (int t = 0; p->kind == FAB_SUSPECT_PATH && t < o->nsuspects; t++)
+            if (o->suspects[t].kind == FAB_SUSPECT_GROUP &&
+                o->suspects[t].a == fab_loc_group(L, p->a)) {
+                o->suspects[t].slow += p->slow; /* its pairs are among the group's */
+                p->slow = -1;                   /* folded */
+                break;
+            }
+    }
+    for (int s = 0; s < o->nsuspects; s++)
+        if (o->suspects[s].slow >= 0)
+            o->suspects[k++] = o->suspects[s];
+    o->nsuspects = k;
+    for (int i = 0; i < L->n; i++) {
+        o->node_suspect[i] = -1;
+        for (int s = 0; s < k && o->node_suspect[i] < 0; s++)
+            if (o->suspects[s].kind == FAB_SUSPECT_GROUP  ? fab_loc_group(L, i) == o->suspects[s].a
+                : o->suspects[s].kind != FAB_SUSPECT_PAIR ? o->suspects[s].a == i
+                                                          : 0)
+                o->node_suspect[i] = s;
+    }
+}
+
 int fab_locate(const fab_locate_in_t *in, fab_locate_t *out)
 {
     int n = in->n, rc = 0;
@@ -251,6 +287,8 @@ int fab_locate(const fab_locate_in_t *in, fab_locate_t *out)
     rc = fab_loc_nodes(&L);
     if (rc == 0)
         rc = fab_loc_groups(&L);
+    if (rc == 0)
+        fab_loc_fold(&L);
     for (int i = 0; i < n && rc == 0; i++)
         for (int j = i + 1; j < n && rc == 0; j++)
             if (L.open[i * n + j])

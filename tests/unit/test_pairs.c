@@ -1,6 +1,7 @@
 /* The pairs kernels' schedules and the localisation of slow pairs, on synthetic matrices
  * whose faults are known. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -130,6 +131,39 @@ static int fab_only(const fab_locate_t *l, fab_suspect_kind_t kind, int a, int b
     return ok;
 }
 
+/* A bad link between leaf `leaf` and spine k on a fat tree of leaves of h nodes with
+ * destination routing (node d reached over spine d % h): ways 1 the uplink (leaf to spine),
+ * 2 the downlink, 3 both; each pair crossing it at half speed. */
+static void fab_bad_leaf_link(fab_fab_t *f, int h, int leaf, int k, int ways)
+{
+    for (int s = 0; s < f->n; s++)
+        for (int d = 0; d < f->n; d++) {
+            bool off = s / h != d / h, up = s / h == leaf && d % h == k,
+                 down = d / h == leaf && d % h == k;
+
+            if (off && (((ways & 1) && up) || ((ways & 2) && down)))
+                fab_slow_pair(f, s, d, 0.5);
+        }
+}
+
+static void fab_leaf_link(int leaves, int h, int leaf, int k)
+{
+    fab_fab_t f = fab_make(leaves * h, h, 0.05, 37);
+    int x = leaf * h + k, off = (leaves - 1) * h;
+
+    fab_bad_leaf_link(&f, h, leaf, k, 3);
+    fab_locate_t l = fab_judge(&f, 1);
+    CHECK(fab_only(&l, FAB_SUSPECT_GROUP, leaf, -1));
+    /* the path into x (off slow pairs) and the rest of the leaf's to the nodes k serves */
+    CHECK(l.nsuspects == 1 && l.suspects[0].slow == off + (h - 1) * (leaves - 1) &&
+          l.suspects[0].pairs == h * off);
+    for (int i = 0; i < leaves * h; i++)
+        CHECK(l.node_suspect[i] == (i / h == leaf ? 0 : -1));
+    CHECK(l.node_suspect[x] == 0);
+    fab_locate_free(&l);
+    fab_free(&f);
+}
+
 int main(void)
 {
     for (int n = 2; n <= 33; n++) {
@@ -224,6 +258,36 @@ int main(void)
         CHECK(fab_only(&l, FAB_SUSPECT_GROUP, 2, -1));
         CHECK(l.suspects[0].slow == 24 && l.suspects[0].pairs == 48);
         CHECK(l.node_suspect[8] == 0 && l.node_suspect[11] == 0 && l.node_suspect[0] == -1);
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    /* One bad leaf-spine link, both ways, on a fat tree of 8 leaves x 8 with destination
+     * routing (spine k serves the nodes i % 8 == k): its downlink slows every off-leaf sender
+     * to node 21 (leaf 2, k = 5), its uplink leaf 2's pairs to the nodes k serves elsewhere.
+     * One suspect: the group (the path into 21 folded into it), no node. */
+    fab_leaf_link(8, 8, 2, 5);
+    /* The same at 256 nodes (16 leaves x 16), with a bad host link (node 37) and a bad
+     * downlink (spine 7 into leaf 12: the path into node 199) at once: each named once. */
+    {
+        int n = 256;
+        fab_fab_t f = fab_make(n, 16, 0.05, 41);
+
+        for (int j = 0; j < n; j++)
+            if (j != 37) {
+                fab_slow_pair(&f, 37, j, 0.25);
+                fab_slow_pair(&f, j, 37, 0.25);
+            }
+        fab_bad_leaf_link(&f, 16, 9, 3, 3);
+        fab_bad_leaf_link(&f, 16, 12, 7, 2);
+        fab_locate_t l = fab_judge(&f, 1);
+        CHECK(l.nsuspects == 3);
+        CHECK(l.nsuspects > 0 && l.suspects[0].kind == FAB_SUSPECT_NODE && l.suspects[0].a == 37);
+        CHECK(l.nsuspects > 1 && l.suspects[1].kind == FAB_SUSPECT_PATH && l.suspects[1].a == 199);
+        CHECK(l.nsuspects > 2 && l.suspects[2].kind == FAB_SUSPECT_GROUP && l.suspects[2].a == 9);
+        CHECK(l.node_suspect[37] == 0 && l.node_suspect[199] == 1 && l.node_suspect[147] == 2);
+        CHECK(l.node_suspect[192] == -1 && l.node_suspect[0] == -1);
+        if (l.nsuspects != 3)
+            fab_print(&l);
         fab_locate_free(&l);
         fab_free(&f);
     }
