@@ -32,6 +32,9 @@ packages=(cmake make gcc pkg-config git
 [ "$mode" = test ] && packages+=(iproute2)
 # The Slurm tests (tests/slurm) run the job scripts on a real Slurm with munge.
 [ "$mode" = test ] && packages+=(slurm-wlm slurmctld slurmd slurm-client munge)
+# The sim tests (tests/sim) run a SimGrid build of the tool on a simulated fat tree: smpicc,
+# smpirun and libsimgrid, and g++ for the platform plugin.
+[ "$mode" = test ] && packages+=(libsimgrid-dev g++)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,5 @@
 /* Replacing a file atomically (core/file.h). */
-#define _DEFAULT_SOURCE /* fsync, flock, realpath */
+#define _DEFAULT_SOURCE 1 /* fsync, flock, realpath */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>

@@ -21,8 +21,18 @@ fab_status_t fab_world_init(fab_world_t *w)
     memset(w, 0, sizeof(*w));
     MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &w->size);
+#ifdef FAB_SIM
+    {
+        /* every simulated rank runs in one process on one real host (core/sim.h) */
+        int len = 0;
+
+        if (MPI_Get_processor_name(w->host, &len) != MPI_SUCCESS || len <= 0)
+            strcpy(w->host, "unknown-host");
+    }
+#else
     if (gethostname(w->host, sizeof(w->host) - 1) != 0)
         strcpy(w->host, "unknown-host");
+#endif
     w->host[sizeof(w->host) - 1] = '\0';
     fab_log_init(w->rank, w->host);
 

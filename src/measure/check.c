@@ -113,6 +113,13 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
     st = fab_timer_init(o->timer, msg, sizeof(msg));
     if (st != FAB_OK)
         snprintf(hint, sizeof(hint), "use --timer auto or --timer clock");
+#ifdef FAB_SIM
+    if (st == FAB_OK && o->validate) { /* the ranks share their buffers (core/sim.h) */
+        snprintf(msg, sizeof(msg), "--validate: a simulated build moves no data to check");
+        snprintf(hint, sizeof(hint), "leave --validate out, or run the normal build");
+        st = FAB_ERR_CONFIG;
+    }
+#endif
 
     /* Rank counts are the same everywhere: every rank reaches the same verdict. */
     for (int i = 0; i < o->nkernels && st == FAB_OK; i++)

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(FAB_SIM)
 #include <x86intrin.h>
 #endif
 
@@ -27,7 +27,7 @@ extern bool fab_timer_tsc_on;
 /* The timer the loop reads: TSC ticks or nanoseconds; fab_ticks_to_s converts. */
 static inline uint64_t fab_ticks(void)
 {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(FAB_SIM) /* simulated: core/sim.h */
     if (fab_timer_tsc_on)
         return __rdtsc();
 #endif

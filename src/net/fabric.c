@@ -373,6 +373,13 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
     fb->gid_index = -1;
     msg[0] = hint[0] = note[0] = '\0';
     snprintf(fb->verdict, sizeof(fb->verdict), "not verified");
+#ifdef FAB_SIM
+    if (o->fabric && strcmp(o->fabric, "any") != 0) {
+        snprintf(msg, msglen, "--fabric %s: a simulated build has no fabric to choose", o->fabric);
+        snprintf(hint, hintlen, "leave --fabric out (the platform file describes the network)");
+        return FAB_ERR_USAGE;
+    }
+#endif
     if (!o->fabric || strcmp(o->fabric, "any") == 0) {
         if (o->device) {
             snprintf(msg, msglen, "--device %s needs --fabric (which fabric is it for?)",

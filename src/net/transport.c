@@ -33,6 +33,10 @@ static void fab_setenv_pml(const char *var, const char *val, bool force)
 
 void fab_transport_prepare(const fab_opts_t *o)
 {
+#ifdef FAB_SIM
+    (void)o; /* SMPI has no pml to select (core/sim.h) */
+    return;
+#endif
     if (o->pml == FAB_PML_ENV)
         return;
     if (o->pml == FAB_PML_OB1) {
@@ -108,6 +112,14 @@ void fab_transport_detect(fab_transport_t *t)
     if (comma)
         *comma = '\0';
     snprintf(t->mpi_library, sizeof(t->mpi_library), "%s", lib);
+#ifdef FAB_SIM
+    /* No Open MPI, no UCX: the real machine's libraries carry no message (core/sim.h). */
+    snprintf(t->ucx_version, sizeof(t->ucx_version), "not used (simulated)");
+    snprintf(t->pml, sizeof(t->pml), "simulated");
+    snprintf(t->pml_how, sizeof(t->pml_how), "SimGrid SMPI: no pml, no transport");
+    snprintf(t->ucx_tls, sizeof(t->ucx_tls), "not used (simulated by SimGrid SMPI)");
+    return;
+#endif
     fab_detect_pml(t);
     if (strcmp(t->pml, "ucx") != 0) {
         char btls[256];

@@ -7,7 +7,7 @@
  * result file. rename() is atomic, so the result file is always either the previous complete
  * version or the new one: a kill -9 can lose at most the row being written, never corrupt
  * one. The cost is writing the whole file per row; docs/SCHEMA.md gives the measurement. */
-#define _DEFAULT_SOURCE /* fsync, strdup */
+#define _DEFAULT_SOURCE 1 /* fsync, strdup */
 #include <errno.h>
 #include <hdf5.h>
 #include <math.h>

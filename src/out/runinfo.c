@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/sim.h"
 #include "core/status.h"
 #include "core/world.h"
 #include "measure/timing.h"
@@ -140,6 +141,9 @@ fab_status_t fab_run_info_fill(fab_run_info_t *info, const fab_world_t *w, const
     snprintf(info->ucx_tls, sizeof(info->ucx_tls), "%s", t->ucx_tls);
     snprintf(info->ucx_pairs, sizeof(info->ucx_pairs), "%s", t->ucx_pairs);
     snprintf(info->timer, sizeof(info->timer), "%s", fab_timer_describe());
+#ifdef FAB_SIM
+    snprintf(info->simulated, sizeof(info->simulated), "%s", FAB_SIM_NOTE);
+#endif
     info->timer_cost_ns = fab_timer_cost_ns(11);
     info->nranks = w->size;
     info->nhosts = w->nhosts;

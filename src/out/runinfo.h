@@ -21,6 +21,7 @@ typedef struct fab_run_info {
     char ucx_pairs[2048]; /* every probed pair's, grouped; "" when one pair was probed */
     bool probed_early;    /* --strict-fabric: probed before the measurements */
     char timer[192];
+    char simulated[192]; /* the simulated build's note (core/sim.h); "" for a real run */
     double timer_cost_ns;
     int nranks, nhosts;
     char **hosts;              /* per rank */

@@ -11,6 +11,7 @@
 
 enum {
     M_TOOL,
+    M_SIM,
     M_GIT,
     M_START,
     M_END,
@@ -62,6 +63,8 @@ enum {
 
 const fab_meta_field_t fab_meta_fields[] = {
     [M_TOOL] = {"tool", NULL, FAB_META_STR, B, FILES, "tool"},
+    /* only in a simulated build's files (core/sim.h) */
+    [M_SIM] = {"simulated", NULL, FAB_META_STR, B, FILES, "SIMULATED"},
     [M_GIT] = {"git_commit", NULL, FAB_META_STR, B, FILES, "git"},
     [M_START] = {"start_time", NULL, FAB_META_STR, B, FILES, "date"},
     [M_END] = {"end_time", NULL, FAB_META_STR, E, FILES, "ended"},
@@ -128,6 +131,9 @@ bool fab_meta_get(int i, const fab_run_info_t *info, fab_meta_value_t *v)
     case M_TOOL:
         v->s = "fabricbench " FAB_VERSION;
         break;
+    case M_SIM:
+        v->s = info->simulated;
+        return info->simulated[0] != '\0';
     case M_GIT:
         v->s = FAB_GIT_COMMIT;
         break;

@@ -27,6 +27,8 @@ static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, co
 
     (void)o;
     fprintf(f, "# fabricbench %s (git %s)\n", FAB_VERSION, FAB_GIT_COMMIT);
+    if (info->simulated[0])
+        fprintf(f, "# SIMULATED: %s\n", info->simulated);
     fprintf(f, "# date: %s\n", info->start_time);
     fprintf(f, "# command: %s\n", info->command_line);
     /* "host:n,host:n" -> "host (n), host (n)", at most 8 hosts */

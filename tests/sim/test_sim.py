@@ -1,0 +1,135 @@
+"""The pairs verdict at scale, on a simulated fat tree (SimGrid SMPI; tests/sim/README.md).
+
+    test_sim.py SIMDIR FABRICBENCH SCENARIO
+
+runs the simulated build in SIMDIR (fabricbench and fattree.so) under tests/sim/smpirun.sh
+with the scenario's faults, reads the result file back with h5py and checks the exit code,
+the verdict and exactly which suspects are named (kind and member or switch), and that the
+run says it was simulated (the file's `simulated` attribute, `FABRICBENCH show`). Simulated
+results are deterministic, so exact suspects are a fair check. Without SimGrid or the
+simulated build it exits 77 (ctest: skipped) and says why.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNNER = os.path.join(HERE, "smpirun.sh")
+
+BW = ["run", "pairs_bw", "-m", "1M", "-w", "2", "-i", "2", "-x", "0"]
+LAT = ["run", "pairs_latency", "-m", "8", "-i", "10", "-x", "1"]
+# 256 nodes: one message per pair and direction, and no retest of the ~950 slow pairs one at
+# a time (about 100 s of simulator time): the verdict is the same (docs/PERFORMANCE.md).
+BW256 = ["run", "pairs_bw", "-m", "1M", "-w", "1", "-i", "1", "-x", "0", "--retest", "off"]
+
+# name: (leaves, hosts per leaf, FT_SLOW, FT_DELAY, args, exit code, [(kind, node or switch)])
+# A slowed link runs at a quarter of a host link (12.5 GB/s); leafJ-spineK is both ways of
+# that leaf-spine link, :down the spine-to-leaf way only (fattree.cpp). Under destination
+# routing spine 7 reaches node-200 on leaf12 (FT_DUMP_ROUTES shows every route).
+SCENARIOS = {
+    "pairs_bw.healthy64": (8, 8, "", "", BW, 0, []),
+    "pairs_bw.hostlink64": (8, 8, "node-13=3.125e9", "", BW, 1, [("node", "node-13")]),
+    "pairs_bw.uplink64": (8, 8, "leaf2-spine5=3.125e9", "", BW, 1, [("group", "leaf2")]),
+    "pairs_bw.faults256": (16, 16, "node-37=3.125e9,leaf9-spine3=3.125e9,"
+                           "leaf12-spine7:down=3.125e9", "", BW256, 1,
+                           [("node", "node-37"), ("path", "node-200"), ("group", "leaf9")]),
+    "pairs_latency.healthy64": (8, 8, "", "", LAT, 0, []),
+    "pairs_latency.hostlink64": (8, 8, "", "node-13=2e-6", LAT, 1, [("node", "node-13")]),
+}
+
+
+def skip(why):
+    print("SKIP: " + why)
+    sys.exit(77)
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def named(m):
+    """[(kind, name)] of the matrix group's suspects, in order, from node_suspect."""
+    nodes = [s.decode() if isinstance(s, bytes) else s for s in m["nodes"][()]]
+    switches = [s.decode() if isinstance(s, bytes) else s for s in m["switches"][()]]
+    node_switch = m["node_switch"][()]
+    who = m["node_suspect"][()]
+    out = []
+    for i, line in enumerate(m["suspects"][()]):
+        line = line.decode() if isinstance(line, bytes) else line
+        kind = line.split(":", 1)[0]
+        members = [nodes[j] for j in np.flatnonzero(who == i)]
+        if kind == "group":
+            groups = {switches[node_switch[j]] for j in np.flatnonzero(who == i)}
+            check(len(groups) == 1, "suspect %d (%s) spans switches %s" % (i, line, groups))
+            g = groups.pop()
+            want = [nodes[j] for j in np.flatnonzero(node_switch == switches.index(g))]
+            check(members == want, "group %s: node_suspect names %s, not its nodes %s" %
+                  (g, members, want))
+            out.append((kind, g))
+        else:
+            check(len(members) == 1, "suspect %d (%s) names %s" % (i, line, members))
+            out.append((kind, members[0]))
+    return out
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[3] not in SCENARIOS:
+        fail("usage: test_sim.py SIMDIR FABRICBENCH {%s}" % ",".join(SCENARIOS))
+    simdir, tool, name = sys.argv[1:]
+    leaves, hosts, slow, delay, args, code, want = SCENARIOS[name]
+    if not shutil.which("smpirun"):
+        skip("SimGrid is not installed (apt-get install libsimgrid-dev g++, then rebuild)")
+    for f in ("fabricbench", "fattree.so"):
+        if not os.path.exists(os.path.join(simdir, f)):
+            skip("no simulated build in %s (SimGrid was missing when cmake configured: "
+                 "reconfigure after apt-get install libsimgrid-dev g++)" % simdir)
+    work = tempfile.mkdtemp(prefix="fabsim-")
+    try:
+        out = os.path.join(work, "r.h5")
+        env = dict(os.environ, FT_SLOW=slow, FT_DELAY=delay)
+        cmd = [RUNNER, "-s", simdir, "-w", work, str(leaves), str(hosts), "--"] + args + [
+            "--switches", os.path.join(work, "switches"), "-o", out]
+        t0 = time.monotonic()
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+        took = time.monotonic() - t0
+        print("%s: exit %d in %.1f s (simulator's real time)" % (name, r.returncode, took))
+        check(r.returncode == code, "exit %d, want %d\nstdout:\n%s\nstderr:\n%s" %
+              (r.returncode, code, r.stdout[-3000:], r.stderr[-3000:]))
+        with h5py.File(out, "r") as f:
+            run = f["runs/run_0000"]
+            check("simulated" in run.attrs, "the run lacks the simulated attribute")
+            kernel = [g for n, g in run["kernels"].items() if n.endswith(args[1])][0]
+            m = kernel["matrix"]
+            n = leaves * hosts
+            check(m.attrs["pairs_measured"] == n * (n - 1) // 2,
+                  "pairs_measured %s" % m.attrs["pairs_measured"])
+            check(m.attrs["verdict"] == ("healthy" if code == 0 else "suspects"),
+                  "verdict %s" % m.attrs["verdict"])
+            got = named(m)
+            for line in m["suspects"][()]:
+                print("  suspect", line.decode() if isinstance(line, bytes) else line)
+            check(got == want, "suspects %s, want %s" % (got, want))
+            if not want:
+                check((m["node_suspect"][()] == -1).all(), "a node is named on a healthy fabric")
+        show = subprocess.run([tool, "show", out], capture_output=True, text=True, timeout=60)
+        check(show.returncode == 0, "show: exit %d: %s" % (show.returncode, show.stderr))
+        check("# SIMULATED: " in show.stdout, "show does not say the run was simulated")
+        check("# SIMULATED: " in r.stdout, "the header does not say the run is simulated")
+        print("PASS: %s: %s" % (name, want or "healthy"))
+    finally:
+        shutil.rmtree(work, True)
+
+
+main()
