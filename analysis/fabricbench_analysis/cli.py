@@ -130,7 +130,18 @@ def cmd_compare(args):
 
 def cmd_plot(args):
     from . import plot
-    table = _load(args)
+    from .errors import NoRows
+    from .table import Table
+    try:
+        table = _load(args)
+    except NoRows:
+        # A run killed during its first kernel, a pairs kernel: no row, but the matrix of the
+        # rounds it finished. Without one, the error stands.
+        if not _matrices(args.files, args.run):
+            raise
+        _note("no measured rows in %s: only the pairs matrices are drawn" %
+              ", ".join(args.files))
+        table = Table([], [], {})
     formats = [f.strip().lower() for f in args.format.split(",") if f.strip()]
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad or not formats:

@@ -21,3 +21,8 @@ class AnalysisError(Exception):
 class UsageError(AnalysisError):
     def __init__(self, message, hint=None):
         super().__init__(message, hint, EXIT_USAGE)
+
+
+class NoRows(AnalysisError):
+    """Readable files without a measured row (runs stopped before their first): `plot` still
+    draws the pairs matrices such a run may hold."""

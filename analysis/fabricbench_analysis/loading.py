@@ -8,7 +8,7 @@ import os
 import re
 
 from . import hostile
-from .errors import AnalysisError, UsageError
+from .errors import AnalysisError, NoRows, UsageError
 from .noise import row_noise
 from .table import (DERIVED_COLUMNS, INT_DEFAULTS, KERNEL_COLUMNS, META_UNITS, RUN_COLUMNS,
                     TABLE_COLUMNS, Table)
@@ -470,8 +470,8 @@ def load(paths, run="all", labels=None, warn=None):
         except Exception as e:
             raise _unexpected(meta["file"], e, "reading the values of /runs/%s" % meta["run"])
     if not rows:
-        raise AnalysisError("nothing to analyse: no measured rows in %s" % ", ".join(paths),
-                            "the runs stopped before their first row; run fabricbench again")
+        raise NoRows("nothing to analyse: no measured rows in %s" % ", ".join(paths),
+                     "the runs stopped before their first row; run fabricbench again")
     columns = list(RUN_COLUMNS) + list(KERNEL_COLUMNS) + list(TABLE_COLUMNS) + extra_cols + \
         list(DERIVED_COLUMNS)
     for r in rows:

@@ -217,6 +217,25 @@ def test_heatmap_of_killed_run_shows_unmeasured(pairs):
     assert _rects(fig) == 0 and "3 of 7 rounds" in cap
 
 
+def test_plot_of_run_killed_in_its_first_kernel(pairs, tmp_path):
+    """No measured row (killed during pairs_bw, its only kernel), but a matrix of 3 rounds:
+    plot draws the heatmap (a note says why nothing else); summary has nothing (exit 3)."""
+    import shutil
+
+    import h5py
+    path = str(tmp_path / "first.h5")
+    shutil.copyfile(pairs.killed, path)
+    with h5py.File(path, "r+") as f:
+        del f["/runs/run_0000/kernels/00_pairs_latency"]
+    out = tmp_path / "plots"
+    p = run_cli("plot", path, "-o", out, "--format", "png")
+    assert_ok(p)
+    assert sorted(os.listdir(out)) == ["pairs_bw_matrix.png"]
+    assert "only the pairs matrices are drawn" in p.stderr
+    assert_error(run_cli("summary", path), 3, "no measured rows")
+    assert _matrix(pairs, path).returncode == 4
+
+
 def test_heatmap_ticks_thinned_above_64(pairs, tmp_path):
     names = ["sw1-n%02d" % i for i in range(1, 51)] + ["sw2-n%02d" % i for i in range(51, 101)]
     path = pairs.km.write_pairs(str(tmp_path / "m100.h5"), pairs.real,
