@@ -6,8 +6,9 @@ node (own hostname and network namespace), jobs submitted with sbatch.
   - fabric-sweep.sbatch with "ib roce tcp:fab0 shm": ib and roce skipped (absent: a line per
     node says so and then one skip line, no launcher error text), shm skipped (2 nodes), tcp
     run; one summary line per fabric;
-  - health.sbatch: PASS with loose thresholds (from a file), FAIL with an impossible one (job
-    FAILED, exit 1), exit 2 without thresholds.
+  - health.sbatch with FB_PAIRS=none (thresholds only; the pairs default is test_health.py):
+    PASS with loose thresholds (from a file), FAIL with an impossible one (job FAILED, exit 1),
+    exit 2 without thresholds.
 
 usage: test_jobs.py FABRICBENCH       (skips with exit 77 without root, Slurm or munge)"""
 import os
@@ -110,7 +111,7 @@ thresholds = os.path.join(c.work, "loose.conf")
 with open(thresholds, "w") as f:
     f.write("# loose: any working link passes\nmax_latency_us = 100000\nmin_bw_MBps = 1\n"
             "max_allreduce_us = 100000\n")
-health_env = {"FB_FABRIC": "tcp", "FB_DEVICE": "fab0", "FB_SIZES": "8,64K,1M"}
+health_env = {"FB_FABRIC": "tcp", "FB_DEVICE": "fab0", "FB_SIZES": "8,64K,1M", "FB_PAIRS": "none"}
 jid, out, info = submit("health.sbatch", args=["--thresholds", thresholds], extra=health_env)
 verdicts = re.findall(r"^health: check (\S+) = \S+ (?:<=|>=) \S+ \((?:max|min)\): (\w+)$", out,
                       re.M)
@@ -135,7 +136,8 @@ print("ok health.sbatch with an impossible threshold: FAIL, job FAILED with exit
       % info["waited_s"], flush=True)
 
 jid, out, info = submit("health.sbatch", extra=health_env, state="FAILED", exit_code="2:0")
-check("error: no threshold given" in out, "health without thresholds:\n" + out[-2000:])
+check("FB_PAIRS=none and no threshold given: nothing to check" in out,
+      "health without thresholds:\n" + out[-2000:])
 print("ok health.sbatch without thresholds: exit 2, nothing run", flush=True)
 
 c.down()
