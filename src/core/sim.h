@@ -4,7 +4,8 @@
  * says, so such a run tests logic at scale (an all-pairs schedule, a localisation) and never
  * measures a fabric. What is wrong under simulation is switched off or replaced by
  * `#ifdef FAB_SIM` at one place each; the normal build compiles none of it:
- *   timer        measure/timing.[ch]: CLOCK_MONOTONIC only (SMPI maps it to simulated time)
+ *   timer        measure/timing.[ch]: CLOCK_MONOTONIC only (SMPI maps it to simulated time);
+ *                fab_real_ns the real clock, for the result file's commit times (out/hdf5.c)
  *   host names   core/world.c: MPI_Get_processor_name (the simulated host)
  *   pml, UCX     net/transport.c (no pml selection, "simulated" instead of a probe),
  *                net/fabric.c (no --fabric: there is no real fabric to choose)

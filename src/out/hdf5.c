@@ -129,7 +129,7 @@ static void fab_h5_rollback(fab_h5_t *h, int err)
 /* Write the in-memory image to the temporary file, sync it, rename it over the result. */
 static fab_status_t fab_h5_commit(fab_h5_t *h)
 {
-    uint64_t t0 = fab_now_ns();
+    uint64_t t0 = fab_real_ns();
     ssize_t size;
     char *buf = NULL;
     const char *what = "write";
@@ -161,7 +161,7 @@ static fab_status_t fab_h5_commit(fab_h5_t *h)
     free(h->good); /* this image is now the last good one */
     h->good = buf;
     h->good_n = (size_t)size;
-    took = (double)(fab_now_ns() - t0) * 1e-9;
+    took = (double)(fab_real_ns() - t0) * 1e-9;
     h->commits++;
     h->commit_s += took;
     if (took > h->commit_max_s)
