@@ -47,12 +47,20 @@ def is_bw(m):
     return m["metric"] == "bw_MBps"
 
 
-def _entries(m):
-    """(src, dst) of every entry: all directions for bandwidth, i < j for latency."""
+def entry_mask(m):
+    """n x n booleans: the entries (all directions for bandwidth, i < j for latency)."""
     n = m["members"]
-    if is_bw(m):
-        return [(s, d) for s in range(n) for d in range(n) if s != d]
-    return [(s, d) for s in range(n) for d in range(s + 1, n)]
+    return ~np.eye(n, dtype=bool) if is_bw(m) else np.triu(np.ones((n, n), dtype=bool), 1)
+
+
+def _ordered(m, mask):
+    """(src, dst) of the entries in mask, worst first (lowest bandwidth, highest latency;
+    ties in index order): numpy throughout, for matrices of thousands of members."""
+    vals = m["values"][m["metric"]]
+    src, dst = np.nonzero(mask)
+    key = vals[src, dst] if is_bw(m) else -vals[src, dst]
+    order = np.lexsort((dst, src, key))
+    return src[order], dst[order]
 
 
 def median(m):
@@ -61,8 +69,8 @@ def median(m):
     if math.isfinite(v):
         return v
     vals = m["values"][m["metric"]]
-    got = [vals[s, d] for s, d in _entries(m) if math.isfinite(vals[s, d])]
-    return float(np.median(got)) if got else math.nan
+    got = vals[entry_mask(m) & np.isfinite(vals)]
+    return float(np.median(got)) if got.size else math.nan
 
 
 def _num(v, bw):
@@ -107,22 +115,50 @@ def entry(m, s, d, med):
 def worst(m, count):
     """The `count` worst measured entries: lowest bandwidth or highest latency first."""
     vals = m["values"][m["metric"]]
-    got = [(s, d) for s, d in _entries(m) if math.isfinite(vals[s, d])]
-    got.sort(key=lambda p: (vals[p] if is_bw(m) else -vals[p], p))
+    src, dst = _ordered(m, entry_mask(m) & np.isfinite(vals))
     med = median(m)
-    return [entry(m, s, d, med) for s, d in got[:max(count, 0)]]
+    return [entry(m, int(s), int(d), med) for s, d in zip(src[:max(count, 0)],
+                                                          dst[:max(count, 0)])]
 
 
-def retested(m):
-    """Every entry that was retested alone (a finite retest value), worst first."""
+def retested(m, limit=None):
+    """The entries retested alone (a finite retest value), worst first; all, or `limit`."""
     r = m["values"].get("retest_" + m["metric"])
     if r is None:
         return []
+    src, dst = _ordered(m, entry_mask(m) & np.isfinite(r))
     med = median(m)
-    vals = m["values"][m["metric"]]
-    got = [(s, d) for s, d in _entries(m) if math.isfinite(r[s, d])]
-    got.sort(key=lambda p: (vals[p] if is_bw(m) else -vals[p], p))
-    return [entry(m, s, d, med) for s, d in got]
+    if limit is not None:
+        src, dst = src[:limit], dst[:limit]
+    return [entry(m, int(s), int(d), med) for s, d in zip(src, dst)]
+
+
+def retested_count(m):
+    r = m["values"].get("retest_" + m["metric"])
+    return 0 if r is None else int(np.count_nonzero(entry_mask(m) & np.isfinite(r)))
+
+
+def slow_cells(m):
+    """n x n booleans: cell_slow for every cell, vectorised (the heatmap's outlines)."""
+    n = m["members"]
+    out = np.zeros((n, n), dtype=bool)
+    if m["pair_slow"] is None:
+        return out
+    bits = m["pair_slow"]
+    slow = (bits > 0) & (bits != NOT_MEASURED) & (bits != LOAD_ONLY)
+    np.fill_diagonal(slow, False)
+    if not is_bw(m):
+        return slow
+    med = median(m)
+    v = m["values"]["bw_MBps"]
+    lp = m["values"].get("line_pct", np.full((n, n), np.nan))
+    share = m["slow_bw_share"]
+    with np.errstate(invalid="ignore"):
+        below = (v < share * med) if math.isfinite(share) and math.isfinite(med) else \
+            np.zeros((n, n), dtype=bool)
+        below |= ((bits & 4) > 0) & (lp < 100 * LINE_FRAC)
+    # a slow pair with neither direction below a threshold: both cells marked (as cell_slow)
+    return slow & (below | ~below.T)
 
 
 def cell_slow(m, s, d, med):
@@ -164,9 +200,15 @@ def _switch_text(m):
     if not m["switches"] or m["node_switch"] is None:
         return "none known (host names without '-', no --switches)"
     parts = []
-    for g, name in enumerate(m["switches"]):
+    big = m["members"] > LIST_MAX  # then each switch with its count, first and last member
+    for g, name in enumerate(m["switches"][:LIST_MAX] if big else m["switches"]):
         on = [m["nodes"][i] for i in range(m["members"]) if m["node_switch"][i] == g]
-        parts.append("%s: %s" % (name, _names(on)))
+        if big and len(on) > 2:
+            parts.append("%s: %d (%s .. %s)" % (name, len(on), on[0], on[-1]))
+        else:
+            parts.append("%s: %s" % (name, _names(on)))
+    if big and len(m["switches"]) > LIST_MAX:
+        parts.append("... and %d more switches" % (len(m["switches"]) - LIST_MAX))
     none = [m["nodes"][i] for i in range(m["members"]) if m["node_switch"][i] < 0]
     if none:
         parts.append("none: %s" % _names(none))
@@ -264,9 +306,9 @@ def _text_one(m, count):
     out.append("switches  " + _switch_text(m))
     total = n * (n - 1) // 2
     vals = m["values"][m["metric"]]
+    fin = np.isfinite(vals)
     measured = m["pairs_measured"] if m["complete"] and m["pairs_measured"] >= 0 else \
-        sum(1 for s in range(n) for d in range(s + 1, n)
-            if math.isfinite(vals[s, d]) or math.isfinite(vals[d, s]))
+        int(np.count_nonzero(np.triu(fin | fin.T, 1)))
     slow = "; %d slow" % m["pairs_slow"] if m["complete"] and m["pairs_slow"] >= 0 else ""
     out.append("measured  %d of %d pairs%s" % (measured, total, slow))
     what = "MB/s per pair and direction" if bw else "us one-way p50 per pair"
@@ -290,17 +332,18 @@ def _text_one(m, count):
                                                 "lowest bandwidth" if bw else
                                                 "highest latency"))
         out.extend(_worst_table(rows, bw))
-    rt = retested(m)
+    rt = retested(m, LIST_MAX)
+    nrt = retested_count(m)
     if rt:
         out.append("retested alone (%d %s): first measurement -> alone" % (
-            len(rt), ("direction" if bw else "pair") + ("" if len(rt) == 1 else "s")))
-        for e in rt[:LIST_MAX]:
+            nrt, ("direction" if bw else "pair") + ("" if nrt == 1 else "s")))
+        for e in rt:
             out.append("  %s %s %s: %s -> %s %s (%s -> %s of the median)" % (
                 e["src"], "->" if bw else "<->", e["dst"], _num(e["value"], bw),
                 _num(e["retest"]["value"], bw), m["unit"], _pct(e["of_median"]),
                 _pct(e["retest"]["of_median"])))
-        if len(rt) > LIST_MAX:
-            out.append("  ... and %d more" % (len(rt) - LIST_MAX))
+        if nrt > LIST_MAX:
+            out.append("  ... and %d more" % (nrt - LIST_MAX))
     if n <= MATRIX_MAX:
         out.append("matrix: %s, row %s column (* slow, ~ slow only under load, - not "
                    "measured)" % ("MB/s" if bw else "p50 one-way latency, us",

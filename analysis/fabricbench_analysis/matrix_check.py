@@ -10,8 +10,9 @@ band, WARN when beyond the tolerance but within the noise. A matrix has no per-p
 error, so the noise band is sigma x the run-to-run spread: measured per pair from 3 or more
 baseline runs, else at least --run-spread.
 """
-import math
-import statistics
+import warnings
+
+import numpy as np
 
 from .matrix import is_bw
 from .rules import checks_for
@@ -37,24 +38,19 @@ def _item(status, m, metric, pair, base, value, change, noise, tol, reason, rule
             "tolerance": tol, "reason": reason, "rule": rule}
 
 
-def _values(m, metric):
-    """{(src name, dst name): value} of the measured entries of one matrix."""
-    a = m["values"].get(metric)
+def _aligned(cm, b, metric):
+    """The baseline matrix b's `metric` on the current matrix cm's members (by name): n x n
+    with NaN where b lacks a member or did not measure the pair."""
+    n = cm["members"]
+    out = np.full((n, n), np.nan)
+    a = b["values"].get(metric)
     if a is None:
-        return {}
-    names = m["nodes"]
-    n = len(names)
-    directed = is_bw(m)
-    out = {}
-    for s in range(n):
-        for d in range(n):
-            if s == d or (not directed and d < s):
-                continue
-            v = float(a[s, d])
-            if math.isfinite(v):
-                key = (names[s], names[d]) if directed else tuple(sorted((names[s],
-                                                                          names[d])))
-                out[key] = v
+        return out
+    where = {x: i for i, x in enumerate(b["nodes"])}
+    ci = np.array([i for i, x in enumerate(cm["nodes"]) if x in where], dtype=np.int64)
+    bi = np.array([where[cm["nodes"][i]] for i in ci], dtype=np.int64)
+    if ci.size:
+        out[np.ix_(ci, ci)] = a[np.ix_(bi, bi)]
     return out
 
 
@@ -97,77 +93,87 @@ def check_matrix(cm, bms, tolerance, rules, sigma, run_spread, strict, notes, la
 
 
 def _check_metric(cm, bms, metric, tol, severity, source, sigma, run_spread, cur_names):
+    """numpy over the n x n entries (bandwidth: every direction; latency: i < j), so that a
+    matrix of thousands of members is checked in seconds."""
     directed = is_bw(cm)
-    cur = _values(cm, metric)
-    base = {}
-    for b in bms:
-        for k, v in _values(b, metric).items():
-            base.setdefault(k, []).append(v)
-    higher = metric in HIGHER_IS_BETTER
-    fails, warns, passes, missing = [], [], [], []
-    for key, bvals in base.items():
-        if key[0] not in cur_names or key[1] not in cur_names:
-            continue  # a member gone: reported once above
-        value = cur.get(key)
-        if value is None:
-            missing.append(key)
-            continue
-        ref = statistics.median(bvals)
-        if ref <= 0:
-            continue
-        spread = 0.0
-        if len(bvals) >= 2 and statistics.mean(bvals) > 0:
-            spread = statistics.stdev(bvals) / statistics.mean(bvals)
-        if len(bvals) < MIN_SPREAD_RUNS:
-            spread = max(spread, run_spread)
-        noise = sigma * spread
-        change = value / ref - 1.0
-        worse = -change if higher else change
-        rec = (worse, key, ref, value, change, noise)
-        if worse > tol and worse > noise:
-            fails.append(rec)
-        elif worse > tol:
-            warns.append(rec)
+    n = cm["members"]
+    cur = cm["values"][metric]
+    stack = np.stack([_aligned(cm, b, metric) for b in bms])
+    mask = ~np.eye(n, dtype=bool) if directed else np.triu(np.ones((n, n), dtype=bool), 1)
+    nb = np.sum(np.isfinite(stack), axis=0)
+    inbase = mask & (nb > 0)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN cells: NaN, as meant
+        if len(bms) > 1:
+            ref = np.nanmedian(stack, axis=0)
+            spread = np.where(nb >= 2, np.nanstd(stack, axis=0, ddof=1) /
+                              np.nanmean(stack, axis=0), 0.0)
         else:
-            passes.append(rec)
+            ref, spread = stack[0], np.zeros((n, n))
+        spread = np.where(nb < MIN_SPREAD_RUNS, np.maximum(spread, run_spread), spread)
+        noise = sigma * spread
+        change = cur / ref - 1.0
+    worse = -change if metric in HIGHER_IS_BETTER else change
+    judged = inbase & np.isfinite(cur) & (ref > 0)
+    missing = inbase & ~np.isfinite(cur)
+    fails = judged & (worse > tol) & (worse > noise)
+    warns = judged & (worse > tol) & ~fails
+    passes = judged & ~fails & ~warns
+    names = cm["nodes"]
+
+    def pairs(sel, limit):
+        """(worse, key, ref, value, change, noise) of the first `limit` selected entries,
+        worst first, the number selected, and the least bad of them."""
+        src, dst = np.nonzero(sel)
+        order = np.lexsort((dst, src, -worse[src, dst]))
+
+        def rec(k):
+            a, b = src[k], dst[k]
+            key = (names[a], names[b]) if directed else tuple(sorted((names[a], names[b])))
+            return (float(worse[a, b]), key, float(ref[a, b]),
+                    float(cur[a, b]), float(change[a, b]), float(noise[a, b]))
+        return [rec(k) for k in order[:limit]], len(order), \
+            rec(order[-1]) if len(order) else None
+
     items = []
-    fails.sort(key=lambda r: (-r[0], r[1]))
     status = "WARN" if severity == "warn" else "FAIL"
-    for worse, key, ref, value, change, noise in fails[:LIST_FAILS]:
-        items.append(_item(status, cm, metric, _pair_text(key, directed), ref, value, change,
-                           noise, tol, "worse by %s: beyond the tolerance (%s) and the noise "
-                           "+-%s" % (_pct(worse), _pct(tol), _pct(noise)), source))
-    if len(fails) > LIST_FAILS:
-        rest = fails[LIST_FAILS:]
+    listed, nfail, least = pairs(fails, LIST_FAILS)
+    for w, key, r, value, ch, nz in listed:
+        items.append(_item(status, cm, metric, _pair_text(key, directed), r, value, ch, nz, tol,
+                           "worse by %s: beyond the tolerance (%s) and the noise +-%s" % (
+                               _pct(w), _pct(tol), _pct(nz)), source))
+    if nfail > LIST_FAILS:
         items.append(_item(status, cm, metric, None, None, None, None, None, tol,
                            "%d more %s worse beyond the tolerance and the noise (the least: "
-                           "%s by %s)" % (len(rest), "directions" if directed else "pairs",
-                                          _pair_text(rest[-1][1], directed),
-                                          _pct(rest[-1][0])), source))
-    if warns:
-        warns.sort(key=lambda r: (-r[0], r[1]))
-        w = warns[0]
+                           "%s by %s)" % (nfail - LIST_FAILS, "directions" if directed else
+                                          "pairs", _pair_text(least[1], directed),
+                                          _pct(least[0])), source))
+    nwarn = int(np.count_nonzero(warns))
+    if nwarn:
+        w = pairs(warns, 1)[0][0]
         items.append(_item("WARN", cm, metric, None, None, None, None, None, tol,
                            "%d %s worse beyond the tolerance (%s) but within the noise: the "
                            "measurement cannot tell (the worst: %s by %s, noise +-%s)" % (
-                               len(warns), _unit(len(warns), directed), _pct(tol),
+                               nwarn, _unit(nwarn, directed), _pct(tol),
                                _pair_text(w[1], directed), _pct(w[0]), _pct(w[5])), source))
-    if missing:
-        missing.sort()
+    nmiss = int(np.count_nonzero(missing))
+    if nmiss:
+        src, dst = np.nonzero(missing)
+        first = [_pair_text((names[a], names[b]), directed) for a, b in zip(src[:5], dst[:5])]
         items.append(_item("WARN", cm, metric, None, None, None, None, None, tol,
                            "%d %s of the baseline not measured in this run%s (%s%s)" % (
-                               len(missing), _unit(len(missing), directed),
+                               nmiss, _unit(nmiss, directed),
                                "" if cm["complete"] else " (it stopped after %d of %d rounds)"
                                % (cm["rounds_done"], cm["rounds"]),
-                               ", ".join(_pair_text(k, directed) for k in missing[:5]),
-                               ", ..." if len(missing) > 5 else ""), source))
-    if not fails and not warns and passes:
-        worst = max(passes, key=lambda r: (r[0], r[1]))
+                               ", ".join(first), ", ..." if nmiss > 5 else ""), source))
+    npass = int(np.count_nonzero(passes))
+    if not nfail and not nwarn and npass:
+        w = pairs(passes, 1)[0][0]
         items.append(_item("PASS", cm, metric, None, None, None, None, None, tol,
                            "all %d %s within the tolerance (%s); the worst: %s %+.1f%% "
-                           "(%s -> %s)" % (len(passes), _unit(len(passes), directed), _pct(tol),
-                                           _pair_text(worst[1], directed), 100 * worst[4],
-                                           fmt_num(worst[2]), fmt_num(worst[3])), source))
+                           "(%s -> %s)" % (npass, _unit(npass, directed), _pct(tol),
+                                           _pair_text(w[1], directed), 100 * w[4],
+                                           fmt_num(w[2]), fmt_num(w[3])), source))
     return items
 
 

@@ -13,6 +13,7 @@ from .plot import _mpl, plain
 
 TICKS_ALL = 64  # members up to which every name is a tick label; above, thinned
 NOT_MEASURED_COLOR = "#d0d0d0"
+HATCH_MAX = 20000  # cells not measured hatched up to this many
 SLOW_COLOR = "#ff2a2a"
 SUSPECT_COLOR = "#c62828"
 LOAD_COLOR = "#ff9f1c"  # slow only under load: ok when retested alone
@@ -66,27 +67,28 @@ def figure(m):
         lo, hi = lo * 0.9, hi * 1.1 + 1e-9
     im = ax.imshow(masked, cmap=cmap, vmin=lo, vmax=hi, interpolation="nearest",
                    aspect="equal")
-    # Hatch what was not measured, so that grey never reads as a value.
-    nanmask = np.ma.masked_where(np.isfinite(vals), np.ones_like(vals))
-    ax.pcolor(np.arange(n + 1) - 0.5, np.arange(n + 1) - 0.5, nanmask, hatch="//",
-              alpha=0.0, shading="flat")
+    # Hatch what was not measured, so that grey never reads as a value (up to HATCH_MAX
+    # cells: beyond, the grey alone, which the legend names, keeps a huge matrix quick).
+    nan = np.argwhere(~np.isfinite(vals))
+    if len(nan) <= HATCH_MAX:
+        ax.add_collection(PatchCollection(
+            [Rectangle((d - 0.5, s - 0.5), 1, 1) for s, d in nan], facecolor="none",
+            edgecolor="#808080", linewidth=0, hatch="//", gid="not_measured"))
     cb = fig.colorbar(im, ax=ax, shrink=0.8)
     cb.set_label("MB/s (10\u2076 B/s), higher is better" if bw else
                  "one-way latency p50 (\u00b5s), lower is better")
-    med = matrix.median(m)
-    slow = [(s, d) for s in range(n) for d in range(n)
-            if s != d and matrix.cell_slow(m, s, d, med)]
+    slow = [(int(s), int(d)) for s, d in zip(*np.nonzero(matrix.slow_cells(m)))]
     lw = 2.5 if n <= 16 else 1.5 if n <= 64 else 0.6
     if slow:
         ax.add_collection(PatchCollection(
             [Rectangle((d - 0.5, s - 0.5), 1, 1) for s, d in slow], facecolor="none",
-            edgecolor=SLOW_COLOR, linewidth=lw))
-    load = [(s, d) for s in range(n) for d in range(n)
-            if s != d and matrix._bits(m, s, d) == matrix.LOAD_ONLY]
+            edgecolor=SLOW_COLOR, linewidth=lw, gid="slow"))
+    load = [] if m["pair_slow"] is None else \
+        [(int(s), int(d)) for s, d in zip(*np.nonzero(m["pair_slow"] == matrix.LOAD_ONLY))]
     if load:
         ax.add_collection(PatchCollection(
             [Rectangle((d - 0.5, s - 0.5), 1, 1) for s, d in load], facecolor="none",
-            edgecolor=LOAD_COLOR, linewidth=lw, linestyle="--"))
+            edgecolor=LOAD_COLOR, linewidth=lw, linestyle="--", gid="load_only"))
     ticks = _ticks(n)
     names = [plain(m["nodes"][i]) for i in ticks]
     suspects = set(matrix.suspect_nodes(m))

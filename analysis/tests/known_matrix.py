@@ -197,38 +197,42 @@ def write_matrix(kg, kernel, sp):
     _strings(g, "suspects", suspects)
 
 
-def write_pairs(path, template, sp):
+def write_pairs(path, template, sp, runs=1):
     """A result file at `path` shaped like the real pairs file `template`, with the known
-    matrices of `sp` in its pairs_latency and pairs_bw kernels. Returns path."""
+    matrices of `sp` in its pairs_latency and pairs_bw kernels, in `runs` identical runs
+    (run_0000, ...). Returns path."""
     with h5py.File(template, "r") as src, h5py.File(path, "w") as dst:
         for a in ("schema", "schema_version"):
             dst.attrs[a] = src.attrs[a]
-        tr = src["runs/run_0000"]
-        g = dst.create_group("runs/run_0000")
-        for a, v in tr.attrs.items():
-            g.attrs[a] = v
-        _strings(g, "hostnames", sp["nodes"])
-        _set(g.attrs, "nranks", len(sp["nodes"]))
-        _set(g.attrs, "nhosts", len(sp["nodes"]))
-        suspects = sp["fault"] is not None and not sp["killed"] and \
-            not (sp["retest"] and sp["fault"] == "pair")  # retested: ok alone
-        _set(g.attrs, "status", "running" if sp["killed"] else
-             "complete, suspects named" if suspects else "complete")
-        ks = g.create_group("kernels")
-        for kid in sorted(tr["kernels"]):
-            tk = tr["kernels"][kid]
-            kernel = tk.attrs["kernel"]
-            kg = ks.create_group(kid)
-            for a, v in tk.attrs.items():
-                kg.attrs[a] = v
-            killed = sp["killed"] and kernel == "pairs_bw"
-            _set(kg.attrs, "status", "running" if killed else
-                 "complete, suspects named" if suspects else "complete")
-            tk.copy("table", kg)
-            if killed:  # its row is written when the kernel ends: none yet
-                for ds in kg["table"].values():
-                    ds.resize((0,))
-                _set(kg.attrs, "rows", 0)
-            write_matrix(kg, kernel, sp)
-        _set(dst.attrs, "latest_run", "run_0000")
+        for r in range(runs):
+            _write_run(dst.create_group("runs/run_%04d" % r), src["runs/run_0000"], sp)
+        _set(dst.attrs, "latest_run", "run_%04d" % (runs - 1))
     return path
+
+
+def _write_run(g, tr, sp):
+    for a, v in tr.attrs.items():
+        g.attrs[a] = v
+    _strings(g, "hostnames", sp["nodes"])
+    _set(g.attrs, "nranks", len(sp["nodes"]))
+    _set(g.attrs, "nhosts", len(sp["nodes"]))
+    suspects = sp["fault"] is not None and not sp["killed"] and \
+        not (sp["retest"] and sp["fault"] == "pair")  # retested: ok alone
+    _set(g.attrs, "status", "running" if sp["killed"] else
+         "complete, suspects named" if suspects else "complete")
+    ks = g.create_group("kernels")
+    for kid in sorted(tr["kernels"]):
+        tk = tr["kernels"][kid]
+        kernel = tk.attrs["kernel"]
+        kg = ks.create_group(kid)
+        for a, v in tk.attrs.items():
+            kg.attrs[a] = v
+        killed = sp["killed"] and kernel == "pairs_bw"
+        _set(kg.attrs, "status", "running" if killed else
+             "complete, suspects named" if suspects else "complete")
+        tk.copy("table", kg)
+        if killed:  # its row is written when the kernel ends: none yet
+            for ds in kg["table"].values():
+                ds.resize((0,))
+            _set(kg.attrs, "rows", 0)
+        write_matrix(kg, kernel, sp)

@@ -189,10 +189,9 @@ def test_plot_writes_a_heatmap_per_matrix(pairs, tmp_path):
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
 
 
-def _rects(fig):
-    from matplotlib.collections import PatchCollection
-    ax = fig.axes[0]
-    return sum(len(c.get_paths()) for c in ax.collections if isinstance(c, PatchCollection))
+def _rects(fig, gid="slow"):
+    """Cells outlined as slow (or gid: 'load_only', 'not_measured' hatched)."""
+    return sum(len(c.get_paths()) for c in fig.axes[0].collections if c.get_gid() == gid)
 
 
 def test_heatmap_marks_slow_cells_suspects_and_verdict(pairs):
@@ -205,6 +204,7 @@ def test_heatmap_marks_slow_cells_suspects_and_verdict(pairs):
     assert labels[5] == "\u25b2 sw2-n06" and labels[0] == "sw1-n01" and len(labels) == 8
     assert ax.get_xticklabels()[5].get_color() == matrix_plot.SUSPECT_COLOR
     assert "14 outlined cells are slow" in cap and "Suspects: node: node sw2-n06" in cap
+    assert _rects(fig, "not_measured") == 8 and _rects(fig, "load_only") == 0
     img = ax.images[0].get_array()
     assert int(img.mask.sum()) == 8  # the diagonal only: every pair measured
 
@@ -215,6 +215,7 @@ def test_heatmap_of_killed_run_shows_unmeasured(pairs):
     assert "INCOMPLETE (3 of 7 rounds), no verdict" in fig.axes[0].get_title()
     assert int(fig.axes[0].images[0].get_array().mask.sum()) == 64 - 24
     assert _rects(fig) == 0 and "3 of 7 rounds" in cap
+    assert _rects(fig, "not_measured") == 64 - 24
 
 
 def test_plot_of_run_killed_in_its_first_kernel(pairs, tmp_path):
@@ -234,6 +235,14 @@ def test_plot_of_run_killed_in_its_first_kernel(pairs, tmp_path):
     assert "only the pairs matrices are drawn" in p.stderr
     assert_error(run_cli("summary", path), 3, "no measured rows")
     assert _matrix(pairs, path).returncode == 4
+
+
+def test_heatmap_load_only_cells_dashed(pairs):
+    bw = [m for m in load_matrices([pairs.retest]) if m["kernel"] == "pairs_bw"][0]
+    fig, cap = matrix_plot.figure(bw)
+    assert _rects(fig, "load_only") == 2 and _rects(fig) == 0
+    assert "verdict healthy" in fig.axes[0].get_title()
+    assert "2 cells slow only under load" in cap
 
 
 def test_heatmap_ticks_thinned_above_64(pairs, tmp_path):
@@ -317,6 +326,21 @@ def test_check_pair_within_noise_warns(pairs, tmp_path):
     assert len(w) == 1 and w[0]["metric"] == "bw_MBps"
     assert w[0]["reason"].startswith("2 directions worse beyond the tolerance (10.0%) but "
                                      "within the noise")
+
+
+def test_check_three_run_baseline_measures_the_spread(pairs, tmp_path):
+    """Three identical baseline runs: the spread is measured (0), so the noise band is 0 and
+    the same 14% loss FAILs (it WARNs against one run, whose spread is assumed 5%)."""
+    base3 = pairs.km.write_pairs(str(tmp_path / "base3.h5"), pairs.real, pairs.km.spec(),
+                                 runs=3)
+    path = pairs.km.write_pairs(str(tmp_path / "mild.h5"), pairs.real, pairs.km.spec(
+        pair_scale={("sw1-n02", "sw2-n07"): 0.86}))
+    p, j = _check(base3, path)
+    assert p.returncode == 1
+    bw = [c for c in j["files"][0]["checks"] if c["metric"].startswith("bw_MBps")]
+    assert [(c["status"], c["pair"], c["noise"]) for c in bw] == [
+        ("FAIL", "sw1-n02 -> sw2-n07", 0.0), ("FAIL", "sw2-n07 -> sw1-n02", 0.0)]
+    assert bw[0]["baseline"] == 10000.0 and bw[0]["value"] == pytest.approx(8600.0)
 
 
 def _rules(tmp_path, text):
