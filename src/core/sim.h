@@ -8,7 +8,8 @@
  *                fab_real_ns the real clock, for the result file's commit times (out/hdf5.c)
  *   host names   core/world.c: MPI_Get_processor_name (the simulated host)
  *   pml, UCX     net/transport.c (no pml selection, "simulated" instead of a probe),
- *                net/fabric.c (no --fabric: there is no real fabric to choose)
+ *                net/fabric.c (nothing resolved; measure/check.c refuses --fabric, and
+ *                --validate, since the ranks share their buffers)
  *   cpu%         measure/cpuload.c: NaN (the "waited for a core" warning comes from the
  *                watchdog, which is off)
  *   placement    net/rankinfo.c: no hwloc binding, no inventory of the real machine

@@ -374,11 +374,7 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
     msg[0] = hint[0] = note[0] = '\0';
     snprintf(fb->verdict, sizeof(fb->verdict), "not verified");
 #ifdef FAB_SIM
-    if (o->fabric && strcmp(o->fabric, "any") != 0) {
-        snprintf(msg, msglen, "--fabric %s: a simulated build has no fabric to choose", o->fabric);
-        snprintf(hint, hintlen, "leave --fabric out (the platform file describes the network)");
-        return FAB_ERR_USAGE;
-    }
+    return FAB_OK; /* no real fabric to resolve; --fabric is refused after MPI_Init (check.c) */
 #endif
     if (!o->fabric || strcmp(o->fabric, "any") == 0) {
         if (o->device) {

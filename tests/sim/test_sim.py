@@ -84,11 +84,26 @@ def named(m):
     return out
 
 
+# What the simulated build refuses, each with exit 2 and one error line from rank 0.
+REFUSED = [(["--validate"], "moves no data"), (["--fabric", "tcp"], "no fabric to choose"),
+           (["--device", "eth0"], "no fabric to choose"), (["--timer", "tsc"], "simulated time")]
+
+
+def refusals(simdir, work):
+    for extra, why in REFUSED:
+        cmd = [RUNNER, "-s", simdir, "-w", work, "2", "2", "--", "run", "pairs_bw", "-o",
+               "none"] + extra
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        errors = [l for l in r.stderr.splitlines() if "error:" in l]
+        check(r.returncode == 2 and len(errors) == 1 and why in errors[0],
+              "%s: exit %d, errors %s" % (" ".join(extra), r.returncode, errors))
+    print("PASS: refusals: %s" % ", ".join(" ".join(e) for e, _ in REFUSED))
+
+
 def main():
-    if len(sys.argv) != 4 or sys.argv[3] not in SCENARIOS:
-        fail("usage: test_sim.py SIMDIR FABRICBENCH {%s}" % ",".join(SCENARIOS))
+    if len(sys.argv) != 4 or sys.argv[3] not in list(SCENARIOS) + ["refusals"]:
+        fail("usage: test_sim.py SIMDIR FABRICBENCH {%s,refusals}" % ",".join(SCENARIOS))
     simdir, tool, name = sys.argv[1:]
-    leaves, hosts, slow, delay, args, code, want = SCENARIOS[name]
     if not shutil.which("smpirun"):
         skip("SimGrid is not installed (apt-get install libsimgrid-dev g++, then rebuild)")
     for f in ("fabricbench", "fattree.so"):
@@ -96,6 +111,13 @@ def main():
             skip("no simulated build in %s (SimGrid was missing when cmake configured: "
                  "reconfigure after apt-get install libsimgrid-dev g++)" % simdir)
     work = tempfile.mkdtemp(prefix="fabsim-")
+    if name == "refusals":
+        try:
+            refusals(simdir, work)
+        finally:
+            shutil.rmtree(work, True)
+        return
+    leaves, hosts, slow, delay, args, code, want = SCENARIOS[name]
     try:
         out = os.path.join(work, "r.h5")
         env = dict(os.environ, FT_SLOW=slow, FT_DELAY=delay)
