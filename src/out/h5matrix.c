@@ -104,6 +104,7 @@ herr_t fab_h5_matrix(hid_t kg, const fab_matrix_t *m)
         fab_h5_attr_i64(g, "iterations", m->iterations);
         fab_h5_attr_i64(g, "warmup", m->warmup);
         fab_h5_attr_str(g, "retest", m->retest ? "on" : "off");
+        fab_h5_attr_f64(g, "line_rate_MBps", m->line_MBps > 0 ? m->line_MBps : NAN);
         rc = fab_h5_strings(g, "nodes", m->names, (hsize_t)m->n);
         if (rc >= 0 && m->ngroups > 0)
             rc = fab_h5_strings(g, "switches", m->gnames, (hsize_t)m->ngroups);
