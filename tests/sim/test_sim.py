@@ -28,7 +28,8 @@ LAT = ["run", "pairs_latency", "-m", "8", "-i", "10", "-x", "1"]
 # a time (about 100 s of simulator time): the verdict is the same (docs/PERFORMANCE.md).
 BW256 = ["run", "pairs_bw", "-m", "1M", "-w", "1", "-i", "1", "-x", "0", "--retest", "off"]
 
-# name: (leaves, hosts per leaf, FT_SLOW, FT_DELAY, args, exit code, [(kind, node or switch)])
+# name: (leaves, hosts per leaf, FT_SLOW, FT_DELAY, args, exit code, [(kind, node or switch)]
+#        [, more environment])
 # A slowed link runs at a quarter of a host link (12.5 GB/s); leafJ-spineK is both ways of
 # that leaf-spine link, :down the spine-to-leaf way only (fattree.cpp). Under destination
 # routing spine 7 reaches node-200 on leaf12 (FT_DUMP_ROUTES shows every route).
@@ -39,6 +40,11 @@ SCENARIOS = {
     "pairs_bw.faults256": (16, 16, "node-37=3.125e9,leaf9-spine3=3.125e9,"
                            "leaf12-spine7:down=3.125e9", "", BW256, 1,
                            [("node", "node-37"), ("path", "node-200"), ("group", "leaf9")]),
+    # A 1:1 tree (leaf-spine links as fast as a host link): destination routing makes some
+    # flows of a round share an uplink, those pairs are slow in the schedule and fine when
+    # retested alone (pairs_load_only), and the verdict still names the fault alone.
+    "pairs_bw.uplink64_1to1": (8, 8, "leaf2-spine5=3.125e9", "", BW, 1, [("group", "leaf2")],
+                               {"FT_UPBW": "12.5e9"}),
     "pairs_latency.healthy64": (8, 8, "", "", LAT, 0, []),
     "pairs_latency.hostlink64": (8, 8, "", "node-13=2e-6", LAT, 1, [("node", "node-13")]),
 }
@@ -117,10 +123,11 @@ def main():
         finally:
             shutil.rmtree(work, True)
         return
-    leaves, hosts, slow, delay, args, code, want = SCENARIOS[name]
+    leaves, hosts, slow, delay, args, code, want = SCENARIOS[name][:7]
+    more = SCENARIOS[name][7] if len(SCENARIOS[name]) > 7 else {}
     try:
         out = os.path.join(work, "r.h5")
-        env = dict(os.environ, FT_SLOW=slow, FT_DELAY=delay)
+        env = dict(os.environ, FT_SLOW=slow, FT_DELAY=delay, **more)
         cmd = [RUNNER, "-s", simdir, "-w", work, str(leaves), str(hosts), "--"] + args + [
             "--switches", os.path.join(work, "switches"), "-o", out]
         t0 = time.monotonic()
@@ -145,6 +152,9 @@ def main():
             check(got == want, "suspects %s, want %s" % (got, want))
             if not want:
                 check((m["node_suspect"][()] == -1).all(), "a node is named on a healthy fabric")
+            if "FT_UPBW" in more:
+                check(m.attrs["pairs_load_only"] > 0, "no pair slow under load only on a 1:1 tree")
+                print("  %d pairs slow under load only" % m.attrs["pairs_load_only"])
         show = subprocess.run([tool, "show", out], capture_output=True, text=True, timeout=60)
         check(show.returncode == 0, "show: exit %d: %s" % (show.returncode, show.stderr))
         check("# SIMULATED: " in show.stdout, "show does not say the run was simulated")
