@@ -373,7 +373,7 @@ static void fab_show_matrix(fab_show_t *s, hid_t kg, const char *where)
         fprintf(s->f, "# pairs: %s measured in %s of %s rounds (%s); verdict: %s%s%s%s\n", pairs,
                 done, rounds, sched, verdict[0] ? verdict : "none yet (the run did not finish)",
                 slow[0] ? " (" : "", slow, slow[0] ? " slow pairs)" : "");
-    if (s->st == FAB_OK && strcmp(retest, "on") == 0 && retests[0] && strcmp(retests, "-1") != 0)
+    if (s->st == FAB_OK && strcmp(retest, "on") == 0 && atoi(retests) > 0)
         fprintf(s->f,
                 "# retest: %s of %s slow pairs measured again alone; %s fine alone (slow "
                 "only under load)\n",
