@@ -4,7 +4,9 @@
  * from outside (a switch link serving it) is named instead, since a bad node would be slow
  * with its neighbours too; a switch group when the slow pairs out of it spread over its nodes
  * (and a path into one of its nodes is folded into the group: one bad leaf-spine link, both
- * ways); what is left is named pair by pair. Each step takes the pairs it explains out of the
+ * ways; and so are paths into every node of a group: its links out); what is left is named
+ * pair by pair. First, when half the pairs or more are below the line rate's share, the
+ * fabric as a whole is named for them. Each step takes the pairs it explains out of the
  * next. */
 #include <math.h>
 #include <stdbool.h>
@@ -218,6 +220,61 @@ static int fab_loc_groups(fab_loc_t *L)
     }
 }
 
+/* Half the measured pairs or more (of three or more) below the line rate's share: the fabric
+ * as a whole (its ports' speed, the line rate assumed, a fabric-wide setting), not a node.
+ * The pairs slow by the line rate alone are explained by it; those slow against the median
+ * pair too are left for the other rules. */
+static int fab_loc_fabric(fab_loc_t *L)
+{
+    fab_locate_t *o = L->out;
+    int n = L->n, line = 0;
+
+    if (L->in->line_MBps <= 0)
+        return 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            line += o->slow[i * n + j] != 0xff && (o->slow[i * n + j] & FAB_SLOW_LINE);
+    if (line == 0 || 2 * line < o->npairs || o->npairs < 3) /* one pair is its own link */
+        return 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j && o->slow[i * n + j] == FAB_SLOW_LINE)
+                L->open[i * n + j] = 0;
+    return fab_loc_add(L, FAB_SUSPECT_FABRIC, -1, -1, line, o->npairs);
+}
+
+/* Every node of a switch group (two or more) named for the path into it from other switches:
+ * the switch's own links out (uplinks) or the switch, as one group suspect. */
+static void fab_loc_paths_to_group(fab_loc_t *L)
+{
+    fab_locate_t *o = L->out;
+    int n = L->n;
+
+    for (int s = 0; s < o->nsuspects; s++) {
+        fab_suspect_t *p = &o->suspects[s];
+        int g = p->kind == FAB_SUSPECT_PATH ? fab_loc_group(L, p->a) : -1, size = 0, paths = 0;
+
+        for (int i = 0; g >= 0 && i < n; i++)
+            if (fab_loc_group(L, i) == g) {
+                size++;
+                for (int t = 0; t < o->nsuspects; t++)
+                    paths += o->suspects[t].kind == FAB_SUSPECT_PATH && o->suspects[t].a == i &&
+                             o->suspects[t].slow >= 0;
+            }
+        if (g < 0 || size < 2 || paths < size)
+            continue;
+        p->kind = FAB_SUSPECT_GROUP;
+        p->a = g;
+        for (int t = s + 1; t < o->nsuspects; t++)
+            if (o->suspects[t].kind == FAB_SUSPECT_PATH && o->suspects[t].slow >= 0 &&
+                fab_loc_group(L, o->suspects[t].a) == g) {
+                p->slow += o->suspects[t].slow;
+                p->pairs += o->suspects[t].pairs;
+                o->suspects[t].slow = -1; /* folded */
+            }
+    }
+}
+
 /* A path into node x whose switch group is named too: on a fat tree with destination routing
  * one bad leaf-spine link, both ways, looks exactly so (its downlink carries every off-switch
  * sender to the one node the spine serves on that leaf, its uplink the leaf's traffic to the
@@ -230,7 +287,7 @@ static void fab_loc_fold(fab_loc_t *L)
     for (int s = 0; s < o->nsuspects; s++) {
         fab_suspect_t *p = &o->suspects[s];
 
-        for (int t = 0; p->kind == FAB_SUSPECT_PATH && t < o->nsuspects; t++)
+        for (int t = 0; p->kind == FAB_SUSPECT_PATH && p->slow >= 0 && t < o->nsuspects; t++)
             if (o->suspects[t].kind == FAB_SUSPECT_GROUP &&
                 o->suspects[t].a == fab_loc_group(L, p->a)) {
                 o->suspects[t].slow += p->slow; /* its pairs are among the group's */
@@ -284,11 +341,15 @@ int fab_locate(const fab_locate_in_t *in, fab_locate_t *out)
         }
     for (int i = 0; i < n; i++)
         out->slow[i * n + i] = 0xff;
-    rc = fab_loc_nodes(&L);
+    rc = fab_loc_fabric(&L);
+    if (rc == 0)
+        rc = fab_loc_nodes(&L);
     if (rc == 0)
         rc = fab_loc_groups(&L);
-    if (rc == 0)
+    if (rc == 0) {
+        fab_loc_paths_to_group(&L);
         fab_loc_fold(&L);
+    }
     for (int i = 0; i < n && rc == 0; i++)
         for (int j = i + 1; j < n && rc == 0; j++)
             if (L.open[i * n + j])
@@ -309,9 +370,9 @@ void fab_locate_free(fab_locate_t *l)
 
 const char *fab_suspect_kind_name(fab_suspect_kind_t k)
 {
-    static const char *const names[] = {"node", "path", "group", "pair"};
+    static const char *const names[] = {"node", "path", "group", "pair", "fabric"};
 
-    return (unsigned)k < 4 ? names[k] : "?";
+    return (unsigned)k < 5 ? names[k] : "?";
 }
 
 /* Member (or switch) i by its name in list, by number when there is no list; "" for -1. */
@@ -348,6 +409,12 @@ void fab_suspect_text(const fab_suspect_t *s, char *const *names, char *const *g
                  "switch group %s (its uplinks or the switch): %d of its %d pairs to other "
                  "switches slow, spread over its nodes",
                  a, s->slow, s->pairs);
+        break;
+    case FAB_SUSPECT_FABRIC:
+        snprintf(buf, len,
+                 "the fabric as a whole: %d of its %d pairs below the line rate's share (the "
+                 "ports' speed, the line rate assumed, or a fabric-wide setting; not one node)",
+                 s->slow, s->pairs);
         break;
     default:
         snprintf(buf, len, "the link or path between %s and %s: slow on its own", a, b);

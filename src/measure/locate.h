@@ -29,15 +29,17 @@ typedef struct fab_locate_in {
 } fab_locate_in_t;
 
 typedef enum {
-    FAB_SUSPECT_NODE = 0,  /* slow with most peers, on and off its switch: the node or its link */
-    FAB_SUSPECT_PATH = 1,  /* slow with peers off its switch only: a switch link serving it */
-    FAB_SUSPECT_GROUP = 2, /* pairs out of a switch group slow across its nodes: its uplinks */
-    FAB_SUSPECT_PAIR = 3,  /* one pair slow on its own: that link or path */
+    FAB_SUSPECT_NODE = 0,   /* slow with most peers, on and off its switch: the node or its link */
+    FAB_SUSPECT_PATH = 1,   /* slow with peers off its switch only: a switch link serving it */
+    FAB_SUSPECT_GROUP = 2,  /* pairs out of a switch group slow across its nodes: its uplinks */
+    FAB_SUSPECT_PAIR = 3,   /* one pair slow on its own: that link or path */
+    FAB_SUSPECT_FABRIC = 4, /* half the pairs or more below the line rate's share: something
+                             * common (the ports' speed, the line rate assumed, a setting) */
 } fab_suspect_kind_t;
 
 typedef struct fab_suspect {
     fab_suspect_kind_t kind;
-    int a, b;  /* node (NODE, PATH), group (GROUP), the pair's nodes (PAIR); b -1 if unused */
+    int a, b;  /* node (NODE, PATH), group (GROUP), the pair's nodes (PAIR); -1 if unused */
     int slow;  /* slow pairs it explains */
     int pairs; /* measured pairs it covers */
 } fab_suspect_t;
@@ -60,7 +62,7 @@ typedef struct fab_locate {
 /* Judge the matrix; 0 on success, -1 when out of memory. Free with fab_locate_free. */
 int fab_locate(const fab_locate_in_t *in, fab_locate_t *out);
 void fab_locate_free(fab_locate_t *l);
-/* "node", "path", "group", "pair". */
+/* "node", "path", "group", "pair", "fabric". */
 const char *fab_suspect_kind_name(fab_suspect_kind_t k);
 /* One line describing suspect s, naming nodes by names[] and groups by gnames[] (NULL:
  * numbers). */

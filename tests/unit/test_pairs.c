@@ -318,7 +318,7 @@ int main(void)
         fab_free(&f);
     }
     /* Against the line rate: every pair at 1000 MB/s on a 1250 MB/s line (80%) is slow, and
-     * with everything slow no one node explains it: the pairs are all named. */
+     * with everything slow no one node explains it: the fabric as a whole is named. */
     {
         fab_fab_t f = fab_make(4, 0, 0.0, 23);
         fab_locate_in_t in = {4, f.bw, NULL, NULL, 0, 0, 1250.0, 0, 0, 0};
@@ -326,10 +326,55 @@ int main(void)
 
         CHECK(fab_locate(&in, &l) == 0);
         CHECK(l.nslow == 6 && l.slow[1] == FAB_SLOW_LINE);
+        CHECK(fab_only(&l, FAB_SUSPECT_FABRIC, -1, -1) && l.suspects[0].slow == 6 &&
+              l.suspects[0].pairs == 6);
+        for (int i = 0; i < 4; i++)
+            CHECK(l.node_suspect[i] == -1);
         fab_locate_free(&l);
         in.line_MBps = 1100.0; /* 91%: healthy */
         CHECK(fab_locate(&in, &l) == 0);
         CHECK(l.nslow == 0);
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    /* The whole fabric below the line rate (8 nodes at 80% of it) and one node at half the
+     * median pair besides: the fabric, and that node, and nothing else. Below half the pairs
+     * under the line rate, no fabric suspect: one node's 7 pairs of 28 name the node. */
+    {
+        fab_fab_t f = fab_make(8, 0, 0.02, 41);
+        fab_locate_in_t in = {8, f.bw, NULL, NULL, 0, 0, 1250.0, 0, 0, 0};
+        fab_locate_t l;
+
+        for (int j = 0; j < 8; j++)
+            if (j != 3) {
+                fab_slow_pair(&f, 3, j, 0.5);
+                fab_slow_pair(&f, j, 3, 0.5);
+            }
+        CHECK(fab_locate(&in, &l) == 0);
+        CHECK(l.nsuspects == 2 && l.suspects[0].kind == FAB_SUSPECT_FABRIC &&
+              l.suspects[1].kind == FAB_SUSPECT_NODE && l.suspects[1].a == 3);
+        if (l.nsuspects != 2)
+            fab_print(&l);
+        fab_locate_free(&l);
+        in.line_MBps = 1050.0; /* the others at 95%: only node 3's pairs below it */
+        CHECK(fab_locate(&in, &l) == 0);
+        CHECK(fab_only(&l, FAB_SUSPECT_NODE, 3, -1));
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    /* Two switches of two nodes, the traffic from the first to the second at a quarter (its
+     * uplink): both its nodes' paths out, so the switch group, and no node. */
+    {
+        fab_fab_t f = fab_make(4, 2, 0.02, 43);
+        fab_locate_t l;
+
+        for (int s = 0; s < 2; s++)
+            for (int d = 2; d < 4; d++)
+                fab_slow_pair(&f, s, d, 0.25);
+        l = fab_judge(&f, 1);
+        CHECK(fab_only(&l, FAB_SUSPECT_GROUP, 0, -1) && l.suspects[0].slow == 4);
+        CHECK(l.node_suspect[0] == 0 && l.node_suspect[1] == 0 && l.node_suspect[2] == -1 &&
+              l.node_suspect[3] == -1);
         fab_locate_free(&l);
         fab_free(&f);
     }
