@@ -5,8 +5,8 @@
  * with its neighbours too; a switch group when the slow pairs out of it spread over its nodes
  * (and a path into one of its nodes is folded into the group: one bad leaf-spine link, both
  * ways; and so are paths into every node of a group: its links out); what is left is named
- * pair by pair. First, when half the pairs or more are below the line rate's share, the
- * fabric as a whole is named for them. Each step takes the pairs it explains out of the
+ * pair by pair. First, when the typical pair is below the line rate's share, the fabric as a
+ * whole is named for the pairs it explains. Each step takes the pairs it explains out of the
  * next. */
 #include <math.h>
 #include <stdbool.h>
@@ -220,21 +220,28 @@ static int fab_loc_groups(fab_loc_t *L)
     }
 }
 
-/* Half the measured pairs or more (of three or more) below the line rate's share: the fabric
- * as a whole (its ports' speed, the line rate assumed, a fabric-wide setting), not a node.
+/* The typical pair below the line rate's share (more than half the measured directions, of
+ * three pairs or more): the fabric as a whole (its ports' speed, the line rate assumed, a
+ * fabric-wide setting), not a node; one bad node of four is half the directions, not more.
  * The pairs slow by the line rate alone are explained by it; those slow against the median
  * pair too are left for the other rules. */
 static int fab_loc_fabric(fab_loc_t *L)
 {
+    const fab_locate_in_t *in = L->in;
     fab_locate_t *o = L->out;
-    int n = L->n, line = 0;
+    int n = L->n, dirs = 0, below = 0, line = 0;
+    double lfrac = in->line_frac > 0 ? in->line_frac : FAB_LOCATE_LINE_FRAC;
 
-    if (L->in->line_MBps <= 0)
+    if (in->line_MBps <= 0 || !in->bw || o->npairs < 3) /* one pair is its own link */
         return 0;
     for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++)
-            line += o->slow[i * n + j] != 0xff && (o->slow[i * n + j] & FAB_SLOW_LINE);
-    if (line == 0 || 2 * line < o->npairs || o->npairs < 3) /* one pair is its own link */
+        for (int j = 0; j < n; j++)
+            if (i != j && isfinite(in->bw[i * n + j])) {
+                dirs++;
+                below += in->bw[i * n + j] < lfrac * in->line_MBps;
+                line += i < j && (o->slow[i * n + j] & FAB_SLOW_LINE);
+            }
+    if (2 * below <= dirs)
         return 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)

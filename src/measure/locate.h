@@ -33,8 +33,8 @@ typedef enum {
     FAB_SUSPECT_PATH = 1,   /* slow with peers off its switch only: a switch link serving it */
     FAB_SUSPECT_GROUP = 2,  /* pairs out of a switch group slow across its nodes: its uplinks */
     FAB_SUSPECT_PAIR = 3,   /* one pair slow on its own: that link or path */
-    FAB_SUSPECT_FABRIC = 4, /* half the pairs or more below the line rate's share: something
-                             * common (the ports' speed, the line rate assumed, a setting) */
+    FAB_SUSPECT_FABRIC = 4, /* the typical pair below the line rate's share: something common
+                             * (the ports' speed, the line rate assumed, a setting) */
 } fab_suspect_kind_t;
 
 typedef struct fab_suspect {

@@ -12,7 +12,9 @@ One rank per node, mpirun started inside vnode1 through the cluster's rsh agent.
 - pairs_bw on 4 nodes over fab1 (issue 15): healthy, nobody is named (exit 0); vnode3's link
   shaped to a quarter, vnode3 and nothing else is named as a node (exit 1); only the path
   between vnode1 and vnode2 shaped (a per-destination htb class on each end), that pair and
-  no node is named (exit 1). The slow share is --slow-bw 0.6, not the default 0.9, so that a
+  no node is named (exit 1); with --switches putting vnode1, vnode2 on sw-a and vnode3, vnode4
+  on sw-b and the traffic from sw-a's nodes to sw-b's shaped, the group sw-a and nothing else
+  is named (exit 1). The slow share is --slow-bw 0.6, not the default 0.9, so that a
   busy machine's noise between healthy pairs cannot make a suspect; the faults are at 25%.
   --line-rate 200M stands for the shaping (the veths report 10 Gb/s, which no shaped pair
   reaches), so the line-rate rule is tested too: a healthy pair passes it, a slow one fails.
@@ -414,12 +416,12 @@ NODES4 = ["vnode1", "vnode2", "vnode3", "vnode4"]
 SLOW_RATE = "60mbit"  # a quarter of fab1's 250mbit
 
 
-def pairs_run(tag):
+def pairs_run(tag, extra=()):
     """pairs_bw on the 4 nodes over fab1: (exit code, verdict, suspect lines, bw matrix)."""
     out = os.path.join(WORKDIR, "pairs-%s.h5" % tag)
     p = mpirun_in_cluster(NODES4, [
         "run", "pairs_bw", "--fabric", "tcp", "--device", "fab1", "-m", "64K", "-w", "16",
-        "-i", "10", "--slow-bw", "0.6", "--line-rate", "200M", "-o", out])
+        "-i", "10", "--slow-bw", "0.6", "--line-rate", "200M", "-o", out] + list(extra))
     check(p.returncode in (0, 1), "pairs %s: exit %d\n%s\n%s%s"
           % (tag, p.returncode, p.stdout, p.stderr, hint(p)))
     with h5py.File(out, "r") as f:
@@ -464,6 +466,24 @@ def pairs_checks():
     check(rc == 1 and len(suspects) == 1 and suspects[0].startswith("pair: ") and
           "vnode1" in suspects[0] and "vnode2" in suspects[0],
           "the path vnode1-vnode2 at a quarter: exit %d, suspects %s" % (rc, suspects))
+    vc("shape", "1", RATES["fab1"], "vnode1", "vnode2")
+
+    # A switch's links out: vnode1 and vnode2 on switch sw-a, vnode3 and vnode4 on sw-b
+    # (--switches), the traffic from sw-a's nodes to sw-b's at a quarter: the group sw-a.
+    switches = os.path.join(WORKDIR, "switches")
+    with open(switches, "w") as f:
+        f.write("# node switch\nvnode1 sw-a\nvnode2 sw-a\nvnode3 sw-b\nvnode4 sw-b\n")
+    os.chmod(switches, 0o644)
+    for a in ("vnode1", "vnode2"):
+        tc_node(a, "class", "add", "dev", "fab1", "parent", "1:", "classid", "1:20", "htb",
+                "rate", SLOW_RATE, "ceil", SLOW_RATE, "burst", "65536", "cburst", "65536")
+        for b in ("vnode3", "vnode4"):
+            ip = vc("ip", b, "1").stdout.strip()
+            tc_node(a, "filter", "add", "dev", "fab1", "parent", "1:", "protocol", "ip", "prio",
+                    "1", "u32", "match", "ip", "dst", ip + "/32", "flowid", "1:20")
+    rc, verdict, suspects = pairs_run("slow-group", ["--switches", switches])
+    check(rc == 1 and len(suspects) == 1 and suspects[0].startswith("group: switch group sw-a "),
+          "sw-a's links out at a quarter: exit %d, suspects %s" % (rc, suspects))
     vc("shape", "1", RATES["fab1"], "vnode1", "vnode2")
 
 

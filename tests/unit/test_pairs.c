@@ -362,6 +362,23 @@ int main(void)
         fab_locate_free(&l);
         fab_free(&f);
     }
+    /* Four nodes, one at a quarter, the others at 95% of the line rate: half the directions
+     * below it, not more: the node alone, not the fabric. */
+    {
+        fab_fab_t f = fab_make(4, 0, 0.02, 47);
+        fab_locate_in_t in = {4, f.bw, NULL, NULL, 0, 0, 1050.0, 0, 0, 0};
+        fab_locate_t l;
+
+        for (int j = 0; j < 4; j++)
+            if (j != 2) {
+                fab_slow_pair(&f, 2, j, 0.25);
+                fab_slow_pair(&f, j, 2, 0.25);
+            }
+        CHECK(fab_locate(&in, &l) == 0);
+        CHECK(fab_only(&l, FAB_SUSPECT_NODE, 2, -1));
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
     /* Two switches of two nodes, the traffic from the first to the second at a quarter (its
      * uplink): both its nodes' paths out, so the switch group, and no node. */
     {
