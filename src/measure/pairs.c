@@ -357,6 +357,23 @@ static void fab_pairs_progress(const fab_pairs_t *P, int r, int of, const char *
                      el / (r + 1) * (of - r - 1));
 }
 
+/* Rank 0, before the first round: the rounds ahead and, for bandwidth with a known line rate,
+ * the least time they take (every byte at the line rate); the time left follows each round. */
+static void fab_pairs_estimate(const fab_pairs_t *P, int rounds)
+{
+    char at[128] = "";
+    double dirs = P->o->schedule == FAB_SCHED_SHIFT ? 1 : 2;
+
+    if (P->o->quiet)
+        return;
+    if (P->m.line_MBps > 0 && P->k->uses_window)
+        snprintf(at, sizeof(at), "; at least %.2g s at the line rate, ",
+                 rounds * dirs * (double)P->sizes.v[0] * P->o->window *
+                     (double)(P->iters + P->warm) / (P->m.line_MBps * 1e6));
+    fab_log_progress("%s: %d members, %s schedule: %d rounds%sthe time left follows each round",
+                     P->k->name, P->n, P->m.schedule, rounds, at[0] ? at : "; ");
+}
+
 typedef struct fab_flagged {
     double score; /* the pair's worst share of the median (latency: its inverse) */
     int a, b;
@@ -514,6 +531,8 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_
             fab_stop_request(FAB_STOP_OUTPUT);
     }
     rounds = fab_sched_rounds((fab_sched_t)o->schedule, P.n);
+    if (w->rank == 0)
+        fab_pairs_estimate(&P, rounds);
     for (int r = 0; r < rounds && st == FAB_OK; r++) {
         fab_watch_phase("agreeing on the next round", k->name, P.sizes.v[0], -1, P.round_s);
         st = fab_pairs_stop(&P);
