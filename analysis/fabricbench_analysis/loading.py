@@ -172,6 +172,19 @@ def _check_schema(f, path):
                             (path, version), "the file is damaged")
 
 
+def kernel_groups(g, where):
+    """(id, where, group) of each kernel group of run group g (called where), in order; a
+    group not named NN_KERNEL, or not a group, is a Mismatch."""
+    kgroup = hostile.child(g, where, "kernels", "group")
+    kids = hostile.children(kgroup, where + "/kernels") if kgroup is not None else []
+    for kid in kids:
+        kwhere = hostile.join(where + "/kernels", kid)
+        if not hostile.KERNEL_ID.match(kid):
+            raise hostile.Mismatch(kwhere, "is not named NN_KERNEL (00_latency); a kernel's "
+                                   "group is named by its number and kernel name")
+        yield kid, kwhere, hostile.child(kgroup, where + "/kernels", kid, "group", required=True)
+
+
 def _select_runs(f, path, run):
     runs = hostile.child(f, "", "runs", "group")
     names = hostile.children(runs, "/runs") if runs is not None else []
@@ -224,14 +237,7 @@ def _read_run(f, path, name, warn):
     meta["run"] = name
 
     kernels = []
-    kgroup = hostile.child(g, where, "kernels", "group")
-    kids = hostile.children(kgroup, where + "/kernels") if kgroup is not None else []
-    for kid in kids:
-        kwhere = hostile.join(where + "/kernels", kid)
-        if not hostile.KERNEL_ID.match(kid):
-            raise hostile.Mismatch(kwhere, "is not named NN_KERNEL (00_latency); a kernel's "
-                                   "group is named by its number and kernel name")
-        k = hostile.child(kgroup, where + "/kernels", kid, "group", required=True)
+    for kid, kwhere, k in kernel_groups(g, where):
         kmeta = _attrs(k, kwhere, _KERNEL_ATTRS)
         kmeta["kernel_id"] = kid
         if not kmeta["kernel"]:

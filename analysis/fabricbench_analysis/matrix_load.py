@@ -242,14 +242,7 @@ def _read(path, run, note):
             rwhere = "/runs/" + name
             g = hostile.child(f["runs"], "/runs", name, "group", required=True)
             status = hostile.attribute(g, rwhere, "status", "str", "")
-            kgroup = hostile.child(g, rwhere, "kernels", "group")
-            kids = hostile.children(kgroup, rwhere + "/kernels") if kgroup is not None else []
-            for kid in kids:
-                kwhere = hostile.join(rwhere + "/kernels", kid)
-                if not hostile.KERNEL_ID.match(kid):
-                    raise hostile.Mismatch(kwhere, "is not named NN_KERNEL (00_latency); a "
-                                           "kernel's group is named by its number and name")
-                k = hostile.child(kgroup, rwhere + "/kernels", kid, "group", required=True)
+            for kid, kwhere, k in loading.kernel_groups(g, rwhere):
                 kernel = hostile.attribute(k, kwhere, "kernel", "str", "", hostile.matches(
                     hostile.KERNEL_NAME, "a kernel name (a-z, 0-9 and _)")) or \
                     kid.split("_", 1)[-1]

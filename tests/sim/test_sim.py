@@ -19,6 +19,9 @@ import time
 import h5py
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from fabtest import check, fail  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "smpirun.sh")
 
@@ -53,16 +56,6 @@ SCENARIOS = {
 def skip(why):
     print("SKIP: " + why)
     sys.exit(77)
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
 
 
 def named(m):
