@@ -1,0 +1,139 @@
+/* Adaptive measurement (issue 16): pure statistics, no MPI, no I/O. A sweep runs in rounds;
+ * in each round every unfinished size measures one block (a set of per-iteration samples).
+ * A size pools its blocks' samples and keeps its block medians; this module decides when it
+ * stops, names regimes in its block medians and splits the budget between sizes.
+ *
+ * Order-statistic interval of the p-quantile (1-based ranks j <= k of n sorted samples x):
+ * [x_(j), x_(k)] covers the quantile when the number X ~ Bin(n, p) of samples below it is in
+ * [j, k-1], so its coverage is P(j <= X <= k-1).
+ * - median, n < FAB_CI_EXACT_BELOW: exact binomial: the largest j <= (n+1)/2 with
+ *   1 - 2 P(Bin(n, 1/2) < j) >= 0.95, k = n+1-j; when not even j = 1 reaches 0.95 (n <= 5),
+ *   the whole range (1, n) and its coverage 1 - 2^(1-n) (n = 5: 0.9375).
+ * - otherwise (and every other p): the normal approximation on Bin(n, p), z = 1.96:
+ *   j = floor(np - z sqrt(np(1-p))), k = ceil(1 + np + z sqrt(np(1-p))), clamped to [1, n]
+ *   (for p = 1/2: floor((n - 1.96 sqrt n)/2), ceil(1 + (n + 1.96 sqrt n)/2)); a margin of
+ *   1e-9 before floor/ceil keeps exact integers from moving by one ulp. Coverage reported:
+ *   the normal approximation with continuity correction, Phi((k-1/2-np)/s) - Phi((j-1/2-np)/s).
+ * Precision figure: rel_half = (x_(k) - x_(j)) / 2 / m, m = the sample median (or quantile)
+ * by linear interpolation (fab_percentile_sorted). */
+#ifndef FAB_MEASURE_ADAPTIVE_H
+#define FAB_MEASURE_ADAPTIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/status.h"
+
+#define FAB_CI_Z           1.96
+#define FAB_CI_LEVEL       0.95
+#define FAB_CI_EXACT_BELOW 20 /* the median's interval is exact binomial below this n */
+
+typedef struct fab_ranks {
+    size_t lo, hi;   /* 1-based ranks j <= k; 0, 0 for n = 0 */
+    double coverage; /* P(j <= X <= k-1), exact or approximated as above */
+    bool exact;      /* the exact binomial was used */
+} fab_ranks_t;
+
+fab_ranks_t fab_median_ci_ranks(size_t n);
+fab_ranks_t fab_quantile_ci_ranks(size_t n, double p); /* 0 < p < 1, normal approximation */
+/* Enough samples for the p-quantile's interval to mean anything: n >= 10/(1-p)
+ * (p99: 1000, p99.9: 10^4), i.e. at least 10 samples expected beyond the quantile. */
+bool fab_quantile_enough(size_t n, double p);
+
+/* An interval on sorted samples: its centre (the median or quantile), ends and precision. */
+typedef struct fab_interval {
+    size_t n;
+    double centre, lo, hi;
+    double rel_half; /* (hi - lo) / 2 / centre; 0 when hi == lo, +inf when centre <= 0 < hi-lo */
+    fab_ranks_t ranks;
+} fab_interval_t;
+
+void fab_median_ci(const double *sorted, size_t n, fab_interval_t *out);
+void fab_quantile_ci(const double *sorted, size_t n, double p, fab_interval_t *out);
+
+/* Regimes in block medians (all > 0; a value <= 0 counts as 1e-300). Sort the log values;
+ * a partition into 2 or 3 contiguous groups is cut at the largest gap (two largest for 3;
+ * ties: the lower position). It is accepted when every group holds >= FAB_REGIME_MIN_BLOCKS
+ * blocks and >= FAB_REGIME_MIN_SHARE of them, and every two neighbouring groups a < b have
+ *   gap (least log value of b - greatest of a) > FAB_REGIME_GAP x max(spread_a, spread_b),
+ *   spread = 1.4826 x MAD of the group's log values (the normal-consistent sd), and
+ *   level_b / level_a >= FAB_REGIME_RATIO, level = the group's median (linear values).
+ * 3 groups are tried first, then 2, else 1 (no regimes). Fewer than 4 blocks: 1. */
+#define FAB_REGIME_MAX        3
+#define FAB_REGIME_MIN_BLOCKS 2
+#define FAB_REGIME_MIN_SHARE  0.10
+#define FAB_REGIME_GAP        3.0
+#define FAB_REGIME_RATIO      1.2
+
+typedef struct fab_regimes {
+    unsigned n;                     /* 1: one level; 2 or 3: separate regimes */
+    double level[FAB_REGIME_MAX];   /* group medians, ascending */
+    double share[FAB_REGIME_MAX];   /* fraction of the blocks in the group */
+    unsigned count[FAB_REGIME_MAX]; /* blocks in the group */
+} fab_regimes_t;
+
+/* FAB_ERR_INTERNAL when n > FAB_ADAPT_MAX_BLOCKS (out then says 1 level). */
+fab_status_t fab_regimes_find(const double *v, size_t n, fab_regimes_t *out);
+
+/* The stop rule of one size (a row). State: its block medians in arrival order (at most
+ * FAB_ADAPT_MAX_BLOCKS: memory is fixed), time spent and the cost estimate of a block.
+ * The pooled samples stay with the caller, who passes their median interval (from the exact
+ * sorted samples with fab_median_ci, or ranks j, k read from a histogram).
+ * fab_adapt_decide, after a block was added, with share_s = the row's share of the remaining
+ * budget (fab_adapt_schedule):
+ *   STOP_PRECISE when blocks >= min_blocks and
+ *     (1) the pooled median interval has rel_half <= precision,
+ *     (2) the blocks agree: the median interval of the block medians (the same order
+ *         statistics over the B block medians: each block is one observation, so the
+ *         interval widens with the spread between blocks, i.e. across time) has
+ *         rel_half <= precision. For B <= 8 this interval is the blocks' whole range:
+ *         all must agree (coverage 1 - 2^(1-B): B = 3: 0.75, B = 5: 0.94, B = 6: 0.97);
+ *     (3) no regimes (fab_regimes_find gives 1 level): a median that depends on how long
+ *         each regime lasted is not repeatable, whatever its interval;
+ *   else STOP_BUDGET when share_s < the cost of one more block (the next block does not
+ *     fit), or FAB_ADAPT_MAX_BLOCKS blocks were taken;
+ *   else CONTINUE. */
+#define FAB_ADAPT_MAX_BLOCKS 256
+#define FAB_ADAPT_MIN_BLOCKS 3
+
+typedef enum {
+    FAB_ADAPT_CONTINUE = 0,
+    FAB_ADAPT_STOP_PRECISE = 1,
+    FAB_ADAPT_STOP_BUDGET = 2,
+} fab_adapt_decision_t;
+
+typedef struct fab_adapt {
+    double precision; /* target rel_half, e.g. 0.01 */
+    unsigned min_blocks;
+    double est_block_s; /* a block's cost before one was measured */
+    double spent_s;     /* sum of the blocks' durations */
+    size_t nblocks;
+    double median[FAB_ADAPT_MAX_BLOCKS];
+    fab_adapt_decision_t decision; /* the last decision; stopped when not CONTINUE */
+} fab_adapt_t;
+
+typedef struct fab_adapt_verdict {
+    fab_adapt_decision_t decision;
+    double pooled_rel; /* (1) achieved */
+    double blocks_rel; /* (2) achieved; +inf below 2 blocks */
+    fab_regimes_t regimes;
+} fab_adapt_verdict_t;
+
+void fab_adapt_init(fab_adapt_t *a, double precision, unsigned min_blocks, double est_block_s);
+/* One block: its median and duration. FAB_ERR_INTERNAL when full or already stopped. */
+fab_status_t fab_adapt_add_block(fab_adapt_t *a, double block_median, double block_s);
+/* The cost of one more block: spent / blocks, or the estimate before the first. */
+double fab_adapt_block_cost(const fab_adapt_t *a);
+fab_adapt_decision_t fab_adapt_decide(fab_adapt_t *a, const fab_interval_t *pooled, double share_s,
+                                      fab_adapt_verdict_t *out);
+
+/* The next round: in_round[i] = size i has not stopped (every unstopped size is in every
+ * round); share_s[i] = remaining_s x cost_i / sum of cost_j over unstopped j (0 for stopped
+ * sizes; an even split when every cost is 0), cost = fab_adapt_block_cost. Shares are in
+ * proportion to a block's cost because every unstopped size takes one block per round: the
+ * remaining budget buys the same number of rounds for each, so all sizes meet their budget
+ * stop in the same round. The shares sum to max(remaining_s, 0). Returns the sizes in it. */
+size_t fab_adapt_schedule(const fab_adapt_t *rows, size_t n, double remaining_s, bool *in_round,
+                          double *share_s);
+
+#endif
