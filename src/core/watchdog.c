@@ -18,6 +18,7 @@
 #define FAB_WATCH_POLL_MS 200  /* how often the thread looks */
 #define FAB_WATCH_STOP_S  3.0  /* a stop asked by a signal must be agreed within this */
 #define FAB_WATCH_RESUMED 1.0  /* a wait beyond 10 x the step and this is reported */
+#define FAB_WATCH_CHAIN   0.25 /* a wait on a partner allows this share of the timeout more */
 
 _Atomic uint64_t fab_watch_ticks;
 
@@ -127,6 +128,10 @@ static void *fab_watch_main(void *arg)
         pthread_mutex_unlock(&d->lock);
         waited = now - since;
         allowed = FAB_WATCH_FACTOR * step > d->timeout_s ? FAB_WATCH_FACTOR * step : d->timeout_s;
+        /* A partner (not rank 0, where chains end) may itself wait for a third rank, as a
+         * pair's lead handing its row to rank 0: it must be the one to fire and name it. */
+        if (d->peer > 0)
+            allowed += FAB_WATCH_CHAIN * d->timeout_s;
         /* A signal: rank 0 marks the outputs at once (a job ended from outside may get
          * SIGKILL a second later); the run itself stops at the next block end. */
         if (fab_stop_flag == FAB_STOP_SIGNAL && !marked && d->fail) {
