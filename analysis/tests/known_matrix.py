@@ -25,6 +25,8 @@ import math
 import h5py
 import numpy as np
 
+from known_values import _set, _strings  # one writer of fixture attributes and strings
+
 NODES = ["sw1-n01", "sw1-n02", "sw1-n03", "sw1-n04", "sw2-n05", "sw2-n06", "sw2-n07",
          "sw2-n08"]
 SWITCHES = ["sw1", "sw2"]
@@ -95,18 +97,6 @@ def values(sp, killed=False):
     return bw, line, p50, p99, rnd, done
 
 
-def _set(attrs, name, v):
-    if isinstance(v, int):
-        attrs[name] = np.int64(v)
-    elif isinstance(v, float):
-        attrs[name] = np.float64(v)
-    else:
-        attrs[name] = v
-
-
-def _strings(g, name, vals):
-    g.create_dataset(name, data=np.array(vals, dtype=object), dtype=h5py.string_dtype(),
-                     shape=(len(vals),))
 
 
 def write_matrix(kg, kernel, sp):
