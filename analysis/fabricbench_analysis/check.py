@@ -11,7 +11,7 @@ import statistics
 from .compare import DEFAULT_SIGMA, headline_metric, judge
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
 from .hostile import COLUMNS
-from .noise import noise_column
+from .noise import noise_column, regimes
 from .rules import checks_for
 from .table import direction, finite, fmt_num, size_label
 
@@ -227,8 +227,16 @@ def _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma, run_sp
     noise = j["noise"]
     noise_txt = "noise +-%s" % _pct(noise) if finite(noise) else "no noise estimate"
     how = "worse" if d else "different"
+    reg = regimes(crow) or max([regimes(r) for r in brows] or [0])
     if worse > tol:
-        if finite(noise) and worse <= noise:
+        if reg:
+            status = "WARN"
+            reason = ("%s by %s, beyond the tolerance (%s), but noisy: %d regimes over time in "
+                      "%s (block medians in separate levels; the median depends on how long "
+                      "each lasted): not judged as changed" % (
+                          how, _pct(worse), _pct(tol), reg,
+                          "this run" if regimes(crow) else "the baseline"))
+        elif finite(noise) and worse <= noise:
             status = "WARN"
             reason = ("%s by %s, beyond the tolerance (%s) but within the %s: the measurement "
                       "cannot tell" % (how, _pct(worse), _pct(tol), noise_txt))

@@ -2,7 +2,7 @@
 import math
 
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
-from .noise import noise_column
+from .noise import noise_column, regimes
 from .table import KERNEL_COLUMNS, RUN_COLUMNS, direction, finite, fmt_num, size_label
 
 DEFAULT_SIGMA = 3.0
@@ -139,7 +139,8 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA):
                     if r is None or not finite(r.get(metric)):
                         continue
                     cells[lab] = {"value": r[metric],
-                                  "noise_rel": r.get(ncol, math.nan) if ncol else math.nan}
+                                  "noise_rel": r.get(ncol, math.nan) if ncol else math.nan,
+                                  "regimes": regimes(r)}
                 if len(cells) >= 2:
                     common += 1
                 if ref in cells:
@@ -148,6 +149,11 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA):
                             c.update(judge(cells[ref]["value"], c["value"],
                                            cells[ref]["noise_rel"], c["noise_rel"], metric,
                                            sigma) or {})
+                            # Regimes over time in either row: its median depends on how
+                            # long each lasted; a difference is noise, not a change.
+                            if c.get("verdict") in ("better", "worse", "higher", "lower") and \
+                                    (c["regimes"] or cells[ref]["regimes"]):
+                                c["verdict"] = "noisy"
                 brows.append({"bytes": b, "size": size_label(b), "cells": cells})
             blocks.append({"kernel": kernel, "kind": kind, "metric": metric,
                            "unit": table.units.get(metric, ""), "direction": direction(metric),
@@ -185,7 +191,7 @@ def _coverage(table, label):
 
 
 VERDICT_TEXT = {"better": "better", "worse": "WORSE", "higher": "higher", "lower": "lower",
-                "same": "~", "unknown": "?"}
+                "same": "~", "unknown": "?", "noisy": "noisy"}
 
 
 def better_word(d):
@@ -198,7 +204,8 @@ def render_text(result):
     ref = result["reference"]
     out.append("reference: %s; ratio = value / reference; WORSE/better: the change exceeds "
                "%g x the combined standard error (se: each value's relative standard error, "
-               "docs/ANALYSIS.md); ~: within it; ?: no noise estimate" %
+               "docs/ANALYSIS.md); ~: within it; ?: no noise estimate; noisy: regimes over "
+               "time in a row (the adaptive measurement's block medians)" %
                (ref, result["sigma"]))
     for b in result["blocks"]:
         others = [lab for lab in b["labels"] if lab != ref]

@@ -25,6 +25,7 @@ COLUMN_NAME = re.compile(r"[A-Za-z0-9_]{1,64}\Z")
 # computation of the analysis (ratios, squares, log axes) within floating point.
 MAX_VALUE = 1e15
 MAX_ROWS = 100000  # rows of one table (fabricbench measures at most 64 sizes per kernel)
+MAX_BLOCKS = 256  # block medians of one size (FAB_ADAPT_MAX_BLOCKS)
 MAX_SAMPLES = 100000000  # per-iteration samples of one size (--max-samples is at most 1e8)
 MAX_HOSTS = 1 << 22  # entries of the hostnames dataset (one per rank)
 

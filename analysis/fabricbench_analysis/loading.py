@@ -248,20 +248,31 @@ def _read_run(f, path, name, warn):
             continue
         rows, units = _read_table(t, kwhere + "/table", path, name, kid, warn)
         samples = hostile.child(k, kwhere, "samples", "group")
+        blocks = hostile.child(k, kwhere, "blocks", "group")
         out = []
         for row in rows:
-            s = None
             key = str(row["bytes"]) if "bytes" in row else None
-            if samples is not None and key is not None:
-                ds = hostile.child(samples, kwhere + "/samples", key, "dataset")
-                if ds is not None:
-                    spath = "%s/samples/%s" % (kwhere, key)
-                    s = hostile.numbers(ds, spath, "a samples dataset", "num",
-                                        hostile.MAX_SAMPLES)
-                    hostile.check_samples(s, spath)
-            out.append((row, s))
+            s = _row_vector(samples, kwhere + "/samples", key, "a samples dataset",
+                            hostile.MAX_SAMPLES)
+            b = _row_vector(blocks, kwhere + "/blocks", key, "a block medians dataset",
+                            hostile.MAX_BLOCKS)
+            out.append((row, {"samples": s, "blocks": b}))
         kernels.append((kmeta, out, units))
     return meta, kernels
+
+
+def _row_vector(group, gwhere, key, what, limit):
+    """A row's vector (samples/<bytes>, blocks/<bytes>) of times in us, checked; None when
+    the file has none for it."""
+    if group is None or key is None:
+        return None
+    ds = hostile.child(group, gwhere, key, "dataset")
+    if ds is None:
+        return None
+    path = "%s/%s" % (gwhere, key)
+    v = hostile.numbers(ds, path, what, "num", limit)
+    hostile.check_samples(v, path)
+    return v
 
 
 # Columns of the tidy table that loading makes itself: a table column may not take their names.
@@ -509,11 +520,12 @@ def _add_rows(meta, kernels, rows, units, extra_cols, note):
             units.setdefault(c, u)
             if c not in TABLE_COLUMNS and c not in extra_cols:
                 extra_cols.append(c)
-        for trow, samples in krows:
+        for trow, vec in krows:
+            samples = vec["samples"]
             row = {c: meta[c] for c in RUN_COLUMNS}
             row.update({c: kmeta[c] for c in KERNEL_COLUMNS})
             row.update(trow)
-            noise, method = row_noise(trow, samples)
+            noise, method = row_noise(trow, samples, vec["blocks"])
             row.update(noise)
             row["noise_method"] = method
             row["n_samples"] = 0 if samples is None else int(len(samples))

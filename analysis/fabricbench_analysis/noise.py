@@ -13,7 +13,11 @@ docs/ANALYSIS.md ("Noise") describes the method; in short, for each row:
 - with per-iteration samples in the file (--samples): also batch means (the samples, in
   iteration order, cut into 10 contiguous batches; the spread of the batch means or batch
   quantiles / sqrt(10)), which also sees drift and correlated stretches within the run. The
-  larger of the two estimates is used.
+  larger of the two estimates is used;
+- adaptive rows (the result file's blocks/<bytes>: one median per block, blocks spread over
+  the run's rounds): the spread of the block medians / sqrt(blocks), relative to their
+  median, for p50 and the mean-based values: the run-to-run spread measured inside one run.
+  Again the larger estimate is used.
 
 All values are relative (0.02 = 2%); NaN where the row does not allow an estimate.
 """
@@ -92,7 +96,30 @@ def batch_rel_se(samples):
     return out
 
 
-def row_noise(row, samples=None):
+MIN_BLOCKS = 3
+
+
+def block_rel_se(blocks):
+    """Relative standard error of a central value from block medians across time; NaN with
+    fewer than MIN_BLOCKS blocks."""
+    x = np.asarray(blocks if blocks is not None else [], dtype=float)
+    x = x[np.isfinite(x)]
+    if len(x) < MIN_BLOCKS:
+        return math.nan
+    med = float(np.median(x))
+    if med <= 0:
+        return math.nan
+    return float(x.std(ddof=1) / math.sqrt(len(x)) / med)
+
+
+def regimes(row):
+    """Separate levels over time that the adaptive measurement found in a row (0: not
+    assessed or one level); such a row's median depends on how long each regime lasted."""
+    r = row.get("regimes") if row else None
+    return int(r) if isinstance(r, (int, float)) and math.isfinite(r) and r > 1 else 0
+
+
+def row_noise(row, samples=None, blocks=None):
     """Noise columns for one table row (a dict of its columns), and the method's name."""
     n = row.get("iterations")
     known = {0.0: row.get("min_us"), 1.0: row.get("max_us")}
@@ -110,4 +137,10 @@ def row_noise(row, samples=None):
                 # The larger estimate: never claim a quieter measurement than either method sees.
                 if not math.isfinite(out[k]) or v > out[k]:
                     out[k] = v
+    b = block_rel_se(blocks)
+    if math.isfinite(b):
+        method += "+blocks"
+        for k in ("noise_mean_rel", "noise_p50_rel"):
+            if not math.isfinite(out[k]) or b > out[k]:
+                out[k] = b
     return out, method

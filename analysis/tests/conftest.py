@@ -284,6 +284,12 @@ def known(results, tmp_path_factory):
     k.no_line_rate = make("no_line_rate", run(line_rate_gbps=math.nan))
     # Latency with per-iteration samples that drift by 1% of t from one batch to the next.
     k.drift = make("drift", run(kernels=("latency",), drift=0.01))
+    # Adaptive rows: block medians 0.9t, t, 1.1t (their spread: se 0.1 / sqrt 3); and a
+    # latency run 1.5 x slower whose rows had 2 regimes over time, and the same without.
+    k.blocks = make("blocks", run(kernels=("latency",), blocks=(0.9, 1.0, 1.1)))
+    k.slow_regimes = make("slow_regimes", run(kernels=("latency",), time_scale=1.5,
+                                              blocks=(1.0, 1.0, 1.5, 1.5), regimes=2))
+    k.slow_plain = make("slow_plain", run(kernels=("latency",), time_scale=1.5))
     k.interrupted = _interrupt(make("interrupted"))
     return k
 

@@ -33,7 +33,9 @@ checks they change: `bw_scale` multiplies the bandwidth columns (BANDWIDTH_COLUM
 slower fabric shows) and leaves the times, and so the latency checks and the noise, as they
 are; `time_scale` multiplies the time columns and leaves the rates; `iterations` and
 `rel_stddev` set the noise; `drift` adds per-iteration samples (--samples) whose 10 batch means
-step by `drift` x t from one batch to the next.
+step by `drift` x t from one batch to the next; `blocks` (factors f) makes the rows adaptive
+ones with block medians f x t (the blocks group; `blocks` column = their number), and
+`regimes` sets the rows' regimes column.
 """
 import math
 
@@ -81,11 +83,11 @@ RUN_ATTRS = {
 
 
 def run(bw_scale=1.0, time_scale=1.0, iterations=ITERATIONS, rel_stddev=REL_STDDEV,
-        kernels=KERNELS, line_rate_gbps=LINE_RATE_GBPS, drift=None):
+        kernels=KERNELS, line_rate_gbps=LINE_RATE_GBPS, drift=None, blocks=None, regimes=0):
     """The knobs of one run of a known file (see the module's docstring)."""
     return {"bw_scale": bw_scale, "time_scale": time_scale, "iterations": iterations,
             "rel_stddev": rel_stddev, "kernels": tuple(kernels), "line_rate_gbps": line_rate_gbps,
-            "drift": drift}
+            "drift": drift, "blocks": blocks, "regimes": regimes}
 
 
 def central_time_us(kernel, nbytes):
@@ -109,7 +111,9 @@ def row(kernel, nbytes, spec):
          "slowest_share": math.nan, "comm_us": math.nan, "overlap_pct": math.nan,
          "line_rate_pct": math.nan, "cpu_rank_pct": 50.0, "cpu_rank_min_pct": 50.0,
          "cpu_rank_max_pct": 50.0, "cpu_rank_max_rank": 0, "cpu_node_user_pct": 50.0,
-         "cpu_node_sys_pct": 0.0, "cpu_node_softirq_pct": 0.0}
+         "cpu_node_sys_pct": 0.0, "cpu_node_softirq_pct": 0.0, "ci_pct": math.nan,
+         "blocks": len(spec["blocks"] or ()), "blocks_ci_pct": math.nan,
+         "target_met": 0 if spec["blocks"] else -1, "regimes": spec["regimes"]}
     r.update({c: f * t for c, f in TIME_SHAPE.items()})
     # Rates from the unscaled time t0: time_scale moves the times only.
     if kernel == "latency":
@@ -223,6 +227,13 @@ def _write_run(g, tr, spec):
             for a, v in src.attrs.items():
                 ds.attrs[a] = v
         _set(table.attrs, "columns", ",".join(cols))
+        if spec["blocks"]:
+            bg = kg.create_group("blocks")
+            for r in rows:
+                ds = bg.create_dataset(str(r["bytes"]), data=np.array(
+                    [f * r["p50_us"] for f in spec["blocks"]], dtype=np.float64))
+                _set(ds.attrs, "units", "us")
+                _set(ds.attrs, "regimes", spec["regimes"])
         if spec["drift"] is not None:
             sg = kg.create_group("samples")
             n = spec["iterations"]

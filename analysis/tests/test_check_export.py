@@ -353,3 +353,28 @@ def test_check_three_run_baseline_measures_the_spread(known):
     assert all(c["status"] == "PASS" for c in checks if c["kernel"] == "latency")
     assert "spread measured from the baseline's runs" in run_cli(
         "check", "--baseline", known.base3, known.mild).stdout
+
+
+def _latency_checks(p):
+    res, checks = _checks(p)
+    return [c for c in checks if c["kernel"] == "latency" and c["metric"] == "p50_us"]
+
+
+def test_check_regimes_are_noisy_not_failed(known):
+    """Latency 1.5 x slower (worse by 50%). The rows' block medians (1, 1, 1.5, 1.5) x 1.5t
+    give a noise of 3 x sqrt(5.625e-4^2 + 0.11547^2 + 0.05^2) = 37.7% (se: stdev 0.2887 /
+    sqrt 4 / median 1.25), so 50% is beyond tolerance and noise: FAIL, as it is for the same
+    run without blocks. With regimes = 2 the rows' medians depend on how long each regime
+    lasted: WARN, noisy, never FAIL."""
+    plain = _latency_checks(run_cli("check", "--json", "--baseline", known.base,
+                                    known.slow_plain))
+    assert [c["status"] for c in plain] == ["FAIL"] * 4, plain
+    p = run_cli("check", "--json", "--baseline", known.base, known.slow_regimes)
+    assert "Traceback" not in p.stderr
+    reg = _latency_checks(p)
+    assert len(reg) == 4
+    for c in reg:
+        assert c["status"] == "WARN" and c["change"] == pytest.approx(0.5, rel=1e-9), c
+        assert "noisy: 2 regimes over time in this run" in c["reason"], c
+    res, _ = _checks(p)
+    assert res["result"] != "FAIL" and p.returncode == 0, p.stdout

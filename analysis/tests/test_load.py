@@ -249,3 +249,17 @@ def test_transport_short():
                         "probed after the measurements (last line)", ""):
         assert transport_short(placeholder, "ucx") == "", placeholder
     assert transport_short("not used (pml ob1; btl loaded: sm,self)", "ob1") == "ob1"
+
+
+def test_noise_from_blocks(known):
+    """An adaptive row's block medians (0.9t, t, 1.1t) spread across the run: their standard
+    deviation 0.1t / sqrt(3) / their median t = 5.7735% is the standard error of p50 and the
+    mean (larger than the table's 1e-4 and 5.6e-4), method table+blocks."""
+    t = load([known.blocks])
+    assert t.kernels() == ["latency"] and len(t) == 4
+    for r in t:
+        assert r["noise_method"] == "table+blocks" and r["blocks"] == 3
+        assert r["noise_p50_rel"] == pytest.approx(0.1 / math.sqrt(3), rel=1e-9)
+        assert r["noise_mean_rel"] == pytest.approx(0.1 / math.sqrt(3), rel=1e-9)
+        # the tails keep the table's estimate
+        assert r["noise_p99_rel"] < 0.05

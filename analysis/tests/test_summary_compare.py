@@ -215,3 +215,17 @@ def test_signalled_run_summary_and_compare(results):
     p = run_cli("compare", results.shm, results.signalled)
     assert_ok(p)
     assert "not+probed" not in p.stdout and "signalled" in p.stdout, p.stdout
+
+
+def test_compare_regimes_are_noisy(known):
+    """Latency 1.5 x slower: WORSE where the rows are plain; where they had 2 regimes over time
+    the verdict is 'noisy', in the JSON and the text."""
+    plain = _compare_cells(run_cli("compare", "--json", known.base, known.slow_plain))
+    assert all(c["verdict"] == "worse" for c in plain["latency"]), plain
+    reg = _compare_cells(run_cli("compare", "--json", known.base, known.slow_regimes))
+    assert len(reg["latency"]) == 8
+    for c in reg["latency"]:
+        assert c["ratio"] == pytest.approx(1.5, rel=1e-12) and c["verdict"] == "noisy", c
+    p = run_cli("compare", known.base, known.slow_regimes)
+    assert_ok(p)
+    assert p.stdout.count("noisy") >= 8, p.stdout
