@@ -8,6 +8,7 @@
 #include "measure/locate.h"
 #include "measure/pairs.h"
 #include "measure/plan.h"
+#include "measure/rounds.h"
 
 #define OFF(field)  offsetof(fab_opts_t, field)
 #define PAIRS_ITERS FAB_STR(FAB_PAIRS_ITERS_LAT) " or " FAB_STR(FAB_PAIRS_ITERS_BW)
@@ -19,11 +20,25 @@ const fab_opt_t fab_opt_table[] = {
      "message sizes: MIN:MAX doubles from MIN (MAX included), or a list 8,1K,64K; K/M/G = 1024^n",
      0},
     {"iterations", 'i', FAB_OPT_LONG, OFF(iters), 1, 1e9, "N", "iterations", "auto",
-     "timed iterations per size (auto: --time decides) or per pair (auto: " PAIRS_ITERS ")", 0},
+     "fixed timed iterations per size (auto: adaptive, see --precision) or per pair "
+     "(auto: " PAIRS_ITERS ")",
+     0},
     {"warmup", 'x', FAB_OPT_LONG, OFF(warmup), 0, 1e9, "N", "iterations", "auto",
      "untimed iterations before each size (auto: i/10 with -i, else the calibration run)", -1},
+    {"budget", 0, FAB_OPT_DOUBLE, OFF(budget_s), 0.001, 86400, "SEC", "s",
+     "auto (" FAB_STR(FAB_BUDGET_PER_ROW) " s per row)",
+     "adaptive measurement (no -i, no --time): time for the whole run's sizes; printed at the "
+     "start with the estimated end",
+     0},
+    {"precision", 0, FAB_OPT_DOUBLE, OFF(precision_pct), 0.01, 100, "PCT", "%",
+     FAB_STR(FAB_PRECISION_PCT),
+     "adaptive measurement: a size stops when its median's 95% interval is within this "
+     "(half-width) and its blocks agree, or when its share of --budget is spent",
+     0},
     {"time", 't', FAB_OPT_DOUBLE, OFF(time_s), 0, 3600, "SEC", "s", "0.25",
-     "time budget per size; iterations are chosen so each size takes about this long", 0},
+     "fixed time per size instead of the adaptive measurement; iterations are chosen so each "
+     "size takes about this long",
+     0},
     {"min-iters", 0, FAB_OPT_LONG, OFF(min_iters), 1, 1e9, "N", "iterations", "10",
      "fewest timed iterations per size under --time", 0},
     {"max-iters", 0, FAB_OPT_LONG, OFF(max_iters), 1, 1e9, "N", "iterations", "10000000",
@@ -93,6 +108,10 @@ const fab_opt_t fab_opt_table[] = {
      "HDF5 result file; auto: fabricbench-HOST-DATE[-jobID].h5 here; none: no file", 0},
     {"append", 0, FAB_OPT_FLAG, OFF(append), 0, 0, NULL, NULL, "off",
      "add this run to an existing result file (a new run group)", 0},
+    {"repeat", 0, FAB_OPT_INT, OFF(repeat), 1, 1000, "N", "runs", "1",
+     "measure the whole plan N times, each repetition a run of its own in the same file (a "
+     "baseline with its run-to-run spread for check)",
+     0},
     {"force", 0, FAB_OPT_FLAG, OFF(force), 0, 0, NULL, NULL, "off",
      "replace an existing result file (without it, an existing file is refused)", 0},
     {"samples", 0, FAB_OPT_FLAG, OFF(samples), 0, 0, NULL, NULL, "off",

@@ -490,6 +490,13 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
     }
     if (st == FAB_OK && o->iters > 0 && set[fab_opt_index("time")])
         snprintf(o->note, sizeof(o->note), "-t/--time is ignored: -i fixes the iterations");
+    o->adaptive = o->iters == 0 && !set[fab_opt_index("time")];
+    if (st == FAB_OK && !o->adaptive &&
+        (set[fab_opt_index("budget")] || set[fab_opt_index("precision")]))
+        snprintf(o->note, sizeof(o->note),
+                 "--budget and --precision are ignored: %s fixes the "
+                 "measurement",
+                 o->iters > 0 ? "-i" : "--time");
     if (st == FAB_OK)
         fab_opts_unused(o, set);
     if (st == FAB_OK && o->min_iters > o->max_iters) {

@@ -13,6 +13,7 @@
 #include "core/watchdog.h"
 #include "measure/check.h"
 #include "measure/plan.h"
+#include "measure/rounds.h"
 #include "measure/runner.h"
 #include "net/rankinfo.h"
 #include "net/transport.h"
@@ -200,6 +201,50 @@ static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *
     return st;
 }
 
+/* One run of the plan: every kernel, then (unless skip_probe) the transport probe, then the
+ * run's end in the outputs. */
+static fab_status_t fab_run_once(const fab_world_t *w, const fab_opts_t *o, fab_fabric_t *fb,
+                                 fab_transport_t *t, fab_run_info_t *info, fab_sinks_t *sinks,
+                                 bool skip_probe, bool *agreed)
+{
+    fab_status_t st;
+
+    if (o->adaptive)
+        fab_rounds_budget_begin(o);
+    st = fab_run_kernels(w, o, sinks, agreed);
+    if (!*agreed)
+        return st;
+    /* The transport probe comes last (it would disturb later measurements); an interrupted
+     * run skips it to end quickly. */
+    if (skip_probe)
+        ; /* checked before measuring */
+    else if ((st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) && fab_transport_needs_probe(t))
+        snprintf(info->ucx_tls, sizeof(info->ucx_tls), "not probed (the run stopped early)");
+    else if (fab_transport_needs_probe(t)) {
+        fab_status_t pst;
+
+        fab_watch_phase("probing the transports", NULL, 0, -1, 0);
+        pst = fab_check_transport(w, o, t, fb, info);
+
+        if (pst != FAB_OK && st == FAB_OK)
+            st = pst;
+    } else if (w->rank == 0 && fb->name[0]) {
+        snprintf(fb->verdict, sizeof(fb->verdict), "not verified");
+        snprintf(fb->verdict_why, sizeof(fb->verdict_why),
+                 "pml %s: UCX is not in use, --fabric does not apply", t->pml);
+        FAB_WARN("--fabric %s: %s", fb->name, fb->verdict_why);
+    }
+    if (w->rank == 0 && sinks->n > 0) {
+        fab_finish_info(info, st);
+        if (fab_sinks_run_end(sinks, info) != FAB_OK && st == FAB_OK)
+            st = FAB_ERR_IO;
+        if (st == FAB_ERR_INTERRUPTED)
+            FAB_WARN("run interrupted: %s; rows measured so far are in %s", info->stop_reason,
+                     info->results_file[0] ? info->results_file : "the table above");
+    }
+    return st;
+}
+
 /* The watchdog's way to mark rank 0's outputs before the process ends (core/watchdog.h). */
 static void fab_run_mark(void *arg, const char *status, const char *reason)
 {
@@ -251,7 +296,9 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
                            "drop --strict-fabric");
         goto out;
     }
-    if (o->strict_fabric && fab_transport_needs_probe(&t)) {
+    /* --repeat: every run records the same transports, so they are probed before the
+     * first (as --strict-fabric does) rather than after the last. */
+    if ((o->strict_fabric || o->repeat > 1) && fab_transport_needs_probe(&t)) {
         fab_watch_phase("probing the transports", NULL, 0, -1, 0);
         st = fab_check_transport(w, o, &t, fb, &info);
         probed = true;
@@ -274,44 +321,28 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
         if (st == FAB_OK)
             st = fab_open_sinks(w, o, &info, &sinks);
         if (st == FAB_OK)
-            st = fab_sinks_run_begin(&sinks, &info, o);
-        if (st == FAB_OK)
             fab_watch_on_fail(fab_run_mark, &sinks);
     }
     fab_watch_phase("opening the outputs", NULL, 0, -1, 0);
     st = fab_agree(st, MPI_COMM_WORLD);
     if (st != FAB_OK)
         goto out; /* nothing was measured; the sink that refused said why */
-    st = fab_run_kernels(w, o, &sinks, agreed);
-    if (!*agreed)
-        goto out;
-    /* The transport probe comes last (it would disturb later measurements); an interrupted
-     * run skips it to end quickly. */
-    if (probed)
-        ; /* checked before measuring */
-    else if ((st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) && fab_transport_needs_probe(&t))
-        snprintf(info.ucx_tls, sizeof(info.ucx_tls), "not probed (the run stopped early)");
-    else if (fab_transport_needs_probe(&t)) {
-        fab_status_t pst;
-
-        fab_watch_phase("probing the transports", NULL, 0, -1, 0);
-        pst = fab_check_transport(w, o, &t, fb, &info);
-
-        if (pst != FAB_OK && st == FAB_OK)
-            st = pst;
-    } else if (w->rank == 0 && fb->name[0]) {
-        snprintf(fb->verdict, sizeof(fb->verdict), "not verified");
-        snprintf(fb->verdict_why, sizeof(fb->verdict_why),
-                 "pml %s: UCX is not in use, --fabric does not apply", t.pml);
-        FAB_WARN("--fabric %s: %s", fb->name, fb->verdict_why);
-    }
-    if (w->rank == 0 && sinks.n > 0) {
-        fab_finish_info(&info, st);
-        if (fab_sinks_run_end(&sinks, &info) != FAB_OK && st == FAB_OK)
-            st = FAB_ERR_IO;
-        if (st == FAB_ERR_INTERRUPTED)
-            FAB_WARN("run interrupted: %s; rows measured so far are in %s", info.stop_reason,
-                     info.results_file[0] ? info.results_file : "the table above");
+    /* --repeat N: the whole plan N times, each repetition a run of its own in the outputs. */
+    for (int rep = 0; rep < o->repeat && st == FAB_OK; rep++) {
+        if (w->rank == 0) {
+            if (rep > 0)
+                fab_utc_now(info.start_time, sizeof(info.start_time), "%Y-%m-%dT%H:%M:%SZ");
+            st = fab_sinks_run_begin(&sinks, &info, o);
+        }
+        fab_watch_phase("starting the run's outputs", NULL, 0, -1, 0);
+        st = fab_agree(st, MPI_COMM_WORLD);
+        if (st != FAB_OK)
+            goto out;
+        st = fab_run_once(w, o, fb, &t, &info, &sinks, probed || rep + 1 < o->repeat, agreed);
+        if (!*agreed)
+            goto out;
+        if (st == FAB_ERR_VALIDATION || st == FAB_ERR_SUSPECT) /* a finding: go on */
+            st = rep + 1 < o->repeat ? FAB_OK : st;
     }
 out:
     fab_watch_on_fail(NULL, NULL);

@@ -20,13 +20,17 @@ typedef enum { FAB_TIMER_AUTO = 0, FAB_TIMER_TSC = 1, FAB_TIMER_CLOCK = 2 } fab_
 typedef struct fab_opts {
     const struct fab_kernel *kernels[FAB_MAX_KERNELS];
     int nkernels;
-    fab_sizes_t sizes; /* empty: the default sweep */
-    long iters;        /* > 0: fixed iterations per size; 0: time budget */
-    long warmup;       /* < 0: automatic */
-    double time_s;     /* time budget per size */
-    long min_iters;    /* floor of the time-budget policy */
-    long max_iters;    /* ceiling of the time-budget policy */
-    long max_samples;  /* raw samples kept per size for exact percentiles */
+    fab_sizes_t sizes;    /* empty: the default sweep */
+    long iters;           /* > 0: fixed iterations per size; 0: time budget */
+    long warmup;          /* < 0: automatic */
+    double time_s;        /* time budget per size */
+    long min_iters;       /* floor of the time-budget policy */
+    long max_iters;       /* ceiling of the time-budget policy */
+    long max_samples;     /* raw samples kept per size for exact percentiles */
+    bool adaptive;        /* neither -i nor --time: interleaved rounds, adaptive stop */
+    double budget_s;      /* adaptive: the run's budget, s; 0: automatic (per row) */
+    double precision_pct; /* adaptive: target half-width of the median's 95% interval, % */
+    int repeat;           /* --repeat: the whole plan this many times, each its own run */
     int window;
     bool validate;
     bool samples;       /* --samples: keep per-iteration times in the result file */

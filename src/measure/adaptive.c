@@ -45,9 +45,9 @@ static double fab_phi(double x)
     return 0.5 * erfc(-x / sqrt(2.0));
 }
 
-static fab_ranks_t fab_ranks_normal(size_t n, double p)
+static fab_ci_ranks_t fab_ranks_normal(size_t n, double p)
 {
-    fab_ranks_t r = {0, 0, 0.0, false};
+    fab_ci_ranks_t r = {0, 0, 0.0, false};
     double np = (double)n * p, s = sqrt((double)n * p * (1.0 - p));
     double lo = floor(np - FAB_CI_Z * s + FAB_CI_MARGIN);
     double hi = ceil(1.0 + np + FAB_CI_Z * s - FAB_CI_MARGIN);
@@ -62,9 +62,9 @@ static fab_ranks_t fab_ranks_normal(size_t n, double p)
     return r;
 }
 
-fab_ranks_t fab_median_ci_ranks(size_t n)
+fab_ci_ranks_t fab_median_ci_ranks(size_t n)
 {
-    fab_ranks_t r = {0, 0, 0.0, true};
+    fab_ci_ranks_t r = {0, 0, 0.0, true};
 
     if (n == 0)
         return r;
@@ -80,18 +80,12 @@ fab_ranks_t fab_median_ci_ranks(size_t n)
     return r;
 }
 
-fab_ranks_t fab_quantile_ci_ranks(size_t n, double p)
+fab_ci_ranks_t fab_quantile_ci_ranks(size_t n, double p)
 {
     return fab_ranks_normal(n, p);
 }
 
-bool fab_quantile_enough(size_t n, double p)
-{
-    /* n (1 - p) >= 10, with a margin so that p99 at n = 1000 counts as enough */
-    return p < 1.0 && (double)n * (1.0 - p) >= 10.0 - FAB_CI_MARGIN;
-}
-
-static void fab_interval_fill(const double *sorted, size_t n, double centre, fab_ranks_t r,
+static void fab_interval_fill(const double *sorted, size_t n, double centre, fab_ci_ranks_t r,
                               fab_interval_t *out)
 {
     memset(out, 0, sizeof(*out));
@@ -123,6 +117,25 @@ void fab_quantile_ci(const double *sorted, size_t n, double p, fab_interval_t *o
 {
     fab_interval_fill(sorted, n, fab_percentile_sorted(sorted, n, p), fab_quantile_ci_ranks(n, p),
                       out);
+}
+
+void fab_acc_median_ci(fab_acc_t *a, fab_interval_t *out)
+{
+    fab_ci_ranks_t r = fab_median_ci_ranks(a->n);
+    double v[2];
+
+    memset(out, 0, sizeof(*out));
+    if (a->n == 0) {
+        fab_interval_fill(v, 0, NAN, r, out);
+        return;
+    }
+    v[0] = fab_acc_order(a, r.lo);
+    v[1] = fab_acc_order(a, r.hi);
+    r.lo = 1; /* v holds the two order statistics */
+    r.hi = 2;
+    fab_interval_fill(
+        v, a->n, 0.5 * (fab_acc_order(a, (a->n + 1) / 2) + fab_acc_order(a, a->n / 2 + 1)), r, out);
+    out->ranks = fab_median_ci_ranks(a->n);
 }
 
 /* ---- regimes */

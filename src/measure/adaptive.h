@@ -23,33 +23,35 @@
 #include <stddef.h>
 
 #include "core/status.h"
+#include "measure/stats.h"
 
 #define FAB_CI_Z           1.96
 #define FAB_CI_LEVEL       0.95
 #define FAB_CI_EXACT_BELOW 20 /* the median's interval is exact binomial below this n */
 
-typedef struct fab_ranks {
+typedef struct fab_ci_ranks {
     size_t lo, hi;   /* 1-based ranks j <= k; 0, 0 for n = 0 */
     double coverage; /* P(j <= X <= k-1), exact or approximated as above */
     bool exact;      /* the exact binomial was used */
-} fab_ranks_t;
+} fab_ci_ranks_t;
 
-fab_ranks_t fab_median_ci_ranks(size_t n);
-fab_ranks_t fab_quantile_ci_ranks(size_t n, double p); /* 0 < p < 1, normal approximation */
-/* Enough samples for the p-quantile's interval to mean anything: n >= 10/(1-p)
- * (p99: 1000, p99.9: 10^4), i.e. at least 10 samples expected beyond the quantile. */
-bool fab_quantile_enough(size_t n, double p);
+fab_ci_ranks_t fab_median_ci_ranks(size_t n);
+fab_ci_ranks_t fab_quantile_ci_ranks(size_t n, double p); /* 0 < p < 1, normal approximation */
+/* fab_quantile_enough (measure/stats.h): whether a quantile means anything at n samples. */
 
 /* An interval on sorted samples: its centre (the median or quantile), ends and precision. */
 typedef struct fab_interval {
     size_t n;
     double centre, lo, hi;
     double rel_half; /* (hi - lo) / 2 / centre; 0 when hi == lo, +inf when centre <= 0 < hi-lo */
-    fab_ranks_t ranks;
+    fab_ci_ranks_t ranks;
 } fab_interval_t;
 
 void fab_median_ci(const double *sorted, size_t n, fab_interval_t *out);
 void fab_quantile_ci(const double *sorted, size_t n, double p, fab_interval_t *out);
+/* The median's interval of an accumulator's samples (fab_acc_order: exact up to
+ * FAB_ACC_EXACT_ORDER kept samples, else from the histogram, within 0.2%). */
+void fab_acc_median_ci(fab_acc_t *a, fab_interval_t *out);
 
 /* Regimes in block medians (all > 0; a value <= 0 counts as 1e-300). Sort the log values;
  * a partition into 2 or 3 contiguous groups is cut at the largest gap (two largest for 3;

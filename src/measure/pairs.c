@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/file.h"
 #include "core/log.h"
 #include "core/mpi_call.h"
 #include "core/signals.h"
@@ -30,10 +31,9 @@
 #include "measure/timing.h"
 
 #define FAB_PAIRS_WAIT 4.0 /* see fab_pairs_wait_step */
-/* The matrix is handed to the outputs after a round when at least this many times its last
- * hand-over's duration has passed since (and after the last round): commits cost at most
+/* The matrix is handed to the outputs after a round when at least FAB_COMMIT_GAP times its
+ * last hand-over's duration has passed since (and after the last round): commits cost at most
  * about a tenth of the run, also at a thousand members, whose matrix is tens of MB. */
-#define FAB_PAIRS_COMMIT_GAP 10.0
 /* Retests: at most this many unordered pairs per member (the slowest first). */
 #define FAB_PAIRS_RETEST_PER_MEMBER 4
 
@@ -198,13 +198,13 @@ static void fab_pairs_fill(fab_pairs_t *P, int r, bool retest)
         m->rounds_done = r + 1;
 }
 
-/* Rank 0: the matrix to the outputs when FAB_PAIRS_COMMIT_GAP says so, or always (force).
+/* Rank 0: the matrix to the outputs when FAB_COMMIT_GAP says so, or always (force).
  * Real time (as the progress lines): a simulated run's clock would make commits free. */
 static void fab_pairs_commit(fab_pairs_t *P, fab_sinks_t *sinks, bool force)
 {
     uint64_t t0 = fab_real_ns();
 
-    if (!force && (double)(t0 - P->commit_at) * 1e-9 < FAB_PAIRS_COMMIT_GAP * P->commit_s)
+    if (!force && (double)(t0 - P->commit_at) * 1e-9 < FAB_COMMIT_GAP * P->commit_s)
         return;
     if (fab_sinks_matrix(sinks, P->k, &P->m) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
@@ -285,7 +285,7 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
     bool directed = P->o->schedule == FAB_SCHED_SHIFT;
     fab_status_t st;
 
-    memset(&row, 0, sizeof(row));
+    fab_row_clear(&row);
     memset(&ctx, 0, sizeof(ctx));
     if (fab_pairs_judge(P, verdict) != 0 ||
         fab_acc_init(&acc, (size_t)m->n * (size_t)m->n) != FAB_OK)
@@ -310,9 +310,6 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
         ctx.size = 2;
         fab_row_rates(&row, P->k, &ctx, NAN);
         row.line_pct = fab_row_line_pct(P->w, P->o, P->k, &row);
-        row.validation_errors = -1;
-        row.slowest_rank = -1;
-        row.cpu_rank_max_rank = -1;
         row.cpu_rank_pct = row.cpu_user_pct = row.cpu_sys_pct = NAN;
         row.cpu_softirq_pct = row.cpu_rank_min_pct = row.cpu_rank_max_pct = NAN;
         st = fab_sinks_row(sinks, P->k, &row, NULL, 0);

@@ -22,6 +22,24 @@ int fab_comm_world_rank(MPI_Comm comm, int r)
     return out;
 }
 
+void fab_row_clear(fab_row_t *row)
+{
+    memset(row, 0, sizeof(*row));
+    row->validation_errors = -1;
+    row->slowest_rank = -1;
+    row->cpu_rank_max_rank = -1;
+    row->ci_pct = row->blocks_ci_pct = NAN;
+    row->target_met = -1;
+}
+
+void fab_row_precision(fab_row_t *row, struct fab_acc *acc)
+{
+    fab_interval_t ci;
+
+    fab_acc_median_ci(acc, &ci);
+    row->ci_pct = isfinite(ci.rel_half) ? 100.0 * ci.rel_half : NAN;
+}
+
 fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_mark_t *a,
                          const fab_cpu_mark_t *b)
 {

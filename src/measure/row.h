@@ -9,6 +9,7 @@
 #include "core/opts.h"
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
+#include "measure/adaptive.h"
 #include "measure/cpuload.h"
 #include "measure/stats.h"
 
@@ -44,8 +45,25 @@ typedef struct fab_row {
     int cpu_rank_max_rank;                     /* world rank of the busiest; -1 unknown */
     double stall_s; /* longest wait of a rank beyond its expected step (a stall that
                        resumed; core/watchdog.h), s; 0 none */
+    /* Precision (measure/adaptive.h): every policy reports ci_pct; the adaptive one also
+     * its blocks, the blocks' agreement, whether it met --precision and the regimes. */
+    double ci_pct;        /* half-width of the median's 95% interval, % of the median */
+    uint64_t blocks;      /* adaptive: blocks (one per round the size took part in); else 0 */
+    double blocks_ci_pct; /* adaptive: the same interval over the block medians (across
+                             time); NaN otherwise */
+    int target_met;       /* adaptive: 1 met --precision, 0 stopped by the budget; -1 none */
+    int regimes;          /* adaptive: levels in the block medians (1..3); 0 not assessed */
+    double regime_level[FAB_REGIME_MAX]; /* their medians, reported time (s), ascending */
+    double regime_share[FAB_REGIME_MAX]; /* fraction of the blocks in each */
+    unsigned nblock_medians;
+    double block_median[FAB_ADAPT_MAX_BLOCKS]; /* reported time (s), in round order */
 } fab_row_t;
 
+/* An empty row: zeros, and "none" for what has a none value (-1 ranks and validation, NaN
+ * precision, target -1). */
+void fab_row_clear(fab_row_t *row);
+/* The median's interval of acc (the row's samples) into row->ci_pct. */
+void fab_row_precision(fab_row_t *row, fab_acc_t *acc);
 /* After the statistics (row->t, bytes, iters, iter_time): the rates, algbw/busbw and overlap.
  * comm_mean:
  * --overlap-compute's reference time of the call alone, s (NaN without). */

@@ -24,53 +24,26 @@
 #include "measure/buffers.h"
 #include "measure/cpuload.h"
 #include "measure/handoff.h"
+#include "measure/measure_int.h"
 #include "measure/pairs.h"
 #include "measure/plan.h"
+#include "measure/rounds.h"
 #include "measure/row.h"
 #include "measure/runner.h"
 #include "measure/stats.h"
 #include "measure/timing.h"
 #include "out/sink.h"
 
-#define FAB_BLOCK           65536 /* most timed iterations between two reductions */
-#define FAB_BLOCK_SECONDS   0.2   /* about how long a block lasts */
-#define FAB_VALIDATE_ROUNDS 2
-#define FAB_CALIB_SHARE     0.05 /* each calibration round lasts at least this share of --time */
+#define FAB_CALIB_SHARE 0.05 /* each calibration round lasts at least this share of --time */
 
 /* ------------------------------------------------------------------ measuring one size */
 
-typedef struct fab_measure {
-    const fab_opts_t *o;
-    const fab_kernel_t *k;
-    fab_kctx_t *ctx;
-    void *state;
-    fab_acc_t acc;
-    uint64_t *stamps; /* FAB_BLOCK + 1 timer readings */
-    double *block;    /* FAB_BLOCK samples + the block's total */
-    double *reduced;
-    bool reduce; /* samples are combined across ranks (more than one timer) */
-    struct fab_dint {
-        double v;
-        int rank;
-    } * pin, *pout;       /* MAXLOC reduction of a block: time and the slowest rank */
-    uint64_t *slow_count; /* rank 0 of the kernel: iterations each rank was slowest in */
-    double per_iter;      /* estimated seconds per iteration (0: unknown) */
-    double last_per_iter; /* the previous size's, and its bytes: a first estimate */
-    size_t last_bytes;
-    bool node_sampler; /* this rank reads /proc/stat for its node (lowest rank there) */
-    int peer;          /* the world rank a pair kernel waits for; -1: all of the kernel */
-} fab_measure_t;
-
-/* The watchdog's phase (core/watchdog.h): what the kernel's ranks do now, and how long one
- * step of it should take. */
-static void fab_measure_phase(const fab_measure_t *m, const char *phase, size_t bytes,
-                              double step_s)
+void fab_measure_phase(const fab_measure_t *m, const char *phase, size_t bytes, double step_s)
 {
     fab_watch_phase(phase, m->k->name, bytes, m->peer, step_s);
 }
 
-/* Untimed iterations, each a step for the watchdog. */
-static fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
+fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
 {
     fab_status_t st = FAB_OK;
 
@@ -81,16 +54,16 @@ static fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
     return st;
 }
 
-/* Every rank of comm learns the largest *v, and whether any rank was asked to stop (then
- * the stop's status is returned). This is also the barrier between phases. */
-static fab_status_t fab_sync_max(MPI_Comm comm, double *v)
+fab_status_t fab_sync_max(MPI_Comm comm, double *v, int *code)
 {
-    double in[2] = {*v, (double)fab_stop_flag}, out[2];
-    fab_status_t st = FAB_MPI(MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, comm));
+    double in[3] = {*v, (double)fab_stop_flag, code ? (double)*code : 0.0}, out[3];
+    fab_status_t st = FAB_MPI(MPI_Allreduce(in, out, 3, MPI_DOUBLE, MPI_MAX, comm));
 
     if (st != FAB_OK)
         return st;
     *v = out[0];
+    if (code)
+        *code = (int)out[2];
     if (out[1] > 0) {
         fab_stop_request((int)out[1]);
         return fab_stop_status((int)out[1]);
@@ -98,14 +71,13 @@ static fab_status_t fab_sync_max(MPI_Comm comm, double *v)
     return FAB_OK;
 }
 
-/* Run n iterations; every rank learns the slowest timer's elapsed time. */
-static fab_status_t fab_timed_round(fab_measure_t *m, size_t bytes, uint64_t n, double *elapsed)
+fab_status_t fab_timed_round(fab_measure_t *m, size_t bytes, uint64_t n, double *elapsed)
 {
     uint64_t t0 = fab_ticks();
     fab_status_t st = fab_iterate_n(m, bytes, n);
 
     *elapsed = m->ctx->timer ? fab_ticks_to_s(fab_ticks() - t0) : 0.0;
-    return st != FAB_OK ? st : fab_sync_max(m->ctx->comm, elapsed);
+    return st != FAB_OK ? st : fab_sync_max(m->ctx->comm, elapsed, NULL);
 }
 
 /* Decide the number of timed iterations; run the warm-up (and calibration) iterations. */
@@ -170,57 +142,67 @@ static uint64_t fab_block_len(const fab_measure_t *m, uint64_t left)
     return b < left ? b : left;
 }
 
-/* Timed blocks. Timestamps are contiguous: the end of iteration i is the start of i+1, so
- * one timer reading (on timing ranks only) is all the loop adds to an iteration. */
-static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t iters)
+/* Timestamps are contiguous: the end of iteration i is the start of i+1, so one timer
+ * reading (on timing ranks only) is all the loop adds to an iteration. */
+fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const double **samples)
 {
     fab_kctx_t *ctx = m->ctx;
     uint64_t *stamp = m->stamps;
     fab_status_t st = FAB_OK;
 
+    *samples = m->block;
+    if (ctx->timer) {
+        stamp[0] = fab_ticks();
+        for (uint64_t i = 0; i < b; i++) {
+            st = m->k->iterate(ctx, m->state, bytes);
+            if (st != FAB_OK)
+                return st;
+            stamp[i + 1] = fab_ticks();
+            fab_watch_tick(); /* a plain store: the watchdog sees a slow block progress */
+        }
+        for (uint64_t i = 0; i < b; i++)
+            m->block[i] = fab_ticks_to_s(stamp[i + 1] - stamp[i]);
+        m->block[b] = fab_ticks_to_s(stamp[b] - stamp[0]);
+    } else {
+        for (uint64_t i = 0; i < b; i++) {
+            st = m->k->iterate(ctx, m->state, bytes);
+            if (st != FAB_OK)
+                return st;
+            fab_watch_tick();
+        }
+        memset(m->block, 0, sizeof(double) * (b + 1));
+    }
+    if (!m->reduce)
+        return FAB_OK;
+    /* Per iteration: the slowest timing rank's time, and which rank that was. */
+    for (uint64_t i = 0; i <= b; i++) {
+        m->pin[i].v = m->block[i];
+        m->pin[i].rank = ctx->rank;
+    }
+    st = FAB_MPI(MPI_Reduce(m->pin, m->pout, (int)b + 1, MPI_DOUBLE_INT, MPI_MAXLOC, 0, ctx->comm));
+    if (st == FAB_OK && ctx->rank == 0)
+        for (uint64_t i = 0; i <= b; i++) {
+            m->reduced[i] = m->pout[i].v;
+            if (i < b)
+                m->slow_count[m->pout[i].rank]++;
+        }
+    *samples = m->reduced;
+    return st;
+}
+
+/* The fixed policies' timed blocks, iters in all. */
+static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t iters)
+{
+    fab_kctx_t *ctx = m->ctx;
+    fab_status_t st = FAB_OK;
+
     for (uint64_t done = 0; done < iters && st == FAB_OK;) {
         uint64_t b = fab_block_len(m, iters - done);
-        const double *src = m->block;
+        const double *src = NULL;
         double block_time;
 
         fab_measure_phase(m, "a timed block", bytes, m->per_iter * (double)b);
-        if (ctx->timer) {
-            stamp[0] = fab_ticks();
-            for (uint64_t i = 0; i < b; i++) {
-                st = m->k->iterate(ctx, m->state, bytes);
-                if (st != FAB_OK)
-                    return st;
-                stamp[i + 1] = fab_ticks();
-                fab_watch_tick(); /* a plain store: the watchdog sees a slow block progress */
-            }
-            for (uint64_t i = 0; i < b; i++)
-                m->block[i] = fab_ticks_to_s(stamp[i + 1] - stamp[i]);
-            m->block[b] = fab_ticks_to_s(stamp[b] - stamp[0]);
-        } else {
-            for (uint64_t i = 0; i < b; i++) {
-                st = m->k->iterate(ctx, m->state, bytes);
-                if (st != FAB_OK)
-                    return st;
-                fab_watch_tick();
-            }
-            memset(m->block, 0, sizeof(double) * (b + 1));
-        }
-        if (m->reduce) {
-            /* Per iteration: the slowest timing rank's time, and which rank that was. */
-            for (uint64_t i = 0; i <= b; i++) {
-                m->pin[i].v = m->block[i];
-                m->pin[i].rank = ctx->rank;
-            }
-            st = FAB_MPI(
-                MPI_Reduce(m->pin, m->pout, (int)b + 1, MPI_DOUBLE_INT, MPI_MAXLOC, 0, ctx->comm));
-            if (st == FAB_OK && ctx->rank == 0)
-                for (uint64_t i = 0; i <= b; i++) {
-                    m->reduced[i] = m->pout[i].v;
-                    if (i < b)
-                        m->slow_count[m->pout[i].rank]++;
-                }
-            src = m->reduced;
-        }
+        st = fab_block_once(m, bytes, b, &src);
         if (st == FAB_OK && ctx->rank == 0) {
             for (uint64_t i = 0; i < b; i++)
                 fab_acc_add(&m->acc, src[i]);
@@ -229,7 +211,7 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t it
         /* Block end: agree on the next block's length and on whether to stop. */
         block_time = m->block[b];
         if (st == FAB_OK)
-            st = fab_sync_max(ctx->comm, &block_time);
+            st = fab_sync_max(ctx->comm, &block_time, NULL);
         if (block_time > 0)
             m->per_iter = block_time / (double)b;
         done += b;
@@ -237,7 +219,7 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t it
     return st;
 }
 
-static fab_status_t fab_validate_size(fab_measure_t *m, size_t bytes, long *errors)
+fab_status_t fab_validate_size(fab_measure_t *m, size_t bytes, long *errors)
 {
     long mine = 0;
     fab_status_t st = FAB_OK;
@@ -258,7 +240,7 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
     fab_cpu_mark_t cpu0, cpu1;
     fab_status_t st;
 
-    memset(row, 0, sizeof(*row));
+    fab_row_clear(row);
     fab_acc_reset(&m->acc);
     fab_watch_take_stall(); /* a stall before this size is not this row's */
     if (m->slow_count)
@@ -284,7 +266,7 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
     if (st == FAB_OK) {
         double none = 0.0;
 
-        st = fab_sync_max(ctx->comm, &none); /* all start the timed blocks together */
+        st = fab_sync_max(ctx->comm, &none, NULL); /* all start the timed blocks together */
     }
     FAB_DEBUG("%s %zu bytes: %llu iterations, %llu warm-up, %.3g us per iteration estimated",
               m->k->name, bytes, (unsigned long long)iters, (unsigned long long)warm,
@@ -309,6 +291,7 @@ static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *
     row->iters = iters;
     row->warmup = warm;
     fab_acc_stats(&m->acc, m->k->time_divisor, &row->t);
+    fab_row_precision(row, &m->acc);
     row->iter_time = m->acc.loop_total / (double)iters;
     fab_row_rates(row, m->k, ctx, comm_mean);
     fab_row_slowest(row, ctx, m->slow_count);
@@ -433,10 +416,14 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     fab_row_notes_t notes;
     size_t last_fitted = 0;
     fab_progress_t prog = {fab_now_ns(), fab_now_ns(), 0, sizes->n};
+    fab_rounds_t *rounds = NULL;
+    double budget = 0.0;
     fab_status_t st, kst;
 
     if (k->ranks == FAB_RANKS_NODES)
         return fab_run_pairs(w, o, k, sinks, agreed);
+    if (o->adaptive)
+        budget = fab_rounds_budget_take(o, k); /* every rank alike: from the same clock start */
     *agreed = true;
     fab_row_notes_init(&notes);
     fab_watch_phase("setting the kernel up", k->name, 0, -1, 0);
@@ -460,6 +447,8 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
     if (st == FAB_OK && active)
         st = fab_measure_init(&m, o, k, &ctx, state); /* collectives first, then allocations */
+    if (st == FAB_OK && active && o->adaptive)
+        st = fab_rounds_new(&rounds, &m, sizes, budget);
     st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
     if (st != FAB_OK)
         goto out_free;
@@ -477,6 +466,9 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     }
     *agreed = false; /* from here on a failure is known only where it happened */
     for (int i = 0; i < sizes->n && st == FAB_OK; i++) {
+        const double *smp;
+        size_t nsmp;
+
         /* Sizes a collective rounds to the same value are measured once. (Every rank of a
          * collective is active, so all of them skip alike.) */
         if (active && k->fit_bytes && !k->no_sizes) {
@@ -487,9 +479,15 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
             last_fitted = fitted;
         }
         memset(&h.row, 0, sizeof(h.row));
-        if (active)
+        smp = m.acc.raw;
+        nsmp = m.acc.raw_n;
+        if (active && rounds)
+            st = fab_rounds_row(rounds, i, &h.row, &smp, &nsmp);
+        else if (active) {
             st = fab_measure_size(&m, sizes->v[i], &h.row);
-        else if (w->rank == 0)
+            smp = m.acc.raw;
+            nsmp = m.acc.raw_n;
+        } else if (w->rank == 0)
             fab_watch_idle("waiting for the kernel's rows (rank 0 is not one of its ranks)");
         else
             fab_watch_idle("waiting while the kernel runs (this rank is not one of its ranks)");
@@ -501,7 +499,7 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
             break;
         if (w->rank == lead && lead != 0) {
             fab_watch_phase("handing the row to rank 0", k->name, sizes->v[i], 0, 0);
-            st = fab_handoff_send(&h, m.acc.raw, m.acc.raw_n);
+            st = fab_handoff_send(&h, smp, nsmp);
         } else if (w->rank == 0 && lead != 0)
             st = fab_handoff_recv(&h, lead, active);
         if (st != FAB_OK)
@@ -511,12 +509,13 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
             break;
         }
         if (w->rank == 0) {
-            const double *smp = lead == 0 ? m.acc.raw : h.samples;
-            size_t n = lead == 0 ? m.acc.raw_n : h.nsamples;
-
+            if (lead != 0) {
+                smp = h.samples;
+                nsmp = h.nsamples;
+            }
             h.row.line_pct = fab_row_line_pct(w, o, k, &h.row);
             fab_watch_phase("writing the row", k->name, h.row.bytes, -1, 0);
-            fab_root_emit(sinks, k, &h, smp, n);
+            fab_root_emit(sinks, k, &h, smp, nsmp);
             fab_row_notes_add(&notes, &h.row);
             fab_progress_update(&prog, o, k, sizes->v[i]);
             if (lead != 0)
@@ -525,6 +524,8 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
         if (kst != FAB_OK)
             st = kst;
     }
+    if (st == FAB_OK && rounds)
+        st = fab_rounds_status(rounds); /* rows measured before a stop were kept */
     if (st == FAB_OK || st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) {
         fab_status_t bst;
 
@@ -544,6 +545,7 @@ out_free:
     if (ready && k->cleanup)
         k->cleanup(&ctx, state);
     free(h.samples);
+    fab_rounds_free(rounds);
     fab_measure_free(&m);
     fab_ctx_free(&ctx);
     if (comm != MPI_COMM_NULL)

@@ -12,14 +12,16 @@
 #include "core/status.h"
 #include "measure/stats.h"
 
+#define FAB_ACC_FIRST_ALLOC 4096 /* raw samples allocated at first; grows to raw_cap */
+
 fab_status_t fab_acc_init(fab_acc_t *a, size_t raw_cap)
 {
     memset(a, 0, sizeof(*a));
     a->raw_cap = raw_cap;
-    a->raw = raw_cap ? malloc(sizeof(*a->raw) * raw_cap) : NULL;
-    a->sorted = raw_cap ? malloc(sizeof(*a->sorted) * raw_cap) : NULL;
+    a->raw_alloc = raw_cap < FAB_ACC_FIRST_ALLOC ? raw_cap : FAB_ACC_FIRST_ALLOC;
+    a->raw = a->raw_alloc ? malloc(sizeof(*a->raw) * a->raw_alloc) : NULL;
     a->hist = calloc(FAB_HIST_BUCKETS, sizeof(*a->hist));
-    if ((raw_cap && (!a->raw || !a->sorted)) || !a->hist) {
+    if ((a->raw_alloc && !a->raw) || !a->hist) {
         fab_acc_free(a);
         return FAB_ERR_NOMEM;
     }
@@ -47,6 +49,7 @@ void fab_acc_free(fab_acc_t *a)
     free(a->hist);
     a->raw = NULL;
     a->sorted = NULL;
+    a->raw_alloc = a->sorted_alloc = 0;
     a->hist = NULL;
 }
 
@@ -78,11 +81,45 @@ static double fab_hist_value(size_t idx)
     return ldexp(1.0 + (sub + 0.5) / (1 << FAB_HIST_SUB_BITS), (int)oct - 1) * 1e-9;
 }
 
+/* Room for one more raw sample: double the allocation up to raw_cap. Out of memory: keep
+ * what is there (percentiles then come from the histogram, which has every sample). */
+static bool fab_acc_room(fab_acc_t *a)
+{
+    if (a->raw_n < a->raw_alloc)
+        return true;
+    if (a->raw_alloc < a->raw_cap) {
+        size_t want = a->raw_alloc * 2 > a->raw_cap ? a->raw_cap : a->raw_alloc * 2;
+        double *p = realloc(a->raw, sizeof(*a->raw) * want);
+
+        if (p) {
+            a->raw = p;
+            a->raw_alloc = want;
+            return true;
+        }
+        a->raw_cap = a->raw_alloc;
+    }
+    return false;
+}
+
+/* The sorted scratch, n long: NULL when out of memory. */
+static double *fab_acc_sorted(fab_acc_t *a, size_t n)
+{
+    if (n > a->sorted_alloc) {
+        double *p = realloc(a->sorted, sizeof(*a->sorted) * n);
+
+        if (!p)
+            return NULL;
+        a->sorted = p;
+        a->sorted_alloc = n;
+    }
+    return a->sorted;
+}
+
 void fab_acc_add(fab_acc_t *a, double v)
 {
     double d;
 
-    if (a->raw_n < a->raw_cap)
+    if (a->raw_n < a->raw_cap && fab_acc_room(a))
         a->raw[a->raw_n++] = v;
     a->hist[fab_hist_index(v)]++;
     a->n++;
@@ -172,7 +209,7 @@ void fab_acc_stats(fab_acc_t *a, double divisor, fab_stats_t *s)
             *fab_stats_q(s, i) = NAN;
         return;
     }
-    s->exact = a->raw_n == a->n;
+    s->exact = a->raw_n == a->n && fab_acc_sorted(a, a->raw_n);
     if (s->exact) {
         /* Sort a copy: the samples stay in iteration order for --samples. */
         memcpy(a->sorted, a->raw, sizeof(*a->raw) * a->raw_n);
@@ -183,10 +220,33 @@ void fab_acc_stats(fab_acc_t *a, double divisor, fab_stats_t *s)
             (s->exact ? fab_percentile_sorted(a->sorted, a->raw_n, fab_quantiles[i].q)
                       : fab_hist_percentile(a, fab_quantiles[i].q)) /
             divisor;
+    for (size_t i = 0; i < FAB_NQUANTILES; i++)
+        if (fab_quantiles[i].q > 0.5 && !fab_quantile_enough(a->n, fab_quantiles[i].q))
+            *fab_stats_q(s, i) = NAN;
     s->min = a->min / divisor;
     s->max = a->max / divisor;
     s->mean = a->mean / divisor;
     /* Sample standard deviation (n-1); 0 for a single sample. */
     s->stddev = a->n > 1 ? sqrt(a->m2 / (double)(a->n - 1)) / divisor : 0.0;
     s->loop_mean = a->loop_total / (double)a->n / divisor;
+}
+
+double fab_acc_order(fab_acc_t *a, size_t r)
+{
+    if (a->n == 0 || r == 0)
+        return NAN;
+    if (r > a->n)
+        r = a->n;
+    if (a->raw_n == a->n && a->n <= FAB_ACC_EXACT_ORDER && fab_acc_sorted(a, a->n)) {
+        memcpy(a->sorted, a->raw, sizeof(*a->raw) * a->n);
+        qsort(a->sorted, a->n, sizeof(*a->sorted), fab_cmp_double);
+        return a->sorted[r - 1];
+    }
+    return fab_hist_rank(a, r - 1);
+}
+
+bool fab_quantile_enough(size_t n, double p)
+{
+    /* n (1 - p) >= 10, with a margin so that p99 at n = 1000 counts as enough */
+    return p < 1.0 && (double)n * (1.0 - p) >= 10.0 - 1e-9;
 }

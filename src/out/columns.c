@@ -75,6 +75,23 @@ const fab_column_t fab_columns[] = {
      "longest wait of a rank beyond what its step allowed (10 x the expected step + 1 s): a stall "
      "that resumed; 0 none",
      ROW(stall_s), 'd', 1},
+    {"ci_pct", "%", FAB_COL_F64,
+     "half-width of the 95% confidence interval of the median (order statistics), % of p50",
+     ROW(ci_pct), 'd', 1},
+    {"blocks", "count", FAB_COL_U64,
+     "adaptive: blocks measured, one per round the size took part in; 0 for -i and --time",
+     ROW(blocks), 'u', 1},
+    {"blocks_ci_pct", "%", FAB_COL_F64,
+     "adaptive: ci_pct over the block medians (the spread across time); NaN otherwise",
+     ROW(blocks_ci_pct), 'd', 1},
+    {"target_met", "flag", FAB_COL_I64,
+     "adaptive: 1 met --precision (ci_pct and blocks_ci_pct within it, no regimes), 0 stopped "
+     "by the budget; -1 no target (-i, --time)",
+     ROW(target_met), 'i', 1},
+    {"regimes", "count", FAB_COL_I64,
+     "adaptive: separate levels in the block medians over time (1: one; 2-3: regimes, see "
+     "the blocks group); 0 not assessed",
+     ROW(regimes), 'i', 1},
 };
 const int fab_ncolumns = (int)(sizeof(fab_columns) / sizeof(fab_columns[0]));
 
@@ -147,6 +164,8 @@ int fab_column_find(const char *name)
 #define FAB_TEXT_COUNTS                                                                            \
     CELL("iterations", "iters", 10, FAB_TXT_F0), CELL("warmup", "warmup", 9, FAB_TXT_F0),          \
         CELL("percentiles_exact", "pct", 6, FAB_TXT_EXACT),                                        \
+        CELL2("ci_pct", "ci%", 7, FAB_TXT_CI, "target_met"),                                       \
+        CELL("regimes", "reg", 3, FAB_TXT_REGIMES),                                                \
         CELL("validation_errors", "errors", 6, FAB_TXT_ERRORS)
 
 /* The CPU cost, the last cells of every table: the ranks' own CPU (100 = one core) and the

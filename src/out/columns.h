@@ -44,6 +44,8 @@ typedef enum {
     FAB_TXT_EXACT,   /* exact, or hist (percentiles from the histogram) */
     FAB_TXT_SLOWEST, /* rank:share% (the share from col2), - when one rank times */
     FAB_TXT_OVERLAP, /* %.1f%%, - for NaN */
+    FAB_TXT_CI,      /* %.2f, then * when col2 (target_met) is 0; - for NaN */
+    FAB_TXT_REGIMES, /* the count, - for 0 (not assessed) */
 } fab_txt_fmt_t;
 
 /* One cell of a kind's text table: the column, its heading, widths and format. */
@@ -52,7 +54,7 @@ typedef struct fab_text_cell {
     const char *head; /* heading in the table */
     int width;        /* of the value */
     fab_txt_fmt_t fmt;
-    const char *col2; /* FAB_TXT_SLOWEST: the share column */
+    const char *col2; /* FAB_TXT_SLOWEST: the share column; FAB_TXT_CI: the target's */
     int head_width;   /* of the heading, when it differs from width (0: the same) */
 } fab_text_cell_t;
 

@@ -176,3 +176,33 @@ hsize_t fab_h5_length(hid_t parent, const char *name)
     H5Dclose(ds);
     return n;
 }
+
+hid_t fab_h5_group(hid_t parent, const char *name)
+{
+    if (H5Lexists(parent, name, H5P_DEFAULT) > 0)
+        return H5Gopen2(parent, name, H5P_DEFAULT);
+    return H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+}
+
+hid_t fab_h5_vector(hid_t parent, const char *name, const double *v, size_t n, bool compress)
+{
+    hsize_t dims = n, chunk = n < 65536 ? n : 65536;
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), space, ds;
+
+    if (compress && n > 0) {
+        H5Pset_chunk(dcpl, 1, &chunk);
+        H5Pset_shuffle(dcpl);
+        H5Pset_deflate(dcpl, 4);
+    }
+    space = H5Screate_simple(1, &dims, NULL);
+    ds = H5Dcreate2(parent, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (ds >= 0 && n > 0 && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
+        H5Dclose(ds);
+        ds = -1;
+    }
+    if (ds >= 0)
+        fab_h5_attr_str(ds, "units", "us");
+    H5Sclose(space);
+    H5Pclose(dcpl);
+    return ds;
+}

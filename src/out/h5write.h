@@ -23,4 +23,10 @@ herr_t fab_h5_append(hid_t table, const char *name, hid_t type, hsize_t at, cons
 /* The length of the 1-D dataset `name` in `parent`; 0 when it cannot be read. */
 hsize_t fab_h5_length(hid_t parent, const char *name);
 
+/* The group `name` in parent, created when missing; < 0 on error. The caller closes it. */
+hid_t fab_h5_group(hid_t parent, const char *name);
+/* A 1-D dataset `name` of n doubles (us) with a "units" attribute "us"; compress: chunked,
+ * shuffled and deflated. Returns the open dataset (the caller closes it), < 0 on error. */
+hid_t fab_h5_vector(hid_t parent, const char *name, const double *v, size_t n, bool compress);
+
 #endif

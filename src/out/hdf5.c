@@ -25,11 +25,15 @@
 #include "core/opts.h"
 #include "core/status.h"
 #include "kernel/dtype.h"
+#include "measure/pairs.h"
+#include "measure/plan.h"
+#include "measure/rounds.h"
 #include "measure/timing.h"
 #include "net/fabric.h"
 #include "out/columns.h"
 #include "out/h5write.h"
 #include "out/h5matrix.h"
+#include "out/h5rows.h"
 #include "out/hdf5.h"
 #include "out/runinfo.h"
 #include "out/runmeta.h"
@@ -51,6 +55,8 @@ typedef struct fab_h5 {
     fab_claim_t claim; /* held from the constructor to close (core/file.h) */
     uint64_t commits;
     double commit_s, commit_max_s;
+    double commit_last_s;   /* the last commit's duration */
+    uint64_t commit_end_ns; /* when it ended (fab_real_ns) */
     size_t last_image;
 } fab_h5_t;
 
@@ -167,6 +173,8 @@ static fab_status_t fab_h5_commit(fab_h5_t *h)
     if (took > h->commit_max_s)
         h->commit_max_s = took;
     h->last_image = (size_t)size;
+    h->commit_last_s = took;
+    h->commit_end_ns = fab_real_ns();
     return FAB_OK;
 }
 
@@ -300,11 +308,15 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
     hid_t runs;
     H5G_info_t gi;
     char name[32];
-    fab_status_t st = fab_h5_open(h);
+    fab_status_t st = h->file >= 0 ? FAB_OK : fab_h5_open(h); /* open: --repeat's next run */
 
     (void)o; /* what the options allow was settled by the constructor */
     if (st != FAB_OK)
         return st;
+    fab_h5_close_id(&h->run, H5Gclose);
+    h->nkernels = 0;
+    h->commits = 0;
+    h->commit_s = h->commit_max_s = 0.0;
     runs = H5Gopen2(h->file, "runs", H5P_DEFAULT);
     if (runs < 0 || H5Gget_info(runs, &gi) < 0) {
         FAB_ERROR("results file %s: no /runs group", h->path);
@@ -356,11 +368,11 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
         snprintf(ranks, sizeof(ranks), "%d,%d", pair[0], pair[1]);
     else
         snprintf(ranks, sizeof(ranks), "all (%d)", w->size);
-    if (o->iters > 0)
-        snprintf(policy, sizeof(policy), "fixed: %ld iterations per size", o->iters);
+    if (k->ranks == FAB_RANKS_NODES)
+        snprintf(policy, sizeof(policy), "pairs: %llu iterations per pair and direction",
+                 (unsigned long long)fab_pairs_iters(k, o));
     else
-        snprintf(policy, sizeof(policy), "time budget: %g s per size (%ld to %ld iterations)",
-                 o->time_s, o->min_iters, o->max_iters);
+        fab_rounds_policy(o, policy, sizeof(policy));
     fab_h5_attr_str(h->kernel, "kernel", k->name);
     fab_h5_attr_str(h->kernel, "summary", k->summary);
     fab_h5_attr_str(h->kernel, "detail", detail ? detail : "");
@@ -424,41 +436,6 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
     return fab_h5_commit(h);
 }
 
-static fab_status_t fab_h5_samples(fab_h5_t *h, const fab_kernel_t *k, const fab_row_t *r,
-                                   const double *samples, size_t n)
-{
-    hsize_t dims = n, chunk = n < 65536 ? n : 65536;
-    hid_t dcpl, space, ds;
-    double *us = malloc(sizeof(double) * (n ? n : 1));
-    char name[32];
-    herr_t rc = -1;
-
-    if (!us)
-        return FAB_ERR_NOMEM;
-    for (size_t i = 0; i < n; i++)
-        us[i] = samples[i] / k->time_divisor * 1e6;
-    snprintf(name, sizeof(name), "%llu", (unsigned long long)r->bytes);
-    dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (n > 0) {
-        H5Pset_chunk(dcpl, 1, &chunk);
-        H5Pset_shuffle(dcpl);
-        H5Pset_deflate(dcpl, 4);
-    }
-    space = H5Screate_simple(1, &dims, NULL);
-    ds = H5Dcreate2(h->samples, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (ds >= 0) {
-        rc = n ? H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, us) : 0;
-        fab_h5_attr_str(ds, "units", "us");
-        fab_h5_attr_i64(ds, "iterations", (int64_t)r->iters);
-        fab_h5_attr_i64(ds, "complete", n == r->iters);
-        H5Dclose(ds);
-    }
-    H5Sclose(space);
-    H5Pclose(dcpl);
-    free(us);
-    return rc < 0 ? FAB_ERR_IO : FAB_OK;
-}
-
 static fab_status_t fab_h5_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
                                const double *samples, size_t nsamples)
 {
@@ -479,12 +456,22 @@ static fab_status_t fab_h5_row(void *arg, const fab_kernel_t *k, const fab_row_t
         }
     }
     h->nrows++;
+    if (r->nblock_medians > 0 && fab_h5_row_blocks(h->kernel, r) != FAB_OK) {
+        FAB_ERROR("results file %s: cannot store the block medians of %llu bytes", h->path,
+                  (unsigned long long)r->bytes);
+        return FAB_ERR_IO;
+    }
     if (h->keep_samples && samples && h->samples >= 0 &&
-        fab_h5_samples(h, k, r, samples, nsamples) != FAB_OK) {
+        fab_h5_row_samples(h->samples, k, r, samples, nsamples) != FAB_OK) {
         FAB_ERROR("results file %s: cannot store the samples of %llu bytes", h->path,
                   (unsigned long long)r->bytes);
         return FAB_ERR_IO;
     }
+    /* Rows that come in a burst (the adaptive sizes stop together) share a commit: one is
+     * made once FAB_COMMIT_GAP times the last one's duration has passed; the kernel's and the
+     * run's end always commit, and a stall or signal commits what is there (mark). */
+    if ((double)(fab_real_ns() - h->commit_end_ns) * 1e-9 < FAB_COMMIT_GAP * h->commit_last_s)
+        return FAB_OK;
     return fab_h5_commit(h);
 }
 

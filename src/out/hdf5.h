@@ -1,5 +1,6 @@
-/* The HDF5 result file (out/hdf5.c; schema in docs/SCHEMA.md), committed atomically after
- * every row. */
+/* The HDF5 result file (out/hdf5.c; schema in docs/SCHEMA.md), committed atomically: after a
+ * row unless the last commit was less than FAB_COMMIT_GAP of its own durations ago, and always
+ * at a kernel's and the run's end. */
 #ifndef FAB_OUT_HDF5_H
 #define FAB_OUT_HDF5_H
 

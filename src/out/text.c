@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/opts.h"
 #include "core/status.h"
@@ -11,13 +12,34 @@
 #include "kernel/fab_kernel.h"
 #include "measure/row.h"
 #include "net/fabric.h"
+#include "measure/locate.h"
 #include "measure/pairs.h"
 #include "measure/plan.h"
+#include "measure/rounds.h"
 #include "out/columns.h"
 #include "out/runinfo.h"
 #include "out/sink.h"
 #include "out/text.h"
 #include "fab_version.h"
+
+/* The adaptive measurement's budget and estimated end (the policy: each kernel's header). */
+static void fab_out_text_measurement(FILE *f, const fab_opts_t *o)
+{
+    int rows;
+    double budget = fab_rounds_budget(o, &rows);
+    time_t end = time(NULL) + (time_t)ceil(budget);
+    char at[32] = "";
+
+    if (!o->adaptive || rows == 0)
+        return;
+    strftime(at, sizeof(at), "%H:%M:%S", localtime(&end));
+    fprintf(f,
+            "# budget: %.3g s for %d rows (%s), ends about %s; ci%% = the median's 95%% interval "
+            "(+-%% of p50), marked * where a size missed --precision %g%%\n",
+            budget, rows,
+            o->budget_s > 0 ? "--budget" : "auto: " FAB_STR(FAB_BUDGET_PER_ROW) " s per row", at,
+            o->precision_pct);
+}
 
 static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
 {
@@ -80,6 +102,7 @@ static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, co
     if (info->slurm_job[0])
         fprintf(f, "# slurm: job %s, step %s, nodes %s\n", info->slurm_job,
                 info->slurm_step[0] ? info->slurm_step : "-", info->slurm_nodelist);
+    fab_out_text_measurement(f, o);
     fprintf(f, "# results: %s\n", info->results_file[0] ? info->results_file : "no file (-o none)");
     fflush(f);
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
@@ -150,14 +173,12 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
                 w->size / 2);
     if (k->ranks == FAB_RANKS_NODES)
         ;
-    else if (o->iters > 0)
-        fprintf(f, "# iterations: %ld per size, warm-up %llu\n", o->iters,
-                (unsigned long long)fab_plan_warmup(o));
-    else
-        fprintf(f,
-                "# iterations: chosen per size to last about %.3g s (at least %ld, at most %ld); "
-                "warm-up includes calibration\n",
-                o->time_s, o->min_iters, o->max_iters);
+    else {
+        char policy[512];
+
+        fab_rounds_policy(o, policy, sizeof(policy));
+        fprintf(f, "# iterations: %s\n", policy);
+    }
     if (k->uses_window)
         fprintf(f, "# window: %d messages per iteration; *_us columns time one iteration\n",
                 o->window);
@@ -222,7 +243,31 @@ static void fab_text_cell(const fab_text_cell_t *c, const double *v, char *buf, 
     case FAB_TXT_F0:
     case FAB_TXT_F2:
     case FAB_TXT_F3:
-        snprintf(buf, len, "%*.*f", w, c->fmt == FAB_TXT_F0 ? 0 : c->fmt == FAB_TXT_F2 ? 2 : 3, x);
+        if (isnan(x)) /* a quantile with too few samples to mean anything (stats.h) */
+            snprintf(buf, len, "%*s", w, "-");
+        else
+            snprintf(buf, len, "%*.*f", w,
+                     c->fmt == FAB_TXT_F0   ? 0
+                     : c->fmt == FAB_TXT_F2 ? 2
+                                            : 3,
+                     x);
+        break;
+    case FAB_TXT_CI: {
+        int c2 = c->col2 ? fab_column_find(c->col2) : -1;
+        char s[48];
+
+        if (isnan(x))
+            snprintf(s, sizeof(s), "-");
+        else
+            snprintf(s, sizeof(s), "%.2f%s", x, c2 >= 0 && v[c2] == 0 ? "*" : "");
+        snprintf(buf, len, "%*s", w, s);
+        break;
+    }
+    case FAB_TXT_REGIMES:
+        if (!(x > 0))
+            snprintf(buf, len, "%*s", w, "-");
+        else
+            snprintf(buf, len, "%*.0f", w, x);
         break;
     case FAB_TXT_PCT:
         if (isnan(x))
@@ -290,6 +335,13 @@ static fab_status_t fab_text_row(void *arg, const fab_kernel_t *k, const fab_row
     (void)nsamples;
     fab_column_values(r, v);
     fab_out_text_values(arg, k->kind, v);
+    if (r->regimes > 1) {
+        fprintf(arg, "#   ^ %d regimes over time (block medians):", r->regimes);
+        for (int g = 0; g < r->regimes && g < FAB_REGIME_MAX; g++)
+            fprintf(arg, "%s %.3f us (%.0f%%)", g ? "," : "", r->regime_level[g] * 1e6,
+                    100.0 * r->regime_share[g]);
+        fprintf(arg, "; the median depends on how long each lasted\n");
+    }
     return ferror((FILE *)arg) ? FAB_ERR_IO : FAB_OK;
 }
 

@@ -85,7 +85,9 @@ p50, p99 = m["lat_p50_us"][:], m["lat_p99_us"][:]
 off = ~np.eye(5, dtype=bool)
 check(np.isfinite(p50[off]).all() and (p50[off] > 0).all() and np.isnan(np.diag(p50)).all(),
       "p50:\n%s" % p50)
-check((p99[off] >= p50[off]).all() and np.allclose(p50, p50.T, equal_nan=True), "p99/p50")
+# 200 samples per pair are too few for a p99 (n >= 10/(1-p) = 1000): NaN, not a number that
+# means nothing
+check(np.isnan(p99).all() and np.allclose(p50, p50.T, equal_nan=True), "p99/p50:\n%s" % p99)
 check(len(k["table/bytes"]) == 1 and k["table/bytes"][0] == 8, "one row of 8 B")
 check(abs(k["table/p50_us"][0] - np.median(p50[np.triu(off)])) < 1e-3 * k["table/p50_us"][0],
       "the row's p50 is the median pair's: %s vs %s" % (k["table/p50_us"][0],

@@ -6,6 +6,7 @@ usage: test_results.py FABRICBENCH"""
 import csv
 import hashlib
 import json
+import math
 import os
 import random
 import re
@@ -116,6 +117,11 @@ with h5py.File("r.h5", "r") as f:
                 if printed not in r:
                     continue
                 want = float(cols[stored][i])
+                if r[printed] == "-":  # a quantile with too few samples: NaN in the file
+                    check(math.isnan(want), "%s %d B %s: printed -, stored %s"
+                          % (kname, r["bytes"], printed, want))
+                    compared += 1
+                    continue
                 tol = 0.0051 * max(1.0, abs(want)) if printed.endswith("_us") else \
                     0.5 + 1e-6 * abs(want)
                 check(abs(r[printed] - want) <= tol, "%s %d B %s: printed %s, stored %s"
@@ -536,13 +542,20 @@ for i in range(5):
             check(all(len(c) == n for c in cols.values()), "kill %d: ragged %s" % (i, kname))
             check(list(cols["bytes"]) == [1 << j for j in range(n)], "kill %d: %s rows %s"
                   % (i, kname, cols["bytes"]))
+            tails = {"p90_us": 0.9, "p99_us": 0.99, "p999_us": 0.999, "p9999_us": 0.9999}
             for c, v in cols.items():
                 # (columns of collectives are NaN by definition for point-to-point; within one
                 # host there is no line rate; a window shorter than a /proc/stat tick has no
-                # node shares)
-                if v.dtype.kind == "f" and c not in ("algbw_GBps", "busbw_GBps", "comm_us",
-                                                     "slowest_share", "overlap_pct",
-                                                     "line_rate_pct") and \
+                # node shares; a tail quantile needs n >= 10/(1-p); blocks_ci_pct is the
+                # adaptive measurement's)
+                if c in tails:
+                    enough = cols["iterations"] * (1 - tails[c]) >= 10 - 1e-9
+                    check(np.all(np.isfinite(v[enough])) and np.all(np.isnan(v[~enough])),
+                          "kill %d: %s.%s NaN where n is enough, or not where it is too "
+                          "small: %s" % (i, kname, c, v))
+                elif v.dtype.kind == "f" and c not in ("algbw_GBps", "busbw_GBps", "comm_us",
+                                                       "slowest_share", "overlap_pct",
+                                                       "line_rate_pct", "blocks_ci_pct") and \
                         not c.startswith("cpu_node_"):
                     check(np.all(np.isfinite(v)), "kill %d: %s.%s not finite: %s"
                           % (i, kname, c, v))

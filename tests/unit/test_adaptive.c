@@ -58,7 +58,7 @@ static void exact_median_ranks(size_t n, size_t *lo, double *coverage)
 
 static void test_ranks(void)
 {
-    fab_ranks_t r;
+    fab_ci_ranks_t r;
     fab_interval_t ci;
     double v[100];
 

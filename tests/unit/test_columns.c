@@ -63,6 +63,10 @@ int main(void)
     r.cpu_user_pct = NAN;
     r.cpu_sys_pct = NAN;
     r.cpu_softirq_pct = NAN;
+    r.ci_pct = 1.25; /* missed the target: marked * */
+    r.target_met = 0;
+    r.regimes = 2;
+    r.t.p99 = NAN; /* too few samples: "-" */
     fab_column_values(&r, v);
     CHECK(v[fab_column_find("bytes")] == 4096 && v[fab_column_find("iterations")] == 1000);
     CHECK(fabs(v[fab_column_find("p50_us")] - 1.5) < 1e-12);
@@ -82,9 +86,11 @@ int main(void)
         fab_out_text_columns(f, FAB_KIND_COLLECTIVE);
         fclose(f);
         CHECK(strstr(buf, "       4096 ") == buf + 1 && strstr(buf, "      3:25% ") &&
-              strstr(buf, "    n/a ") && strstr(buf, "  exact      - ") &&
-              strstr(buf, "  99.0   n/a   n/a   n/a\n") && strstr(buf, "     1.500 "));
+              strstr(buf, "    n/a ") && strstr(buf, "  exact   1.25*   2      - ") &&
+              strstr(buf, "    1.500         - ") && strstr(buf, "  99.0   n/a   n/a   n/a\n") &&
+              strstr(buf, "     1.500 "));
         CHECK(strstr(buf, "\n#      bytes    time_us    min_us    p50_us ") != NULL);
+        CHECK(strstr(buf, "    pct     ci% reg errors ") != NULL);
         free(buf);
     }
     return fab_test_report("test_columns");

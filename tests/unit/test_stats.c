@@ -1,4 +1,5 @@
 /* Statistics: percentiles against hand-computed values, n = 1, ties, the histogram path. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -19,9 +20,8 @@ int main(void)
     fab_acc_t a;
     fab_stats_t s;
 
-    /* 1..10 in scrambled order. Linear interpolation (numpy default):
-     * p50 at rank 4.5 -> 5.5; p90 at 8.1 -> 9.1; p99 at 8.91 -> 9.91; p99.9 at 8.991 -> 9.991;
-     * p99.99 at 8.9991 -> 9.9991 */
+    /* 1..10 in scrambled order. Linear interpolation (numpy default): p50 at rank 4.5 -> 5.5.
+     * The tail quantiles need n >= 10/(1-p): with 10 samples every one of them is NaN. */
     {
         const double v[] = {7, 1, 10, 3, 5, 2, 9, 4, 8, 6};
 
@@ -33,10 +33,7 @@ int main(void)
         CHECK_NEAR(s.min, 1.0, 1e-12);
         CHECK_NEAR(s.max, 10.0, 1e-12);
         CHECK_NEAR(s.p50, 5.5, 1e-12);
-        CHECK_NEAR(s.p90, 9.1, 1e-12);
-        CHECK_NEAR(s.p99, 9.91, 1e-12);
-        CHECK_NEAR(s.p999, 9.991, 1e-12);
-        CHECK_NEAR(s.p9999, 9.9991, 1e-12);
+        CHECK(isnan(s.p90) && isnan(s.p99) && isnan(s.p999) && isnan(s.p9999));
         CHECK_NEAR(s.mean, 5.5, 1e-12);
         /* sample variance of 1..10 = 55/6 */
         CHECK_NEAR(s.stddev, 3.0276503540974917, 1e-12);
@@ -57,22 +54,53 @@ int main(void)
         CHECK(s.n == 1 && s.exact);
         CHECK_NEAR(s.min, 3e-6, 1e-18);
         CHECK_NEAR(s.p50, 3e-6, 1e-18);
-        CHECK_NEAR(s.p999, 3e-6, 1e-18);
-        CHECK_NEAR(s.p9999, 3e-6, 1e-18);
+        CHECK(isnan(s.p90) && isnan(s.p999) && isnan(s.p9999));
         CHECK_NEAR(s.max, 3e-6, 1e-18);
         CHECK_NEAR(s.stddev, 0.0, 0.0);
         fab_acc_free(&a);
     }
-    /* ties: {2,2,2,2,9}: p50 = 2, p90 at rank 3.6 -> 2 + 0.6*7 = 6.2 */
+    /* ties: 80 x 2 and 20 x 9 (n = 100, enough for p90 only): p50 = 2; p90 at rank
+     * 0.9 x 99 = 89.1, between the 90th and 91st sorted values, 9 and 9 -> 9; p99 NaN */
     {
-        const double v[] = {2, 9, 2, 2, 2};
-
-        CHECK(fab_acc_init(&a, 10) == FAB_OK);
-        add_all(&a, v, 5);
+        CHECK(fab_acc_init(&a, 1000) == FAB_OK);
+        for (int i = 0; i < 100; i++)
+            fab_acc_add(&a, i % 5 == 4 ? 9.0 : 2.0);
         fab_acc_stats(&a, 1.0, &s);
         CHECK_NEAR(s.p50, 2.0, 1e-12);
-        CHECK_NEAR(s.p90, 6.2, 1e-12);
+        CHECK_NEAR(s.p90, 9.0, 1e-12);
+        CHECK(isnan(s.p99));
         CHECK_NEAR(s.min, 2.0, 1e-12);
+        fab_acc_free(&a);
+    }
+    /* 1..100000 x 0.1 us (the raw store grows from its first allocation to hold all):
+     * p90 at rank 0.9 x 99999 = 89999.1 -> 90000.1 x 0.1 us; p99 -> 99000.01; p99.9 ->
+     * 99900.001; p99.99 at 99989.0001 -> 99990.0001. n = 999 has no p99, n = 1000 has. */
+    {
+        CHECK(fab_acc_init(&a, 1000000) == FAB_OK);
+        for (int i = 1; i <= 100000; i++)
+            fab_acc_add(&a, (double)i * 1e-7);
+        fab_acc_stats(&a, 1.0, &s);
+        CHECK(s.exact && a.raw_n == 100000);
+        CHECK_NEAR(s.p90, 90000.1e-7, 1e-12);
+        CHECK_NEAR(s.p99, 99000.01e-7, 1e-12);
+        CHECK_NEAR(s.p999, 99900.001e-7, 1e-12);
+        CHECK_NEAR(s.p9999, 99990.0001e-7, 1e-12);
+        /* order statistics: beyond FAB_ACC_EXACT_ORDER samples from the histogram (0.2%) */
+        CHECK_NEAR(fab_acc_order(&a, 50000), 50000e-7, 50000e-7 * 0.002);
+        CHECK_NEAR(fab_acc_order(&a, 1), 1e-7, 1e-7 * 0.002);
+        fab_acc_reset(&a);
+        for (int i = 1; i <= 999; i++)
+            fab_acc_add(&a, (double)i);
+        fab_acc_stats(&a, 1.0, &s);
+        CHECK(isnan(s.p99) && !isnan(s.p90));
+        /* exact order statistics while few: the 10th smallest of 1..999 is 10 */
+        CHECK_NEAR(fab_acc_order(&a, 10), 10.0, 0.0);
+        CHECK(isnan(fab_acc_order(&a, 0)));
+        fab_acc_add(&a, 1000.0);
+        fab_acc_stats(&a, 1.0, &s);
+        CHECK(!isnan(s.p99) && isnan(s.p999));
+        CHECK(fab_quantile_enough(1000, 0.99) && !fab_quantile_enough(999, 0.99));
+        CHECK(fab_quantile_enough(10000, 0.999) && !fab_quantile_enough(9999, 0.999));
         fab_acc_free(&a);
     }
     /* reset really empties the accumulator */

@@ -1,0 +1,58 @@
+/* What the fixed measurement (measure/runner.c) and the adaptive rounds (measure/rounds.c)
+ * share: the state of one kernel's measurement and its steps. Internal to measure/. */
+#ifndef FAB_MEASURE_MEASURE_INT_H
+#define FAB_MEASURE_MEASURE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/opts.h"
+#include "core/status.h"
+#include "kernel/fab_kernel.h"
+#include "measure/stats.h"
+
+#define FAB_BLOCK           65536 /* most timed iterations between two reductions */
+#define FAB_BLOCK_SECONDS   0.2   /* about how long a block of the fixed policies lasts */
+#define FAB_VALIDATE_ROUNDS 2
+
+typedef struct fab_measure {
+    const fab_opts_t *o;
+    const fab_kernel_t *k;
+    fab_kctx_t *ctx;
+    void *state;
+    fab_acc_t acc;    /* the fixed policies' samples (rank 0 of the kernel) */
+    uint64_t *stamps; /* FAB_BLOCK + 1 timer readings */
+    double *block;    /* FAB_BLOCK samples + the block's total */
+    double *reduced;
+    bool reduce; /* samples are combined across ranks (more than one timer) */
+    struct fab_dint {
+        double v;
+        int rank;
+    } * pin, *pout;       /* MAXLOC reduction of a block: time and the slowest rank */
+    uint64_t *slow_count; /* rank 0 of the kernel: iterations each rank was slowest in */
+    double per_iter;      /* estimated seconds per iteration (0: unknown) */
+    double last_per_iter; /* the previous size's, and its bytes: a first estimate */
+    size_t last_bytes;
+    bool node_sampler; /* this rank reads /proc/stat for its node (lowest rank there) */
+    int peer;          /* the world rank a pair kernel waits for; -1: all of the kernel */
+} fab_measure_t;
+
+/* The watchdog's phase: what the kernel's ranks do now, and how long one step should take. */
+void fab_measure_phase(const fab_measure_t *m, const char *phase, size_t bytes, double step_s);
+/* Untimed iterations, each a step for the watchdog. */
+fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n);
+/* Every rank of comm learns the largest *v and the largest *code (NULL: none), and whether
+ * any rank was asked to stop (then the stop's status is returned). Also the barrier between
+ * phases. */
+fab_status_t fab_sync_max(MPI_Comm comm, double *v, int *code);
+/* Run n iterations; every rank learns the slowest timer's elapsed time. */
+fab_status_t fab_timed_round(fab_measure_t *m, size_t bytes, uint64_t n, double *elapsed);
+/* One timed block of b <= FAB_BLOCK iterations. On rank 0 of the kernel *samples points to
+ * the b per-iteration times (the slowest timing rank's) followed by the block's total, and
+ * m->slow_count has counted who was slowest. The caller syncs afterwards. */
+fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const double **samples);
+/* --validate: patterned rounds; *errors: the wrong bytes of all ranks (every rank). */
+fab_status_t fab_validate_size(fab_measure_t *m, size_t bytes, long *errors);
+
+#endif

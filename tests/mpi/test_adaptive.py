@@ -1,0 +1,169 @@
+"""The adaptive measurement (no -i, no --time): budget, precision, rows, files, --repeat, a
+stop. Shapes, definitions and bounds the tool guarantees whatever the machine's speed; the
+stop rule's statistics are tested on known streams in unit.adaptive.
+
+usage: test_adaptive.py FABRICBENCH"""
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import h5py
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, parse_tables  # noqa: E402
+
+exe = sys.argv[1]
+ANALYZE = [sys.executable, "-m", "fabricbench_analysis"]
+AENV = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "..",
+                                                "analysis"))
+
+
+def timed_run(args):
+    """Run 2 ranks, reading stdout as it comes: the seconds from the '# budget' line to the
+    last row's line (the measurement), the budget printed, and the whole output."""
+    cmd = ["mpirun", "-np", "2"] + MPIRUN_OPTS + [exe, "run"] + args
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=mpi_env())
+    lines, t_budget, t_last, budget = [], None, None, None
+    for line in p.stdout:
+        now = time.monotonic()
+        lines.append(line)
+        m = re.match(r"# budget: ([0-9.e+]+) s for (\d+) rows", line)
+        if m:
+            t_budget, budget = now, float(m.group(1))
+        elif re.match(r"^ +\d+ ", line):
+            t_last = now
+    err = p.stderr.read()
+    p.wait(timeout=120)
+    out = "".join(lines)
+    check(p.returncode == 0, "exit %d\n%s\n%s" % (p.returncode, out, err))
+    check(t_budget is not None and t_last is not None, "no budget line or rows:\n" + out)
+    return t_last - t_budget, budget, out
+
+
+def table(path, run="run_0000", kernel=None):
+    with h5py.File(path, "r") as f:
+        ks = f["runs/%s/kernels" % run]
+        out = {}
+        for kid in ks:
+            if kernel and not kid.endswith("_" + kernel):
+                continue
+            t = ks[kid]["table"]
+            cols = {c: t[c][:] for c in t}
+            blocks = {int(b): ks[kid]["blocks"][b][:] for b in ks[kid].get("blocks", {})}
+            regattr = {int(b): int(ks[kid]["blocks"][b].attrs["regimes"])
+                       for b in ks[kid].get("blocks", {})}
+            out[ks[kid].attrs["kernel"]] = (cols, blocks, regattr,
+                                            ks[kid].attrs["iteration_policy"])
+        return out
+
+
+# ---- the default run ends within its printed budget (+10%)
+took, budget, out = timed_run(["-o", "default.h5"])
+check(math.isclose(budget, 92 * 0.025, rel_tol=1e-3), "default budget %g s, want 92 rows x 0.025 s" % budget)
+check(took <= 1.10 * budget, "measured for %.2f s, beyond the printed budget %.2f s + 10%%"
+      % (took, budget))
+header, kernels = parse_tables(out)
+check([k["name"] for k in kernels] == ["latency", "bw", "bibw", "msgrate"], "kernels")
+for kname, (cols, blocks, regattr, policy) in table("default.h5").items():
+    check(policy.startswith("adaptive:"), "policy %s" % policy)
+    n = len(cols["bytes"])
+    check(n == 23, "%s rows %d" % (kname, n))
+    for i in range(n):
+        b = int(cols["bytes"][i])
+        where = "%s %d B" % (kname, b)
+        nb = int(cols["blocks"][i])
+        check(nb >= 1 and len(blocks[b]) == nb, "%s: %d blocks, %d medians" %
+              (where, nb, len(blocks.get(b, []))))
+        check(int(cols["target_met"][i]) in (0, 1), where + " target_met")
+        check(regattr[b] == int(cols["regimes"][i]) and 1 <= regattr[b] <= 3, where + " regimes")
+        ci = float(cols["ci_pct"][i])
+        check(math.isfinite(ci) and ci >= 0, where + " ci_pct %r" % ci)
+        # met: both intervals within the target (1%), no regimes
+        if cols["target_met"][i] == 1:
+            check(ci <= 1.0 + 1e-9 and cols["blocks_ci_pct"][i] <= 1.0 + 1e-9
+                  and cols["regimes"][i] == 1 and nb >= 3, where + " met, but figures miss")
+        # the block medians are the reported time's scale: between min and max
+        check((blocks[b] >= cols["min_us"][i] - 1e-9).all() and
+              (blocks[b] <= cols["max_us"][i] + 1e-9).all(), where + " block medians")
+# the table marks a missed target with *, and prints "-" for a tail with too few samples
+for k in kernels:
+    cols = table("default.h5", kernel=k["name"])[k["name"]][0]
+    for i, r in enumerate(k["rows"]):
+        missed = cols["target_met"][i] == 0
+        check(str(r["ci%"]).endswith("*") == missed, "%s %s: ci%% %s, target_met %d"
+              % (k["name"], r["bytes"], r["ci%"], cols["target_met"][i]))
+        check((r["p99.9_us"] == "-") == (cols["iterations"][i] < 10000), "p99.9 shown: %s" % r)
+print("ok default run: measured %.2f s within the budget %.2f s; 92 rows, blocks stored"
+      % (took, budget))
+
+# ---- --precision tighter gives more samples (same budget)
+sizes = "4K,64K"
+n = {}
+for prec in ("100", "0.05"):
+    p = mpirun(2, [exe, "run", "latency", "-m", sizes, "--budget", "1.5", "--precision", prec,
+                   "-o", "p%s.h5" % prec])
+    check(p.returncode == 0, "--precision %s: %d %s" % (prec, p.returncode, p.stderr))
+    cols = table("p%s.h5" % prec)["latency"][0]
+    n[prec] = (list(cols["iterations"]), list(cols["blocks"]), list(cols["target_met"]))
+for i in range(2):
+    check(n["0.05"][0][i] > n["100"][0][i] and n["0.05"][1][i] > n["100"][1][i],
+          "tighter --precision, not more samples and blocks: %s" % n)
+    check(n["0.05"][2][i] == 0, "a 0.05%% target met at 64K latency: %s" % n)
+print("ok --precision: 0.05%% took %s samples, 100%% %s" % (n["0.05"][0], n["100"][0]))
+
+# ---- -i and --time keep the fixed policies: no blocks, no target
+p = mpirun(2, [exe, "run", "latency", "-m", "8", "-i", "300", "-o", "fixed.h5",
+               "--precision", "5"])
+check(p.returncode == 0 and "--budget and --precision are ignored" in p.stderr, p.stderr)
+cols, blocks, _, policy = table("fixed.h5")["latency"]
+check(cols["iterations"][0] == 300 and cols["blocks"][0] == 0 and cols["target_met"][0] == -1
+      and cols["regimes"][0] == 0 and not blocks and policy.startswith("fixed: 300"),
+      "fixed row: %s %s" % ({c: cols[c][0] for c in ("blocks", "target_met")}, policy))
+check(math.isnan(cols["p99_us"][0]) and math.isfinite(cols["p90_us"][0]),
+      "300 samples: p90 yes, p99 no")
+
+# ---- --repeat 3: three runs in one file, a 3-run baseline for check
+p = mpirun(2, [exe, "run", "latency", "-m", "8,1K", "--repeat", "3", "-o", "rep.h5",
+               "--json", "rep.jsonl"])
+check(p.returncode == 0, "--repeat: %d %s" % (p.returncode, p.stderr))
+with h5py.File("rep.h5", "r") as f:
+    runs = sorted(f["runs"])
+    check(runs == ["run_0000", "run_0001", "run_0002"], "runs %s" % runs)
+    for r in runs:
+        check(f["runs"][r].attrs["status"] == "complete", "%s status" % r)
+        check(len(f["runs/%s/kernels/00_latency/table/bytes" % r]) == 2, "%s rows" % r)
+recs = [line for line in open("rep.jsonl")]
+check(len(recs) == 3 * 4, "JSON Lines: %d records, want 3 x (run, 2 rows, end)" % len(recs))
+c = subprocess.run(ANALYZE + ["check", "--baseline", "rep.h5", "rep.h5"], capture_output=True,
+                   text=True, env=AENV)
+check(c.returncode in (0, 1) and "(3 runs)" in c.stdout, "check: %s %s" % (c.stdout, c.stderr))
+print("ok --repeat 3: 3 runs, check reads a 3-run baseline")
+
+# ---- a stop mid-run keeps every size that has a block, marked as missing the target
+cmd = ["mpirun", "-np", "2"] + MPIRUN_OPTS + [exe, "run", "latency", "-m", "1:1M", "--budget",
+                                              "30", "--precision", "0.05", "-o", "stop.h5"]
+proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                        env=mpi_env())
+t0 = time.monotonic()
+while not os.path.exists("stop.h5") and time.monotonic() - t0 < 60:
+    time.sleep(0.05)
+time.sleep(2.0)
+pids = [int(x) for x in subprocess.run(["pgrep", "-x", "-P", str(proc.pid), "fabricbench"],
+                                       capture_output=True, text=True).stdout.split()]
+check(len(pids) == 2, "ranks %s" % pids)
+for pid in pids:
+    os.kill(pid, signal.SIGTERM)
+out, err = proc.communicate(timeout=60)
+check(proc.returncode == 4, "SIGTERM: exit %d %s" % (proc.returncode, err))
+with h5py.File("stop.h5", "r") as f:
+    check(f["runs/run_0000"].attrs["status"] == "interrupted", "status")
+    t = f["runs/run_0000/kernels/00_latency/table"]
+    check(len(t["bytes"]) == 21 and (t["target_met"][:] == 0).all() and (t["blocks"][:] >= 1)
+          .all(), "rows after a stop: %d, target_met %s" % (len(t["bytes"]), t["target_met"][:]))
+print("ok SIGTERM mid-run: 21 rows kept, each marked as missing its target")
+print("PASS adaptive")
