@@ -490,7 +490,8 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
     }
     if (st == FAB_OK && o->iters > 0 && set[fab_opt_index("time")])
         snprintf(o->note, sizeof(o->note), "-t/--time is ignored: -i fixes the iterations");
-    o->adaptive = o->iters == 0 && !set[fab_opt_index("time")];
+    /* --overlap-compute measures the call alone first, with the same iterations: --time */
+    o->adaptive = o->iters == 0 && !set[fab_opt_index("time")] && o->overlap_us == 0;
     if (st == FAB_OK && !o->adaptive &&
         (set[fab_opt_index("budget")] || set[fab_opt_index("precision")]))
         snprintf(o->note, sizeof(o->note),

@@ -257,7 +257,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     fab_transport_t t;
     fab_run_info_t info;
     fab_sinks_t sinks = {0};
-    fab_status_t st;
+    fab_status_t st, finding = FAB_OK;
     bool probed = false;
 
     *agreed = true;
@@ -327,11 +327,15 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     st = fab_agree(st, MPI_COMM_WORLD);
     if (st != FAB_OK)
         goto out; /* nothing was measured; the sink that refused said why */
-    /* --repeat N: the whole plan N times, each repetition a run of its own in the outputs. */
+    /* --repeat N: the whole plan N times, each repetition a run of its own in the outputs;
+     * a finding (validation, suspects) of any of them is the run's exit status. */
     for (int rep = 0; rep < o->repeat && st == FAB_OK; rep++) {
         if (w->rank == 0) {
-            if (rep > 0)
+            if (rep > 0) { /* a new run: running until its own end says otherwise */
                 fab_utc_now(info.start_time, sizeof(info.start_time), "%Y-%m-%dT%H:%M:%SZ");
+                snprintf(info.status, sizeof(info.status), "running");
+                info.end_time[0] = info.stop_reason[0] = '\0';
+            }
             st = fab_sinks_run_begin(&sinks, &info, o);
         }
         fab_watch_phase("starting the run's outputs", NULL, 0, -1, 0);
@@ -341,9 +345,14 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
         st = fab_run_once(w, o, fb, &t, &info, &sinks, probed || rep + 1 < o->repeat, agreed);
         if (!*agreed)
             goto out;
-        if (st == FAB_ERR_VALIDATION || st == FAB_ERR_SUSPECT) /* a finding: go on */
-            st = rep + 1 < o->repeat ? FAB_OK : st;
+        if (st == FAB_ERR_VALIDATION || st == FAB_ERR_SUSPECT) { /* a finding: go on */
+            if (finding == FAB_OK || st < finding)
+                finding = st;
+            st = FAB_OK;
+        }
     }
+    if (st == FAB_OK)
+        st = finding;
 out:
     fab_watch_on_fail(NULL, NULL);
     fab_sinks_close(&sinks);

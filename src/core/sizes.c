@@ -71,6 +71,15 @@ static fab_status_t fab_sizes_push(fab_sizes_t *out, size_t v, char *err, size_t
         snprintf(err, errlen, "too many sizes (at most %d per run)", FAB_MAX_SIZES);
         return FAB_ERR_USAGE;
     }
+    /* A size twice would be two rows of one size: the files name a size's vectors by it. */
+    for (int i = 0; i < out->n; i++)
+        if (out->v[i] == v) {
+            char sz[32];
+
+            fab_size_format(v, sz, sizeof(sz));
+            snprintf(err, errlen, "size %s appears twice in the list; give each size once", sz);
+            return FAB_ERR_USAGE;
+        }
     out->v[out->n++] = v;
     return FAB_OK;
 }

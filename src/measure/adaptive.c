@@ -122,9 +122,14 @@ void fab_quantile_ci(const double *sorted, size_t n, double p, fab_interval_t *o
 void fab_acc_median_ci(fab_acc_t *a, fab_interval_t *out)
 {
     fab_ci_ranks_t r = fab_median_ci_ranks(a->n);
+    const double *sorted = fab_acc_sort(a); /* one sort, when exact */
     double v[2];
 
     memset(out, 0, sizeof(*out));
+    if (sorted) {
+        fab_median_ci(sorted, a->n, out);
+        return;
+    }
     if (a->n == 0) {
         fab_interval_fill(v, 0, NAN, r, out);
         return;
@@ -136,6 +141,56 @@ void fab_acc_median_ci(fab_acc_t *a, fab_interval_t *out)
     fab_interval_fill(
         v, a->n, 0.5 * (fab_acc_order(a, (a->n + 1) / 2) + fab_acc_order(a, a->n / 2 + 1)), r, out);
     out->ranks = fab_median_ci_ranks(a->n);
+}
+
+/* The k-th smallest (0-based) of v[0..n-1] by Hoare's selection; v is reordered so that
+ * v[k] holds it, everything before it is <= and everything after >=. */
+static double fab_select(double *v, long n, long k)
+{
+    long lo = 0, hi = n - 1;
+
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        long i = lo, j = hi;
+
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            break; /* j < k < i: v[k] equals the pivot, in place */
+    }
+    return v[k];
+}
+
+double fab_median_select(double *v, size_t n)
+{
+    long k = ((long)n - 1) / 2;
+    double a, b;
+
+    if (n == 0)
+        return NAN;
+    a = fab_select(v, (long)n, k);
+    b = a;
+    if (n % 2 == 0) { /* the next order statistic: the least of those after position k */
+        b = v[k + 1];
+        for (size_t i = (size_t)k + 2; i < n; i++)
+            if (v[i] < b)
+                b = v[i];
+    }
+    return 0.5 * (a + b);
 }
 
 /* ---- regimes */

@@ -48,6 +48,9 @@ typedef struct fab_interval {
 } fab_interval_t;
 
 void fab_median_ci(const double *sorted, size_t n, fab_interval_t *out);
+/* The median of v[0..n-1] as fab_percentile_sorted(sorted v, n, 0.5) gives it (the mean of
+ * the two middle values for even n), by selection in O(n); v is reordered. NaN for n = 0. */
+double fab_median_select(double *v, size_t n);
 void fab_quantile_ci(const double *sorted, size_t n, double p, fab_interval_t *out);
 /* The median's interval of an accumulator's samples (fab_acc_order: exact up to
  * FAB_ACC_EXACT_ORDER kept samples, else from the histogram, within 0.2%). */

@@ -43,7 +43,8 @@ struct fab_rounds {
     double *share;
     double *scratch; /* FAB_BLOCK samples: a block's, sorted for its median */
     uint64_t deadline_ns;
-    fab_status_t stop; /* a stop request ended the rounds */
+    fab_status_t stop;  /* a stop request ended the rounds */
+    uint64_t *own_slow; /* m->slow_count as fab_measure_init made it (restored after use) */
 };
 
 /* ------------------------------------------------------------------ the run's budget */
@@ -126,6 +127,7 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
     if (!r)
         return FAB_ERR_NOMEM;
     r->m = m;
+    r->own_slow = m->slow_count;
     r->n = sizes->n;
     r->stop = FAB_OK;
     r->deadline_ns = fab_now_ns() + (uint64_t)(budget_s * 1e9);
@@ -136,6 +138,7 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
     r->scratch = root ? malloc(sizeof(double) * FAB_BLOCK) : NULL;
     if (!r->s || !r->ad || !r->in_round || !r->share || (root && !r->scratch))
         return FAB_ERR_NOMEM;
+    fab_watch_take_stall(); /* a stall before the kernel's rounds is none of its sizes' */
     for (int i = 0; i < r->n; i++) {
         fab_size_run_t *s = &r->s[i];
 
@@ -163,6 +166,7 @@ void fab_rounds_free(fab_rounds_t *r)
 {
     if (!r)
         return;
+    r->m->slow_count = r->own_slow;
     for (int i = 0; r->s && i < r->n; i++) {
         fab_acc_free(&r->s[i].acc);
         free(r->s[i].slow);
@@ -212,13 +216,6 @@ static fab_status_t fab_round_warm(fab_rounds_t *r, fab_size_run_t *s, double gu
     return st;
 }
 
-static int fab_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
 static void fab_cpu_add(fab_cpu_mark_t *sum, const fab_cpu_mark_t *a, const fab_cpu_mark_t *b)
 {
     sum->wall += b->wall - a->wall;
@@ -239,8 +236,7 @@ static int fab_round_decide(fab_rounds_t *r, int i, const double *src, uint64_t 
         fab_acc_add(&s->acc, src[j]);
     s->acc.loop_total += src[b];
     memcpy(r->scratch, src, sizeof(double) * b);
-    qsort(r->scratch, b, sizeof(double), fab_cmp_double);
-    if (fab_adapt_add_block(ad, fab_percentile_sorted(r->scratch, b, 0.5), block_s) != FAB_OK)
+    if (fab_adapt_add_block(ad, fab_median_select(r->scratch, b), block_s) != FAB_OK)
         return FAB_ADAPT_STOP_BUDGET;
     if (ad->nblocks >= ad->min_blocks)
         fab_acc_median_ci(&s->acc, &pooled);
@@ -270,6 +266,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     fab_cpu_mark(&c0, m->node_sampler);
     t0 = fab_now_ns();
     st = fab_block_once(m, s->bytes, b, &src);
+    m->slow_count = r->own_slow; /* s->slow is this size's, freed with the rounds */
     fab_cpu_mark(&c1, m->node_sampler);
     fab_cpu_add(&s->cpu, &c0, &c1);
     block_time = fab_watch_take_stall();
@@ -385,6 +382,10 @@ fab_status_t fab_rounds_row(fab_rounds_t *r, int i, fab_row_t *row, const double
     if (st != FAB_OK || m->ctx->rank != 0)
         return st;
     fab_rounds_fill(r, i, row);
+    row->stop_status = r->stop;
+    free(s->acc.sorted); /* the statistics are done; the samples stay for the outputs */
+    s->acc.sorted = NULL;
+    s->acc.sorted_alloc = 0;
     *samples = s->acc.raw;
     *n = s->acc.raw_n;
     return FAB_OK;

@@ -57,6 +57,8 @@ typedef struct fab_row {
     double regime_share[FAB_REGIME_MAX]; /* fraction of the blocks in each */
     unsigned nblock_medians;
     double block_median[FAB_ADAPT_MAX_BLOCKS]; /* reported time (s), in round order */
+    int stop_status; /* not a column: the rounds ended on a stop request (its fab_status_t),
+                        so that rank 0 learns it with the row from a lead rank; 0 none */
 } fab_row_t;
 
 /* An empty row: zeros, and "none" for what has a none value (-1 ranks and validation, NaN

@@ -418,6 +418,7 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     fab_progress_t prog = {fab_now_ns(), fab_now_ns(), 0, sizes->n};
     fab_rounds_t *rounds = NULL;
     double budget = 0.0;
+    int stopped = 0; /* rank 0: a row said the lead's rounds ended on a stop request */
     fab_status_t st, kst;
 
     if (k->ranks == FAB_RANKS_NODES)
@@ -516,6 +517,8 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
             h.row.line_pct = fab_row_line_pct(w, o, k, &h.row);
             fab_watch_phase("writing the row", k->name, h.row.bytes, -1, 0);
             fab_root_emit(sinks, k, &h, smp, nsmp);
+            if (h.row.stop_status)
+                stopped = h.row.stop_status;
             fab_row_notes_add(&notes, &h.row);
             fab_progress_update(&prog, o, k, sizes->v[i]);
             if (lead != 0)
@@ -526,6 +529,8 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
     }
     if (st == FAB_OK && rounds)
         st = fab_rounds_status(rounds); /* rows measured before a stop were kept */
+    if (st == FAB_OK && stopped)
+        st = (fab_status_t)stopped; /* rank 0 outside the kernel: the lead's stop */
     if (st == FAB_OK || st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) {
         fab_status_t bst;
 

@@ -231,18 +231,25 @@ void fab_acc_stats(fab_acc_t *a, double divisor, fab_stats_t *s)
     s->loop_mean = a->loop_total / (double)a->n / divisor;
 }
 
+const double *fab_acc_sort(fab_acc_t *a)
+{
+    if (a->n == 0 || a->raw_n != a->n || a->n > FAB_ACC_EXACT_ORDER || !fab_acc_sorted(a, a->n))
+        return NULL;
+    memcpy(a->sorted, a->raw, sizeof(*a->raw) * a->n);
+    qsort(a->sorted, a->n, sizeof(*a->sorted), fab_cmp_double);
+    return a->sorted;
+}
+
 double fab_acc_order(fab_acc_t *a, size_t r)
 {
+    const double *s;
+
     if (a->n == 0 || r == 0)
         return NAN;
     if (r > a->n)
         r = a->n;
-    if (a->raw_n == a->n && a->n <= FAB_ACC_EXACT_ORDER && fab_acc_sorted(a, a->n)) {
-        memcpy(a->sorted, a->raw, sizeof(*a->raw) * a->n);
-        qsort(a->sorted, a->n, sizeof(*a->sorted), fab_cmp_double);
-        return a->sorted[r - 1];
-    }
-    return fab_hist_rank(a, r - 1);
+    s = fab_acc_sort(a);
+    return s ? s[r - 1] : fab_hist_rank(a, r - 1);
 }
 
 bool fab_quantile_enough(size_t n, double p)

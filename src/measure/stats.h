@@ -45,6 +45,9 @@ bool fab_quantile_enough(size_t n, double p);
  * most FAB_ACC_EXACT_ORDER (a sort), else from the histogram (within 0.2%). */
 #define FAB_ACC_EXACT_ORDER 4096
 double fab_acc_order(fab_acc_t *a, size_t r);
+/* Every sample sorted (a copy: raw stays in iteration order), when every sample is kept and
+ * n <= FAB_ACC_EXACT_ORDER; else NULL (then read order statistics with fab_acc_order). */
+const double *fab_acc_sort(fab_acc_t *a);
 /* Summarise; every time is divided by `divisor` (1 for plain iteration times). A quantile
  * beyond the median with too few samples for it to mean anything (fewer than 10 expected
  * beyond it: n < 10/(1-p), so p90 < 100, p99 < 1000, p99.9 < 10^4, p99.99 < 10^5) is NaN. */

@@ -125,6 +125,7 @@ static fab_status_t fab_export_run_begin(void *arg, const fab_run_info_t *info, 
         for (int c = 0; c < fab_ncolumns; c++)
             fprintf(f, ",%s", fab_columns[c].name);
         fputc('\n', f);
+        e->skip_header = true; /* --repeat: one header for every run's rows */
         return fab_export_flush(e);
     }
     fprintf(f, "{\"record\":\"run\"");

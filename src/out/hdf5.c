@@ -2,11 +2,12 @@
  * leaves a complete file.
  *
  * How: the file lives in memory (HDF5's core driver, no backing store). After every change
- * that matters (the run's description, each row, each kernel's end, the run's end) the whole
+ * that matters (the run's description, rows, each kernel's end, the run's end) the whole
  * image is written to a temporary file in the same directory, synced, and renamed over the
  * result file. rename() is atomic, so the result file is always either the previous complete
- * version or the new one: a kill -9 can lose at most the row being written, never corrupt
- * one. The cost is writing the whole file per row; docs/SCHEMA.md gives the measurement. */
+ * version or the new one: a kill -9 can lose the rows not yet committed (rows wait while the
+ * last commit is less than FAB_COMMIT_GAP of its durations ago), never corrupt one. The cost,
+ * writing the whole file per commit, is measured in docs/SCHEMA.md. */
 #define _DEFAULT_SOURCE 1 /* fsync, strdup */
 #include <errno.h>
 #include <hdf5.h>
@@ -333,7 +334,8 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
     fab_h5_attr_str(h->file, "latest_run", name);
     fab_h5_meta(h, info, FAB_META_BEGIN | FAB_META_END);
     H5Gclose(H5Gcreate2(h->run, "kernels", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    FAB_INFO("results go to %s, /runs/%s, committed after every row", h->path, name);
+    FAB_INFO("results go to %s, /runs/%s, committed as rows come (at most a tenth of the time)",
+             h->path, name);
     return fab_h5_commit(h);
 }
 
@@ -356,7 +358,7 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
 {
     fab_h5_t *h = arg;
     hid_t kernels = H5Gopen2(h->run, "kernels", H5P_DEFAULT);
-    char name[96], ranks[64], policy[160];
+    char name[96], ranks[64], policy[512];
 
     snprintf(name, sizeof(name), "%02d_%s", h->nkernels++, k->name);
     snprintf(h->kernel_name, sizeof(h->kernel_name), "kernels/%s", name);

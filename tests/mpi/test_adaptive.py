@@ -163,7 +163,11 @@ check(proc.returncode == 4, "SIGTERM: exit %d %s" % (proc.returncode, err))
 with h5py.File("stop.h5", "r") as f:
     check(f["runs/run_0000"].attrs["status"] == "interrupted", "status")
     t = f["runs/run_0000/kernels/00_latency/table"]
-    check(len(t["bytes"]) == 21 and (t["target_met"][:] == 0).all() and (t["blocks"][:] >= 1)
-          .all(), "rows after a stop: %d, target_met %s" % (len(t["bytes"]), t["target_met"][:]))
-print("ok SIGTERM mid-run: 21 rows kept, each marked as missing its target")
+    met, nb = t["target_met"][:], t["blocks"][:]
+    # every size has a row; those still open at the stop missed the target (a size whose
+    # blocks were identical, as a coarse timer makes them, may have met it before)
+    check(len(t["bytes"]) == 21 and (nb >= 1).all() and (nb[met == 1] >= 3).all() and
+          (met == 0).sum() >= 10, "rows after a stop: %d, target_met %s, blocks %s"
+          % (len(t["bytes"]), met, nb))
+print("ok SIGTERM mid-run: 21 rows kept, %d marked as missing the target" % (met == 0).sum())
 print("PASS adaptive")

@@ -432,5 +432,23 @@ int main(void)
     test_regimes();
     test_streams();
     test_schedule();
+    /* fab_median_select against sorting: random lengths 1..300, values with many ties */
+    {
+        unsigned seed = 12345;
+        double v[300], w[300];
+
+        for (int t = 0; t < 2000; t++) {
+            size_t n = 1 + (size_t)(t % 300);
+
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;
+                v[i] = (double)((seed >> 16) % (t % 3 == 0 ? 5 : 1000));
+                w[i] = v[i];
+            }
+            qsort(w, n, sizeof(w[0]), cmp_double);
+            CHECK_NEAR(fab_median_select(v, n), fab_percentile_sorted(w, n, 0.5), 0.0);
+        }
+        CHECK(isnan(fab_median_select(v, 0)));
+    }
     return fab_test_report("test_adaptive");
 }
