@@ -55,7 +55,8 @@ for r in rows:
                             "max_us") if r[c] != "-"]
     check(shown == sorted(shown), "percentiles out of order: " + where)
     check(r["min_us"] <= r["mean_us"] <= r["max_us"], "mean outside [min,max]: " + where)
-    check(r["iters"] >= (1 if "--budget" in extra else 10) and r["warmup"] >= (1 if "--budget" in extra else 2),
+    adaptive = "--budget" in extra
+    check(r["iters"] >= (1 if adaptive else 10) and r["warmup"] >= (1 if adaptive else 2),
           "iterations/warm-up: " + where)
     check(r["errors"] == 0, "validation errors: " + where)
     check(r["pct"] == "exact", "percentiles not exact: " + where)

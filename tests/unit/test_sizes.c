@@ -38,6 +38,10 @@ int main(void)
 
     CHECK(parses("1:16", &s) && s.n == 5 && s.v[0] == 1 && s.v[4] == 16);
     CHECK(parses("1:4M", &s) && s.n == 23 && s.v[22] == 4194304);
+    /* a size twice: refused, whichever way it is written */
+    CHECK(fails_with("8,1K,8", "size 8 appears twice"));
+    CHECK(fails_with("1K,1024", "appears twice"));
+    CHECK(parses("8,16,1K", &s) && s.n == 3);
     CHECK(parses("3:20", &s) && s.n == 4 && s.v[0] == 3 && s.v[2] == 12 && s.v[3] == 20);
     CHECK(parses("8:8", &s) && s.n == 1 && s.v[0] == 8);
     CHECK(parses("8,1K,64K,1M", &s) && s.n == 4 && s.v[1] == 1024 && s.v[2] == 65536 &&
