@@ -43,6 +43,8 @@ struct fab_rounds {
     double *share;
     double *scratch; /* FAB_BLOCK samples: a block's, sorted for its median */
     uint64_t deadline_ns;
+    uint64_t start_ns, said_ns; /* the rounds' start; the last progress line */
+    int rounds;
     fab_status_t stop;  /* a stop request ended the rounds */
     uint64_t *own_slow; /* m->slow_count as fab_measure_init made it (restored after use) */
 };
@@ -130,7 +132,8 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
     r->own_slow = m->slow_count;
     r->n = sizes->n;
     r->stop = FAB_OK;
-    r->deadline_ns = fab_now_ns() + (uint64_t)(budget_s * 1e9);
+    r->start_ns = r->said_ns = fab_now_ns();
+    r->deadline_ns = r->start_ns + (uint64_t)(budget_s * 1e9);
     r->s = calloc((size_t)r->n, sizeof(*r->s));
     r->ad = calloc((size_t)r->n, sizeof(*r->ad));
     r->in_round = calloc((size_t)r->n, sizeof(*r->in_round));
@@ -290,6 +293,30 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     return FAB_OK;
 }
 
+/* Rank 0 of the kernel, after a round of a long measurement (from 3 s on, every 2 s at
+ * most, not with -q): how far the rounds are. */
+static void fab_round_progress(fab_rounds_t *r)
+{
+    uint64_t now = fab_now_ns();
+    double elapsed = (double)(now - r->start_ns) * 1e-9;
+    double budget = (double)(r->deadline_ns - r->start_ns) * 1e-9;
+    int open = 0, met = 0, live = 0;
+
+    if (r->m->o->quiet || elapsed < 3.0 || (double)(now - r->said_ns) * 1e-9 < 2.0)
+        return;
+    r->said_ns = now;
+    for (int i = 0; i < r->n; i++) {
+        if (r->s[i].skip)
+            continue;
+        live++;
+        open += !r->s[i].stopped;
+        met += r->ad[i].decision == FAB_ADAPT_STOP_PRECISE;
+    }
+    fab_log_progress("%s: round %d, %d of %d sizes still measuring, %d met --precision; "
+                     "%.1f s of the kernel's %.1f s budget spent",
+                     r->m->k->name, r->rounds, open, live, met, elapsed, budget);
+}
+
 /* One round: every open size, in order, one block. */
 static fab_status_t fab_round(fab_rounds_t *r)
 {
@@ -317,6 +344,9 @@ static fab_status_t fab_round(fab_rounds_t *r)
         guess = s->per_iter;
         gbytes = s->bytes;
     }
+    r->rounds++;
+    if (r->m->ctx->rank == 0)
+        fab_round_progress(r);
     return FAB_OK;
 }
 

@@ -520,7 +520,8 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
             if (h.row.stop_status)
                 stopped = h.row.stop_status;
             fab_row_notes_add(&notes, &h.row);
-            fab_progress_update(&prog, o, k, sizes->v[i]);
+            if (!o->adaptive) /* the rounds say how far they are themselves */
+                fab_progress_update(&prog, o, k, sizes->v[i]);
             if (lead != 0)
                 st = fab_handoff_answer(lead);
         }

@@ -170,4 +170,59 @@ with h5py.File("stop.h5", "r") as f:
           (met == 0).sum() >= 10, "rows after a stop: %d, target_met %s, blocks %s"
           % (len(t["bytes"]), met, nb))
 print("ok SIGTERM mid-run: 21 rows kept, %d marked as missing the target" % (met == 0).sum())
+
+# ---- kill -9 mid-run: the file opens, every row there is whole (its columns and block
+# medians came in one commit), the run still says running
+def consistent(path):
+    with h5py.File(path, "r") as f:
+        run = f["runs/run_0000"]
+        rows = 0
+        for kid, k in run["kernels"].items():
+            t = k["table"]
+            n = len(t["bytes"])
+            check(all(len(t[c]) == n for c in t), "%s: ragged columns" % kid)
+            for b in t["bytes"][:]:
+                check(str(int(b)) in k["blocks"] and
+                      len(k["blocks"][str(int(b))]) == t["blocks"][list(t["bytes"][:]).index(b)],
+                      "%s %d B: block medians missing or not the row's" % (kid, b))
+            rows += n
+        return run.attrs["status"], rows
+
+
+cmd = ["mpirun", "-np", "2"] + MPIRUN_OPTS + [exe, "run", "latency,bw", "-m", "1:1M",
+                                              "--budget", "6", "-o", "kill.h5"]
+proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                        env=mpi_env())
+t0 = time.monotonic()
+while not os.path.exists("kill.h5") and time.monotonic() - t0 < 60:
+    time.sleep(0.05)
+time.sleep(4.0)  # latency's rows are out (its share: half of 6 s), bw's rounds are running
+for pid in [int(x) for x in subprocess.run(["pgrep", "-x", "-P", str(proc.pid), "fabricbench"],
+                                           capture_output=True, text=True).stdout.split()]:
+    os.kill(pid, signal.SIGKILL)
+proc.communicate(timeout=60)
+status, rows = consistent("kill.h5")
+check(status == "running" and rows >= 1, "kill -9: status %s, %d rows" % (status, rows))
+print("ok kill -9 mid-run: the file opens, %d whole rows, status running" % rows)
+
+# ---- a full disk (a 400 KiB tmpfs) under the adaptive measurement with --samples: exit 3,
+# one message, the rows committed before whole, the JSON Lines with every row
+if os.geteuid() == 0:
+    os.mkdir("small")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", "small"], check=True)
+    try:
+        p = mpirun(2, [exe, "run", "latency", "-m", "1:1M", "--budget", "2", "--samples", "-o",
+                       "small/full.h5", "--json", "full.jsonl"])
+        check(p.returncode == 3 and p.stderr.count("No space left on device") >= 1 and
+              "keeps everything written before" in p.stderr, "disk full: exit %d\n%s"
+              % (p.returncode, p.stderr))
+        status, rows = consistent("small/full.h5")
+        check(status in ("failed", "running"), "disk full: status %s" % status)
+        check(not [x for x in os.listdir("small") if ".tmp-" in x], "temporary file left")
+        jrows = [line for line in open("full.jsonl") if '"record":"row"' in line]
+        check(len(jrows) >= rows, "JSON Lines %d rows, the file %d" % (len(jrows), rows))
+    finally:
+        subprocess.run(["umount", "small"], check=False)
+    print("ok disk full: exit 3, %d whole rows kept, status %s, JSON %d rows"
+          % (rows, status, len(jrows)))
 print("PASS adaptive")
