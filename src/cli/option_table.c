@@ -24,7 +24,9 @@ const fab_opt_t fab_opt_table[] = {
      "(auto: " PAIRS_ITERS ")",
      0},
     {"warmup", 'x', FAB_OPT_LONG, OFF(warmup), 0, 1e9, "N", "iterations", "auto",
-     "untimed iterations before each size (auto: i/10 with -i, else the calibration run)", -1},
+     "untimed iterations before each size (auto: i/10 with -i; --time: the calibration run; "
+     "adaptive: 1, 2, 4, ... iterations until 1 ms has passed)",
+     -1},
     {"budget", 0, FAB_OPT_DOUBLE, OFF(budget_s), 0.001, 86400, "SEC", "s",
      "auto (" FAB_STR(FAB_BUDGET_PER_ROW) " s per row)",
      "adaptive measurement (no -i, no --time): time for the whole run's sizes; printed at the "
