@@ -111,11 +111,15 @@ for prec in ("100", "0.05"):
                    "-o", "p%s.h5" % prec])
     check(p.returncode == 0, "--precision %s: %d %s" % (prec, p.returncode, p.stderr))
     cols = table("p%s.h5" % prec)["latency"][0]
-    n[prec] = (list(cols["iterations"]), list(cols["blocks"]), list(cols["target_met"]))
+    n[prec] = (list(cols["iterations"]), list(cols["blocks"]), list(cols["target_met"]),
+               list(cols["ci_pct"]), list(cols["blocks_ci_pct"]))
 for i in range(2):
     check(n["0.05"][0][i] > n["100"][0][i] and n["0.05"][1][i] > n["100"][1][i],
           "tighter --precision, not more samples and blocks: %s" % n)
-    check(n["0.05"][2][i] == 0, "a 0.05%% target met at %s latency: %s" % (sizes, n))
+    # a quiet stretch may meet even 0.05%; then by its definition: both intervals within it
+    check(n["0.05"][2][i] == 0 or (n["0.05"][3][i] <= 0.05 + 1e-9 and
+                                   n["0.05"][4][i] <= 0.05 + 1e-9),
+          "a 0.05%% target said met at %s latency with wider intervals: %s" % (sizes, n))
 print("ok --precision: 0.05%% took %s samples, 100%% %s" % (n["0.05"][0], n["100"][0]))
 
 # ---- -i and --time keep the fixed policies: no blocks, no target

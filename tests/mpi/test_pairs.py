@@ -174,10 +174,11 @@ r = mpirun(2, [exe, "run", "pairs_latency", "--pairs-per", "rank", "-m", "8,16",
 check(r.returncode == 2 and "one message size" in r.stderr, "two sizes: exit %d %s" %
       (r.returncode, r.stderr))
 
-# kill -9 in the middle: finished rounds kept
+# kill -9 in the middle: finished rounds kept. Rounds long enough (200000 round trips, about
+# a second) that the poll below cannot miss the middle of the run on a fast machine.
 cmd = (["mpirun", "-np", "4", "--oversubscribe"] + MPIRUN_OPTS +
        [exe, "run", "pairs_latency", "--pairs-per", "rank", "--schedule", "serial", "-i",
-        "20000", "-o", "kill.h5"])
+        "200000", "-o", "kill.h5"])
 p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=mpi_env(),
                      start_new_session=True)
 done, deadline = 0, time.monotonic() + 60
