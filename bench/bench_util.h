@@ -27,7 +27,7 @@ static fab_status_t keep_row(void *arg, const fab_kernel_t *k, const fab_row_t *
     return FAB_OK;
 }
 
-/* One size of one kernel through fab_run_kernel, fixed iterations, a tenth as warm-up. */
+/* One size of one kernel through fab_run_kernels_at, fixed iterations, a tenth as warm-up. */
 static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t bytes, long iters,
                              int dtype)
 {
@@ -36,6 +36,7 @@ static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t by
     fab_sinks_t sinks = {0};
     fab_opts_t o;
     bool agreed;
+    int count;
 
     fab_opts_defaults(&o);
     if (fab_sinks_add(&sinks, keep) != FAB_OK)
@@ -49,7 +50,7 @@ static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t by
     o.quiet = true;
     o.dtype = dtype;
     memset(&row, 0, sizeof(row));
-    if (fab_run_kernel(w, &o, o.kernels[0], &sinks, &agreed) != FAB_OK)
+    if (fab_run_kernels_at(w, &o, 0, &count, &sinks, &agreed) != FAB_OK)
         MPI_Abort(MPI_COMM_WORLD, 3);
     fab_sinks_close(&sinks);
     return row;

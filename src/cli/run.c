@@ -117,14 +117,15 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
 {
     fab_status_t st, worst = FAB_OK;
 
-    for (int i = 0; i < o->nkernels; i++) {
-        st = fab_run_kernel(w, o, o->kernels[i], sinks, agreed);
+    for (int i = 0, n = 1; i < o->nkernels; i += n) {
+        st = fab_run_kernels_at(w, o, i, &n, sinks, agreed);
         if (!*agreed)
             return st;
         /* A stop asked on any rank (signal, failed output) ends the run everywhere. */
         if (st == FAB_OK && fab_stop_flag)
             st = fab_stop_status(fab_stop_flag);
-        fab_watch_phase("agreeing with every rank after the kernel", o->kernels[i]->name, 0, -1, 0);
+        fab_watch_phase("agreeing with every rank after the kernel", o->kernels[i + n - 1]->name, 0,
+                        -1, 0);
         st = fab_agree(st, MPI_COMM_WORLD);
         /* A validation failure or a suspect is a finding, not a reason to stop: run the rest. */
         if (st != FAB_OK && st != FAB_ERR_VALIDATION && st != FAB_ERR_SUSPECT)

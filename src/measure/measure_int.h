@@ -12,6 +12,8 @@
 #include "kernel/fab_kernel.h"
 #include "measure/stats.h"
 
+struct fab_row;
+
 #define FAB_BLOCK           65536 /* most timed iterations between two reductions */
 #define FAB_BLOCK_SECONDS   0.2   /* about how long a block of the fixed policies lasts */
 #define FAB_VALIDATE_ROUNDS 2
@@ -54,5 +56,13 @@ fab_status_t fab_timed_round(fab_measure_t *m, size_t bytes, uint64_t n, double 
 fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const double **samples);
 /* --validate: patterned rounds; *errors: the wrong bytes of all ranks (every rank). */
 fab_status_t fab_validate_size(fab_measure_t *m, size_t bytes, long *errors);
+/* The measurement's state for kernel k on the kernel's ranks (collective over ctx->comm,
+ * then allocations); freed by fab_measure_free, also after a failed init. */
+fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_kernel_t *k,
+                              fab_kctx_t *ctx, void *state);
+void fab_measure_free(fab_measure_t *m);
+/* One size under a fixed policy (-i, or --time with calibration): its row on rank 0 of the
+ * kernel; m->acc holds its samples. */
+fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, struct fab_row *row);
 
 #endif

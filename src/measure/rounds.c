@@ -1,10 +1,9 @@
-/* The adaptive measurement (measure/rounds.h). Every rank of the kernel runs the same
- * rounds: the sizes still open, in order, one block each. Rank 0 of the kernel pools each
- * size's samples, keeps its block medians and decides (measure/adaptive.c); the decision
- * travels with the block's closing reduction, so every rank knows at once which sizes go on.
- * The budget: the run's (fab_plan_budget) is shared between kernels in proportion to their
- * rows, from what is left when each starts; within a kernel fab_adapt_schedule shares it
- * between the open sizes in proportion to a block's cost. */
+/* One kernel's part of the adaptive measurement (measure/rounds.h). Every rank of the
+ * kernel runs the same rounds: the sizes still open, in order, one block each. Rank 0 of the
+ * kernel pools each size's samples, keeps its block medians and decides (measure/adaptive.c);
+ * the decision travels with the block's closing reduction, so every rank of the kernel knows
+ * at once which sizes go on. The rounds across kernels, the budget and the grouping are
+ * measure/rgroup.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "measure/cpuload.h"
 #include "measure/plan.h"
 #include "measure/rounds.h"
+#include "measure/rounds_int.h"
 #include "measure/timing.h"
 
 typedef struct fab_size_run {
@@ -36,89 +36,21 @@ typedef struct fab_size_run {
 
 struct fab_rounds {
     fab_measure_t *m;
+    fab_pace_t pace;      /* the part's pace, as the kernel's ranks agreed it */
+    uint64_t deadline_ns; /* the budget's end (rank 0's clock decides) */
+    int later;            /* sizes without a block in the kernels after this one */
     int n;
     fab_size_run_t *s;
     fab_adapt_t *ad; /* rank 0: one per size */
     bool *in_round;
     double *share;
-    double *scratch; /* FAB_BLOCK samples: a block's, sorted for its median */
-    uint64_t deadline_ns;
-    uint64_t start_ns, said_ns; /* the rounds' start; the last progress line */
-    int rounds;
-    fab_status_t stop;  /* a stop request ended the rounds */
+    double *scratch;    /* FAB_BLOCK samples: a block's, sorted for its median */
     uint64_t *own_slow; /* m->slow_count as fab_measure_init made it (restored after use) */
 };
 
-/* ------------------------------------------------------------------ the run's budget */
-
-int fab_rounds_budget_rows(const fab_kernel_t *k, const fab_opts_t *o)
-{
-    fab_sizes_t tmp;
-
-    return k->ranks == FAB_RANKS_NODES ? 0 : fab_kernel_sizes(k, o, &tmp)->n;
-}
-
-double fab_rounds_budget(const fab_opts_t *o, int *rows)
-{
-    int n = 0;
-
-    for (int i = 0; i < o->nkernels; i++)
-        n += fab_rounds_budget_rows(o->kernels[i], o);
-    *rows = n;
-    if (n == 0)
-        return 0.0;
-    return o->budget_s > 0 ? o->budget_s : FAB_BUDGET_PER_ROW * n;
-}
-
-void fab_rounds_policy(const fab_opts_t *o, char *buf, size_t len)
-{
-    int rows;
-    double budget = fab_rounds_budget(o, &rows);
-
-    if (o->adaptive)
-        snprintf(buf, len,
-                 "adaptive: rounds over the sizes, one block of about %g ms per size and round; a "
-                 "size stops when its median's 95%% interval is within +-%g%% and its blocks "
-                 "agree, or when its share of the budget (%.3g s for the run's %d rows) is spent",
-                 FAB_ROUND_BLOCK_S * 1e3, o->precision_pct, budget, rows);
-    else if (o->iters > 0)
-        snprintf(buf, len, "fixed: %ld iterations per size, warm-up %llu", o->iters,
-                 (unsigned long long)fab_plan_warmup(o));
-    else
-        snprintf(buf, len,
-                 "time: about %g s per size (%ld to %ld iterations); warm-up includes "
-                 "calibration",
-                 o->time_s, o->min_iters, o->max_iters);
-}
-
-static struct {
-    uint64_t start_ns;
-    double total_s;
-    int rows_left;
-} fab_budget;
-
-void fab_rounds_budget_begin(const fab_opts_t *o)
-{
-    fab_budget.total_s = fab_rounds_budget(o, &fab_budget.rows_left);
-    fab_budget.start_ns = fab_now_ns();
-}
-
-double fab_rounds_budget_take(const fab_opts_t *o, const fab_kernel_t *k)
-{
-    int rows = fab_rounds_budget_rows(k, o);
-    double left = fab_budget.total_s - (double)(fab_now_ns() - fab_budget.start_ns) * 1e-9;
-    double share = fab_budget.rows_left > 0 && left > 0
-                       ? left * (double)rows / (double)fab_budget.rows_left
-                       : 0.0;
-
-    fab_budget.rows_left -= rows;
-    return share;
-}
-
 /* ------------------------------------------------------------------ set-up */
 
-fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_sizes_t *sizes,
-                            double budget_s)
+fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_sizes_t *sizes)
 {
     fab_rounds_t *r = calloc(1, sizeof(*r));
     const fab_kernel_t *k = m->k;
@@ -131,9 +63,6 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
     r->m = m;
     r->own_slow = m->slow_count;
     r->n = sizes->n;
-    r->stop = FAB_OK;
-    r->start_ns = r->said_ns = fab_now_ns();
-    r->deadline_ns = r->start_ns + (uint64_t)(budget_s * 1e9);
     r->s = calloc((size_t)r->n, sizeof(*r->s));
     r->ad = calloc((size_t)r->n, sizeof(*r->ad));
     r->in_round = calloc((size_t)r->n, sizeof(*r->in_round));
@@ -182,23 +111,58 @@ void fab_rounds_free(fab_rounds_t *r)
     free(r);
 }
 
-fab_status_t fab_rounds_status(const fab_rounds_t *r)
+int fab_rounds_nsizes(const fab_rounds_t *r)
 {
-    return r ? r->stop : FAB_OK;
+    return r->n;
+}
+
+int fab_rounds_rank(const fab_rounds_t *r)
+{
+    return r->m->ctx->rank;
+}
+
+void fab_rounds_states(const fab_rounds_t *r, double *st)
+{
+    for (int i = 0; i < r->n; i++) {
+        const fab_size_run_t *s = &r->s[i];
+
+        if (s->skip)
+            st[i] = FAB_RS_SKIP;
+        else if (!s->stopped)
+            st[i] = s->nblocks ? FAB_RS_OPEN : FAB_RS_NONE;
+        else
+            st[i] = r->ad[i].decision == FAB_ADAPT_STOP_PRECISE ? FAB_RS_PRECISE : FAB_RS_BUDGET;
+    }
+}
+
+double fab_rounds_cost(const fab_rounds_t *r)
+{
+    double cost = 0.0;
+
+    if (r->m->ctx->rank != 0)
+        return 0.0;
+    for (int i = 0; i < r->n; i++)
+        if (!r->s[i].stopped)
+            cost += fab_adapt_block_cost(&r->ad[i]);
+    return cost;
 }
 
 /* ------------------------------------------------------------------ one block */
 
-/* Warm-up: -x iterations, or doubling rounds until FAB_ROUND_WARM_S has passed. */
+/* Warm-up: -x iterations, or doubling rounds until FAB_ROUND_WARM_S (at a slower pace a
+ * fifth of the block) has passed. */
 static fab_status_t fab_round_warm(fab_rounds_t *r, fab_size_run_t *s, double guess)
 {
     fab_measure_t *m = r->m;
     double t = 0.0, total = 0.0;
+    double target = r->pace.block_s / 5 < FAB_ROUND_WARM_S ? r->pace.block_s / 5 : FAB_ROUND_WARM_S;
     fab_status_t st = FAB_OK;
 
     s->warmed = true;
     s->per_iter = guess;
     fab_measure_phase(m, "warm-up", s->bytes, guess);
+    if (m->o->warmup < 0 && r->pace.late)
+        return FAB_OK; /* the budget is spent: one short block, no warm-up before it */
     if (m->o->warmup >= 0) {
         s->warm = (uint64_t)m->o->warmup;
         if (s->warm > 0)
@@ -213,7 +177,7 @@ static fab_status_t fab_round_warm(fab_rounds_t *r, fab_size_run_t *s, double gu
         total += t;
         if (t > 0)
             s->per_iter = t / (double)k;
-        if (total >= FAB_ROUND_WARM_S || k >= (uint64_t)m->o->max_iters)
+        if (total >= target || k >= (uint64_t)m->o->max_iters)
             break;
     }
     return st;
@@ -234,6 +198,7 @@ static int fab_round_decide(fab_rounds_t *r, int i, const double *src, uint64_t 
     fab_size_run_t *s = &r->s[i];
     fab_adapt_t *ad = &r->ad[i];
     fab_interval_t pooled = {.rel_half = INFINITY};
+    double share = r->share[i];
 
     for (uint64_t j = 0; j < b; j++)
         fab_acc_add(&s->acc, src[j]);
@@ -243,7 +208,49 @@ static int fab_round_decide(fab_rounds_t *r, int i, const double *src, uint64_t 
         return FAB_ADAPT_STOP_BUDGET;
     if (ad->nblocks >= ad->min_blocks)
         fab_acc_median_ci(&s->acc, &pooled);
-    return (int)fab_adapt_decide(ad, &pooled, r->share[i] - block_s, &s->v);
+    if (pooled.ranks.coverage < FAB_CI_LEVEL)
+        pooled.rel_half = INFINITY; /* fewer than 6 samples: no 95% interval to meet */
+    /* A size's share is in proportion to its block's cost, which before its first block was
+     * an estimate (FAB_ROUND_BLOCK_S): a block of one 26 ms iteration (bw at 4 MiB) would
+     * otherwise use up a share sized for 5 ms and stop at one block. */
+    if (ad->nblocks == 1 && ad->est_block_s > 0)
+        share *= block_s / ad->est_block_s;
+    return (int)fab_adapt_decide(ad, &pooled, share - block_s, &s->v);
+}
+
+/* Rank 0 of the kernel after size i's block (fab_pace_t): the pace from here on. */
+static fab_pace_t fab_rounds_pace(const fab_rounds_t *r, int i)
+{
+    uint64_t now = fab_now_ns();
+    fab_pace_t p = {FAB_ROUND_BLOCK_S, now >= r->deadline_ns};
+    int u = r->later;
+
+    for (int j = i + 1; j < r->n; j++)
+        u += !r->s[j].skip && !r->s[j].stopped && r->s[j].nblocks == 0;
+    if (u > 0) {
+        double left = p.late ? 0.0 : (double)(r->deadline_ns - now) * 1e-9;
+
+        p.block_s = left / FAB_PACE_MARGIN / u;
+        if (p.block_s > FAB_ROUND_BLOCK_S)
+            p.block_s = FAB_ROUND_BLOCK_S;
+        if (p.block_s < FAB_PACE_MIN_S)
+            p.block_s = FAB_PACE_MIN_S;
+    }
+    return p;
+}
+
+/* A block's decision and the pace, in the int the block's reduction carries (only rank 0
+ * of the kernel sets it; the others add 0): decision | late << 2 | block in 0.1 us << 3. */
+static int fab_pace_encode(int decision, fab_pace_t p)
+{
+    return decision | (p.late ? 4 : 0) | (int)lround(p.block_s * 1e7) << 3;
+}
+
+static int fab_pace_decode(int code, fab_pace_t *p)
+{
+    p->late = (code & 4) != 0;
+    p->block_s = (double)(code >> 3) * 1e-7;
+    return code & 3;
 }
 
 static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
@@ -261,7 +268,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
         st = fab_round_warm(r, s, guess);
     if (st != FAB_OK)
         return st;
-    want = s->per_iter > 0 ? FAB_ROUND_BLOCK_S / s->per_iter : 1.0;
+    want = s->per_iter > 0 ? r->pace.block_s / s->per_iter : 1.0;
     b = want < 1.0 ? 1 : want > FAB_BLOCK ? FAB_BLOCK : (uint64_t)want;
     m->per_iter = s->per_iter;
     m->slow_count = s->slow;
@@ -277,58 +284,48 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
         s->stall = block_time;
     if (st != FAB_OK)
         return st;
-    if (m->ctx->rank == 0)
+    if (m->ctx->rank == 0) {
+        fab_pace_t p;
+
         code = fab_round_decide(r, i, src, b, (double)(fab_now_ns() - t0) * 1e-9);
+        p = fab_rounds_pace(r, i);
+        if (p.late && code == FAB_ADAPT_CONTINUE)
+            code = FAB_ADAPT_STOP_BUDGET; /* the budget is spent: this block was its last */
+        code = fab_pace_encode(code, p);
+    }
     block_time = m->block[b];
     st = fab_sync_max(m->ctx->comm, &block_time, &code);
     if (st != FAB_OK)
         return st;
+    code = fab_pace_decode(code, &r->pace); /* the same on every rank */
     s->nblocks++;
     if (block_time > 0)
         s->per_iter = block_time / (double)b;
     if (code != FAB_ADAPT_CONTINUE) {
         s->stopped = true;
-        r->ad[i].decision = (fab_adapt_decision_t)code; /* the same on every rank */
+        r->ad[i].decision = (fab_adapt_decision_t)code;
     }
     return FAB_OK;
 }
 
-/* Rank 0 of the kernel, after a round of a long measurement (from 3 s on, every 2 s at
- * most, not with -q): how far the rounds are. */
-static void fab_round_progress(fab_rounds_t *r)
-{
-    uint64_t now = fab_now_ns();
-    double elapsed = (double)(now - r->start_ns) * 1e-9;
-    double budget = (double)(r->deadline_ns - r->start_ns) * 1e-9;
-    int open = 0, met = 0, live = 0;
-
-    if (r->m->o->quiet || elapsed < 3.0 || (double)(now - r->said_ns) * 1e-9 < 2.0)
-        return;
-    r->said_ns = now;
-    for (int i = 0; i < r->n; i++) {
-        if (r->s[i].skip)
-            continue;
-        live++;
-        open += !r->s[i].stopped;
-        met += r->ad[i].decision == FAB_ADAPT_STOP_PRECISE;
-    }
-    fab_log_progress("%s: round %d, %d of %d sizes still measuring, %d met --precision; "
-                     "%.1f s of the kernel's %.1f s budget spent",
-                     r->m->k->name, r->rounds, open, live, met, elapsed, budget);
-}
-
 /* One round: every open size, in order, one block. */
-static fab_status_t fab_round(fab_rounds_t *r)
+fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns, int later,
+                            fab_pace_t *pace)
 {
     double guess = 0.0;
     size_t gbytes = 0;
 
-    if (r->m->ctx->rank == 0) {
-        uint64_t now = fab_now_ns();
-        double left = now < r->deadline_ns ? (double)(r->deadline_ns - now) * 1e-9 : 0.0;
-
-        fab_adapt_schedule(r->ad, (size_t)r->n, left, r->in_round, r->share);
-    }
+    r->pace = *pace;
+    r->deadline_ns = deadline_ns;
+    r->later = later;
+    /* The budget was spent before this part: what has a block has its last. */
+    for (int i = 0; i < r->n && r->pace.late; i++)
+        if (!r->s[i].skip && !r->s[i].stopped && r->s[i].nblocks > 0) {
+            r->s[i].stopped = true;
+            r->ad[i].decision = FAB_ADAPT_STOP_BUDGET;
+        }
+    if (r->m->ctx->rank == 0)
+        fab_adapt_schedule(r->ad, (size_t)r->n, left_s, r->in_round, r->share);
     for (int i = 0; i < r->n; i++) {
         fab_size_run_t *s = &r->s[i];
         fab_status_t st;
@@ -344,9 +341,8 @@ static fab_status_t fab_round(fab_rounds_t *r)
         guess = s->per_iter;
         gbytes = s->bytes;
     }
-    r->rounds++;
     if (r->m->ctx->rank == 0)
-        fab_round_progress(r);
+        *pace = fab_rounds_pace(r, r->n - 1);
     return FAB_OK;
 }
 
@@ -381,8 +377,8 @@ static void fab_rounds_fill(fab_rounds_t *r, int i, fab_row_t *row)
         row->block_median[b] = ad->median[b] / div;
 }
 
-fab_status_t fab_rounds_row(fab_rounds_t *r, int i, fab_row_t *row, const double **samples,
-                            size_t *n)
+fab_status_t fab_rounds_fill_row(fab_rounds_t *r, int i, fab_status_t stop, fab_row_t *row,
+                                 const double **samples, size_t *n)
 {
     fab_measure_t *m = r->m;
     fab_size_run_t *s = &r->s[i];
@@ -392,27 +388,20 @@ fab_status_t fab_rounds_row(fab_rounds_t *r, int i, fab_row_t *row, const double
     fab_row_clear(row);
     *samples = NULL;
     *n = 0;
-    while (!s->stopped && r->stop == FAB_OK) {
-        st = fab_round(r);
-        if (st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO)
-            r->stop = st; /* agreed by every rank in the reduction that said so */
-        else if (st != FAB_OK)
-            return st;
-    }
     if (s->nblocks == 0)
-        return r->stop != FAB_OK ? r->stop : FAB_ERR_INTERNAL;
+        return stop != FAB_OK ? stop : FAB_ERR_INTERNAL;
     memset(&zero, 0, sizeof(zero));
     zero.node = s->cpu.node;
     st = fab_row_cpu(row, m->ctx, &zero, &s->cpu);
     if (st == FAB_OK)
         st = fab_row_stall(row, m->ctx, s->stall);
     m->per_iter = s->per_iter;
-    if (st == FAB_OK && r->stop == FAB_OK && m->o->validate && m->k->validate)
+    if (st == FAB_OK && stop == FAB_OK && m->o->validate && m->k->validate)
         st = fab_validate_size(m, s->bytes, &row->validation_errors);
     if (st != FAB_OK || m->ctx->rank != 0)
         return st;
     fab_rounds_fill(r, i, row);
-    row->stop_status = r->stop;
+    row->stop_status = stop;
     free(s->acc.sorted); /* the statistics are done; the samples stay for the outputs */
     s->acc.sorted = NULL;
     s->acc.sorted_alloc = 0;

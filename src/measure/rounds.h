@@ -1,7 +1,8 @@
-/* The adaptive measurement of one kernel (measure/rounds.c): its sizes measured in
- * interleaved rounds, one short block per unfinished size and round, each size stopping when
- * its median is precise enough and its blocks agree (measure/adaptive.h), or when its share
- * of the budget is spent. docs/METRICS.md defines what a row then reports. */
+/* The adaptive measurement (measure/rounds.c, measure/rgroup.c): the sizes of the kernels
+ * measured together go in interleaved rounds, one short block per unfinished size and round,
+ * each size stopping when its median is precise enough and its blocks agree
+ * (measure/adaptive.h), or when its share of the budget is spent. docs/METRICS.md defines
+ * what a row then reports. */
 #ifndef FAB_MEASURE_ROUNDS_H
 #define FAB_MEASURE_ROUNDS_H
 
@@ -27,6 +28,16 @@
 #define FAB_ROUND_WARM_S 0.001
 
 typedef struct fab_rounds fab_rounds_t;
+typedef struct fab_rgroup fab_rgroup_t;
+
+/* Kernels measured together: under the adaptive policy, consecutive kernels of the run that
+ * are neither pairs kernels nor allocate buffers of their own (own_bytes, which would all
+ * be held at once) share their rounds: a round is every open size of every such kernel, one
+ * block each, kernel after kernel, so that every kernel samples the whole run's stretch of
+ * time, not only its own part of it. The group of kernel index i: its first index (*first)
+ * and length; 1 for a kernel measured alone (always, without the adaptive policy). */
+bool fab_rounds_groupable(const fab_kernel_t *k);
+int fab_rounds_group(const fab_opts_t *o, int i, int *first);
 
 /* Rows the adaptive budget covers (every size of every kernel but the pairs kernels, which
  * measure a fixed count per pair) and the run's budget: --budget, else FAB_BUDGET_PER_ROW
@@ -34,28 +45,45 @@ typedef struct fab_rounds fab_rounds_t;
 double fab_rounds_budget(const fab_opts_t *o, int *rows);
 /* Rows of kernel k the budget covers (0 for pairs kernels). */
 int fab_rounds_budget_rows(const fab_kernel_t *k, const fab_opts_t *o);
-/* How each size's iterations are chosen, in words (the table's header, the file's
- * iteration_policy): adaptive, -i, or --time. Not for pairs kernels. */
-void fab_rounds_policy(const fab_opts_t *o, char *buf, size_t len);
+/* How kernel k's sizes' iterations are chosen, in words (the table's header, the file's
+ * iteration_policy): adaptive (naming the kernels measured with it), -i, or --time. Not for
+ * pairs kernels. */
+void fab_rounds_policy(const fab_opts_t *o, const fab_kernel_t *k, char *buf, size_t len);
 
 /* The run's budget (fab_plan_budget) starts now (every rank, before the first kernel). */
 void fab_rounds_budget_begin(const fab_opts_t *o);
-/* Kernel k's share of what is left of it, in proportion to its rows; 0 once spent. */
-double fab_rounds_budget_take(const fab_opts_t *o, const fab_kernel_t *k);
+/* The share of what is left of it for kernels first .. first+n-1 (indices in o->kernels),
+ * in proportion to their rows; 0 once spent. */
+double fab_rounds_budget_take(const fab_opts_t *o, int first, int n);
 
-/* All of the kernel's ranks (collective over m->ctx->comm only where noted). sizes: the
- * kernel's list; the sizes that fit_bytes rounds to the previous one's value are skipped,
- * as the caller skips them. budget_s: the kernel's share of the run's budget, from now. */
-fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_sizes_t *sizes,
-                            double budget_s);
-/* Measure rounds until size i (an index into sizes) has stopped, then fill its row (rank 0
- * of the kernel; collective). *samples and *n: its samples kept (rank 0). After a stop
- * request, sizes that have blocks still get their rows (target missed); the first without
- * one returns the stop's status. */
-fab_status_t fab_rounds_row(fab_rounds_t *r, int i, fab_row_t *row, const double **samples,
-                            size_t *n);
-/* FAB_ERR_INTERRUPTED (or the stop's status) when the rounds ended on a stop request. */
-fab_status_t fab_rounds_status(const fab_rounds_t *r);
+/* One kernel's part, on the kernel's ranks: its sizes (the kernel's list; the sizes that
+ * fit_bytes rounds to the previous one's value are skipped, as the caller skips them). */
+fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_sizes_t *sizes);
 void fab_rounds_free(fab_rounds_t *r);
+
+/* A group of nk kernels (every rank of the run, alike), with budget_s from now; then each
+ * kernel j added in order: k, its size count n, r (NULL on ranks outside it), whether its
+ * ranks are all the run's and the world rank of its rank 0 (lead). The parts stay the caller's
+ * (freed after the group). */
+fab_status_t fab_rgroup_new(fab_rgroup_t **out, int nk, double budget_s, bool quiet);
+fab_status_t fab_rgroup_add(fab_rgroup_t *g, int j, const fab_kernel_t *k, int n, fab_rounds_t *r,
+                            bool world, int lead);
+void fab_rgroup_free(fab_rgroup_t *g);
+/* Every rank of the run: measure rounds until size i of kernel j has stopped, then, on the
+ * kernel's ranks, fill its row (rank 0 of the kernel; collective over the kernel's ranks).
+ * row NULL on ranks outside the kernel. *samples and *n: its samples kept (rank 0 of the
+ * kernel). After a stop request, sizes that have blocks still get their rows (target missed);
+ * the first without one returns the stop's status. */
+fab_status_t fab_rgroup_row(fab_rgroup_t *g, int j, int i, fab_row_t *row, const double **samples,
+                            size_t *n);
+/* Whether kernel j has a measured size (a block) yet: every rank alike. */
+bool fab_rgroup_measured(const fab_rgroup_t *g, int j);
+/* FAB_ERR_INTERRUPTED (or the stop's status) when the rounds ended on a stop request. */
+fab_status_t fab_rgroup_status(const fab_rgroup_t *g);
+/* Rank 0 of the run, after the group's rows: a warning when the rounds ended later than
+ * FAB_BUDGET_SLACK x the budget (the first round, one block of every size, did not fit),
+ * naming the first round's time and a budget that would fit. */
+#define FAB_BUDGET_SLACK 1.10
+void fab_rgroup_report(const fab_rgroup_t *g);
 
 #endif

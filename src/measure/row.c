@@ -37,7 +37,9 @@ void fab_row_precision(fab_row_t *row, struct fab_acc *acc)
     fab_interval_t ci;
 
     fab_acc_median_ci(acc, &ci);
-    row->ci_pct = isfinite(ci.rel_half) ? 100.0 * ci.rel_half : NAN;
+    /* Below 6 samples no pair of order statistics covers the median with 95%: no interval. */
+    row->ci_pct =
+        isfinite(ci.rel_half) && ci.ranks.coverage >= FAB_CI_LEVEL ? 100.0 * ci.rel_half : NAN;
 }
 
 fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_mark_t *a,

@@ -34,270 +34,6 @@
 #include "measure/timing.h"
 #include "out/sink.h"
 
-#define FAB_CALIB_SHARE 0.05 /* each calibration round lasts at least this share of --time */
-
-/* ------------------------------------------------------------------ measuring one size */
-
-void fab_measure_phase(const fab_measure_t *m, const char *phase, size_t bytes, double step_s)
-{
-    fab_watch_phase(phase, m->k->name, bytes, m->peer, step_s);
-}
-
-fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
-{
-    fab_status_t st = FAB_OK;
-
-    for (uint64_t i = 0; i < n && st == FAB_OK; i++) {
-        st = m->k->iterate(m->ctx, m->state, bytes);
-        fab_watch_tick();
-    }
-    return st;
-}
-
-fab_status_t fab_sync_max(MPI_Comm comm, double *v, int *code)
-{
-    double in[3] = {*v, (double)fab_stop_flag, code ? (double)*code : 0.0}, out[3];
-    fab_status_t st = FAB_MPI(MPI_Allreduce(in, out, 3, MPI_DOUBLE, MPI_MAX, comm));
-
-    if (st != FAB_OK)
-        return st;
-    *v = out[0];
-    if (code)
-        *code = (int)out[2];
-    if (out[1] > 0) {
-        fab_stop_request((int)out[1]);
-        return fab_stop_status((int)out[1]);
-    }
-    return FAB_OK;
-}
-
-fab_status_t fab_timed_round(fab_measure_t *m, size_t bytes, uint64_t n, double *elapsed)
-{
-    uint64_t t0 = fab_ticks();
-    fab_status_t st = fab_iterate_n(m, bytes, n);
-
-    *elapsed = m->ctx->timer ? fab_ticks_to_s(fab_ticks() - t0) : 0.0;
-    return st != FAB_OK ? st : fab_sync_max(m->ctx->comm, elapsed, NULL);
-}
-
-/* Decide the number of timed iterations; run the warm-up (and calibration) iterations. */
-static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iters, uint64_t *warm)
-{
-    const fab_opts_t *o = m->o;
-    uint64_t k = 1;
-    double t = 0.0, prev = 0.0;
-    fab_status_t st = FAB_OK;
-
-    /* An iteration's time, guessed from the previous size until calibration measures it. */
-    m->per_iter = 0.0;
-    fab_measure_phase(m, "warm-up and calibration", bytes,
-                      m->last_bytes
-                          ? m->last_per_iter *
-                                (bytes > m->last_bytes ? (double)bytes / m->last_bytes : 1.0)
-                          : 0.0);
-    if (o->iters > 0) {
-        *iters = (uint64_t)o->iters;
-        *warm = fab_plan_warmup(o);
-        st = fab_timed_round(m, bytes, *warm, &t);
-        if (*warm > 0)
-            m->per_iter = t / (double)*warm;
-        return st;
-    }
-    *warm = fab_plan_warmup(o);
-    st = fab_iterate_n(m, bytes, *warm);
-    /* Calibrate: double the round until it lasts FAB_CALIB_SHARE of the budget (at least two
-     * rounds, so the estimate never comes from the very first, cold, iteration alone). */
-    for (int round = 0; st == FAB_OK; round++, k *= 2) {
-        double per;
-
-        st = fab_timed_round(m, bytes, k, &t);
-        *warm += k;
-        /* The faster of the last two rounds: one stalled round must not shrink the count. */
-        per = t / (double)k;
-        m->per_iter = round == 0 || per < prev ? per : prev;
-        prev = per;
-        if ((t >= FAB_CALIB_SHARE * o->time_s && round >= 1) || k >= (uint64_t)o->max_iters)
-            break;
-    }
-    if (st == FAB_OK) {
-        double want;
-
-        want = m->per_iter > 0 ? o->time_s / m->per_iter : (double)o->max_iters;
-        if (want < (double)o->min_iters)
-            want = (double)o->min_iters;
-        if (want > (double)o->max_iters)
-            want = (double)o->max_iters;
-        *iters = (uint64_t)llround(want);
-    }
-    return st;
-}
-
-/* Iterations in the next block: about FAB_BLOCK_SECONDS of work, so a stop request is
- * answered within that, and at most FAB_BLOCK. */
-static uint64_t fab_block_len(const fab_measure_t *m, uint64_t left)
-{
-    double want = m->per_iter > 0 ? FAB_BLOCK_SECONDS / m->per_iter : 1.0;
-    uint64_t b = want < 1.0 ? 1 : (want > FAB_BLOCK ? FAB_BLOCK : (uint64_t)want);
-
-    return b < left ? b : left;
-}
-
-/* Timestamps are contiguous: the end of iteration i is the start of i+1, so one timer
- * reading (on timing ranks only) is all the loop adds to an iteration. */
-fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const double **samples)
-{
-    fab_kctx_t *ctx = m->ctx;
-    uint64_t *stamp = m->stamps;
-    fab_status_t st = FAB_OK;
-
-    *samples = m->block;
-    if (ctx->timer) {
-        stamp[0] = fab_ticks();
-        for (uint64_t i = 0; i < b; i++) {
-            st = m->k->iterate(ctx, m->state, bytes);
-            if (st != FAB_OK)
-                return st;
-            stamp[i + 1] = fab_ticks();
-            fab_watch_tick(); /* a plain store: the watchdog sees a slow block progress */
-        }
-        for (uint64_t i = 0; i < b; i++)
-            m->block[i] = fab_ticks_to_s(stamp[i + 1] - stamp[i]);
-        m->block[b] = fab_ticks_to_s(stamp[b] - stamp[0]);
-    } else {
-        for (uint64_t i = 0; i < b; i++) {
-            st = m->k->iterate(ctx, m->state, bytes);
-            if (st != FAB_OK)
-                return st;
-            fab_watch_tick();
-        }
-        memset(m->block, 0, sizeof(double) * (b + 1));
-    }
-    if (!m->reduce)
-        return FAB_OK;
-    /* Per iteration: the slowest timing rank's time, and which rank that was. */
-    for (uint64_t i = 0; i <= b; i++) {
-        m->pin[i].v = m->block[i];
-        m->pin[i].rank = ctx->rank;
-    }
-    st = FAB_MPI(MPI_Reduce(m->pin, m->pout, (int)b + 1, MPI_DOUBLE_INT, MPI_MAXLOC, 0, ctx->comm));
-    if (st == FAB_OK && ctx->rank == 0)
-        for (uint64_t i = 0; i <= b; i++) {
-            m->reduced[i] = m->pout[i].v;
-            if (i < b)
-                m->slow_count[m->pout[i].rank]++;
-        }
-    *samples = m->reduced;
-    return st;
-}
-
-/* The fixed policies' timed blocks, iters in all. */
-static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t iters)
-{
-    fab_kctx_t *ctx = m->ctx;
-    fab_status_t st = FAB_OK;
-
-    for (uint64_t done = 0; done < iters && st == FAB_OK;) {
-        uint64_t b = fab_block_len(m, iters - done);
-        const double *src = NULL;
-        double block_time;
-
-        fab_measure_phase(m, "a timed block", bytes, m->per_iter * (double)b);
-        st = fab_block_once(m, bytes, b, &src);
-        if (st == FAB_OK && ctx->rank == 0) {
-            for (uint64_t i = 0; i < b; i++)
-                fab_acc_add(&m->acc, src[i]);
-            m->acc.loop_total += src[b];
-        }
-        /* Block end: agree on the next block's length and on whether to stop. */
-        block_time = m->block[b];
-        if (st == FAB_OK)
-            st = fab_sync_max(ctx->comm, &block_time, NULL);
-        if (block_time > 0)
-            m->per_iter = block_time / (double)b;
-        done += b;
-    }
-    return st;
-}
-
-fab_status_t fab_validate_size(fab_measure_t *m, size_t bytes, long *errors)
-{
-    long mine = 0;
-    fab_status_t st = FAB_OK;
-
-    fab_measure_phase(m, "validation", bytes, m->per_iter);
-    for (uint32_t r = 0; r < FAB_VALIDATE_ROUNDS && st == FAB_OK; r++)
-        st = m->k->validate(m->ctx, m->state, bytes, (uint32_t)bytes * 2654435761u + r, &mine);
-    if (st != FAB_OK)
-        return st;
-    return FAB_MPI(MPI_Allreduce(&mine, errors, 1, MPI_LONG, MPI_SUM, m->ctx->comm));
-}
-
-static fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
-{
-    fab_kctx_t *ctx = m->ctx;
-    double comm_mean = NAN;
-    uint64_t iters = 0, warm = 0;
-    fab_cpu_mark_t cpu0, cpu1;
-    fab_status_t st;
-
-    fab_row_clear(row);
-    fab_acc_reset(&m->acc);
-    fab_watch_take_stall(); /* a stall before this size is not this row's */
-    if (m->slow_count)
-        memset(m->slow_count, 0, sizeof(uint64_t) * (size_t)ctx->size);
-    if (m->k->fit_bytes)
-        bytes = m->k->fit_bytes(ctx, bytes);
-    /* --overlap-compute: first the call alone (its time is the reference), then with the
-     * compute between start and wait; the row is the second. */
-    if (ctx->nonblocking && m->o->overlap_us > 0) {
-        ctx->compute_s = 0.0;
-        st = fab_plan_size(m, bytes, &iters, &warm);
-        if (st == FAB_OK)
-            st = fab_timed_blocks(m, bytes, iters);
-        comm_mean = m->acc.mean;
-        fab_acc_reset(&m->acc);
-        if (m->slow_count)
-            memset(m->slow_count, 0, sizeof(uint64_t) * (size_t)ctx->size);
-        ctx->compute_s = m->o->overlap_us * 1e-6;
-        if (st != FAB_OK)
-            return st;
-    }
-    st = fab_plan_size(m, bytes, &iters, &warm);
-    if (st == FAB_OK) {
-        double none = 0.0;
-
-        st = fab_sync_max(ctx->comm, &none, NULL); /* all start the timed blocks together */
-    }
-    FAB_DEBUG("%s %zu bytes: %llu iterations, %llu warm-up, %.3g us per iteration estimated",
-              m->k->name, bytes, (unsigned long long)iters, (unsigned long long)warm,
-              m->per_iter * 1e6);
-    fab_cpu_mark(&cpu0, m->node_sampler);
-    if (st == FAB_OK)
-        st = fab_timed_blocks(m, bytes, iters);
-    fab_cpu_mark(&cpu1, m->node_sampler);
-    if (st == FAB_OK)
-        st = fab_row_cpu(row, ctx, &cpu0, &cpu1);
-    if (st == FAB_OK)
-        st = fab_row_stall(row, ctx, fab_watch_take_stall());
-    m->last_per_iter = m->per_iter;
-    m->last_bytes = bytes;
-    row->validation_errors = -1;
-    if (st == FAB_OK && m->o->validate && m->k->validate)
-        st = fab_validate_size(m, bytes, &row->validation_errors);
-    if (st != FAB_OK || ctx->rank != 0)
-        return st;
-
-    row->bytes = bytes;
-    row->iters = iters;
-    row->warmup = warm;
-    fab_acc_stats(&m->acc, m->k->time_divisor, &row->t);
-    fab_row_precision(row, &m->acc);
-    row->iter_time = m->acc.loop_total / (double)iters;
-    fab_row_rates(row, m->k, ctx, comm_mean);
-    fab_row_slowest(row, ctx, m->slow_count);
-    return FAB_OK;
-}
-
 /* ------------------------------------------------------------------ one kernel */
 
 typedef struct fab_progress {
@@ -334,62 +70,6 @@ static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_opts_t *o,
     return FAB_MPI(MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, key, comm));
 }
 
-static fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_kernel_t *k,
-                                     fab_kctx_t *ctx, void *state)
-{
-    int timer = ctx->timer, ntimers = 0, lead_timer = ctx->timer;
-    fab_status_t st;
-
-    memset(m, 0, sizeof(*m));
-    m->o = o;
-    m->k = k;
-    m->peer = k->ranks != FAB_RANKS_PAIR ? -1 : ctx->rank == 0 ? o->pair.b : o->pair.a;
-    m->ctx = ctx;
-    m->state = state;
-    st = FAB_MPI(MPI_Allreduce(&timer, &ntimers, 1, MPI_INT, MPI_SUM, ctx->comm));
-    if (st == FAB_OK)
-        st = FAB_MPI(MPI_Bcast(&lead_timer, 1, MPI_INT, 0, ctx->comm));
-    if (st != FAB_OK)
-        return st;
-    m->reduce = !(ntimers == 1 && lead_timer);
-    {
-        MPI_Comm node;
-        int nrank = 1;
-
-        st = FAB_MPI(
-            MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node));
-        if (st != FAB_OK)
-            return st;
-        MPI_Comm_rank(node, &nrank);
-        MPI_Comm_free(&node);
-        m->node_sampler = nrank == 0;
-    }
-    m->block = malloc(sizeof(double) * (FAB_BLOCK + 1));
-    m->stamps = malloc(sizeof(uint64_t) * (FAB_BLOCK + 1));
-    m->reduced = m->reduce && ctx->rank == 0 ? malloc(sizeof(double) * (FAB_BLOCK + 1)) : NULL;
-    if (m->reduce) {
-        m->pin = malloc(sizeof(*m->pin) * (FAB_BLOCK + 1));
-        m->pout = ctx->rank == 0 ? malloc(sizeof(*m->pout) * (FAB_BLOCK + 1)) : NULL;
-        m->slow_count = ctx->rank == 0 ? calloc((size_t)ctx->size, sizeof(uint64_t)) : NULL;
-        if (!m->pin || (ctx->rank == 0 && (!m->pout || !m->slow_count)))
-            return FAB_ERR_NOMEM;
-    }
-    if (!m->block || !m->stamps || (m->reduce && ctx->rank == 0 && !m->reduced))
-        return FAB_ERR_NOMEM;
-    return fab_acc_init(&m->acc, ctx->rank == 0 ? (size_t)o->max_samples : 0);
-}
-
-static void fab_measure_free(fab_measure_t *m)
-{
-    free(m->pin);
-    free(m->pout);
-    free(m->slow_count);
-    free(m->stamps);
-    free(m->block);
-    free(m->reduced);
-    fab_acc_free(&m->acc);
-}
-
 /* Rank 0: the row goes to every sink; an output that fails stops the run (exit 3). */
 static void fab_root_emit(fab_sinks_t *sinks, const fab_kernel_t *k, fab_handoff_t *h,
                           const double *samples, size_t n)
@@ -401,66 +81,93 @@ static void fab_root_emit(fab_sinks_t *sinks, const fab_kernel_t *k, fab_handoff
     }
 }
 
-fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
-                            fab_sinks_t *sinks, bool *agreed)
-{
+/* One kernel's run, on every rank of the run: its communicator, context and state, its
+ * measurement (on its ranks), and rank 0's room for rows handed over by another lead. */
+typedef struct fab_krun {
+    const fab_kernel_t *k;
     fab_sizes_t tmp;
-    const fab_sizes_t *sizes = fab_kernel_sizes(k, o, &tmp);
-    MPI_Comm comm = MPI_COMM_NULL;
+    const fab_sizes_t *sizes;
+    MPI_Comm comm;
     fab_kctx_t ctx;
     fab_measure_t m;
     fab_handoff_t h;
-    void *state = NULL;
-    bool active = fab_rank_active(k, o, w->rank), ready = false;
-    int lead = k->ranks == FAB_RANKS_PAIR ? o->pair.a : 0;
+    fab_rounds_t *rounds; /* the adaptive part, on the kernel's ranks */
+    void *state;
+    bool active, ready;
+    int lead;
+} fab_krun_t;
+
+/* Every rank of the run (collective): set kernel k up. Set-up problems end it on every rank
+ * before anything is measured: local steps (allocations) are agreed on before the next
+ * collective, so a rank that failed never leaves a peer waiting in one. */
+static fab_status_t fab_krun_setup(fab_krun_t *r, const fab_world_t *w, const fab_opts_t *o,
+                                   const fab_kernel_t *k)
+{
+    fab_status_t st;
+
+    memset(r, 0, sizeof(*r));
+    r->k = k;
+    r->comm = MPI_COMM_NULL;
+    r->sizes = fab_kernel_sizes(k, o, &r->tmp); /* r is not moved after this */
+    r->active = fab_rank_active(k, o, w->rank);
+    r->lead = k->ranks == FAB_RANKS_PAIR ? o->pair.a : 0;
+    r->h.want_samples = o->samples;
+    fab_watch_phase("setting the kernel up", k->name, 0, -1, 0);
+    st = fab_kernel_comm(w, o, k, &r->comm);
+    if (st == FAB_OK && r->active) {
+        st = fab_ctx_setup(o, k, r->sizes, r->comm, &r->ctx, &r->state);
+        r->ready = st == FAB_OK;
+    }
+    if (st == FAB_OK && w->rank == 0 && r->lead != 0 && o->samples) {
+        r->h.cap = (size_t)o->max_samples;
+        r->h.samples = malloc(sizeof(double) * (r->h.cap ? r->h.cap : 1));
+        st = r->h.samples ? FAB_OK : FAB_ERR_NOMEM;
+    }
+    st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
+    if (st == FAB_OK && r->active)
+        st = fab_measure_init(&r->m, o, k, &r->ctx, r->state); /* collectives, then memory */
+    if (st == FAB_OK && r->active && o->adaptive)
+        st = fab_rounds_new(&r->rounds, &r->m, r->sizes);
+    return fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
+}
+
+static void fab_krun_free(fab_krun_t *r)
+{
+    if (r->ready && r->k->cleanup)
+        r->k->cleanup(&r->ctx, r->state);
+    free(r->h.samples);
+    fab_rounds_free(r->rounds);
+    fab_measure_free(&r->m);
+    fab_ctx_free(&r->ctx);
+    if (r->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&r->comm);
+    memset(r, 0, sizeof(*r));
+    r->comm = MPI_COMM_NULL;
+}
+
+/* Every rank of the run: the kernel's rows, each measured (the fixed policies, or the
+ * group g's rounds, the kernel being its j-th) and handed to rank 0, which gives it to the
+ * outputs between the kernel's begin and end. */
+static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab_opts_t *o,
+                                  fab_sinks_t *sinks, fab_rgroup_t *g, int j, bool *agreed)
+{
+    const fab_kernel_t *k = r->k;
+    const fab_sizes_t *sizes = r->sizes;
+    fab_handoff_t *h = &r->h;
+    int lead = r->lead;
     fab_row_notes_t notes;
     size_t last_fitted = 0;
     fab_progress_t prog = {fab_now_ns(), fab_now_ns(), 0, sizes->n};
-    fab_rounds_t *rounds = NULL;
-    double budget = 0.0;
     int stopped = 0; /* rank 0: a row said the lead's rounds ended on a stop request */
-    fab_status_t st, kst;
+    fab_status_t st = FAB_OK, kst;
 
-    if (k->ranks == FAB_RANKS_NODES)
-        return fab_run_pairs(w, o, k, sinks, agreed);
-    if (o->adaptive)
-        budget = fab_rounds_budget_take(o, k); /* every rank alike: from the same clock start */
-    *agreed = true;
     fab_row_notes_init(&notes);
-    fab_watch_phase("setting the kernel up", k->name, 0, -1, 0);
-    memset(&m, 0, sizeof(m));
-    memset(&ctx, 0, sizeof(ctx));
-    memset(&h, 0, sizeof(h));
-    h.want_samples = o->samples;
-    /* Set-up problems end the kernel on every rank before anything is measured. Local steps
-     * (allocations) are agreed on before the next collective, so a rank that failed never
-     * leaves a peer waiting in one. */
-    st = fab_kernel_comm(w, o, k, &comm);
-    if (st == FAB_OK && active) {
-        st = fab_ctx_setup(o, k, sizes, comm, &ctx, &state);
-        ready = st == FAB_OK;
-    }
-    if (st == FAB_OK && w->rank == 0 && lead != 0 && o->samples) {
-        h.cap = (size_t)o->max_samples;
-        h.samples = malloc(sizeof(double) * (h.cap ? h.cap : 1));
-        st = h.samples ? FAB_OK : FAB_ERR_NOMEM;
-    }
-    st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
-    if (st == FAB_OK && active)
-        st = fab_measure_init(&m, o, k, &ctx, state); /* collectives first, then allocations */
-    if (st == FAB_OK && active && o->adaptive)
-        st = fab_rounds_new(&rounds, &m, sizes, budget);
-    st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
-    if (st != FAB_OK)
-        goto out_free;
-
     if (w->rank == 0) {
         int pair[2] = {o->pair.a, o->pair.b};
-
         char detail[512] = "";
 
-        if (k->describe && active)
-            k->describe(&ctx, detail, sizeof(detail));
+        if (k->describe && r->active)
+            k->describe(&r->ctx, detail, sizeof(detail));
         if (fab_sinks_kernel_begin(sinks, k, o, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w,
                                    detail) != FAB_OK)
             fab_stop_request(FAB_STOP_OUTPUT);
@@ -472,22 +179,24 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
 
         /* Sizes a collective rounds to the same value are measured once. (Every rank of a
          * collective is active, so all of them skip alike.) */
-        if (active && k->fit_bytes && !k->no_sizes) {
-            size_t fitted = k->fit_bytes(&ctx, sizes->v[i]);
+        if (r->active && k->fit_bytes && !k->no_sizes) {
+            size_t fitted = k->fit_bytes(&r->ctx, sizes->v[i]);
 
             if (fitted == last_fitted)
                 continue;
             last_fitted = fitted;
         }
-        memset(&h.row, 0, sizeof(h.row));
-        smp = m.acc.raw;
-        nsmp = m.acc.raw_n;
-        if (active && rounds)
-            st = fab_rounds_row(rounds, i, &h.row, &smp, &nsmp);
-        else if (active) {
-            st = fab_measure_size(&m, sizes->v[i], &h.row);
-            smp = m.acc.raw;
-            nsmp = m.acc.raw_n;
+        memset(&h->row, 0, sizeof(h->row));
+        smp = r->m.acc.raw;
+        nsmp = r->m.acc.raw_n;
+        if (g) {
+            st = fab_rgroup_row(g, j, i, r->active ? &h->row : NULL, &smp, &nsmp);
+            if (w->rank == 0 && !r->active)
+                fab_watch_idle("waiting for the kernel's rows (rank 0 is not one of its ranks)");
+        } else if (r->active) {
+            st = fab_measure_size(&r->m, sizes->v[i], &h->row);
+            smp = r->m.acc.raw;
+            nsmp = r->m.acc.raw_n;
         } else if (w->rank == 0)
             fab_watch_idle("waiting for the kernel's rows (rank 0 is not one of its ranks)");
         else
@@ -495,31 +204,31 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
         /* A stop agreed among the kernel's ranks: the lead tells rank 0 there is no row. */
         kst = st;
         if (st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO)
-            memset(&h.row, 0, sizeof(h.row));
+            memset(&h->row, 0, sizeof(h->row));
         else if (st != FAB_OK)
             break;
         if (w->rank == lead && lead != 0) {
             fab_watch_phase("handing the row to rank 0", k->name, sizes->v[i], 0, 0);
-            st = fab_handoff_send(&h, smp, nsmp);
+            st = fab_handoff_send(h, smp, nsmp);
         } else if (w->rank == 0 && lead != 0)
-            st = fab_handoff_recv(&h, lead, active);
+            st = fab_handoff_recv(h, lead, r->active);
         if (st != FAB_OK)
             break;
-        if (w->rank == 0 && h.row.iters == 0) {
+        if (w->rank == 0 && h->row.iters == 0) {
             st = fab_stop_status(fab_stop_flag ? fab_stop_flag : FAB_STOP_SIGNAL);
             break;
         }
         if (w->rank == 0) {
             if (lead != 0) {
-                smp = h.samples;
-                nsmp = h.nsamples;
+                smp = h->samples;
+                nsmp = h->nsamples;
             }
-            h.row.line_pct = fab_row_line_pct(w, o, k, &h.row);
-            fab_watch_phase("writing the row", k->name, h.row.bytes, -1, 0);
-            fab_root_emit(sinks, k, &h, smp, nsmp);
-            if (h.row.stop_status)
-                stopped = h.row.stop_status;
-            fab_row_notes_add(&notes, &h.row);
+            h->row.line_pct = fab_row_line_pct(w, o, k, &h->row);
+            fab_watch_phase("writing the row", k->name, h->row.bytes, -1, 0);
+            fab_root_emit(sinks, k, h, smp, nsmp);
+            if (h->row.stop_status)
+                stopped = h->row.stop_status;
+            fab_row_notes_add(&notes, &h->row);
             if (!o->adaptive) /* the rounds say how far they are themselves */
                 fab_progress_update(&prog, o, k, sizes->v[i]);
             if (lead != 0)
@@ -528,14 +237,14 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
         if (kst != FAB_OK)
             st = kst;
     }
-    if (st == FAB_OK && rounds)
-        st = fab_rounds_status(rounds); /* rows measured before a stop were kept */
+    if (st == FAB_OK && g)
+        st = fab_rgroup_status(g); /* rows measured before a stop were kept */
     if (st == FAB_OK && stopped)
         st = (fab_status_t)stopped; /* rank 0 outside the kernel: the lead's stop */
     if (st == FAB_OK || st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO) {
         fab_status_t bst;
 
-        if (active || w->rank == 0)
+        if (r->active || w->rank == 0)
             fab_watch_phase("agreeing with every rank on the kernel's end", k->name, 0, -1, 0);
         bst = fab_idle_barrier(MPI_COMM_WORLD);
 
@@ -547,14 +256,134 @@ fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab
         st = FAB_ERR_VALIDATION;
     if (w->rank == 0 && fab_sinks_kernel_end(sinks, k, st) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
-out_free:
-    if (ready && k->cleanup)
-        k->cleanup(&ctx, state);
-    free(h.samples);
-    fab_rounds_free(rounds);
-    fab_measure_free(&m);
-    fab_ctx_free(&ctx);
-    if (comm != MPI_COMM_NULL)
-        MPI_Comm_free(&comm);
     return st;
+}
+
+/* A kernel measured alone: the pairs kernels, the fixed policies, a kernel with buffers of
+ * its own. */
+static fab_status_t fab_run_alone(const fab_world_t *w, const fab_opts_t *o, int i,
+                                  fab_sinks_t *sinks, bool *agreed)
+{
+    const fab_kernel_t *k = o->kernels[i];
+    fab_krun_t r;
+    fab_rgroup_t *g = NULL;
+    fab_status_t st;
+
+    if (k->ranks == FAB_RANKS_NODES)
+        return fab_run_pairs(w, o, k, sinks, agreed);
+    *agreed = true;
+    st = fab_krun_setup(&r, w, o, k);
+    if (st == FAB_OK && o->adaptive) {
+        /* every rank alike: from the same clock start */
+        st = fab_rgroup_new(&g, 1, fab_rounds_budget_take(o, i, 1), o->quiet);
+        if (st == FAB_OK)
+            st = fab_rgroup_add(g, 0, k, r.sizes->n, r.rounds, fab_plan_ranks(k, w) == w->size,
+                                r.lead);
+        st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
+    }
+    if (st == FAB_OK)
+        st = fab_krun_rows(&r, w, o, sinks, g, 0, agreed);
+    if (g && w->rank == 0)
+        fab_rgroup_report(g);
+    fab_rgroup_free(g);
+    fab_krun_free(&r);
+    return st;
+}
+
+/* The pool of message buffers (measure/buffers.c) grows by mapping anew: before the group's
+ * kernels point into it, it must hold the largest of them. Every rank of the run. */
+static fab_status_t fab_group_buffers(const fab_world_t *w, const fab_opts_t *o, int first, int n)
+{
+    size_t most = 0;
+    bool active = false;
+    char *sbuf, *rbuf;
+
+    for (int j = first; j < first + n; j++) {
+        const fab_kernel_t *k = o->kernels[j];
+        fab_sizes_t tmp;
+        fab_kctx_t ctx;
+
+        if (!fab_rank_active(k, o, w->rank))
+            continue;
+        active = true;
+        memset(&ctx, 0, sizeof(ctx));
+        if (fab_plan_ctx(k, o, fab_plan_ranks(k, w), fab_kernel_sizes(k, o, &tmp), &ctx) ==
+                FAB_OK &&
+            (size_t)ctx.slots * ctx.max_bytes > most)
+            most = (size_t)ctx.slots * ctx.max_bytes;
+        fab_dtype_free(&ctx.dtype);
+    }
+    if (!active || most == 0 || fab_buffers_get(most, &sbuf, &rbuf) == FAB_OK)
+        return FAB_OK;
+    FAB_ERROR("cannot allocate %zu bytes of message buffers for the kernels measured together",
+              2 * most);
+    return FAB_ERR_NOMEM;
+}
+
+/* Kernels first .. first+n-1 measured together (fab_rounds_group): set up at once, their
+ * rounds shared, their rows given to the outputs kernel after kernel, each as soon as its
+ * turn comes and it has stopped. After a stop request every kernel that has a measured size
+ * still gets its rows (the outputs keep what was measured); one that has none is left out. */
+static fab_status_t fab_run_group(const fab_world_t *w, const fab_opts_t *o, int first, int n,
+                                  fab_sinks_t *sinks, bool *agreed)
+{
+    fab_krun_t *r = calloc((size_t)n, sizeof(*r));
+    fab_rgroup_t *g = NULL;
+    double budget;
+    int set = 0;
+    fab_status_t st = r ? FAB_OK : FAB_ERR_NOMEM, worst = FAB_OK;
+
+    *agreed = true;
+    budget = fab_rounds_budget_take(o, first, n); /* every rank alike: from the same start */
+    if (st == FAB_OK)
+        st = fab_group_buffers(w, o, first, n);
+    st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
+    for (; set < n && st == FAB_OK; set++)
+        st = fab_krun_setup(&r[set], w, o, o->kernels[first + set]);
+    if (st == FAB_OK) {
+        st = fab_rgroup_new(&g, n, budget, o->quiet);
+        for (int j = 0; j < n && st == FAB_OK; j++)
+            st = fab_rgroup_add(g, j, r[j].k, r[j].sizes->n, r[j].rounds,
+                                fab_plan_ranks(r[j].k, w) == w->size, r[j].lead);
+        st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
+    }
+    for (int j = 0; j < n && st == FAB_OK; j++) {
+        fab_status_t kst;
+
+        if (fab_rgroup_status(g) != FAB_OK && !fab_rgroup_measured(g, j))
+            continue;
+        kst = fab_krun_rows(&r[j], w, o, sinks, g, j, agreed);
+        if (!*agreed)
+            st = kst;
+        else {
+            fab_watch_phase("agreeing with every rank after the kernel", r[j].k->name, 0, -1, 0);
+            kst = fab_agree(kst, MPI_COMM_WORLD);
+            /* Findings and a stop do not end the group: its measured rows are kept. */
+            if (kst != FAB_OK && kst != FAB_ERR_VALIDATION && kst != FAB_ERR_SUSPECT &&
+                kst != FAB_ERR_INTERRUPTED)
+                st = kst;
+            else if (kst < worst)
+                worst = kst;
+        }
+    }
+    if (g && w->rank == 0)
+        fab_rgroup_report(g);
+    fab_rgroup_free(g);
+    for (int j = 0; r && j < set; j++)
+        fab_krun_free(&r[j]);
+    free(r);
+    return st != FAB_OK ? st : worst;
+}
+
+fab_status_t fab_run_kernels_at(const fab_world_t *w, const fab_opts_t *o, int i, int *count,
+                                fab_sinks_t *sinks, bool *agreed)
+{
+    int first, n = fab_rounds_group(o, i, &first);
+
+    if (first != i)
+        n = 1; /* not the start of its group (not asked so by the caller) */
+    *count = n;
+    if (n > 1)
+        return fab_run_group(w, o, i, n, sinks, agreed);
+    return fab_run_alone(w, o, i, sinks, agreed);
 }

@@ -1,4 +1,4 @@
-/* The measurement of one kernel over its sizes (measure/runner.c). */
+/* The measurement of the run's kernels over their sizes (measure/runner.c). */
 #ifndef FAB_MEASURE_RUNNER_H
 #define FAB_MEASURE_RUNNER_H
 
@@ -10,10 +10,11 @@
 #include "kernel/fab_kernel.h"
 #include "out/sink.h"
 
-/* Run one kernel over its size list; rank 0 hands each row to the sinks as soon as it is
- * measured. *agreed tells whether every rank knows the outcome (else the caller must abort
- * the job). */
-fab_status_t fab_run_kernel(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
-                            fab_sinks_t *sinks, bool *agreed);
+/* Run kernel i of the run over its size list, together with the kernels measured with it
+ * (fab_rounds_group: *count of them, from i on); rank 0 hands each row to the sinks as soon
+ * as its turn comes. *agreed tells whether every rank knows the outcome (else the caller
+ * must abort the job). Every rank of the run calls it alike. */
+fab_status_t fab_run_kernels_at(const fab_world_t *w, const fab_opts_t *o, int i, int *count,
+                                fab_sinks_t *sinks, bool *agreed);
 
 #endif

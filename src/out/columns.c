@@ -76,7 +76,8 @@ const fab_column_t fab_columns[] = {
      "that resumed; 0 none",
      ROW(stall_s), 'd', 1},
     {"ci_pct", "%", FAB_COL_F64,
-     "half-width of the 95% confidence interval of the median (order statistics), % of p50",
+     "half-width of the 95% confidence interval of the median (order statistics), % of p50; "
+     "NaN below 6 samples (no such interval)",
      ROW(ci_pct), 'd', 1},
     {"blocks", "count", FAB_COL_U64,
      "adaptive: blocks measured, one per round the size took part in; 0 for -i and --time",

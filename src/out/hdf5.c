@@ -374,7 +374,7 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
         snprintf(policy, sizeof(policy), "pairs: %llu iterations per pair and direction",
                  (unsigned long long)fab_pairs_iters(k, o));
     else
-        fab_rounds_policy(o, policy, sizeof(policy));
+        fab_rounds_policy(o, k, policy, sizeof(policy));
     fab_h5_attr_str(h->kernel, "kernel", k->name);
     fab_h5_attr_str(h->kernel, "summary", k->summary);
     fab_h5_attr_str(h->kernel, "detail", detail ? detail : "");

@@ -176,7 +176,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
     else {
         char policy[512];
 
-        fab_rounds_policy(o, policy, sizeof(policy));
+        fab_rounds_policy(o, k, policy, sizeof(policy));
         fprintf(f, "# iterations: %s\n", policy);
     }
     if (k->uses_window)
@@ -256,8 +256,8 @@ static void fab_text_cell(const fab_text_cell_t *c, const double *v, char *buf, 
         int c2 = c->col2 ? fab_column_find(c->col2) : -1;
         char s[48];
 
-        if (isnan(x))
-            snprintf(s, sizeof(s), "-");
+        if (isnan(x)) /* no interval (too few samples): a missed target is still marked */
+            snprintf(s, sizeof(s), "-%s", c2 >= 0 && v[c2] == 0 ? "*" : "");
         else
             snprintf(s, sizeof(s), "%.2f%s", x, c2 >= 0 && v[c2] == 0 ? "*" : "");
         snprintf(buf, len, "%*s", w, s);

@@ -42,7 +42,27 @@ def timed_run(args):
     out = "".join(lines)
     check(p.returncode == 0, "exit %d\n%s\n%s" % (p.returncode, out, err))
     check(t_budget is not None and t_last is not None, "no budget line or rows:\n" + out)
-    return t_last - t_budget, budget, out
+    return t_last - t_budget, budget, out, err
+
+
+def within_budget(took, budget, err):
+    """The measurement ends within its budget + 10%; or, where the first round alone (one
+    block of every size) did not fit on this machine, the run says so and measured no more
+    after it. Returns a description for the log."""
+    m = re.search(r"the measurement took ([0-9.]+) s, over its budget of ([0-9.]+) s: the "
+                  r"first round alone .* ended ([0-9.]+) s into it", err)
+    if m is None:
+        # the run's own account was within the budget + 10%; seen from outside (the budget
+        # line to the last row line) add what printing the rows and the reader take here
+        check(took <= 1.10 * budget + 0.3, "measured for %.2f s, beyond the printed budget "
+              "%.2f s + 10%%, and no warning:\n%s" % (took, budget, err))
+        return "measured %.2f s within the budget %.2f s" % (took, budget)
+    said, first = float(m.group(1)), float(m.group(3))
+    check(first >= 0.9 * budget and said <= first + 0.1 * budget,
+          "over the budget %.2f s after a first round of %.2f s: measured %.2f s" %
+          (budget, first, said))
+    return ("measured %.2f s: the first round alone took %.2f s of the %.2f s budget "
+            "(a slow or busy machine), and the run said so" % (took, first, budget))
 
 
 def table(path, run="run_0000", kernel=None):
@@ -63,10 +83,9 @@ def table(path, run="run_0000", kernel=None):
 
 
 # ---- the default run ends within its printed budget (+10%)
-took, budget, out = timed_run(["-o", "default.h5"])
+took, budget, out, err = timed_run(["-o", "default.h5"])
 check(math.isclose(budget, 92 * 0.025, rel_tol=1e-3), "default budget %g s, want 92 rows x 0.025 s" % budget)
-check(took <= 1.10 * budget, "measured for %.2f s, beyond the printed budget %.2f s + 10%%"
-      % (took, budget))
+how = within_budget(took, budget, err)
 header, kernels = parse_tables(out)
 check([k["name"] for k in kernels] == ["latency", "bw", "bibw", "msgrate"], "kernels")
 for kname, (cols, blocks, regattr, policy) in table("default.h5").items():
@@ -82,7 +101,9 @@ for kname, (cols, blocks, regattr, policy) in table("default.h5").items():
         check(int(cols["target_met"][i]) in (0, 1), where + " target_met")
         check(regattr[b] == int(cols["regimes"][i]) and 1 <= regattr[b] <= 3, where + " regimes")
         ci = float(cols["ci_pct"][i])
-        check(math.isfinite(ci) and ci >= 0, where + " ci_pct %r" % ci)
+        # no 95% interval of the median below 6 samples (a slow machine's rows can be that few)
+        check((math.isfinite(ci) and ci >= 0) == (cols["iterations"][i] >= 6),
+              where + " ci_pct %r at %d samples" % (ci, cols["iterations"][i]))
         # met: both intervals within the target (1%), no regimes
         if cols["target_met"][i] == 1:
             check(ci <= 1.0 + 1e-9 and cols["blocks_ci_pct"][i] <= 1.0 + 1e-9
@@ -98,8 +119,7 @@ for k in kernels:
         check(str(r["ci%"]).endswith("*") == missed, "%s %s: ci%% %s, target_met %d"
               % (k["name"], r["bytes"], r["ci%"], cols["target_met"][i]))
         check((r["p99.9_us"] == "-") == (cols["iterations"][i] < 10000), "p99.9 shown: %s" % r)
-print("ok default run: measured %.2f s within the budget %.2f s; 92 rows, blocks stored"
-      % (took, budget))
+print("ok default run: %s; 92 rows, blocks stored" % how)
 
 # ---- --precision tighter gives more samples (same budget). Sizes whose times span many
 # timer steps: at a few microseconds a virtual machine's timer steps (10 ns here) put most
@@ -149,6 +169,47 @@ c = subprocess.run(ANALYZE + ["check", "--baseline", "rep.h5", "rep.h5"], captur
                    text=True, env=AENV)
 check(c.returncode in (0, 1) and "(3 runs)" in c.stdout, "check: %s %s" % (c.stdout, c.stderr))
 print("ok --repeat 3: 3 runs, check reads a 3-run baseline")
+
+# ---- kernels measured together: on 4 ranks latency runs on ranks 2 and 3 only (rank 0 waits
+# outside it, rank 2 hands its rows over), msgrate and allreduce on all four; one group
+p = mpirun(4, [exe, "run", "latency,msgrate,allreduce", "-m", "8,1K,64K", "--pair", "2,3",
+               "--budget", "1.5", "--validate", "-o", "group.h5"])
+check(p.returncode == 0, "group on 4 ranks: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+tabs = table("group.h5")
+check(sorted(tabs) == ["allreduce", "latency", "msgrate"], "kernels %s" % sorted(tabs))
+for kname, (cols, blocks, regattr, policy) in tabs.items():
+    check("of latency, msgrate and allreduce together" in policy, "%s policy: %s"
+          % (kname, policy))
+    check(list(cols["bytes"]) == [8, 1024, 65536] and (cols["blocks"] >= 1).all() and
+          (cols["validation_errors"] == 0).all(), "%s rows: %s" % (kname, cols))
+print("ok three kernels measured together on 4 ranks (a pair kernel on ranks 2, 3)")
+
+# ---- ... so a stop after the first round finds every kernel measured: each size of each
+# kernel has its rows, not only the first kernel's (as when kernels took turns)
+cmd = ["mpirun", "-np", "2"] + MPIRUN_OPTS + [exe, "run", "--budget", "60", "--precision",
+                                              "0.02", "-o", "groupstop.h5"]
+proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                        env=mpi_env())
+seen = ""
+for line in proc.stderr:  # the first progress line comes after a whole round
+    seen += line
+    if "progress: round" in line:
+        break
+pids = [int(x) for x in subprocess.run(["pgrep", "-x", "-P", str(proc.pid), "fabricbench"],
+                                       capture_output=True, text=True).stdout.split()]
+check(len(pids) == 2 and "progress: round" in seen, "ranks %s, stderr %s" % (pids, seen))
+for pid in pids:
+    os.kill(pid, signal.SIGTERM)
+out, err = proc.communicate(timeout=60)
+check(proc.returncode == 4, "SIGTERM: exit %d %s" % (proc.returncode, err))
+with h5py.File("groupstop.h5", "r") as f:
+    check(f["runs/run_0000"].attrs["status"] == "interrupted", "status")
+    ks = f["runs/run_0000/kernels"]
+    got = {ks[k].attrs["kernel"]: len(ks[k]["table/bytes"]) for k in ks}
+    check(got == {"latency": 23, "bw": 23, "bibw": 23, "msgrate": 23}, "rows after a stop in "
+          "the rounds: %s" % got)
+    check(all(ks[k].attrs["status"] == "interrupted" for k in ks), "kernel status")
+print("ok SIGTERM after a round: all 4 kernels keep their 23 rows")
 
 # ---- a stop mid-run keeps every size that has a block, marked as missing the target
 cmd = ["mpirun", "-np", "2"] + MPIRUN_OPTS + [exe, "run", "latency", "-m", "1:1M", "--budget",

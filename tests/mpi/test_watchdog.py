@@ -7,6 +7,8 @@
 - Rank 0 stopped for good: another rank says it waited for rank 0; the job ends.
 - A stall of 6 s that resumes (blocks of 0.2 s: 10 x the step + 1 s is 3 s): the run completes,
   and the row it touched carries stall_s > 0 and a warning naming its size.
+- Rank 0 stopped during the adaptive rounds of kernels measured together, outside one of
+  them: the rank gathering the agreement after that kernel's part names it.
 
 usage: test_watchdog.py FABRICBENCH"""
 import os
@@ -151,4 +153,23 @@ check(st == "complete" and len(stalled) >= 1 and max(s for _, s in stalled) < 6.
       "stall_s: %r (status %s)" % (stalled, st))
 check("a rank stalled and resumed" in err, "no warning for the stalled row:\n%s" % err[-2000:])
 print("ok a 6 s stall that resumed: the run completed, rows %r carry stall_s" % stalled)
+
+# ---------------------------------------------------------------- the adaptive rounds
+# latency and bw on ranks 1 and 2, measured together: rank 0, outside the pair, is stopped
+# during the rounds; rank 1, gathering the agreement after a kernel's part, names it
+p = start(["latency,bw", "-m", "8:64K", "--pair", "1,2", "--budget", "60",
+           "--precision", "0.02", "--stall-timeout", "4", "-o", "rounds.h5"], np=3)
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline and len(ranks("rounds.h5")) < 3:
+    time.sleep(0.1)
+time.sleep(2)  # into the rounds
+pids = ranks("rounds.h5")
+check(len(pids) == 3, "ranks: %r" % pids)
+os.kill(pids[0], signal.SIGSTOP)
+out, err, took = finish(p, pids[:1], 40)
+check(p.returncode == 3 and took < 4 + 10 and "waiting for rank 0 (" in err and
+      "after the kernel's part of a round" in err,
+      "rank 0 stopped in the rounds: exit %d after %.1f s\n%s" % (p.returncode, took,
+                                                                  err[-2000:]))
+print("ok rank 0 stopped in the adaptive rounds: rank 1 names it, exit 3 after %.1f s" % took)
 print("PASS watchdog")

@@ -3,10 +3,14 @@
  * Known values only: the streams come from a seeded generator, nothing is timed. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
+#include "cli/options.h"
 #include "core/status.h"
+#include "kernel/registry.h"
 #include "measure/adaptive.h"
+#include "measure/rounds.h"
 #include "measure/stats.h"
 
 /* ---- a seeded generator: xorshift64*, uniform in (0, 1), normal by Box-Muller */
@@ -426,9 +430,53 @@ static void test_schedule(void)
     }
 }
 
+/* ---- which kernels are measured together: consecutive ones but the pairs kernels and
+ * those with buffers of their own (gradsync); none without the adaptive policy */
+static void test_groups(void)
+{
+    static const char *names[] = {"latency",  "bw",       "pairs_bw", "allreduce",
+                                  "gradsync", "alltoall", "bcast",    "reduce"};
+    fab_opts_t o;
+    int first, n;
+    char policy[512];
+
+    fab_opts_defaults(&o);
+    o.nkernels = 8;
+    for (int i = 0; i < 8; i++) {
+        o.kernels[i] = fab_kernel_find(names[i]);
+        CHECK(o.kernels[i] != NULL);
+    }
+    o.adaptive = true;
+    CHECK(fab_rounds_groupable(o.kernels[0]) && !fab_rounds_groupable(o.kernels[2]) &&
+          !fab_rounds_groupable(o.kernels[4]));
+    n = fab_rounds_group(&o, 0, &first);
+    CHECK(first == 0 && n == 2);
+    n = fab_rounds_group(&o, 1, &first);
+    CHECK(first == 0 && n == 2);
+    n = fab_rounds_group(&o, 2, &first);
+    CHECK(first == 2 && n == 1);
+    n = fab_rounds_group(&o, 3, &first);
+    CHECK(first == 3 && n == 1);
+    n = fab_rounds_group(&o, 4, &first);
+    CHECK(first == 4 && n == 1);
+    n = fab_rounds_group(&o, 6, &first);
+    CHECK(first == 5 && n == 3);
+    fab_rounds_policy(&o, o.kernels[6], policy, sizeof(policy));
+    CHECK(strstr(policy, "rounds over the sizes of alltoall, bcast and reduce together,") != NULL);
+    fab_rounds_policy(&o, o.kernels[3], policy, sizeof(policy));
+    CHECK(strstr(policy, "rounds over the sizes, one block") != NULL);
+    o.adaptive = false;
+    o.iters = 100;
+    n = fab_rounds_group(&o, 6, &first);
+    CHECK(first == 6 && n == 1);
+    fab_rounds_policy(&o, o.kernels[6], policy, sizeof(policy));
+    CHECK(strncmp(policy, "fixed: 100 iterations", 21) == 0);
+}
+
 int main(void)
 {
     test_ranks();
+    test_groups();
     test_regimes();
     test_streams();
     test_schedule();
