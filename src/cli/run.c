@@ -15,6 +15,7 @@
 #include "measure/plan.h"
 #include "measure/rounds.h"
 #include "measure/runner.h"
+#include "measure/timing.h"
 #include "net/rankinfo.h"
 #include "net/transport.h"
 #include "out/export.h"
@@ -22,6 +23,24 @@
 #include "out/runinfo.h"
 #include "out/sink.h"
 #include "out/text.h"
+
+/* -v -v: how long each step of the start-up took on this rank (start-up cost is part of a
+ * benchmark's cost: docs/PERFORMANCE.md). */
+static void fab_startup_step(uint64_t *since, const char *step)
+{
+    uint64_t now = fab_real_ns();
+    long pages = 0, rss = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+            rss = 0;
+        fclose(f);
+    }
+    FAB_DEBUG("start-up: %s took %.1f ms (resident memory now %.1f MB)", step,
+              (double)(now - *since) * 1e-6, (double)rss * (double)sysconf(_SC_PAGESIZE) / 1e6);
+    *since = now;
+}
 
 /* Two outputs naming one file (also spelled differently): refused before anything is
  * created. */
@@ -224,8 +243,11 @@ static fab_status_t fab_run_once(const fab_world_t *w, const fab_opts_t *o, fab_
     else if (fab_transport_needs_probe(t)) {
         fab_status_t pst;
 
+        uint64_t since = fab_real_ns();
+
         fab_watch_phase("probing the transports", NULL, 0, -1, 0);
         pst = fab_check_transport(w, o, t, fb, info);
+        fab_startup_step(&since, "(at the end) probing the transports");
 
         if (pst != FAB_OK && st == FAB_OK)
             st = pst;
@@ -255,6 +277,7 @@ static void fab_run_mark(void *arg, const char *status, const char *reason)
 fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, int argc,
                          char **argv, bool *agreed)
 {
+    uint64_t since = fab_real_ns();
     fab_transport_t t;
     fab_run_info_t info;
     fab_sinks_t sinks = {0};
@@ -271,6 +294,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     }
     fab_watch_phase("checking the run with every rank", NULL, 0, -1, 0);
     st = fab_run_check(w, o);
+    fab_startup_step(&since, "checking the run with every rank");
     if (st != FAB_OK)
         return st;
     /* The line rate efficiency compares with: --line-rate, else the port --fabric chose. */
@@ -278,8 +302,10 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
         o->line_rate_gbps = fb->line_rate_gbps;
     fab_watch_phase("placing the ranks, gathering the inventory", NULL, 0, -1, 0);
     st = fab_setup_placement(w, o, fb, &info);
+    fab_startup_step(&since, "placing the ranks (hwloc)");
     if (st == FAB_OK)
         st = fab_agree(fab_setup_inventory(w, o, &info), MPI_COMM_WORLD);
+    fab_startup_step(&since, "gathering the inventory");
     if (st != FAB_OK)
         goto out;
     fab_transport_detect(&t);
@@ -326,6 +352,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     }
     fab_watch_phase("opening the outputs", NULL, 0, -1, 0);
     st = fab_agree(st, MPI_COMM_WORLD);
+    fab_startup_step(&since, "the run's information and its outputs");
     if (st != FAB_OK)
         goto out; /* nothing was measured; the sink that refused said why */
     /* --repeat N: the whole plan N times, each repetition a run of its own in the outputs;

@@ -59,7 +59,10 @@ static void fab_tsc_pair(uint64_t *ns, uint64_t *ticks)
     }
 }
 
-/* Nanoseconds per tick against CLOCK_MONOTONIC over about 20 ms. */
+/* Nanoseconds per tick against CLOCK_MONOTONIC over about 2 ms: each pair is exact to its
+ * bracket (tens of ns), so the rate is within about 50 ppm, far below any timing noise (a
+ * 1 us latency off by 0.05 ns); 20 ms, as before, added 18 ms to every start-up. */
+#define FAB_TSC_CALIB_NS 2000000u
 static double fab_tsc_calibrate(void)
 {
     uint64_t n0, c0, n1, c1;
@@ -67,7 +70,7 @@ static double fab_tsc_calibrate(void)
     fab_tsc_pair(&n0, &c0);
     do
         fab_tsc_pair(&n1, &c1);
-    while (n1 - n0 < 20000000u);
+    while (n1 - n0 < FAB_TSC_CALIB_NS);
     return (double)(n1 - n0) / (double)(c1 - c0);
 }
 #endif

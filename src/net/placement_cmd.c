@@ -76,7 +76,7 @@ int fab_place_command(const char *xml, int policy, const char *nic, int nlocal, 
                 nlocal, policy);
         return FAB_EXIT_USAGE;
     }
-    st = fab_topo_load(xml, &topo, err, sizeof(err));
+    st = fab_topo_load(xml, true, &topo, err, sizeof(err));
     if (st != FAB_OK) {
         fprintf(errf, "fabricbench: error: placement: %s\n", err);
         return FAB_EXIT_ENV;

@@ -53,7 +53,7 @@ fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, cons
     memset(&pl, 0, sizeof(pl));
     st = fab_local_rank(&local, &nlocal, &node);
     if (st == FAB_OK)
-        st = fab_topo_load(NULL, &topo, err, sizeof(err));
+        st = fab_topo_load(NULL, nic || o->placement == FAB_PLACE_NIC, &topo, err, sizeof(err));
     if (st == FAB_OK)
         st = fab_place_apply(topo, o->placement, o->placement_set, nic, local, nlocal, &pl, err,
                              sizeof(err));

@@ -7,7 +7,8 @@
 
 #include "net/topology.h"
 
-fab_status_t fab_topo_load(const char *xml, hwloc_topology_t *topo, char *err, size_t errlen)
+fab_status_t fab_topo_load(const char *xml, bool io, hwloc_topology_t *topo, char *err,
+                           size_t errlen)
 {
     hwloc_topology_t t;
 
@@ -28,8 +29,10 @@ fab_status_t fab_topo_load(const char *xml, hwloc_topology_t *topo, char *err, s
         snprintf(err, errlen, "hwloc could not start a topology: %s", strerror(errno));
         return FAB_ERR_NOMEM;
     }
-    /* PCI devices and their OS devices (mlx5_0, ib0, eth0) tell where a NIC is. */
-    hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    /* PCI devices and their OS devices (mlx5_0, ib0, eth0) tell where a NIC is; reading
+     * them is most of the load's time, so only when a NIC matters. */
+    hwloc_topology_set_io_types_filter(t, io ? HWLOC_TYPE_FILTER_KEEP_IMPORTANT
+                                             : HWLOC_TYPE_FILTER_KEEP_NONE);
     if (xml) {
         /* No HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM: a file describes another machine, and
          * fab_place_apply refuses to bind with it. */

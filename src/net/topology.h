@@ -9,8 +9,10 @@
 
 #include "core/status.h"
 
-/* This machine's topology (xml NULL), or one exported by `lstopo file.xml`. */
-fab_status_t fab_topo_load(const char *xml, hwloc_topology_t *topo, char *err, size_t errlen);
+/* This machine's topology (xml NULL), or one exported by `lstopo file.xml`; io: with the
+ * I/O devices (PCI, OS devices: where a NIC is), which take most of the time to read. */
+fab_status_t fab_topo_load(const char *xml, bool io, hwloc_topology_t *topo, char *err,
+                           size_t errlen);
 
 /* What placement needs from a topology, gathered once per plan. */
 typedef struct fab_topo_ctx {

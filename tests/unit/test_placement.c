@@ -16,7 +16,7 @@ static hwloc_topology_t load(const char *name)
     hwloc_topology_t t = NULL;
 
     snprintf(path, sizeof(path), "%s/hwloc/%s", golden, name);
-    if (fab_topo_load(path, &t, err, sizeof(err)) != FAB_OK) {
+    if (fab_topo_load(path, true, &t, err, sizeof(err)) != FAB_OK) {
         fprintf(stderr, "  cannot load %s: %s\n", path, err);
         return NULL;
     }
@@ -93,13 +93,13 @@ static void test_load_errors(void)
     char path[1024], err[512] = "";
 
     snprintf(path, sizeof(path), "%s/hwloc/no-such-topology.xml", golden);
-    CHECK(fab_topo_load(path, &t, err, sizeof(err)) == FAB_ERR_IO);
+    CHECK(fab_topo_load(path, true, &t, err, sizeof(err)) == FAB_ERR_IO);
     CHECK(t == NULL);
     CHECK(strstr(err, "no-such-topology.xml") && strstr(err, "lstopo"));
     /* a file that is not XML */
     snprintf(path, sizeof(path), "%s/hwloc/make_topologies.py", golden);
     err[0] = '\0';
-    CHECK(fab_topo_load(path, &t, err, sizeof(err)) == FAB_ERR_IO);
+    CHECK(fab_topo_load(path, true, &t, err, sizeof(err)) == FAB_ERR_IO);
     CHECK(t == NULL);
     CHECK(strstr(err, "make_topologies.py") && strstr(err, "not a topology hwloc can read"));
 }
@@ -226,7 +226,7 @@ static void test_apply(void)
     /* hwloc's PCI component (libpciaccess) leaks about 1 KB per scan, which LeakSanitizer
      * reports in the ASan build; binding needs no PCI devices. */
     setenv("HWLOC_COMPONENTS", "-pci", 1);
-    CHECK(fab_topo_load(NULL, &t, err, sizeof(err)) == FAB_OK);
+    CHECK(fab_topo_load(NULL, true, &t, err, sizeof(err)) == FAB_OK);
     if (!t) {
         fprintf(stderr, "  this machine's topology: %s\n", err);
         goto out;
