@@ -10,8 +10,8 @@
 #        bench/sweep_vs_osu.sh --file-cost [ROUNDS] fabricbench alone, interleaved:
 #            -o none | -o FILE | -o FILE --samples  (the cost of the result file, of --samples)
 # env:   OSU_DIR      the directory holding osu_latency, osu_bw, osu_bibw, osu_mbw_mr
-#                     (default /work/peers/osu/c/mpi/pt2pt/standard; OSU is not part of this
-#                     repository: build it from source elsewhere, see docs/PERFORMANCE.md)
+#                     (required for the sweep; OSU is not part of this repository: build it
+#                     from source elsewhere, see docs/PERFORMANCE.md)
 #        BUILD_DIR    (default build)
 #        MPIRUN_ARGS  (default: --bind-to core); always added: --mca pml ucx
 #                     --mca pml_ucx_tls any --mca pml_ucx_devices any (what fabricbench sets
@@ -22,12 +22,13 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$src/build}
 fb=$build/fabricbench
-osu=${OSU_DIR:-/work/peers/osu/c/mpi/pt2pt/standard}
+osu=${OSU_DIR:-}
 mode=sweep
 if [ "${1:-}" = --file-cost ]; then mode="file"; shift; fi
 rounds=${1:-5}
 [ -x "$fb" ] || { echo "sweep_vs_osu: $fb not built (cmake --build $build)" >&2; exit 2; }
 if [ "$mode" = sweep ]; then
+    [ -n "$osu" ] || { echo "sweep_vs_osu: set OSU_DIR to OSU's c/mpi/pt2pt/standard (docs/PERFORMANCE.md)" >&2; exit 2; }
     for p in osu_latency osu_bw osu_bibw osu_mbw_mr; do
         [ -x "$osu/$p" ] || { echo "sweep_vs_osu: $osu/$p missing (set OSU_DIR)" >&2; exit 2; }
     done
