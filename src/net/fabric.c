@@ -159,6 +159,30 @@ static fab_status_t fab_profiles_load(const char *path, fab_profile_t *p, int *n
     return FAB_OK;
 }
 
+fab_status_t fab_fabric_names(const fab_opts_t *o, char *out, size_t len, char *msg, size_t msglen)
+{
+    fab_profile_t *prof = calloc(FAB_MAX_PROFILES, sizeof(*prof));
+    char path[512];
+    size_t n = 0;
+    int np = 0;
+    fab_status_t st = FAB_ERR_ENV;
+
+    out[0] = msg[0] = '\0';
+    if (!prof)
+        return FAB_ERR_NOMEM;
+    if (!fab_profiles_path(o, path, sizeof(path)))
+        snprintf(msg, msglen, "cannot find the fabric profile table fabrics.conf");
+    else
+        st = fab_profiles_load(path, prof, &np, msg, msglen);
+    if (st == FAB_OK) {
+        fab_appendf(out, len, &n, "any auto");
+        for (int i = 0; i < np; i++)
+            fab_appendf(out, len, &n, " %s", prof[i].name);
+    }
+    free(prof);
+    return st;
+}
+
 static bool fab_netif_up(const fab_netif_t *ni)
 {
     return strcmp(ni->operstate, "up") == 0 || (ni->loopback && strcmp(ni->operstate, "down") != 0);
