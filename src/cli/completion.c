@@ -4,6 +4,8 @@
  * fabrics`: the names --fabric takes, read from the profile table when the user presses TAB
  * (a site's own profiles included). The options of the other commands are read from their
  * --help at TAB time. The build installs the script (share/bash-completion/completions). */
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,36 +90,50 @@ static void fab_compl_tables(FILE *f, const char *fabrics)
     fputs("    *) return 1 ;;\n    esac\n}\n", f);
 }
 
-/* The shell functions: the same for every build; the tables above are the build's. */
+/* The shell functions: the same for every build; the tables above are the build's. The
+ * words of a value list are matched as text, never expanded (_fabricbench_add). */
 static const char *const fab_compl_functions =
-    "# complete $2 as a value of kind $1 (file, dir, fabric, none, choice WORDS...); $3 is\n"
-    "# put before every candidate (\"--opt=\" when bash did not split the word at '=')\n"
+    "# add to COMPREPLY the words of $3 (split at spaces, never expanded: compgen -W would run a\n"
+    "# hostile profile table's \"$(...)\") that start with $2, each after $1\n"
+    "_fabricbench_add()\n"
+    "{\n"
+    "    local pre=$1 cur=$2 w\n"
+    "    local -a words\n"
+    "    read -r -a words <<<\"$3\"\n"
+    "    for w in \"${words[@]}\"; do\n"
+    "        [[ $w == \"$cur\"* ]] && COMPREPLY+=(\"$pre$w\")\n"
+    "    done\n"
+    "}\n"
+    "\n"
+    "# the tool being completed, as typed (~ expanded), asked for what only it knows, within 5 s\n"
+    "_fabricbench_ask()\n"
+    "{\n"
+    "    local t=${COMP_WORDS[0]}\n"
+    "    [[ $t == \\~/* ]] && t=$HOME/${t#\\~/}\n"
+    "    if type -P timeout >/dev/null; then\n"
+    "        timeout 5 \"$t\" \"$@\" 2>/dev/null\n"
+    "    else\n"
+    "        \"$t\" \"$@\" 2>/dev/null\n"
+    "    fi\n"
+    "}\n"
+    "\n"
+    "# complete $2 as a value of kind $1 (file, dir, fabric, none, choice WORDS...); $3 goes\n"
+    "# before every candidate (\"--opt=\" when bash did not split the word at '=')\n"
     "_fabricbench_values()\n"
     "{\n"
-    "    local kind=$1 cur=$2 pre=$3 words\n"
+    "    local kind=$1 cur=$2 pre=$3\n"
     "    case $kind in\n"
     "    file) compopt -o filenames 2>/dev/null\n"
     "        mapfile -t COMPREPLY < <(compgen -f -- \"$cur\") ;;\n"
     "    dir) compopt -o filenames 2>/dev/null\n"
     "        mapfile -t COMPREPLY < <(compgen -d -- \"$cur\") ;;\n"
-    "    fabric) words=$(_fabricbench_fabric_names)\n"
-    "        mapfile -t COMPREPLY < <(compgen -P \"$pre\" -W \"$words\" -- \"$cur\") ;;\n"
-    "    choice\\ *) mapfile -t COMPREPLY < <(compgen -P \"$pre\" -W \"${kind#choice }\" -- "
-    "\"$cur\") ;;\n"
-    "    *) COMPREPLY=() ;;\n"
+    "    fabric) _fabricbench_add \"$pre\" \"$cur\" \"$(_fabricbench_fabric_names)\" ;;\n"
+    "    choice\\ *) _fabricbench_add \"$pre\" \"$cur\" \"${kind#choice }\" ;;\n"
     "    esac\n"
     "}\n"
     "\n"
-    "# the tool being completed, as typed (~ expanded), for what only it knows\n"
-    "_fabricbench_tool()\n"
-    "{\n"
-    "    local t=${COMP_WORDS[0]}\n"
-    "    [[ $t == \\~/* ]] && t=$HOME/${t#\\~/}\n"
-    "    printf '%s' \"$t\"\n"
-    "}\n"
-    "\n"
-    "# the names --fabric takes: the profile table the command line names (--fabrics-file), or\n"
-    "# the tool's own; the build's list when the tool cannot say\n"
+    "# the names --fabric takes: from the profile table the command line names (--fabrics-file),\n"
+    "# or the tool's own; the build's list when the tool cannot say\n"
     "_fabricbench_fabric_names()\n"
     "{\n"
     "    local i file= names w\n"
@@ -129,17 +145,16 @@ static const char *const fab_compl_functions =
     "        --fabrics-file=*) file=${w#*=} ;;\n"
     "        esac\n"
     "    done\n"
-    "    names=$(\"$(_fabricbench_tool)\" completion fabrics ${file:+--fabrics-file \"$file\"} "
-    "2>/dev/null) ||\n"
+    "    names=$(_fabricbench_ask completion fabrics ${file:+--fabrics-file \"$file\"}) ||\n"
     "        names=$_fabricbench_fabrics_built\n"
     "    printf '%s' \"$names\"\n"
     "}\n"
     "\n"
-    "# the options of another command and their values, from its --help: lines '--opt' or\n"
-    "# '--opt VALUE' (VALUE: FILE..., DIR, a|b|c, NAME for --fabric)\n"
+    "# the options of another command and their values, from its --help: '--opt' or\n"
+    "# '--opt VALUE' (VALUE: FILE..., DIR, a|b|c, NAME for --fabric), one a line\n"
     "_fabricbench_sub_opts()\n"
     "{\n"
-    "    \"$(_fabricbench_tool)\" \"$1\" --help 2>/dev/null |\n"
+    "    _fabricbench_ask \"$1\" --help |\n"
     "        grep -oE -- '--[a-z][a-z0-9-]*( [A-Za-z][]A-Za-z0-9_.:|[]*)?' |\n"
     "        sed -e 's/[][]//g'\n"
     "}\n"
@@ -169,7 +184,7 @@ static const char *const fab_compl_functions =
     "    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}\n"
     "    COMPREPLY=()\n"
     "    if ((COMP_CWORD <= 1)); then\n"
-    "        mapfile -t COMPREPLY < <(compgen -W \"$_fabricbench_commands\" -- \"$cur\")\n"
+    "        _fabricbench_add \"\" \"$cur\" \"$_fabricbench_commands\"\n"
     "        return 0\n"
     "    fi\n"
     "    cmd=${COMP_WORDS[1]}\n"
@@ -190,7 +205,7 @@ static const char *const fab_compl_functions =
     "            return 0\n"
     "        fi\n"
     "        if [[ $cur == -* ]]; then\n"
-    "            mapfile -t COMPREPLY < <(compgen -W \"$_fabricbench_run_opts\" -- \"$cur\")\n"
+    "            _fabricbench_add \"\" \"$cur\" \"$_fabricbench_run_opts\"\n"
     "            return 0\n"
     "        fi\n"
     "        # one word of kernels, comma-separated; none after it\n"
@@ -204,16 +219,15 @@ static const char *const fab_compl_functions =
     "        done\n"
     "        [[ $kernels ]] && return 0\n"
     "        [[ $cur == *,* ]] && pre=${cur%,*},\n"
-    "        mapfile -t COMPREPLY < <(compgen -P \"$pre\" -W \"$_fabricbench_kernels\" -- "
-    "\"${cur##*,}\")\n"
+    "        _fabricbench_add \"$pre\" \"${cur##*,}\" \"$_fabricbench_kernels\"\n"
     "        ;;\n"
     "    completion)\n"
     "        if [[ $opt == --fabrics-file ]]; then\n"
     "            _fabricbench_values file \"$cur\" \"$pre\"\n"
     "        elif ((COMP_CWORD == 2)); then\n"
-    "            mapfile -t COMPREPLY < <(compgen -W 'bash fabrics' -- \"$cur\")\n"
+    "            _fabricbench_add \"\" \"$cur\" \"bash fabrics\"\n"
     "        elif [[ ${COMP_WORDS[2]} == fabrics ]]; then\n"
-    "            mapfile -t COMPREPLY < <(compgen -W '--fabrics-file' -- \"$cur\")\n"
+    "            _fabricbench_add \"\" \"$cur\" \"--fabrics-file\"\n"
     "        fi\n"
     "        ;;\n"
     "    list | --help | --version) ;;\n"
@@ -221,8 +235,9 @@ static const char *const fab_compl_functions =
     "        if [[ $opt ]] && kind=$(_fabricbench_sub_value \"$opt\" \"$cmd\"); then\n"
     "            _fabricbench_values \"$kind\" \"$cur\" \"$pre\"\n"
     "        elif [[ $cur == -* ]]; then\n"
-    "            mapfile -t COMPREPLY < <(compgen -W \"$(_fabricbench_sub_opts \"$cmd\" | "
-    "cut -d' ' -f1)\" -- \"$cur\")\n"
+    "            _fabricbench_add \"\" \"$cur\" \"$(_fabricbench_sub_opts \"$cmd\" | cut -d' ' -f1 "
+    "|\n"
+    "                tr '\\n' ' ')\"\n"
     "        elif [[ $cmd == show ]]; then\n"
     "            # result files (and directories on the way to them)\n"
     "            compopt -o filenames 2>/dev/null\n"
@@ -236,14 +251,41 @@ static const char *const fab_compl_functions =
     "\n"
     "complete -F _fabricbench fabricbench\n";
 
+/* The names of a profile table that a shell can take as they are (a hostile table's
+ * "[$(cmd)]" or "[a b]" is left out): from in (one a line) to out, space-separated. */
+static void fab_compl_safe_names(const char *in, char *out, size_t len)
+{
+    size_t at = 0;
+
+    out[0] = '\0';
+    while (*in) {
+        size_t n = strcspn(in, "\n");
+        bool ok = n > 0 && n < 64;
+
+        for (size_t i = 0; ok && i < n; i++)
+            ok = isalnum((unsigned char)in[i]) || strchr("_.+-", in[i]);
+        if (ok && at + n + 2 < len) {
+            memcpy(out + at, in, n);
+            at += n;
+            out[at++] = ' ';
+            out[at] = '\0';
+        }
+        in += n;
+        in += strspn(in, "\n");
+    }
+    if (at)
+        out[at - 1] = '\0';
+}
+
 static int fab_completion_bash(void)
 {
     fab_opts_t o;
-    char fabrics[1024], msg[512];
+    char names[1024], fabrics[1024], msg[512];
 
     memset(&o, 0, sizeof(o));
-    if (fab_fabric_names(&o, fabrics, sizeof(fabrics), msg, sizeof(msg)) != FAB_OK)
-        snprintf(fabrics, sizeof(fabrics), "any auto");
+    if (fab_fabric_names(&o, names, sizeof(names), msg, sizeof(msg)) != FAB_OK)
+        snprintf(names, sizeof(names), "any\nauto");
+    fab_compl_safe_names(names, fabrics, sizeof(fabrics));
     printf("# bash completion for fabricbench %s: commands, kernels, options and their values,\n"
            "# --fabric names. Made by `fabricbench completion bash` from the tool's own tables "
            "(the\n# build installs it): regenerate it rather than edit it. To use it without "
@@ -258,7 +300,7 @@ static int fab_completion_bash(void)
 static int fab_completion_fabrics(int argc, char **argv)
 {
     fab_opts_t o;
-    char names[1024], msg[512];
+    char names[1024], safe[1024], msg[512];
     const char *env = getenv("FABRICBENCH_FABRICS_FILE");
     fab_status_t st;
 
@@ -283,7 +325,8 @@ static int fab_completion_fabrics(int argc, char **argv)
         fprintf(stderr, "hint: give the table with --fabrics-file (docs/FABRICS.md)\n");
         return fab_status_exit_code(st);
     }
-    printf("%s\n", names);
+    fab_compl_safe_names(names, safe, sizeof(safe));
+    printf("%s\n", safe);
     return FAB_EXIT_OK;
 }
 

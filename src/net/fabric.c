@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -80,12 +81,27 @@ static fab_status_t fab_profiles_load(const char *path, fab_profile_t *p, int *n
     int lineno = 0;
     fab_profile_t *cur = NULL;
 
+    struct stat sb;
+    size_t total = 0;
+
     *np = 0;
     if (!f) {
         snprintf(msg, msglen, "cannot read the fabric profile table %s", path);
         return FAB_ERR_ENV;
     }
+    /* A device (/dev/zero) would be read for ever: a table is a file or a pipe (<(...)) */
+    if (fstat(fileno(f), &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISFIFO(sb.st_mode))) {
+        snprintf(msg, msglen, "the fabric profile table %s is not a regular file or a pipe", path);
+        fclose(f);
+        return FAB_ERR_USAGE;
+    }
     while (fgets(line, sizeof(line), f)) {
+        total += strlen(line);
+        if (total > (1 << 20)) {
+            snprintf(msg, msglen, "the fabric profile table %s is over 1 MiB", path);
+            fclose(f);
+            return FAB_ERR_USAGE;
+        }
         char *s = fab_trim(line), *eq;
 
         lineno++;
@@ -175,9 +191,9 @@ fab_status_t fab_fabric_names(const fab_opts_t *o, char *out, size_t len, char *
     else
         st = fab_profiles_load(path, prof, &np, msg, msglen);
     if (st == FAB_OK) {
-        fab_appendf(out, len, &n, "any auto");
+        fab_appendf(out, len, &n, "any\nauto");
         for (int i = 0; i < np; i++)
-            fab_appendf(out, len, &n, " %s", prof[i].name);
+            fab_appendf(out, len, &n, "\n%s", prof[i].name);
     }
     free(prof);
     return st;

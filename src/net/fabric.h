@@ -39,7 +39,7 @@ typedef struct fab_fabric {
  * note receives a warning to print (an environment variable overridden), or "". */
 fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg, size_t msglen,
                                 char *hint, size_t hintlen, char *note, size_t notelen);
-/* The names --fabric takes, space-separated into out: any, auto and every profile of the table
+/* The names --fabric takes, one a line into out: any, auto and every profile of the table
  * (o->fabrics_file, else the installed one). FAB_ERR_ENV or FAB_ERR_USAGE with msg when the
  * table cannot be found or read (the shell completion, cli/completion.c). */
 fab_status_t fab_fabric_names(const fab_opts_t *o, char *out, size_t len, char *msg, size_t msglen);

@@ -281,6 +281,8 @@ def check_page(page, words, what):
 
 
 def case_man():
+    if not shutil.which("man"):
+        skip("no man: apt-get install man-db")
     ver = version()
     gen = os.path.join(BUILD, "generated", "man")
     page = os.path.join(gen, "fabricbench.1")
@@ -390,6 +392,32 @@ def case_completion():
         f.write("[ib]\nmatch = rdma:ib\n[sitefab]\nmatch = net\n")
     got = complete(script, ["fabricbench", "run", "--fabrics-file", own, "--fabric", ""])
     check(got == ["any", "auto", "ib", "sitefab"], "--fabrics-file's names: %s" % got)
+    # a hostile table: names a shell would expand are left out, never run
+    hostile = os.path.join(WORKDIR, "hostile.conf")
+    marker = os.path.join(WORKDIR, "ran")
+    with open(hostile, "w") as f:
+        f.write("[$(touch %s)]\nmatch = net\n[`touch %s`]\nmatch = net\n[a b]\nmatch = net\n"
+                "[*]\nmatch = net\n[ok-1]\nmatch = net\n" % (marker, marker))
+    got = complete(script, ["fabricbench", "run", "--fabrics-file", hostile, "--fabric", ""])
+    check(got == ["any", "auto", "ok-1"] and not os.path.exists(marker),
+          "a hostile table's names: %s (marker %s)" % (got, os.path.exists(marker)))
+    # a table that is no regular file: refused at once, the build's names instead
+    p = run([EXE, "completion", "fabrics", "--fabrics-file", "/dev/zero"], timeout=20)
+    check(p.returncode == 2 and "not a regular file or a pipe" in p.stderr, "/dev/zero: %d %s" %
+          (p.returncode, p.stderr))
+    got = complete(script, ["fabricbench", "run", "--fabrics-file", "/dev/zero", "--fabric", ""])
+    check(got == names, "with /dev/zero: %s" % got)
+    big = os.path.join(WORKDIR, "big.conf")
+    with open(big, "w") as f:
+        f.write("# a comment\n" * 100000)
+    p = run([EXE, "completion", "fabrics", "--fabrics-file", big], timeout=20)
+    check(p.returncode == 2 and "over 1 MiB" in p.stderr, "a 1.2 MB table: %s" % p.stderr)
+    p = run(["bash", "-c", "'%s' completion fabrics --fabrics-file "
+             "<(printf '[piped]\\nmatch = net\\n')" % EXE])
+    check(p.returncode == 0 and p.stdout.split() == ["any", "auto", "piped"],
+          "a table from a pipe: %d %s %s" % (p.returncode, p.stdout, p.stderr))
+    p = run([EXE, "completion", "zsh"])
+    check(p.returncode == 2 and "no such shell" in p.stderr, "completion zsh: " + p.stderr)
     got = complete(script, ["fabricbench", "inventory", "--fabric", "r"])
     check(got == [n for n in names if n.startswith("r")], "inventory --fabric r -> %s" % got)
     # choices from run --help's "--NAME a|b|c"
