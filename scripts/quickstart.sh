@@ -35,6 +35,15 @@ packages=(cmake make gcc pkg-config git
 # The sim tests (tests/sim) run a SimGrid build of the tool on a simulated fat tree: smpicc,
 # smpirun and libsimgrid, and g++ for the platform plugin.
 [ "$mode" = test ] && packages+=(libsimgrid-dev g++)
+# The install tests (tests/install): man and its pages, bash completion's loader, the .deb
+# (dpkg-shlibdeps), pip install of the analysis into a venv, and a real module command:
+# environment-modules, unless Lmod (which conflicts with it) is there already.
+[ "$mode" = test ] && packages+=(man-db bash-completion dpkg-dev python3-venv
+    python3-setuptools python3-wheel)
+if [ "$mode" = test ] &&
+    ! dpkg-query -W -f='${Status}' lmod 2>/dev/null | grep -q "install ok installed"; then
+    packages+=(environment-modules)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

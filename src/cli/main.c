@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/completion.h"
 #include "cli/launcher.h"
 #include "cli/options.h"
 #include "cli/run.h"
@@ -29,6 +30,8 @@ int main(int argc, char **argv)
     fab_status_t st;
     int code;
 
+    if (argc > 1 && strcmp(argv[1], "completion") == 0)
+        return fab_completion_command(argc, argv); /* no MPI, no options of run */
     st = fab_opts_parse(argc, argv, &cmd, &o, err, sizeof(err), hint, sizeof(hint));
     if (st != FAB_OK) {
         /* Every rank parsed the same arguments and reached the same verdict: all of them

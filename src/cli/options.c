@@ -385,8 +385,8 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
     if (strcmp(argv[1], "run") != 0) {
         snprintf(err, errlen, "unknown command '%s'", argv[1]);
         snprintf(hint, hintlen,
-                 "commands are: run, list, show, inventory, placement (see 'fabricbench "
-                 "--help')");
+                 "commands are: run, list, show, inventory, placement, completion (see "
+                 "'fabricbench --help')");
         return FAB_ERR_USAGE;
     }
     *cmd = FAB_CMD_RUN;

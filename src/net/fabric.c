@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -80,12 +81,27 @@ static fab_status_t fab_profiles_load(const char *path, fab_profile_t *p, int *n
     int lineno = 0;
     fab_profile_t *cur = NULL;
 
+    struct stat sb;
+    size_t total = 0;
+
     *np = 0;
     if (!f) {
         snprintf(msg, msglen, "cannot read the fabric profile table %s", path);
         return FAB_ERR_ENV;
     }
+    /* A device (/dev/zero) would be read for ever: a table is a file or a pipe (<(...)) */
+    if (fstat(fileno(f), &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISFIFO(sb.st_mode))) {
+        snprintf(msg, msglen, "the fabric profile table %s is not a regular file or a pipe", path);
+        fclose(f);
+        return FAB_ERR_USAGE;
+    }
     while (fgets(line, sizeof(line), f)) {
+        total += strlen(line);
+        if (total > (1 << 20)) {
+            snprintf(msg, msglen, "the fabric profile table %s is over 1 MiB", path);
+            fclose(f);
+            return FAB_ERR_USAGE;
+        }
         char *s = fab_trim(line), *eq;
 
         lineno++;
@@ -157,6 +173,30 @@ static fab_status_t fab_profiles_load(const char *path, fab_profile_t *p, int *n
             return FAB_ERR_USAGE;
         }
     return FAB_OK;
+}
+
+fab_status_t fab_fabric_names(const fab_opts_t *o, char *out, size_t len, char *msg, size_t msglen)
+{
+    fab_profile_t *prof = calloc(FAB_MAX_PROFILES, sizeof(*prof));
+    char path[512];
+    size_t n = 0;
+    int np = 0;
+    fab_status_t st = FAB_ERR_ENV;
+
+    out[0] = msg[0] = '\0';
+    if (!prof)
+        return FAB_ERR_NOMEM;
+    if (!fab_profiles_path(o, path, sizeof(path)))
+        snprintf(msg, msglen, "cannot find the fabric profile table fabrics.conf");
+    else
+        st = fab_profiles_load(path, prof, &np, msg, msglen);
+    if (st == FAB_OK) {
+        fab_appendf(out, len, &n, "any\nauto");
+        for (int i = 0; i < np; i++)
+            fab_appendf(out, len, &n, "\n%s", prof[i].name);
+    }
+    free(prof);
+    return st;
 }
 
 static bool fab_netif_up(const fab_netif_t *ni)

@@ -30,6 +30,7 @@ CASES = [
     (2, ["latency", "--pml", "psm2"], "--pml"),
     (2, ["latency", "bw"], "unexpected argument 'bw'"),
     (2, ["latency", "--timer", "sundial"], "--timer"),
+    (2, ["latency", "--fabric", "tcp", "--fabrics-file", "/dev/zero"], "not a regular file or a pipe"),
     (2, [","], "empty entry"),
     (2, ["allreduce", "--dtype", "complex"], "--dtype"),
     (2, ["bcast", "--root", "5"], "rank 5 does not exist"),
