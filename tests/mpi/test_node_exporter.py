@@ -61,6 +61,13 @@ def stop_exporter():
 atexit.register(stop_exporter)  # also when a check fails (fabtest's fail exits)
 
 
+def _die_with_us():
+    """node-exporter gets SIGTERM when this test process dies, even by SIGKILL (ctest's
+    timeout), so that it never outlives the test."""
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -75,7 +82,8 @@ def start_exporter():
             [node_exporter, "--web.listen-address=127.0.0.1:%d" % port,
              "--collector.disable-defaults", "--collector.textfile",
              "--collector.textfile.directory=" + TEXTFILES],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            preexec_fn=_die_with_us)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and exporter.poll() is None:
             try:
