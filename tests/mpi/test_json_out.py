@@ -362,3 +362,46 @@ check(doc["status"] == "failed" and run["end"]["status"] == "failed" and
       run["end"]["exit_code"] == 3 and "stalled" in run["end"]["stop_reason"] and
       sum(len(k["rows"]) for k in run["kernels"]) >= 1, "after a stall: %s" % run["end"])
 print("ok --json-doc - after a stall: exit 3, one document on stdout, status failed")
+
+# ---------------------------------------------------------------- a full disk
+# A write error mid-run (a 48 KiB tmpfs: the document grows by about 1 KB a row and each
+# replacement needs the old and the new one side by side): exit 3, one message, the file is the
+# last whole document. The --prom textfile, written at the end into a directory left full:
+# exit 3, the textfile before kept.
+if os.geteuid() != 0:
+    print("SKIP full-disk checks: mounting a small tmpfs needs root")
+else:
+    os.mkdir("small")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", "small"], check=True)
+    try:
+        p = mpirun(2, [exe, "run", "latency,bw", "-m", "1:4M", "-i", "50", "-o", "none",
+                       "--json-doc", "small/full.json"])
+        check(p.returncode == 3 and p.stderr.count("No space left on device") == 1 and
+              "the JSON document small/full.json keeps what was written before" in p.stderr,
+              "--json-doc on a full disk: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+        doc = json.load(open("small/full.json"))
+        rows = [r["bytes"] for k in doc["runs"][0]["kernels"] for r in k["rows"]]
+        check(doc["status"] == "running" and 0 < len(rows) < 46 and
+              rows == [1 << i for i in range(len(rows))][:len(rows)],
+              "after the write error: status %s, rows %s" % (doc["status"], rows))
+        check(os.listdir("small") == ["full.json"], "left: %s" % os.listdir("small"))
+        os.unlink("small/full.json")
+        with open("small/old.prom", "w") as f:
+            f.write("# an earlier textfile\n")
+        with open("small/filler", "wb", buffering=0) as f:  # the disk full
+            try:
+                while True:
+                    f.write(b"x" * 1024)
+            except OSError:
+                pass
+        p = mpirun(2, [exe, "run", "latency", "-m", "8,1K", "-i", "50", "-o", "none",
+                       "--prom", "small/old.prom"])
+        check(p.returncode == 3 and "cannot write the Prometheus textfile" in p.stderr,
+              "--prom on a full disk: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+        check(open("small/old.prom").read() == "# an earlier textfile\n" and
+              sorted(os.listdir("small")) == ["filler", "old.prom"],
+              "the textfile before is kept, nothing else left: %s" % os.listdir("small"))
+    finally:
+        subprocess.run(["umount", "small"], check=False)
+    print("ok a full disk: --json-doc exit 3, the last whole document kept (%d rows); --prom "
+          "exit 3, the textfile before kept" % len(rows))
