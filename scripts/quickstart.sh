@@ -30,6 +30,8 @@ packages=(cmake make gcc pkg-config git
 [ "$mode" = test ] && packages+=(clang-format)
 # The multi-node tests (tests/cluster) build a virtual cluster with ip and tc.
 [ "$mode" = test ] && packages+=(iproute2)
+# The --prom test (tests/mpi/test_node_exporter.py) scrapes the real node-exporter.
+[ "$mode" = test ] && packages+=(prometheus-node-exporter)
 # The Slurm tests (tests/slurm) run the job scripts on a real Slurm with munge.
 [ "$mode" = test ] && packages+=(slurm-wlm slurmctld slurmd slurm-client munge)
 # The sim tests (tests/sim) run a SimGrid build of the tool on a simulated fat tree: smpicc,

@@ -7,7 +7,7 @@ import math
 import os
 import re
 
-from . import hostile
+from . import hostile, jsonload
 from .errors import AnalysisError, NoRows, UsageError
 from .noise import row_noise
 from .table import (DERIVED_COLUMNS, INT_DEFAULTS, KERNEL_COLUMNS, META_UNITS, RUN_COLUMNS,
@@ -112,8 +112,8 @@ def _open(path):
     if not h5py.is_hdf5(path):
         what = "it is empty" if not head else _guess_format(head)
         raise AnalysisError("%s is not an HDF5 file (%s)" % (path, what),
-                            "give the .h5 result file fabricbench wrote (-o FILE.h5); the JSON "
-                            "and CSV outputs are not read here")
+                            "give the .h5 result file fabricbench wrote (-o FILE.h5), or its "
+                            "--json or --json-doc output; CSV is not read here")
     try:
         return h5py.File(path, "r")
     except (OSError, ValueError, RuntimeError, KeyError) as e:
@@ -131,8 +131,6 @@ def _open(path):
 
 def _guess_format(head):
     text = head.lstrip()
-    if text.startswith(b"{"):
-        return "it looks like JSON Lines, fabricbench's --json output"
     if text.startswith(b"kernel,"):
         return "it looks like CSV, fabricbench's --csv output"
     if text.startswith(b"#"):
@@ -218,23 +216,7 @@ def _read_run(f, path, name, warn):
     if ds is not None:
         hosts = hostile.strings(ds, where + "/hostnames", "the hostnames dataset",
                                 hostile.MAX_HOSTS)
-    uniq = []
-    seen = set()
-    for h in hosts:
-        if h not in seen:
-            seen.add(h)
-            uniq.append(h)
-    meta["hosts"] = ",".join(uniq)
-    if meta["nhosts"] == -1 and uniq:
-        meta["nhosts"] = len(uniq)
-    if meta["nranks"] == -1 and hosts:
-        meta["nranks"] = len(hosts)
-    if not meta["fabric"]:
-        meta["fabric"] = "any"  # files from before --fabric: UCX chose
-    meta["transport"] = transport_short(meta["ucx_transports"], meta["pml"])
-    meta["file"] = path
-    meta["file_name"] = os.path.basename(path)
-    meta["run"] = name
+    finish_run_meta(meta, hosts, path, name)
 
     kernels = []
     for kid, kwhere, k in kernel_groups(g, where):
@@ -259,6 +241,28 @@ def _read_run(f, path, name, warn):
             out.append((row, {"samples": s, "blocks": b}))
         kernels.append((kmeta, out, units))
     return meta, kernels
+
+
+def finish_run_meta(meta, hosts, path, name):
+    """What a run's metadata (_RUN_ATTRS, read from an HDF5 file or JSON) gets from its host
+    list, file and run name, and the defaults of files from before a field."""
+    uniq = []
+    seen = set()
+    for h in hosts:
+        if h not in seen:
+            seen.add(h)
+            uniq.append(h)
+    meta["hosts"] = ",".join(uniq)
+    if meta["nhosts"] == -1 and uniq:
+        meta["nhosts"] = len(uniq)
+    if meta["nranks"] == -1 and hosts:
+        meta["nranks"] = len(hosts)
+    if not meta["fabric"]:
+        meta["fabric"] = "any"  # files from before --fabric: UCX chose
+    meta["transport"] = transport_short(meta["ucx_transports"], meta["pml"])
+    meta["file"] = path
+    meta["file_name"] = os.path.basename(path)
+    meta["run"] = name
 
 
 def _row_vector(group, gwhere, key, what, limit):
@@ -347,7 +351,16 @@ _MISMATCH_HINT = ("fabricbench does not write this (docs/SCHEMA.md): the file wa
 
 def _read_file(path, run, note):
     """The runs of one file as [(meta, kernels)]; anything that does not match the schema is
-    an AnalysisError naming the file and the object, never a traceback."""
+    an AnalysisError naming the file and the object, never a traceback. A file of JSON
+    (fabricbench's --json or --json-doc output, by its content) is read by jsonload.py."""
+    kind = jsonload.sniff(path) if os.path.isfile(path) else None
+    if kind:
+        try:
+            return jsonload.read_file(path, kind, run, note)
+        except AnalysisError:
+            raise
+        except Exception as e:  # last resort: what no damaged file is known to raise
+            raise _unexpected(path, e, "reading it as JSON")
     f = _open(path)
     where = "reading its root attributes"
     try:

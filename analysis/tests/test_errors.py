@@ -94,8 +94,11 @@ def test_text_output_given(results, tmp_path):
     f = tmp_path / "out.txt"
     f.write_text("# fabricbench 0.1.0\n# kernel: latency\n")
     assert_error(run_cli("summary", f), 3, "text output")
+    # JSON Lines are read (jsonload.py): a run record without what fabricbench writes in it
     f.write_text('{"record": "run"}\n')
-    assert_error(run_cli("summary", f), 3, "JSON Lines")
+    assert_error(run_cli("summary", f), 3, "(JSON Lines): line 1 (run record): has no units")
+    f.write_text("kernel,bytes\nlatency,8\n")
+    assert_error(run_cli("summary", f), 3, "CSV")
 
 
 def test_interrupted_loads_with_a_note(results):

@@ -17,6 +17,7 @@
 #include "measure/buffers.h"
 #include "net/fabric.h"
 #include "net/transport.h"
+#include "out/outputs.h"
 
 int main(int argc, char **argv)
 {
@@ -74,6 +75,7 @@ int main(int argc, char **argv)
     if (note[0] && fab_first_rank())
         fprintf(stderr, "fabricbench: warning: %s\n", note);
     fab_transport_prepare(&o);
+    fab_outputs_prepare(&o);
     /* A file-size limit (ulimit -f) is a write error to report, not a silent death: also
      * for the shared-memory files MPI_Init creates. */
     signal(SIGXFSZ, SIG_IGN);

@@ -11,6 +11,7 @@
 #include "cli/options.h"
 #include "core/text.h"
 #include "kernel/registry.h"
+#include "out/outputs.h"
 
 #define FAB_MAX_ROWS 256
 #define FAB_NHARNESS fab_opt_table_n
@@ -506,5 +507,7 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         snprintf(hint, hintlen, "make --min-iters at most --max-iters");
         st = FAB_ERR_USAGE;
     }
+    if (st == FAB_OK)
+        st = fab_outputs_check(o, err, errlen, hint, hintlen);
     return st;
 }

@@ -20,6 +20,9 @@
 #include "net/transport.h"
 #include "out/export.h"
 #include "out/hdf5.h"
+#include "out/jsondoc.h"
+#include "out/outputs.h"
+#include "out/prom.h"
 #include "out/runinfo.h"
 #include "out/sink.h"
 #include "out/text.h"
@@ -46,11 +49,13 @@ static void fab_startup_step(uint64_t *since, const char *step)
  * created. */
 static fab_status_t fab_outputs_distinct(const fab_opts_t *o, const char *results)
 {
-    const char *name[] = {"-o", "--json", "--csv"}, *path[] = {results, o->json, o->csv};
+    const char *name[] = {"-o", "--json", "--csv", "--json-doc", "--prom"};
+    const char *path[] = {results, o->json, o->csv, o->json_doc, o->prom};
 
-    for (int i = 0; i < 3; i++)
-        for (int j = i + 1; j < 3; j++)
-            if (path[i] && path[i][0] && path[j] && fab_same_file(path[i], path[j])) {
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++)
+            if (path[i] && path[i][0] && path[j] && !fab_output_is_stdout(path[i]) &&
+                !fab_output_is_stdout(path[j]) && fab_same_file(path[i], path[j])) {
                 FAB_ERROR("%s and %s name the same file (%s and %s)", name[i], name[j], path[i],
                           path[j]);
                 fprintf(stderr, "hint: give each output a file of its own\n");
@@ -106,13 +111,20 @@ static fab_status_t fab_open_sinks(const fab_world_t *w, const fab_opts_t *o, fa
         st = fab_sinks_add(sinks, sk);
     if (st == FAB_OK && o->csv && (st = fab_out_export_sink(o->csv, true, o, &sk)) == FAB_OK)
         st = fab_sinks_add(sinks, sk);
-    /* last: see fab_sinks_run_begin */
-    return st == FAB_OK ? fab_sinks_add(sinks, fab_out_text_sink(stdout)) : st;
+    if (st == FAB_OK && o->json_doc && (st = fab_out_jsondoc_sink(o->json_doc, o, &sk)) == FAB_OK)
+        st = fab_sinks_add(sinks, sk);
+    if (st == FAB_OK && o->prom && (st = fab_out_prom_sink(o->prom, o, &sk)) == FAB_OK)
+        st = fab_sinks_add(sinks, sk);
+    /* last: see fab_sinks_run_begin; on stderr (or none) when an output takes stdout */
+    if (st == FAB_OK && fab_outputs_table(o))
+        st = fab_sinks_add(sinks, fab_out_text_sink(fab_outputs_table(o)));
+    return st;
 }
 
 static void fab_finish_info(fab_run_info_t *info, fab_status_t st)
 {
     fab_utc_now(info->end_time, sizeof(info->end_time), "%Y-%m-%dT%H:%M:%SZ");
+    info->exit_code = fab_status_exit_code(st);
     if (st == FAB_OK || st == FAB_ERR_VALIDATION || st == FAB_ERR_SUSPECT) {
         snprintf(info->status, sizeof(info->status), "%s", fab_status_done(st));
     } else if (st == FAB_ERR_INTERRUPTED) {

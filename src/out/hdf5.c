@@ -36,6 +36,7 @@
 #include "out/h5matrix.h"
 #include "out/h5rows.h"
 #include "out/hdf5.h"
+#include "out/kernelmeta.h"
 #include "out/runinfo.h"
 #include "out/runmeta.h"
 #include "out/sink.h"
@@ -339,26 +340,13 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
     return fab_h5_commit(h);
 }
 
-/* The kernel's own options as they were in effect: "name=value name=value". */
-static void fab_h5_kernel_options(const fab_kernel_t *k, char *buf, size_t len)
-{
-    size_t at = 0;
-
-    buf[0] = '\0';
-    for (int i = 0; i < k->noptions; i++) {
-        char v[256];
-
-        fab_opt_format(&k->options[i], k->option_values, v, sizeof(v));
-        fab_appendf(buf, len, &at, "%s%s=%s", i ? " " : "", k->options[i].name, v);
-    }
-}
-
 static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
                                         const int *pair, const fab_world_t *w, const char *detail)
 {
     fab_h5_t *h = arg;
     hid_t kernels = H5Gopen2(h->run, "kernels", H5P_DEFAULT);
-    char name[96], ranks[64], policy[512];
+    char name[96];
+    fab_kmeta_t km;
 
     snprintf(name, sizeof(name), "%02d_%s", h->nkernels++, k->name);
     snprintf(h->kernel_name, sizeof(h->kernel_name), "kernels/%s", name);
@@ -366,43 +354,17 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
     H5Gclose(kernels);
     if (h->kernel < 0)
         return FAB_ERR_IO;
-    if (pair)
-        snprintf(ranks, sizeof(ranks), "%d,%d", pair[0], pair[1]);
-    else
-        snprintf(ranks, sizeof(ranks), "all (%d)", w->size);
-    if (k->ranks == FAB_RANKS_NODES)
-        snprintf(policy, sizeof(policy), "pairs: %llu iterations per pair and direction",
-                 (unsigned long long)fab_pairs_iters(k, o));
-    else
-        fab_rounds_policy(o, k, policy, sizeof(policy));
-    fab_h5_attr_str(h->kernel, "kernel", k->name);
-    fab_h5_attr_str(h->kernel, "summary", k->summary);
-    fab_h5_attr_str(h->kernel, "detail", detail ? detail : "");
-    if (k->noptions > 0) {
-        char opts[1024];
+    fab_kmeta_fill(&km, k, o, pair, w, detail);
+    for (int i = 0; i < km.n; i++) {
+        const fab_kfield_t *f = &km.f[i];
 
-        fab_h5_kernel_options(k, opts, sizeof(opts));
-        fab_h5_attr_str(h->kernel, "options", opts);
+        if (f->type == FAB_META_INT)
+            fab_h5_attr_i64(h->kernel, f->name, f->i);
+        else if (f->type == FAB_META_F64)
+            fab_h5_attr_f64(h->kernel, f->name, f->d);
+        else
+            fab_h5_attr_str(h->kernel, f->name, f->s);
     }
-    fab_h5_attr_str(h->kernel, "kind",
-                    k->kind == FAB_KIND_LATENCY     ? "latency"
-                    : k->kind == FAB_KIND_BANDWIDTH ? "bandwidth"
-                                                    : "collective");
-    if (k->kind == FAB_KIND_COLLECTIVE) {
-        fab_h5_attr_str(h->kernel, "dtype", fab_dtype_name(o->dtype));
-        fab_h5_attr_str(h->kernel, "dtype_arithmetic", fab_dtype_arithmetic(o->dtype));
-        fab_h5_attr_str(h->kernel, "op", k->uses_op ? fab_op_name(o->op) : "");
-        fab_h5_attr_i64(h->kernel, "root", k->uses_root ? o->root : -2);
-        fab_h5_attr_f64(h->kernel, "bus_factor", k->bus_factor ? k->bus_factor(w->size) : 1.0);
-    }
-    fab_h5_attr_str(h->kernel, "time_columns",
-                    k->kind == FAB_KIND_LATENCY      ? "one-way time per iteration (round trip / 2)"
-                    : k->kind == FAB_KIND_COLLECTIVE ? "time per call, as its slowest rank"
-                                                     : "time of one whole iteration");
-    fab_h5_attr_str(h->kernel, "ranks", ranks);
-    fab_h5_attr_i64(h->kernel, "window", k->uses_window ? o->window : 0);
-    fab_h5_attr_str(h->kernel, "iteration_policy", policy);
-    fab_h5_attr_i64(h->kernel, "validate", o->validate);
     fab_h5_attr_str(h->kernel, "status", "running");
 
     /* The table: one extensible dataset per column, units as attributes. */

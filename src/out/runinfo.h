@@ -31,6 +31,7 @@ typedef struct fab_run_info {
     int nenv;
     char status[32]; /* running, complete, interrupted, failed, check-failed */
     char stop_reason[128];
+    int exit_code;                   /* at the end: what this run alone exits with */
     char results_file[1024];         /* where the HDF5 file goes ("" for none) */
     const struct fab_fabric *fabric; /* --fabric as resolved on rank 0's host, and its check */
     char *inventory_json;     /* {"host": inventory, ...}: one per host (NULL if not gathered) */

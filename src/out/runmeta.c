@@ -54,6 +54,7 @@ enum {
     M_PLACEMENT,
     M_INVENTORY,
     M_ENV,
+    M_EXIT,
     M_COUNT
 };
 
@@ -109,6 +110,8 @@ const fab_meta_field_t fab_meta_fields[] = {
     [M_PLACEMENT] = {"placement", NULL, FAB_META_STRS, B, FILES, NULL},
     [M_INVENTORY] = {"inventory_json", "inventory", FAB_META_JSON, B, FILES, NULL},
     [M_ENV] = {"env", NULL, FAB_META_ENV, B, FILES, NULL},
+    /* what the run alone exits with (the HDF5 status says the same in words) */
+    [M_EXIT] = {"exit_code", NULL, FAB_META_INT, E, FAB_META_JSONL, NULL},
 };
 const int fab_nmeta = M_COUNT;
 
@@ -262,6 +265,9 @@ bool fab_meta_get(int i, const fab_run_info_t *info, fab_meta_value_t *v)
     case M_ENV:
         v->list = info->env;
         v->n = info->nenv;
+        break;
+    case M_EXIT:
+        v->i = info->exit_code;
         break;
     default:
         return false;

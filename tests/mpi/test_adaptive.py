@@ -3,6 +3,7 @@ stop. Shapes, definitions and bounds the tool guarantees whatever the machine's 
 stop rule's statistics are tested on known streams in unit.adaptive.
 
 usage: test_adaptive.py FABRICBENCH"""
+import json
 import math
 import os
 import re
@@ -163,8 +164,9 @@ with h5py.File("rep.h5", "r") as f:
     for r in runs:
         check(f["runs"][r].attrs["status"] == "complete", "%s status" % r)
         check(len(f["runs/%s/kernels/00_latency/table/bytes" % r]) == 2, "%s rows" % r)
-recs = [line for line in open("rep.jsonl")]
-check(len(recs) == 3 * 4, "JSON Lines: %d records, want 3 x (run, 2 rows, end)" % len(recs))
+recs = [json.loads(line)["record"] for line in open("rep.jsonl")]
+check(recs == 3 * ["run", "kernel", "row", "row", "kernel_end", "end"],
+      "JSON Lines: %s, want 3 x (run, kernel, 2 rows, kernel_end, end)" % recs)
 c = subprocess.run(ANALYZE + ["check", "--baseline", "rep.h5", "rep.h5"], capture_output=True,
                    text=True, env=AENV)
 check(c.returncode in (0, 1) and "(3 runs)" in c.stdout, "check: %s %s" % (c.stdout, c.stderr))
