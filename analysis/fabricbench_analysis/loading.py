@@ -54,6 +54,7 @@ _KERNEL_ATTRS = {
                    hostile.float_range(0.0, hostile.MAX_VALUE, what="a bus factor")),
     "window": ("window", "int", 0, hostile.int_at_least(0)),
     "kernel_detail": ("detail", "str", ""), "time_columns": ("time_columns", "str", ""),
+    "kernel_options": ("options", "str", ""),
 }
 
 
@@ -232,6 +233,7 @@ def _read_run(f, path, name, warn):
     if not meta["fabric"]:
         meta["fabric"] = "any"  # files from before --fabric: UCX chose
     meta["transport"] = transport_short(meta["ucx_transports"], meta["pml"])
+    meta["env_options"] = _env_options(g, where)
     meta["file"] = path
     meta["file_name"] = os.path.basename(path)
     meta["run"] = name
@@ -259,6 +261,28 @@ def _read_run(f, path, name, warn):
             out.append((row, {"samples": s, "blocks": b}))
         kernels.append((kmeta, out, units))
     return meta, kernels
+
+
+MAX_ENV = 10000  # attributes of a run's env group (the recorded environment variables)
+
+
+def _env_options(g, where):
+    """The FABRICBENCH_* variables the run recorded (its env group), as `NAME=value` words in
+    name order, values shell-quoted: options given in the environment, which the command line
+    does not show (grouping.py). Other variables (UCX_*, SLURM_*) are not read."""
+    import shlex
+
+    env = hostile.child(g, where, "env", "group")
+    if env is None:
+        return ""
+    ewhere = where + "/env"
+    names = hostile.attribute_names(env, ewhere, MAX_ENV)
+    words = []
+    for n in names:
+        if n.startswith("FABRICBENCH_") and hostile.ENV_NAME.match(n):
+            v = hostile.attribute(env, ewhere, n, "str", "")
+            words.append("%s=%s" % (n, shlex.quote(v)))
+    return " ".join(words)
 
 
 def _row_vector(group, gwhere, key, what, limit):
@@ -441,6 +465,9 @@ def _labels(runs, user_labels):
             if labs.count(lab) > 1 and levels[i] < 2:
                 levels[i] += 1
     labs = [make(m, lv) for m, lv in zip(runs, levels)]
+    for m in runs:
+        m["label_base"] = make(m, 0)
+        m["label_given"] = user_labels[files.index(m["file"])] if user_labels else ""
     # The same file given twice: number every copy, counting in the names as made (counting
     # in the list being renamed would leave the last copy unnumbered).
     made = list(labs)
@@ -449,6 +476,8 @@ def _labels(runs, user_labels):
         if made.count(lab) > 1:
             seen[lab] = seen.get(lab, 0) + 1
             labs[i] = "%s #%d" % (lab, seen[lab])
+            # copies of one run are never repeats of each other (grouping.py)
+            runs[i]["label_given"] = ("%s #%d" % (runs[i]["label_given"], seen[lab])).strip()
     return labs
 
 

@@ -211,6 +211,16 @@ CASES = {
     "line_rate_infinite": (lambda f: f[RUN].attrs.__setitem__("line_rate_gbps",
                                                               np.float64("inf")),
                            "the attribute line_rate_gbps of /runs/run_0000 is inf: impossible"),
+    # the FABRICBENCH_* variables of a run (its env group) say what was measured (grouping.py)
+    "env_option_number": (lambda f: f[RUN + "/env"].attrs.__setitem__("FABRICBENCH_SIZES",
+                                                                      np.int64(8)),
+                          "the attribute FABRICBENCH_SIZES of /runs/run_0000/env is an "
+                          "integer; a string is expected"),
+    "env_option_not_utf8": (lambda f: f[RUN + "/env"].attrs.__setitem__(
+        "FABRICBENCH_SIZES", np.void(b"8\xff")),
+        "the attribute FABRICBENCH_SIZES of /runs/run_0000/env is an opaque value"),
+    "env_is_dataset": (lambda f: (f[RUN].__delitem__("env"), f[RUN].__setitem__(
+        "env", np.arange(3))), "/runs/run_0000/env is a dataset; fabricbench writes a group"),
 }
 
 
