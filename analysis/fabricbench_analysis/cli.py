@@ -141,6 +141,9 @@ def cmd_plot(args):
         raise UsageError("--format %s: formats are png, svg and pdf" % args.format)
     for path in plot.save(table, args.output, formats, _matrices(args.files, args.run)):
         print(path)
+    for t in plot.tables(table) if len(table) else ():
+        _note("%s not plotted: %s; fabricbench-analyze report shows it as a table" %
+              (t["kernel"], t["why"]))
     return EXIT_OK
 
 
@@ -326,7 +329,8 @@ def _parser():
     sp.add_argument("--json", action="store_true", help="JSON instead of text")
     sp.set_defaults(func=cmd_matrix)
 
-    sp = sub.add_parser("plot", help="latency, bandwidth and busbw vs message size, PNG and SVG")
+    sp = sub.add_parser("plot", help="latency, bandwidth, message rate and busbw vs message "
+                        "size, gradsync vs bucket size or buckets in flight; PNG and SVG")
     common(sp)
     sp.add_argument("-o", "--output", required=True, metavar="DIR",
                     help="directory for the plots (created if missing)")
@@ -334,8 +338,9 @@ def _parser():
                     help="png, svg, pdf [default: png,svg]")
     sp.set_defaults(func=cmd_plot)
 
-    sp = sub.add_parser("report", help="one self-contained HTML page: summary, comparison, "
-                        "plots (and a baseline check with --baseline)")
+    sp = sub.add_parser("report", help="one self-contained HTML page: the verdicts first (a "
+                        "baseline check with --baseline, pairs kernels), summary, comparison, "
+                        "plots")
     common(sp)
     group(sp)
     noise(sp)

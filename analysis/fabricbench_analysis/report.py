@@ -1,4 +1,5 @@
-"""One self-contained HTML page: summary, runs, baseline check, comparison, plots, method.
+"""One self-contained HTML page: the verdicts (pairs, baseline check) first, then summary,
+comparison, plots, runs and method.
 
 No external resource of any kind: CSS inline, plots as PNG data: URIs, no scripts.
 """
@@ -161,6 +162,16 @@ def _comparison(result):
     return "".join(out)
 
 
+def _plot_tables(ts):
+    """What is a table row, not a plot (plot.tables: gradsync with one setup)."""
+    out = []
+    for t in ts:
+        out.append("<h3>%s</h3>" % _e(t["kernel"]))
+        out.append(_table(t["head"], t["rows"], numeric=set(range(3, len(t["head"])))))
+        out.append('<p class="small">%s</p>' % _e(t["caption"]))
+    return "".join(out)
+
+
 def _check(result):
     out = []
     for f in result["files"]:
@@ -270,8 +281,11 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
                  _e(", ".join(sorted({s["file_name"] for s in table.series()}))), now,
                  __version__)]
     parts.append(_notes(table.notes))
+    # The verdicts first: what a reader forwards the page for, before any plot.
     if matrices or base_matrices:
         parts.append("<h2>Pairs verdict</h2>" + _verdicts(matrices, base_matrices))
+    if check_result is not None:
+        parts.append("<h2>Baseline check</h2>" + _check(check_result))
     parts.append("<h2>Summary</h2>" + _summary(table, group_keys))
     if compare_result is not None:
         parts.append("<h2>Comparison</h2>" + _comparison(compare_result))
@@ -286,8 +300,7 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
         data = base64.b64encode(plot.png_bytes(fig)).decode("ascii")
         parts.append('<figure><img alt="%s" src="data:image/png;base64,%s"><figcaption>%s'
                      "</figcaption></figure>" % (_e(name), data, _e(cap)))
-    if check_result is not None:
-        parts.append("<h2>Baseline check</h2>" + _check(check_result))
+    parts.append(_plot_tables(plot.tables(table)))
     parts.append("<h2>Runs</h2>" + _runs(table))
     parts.append("<h2>Method</h2>" + METHOD)
     parts.append("</main></body></html>\n")

@@ -445,6 +445,26 @@ def test_dollar_in_a_label_plots(known, tmp_path):
     assert_ok(p)
 
 
+def test_hostile_kernel_options_plot(known, tmp_path):
+    """A kernel's own options come from the file: an option named like a formula, a value
+    that is no number, one beyond any measurement; the plot is drawn (against what remains a
+    number), the table row escapes the text."""
+    dst = str(tmp_path / "opts.h5")
+    shutil.copyfile(known.grad_buckets, dst)
+    with h5py.File(dst, "r+") as f:
+        for i, name in enumerate(sorted(f["runs"])):
+            k = f["runs"][name]["kernels"]
+            kid = [x for x in k if k[x].attrs["kernel"] == "gradsync"][0]
+            k[kid].attrs["options"] = "params=1e+08 $\\frac{x=%d weird=%s huge=%s" % (
+                i + 1, "a\x1b[31m" if i % 2 else "b", "1e300" if i else "1")
+    p = run_cli("plot", dst, "-o", tmp_path / "plots", "--format", "png,svg")
+    assert_ok(p)
+    assert (tmp_path / "plots" / "gradsync_time.png").exists()
+    out = tmp_path / "r.html"
+    assert_ok(run_cli("report", dst, "-o", out))
+    assert "\x1b" not in out.read_text(encoding="utf-8")
+
+
 def test_error_line_of_a_path_with_a_newline(known, tmp_path):
     """A path given on the command line is escaped too: still one line."""
     weird = tmp_path / "a\nb.h5"
