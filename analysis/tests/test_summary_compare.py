@@ -457,7 +457,9 @@ def test_compare_repeats_live(fabricbench, tmp_path):
     for b in res["blocks"]:
         assert b["kernel"] == "latency"
         for row in b["rows"]:
-            c = row["cells"][name]
+            c = row["cells"].get(name)
+            if b["metric"] != "p50_us" and c is None:
+                continue  # a p99 needs 1000 samples, which a busy machine may not give
             assert "verdict" not in c and c["runs"] >= 1
             if b["metric"] == "p50_us":
                 assert c["runs"] == 4 and c["value"] == pytest.approx(
