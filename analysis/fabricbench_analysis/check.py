@@ -8,10 +8,11 @@ the noise is a WARN: the measurement cannot tell. docs/ANALYSIS.md has the detai
 import math
 import statistics
 
+from . import noise as noise_mod
 from .compare import DEFAULT_SIGMA, headline_metric, judge
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
 from .hostile import COLUMNS
-from .noise import noise_column, regimes
+from .noise import MIN_SPREAD_RUNS, noise_column, regimes, runs_noise
 from .rules import checks_for
 from .table import direction, finite, fmt_num, size_label
 
@@ -94,7 +95,6 @@ def _setup_items(base, cur, label, kernels):
 
 
 DEFAULT_RUN_SPREAD = 0.05
-MIN_SPREAD_RUNS = 3  # baseline runs from which the run-to-run spread is taken as measured
 
 
 def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
@@ -208,14 +208,14 @@ def _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma, run_sp
         return _item("WARN", kernel, nbytes, metric, ref, None, None, None, tol,
                      "no value in this run (baseline %s)" % fmt_num(ref))
     bnoise = [r.get(ncol, math.nan) for r in brows if finite(r.get(metric))] if ncol else []
-    u_ref = statistics.median(bnoise) if bnoise and all(finite(x) for x in bnoise) else math.nan
+    u_ref = runs_noise(bnoise)
     u_cur = crow.get(ncol, math.nan) if ncol else math.nan
-    # Runs differ by more than one run's own standard error says (placement, caches, the
-    # neighbours): the spread of MIN_SPREAD_RUNS or more baseline runs, measured; with fewer,
-    # at least --run-spread.
-    spread = 0.0
-    if len(bvals) >= 2 and statistics.mean(bvals) != 0:
-        spread = statistics.stdev(bvals) / abs(statistics.mean(bvals))
+    # Runs differ by more than one run's own standard error says (noise.run_spread): the
+    # spread of MIN_SPREAD_RUNS or more baseline runs, measured; with fewer, at least
+    # --run-spread.
+    spread = noise_mod.run_spread(bvals)
+    if not finite(spread):
+        spread = 0.0
     if len(bvals) < MIN_SPREAD_RUNS:
         spread = max(spread, run_spread)
     j = judge(ref, value, u_ref, u_cur, metric, sigma, spread)

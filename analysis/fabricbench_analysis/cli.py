@@ -71,20 +71,10 @@ def _sigma(text):
     return v
 
 
-def _reference(table, ref):
-    if ref is None:
-        return None
-    labels = table.labels()
-    if ref in labels:
-        return ref
-    if ref.isdigit() and 1 <= int(ref) <= len(labels):
-        return labels[int(ref) - 1]
-    for lab in labels:  # a file name picks that file's (first) series
-        rows = table.where(label=lab)
-        if rows and ref in (rows[0]["file"], rows[0]["file_name"]):
-            return lab
-    raise UsageError("--reference %s is not a series: %s" % (ref, ", ".join(labels)),
-                     "give a label as printed, a file name, or a number from 1")
+def _groups(args):
+    """--group as grouping.parse_keys reads it (a UsageError for a bad one)."""
+    from . import grouping
+    return grouping.parse_keys(args.group)
 
 
 def _open_out(path):
@@ -99,28 +89,31 @@ def _open_out(path):
 
 def cmd_summary(args):
     from . import summary
+    keys = _groups(args)
     table = _load(args)
-    recs = summary.summarize(table)
+    recs = summary.summarize(table, keys)
     if args.json:
         _dump_json(recs)
     elif args.csv:
         import csv
-        keys = [k for k in recs[0] if k != "kernels"]
+        flat = [summary.flat(r) for r in recs]
+        cols = list(flat[0])
         w = csv.writer(sys.stdout, lineterminator="\n")
-        w.writerow(keys)
-        for r in recs:
+        w.writerow(cols)
+        for r in flat:
             w.writerow(["" if isinstance(r[k], float) and not math.isfinite(r[k]) else
-                        ("" if r[k] is None else r[k]) for k in keys])
+                        ("" if r[k] is None else r[k]) for k in cols])
     else:
-        sys.stdout.write(summary.render_text(recs))
+        sys.stdout.write(summary.render_text(recs, keys))
     return EXIT_OK
 
 
 def cmd_compare(args):
     from . import compare
+    keys = _groups(args)
     table = _load(args)
-    result = compare.compare(table, metrics=args.metric or None,
-                             reference=_reference(table, args.reference), sigma=args.sigma)
+    result = compare.compare(table, metrics=args.metric or None, reference=args.reference,
+                             sigma=args.sigma, group_keys=keys)
     if args.json:
         _dump_json(result)
     else:
@@ -148,6 +141,9 @@ def cmd_plot(args):
         raise UsageError("--format %s: formats are png, svg and pdf" % args.format)
     for path in plot.save(table, args.output, formats, _matrices(args.files, args.run)):
         print(path)
+    for t in plot.tables(table) if len(table) else ():
+        _note("%s not plotted: %s; fabricbench-analyze report shows it as a table" %
+              (t["kernel"], t["why"]))
     return EXIT_OK
 
 
@@ -214,16 +210,18 @@ def cmd_check(args):
 
 def cmd_report(args):
     from . import compare, report
+    keys = _groups(args)
     table = _load(args)
     compare.check_metrics(table, args.metric)  # also when there is no comparison to make
     cmp_result, cmp_error = report.compare_or_note(
         table, lambda t: compare.compare(t, metrics=args.metric or None,
-                                         reference=_reference(t, args.reference),
-                                         sigma=args.sigma))
+                                         reference=args.reference, sigma=args.sigma,
+                                         group_keys=keys))
     chk = _check_result(args, table) if args.baseline else None
     base_ms = _matrices([args.baseline], args.baseline_run) if args.baseline else []
     page = report.build(table, cmp_result, cmp_error, chk, title=args.title,
-                        matrices=_matrices(args.files, args.run), base_matrices=base_ms)
+                        matrices=_matrices(args.files, args.run), base_matrices=base_ms,
+                        group_keys=keys)
     out, close = _open_out(args.output)
     try:
         out.write(page)
@@ -278,28 +276,41 @@ def _parser():
                         help="name of a file's curve and column, once per file in order "
                         "[default: its fabric, or the transport UCX used]")
 
+    def group(sp):
+        sp.add_argument("--group", default="command,fabric", metavar="KEYS",
+                        help="which runs are repeats of one measurement, whose median and "
+                        "run-to-run spread are shown: runs sharing the KEYS, a comma-separated "
+                        "choice of command (the kernels and options, output options aside), "
+                        "fabric, hosts, file; or none (every run on its own); runs of files "
+                        "with different --label are never grouped [default: command,fabric]")
+
     def noise(sp):
         sp.add_argument("--sigma", type=_sigma, default=3.0, metavar="Z",
                         help="a difference counts when it exceeds Z combined standard errors "
                         "[default: 3]")
 
-    sp = sub.add_parser("summary", help="one line per run: fabric, latency, peak bandwidth, "
-                        "message rate, allreduce busbw")
+    sp = sub.add_parser("summary", help="one line per group of repeated runs (or per run): "
+                        "fabric, latency, peak bandwidth, message rate, allreduce busbw; "
+                        "medians and run-to-run spreads")
     common(sp)
+    group(sp)
     g = sp.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true", help="JSON instead of text")
     g.add_argument("--csv", action="store_true", help="CSV instead of text")
     sp.set_defaults(func=cmd_summary)
 
-    sp = sub.add_parser("compare", help="side-by-side table per kernel and size, with ratios "
-                        "and which differences exceed the noise")
+    sp = sub.add_parser("compare", help="side-by-side table per kernel and size of the groups "
+                        "of repeated runs, with ratios and which differences exceed the noise "
+                        "and the run-to-run spread")
     common(sp)
+    group(sp)
     noise(sp)
     sp.add_argument("--metric", action="append", metavar="COLUMN",
                     help="compare this column (repeatable) [default: p50_us and p99_us for "
                     "latency, MBps for bandwidth kernels, busbw_GBps for collectives]")
-    sp.add_argument("--reference", metavar="LABEL|N|FILE",
-                    help="the series the others are compared with [default: the first]")
+    sp.add_argument("--reference", metavar="NAME|N|FILE",
+                    help="the group the others are compared with: its name, number from 1, a "
+                    "run's label or a file [default: the first]")
     sp.add_argument("--json", action="store_true", help="JSON instead of text")
     sp.set_defaults(func=cmd_compare)
 
@@ -318,7 +329,8 @@ def _parser():
     sp.add_argument("--json", action="store_true", help="JSON instead of text")
     sp.set_defaults(func=cmd_matrix)
 
-    sp = sub.add_parser("plot", help="latency, bandwidth and busbw vs message size, PNG and SVG")
+    sp = sub.add_parser("plot", help="latency, bandwidth, message rate and busbw vs message "
+                        "size, gradsync vs bucket size or buckets in flight; PNG and SVG")
     common(sp)
     sp.add_argument("-o", "--output", required=True, metavar="DIR",
                     help="directory for the plots (created if missing)")
@@ -326,16 +338,18 @@ def _parser():
                     help="png, svg, pdf [default: png,svg]")
     sp.set_defaults(func=cmd_plot)
 
-    sp = sub.add_parser("report", help="one self-contained HTML page: summary, comparison, "
-                        "plots (and a baseline check with --baseline)")
+    sp = sub.add_parser("report", help="one self-contained HTML page: the verdicts first (a "
+                        "baseline check with --baseline, pairs kernels), summary, comparison, "
+                        "plots")
     common(sp)
+    group(sp)
     noise(sp)
     sp.add_argument("-o", "--output", required=True, metavar="REPORT.html",
                     help="the page to write (- for standard output)")
     sp.add_argument("--title", help="the page's title")
     sp.add_argument("--metric", action="append", metavar="COLUMN",
                     help="comparison columns, as for compare")
-    sp.add_argument("--reference", metavar="LABEL|N|FILE", help="as for compare")
+    sp.add_argument("--reference", metavar="NAME|N|FILE", help="as for compare")
     _check_options(sp, required=False)
     sp.set_defaults(func=cmd_report)
 

@@ -1,8 +1,9 @@
 """Side-by-side comparison of series (files or runs) per kernel and size, noise-aware."""
 import math
 
+from . import grouping
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
-from .noise import noise_column, regimes
+from .noise import noise_column
 from .table import KERNEL_COLUMNS, RUN_COLUMNS, direction, finite, fmt_num, size_label
 
 DEFAULT_SIGMA = 3.0
@@ -69,62 +70,108 @@ def judge(ref, value, u_ref, u_val, metric, sigma, extra_rel=0.0):
     return {"ratio": ratio, "change": change, "noise": noise, "verdict": verdict}
 
 
-def _index(table, notes):
-    idx = {}
+def _group_index(table, groups, notes):
+    """{group name: {(kernel, bytes): group row}} (grouping.group_rows); a kernel measured
+    twice in a run is noted, its first time is compared."""
+    dups = set()
+    seen = {}
     for r in table.rows:
         key = (r["label"], r["kernel"], r["bytes"])
-        if key in idx:
-            if (key[0], key[1]) not in notes["dups"]:
-                notes["dups"].add((key[0], key[1]))
-                notes["list"].append("%s: kernel %s appears more than once; the first is "
-                                     "compared (%s)" % (key[0], key[1], r["kernel_id"]))
-            continue
-        idx[key] = r
-    return idx
+        if key in seen and (r["label"], r["kernel"]) not in dups:
+            dups.add((r["label"], r["kernel"]))
+            notes.append("%s: kernel %s appears more than once; the first is compared (%s)" %
+                         (r["label"], r["kernel"], r["kernel_id"]))
+        seen[key] = True
+    return {g.name: {(row["kernel"], row["bytes"]): row
+                     for row in grouping.group_rows(table, g)} for g in groups}
 
 
-def _differences(table, kernel, labels):
-    """Notes on settings that differ between series for a kernel (dtype, window, ranks)."""
+def _differences(gidx, kernel, names):
+    """Notes on settings that differ between groups for a kernel (dtype, window, ranks)."""
     out = []
     for col, what in (("dtype", "element type"), ("op", "reduction"), ("window", "window"),
                       ("nranks", "ranks"), ("nhosts", "hosts"), ("kernel_detail", "setup")):
         vals = {}
-        for lab in labels:
-            rows = table.where(label=lab, kernel=kernel)
+        for name in names:
+            rows = [r for (k, _), r in gidx[name].items() if k == kernel]
             if rows:
-                vals[lab] = rows[0].get(col)
+                vals[name] = rows[0].get(col)
         if len({str(v) for v in vals.values()}) > 1:
             out.append("%s: %s differs: %s" % (kernel, what, "; ".join(
                 "%s %s" % (lab, v if v != "" else "-") for lab, v in vals.items())))
     return out
 
 
-def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA):
-    """Compare every series of the table with a reference series.
+def _cell(row, metric, ncol):
+    values = [r[metric] for r in row["_runs"] if finite(r.get(metric))]
+    return {"value": row[metric], "noise_rel": row.get(ncol, math.nan) if ncol else math.nan,
+            "regimes": grouping.row_regimes(row), "runs": len(values), "values": values,
+            "spread": grouping.spread(row, metric)}
 
-    Returns dict(reference, sigma, labels, blocks, notes); each block is one kernel and metric
-    with a row per size: values and noise per series, and for each series other than the
-    reference its ratio, change, noise band and verdict."""
+
+def _judge_cells(ref, lab, cells, metric, sigma):
+    """The verdict of group lab's cell against the reference's: judge() with both groups'
+    run-to-run spreads added to their own noise (an unknown spread, a group of one run, adds
+    nothing: spread_used says which entered the band)."""
+    a, c = cells[ref], cells[lab]
+    used = [name for name, x in ((ref, a["spread"]), (lab, c["spread"])) if finite(x)]
+    extra = math.hypot(*[cells[name]["spread"] for name in used]) if used else 0.0
+    u_a, u_c = a["noise_rel"], c["noise_rel"]
+    if len(used) == 2:
+        # Both spreads measured: they already hold what a run's own noise varies by, so a
+        # column without a noise model (min_us, cpu_*) is still judged, by the spreads.
+        u_a = u_a if finite(u_a) else 0.0
+        u_c = u_c if finite(u_c) else 0.0
+    c.update(judge(a["value"], c["value"], u_a, u_c, metric, sigma, extra) or {})
+    c["spread_used"] = used
+    # Regimes over time in either row: its median depends on how long each lasted; a
+    # difference is noise, not a change.
+    if c.get("verdict") in ("better", "worse", "higher", "lower") and \
+            (c["regimes"] or a["regimes"]):
+        c["verdict"] = "noisy"
+
+
+def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA, group_keys=None):
+    """Compare every group of runs (grouping.py: repeats of one measurement) with a
+    reference group.
+
+    Returns dict(reference, sigma, labels (the groups' names), groups, group_by, blocks,
+    notes); each block is one kernel and metric with a row per size: per group its median,
+    own noise, spread and runs, and for each group other than the reference its ratio,
+    change, noise band and verdict. With one group (all runs repeats of one measurement) the
+    blocks hold its median and spread only."""
     check_metrics(table, metrics)
-    labels = table.labels()
-    if len(labels) < 2:
+    if len(table.labels()) < 2:
         raise UsageError("compare needs at least two runs; the input holds one (%s)" %
-                         labels[0], "give two or more files, or one file with several runs")
-    ref = reference if reference is not None else labels[0]
-    if ref not in labels:
-        raise UsageError("--reference %s is not one of the series: %s" % (ref, ", ".join(labels)))
-    notes = {"dups": set(), "list": []}
-    idx = _index(table, notes)
+                         table.labels()[0], "give two or more files, or one file with several "
+                         "runs (fabricbench run --repeat 3)")
+    groups = grouping.make_groups(table, group_keys)
+    labels = [g.name for g in groups]
+    ref = labels[0]
+    if reference is not None:
+        g = grouping.find(groups, reference)
+        if g is None:
+            raise UsageError("--reference %s is not a group of runs: %s" %
+                             (reference, ", ".join(labels)),
+                             "give a name as printed, a number from 1, a run's label or a "
+                             "file name")
+        ref = g.name
+    notes = []
+    for g in groups:
+        notes.extend(grouping.differences(g))
+    gidx = _group_index(table, groups, notes)
+    single = len(groups) == 1
     blocks = []
     common = 0
     for kernel in table.kernels():
-        krows = table.where(kernel=kernel)
-        present = [lab for lab in labels if any(r["label"] == lab for r in krows)]
-        if len(present) < 2:
-            notes["list"].append("%s: measured only in %s; not compared" %
-                                 (kernel, present[0]))
+        present = [name for name in labels if any(k == kernel for k, _ in gidx[name])]
+        if not present:
             continue
-        notes["list"].extend(_differences(table, kernel, present))
+        if len(present) < 2 and not single:
+            notes.append("%s: measured only in %s; not compared" % (kernel, present[0]))
+            continue
+        notes.extend(_differences(gidx, kernel, present))
+        krows = [r for name in present for (k, _), r in gidx[name].items() if k == kernel]
         kind = krows[0]["kind"]
         sizes = sorted({r["bytes"] for r in krows})
         for metric in (metrics or compare_metrics(kind, krows)):
@@ -134,26 +181,16 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA):
             brows = []
             for b in sizes:
                 cells = {}
-                for lab in present:
-                    r = idx.get((lab, kernel, b))
-                    if r is None or not finite(r.get(metric)):
-                        continue
-                    cells[lab] = {"value": r[metric],
-                                  "noise_rel": r.get(ncol, math.nan) if ncol else math.nan,
-                                  "regimes": regimes(r)}
-                if len(cells) >= 2:
+                for name in present:
+                    row = gidx[name].get((kernel, b))
+                    if row is not None and finite(row.get(metric)):
+                        cells[name] = _cell(row, metric, ncol)
+                if len(cells) >= 2 or (single and cells):
                     common += 1
                 if ref in cells:
-                    for lab, c in cells.items():
+                    for lab in cells:
                         if lab != ref:
-                            c.update(judge(cells[ref]["value"], c["value"],
-                                           cells[ref]["noise_rel"], c["noise_rel"], metric,
-                                           sigma) or {})
-                            # Regimes over time in either row: its median depends on how
-                            # long each lasted; a difference is noise, not a change.
-                            if c.get("verdict") in ("better", "worse", "higher", "lower") and \
-                                    (c["regimes"] or cells[ref]["regimes"]):
-                                c["verdict"] = "noisy"
+                            _judge_cells(ref, lab, cells, metric, sigma)
                 brows.append({"bytes": b, "size": size_label(b), "cells": cells})
             blocks.append({"kernel": kernel, "kind": kind, "metric": metric,
                            "unit": table.units.get(metric, ""), "direction": direction(metric),
@@ -162,32 +199,39 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA):
         shown = {b["metric"] for b in blocks}
         for m in metrics:
             if m not in shown:
-                notes["list"].append("--metric %s: no values in the kernels measured by two "
-                                     "or more series; not compared" % m)
+                notes.append("--metric %s: no values in the kernels measured by two or more "
+                             "groups; not compared" % m)
     if common == 0 and metrics and not blocks:
         raise AnalysisError(
-            "nothing to compare: %s %s no values in the kernels the series share" %
+            "nothing to compare: %s %s no values in the kernels the groups share" %
             (", ".join(metrics), "has" if len(metrics) == 1 else "have"),
             "choose a column with values (fabricbench-analyze export FILE --columns "
             "kernel,bytes,%s shows them)" % metrics[0], EXIT_NOTHING_IN_COMMON)
     if common == 0:
         raise AnalysisError(
             "nothing in common to compare: no kernel and message size was measured in two of "
-            "the series (%s)" % "; ".join(_coverage(table, lab) for lab in labels),
+            "the groups (%s)" % "; ".join(_coverage(table, g) for g in groups),
             "compare runs of the same kernels and sizes (fabricbench run KERNELS -m SIZES)",
             EXIT_NOTHING_IN_COMMON)
-    return {"reference": ref, "sigma": sigma, "labels": labels, "blocks": blocks,
-            "notes": notes["list"]}
+    return {"reference": ref, "sigma": sigma, "labels": labels,
+            "group_by": list(groups[0].shared), "groups": [_group_json(g) for g in groups],
+            "blocks": blocks, "notes": notes}
 
 
-def _coverage(table, label):
+def _group_json(g):
+    return {"name": g.name, "runs": [{"label": m["label"], "file": m["file"], "run": m["run"]}
+                                     for m in g.members]}
+
+
+def _coverage(table, group):
     parts = []
     for k in table.kernels():
-        sizes = sorted({r["bytes"] for r in table.where(label=label, kernel=k)})
+        sizes = sorted({r["bytes"] for r in table.rows
+                        if r["label"] in group.labels and r["kernel"] == k})
         if sizes:
             parts.append("%s %s" % (k, size_label(sizes[0]) if len(sizes) == 1 else
                                     "%s..%s" % (size_label(sizes[0]), size_label(sizes[-1]))))
-    return "%s: %s" % (label, ", ".join(parts))
+    return "%s: %s" % (group.name, ", ".join(parts))
 
 
 VERDICT_TEXT = {"better": "better", "worse": "WORSE", "higher": "higher", "lower": "lower",
@@ -198,33 +242,90 @@ def better_word(d):
     return {1: "higher is better", -1: "lower is better"}.get(d, "")
 
 
+FLAGGED = ("better", "worse", "higher", "lower")
+
+
+def verdict_text(c):
+    """A cell's verdict in words; a difference judged without both groups' spreads (one has a
+    single run) carries '*'."""
+    v = VERDICT_TEXT[c["verdict"]]
+    return v + "*" if c["verdict"] in FLAGGED and len(c.get("spread_used", ())) < 2 else v
+
+
+def group_sizes(result):
+    return {g["name"]: len(g["runs"]) for g in result.get("groups", [])}
+
+
+def spread_text(c, runs):
+    """The run-to-run spread of a cell ('?': one run), with the count of runs that measured
+    it when that is fewer than the group's."""
+    t = _pct(c["spread"])
+    return t + (" (%d)" % c["runs"] if c["runs"] < runs else "")
+
+
+def header_lines(result):
+    """What the columns and marks mean, and which runs each group holds."""
+    ref, sizes = result["reference"], group_sizes(result)
+    by = ",".join(result.get("group_by") or ()) or "none"
+    groups = "; ".join("%s = %s" % (g["name"], _runs_text(g)) for g in result["groups"])
+    if len(result["groups"]) == 1:
+        return ["one group (--group %s): %s; they share a command and fabric, so they are "
+                "repeats of one measurement and nothing is compared: below, their median, "
+                "their run-to-run spread (relative standard deviation) and se (a run's own "
+                "relative standard error, the median over the runs)" % (by, groups),
+                "to compare files with each other: --group file, or a --label per file; "
+                "--group none: every run on its own"]
+    lines = ["reference: %s; ratio = value / reference; WORSE/better: the change exceeds %g x "
+             "sqrt(se_ref^2 + se^2 + spread_ref^2 + spread^2) (docs/ANALYSIS.md); ~: within "
+             "it; ?: no noise estimate; noisy: regimes over time in a row (the adaptive "
+             "measurement's block medians)" % (ref, result["sigma"]),
+             "groups (--group %s): %s; value: the median of a group's runs; spread: their "
+             "run-to-run relative standard deviation; se: a run's own relative standard error "
+             "(the median over the runs)" % (by, groups)]
+    if any(n == 1 for n in sizes.values()):
+        lines.append("*: judged without the spread of a group of one run (?: unknown): the "
+                     "band holds only what is known (each run's own noise, the other group's "
+                     "spread), which can miss how much runs differ; repeat the runs "
+                     "(fabricbench run --repeat 3) to measure it")
+    return lines
+
+
+def _runs_text(g):
+    n = len(g["runs"])
+    parts, last = [], None
+    for m in g["runs"]:
+        parts.append(m["run"] if m["file"] == last else "%s %s" % (m["file"], m["run"]))
+        last = m["file"]
+    return "%d run%s (%s)" % (n, "" if n == 1 else "s", ", ".join(parts))
+
+
 def render_text(result):
     """Plain-text tables, one per kernel and metric."""
-    out = []
-    ref = result["reference"]
-    out.append("reference: %s; ratio = value / reference; WORSE/better: the change exceeds "
-               "%g x the combined standard error (se: each value's relative standard error, "
-               "docs/ANALYSIS.md); ~: within it; ?: no noise estimate; noisy: regimes over "
-               "time in a row (the adaptive measurement's block medians)" %
-               (ref, result["sigma"]))
+    out = header_lines(result)
+    ref, sizes = result["reference"], group_sizes(result)
     for b in result["blocks"]:
+        has_ref = ref in b["labels"] and len(b["labels"]) > 1
         others = [lab for lab in b["labels"] if lab != ref]
+        labs = ([ref] if ref in b["labels"] else []) + others
+        with_spread = any(sizes.get(lab, 1) > 1 for lab in labs)
         head = ["bytes"]
-        if ref in b["labels"]:
-            head += [ref, "se"]
-        for lab in others:
-            head += [lab, "se"] + (["ratio", "change", "vs ref"] if ref in b["labels"] else [])
+        for lab in labs:
+            head += [lab] + (["spread"] if with_spread else []) + ["se"]
+            if lab != ref and has_ref:
+                head += ["ratio", "change", "vs ref"]
         lines = []
         for row in b["rows"]:
             line = [row["size"]]
-            labs = ([ref] if ref in b["labels"] else []) + others
             for lab in labs:
                 c = row["cells"].get(lab)
-                line += [fmt_num(c["value"]) if c else "-", _pct(c["noise_rel"]) if c else ""]
-                if lab != ref and ref in b["labels"]:
+                line.append(fmt_num(c["value"]) if c else "-")
+                if with_spread:
+                    line.append(spread_text(c, sizes.get(lab, 1)) if c else "")
+                line.append(_pct(c["noise_rel"]) if c else "")
+                if lab != ref and has_ref:
                     if c and "ratio" in c:
                         line += [_ratio(c["ratio"]), "%+.1f%%" % (100 * c["change"]),
-                                 VERDICT_TEXT[c["verdict"]]]
+                                 verdict_text(c)]
                     else:
                         line += ["", "", ""]
             lines.append(line)

@@ -19,6 +19,7 @@ KERNEL_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}\Z")
 KERNEL_ID = re.compile(r"[0-9]{1,6}_[a-z][a-z0-9_]{0,63}\Z")
 RUN_NAME = re.compile(r"run_[0-9]{1,9}\Z")
 COLUMN_NAME = re.compile(r"[A-Za-z0-9_]{1,64}\Z")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,255}\Z")  # an environment variable's name
 
 # No quantity of the table comes near 1e15 in its unit (1e15 us are 31 years; 1e15 MB/s are a
 # zettabyte per second): a larger value is not a measurement. The bound also keeps every
@@ -123,6 +124,25 @@ def children(group, where):
                       for k in group.keys())
     except Exception as e:
         raise Unreadable(where, "cannot be listed (%s)" % _one_line(e))
+
+
+def attribute_names(obj, where, limit):
+    """The names of an object's attributes, in name order (as children() decodes them); more
+    than `limit` is a Mismatch."""
+    import h5py
+
+    try:
+        n = h5py.h5a.get_num_attrs(obj.id)
+    except Exception as e:
+        raise Unreadable(where, "has attributes that cannot be counted (%s)" % _one_line(e))
+    if n > limit:
+        raise Mismatch(where, "has %d attributes; fabricbench writes at most %d there" %
+                       (n, limit))
+    try:
+        return sorted(k if isinstance(k, str) else bytes(k).decode("utf-8", "surrogateescape")
+                      for k in obj.attrs.keys())
+    except Exception as e:
+        raise Unreadable(where, "has attributes that cannot be listed (%s)" % _one_line(e))
 
 
 def join(where, name):

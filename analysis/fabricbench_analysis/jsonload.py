@@ -328,6 +328,16 @@ def _meta(run, path, name):
     hosts = [_value(h, "str", "%s: hostnames element %d" % (run.where, i))
              for i, h in enumerate(hosts)]
     loading.finish_run_meta(meta, hosts, path, name)
+    env = merged.get("env", {})
+    if not isinstance(env, dict):
+        raise Bad(run.where + ": field env", "is %s; an object of variables is expected" %
+                  _type(env))
+    if len(env) > loading.MAX_ENV:
+        raise Bad(run.where + ": field env", "has %d entries; at most %d" %
+                  (len(env), loading.MAX_ENV))
+    meta["env_options"] = loading.env_options(
+        (k, _value(v, "str", "%s: env %s" % (run.where, k))) for k, v in env.items()
+        if isinstance(k, str))
     return meta
 
 

@@ -54,6 +54,7 @@ _KERNEL_ATTRS = {
                    hostile.float_range(0.0, hostile.MAX_VALUE, what="a bus factor")),
     "window": ("window", "int", 0, hostile.int_at_least(0)),
     "kernel_detail": ("detail", "str", ""), "time_columns": ("time_columns", "str", ""),
+    "kernel_options": ("options", "str", ""),
 }
 
 
@@ -217,6 +218,7 @@ def _read_run(f, path, name, warn):
         hosts = hostile.strings(ds, where + "/hostnames", "the hostnames dataset",
                                 hostile.MAX_HOSTS)
     finish_run_meta(meta, hosts, path, name)
+    meta["env_options"] = _env_options(g, where)
 
     kernels = []
     for kid, kwhere, k in kernel_groups(g, where):
@@ -263,6 +265,30 @@ def finish_run_meta(meta, hosts, path, name):
     meta["file"] = path
     meta["file_name"] = os.path.basename(path)
     meta["run"] = name
+
+
+MAX_ENV = 10000  # attributes of a run's env group (the recorded environment variables)
+
+
+def env_options(pairs):
+    """The FABRICBENCH_* variables a run recorded, from (name, value) pairs, as `NAME=value`
+    words in name order, values shell-quoted: options given in the environment, which the
+    command line does not show (grouping.py). Other variables (UCX_*, SLURM_*) are left out."""
+    import shlex
+
+    return " ".join("%s=%s" % (n, shlex.quote(v)) for n, v in sorted(pairs)
+                    if n.startswith("FABRICBENCH_") and hostile.ENV_NAME.match(n))
+
+
+def _env_options(g, where):
+    """env_options of an HDF5 run's env group (its attributes, checked as hostile)."""
+    env = hostile.child(g, where, "env", "group")
+    if env is None:
+        return ""
+    ewhere = where + "/env"
+    names = hostile.attribute_names(env, ewhere, MAX_ENV)
+    return env_options((n, hostile.attribute(env, ewhere, n, "str", "")) for n in names
+                       if n.startswith("FABRICBENCH_") and hostile.ENV_NAME.match(n))
 
 
 def _row_vector(group, gwhere, key, what, limit):
@@ -454,6 +480,9 @@ def _labels(runs, user_labels):
             if labs.count(lab) > 1 and levels[i] < 2:
                 levels[i] += 1
     labs = [make(m, lv) for m, lv in zip(runs, levels)]
+    for m in runs:
+        m["label_base"] = make(m, 0)
+        m["label_given"] = user_labels[files.index(m["file"])] if user_labels else ""
     # The same file given twice: number every copy, counting in the names as made (counting
     # in the list being renamed would leave the last copy unnumbered).
     made = list(labs)
@@ -462,6 +491,8 @@ def _labels(runs, user_labels):
         if made.count(lab) > 1:
             seen[lab] = seen.get(lab, 0) + 1
             labs[i] = "%s #%d" % (lab, seen[lab])
+            # copies of one run are never repeats of each other (grouping.py)
+            runs[i]["label_given"] = ("%s #%d" % (runs[i]["label_given"], seen[lab])).strip()
     return labs
 
 

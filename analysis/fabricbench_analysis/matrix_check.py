@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .matrix import is_bw
+from .noise import MIN_SPREAD_RUNS
 from .rules import checks_for
 from .table import fmt_num, size_label
 
@@ -23,7 +24,6 @@ MATRIX_METRIC = {"MBps": "bw_MBps", "p50_us": "lat_p50_us", "p99_us": "lat_p99_u
                  "line_rate_pct": "line_pct"}
 HIGHER_IS_BETTER = ("bw_MBps", "line_pct")
 LIST_FAILS = 10  # FAIL pairs listed one by one; the rest in one line
-MIN_SPREAD_RUNS = 3
 
 
 def _pct(x):

@@ -22,6 +22,7 @@ docs/ANALYSIS.md ("Noise") describes the method; in short, for each row:
 All values are relative (0.02 = 2%); NaN where the row does not allow an estimate.
 """
 import math
+import statistics
 
 import numpy as np
 
@@ -144,3 +145,30 @@ def row_noise(row, samples=None, blocks=None):
             if not math.isfinite(out[k]) or b > out[k]:
                 out[k] = b
     return out, method
+
+
+# Runs of one measurement (a group: grouping.py; a baseline's runs: check.py) differ by more
+# than each run's own standard error says: placement, caches, neighbours, a shared-memory
+# latency that settles in one of two levels per run. Their spread is measured, not modelled.
+MIN_SPREAD_RUNS = 3  # runs from which the run-to-run spread counts as measured (check.py)
+
+
+def run_spread(values):
+    """The run-to-run spread of a value: the standard deviation of the runs' values relative
+    to their mean; NaN with fewer than 2 finite values (unknown) or a mean of 0."""
+    x = [v for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
+    if len(x) < 2:
+        return math.nan
+    mean = statistics.mean(x)
+    if mean == 0:
+        return math.nan
+    return statistics.stdev(x) / abs(mean)
+
+
+def runs_noise(values):
+    """One relative standard error for several runs of a row: the median of theirs; NaN when
+    any run has none (a median would hide that one cannot be estimated)."""
+    x = list(values)
+    if not x or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in x):
+        return math.nan
+    return statistics.median(x)

@@ -90,20 +90,54 @@ def _log_y(ax, ticker, lo, hi):
 
 
 def _num(v, _pos=None):
-    if v <= 0:
+    """A tick label as a plain number, never an exponent or an offset: 3 significant digits
+    (0.0005, 1.5, 150, 1234), thousands separated from 10,000 on. The units are chosen so that
+    numbers stay readable (_time_unit, _rate_unit)."""
+    if not v > 0:
         return ""
-    if v >= 1e5 or v < 1e-3:
-        e = int(math.floor(math.log10(v) + 1e-9))
-        m = v / 10 ** e
-        return ("10$^{%d}$" % e) if abs(m - 1) < 1e-6 else ("%g\u00d710$^{%d}$" % (m, e))
-    return "%g" % float("%.3g" % v)
+    if v >= 1e4:
+        return "{:,.0f}".format(v)
+    places = max(0, 2 - int(math.floor(math.log10(v) + 1e-9)))
+    text = "%.*f" % (places, v)
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+# Time units: the largest in which the smallest value is still at least 1.
+_TIME_UNITS = ((1e6, "s"), (1e3, "ms"), (1.0, "\u00b5s"))
+
+
+def _time_unit(values_us):
+    """(divisor, unit) for times given in us: s or ms when even the shortest is that long
+    (a gradient sync of 0.6 s reads as 600 ms, not 6x10^5 us)."""
+    lo = min(values_us)
+    for div, unit in _TIME_UNITS:
+        if lo >= div:
+            return div, unit
+    return 1.0, "\u00b5s"
+
+
+def _rate_unit(values, unit):
+    """(divisor, unit) for rates: a thousandth of the unit when all are below a tenth of one
+    (busbw of small messages in MB/s, not 0.0005 GB/s); messages/s in thousands or millions."""
+    hi = max(values)
+    if unit == "messages/s":
+        if hi >= 1e6:
+            return 1e6, "million messages/s"
+        if hi >= 1e4:
+            return 1e3, "thousand messages/s"
+        return 1.0, unit
+    smaller = {"GB/s": "MB/s", "Gb/s": "Mb/s"}
+    if hi < 0.1 and unit in smaller:
+        return 1e-3, smaller[unit]
+    return 1.0, unit
 
 
 def _legend(ax, handles=None, labels=None):
     """Below the axes, where it can hide no data, in as many columns as fit."""
     if handles is None:
         handles, labels = ax.get_legend_handles_labels()
-    ncol = 1 if len(handles) < 2 else 2 if max(len(x) for x in labels) > 38 else 3
+    longest = max(len(x) for x in labels) if labels else 0
+    ncol = 1 if len(handles) < 2 or longest > 60 else 2 if longest > 38 else 3
     ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=ncol,
               fontsize=9, frameon=False)
 
@@ -127,29 +161,52 @@ def _by_series(rows, labels):
     return out
 
 
-def _time_figure(Figure, ticker, kernel, kind, series, style, ylabel, title):
+class Curve:
+    """One curve of a figure: its name (a series' label), colour and marker, legend text, its
+    rows and each row's x; `rate`: the line rate (Gb/s) of its run, NaN unknown."""
+
+    def __init__(self, name, style, legend, rows, xs, rate=math.nan):
+        self.name, self.style, self.legend = name, style, legend
+        self.rows, self.xs, self.rate = rows, xs, rate
+
+
+def _series_curves(series, style):
+    return [Curve(lab, style[lab], _legend_label(rs), rs, [r["bytes"] for r in rs],
+                  rs[0]["line_rate_gbps"]) for lab, rs in series]
+
+
+def _time_figure(Figure, ticker, curves, what, title, xaxis):
+    """Times (p50 line, a band to p99, or a bar where a curve has one point) against x, in a
+    unit chosen for them; xaxis(ax, xs) draws the x axis."""
     from matplotlib.patches import Patch
 
+    pts = {c.name: [(x, r["p50_us"], r["p99_us"]) for x, r in zip(c.xs, c.rows)
+                    if finite(r["p50_us"]) and r["p50_us"] > 0] for c in curves}
+    times = [v for p in pts.values() for x, a, b in p for v in (a, b) if finite(v) and v > 0]
+    if not times:
+        return None
+    div, unit = _time_unit(times)
     fig, ax = _new(Figure, title)
-    ys, sizes = [], []
+    ys, xs = [], []
     band_drawn = False
     handles, names = [], []
-    for lab, rs in series:
-        color, marker = style[lab]
-        pts = [(r["bytes"], r["p50_us"], r["p99_us"]) for r in rs if finite(r["p50_us"])]
-        if not pts:
+    for c in curves:
+        p = pts[c.name]
+        if not p:
             continue
-        x = [p[0] for p in pts]
-        y50 = [p[1] for p in pts]
+        color, marker = c.style
+        x = [q[0] for q in p]
+        y50 = [q[1] / div for q in p]
         line, = ax.plot(x, y50, color=color, marker=marker, ms=5, lw=1.8)
         handles.append(line)
-        names.append("%s: p50" % _legend_label(rs))
-        band = [(p[0], p[1], p[2]) for p in pts if finite(p[2])]
-        if len(band) == 1:  # one size (gradsync): the band is an error bar
-            ax.errorbar([band[0][0]], [band[0][1]], yerr=[[0], [band[0][2] - band[0][1]]],
-                        color=color, alpha=0.5, capsize=6, lw=6)
+        names.append("%s: p50" % c.legend)
+        band = [(q[0], q[1] / div, q[2] / div) for q in p if finite(q[2])]
+        if len(band) == 1 or (band and len(p) == 1):
+            for bx, b50, b99 in band:  # one point: the band is a bar
+                ax.errorbar([bx], [b50], yerr=[[0], [b99 - b50]], color=color, alpha=0.5,
+                            capsize=6, lw=6)
             band_drawn = True
-            ys.append(band[0][2])
+            ys += [b[2] for b in band]
         elif band:
             ax.fill_between([b[0] for b in band], [b[1] for b in band], [b[2] for b in band],
                             color=color, alpha=0.16, lw=0)
@@ -158,12 +215,10 @@ def _time_figure(Figure, ticker, kernel, kind, series, style, ylabel, title):
             band_drawn = True
             ys += [b[2] for b in band]
         ys += y50
-        sizes += x
-    if not ys:
-        return None
-    _size_axis(ax, ticker, sizes, "gradient size" if kernel == "gradsync" else "message size")
+        xs += x
+    xaxis(ax, xs)
     _log_y(ax, ticker, min(v for v in ys if v > 0), max(ys))
-    ax.set_ylabel(ylabel)
+    ax.set_ylabel("%s (%s)" % (what, unit))
     if band_drawn:
         handles.append(Patch(facecolor="#888888", alpha=0.3, edgecolor="none"))
         names.append("shaded (dotted edge) or bar: p50 to p99, same colour")
@@ -171,74 +226,145 @@ def _time_figure(Figure, ticker, kernel, kind, series, style, ylabel, title):
     return fig
 
 
-def _line_rates(series, factor):
-    rates = {}
-    for lab, rs in series:
-        r = rs[0]["line_rate_gbps"]
-        if finite(r) and r > 0:
-            rates[lab] = r * factor
-    return rates
-
-
 def unknown_rate_text(labels):
     return "line rate unknown for %s (set with fabricbench run --line-rate)" % ", ".join(labels)
 
 
-def _rate_figure(Figure, ticker, series, style, column, ylabel, title, rates, rate_scale,
-                 rate_text):
-    """Bandwidth-like figure: one curve per series, and the line rate(s) as dashed lines; the
-    series whose line rate is unknown are named in the legend.
+GUIDE_SHARE = 0.9  # the guide line below the line rate: what a healthy link reaches
 
-    Returns (figure, whether a dashed line is drawn, the plotted series without a line rate),
-    or None when there is nothing to plot."""
-    fig, ax = _new(Figure, title)
-    ys, sizes, plotted = [], [], []
-    for lab, rs in series:
-        color, marker = style[lab]
-        pts = [(r["bytes"], r[column]) for r in rs if finite(r.get(column)) and r[column] > 0]
-        if not pts:
-            continue
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker, ms=5,
-                lw=1.8, label=_legend_label(rs))
-        ys += [p[1] for p in pts]
-        sizes += [p[0] for p in pts]
-        plotted.append(lab)
-    if not ys:
+
+def _rate_figure(Figure, ticker, curves, column, what, unit, title, factor, rate_scale,
+                 rate_text, xaxis):
+    """A rate against x: one line per curve, and where the line rate is known, the line rate
+    (dashed) and 90% of it (dash-dotted); the curves whose rate is unknown are named in the
+    legend. factor: the line rate's multiple the kernel can reach (2 for bibw); rate_scale:
+    Gb/s to the column's unit; rate_text(rate in Gb/s x factor).
+
+    Returns (figure, whether a line rate is drawn, the plotted curves without one), or None
+    when there is nothing to plot."""
+    pts = {c.name: [(x, r[column]) for x, r in zip(c.xs, c.rows)
+                    if finite(r.get(column)) and r[column] > 0] for c in curves}
+    plotted = [c for c in curves if pts[c.name]]
+    if not plotted:
         return None
-    rates = {lab: rate for lab, rate in rates.items() if lab in plotted}
+    rates = {c.name: c.rate * factor for c in plotted if finite(c.rate) and c.rate > 0
+             and rate_text is not None}
+    values = [y for p in pts.values() for _, y in p]
+    values += [v * rate_scale for v in rates.values()]
+    div, yunit = _rate_unit(values, unit)
+    fig, ax = _new(Figure, title)
+    ys, xs = [], []
+    for c in plotted:
+        color, marker = c.style
+        p = pts[c.name]
+        ax.plot([q[0] for q in p], [q[1] / div for q in p], color=color, marker=marker, ms=5,
+                lw=1.8, label=c.legend)
+        ys += [q[1] / div for q in p]
+        xs += [q[0] for q in p]
     distinct = sorted(set(rates.values()))
     if len(distinct) == 1 and len(rates) == len(plotted):
-        v = distinct[0] * rate_scale
-        ax.axhline(v, color="black", ls="--", lw=1.3, label=rate_text(distinct[0]))
-        ys.append(v)
+        lines = [(distinct[0], "black", "")]
     else:
-        for lab, rate in rates.items():
-            v = rate * rate_scale
-            ax.axhline(v, color=style[lab][0], ls="--", lw=1.2,
-                       label=plain("%s: %s" % (lab, rate_text(rate))))
-            ys.append(v)
-    unknown = [lab for lab in plotted if lab not in rates]
+        lines = [(rate, c.style[0], "%s: " % c.name) for c in plotted
+                 for rate in [rates.get(c.name)] if rate is not None]
+    for rate, color, who in lines:
+        v = rate * rate_scale / div
+        ax.axhline(v, color=color, ls="--", lw=1.3, label=plain(who + rate_text(rate)))
+        ax.axhline(GUIDE_SHARE * v, color=color, ls="-.", lw=1.0, alpha=0.8,
+                   label=plain("%s%d%% of the line rate: %s %s" % (
+                       who, round(100 * GUIDE_SHARE), _num(GUIDE_SHARE * v), yunit)))
+        ys += [v, GUIDE_SHARE * v]
+    unknown = [c.name for c in plotted if c.name not in rates and rate_text is not None]
     if unknown:  # a legend entry with nothing drawn: text only
         ax.plot([], [], ls="none", label=plain(unknown_rate_text(unknown)))
-    _size_axis(ax, ticker, sizes)
+    xaxis(ax, xs)
     _log_y(ax, ticker, min(ys), max(ys))
-    ax.set_ylabel(ylabel)
+    ax.set_ylabel("%s (%s)" % (what, yunit))
     _legend(ax)
     return fig, bool(rates), unknown
 
 
 def _rate_caption(text, drawn, unknown, dashed):
-    """A rate figure's caption: the dashed line mentioned only when one is drawn."""
+    """A rate figure's caption: the dashed lines mentioned only when they are drawn."""
     parts = [text]
     if drawn:
-        parts.append("dashed: " + dashed)
+        parts.append("dashed: %s; dash-dotted: %d%% of it" % (dashed, round(100 * GUIDE_SHARE)))
     if unknown:
         parts.append(unknown_rate_text(unknown))
     return "; ".join(parts) + ". Higher is better."
 
 
+def _size_xaxis(ticker, what="message size"):
+    return lambda ax, xs: _size_axis(ax, ticker, xs, what)
+
+
+def _bandwidth(Figure, ticker, kernel, rows, curves):
+    """bw, bibw (Gb/s against the line rate) and msgrate (messages/s)."""
+    window = rows[0].get("window")
+    win = " (window %s)" % window if window else ""
+    if kernel == "msgrate":
+        got = _rate_figure(Figure, ticker, curves, "msgps", "message rate, all pairs",
+                           "messages/s", "msgrate: message rate vs message size%s" % win, 1,
+                           1.0, None, _size_xaxis(ticker))
+        if not got:
+            return []
+        fig, _, _ = got
+        return [(kernel, "msgrate: messages per second, all pairs together (osu_mbw_mr's "
+                 "aggregate)%s. No line rate is drawn: it bounds bytes, not messages, and "
+                 "small messages are far below it. Higher is better." %
+                 (" in windows of %s messages" % window if window else ""), fig)]
+    factor = 2 if kernel == "bibw" else 1
+
+    def text(rate):
+        return ("2 x line rate (both directions): %g Gb/s" % rate if factor == 2
+                else "line rate %g Gb/s" % rate)
+    got = _rate_figure(Figure, ticker, curves, "Gbps", "bandwidth", "Gb/s",
+                       "%s: bandwidth vs message size%s" % (kernel, win), factor, 1.0, text,
+                       _size_xaxis(ticker))
+    if not got:
+        return []
+    fig, drawn, unknown = got
+    return [(kernel, _rate_caption(
+        "%s bandwidth, all pairs together, in decimal units (Gb/s = 10\u2079 bit/s)%s" %
+        (kernel, " (windows of %s messages)" % window if window else ""),
+        drawn, unknown, "the line rate recorded with the run%s" %
+        (", twice it for bibw (both directions)" if factor == 2 else "")), fig)]
+
+
+def _busbw_text(rate):
+    return "line rate %g Gb/s = %g GB/s" % (rate, rate / 8)
+
+
+def _collective(Figure, ticker, kernel, rows, curves):
+    out = []
+    if any(finite(r["busbw_GBps"]) for r in rows):
+        got = _rate_figure(Figure, ticker, curves, "busbw_GBps", "busbw", "GB/s",
+                           "%s: bus bandwidth vs message size" % kernel, 1, 1 / 8.0,
+                           _busbw_text, _size_xaxis(ticker))
+        if got:
+            fig, drawn, unknown = got
+            out.append((kernel + "_busbw", _rate_caption(
+                "%s bus bandwidth (nccl-tests' busbw = algbw x the bus factor), in decimal "
+                "units" % kernel, drawn, unknown, "the line rate recorded with the run"), fig))
+    fig = _time_figure(Figure, ticker, curves, "time per call, slowest rank",
+                       "%s: time per call vs message size (p50 line, p50 to p99 band)" %
+                       kernel, _size_xaxis(ticker))
+    if fig:
+        out.append((kernel + "_time", "%s: time per call as its slowest rank saw it; line: "
+                    "median (p50), band (or bar) up to p99. Lower is better." % kernel, fig))
+    return out
+
+
+def tables(table):
+    """What is a table row, not a plot (plot_options.tables: gradsync with one setup)."""
+    from . import plot_options
+    return plot_options.tables(table)
+
+
 def figures(table):
     """[(name, caption, Figure)] for every kernel of the table, in kernel order."""
+    from . import plot_options
+
     Figure, ticker = _mpl()
     style = _style(table)
     labels = table.labels()
@@ -249,56 +375,21 @@ def figures(table):
         series = _by_series(rows, labels)
         if not series:
             continue  # barrier: one row of 0 bytes, nothing to put on a size axis
+        curves = _series_curves(series, style)
         if kind == "latency":
             title = "%s: one-way latency vs message size (p50 line, p50 to p99 band)" % kernel
-            fig = _time_figure(Figure, ticker, kernel, kind, series, style,
-                               "one-way latency (\u00b5s)", title)
+            fig = _time_figure(Figure, ticker, curves, "one-way latency", title,
+                               _size_xaxis(ticker))
             if fig:
                 out.append((kernel, "One-way latency (round trip / 2) per message size: the "
                             "line is the median (p50) of the per-iteration times, the shaded "
                             "band reaches the 99th percentile. Lower is better.", fig))
         elif kind == "bandwidth":
-            factor = 2 if kernel == "bibw" else 1
-            window = rows[0].get("window")
-            title = "%s: bandwidth vs message size%s" % (
-                kernel, " (window %s)" % window if window else "")
-
-            def text(rate, factor=factor):
-                return ("2 x line rate (both directions): %g Gb/s" % rate if factor == 2
-                        else "line rate %g Gb/s" % rate)
-            got = _rate_figure(Figure, ticker, series, style, "Gbps",
-                               "bandwidth (Gb/s, 10\u2079 bit/s)", title,
-                               _line_rates(series, factor), 1.0, text)
-            if got:
-                fig, drawn, unknown = got
-                out.append((kernel, _rate_caption(
-                    "%s bandwidth in Gb/s (10\u2079 bit/s), all pairs together%s" %
-                    (kernel, " (windows of %s messages)" % window if window else ""),
-                    drawn, unknown, "the line rate recorded with the run%s" %
-                    (", twice it for bibw (both directions)" if factor == 2 else "")), fig))
+            out += _bandwidth(Figure, ticker, kernel, rows, curves)
+        elif kind == "collective" and plot_options.one_size_kernel(rows):
+            out += plot_options.figures(Figure, ticker, table, kernel)
         elif kind == "collective":
-            if any(finite(r["busbw_GBps"]) for r in rows):
-                title = "%s: bus bandwidth vs message size" % kernel
-
-                def text(rate):
-                    return "line rate %g Gb/s = %g GB/s" % (rate, rate / 8)
-                got = _rate_figure(Figure, ticker, series, style, "busbw_GBps",
-                                   "busbw (GB/s, 10\u2079 byte/s)", title,
-                                   _line_rates(series, 1), 1 / 8.0, text)
-                if got:
-                    fig, drawn, unknown = got
-                    out.append((kernel + "_busbw", _rate_caption(
-                        "%s bus bandwidth (nccl-tests' busbw = algbw x the bus factor) in GB/s"
-                        % kernel, drawn, unknown, "the line rate recorded with the run, in GB/s"),
-                        fig))
-            title = "%s: time per call vs %s size (p50 line, p50 to p99 band)" % (
-                kernel, "gradient" if kernel == "gradsync" else "message")
-            fig = _time_figure(Figure, ticker, kernel, kind, series, style,
-                               "time per call, slowest rank (\u00b5s)", title)
-            if fig:
-                out.append((kernel + "_time", "%s: time per call as its slowest rank saw it; "
-                            "line: median (p50), band (or bar) up to p99. Lower is better." %
-                            kernel, fig))
+            out += _collective(Figure, ticker, kernel, rows, curves)
     return out
 
 
@@ -306,6 +397,14 @@ def png_bytes(fig, dpi=None):
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
     return buf.getvalue()
+
+
+def _savefig(fig, path, fmt, meta):
+    """SVG keeps its text as text (selectable, searchable, what a reader of the file sees)."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(path, format=fmt, metadata=meta)
 
 
 def save(table, outdir, formats=("png", "svg"), matrices=()):
@@ -329,6 +428,13 @@ def save(table, outdir, formats=("png", "svg"), matrices=()):
             used.add(name)
             figs.append((name, cap, fig))
     if not figs:
+        rows = tables(table)
+        if rows:
+            raise AnalysisError(
+                "nothing to plot: %s" % "; ".join("%s has %s" % (t["kernel"], t["why"])
+                                                  for t in rows),
+                "fabricbench-analyze report shows it; runs of several --bucket or --inflight "
+                "values are plotted against them")
         raise AnalysisError("nothing to plot: the input has no kernel with message sizes "
                             "(only barrier?)", "measure latency, bw or a collective")
     for name, _caption, fig in figs:
@@ -342,7 +448,7 @@ def save(table, outdir, formats=("png", "svg"), matrices=()):
             path = os.path.join(outdir, "%s.%s" % (name, fmt))
             meta = {"Date": None} if fmt == "svg" else {"Software": None}
             try:
-                fig.savefig(path, format=fmt, metadata=meta)
+                _savefig(fig, path, fmt, meta)
             except OSError as e:
                 raise AnalysisError("cannot write %s: %s" % (path, e.strerror or e),
                                     "choose another -o DIR")

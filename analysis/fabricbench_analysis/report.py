@@ -1,4 +1,5 @@
-"""One self-contained HTML page: summary, runs, baseline check, comparison, plots, method.
+"""One self-contained HTML page: the verdicts (pairs, baseline check) first, then summary,
+comparison, plots, runs and method.
 
 No external resource of any kind: CSS inline, plots as PNG data: URIs, no scripts.
 """
@@ -7,7 +8,7 @@ import datetime
 import html
 
 from . import __version__
-from .compare import VERDICT_TEXT, better_word
+from .compare import better_word
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError
 from .summary import HEAD as SUMMARY_HEAD, summarize, text_cells
 from .table import finite, fmt_num
@@ -102,45 +103,52 @@ def _runs(table):
         "".join(details)
 
 
-def _summary(table):
-    recs = summarize(table)
-    rows = [text_cells(r) for r in recs]
-    return _table(SUMMARY_HEAD, rows, numeric=set(range(5, len(SUMMARY_HEAD)))) + (
+def _summary(table, group_keys=None):
+    recs = summarize(table, group_keys)
+    rows = [[c.replace("+-", "\u00b1") for c in text_cells(r)] for r in recs]
+    grouped = any(r["runs"] > 1 for r in recs)
+    return _table(SUMMARY_HEAD, rows, numeric={1} | set(range(6, len(SUMMARY_HEAD)))) + (
         '<p class="small">lat: one-way latency at 8 B (p50, p99); peak: the highest Gb/s of bw '
-        'and the size it was reached at; line%: that against the line rate (n/a: unknown, or '
+        'and the size it was reached at; line%%: that against the line rate (n/a: unknown, or '
         'within one host); msg/s: msgrate\'s aggregate at 8 B (bw\'s when there is no msgrate); '
-        'allreduce busbw at 1 MiB and at the largest size measured.</p>')
+        'allreduce busbw at 1 MiB and at the largest size measured.%s</p>' % (
+            " runs: repeats of one measurement (runs sharing a command and fabric, or as "
+            "--group says): each number is their median, &plusmn;N% their run-to-run spread "
+            "(relative standard deviation; ? where one run measured it)." if grouped else ""))
 
 
 def _comparison(result):
-    ref = result["reference"]
-    out = ["<p>Reference: <b>%s</b>. Ratio = value / reference. A change is marked "
-           "<b>worse</b> or <b>better</b> only when it exceeds %g x the combined standard "
-           "error of both values (noise, see Method); ~ means within the noise, ? that no "
-           "noise estimate exists for that column.</p>" % (_e(ref), result["sigma"])]
+    from .compare import group_sizes, header_lines, spread_text, verdict_text
+
+    ref, sizes = result["reference"], group_sizes(result)
+    out = ["<p>%s</p>" % _e(line) for line in header_lines(result)]
     for b in result["blocks"]:
+        has_ref = ref in b["labels"] and len(b["labels"]) > 1
         others = [lab for lab in b["labels"] if lab != ref]
-        has_ref = ref in b["labels"]
-        head = ["bytes"] + ([ref] if has_ref else [])
-        for lab in others:
-            head += [lab] + (["ratio", "vs %s" % ref] if has_ref else [])
+        labs = ([ref] if ref in b["labels"] else []) + others
+        with_spread = any(sizes.get(lab, 1) > 1 for lab in labs)
+        head = ["bytes"]
+        for lab in labs:
+            head += [lab] + (["spread"] if with_spread else [])
+            if lab != ref and has_ref:
+                head += ["ratio", "vs %s" % ref]
         rows, classes = [], []
         for row in b["rows"]:
             line, cls = [row["size"]], [None]
-            if has_ref:
-                c = row["cells"].get(ref)
-                line.append(fmt_num(c["value"]) if c else "-")
-                cls.append(None)
-            for lab in others:
+            for lab in labs:
                 c = row["cells"].get(lab)
                 line.append(fmt_num(c["value"]) if c else "-")
                 cls.append(None)
-                if has_ref:
+                if with_spread:
+                    line.append(spread_text(c, sizes.get(lab, 1)) if c else "")
+                    cls.append(None)
+                if lab != ref and has_ref:
                     if c and "ratio" in c:
                         v = c["verdict"]
+                        text = verdict_text(c)
                         line += ["%.3gx" % c["ratio"], "%s %+.1f%%" % (
-                            VERDICT_TEXT[v].lower() if v in ("better", "worse") else
-                            VERDICT_TEXT[v], 100 * c["change"])]
+                            text.lower() if v in ("better", "worse") else text,
+                            100 * c["change"])]
                         cls += [None, v if v in ("better", "worse", "same") else None]
                     else:
                         line += ["", ""]
@@ -151,6 +159,16 @@ def _comparison(result):
         out.append("<h3>%s: %s%s</h3>" % (_e(b["kernel"]), _e(b["metric"]), _e(unit)))
         out.append(_table(head, rows, numeric=set(range(1, len(head))), classes=classes))
     out.append(_notes(result["notes"]))
+    return "".join(out)
+
+
+def _plot_tables(ts):
+    """What is a table row, not a plot (plot.tables: gradsync with one setup)."""
+    out = []
+    for t in ts:
+        out.append("<h3>%s</h3>" % _e(t["kernel"]))
+        out.append(_table(t["head"], t["rows"], numeric=set(range(3, len(t["head"])))))
+        out.append('<p class="small">%s</p>' % _e(t["caption"]))
     return "".join(out)
 
 
@@ -200,10 +218,14 @@ itself: stddev / &radic;n for the mean and everything computed from it (bandwidt
 for a percentile, half the spread between the percentiles at p &plusmn; &radic;(p(1-p)/n)
 (distribution-free, interpolated between the stored percentiles); with per-iteration samples
 in the file, also batch means over 10 contiguous stretches of the run, the larger estimate
-winning. A difference counts only when it exceeds the chosen number of combined standard
-errors of the two values (and, in a baseline check, also the tolerance). Run-to-run effects a
-single run cannot see (placement, other jobs, clock changes) are what the tolerance is for;
-a baseline file with several runs adds their measured spread.</p>
+winning; for the adaptive measurement, also the spread of its block medians across the run.
+Runs that share a command and fabric are repeats of one measurement (a group): the summary and
+the comparison show their median and their run-to-run spread (relative standard deviation).
+A difference counts only when it exceeds the chosen number of combined standard errors of the
+two values and both groups' spreads (and, in a baseline check, also the tolerance); a group of
+one run has no spread, and a difference judged without it is marked *. Run-to-run effects a
+single run cannot see (placement, other jobs, clock changes) are what the spread and the
+tolerance are for; a baseline file with several runs adds their measured spread.</p>
 """
 
 
@@ -241,7 +263,7 @@ def _verdicts(ms, base_ms):
 
 
 def build(table, compare_result=None, compare_error=None, check_result=None, title=None,
-          matrices=(), base_matrices=()):
+          matrices=(), base_matrices=(), group_keys=None):
     """The page as a string; matrices (and the baseline's): the pairs kernels' verdicts on
     top, their heatmaps with the plots."""
     from . import plot
@@ -259,9 +281,12 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
                  _e(", ".join(sorted({s["file_name"] for s in table.series()}))), now,
                  __version__)]
     parts.append(_notes(table.notes))
+    # The verdicts first: what a reader forwards the page for, before any plot.
     if matrices or base_matrices:
         parts.append("<h2>Pairs verdict</h2>" + _verdicts(matrices, base_matrices))
-    parts.append("<h2>Summary</h2>" + _summary(table))
+    if check_result is not None:
+        parts.append("<h2>Baseline check</h2>" + _check(check_result))
+    parts.append("<h2>Summary</h2>" + _summary(table, group_keys))
     if compare_result is not None:
         parts.append("<h2>Comparison</h2>" + _comparison(compare_result))
     elif compare_error:
@@ -275,8 +300,7 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
         data = base64.b64encode(plot.png_bytes(fig)).decode("ascii")
         parts.append('<figure><img alt="%s" src="data:image/png;base64,%s"><figcaption>%s'
                      "</figcaption></figure>" % (_e(name), data, _e(cap)))
-    if check_result is not None:
-        parts.append("<h2>Baseline check</h2>" + _check(check_result))
+    parts.append(_plot_tables(plot.tables(table)))
     parts.append("<h2>Runs</h2>" + _runs(table))
     parts.append("<h2>Method</h2>" + METHOD)
     parts.append("</main></body></html>\n")

@@ -1,6 +1,7 @@
 """One line per run: what it measured on, and the numbers people quote."""
 import math
 
+from . import grouping
 from .compare import format_columns
 from .table import finite, fmt_num, size_label
 
@@ -24,16 +25,45 @@ def _hosts_text(s):
     return "%s,%s +%d" % (hosts[0], hosts[1], len(hosts) - 2)
 
 
-def summarize(table):
-    """A list of dicts, one per series (file and run), in load order."""
+# The summary's numbers and the table column each is taken from (its spread: of that column).
+SPREAD_OF = {"latency_p50_us": "p50_us", "latency_p99_us": "p99_us", "peak_Gbps": "Gbps",
+             "msgrate_8B_msgps": "msgps", "allreduce_busbw_1M_GBps": "busbw_GBps",
+             "allreduce_busbw_max_GBps": "busbw_GBps"}
+
+
+def _joined(values):
+    vals = []
+    for v in values:
+        if v not in vals:
+            vals.append(v)
+    return vals[0] if len(vals) == 1 else "/".join(str(v) for v in vals)
+
+
+def summarize(table, group_keys=None):
+    """A list of dicts, one per group of runs (grouping.py; --group none: one per run), in
+    load order: each number is the median over the group's runs (at one kernel and size), its
+    `spread` the runs' relative standard deviation (None: fewer than 2 runs measured it)."""
     out = []
-    for s in table.series():
-        rows = table.where(label=s["label"])
+    for g in grouping.make_groups(table, group_keys):
+        s = g.members[0]
+        rows = grouping.group_rows(table, g)
         rec = {k: s[k] for k in ("label", "file", "run", "run_status", "stop_reason", "fabric",
                                  "fabric_device", "fabric_netdev", "transport", "ucx_transports",
                                  "hosts", "nhosts", "nranks", "line_rate_gbps", "start_time",
                                  "mpi_library", "ucx_version", "tool_version")}
-        rec["hosts_text"] = _hosts_text(s)
+        rec["label"] = g.name
+        rec["runs"] = len(g)
+        rec["members"] = [{"label": m["label"], "file": m["file"], "run": m["run"]}
+                          for m in g.members]
+        rec["ranks_text"] = str(_joined(m["nranks"] for m in g.members))
+        if len(g) > 1:
+            for k in ("file", "run", "run_status", "stop_reason", "transport", "tool_version"):
+                rec[k] = _joined(m[k] for m in g.members)
+            rec["hosts"] = ",".join(h for h in dict.fromkeys(
+                h for m in g.members for h in (m["hosts"] or "").split(",") if h))
+            rec["start_time"] = min(m["start_time"] for m in g.members)
+        rec["hosts_text"] = _hosts_text(rec)
+        picked = {}
         # Latency at 8 B (the smallest size when 8 B was not measured): of latency, else of
         # another latency kernel (pairs_latency: its median pair).
         lat = [r for r in rows if r["kernel"] == "latency"] or \
@@ -42,6 +72,7 @@ def summarize(table):
         rec["latency_bytes"] = r["bytes"] if r else None
         rec["latency_p50_us"] = r["p50_us"] if r else math.nan
         rec["latency_p99_us"] = r["p99_us"] if r else math.nan
+        picked["latency_p50_us"] = picked["latency_p99_us"] = r
         # Peak bandwidth: of bw, else of another bandwidth kernel.
         bwk = [r for r in rows if r["kernel"] == "bw"] or \
             [r for r in rows if r["kind"] == "bandwidth"]
@@ -51,11 +82,12 @@ def summarize(table):
         rec["peak_bytes"] = r["bytes"] if r else None
         rec["peak_Gbps"] = r["Gbps"] if r else math.nan
         rec["peak_MBps"] = r["MBps"] if r else math.nan
+        picked["peak_Gbps"] = r
         pct = r.get("line_rate_pct", math.nan) if r else math.nan
-        if r and not finite(pct) and finite(s["line_rate_gbps"]) and s["line_rate_gbps"] > 0 \
-                and s["nhosts"] != 1:
+        rate, nhosts = s["line_rate_gbps"], s["nhosts"]
+        if r and not finite(pct) and finite(rate) and rate > 0 and nhosts != 1:
             # Older files: no line_rate_pct column, but the rate is known.
-            pct = 100 * r["Gbps"] / (s["line_rate_gbps"] * (2 if r["kernel"] == "bibw" else 1))
+            pct = 100 * r["Gbps"] / (rate * (2 if r["kernel"] == "bibw" else 1))
         rec["peak_line_pct"] = pct
         # 8 B message rate: msgrate's aggregate, else bw's.
         mr = [r for r in rows if r["kernel"] == "msgrate"] or [r for r in rows
@@ -63,24 +95,50 @@ def summarize(table):
         r = _pick(mr, 8)
         rec["msgrate_kernel"] = r["kernel"] if r else ""
         rec["msgrate_8B_msgps"] = r["msgps"] if r else math.nan
+        picked["msgrate_8B_msgps"] = r
         # allreduce busbw at 1 MiB and at its largest size.
         ar = [r for r in rows if r["kernel"] == "allreduce" and finite(r["busbw_GBps"])]
         r = _pick(ar, MIB)
         rec["allreduce_busbw_1M_GBps"] = r["busbw_GBps"] if r else math.nan
+        picked["allreduce_busbw_1M_GBps"] = r
         r = max(ar, key=lambda x: x["bytes"]) if ar else None
         rec["allreduce_max_bytes"] = r["bytes"] if r else None
         rec["allreduce_busbw_max_GBps"] = r["busbw_GBps"] if r else math.nan
-        rec["kernels"] = s["kernels"]
+        picked["allreduce_busbw_max_GBps"] = r
+        rec["spread"] = {k: (grouping.spread(r, SPREAD_OF[k]) if r else math.nan)
+                         for k, r in picked.items()}
+        rec["kernels"] = list(dict.fromkeys(r["kernel"] for r in rows))
         out.append(rec)
     return out
 
 
-HEAD = ["run", "status", "fabric", "transport", "hosts", "ranks", "lat p50 us", "p99 us",
+HEAD = ["run", "runs", "status", "fabric", "transport", "hosts", "ranks", "lat p50 us", "p99 us",
         "peak Gb/s", "line%", "msg/s 8B", "allreduce busbw GB/s 1M", "at max"]
 
 
+def flat(rec):
+    """A summary record for CSV: the spreads as spread_NAME columns, the runs as one field
+    ('FILE RUN; FILE RUN'), without the kernel list."""
+    out = {k: v for k, v in rec.items() if k not in ("kernels", "members", "spread")}
+    out["members"] = "; ".join("%s %s" % (m["file"], m["run"]) for m in rec["members"])
+    for k, v in rec["spread"].items():
+        out["spread_" + k] = v
+    return out
+
+
+def _with_spread(rec, key, text):
+    """A number's cell, with its run-to-run spread for a group of several runs."""
+    if rec.get("runs", 1) < 2 or not text or text == "-":
+        return text
+    return "%s +-%s" % (text, _pct(rec["spread"].get(key, math.nan)))
+
+
+def _pct(u):
+    return "%s%%" % fmt_num(100 * u, 2) if finite(u) else "?"
+
+
 def text_cells(rec):
-    """The summary line of one run as cells (text and HTML use the same)."""
+    """The summary line of one group of runs as cells (text and HTML use the same)."""
     lat = ""
     if rec["latency_bytes"] is not None:
         lat = fmt_num(rec["latency_p50_us"])
@@ -107,21 +165,34 @@ def text_cells(rec):
         fabric += " " + dev
     transport = rec["transport"] or ("not probed" if (rec["ucx_transports"] or "").startswith(
         "not probed") else "?")
-    return [rec["label"], status, fabric, transport, rec["hosts_text"],
-            str(rec["nranks"]), lat or "-",
-            fmt_num(rec["latency_p99_us"]) if rec["latency_bytes"] is not None else "-",
-            peak or "-", line if peak else "-", mr or "-",
-            fmt_num(rec["allreduce_busbw_1M_GBps"]) if rec["allreduce_max_bytes"] is not None
-            else "-", atmax or "-"]
+    return [rec["label"], str(rec.get("runs", 1)), status, fabric, transport, rec["hosts_text"],
+            rec.get("ranks_text", str(rec["nranks"])),
+            _with_spread(rec, "latency_p50_us", lat or "-"),
+            _with_spread(rec, "latency_p99_us", fmt_num(rec["latency_p99_us"])
+                         if rec["latency_bytes"] is not None else "-"),
+            _with_spread(rec, "peak_Gbps", peak or "-"), line if peak else "-",
+            _with_spread(rec, "msgrate_8B_msgps", mr or "-"),
+            _with_spread(rec, "allreduce_busbw_1M_GBps",
+                         fmt_num(rec["allreduce_busbw_1M_GBps"])
+                         if rec["allreduce_max_bytes"] is not None else "-"),
+            _with_spread(rec, "allreduce_busbw_max_GBps", atmax or "-")]
 
 
-def render_text(recs):
+def render_text(recs, group_by=None):
     lines = [text_cells(r) for r in recs]
-    out = format_columns(HEAD, lines, left=(0, 1, 2, 3, 4))
+    out = format_columns(HEAD, lines, left=(0, 2, 3, 4, 5))
     out.append("")
     out.append("lat: latency kernel, one way, 8 B; peak: bw's highest Gb/s and its size; line%: "
                "of the line rate (n/a: unknown or one host); msg/s: msgrate's aggregate at 8 B "
                "(bw's when no msgrate); busbw at 1 MiB and at allreduce's largest size")
+    if any(r.get("runs", 1) > 1 for r in recs):
+        out.append("runs: repeats of one measurement (--group %s); each number is their "
+                   "median, +-N%% their run-to-run spread (relative standard deviation; ?: "
+                   "measured in one run only)" % (",".join(group_by or ()) or "none"))
     for r in recs:
-        out.append("%s = %s %s" % (r["label"], r["file"], r["run"]))
+        members, last = [], None
+        for m in r.get("members") or [{"file": r["file"], "run": r["run"]}]:
+            members.append(m["run"] if m["file"] == last else "%s %s" % (m["file"], m["run"]))
+            last = m["file"]
+        out.append("%s = %s" % (r["label"], ", ".join(members)))
     return "\n".join(out) + "\n"

@@ -38,7 +38,7 @@ class Table:
         for r in self.rows:
             s = out.get(r["label"])
             if s is None:
-                s = out[r["label"]] = {c: r[c] for c in RUN_COLUMNS}
+                s = out[r["label"]] = {c: r.get(c, "") for c in RUN_COLUMNS}
                 s["rows"] = 0
                 s["kernels"] = []
             s["rows"] += 1
@@ -70,10 +70,11 @@ RUN_COLUMNS = (
     "ucx_transports", "transport", "fabric", "fabric_requested", "fabric_device", "fabric_port",
     "fabric_netdev", "fabric_check", "fabric_check_reason", "line_rate_gbps", "line_rate_source",
     "nranks", "nhosts", "hosts", "ranks_per_node", "slurm_job_id", "timer", "timer_cost_ns",
+    "env_options", "label_base", "label_given",
 )
 # Kernel columns (the same on every row of a kernel).
 KERNEL_COLUMNS = ("kernel_id", "kernel", "kind", "kernel_status", "dtype", "op", "bus_factor",
-                  "window", "kernel_detail", "time_columns")
+                  "window", "kernel_detail", "time_columns", "kernel_options")
 # The result table's columns in the schema's order (docs/SCHEMA.md); others follow as found.
 TABLE_COLUMNS = (
     "bytes", "iterations", "warmup", "min_us", "p50_us", "mean_us", "p90_us", "p99_us",

@@ -183,6 +183,16 @@ def results(fabricbench, tmp_path_factory):
     _measure(fabricbench, r.shm, ["--fabric", "shm"], ["-t", "0.25", "--line-rate", "100G"])
     _measure(fabricbench, r.tcp, ["--fabric", "tcp", "--device", "lo"],
              ["-t", "0.03", "--samples"])
+    # msgrate and gradsync (a small model): the template of the known files' msgrate and
+    # gradsync kernels.
+    r.mg = str(d / "mg.h5")
+    args = ["msgrate,gradsync", "-m", "8,1K", "--params", "1e6", "--bucket", "256K", "-t",
+            "0.02", "-o", r.mg]
+    p = _run(fabricbench, args)
+    if p.returncode != 0:
+        pytest.fail("fabricbench run %s failed (exit %d):\n%s" % (" ".join(args), p.returncode,
+                                                                  p.stderr[-3000:]),
+                    pytrace=False)
 
     # Two runs in one file: a copy of shm.h5 with a short latency run appended.
     r.multi = _copy(r.shm, str(d / "multi.h5"))
@@ -266,7 +276,8 @@ def known(results, tmp_path_factory):
     run = known_values.run
 
     def make(name, *runs):
-        return known_values.write_known(str(d / (name + ".h5")), results.shm, runs)
+        return known_values.write_known(str(d / (name + ".h5")), [results.shm, results.mg],
+                                        runs)
 
     # The baseline: every row's noise_mean_rel 1e-4 (stddev 1% of the mean, 10000 iterations).
     k.base = make("base")
@@ -291,6 +302,35 @@ def known(results, tmp_path_factory):
                                               blocks=(1.0, 1.0, 1.5, 1.5), regimes=2))
     k.slow_plain = make("slow_plain", run(kernels=("latency",), time_scale=1.5))
     k.interrupted = _interrupt(make("interrupted"))
+    # Repeats (one file, three runs of one command and fabric; grouping.py). The issue's
+    # bimodal shared-memory latency: 8 B p50 3.075 us in one run, 0.651 us in two.
+    k.bimodal3 = make("bimodal3", run(time_scale=3.075), run(time_scale=0.651),
+                      run(time_scale=0.651))
+    # Two fabrics clearly apart: shm's runs at 1, 1.02, 0.98 x the times and rates (spread
+    # 2%), tcp's 1.5 x the times and half the rates, with the same 2% spread.
+    k.fabric_a = make("fabric_a", run(), run(time_scale=1.02, bw_scale=1.02),
+                      run(time_scale=0.98, bw_scale=0.98))
+    k.fabric_b = make("fabric_b", *[run(fabric="tcp", time_scale=1.5 * f, bw_scale=0.5 * f)
+                                    for f in (1.0, 1.02, 0.98)])
+    # The same tcp runs, one of which had 2 regimes over time; and one tcp run alone.
+    k.regimes_b = make("regimes_b", run(fabric="tcp", time_scale=1.5, bw_scale=0.5,
+                                        blocks=(1.0, 1.0, 1.5, 1.5), regimes=2),
+                       *[run(fabric="tcp", time_scale=1.5 * f, bw_scale=0.5 * f)
+                         for f in (1.02, 0.98)])
+    k.tcp1 = make("tcp1", run(fabric="tcp", time_scale=1.5, bw_scale=0.5))
+    # A fabric whose runs spread widely (0.7, 1, 1.3 x: 30%) and one 1.2 x slower that does
+    # not move at all: beyond each run's own noise, within the spread.
+    k.wide = make("wide", *[run(fabric="roce", time_scale=f) for f in (1.0, 1.3, 0.7)])
+    k.steady = make("steady", *[run(fabric="ib", time_scale=1.2) for _ in range(3)])
+    # msgrate beside bw; gradsync with one setup, over four bucket sizes (at 1 and 4 buckets
+    # in flight), and over four in-flight counts.
+    k.msgrate = make("msgrate", run(kernels=("bw", "msgrate")))
+    k.grad1 = make("grad1", run(kernels=("gradsync",)))
+    k.grad_buckets = make("grad_buckets", *[run(kernels=("gradsync",), gradsync=(b << 20, n))
+                                            for n in (1, 4) for b in (1, 4, 16, 64)])
+    k.grad_inflight = make("grad_inflight", *[run(kernels=("gradsync",),
+                                                  gradsync=(25 << 20, n))
+                                              for n in (1, 2, 4, 8)])
     return k
 
 

@@ -16,6 +16,12 @@ an older tool lacks is simply absent, as in a real file. The VALUES are these:
   latency p50_us        1, 2, 10, 100 us (one way)
   bw MBps               1000, 5000, 8000, 10000 MB/s (window 64): Gbps 8, 40, 64, 80
   allreduce busbw_GBps  0.5, 2, 4, 5 GB/s (2 ranks: bus factor 1, algbw = busbw)
+  msgrate msgps         9e6, 3e6, 2e5, 1.2e4 messages/s (window 64, one pair; only when a
+                        run's kernels name it)
+  gradsync              one row: 1e8 float32 parameters, bytes = 4e8; a run's (bucket,
+                        inflight) gives its time per sync, 6e5 x (1 + 1M / bucket) / inflight
+                        us (0.624 s at 25M, 1), busbw = algbw = bytes / time (only when a
+                        run's kernels name it)
   iterations            10000 per size, stddev_us = 1% of the mean
   time columns of a row with central time t (p50_us = mean_us = loop_us = t):
                         min 0.95t, p90 1.05t, p99 1.2t, p999 1.5t, p9999 2t, max 3t
@@ -47,6 +53,11 @@ LATENCY_P50_US = {8: 1.0, 1024: 2.0, 65536: 10.0, 1048576: 100.0}
 BW_MBPS = {8: 1000.0, 1024: 5000.0, 65536: 8000.0, 1048576: 10000.0}
 ALLREDUCE_BUSBW_GBPS = {8: 0.5, 1024: 2.0, 65536: 4.0, 1048576: 5.0}
 KERNELS = ("latency", "bw", "allreduce")
+# Kernels a run may name besides (their template: a real run of them, write_known's templates).
+MSGRATE_MSGPS = {8: 9e6, 1024: 3e6, 65536: 2e5, 1048576: 1.2e4}
+GRADSYNC_PARAMS = 1e8
+GRADSYNC_BYTES = 400000000  # 1e8 parameters x 4 bytes (float32)
+GRADSYNC = (26214400, 1)  # the default bucket (25M) and buckets in flight
 ITERATIONS = 10000
 REL_STDDEV = 0.01
 WINDOW = 64
@@ -83,27 +94,47 @@ RUN_ATTRS = {
 
 
 def run(bw_scale=1.0, time_scale=1.0, iterations=ITERATIONS, rel_stddev=REL_STDDEV,
-        kernels=KERNELS, line_rate_gbps=LINE_RATE_GBPS, drift=None, blocks=None, regimes=0):
-    """The knobs of one run of a known file (see the module's docstring)."""
+        kernels=KERNELS, line_rate_gbps=LINE_RATE_GBPS, drift=None, blocks=None, regimes=0,
+        fabric="shm", gradsync=GRADSYNC):
+    """The knobs of one run of a known file (see the module's docstring); `fabric` names the
+    fabric (its command line says --fabric FABRIC), `gradsync` its (bucket, inflight)."""
     return {"bw_scale": bw_scale, "time_scale": time_scale, "iterations": iterations,
             "rel_stddev": rel_stddev, "kernels": tuple(kernels), "line_rate_gbps": line_rate_gbps,
-            "drift": drift, "blocks": blocks, "regimes": regimes}
+            "drift": drift, "blocks": blocks, "regimes": regimes, "fabric": fabric,
+            "gradsync": tuple(gradsync)}
 
 
-def central_time_us(kernel, nbytes):
-    """t of a row: one-way latency; bw's time of one window; allreduce's time per call."""
+def gradsync_time_us(bucket, inflight):
+    """The known time of one gradient sync."""
+    return 6e5 * (1 + 1048576 / bucket) / inflight
+
+
+def command_line(spec):
+    b, k = spec["gradsync"]
+    own = " --bucket %d --inflight %d" % (b, k) if "gradsync" in spec["kernels"] else ""
+    return ("fabricbench run %s -m 8,1K,64K,1M --fabric %s --line-rate 100G%s (known values: "
+            "analysis/tests/known_values.py)" % (",".join(spec["kernels"]), spec["fabric"], own))
+
+
+def central_time_us(kernel, nbytes, spec=None):
+    """t of a row: one-way latency; bw's and msgrate's time of one window; allreduce's time
+    per call; gradsync's time per sync."""
     if kernel == "latency":
         return LATENCY_P50_US[nbytes]
     if kernel == "bw":
         return WINDOW * nbytes / BW_MBPS[nbytes]  # bytes / (MB/s) = us
+    if kernel == "msgrate":
+        return WINDOW * 1e6 / MSGRATE_MSGPS[nbytes]
     if kernel == "allreduce":
         return nbytes / (ALLREDUCE_BUSBW_GBPS[nbytes] / BUS_FACTOR * 1000.0)
+    if kernel == "gradsync":
+        return gradsync_time_us(*(spec or run())["gradsync"])
     raise ValueError("no known values for kernel %s" % kernel)
 
 
 def row(kernel, nbytes, spec):
     """Every known column of one row (those the template's table lacks are not written)."""
-    t0 = central_time_us(kernel, nbytes)
+    t0 = central_time_us(kernel, nbytes, spec)
     t = t0 * spec["time_scale"]
     r = {"bytes": nbytes, "iterations": spec["iterations"], "warmup": 100,
          "stddev_us": spec["rel_stddev"] * t, "validation_errors": -1, "percentiles_exact": 1,
@@ -122,6 +153,15 @@ def row(kernel, nbytes, spec):
     elif kernel == "bw":
         r["MBps"] = BW_MBPS[nbytes]
         r["msgps"] = WINDOW * 1e6 / t0
+    elif kernel == "msgrate":
+        r["msgps"] = MSGRATE_MSGPS[nbytes]
+        r["MBps"] = r["msgps"] * nbytes / 1e6
+    elif kernel == "gradsync":
+        r["algbw_GBps"] = r["busbw_GBps"] = nbytes / t0 / 1000.0
+        r["MBps"] = nbytes / t0
+        r["msgps"] = 1e6 / t0
+        r["slowest_rank"] = 0
+        r["slowest_share"] = 0.5
     else:
         r["algbw_GBps"] = ALLREDUCE_BUSBW_GBPS[nbytes] / BUS_FACTOR
         r["busbw_GBps"] = ALLREDUCE_BUSBW_GBPS[nbytes]
@@ -134,7 +174,7 @@ def row(kernel, nbytes, spec):
     r["pair_msgps"] = r["msgps"]
     rate = spec["line_rate_gbps"]
     if kernel != "latency" and math.isfinite(rate):  # the tool leaves latency's NaN
-        gbps = r["busbw_GBps"] * 8 if kernel == "allreduce" else r["Gbps"]
+        gbps = r["busbw_GBps"] * 8 if kernel in ("allreduce", "gradsync") else r["Gbps"]
         r["line_rate_pct"] = 100 * gbps / rate
     for c in BANDWIDTH_COLUMNS:
         r[c] *= spec["bw_scale"]
@@ -170,25 +210,33 @@ def _strings(group, name, values):
     group.create_dataset(name, data=np.array(values, dtype=object), dtype=h5py.string_dtype())
 
 
-def _template_kernels(tr, template):
+def _template_kernels(runs, kernels):
+    """(id, group) of each kernel in its first template run that has it, in the templates'
+    order; kernels: those the known file needs."""
     found = {}
-    for kid in sorted(tr["kernels"]):
-        k = tr["kernels"][kid]
-        name = k.attrs.get("kernel", "")
-        if name in KERNELS and name not in found and "table" in k:
-            found[name] = (kid, k)
-    missing = [k for k in KERNELS if k not in found]
+    for tr in runs:
+        for kid in sorted(tr["kernels"]):
+            k = tr["kernels"][kid]
+            name = k.attrs.get("kernel", "")
+            if name in kernels and name not in found and "table" in k:
+                found[name] = (kid, k)
+    missing = [k for k in kernels if k not in found]
     if missing:
-        raise ValueError("the template %s has no %s: known files need a real run of %s" %
-                         (template, ", ".join(missing), ",".join(KERNELS)))
-    return [found[k] for k in KERNELS]
+        raise ValueError("the templates %s have no %s: known files need a real run of %s" %
+                         (", ".join(tr.file.filename for tr in runs), ", ".join(missing),
+                          ",".join(kernels)))
+    return list(found.values())
 
 
-def _write_run(g, tr, spec):
+def _write_run(g, trs, spec):
+    tr = trs[0]
     for a, v in tr.attrs.items():
         g.attrs[a] = v
     for a, v in RUN_ATTRS.items():
         _set(g.attrs, a, v)
+    for a in ("fabric", "fabric_requested"):
+        _set(g.attrs, a, spec["fabric"])
+    _set(g.attrs, "command_line", command_line(spec))
     _set(g.attrs, "line_rate_gbps", float(spec["line_rate_gbps"]))
     if not math.isfinite(spec["line_rate_gbps"]):
         _set(g.attrs, "line_rate_source", "unknown (known values: none given)")
@@ -199,24 +247,31 @@ def _write_run(g, tr, spec):
     for a, v in (("OMPI_MCA_pml", "ucx"), ("UCX_TLS", "sm,self")):
         _set(env.attrs, a, v)
     ks = g.create_group("kernels")
-    for kid, tk in _template_kernels(tr, tr.file.filename):
+    for kid, tk in _template_kernels(trs, spec["kernels"]):
         kernel = tk.attrs["kernel"]
-        if kernel not in spec["kernels"]:
-            continue
         kg = ks.create_group(kid)
         for a, v in tk.attrs.items():
             kg.attrs[a] = v
         _set(kg.attrs, "status", "complete")
-        _set(kg.attrs, "rows", len(SIZES))
-        _set(kg.attrs, "window", WINDOW if kernel == "bw" else 0)
+        _set(kg.attrs, "rows", 1 if kernel == "gradsync" else len(SIZES))
+        _set(kg.attrs, "window", WINDOW if kernel in ("bw", "msgrate") else 0)
         _set(kg.attrs, "validate", 0)
         _set(kg.attrs, "iteration_policy", "fixed: %d iterations per size" % spec["iterations"])
-        if kernel == "allreduce":
+        if kernel in ("allreduce", "gradsync"):
             _set(kg.attrs, "bus_factor", BUS_FACTOR)
             _set(kg.attrs, "dtype", "float32")
             _set(kg.attrs, "op", "sum")
+        if kernel == "gradsync":
+            b, k = spec["gradsync"]
+            _set(kg.attrs, "options", "params=%g bucket=%d inflight=%d" % (GRADSYNC_PARAMS,
+                                                                           b, k))
+            _set(kg.attrs, "detail", "1e+08 params x float32 (4 B) = 400 MB gradient in "
+                 "buckets of %d B, %s (known values)" % (
+                     b, "blocking MPI_Allreduce" if k == 1 else "MPI_Iallreduce, %d in "
+                     "flight" % k))
         tt = tk["table"]
-        rows = [row(kernel, b, spec) for b in SIZES]
+        sizes = (GRADSYNC_BYTES,) if kernel == "gradsync" else SIZES
+        rows = [row(kernel, b, spec) for b in sizes]
         cols = [c for c in str(tt.attrs["columns"]).split(",") if c in tt]
         table = kg.create_group("table")
         for c in cols:
@@ -248,16 +303,23 @@ def _write_run(g, tr, spec):
 
 
 def write_known(path, template, runs=None):
-    """Write a result file of known values at `path`, shaped like the real file `template`:
-    one run per spec of `runs` (default: one run with the defaults), run_0000, run_0001, ...
-    Returns path."""
+    """Write a result file of known values at `path`, shaped like the real file `template`
+    (or a list of them: a kernel's shape comes from the first that has it, the run's from the
+    first file): one run per spec of `runs` (default: one run with the defaults), run_0000,
+    run_0001, ... Returns path."""
     runs = list(runs or [run()])
-    with h5py.File(template, "r") as src, h5py.File(path, "w") as dst:
-        for a in ("schema", "schema_version"):
-            dst.attrs[a] = src.attrs[a]
-        tr = src["runs"][sorted(src["runs"])[0]]
-        for i, spec in enumerate(runs):
-            name = "run_%04d" % i
-            _write_run(dst.create_group("runs/" + name), tr, spec)
-        _set(dst.attrs, "latest_run", name)
+    templates = [template] if isinstance(template, str) else list(template)
+    srcs = [h5py.File(t, "r") for t in templates]
+    try:
+        with h5py.File(path, "w") as dst:
+            for a in ("schema", "schema_version"):
+                dst.attrs[a] = srcs[0].attrs[a]
+            trs = [src["runs"][sorted(src["runs"])[0]] for src in srcs]
+            for i, spec in enumerate(runs):
+                name = "run_%04d" % i
+                _write_run(dst.create_group("runs/" + name), trs, spec)
+            _set(dst.attrs, "latest_run", name)
+    finally:
+        for src in srcs:
+            src.close()
     return path

@@ -56,7 +56,7 @@ def test_last_resort_guard(results, monkeypatch, capsys):
     """A bug anywhere: one error line and a hint, exit 5 (not 1, check's FAIL), no traceback."""
     from fabricbench_analysis import cli, summary
 
-    def boom(_table):
+    def boom(*_args):
         raise ZeroDivisionError("division by zero")
     monkeypatch.setattr(summary, "summarize", boom)
     monkeypatch.delenv("FABRICBENCH_ANALYZE_DEBUG", raising=False)

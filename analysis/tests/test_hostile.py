@@ -211,6 +211,16 @@ CASES = {
     "line_rate_infinite": (lambda f: f[RUN].attrs.__setitem__("line_rate_gbps",
                                                               np.float64("inf")),
                            "the attribute line_rate_gbps of /runs/run_0000 is inf: impossible"),
+    # the FABRICBENCH_* variables of a run (its env group) say what was measured (grouping.py)
+    "env_option_number": (lambda f: f[RUN + "/env"].attrs.__setitem__("FABRICBENCH_SIZES",
+                                                                      np.int64(8)),
+                          "the attribute FABRICBENCH_SIZES of /runs/run_0000/env is an "
+                          "integer; a string is expected"),
+    "env_option_not_utf8": (lambda f: f[RUN + "/env"].attrs.__setitem__(
+        "FABRICBENCH_SIZES", np.void(b"8\xff")),
+        "the attribute FABRICBENCH_SIZES of /runs/run_0000/env is an opaque value"),
+    "env_is_dataset": (lambda f: (f[RUN].__delitem__("env"), f[RUN].__setitem__(
+        "env", np.arange(3))), "/runs/run_0000/env is a dataset; fabricbench writes a group"),
 }
 
 
@@ -433,6 +443,26 @@ def test_dollar_in_a_label_plots(known, tmp_path):
     odd = edited(known, tmp_path, lambda f: f[RUN].attrs.__setitem__("fabric", "$\\frac{x"))
     p = run_cli("plot", odd, "-o", tmp_path / "plots", "--format", "png")
     assert_ok(p)
+
+
+def test_hostile_kernel_options_plot(known, tmp_path):
+    """A kernel's own options come from the file: an option named like a formula, a value
+    that is no number, one beyond any measurement; the plot is drawn (against what remains a
+    number), the table row escapes the text."""
+    dst = str(tmp_path / "opts.h5")
+    shutil.copyfile(known.grad_buckets, dst)
+    with h5py.File(dst, "r+") as f:
+        for i, name in enumerate(sorted(f["runs"])):
+            k = f["runs"][name]["kernels"]
+            kid = [x for x in k if k[x].attrs["kernel"] == "gradsync"][0]
+            k[kid].attrs["options"] = "params=1e+08 $\\frac{x=%d weird=%s huge=%s" % (
+                i + 1, "a\x1b[31m" if i % 2 else "b", "1e300" if i else "1")
+    p = run_cli("plot", dst, "-o", tmp_path / "plots", "--format", "png,svg")
+    assert_ok(p)
+    assert (tmp_path / "plots" / "gradsync_time.png").exists()
+    out = tmp_path / "r.html"
+    assert_ok(run_cli("report", dst, "-o", out))
+    assert "\x1b" not in out.read_text(encoding="utf-8")
 
 
 def test_error_line_of_a_path_with_a_newline(known, tmp_path):

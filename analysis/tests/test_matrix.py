@@ -265,8 +265,10 @@ def test_report_puts_verdicts_on_top(pairs, tmp_path):
     assert_ok(p)
     page = out.read_text()
     top = page.index("<h2>Pairs verdict</h2>")
-    assert top < page.index("<h2>Summary</h2>") < page.index("<h2>Plots</h2>")
-    head = page[top:page.index("<h2>Summary</h2>")]
+    # the verdicts (the pairs', then the baseline check's) before the summary and any image
+    assert top < page.index("<h2>Baseline check</h2>") < page.index("<h2>Summary</h2>") < \
+        page.index("<h2>Plots</h2>") < page.index("<img")
+    head = page[top:page.index("<h2>Baseline check</h2>")]
     assert head.count('class="badge FAIL"') == 2 and head.count('class="badge PASS"') == 2
     assert "suspect node: node sw2-n06 (or its link)" in head
     assert head.index("<h3>Baseline</h3>") > head.index("sw2-n06")

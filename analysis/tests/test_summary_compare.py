@@ -1,7 +1,10 @@
 """summary and compare: their shapes and definitions on real result files, their numbers and
 verdicts on files of known values (known_values.py)."""
+import csv
 import json
 import math
+import re
+import statistics
 
 import pytest
 from conftest import assert_error, assert_ok, run_cli
@@ -53,10 +56,11 @@ def test_summary_known_numbers(known):
     bw's peak, 10000 MB/s = 80 Gb/s at 1M, 80% of the 100 Gb/s line rate (none where no line
     rate is known); bw's message rate at 8 B, 1000 MB/s / 8 B = 1.25e8 msg/s; allreduce busbw
     at 1M, its largest size: 5 GB/s. 30% less bandwidth: 56 Gb/s, 56%."""
-    p = run_cli("summary", "--json", known.base, known.no_line_rate, known.slow)
+    p = run_cli("summary", "--json", "--group", "file", known.base, known.no_line_rate,
+                known.slow)
     assert_ok(p)
     recs = json.loads(p.stdout)
-    assert len(recs) == 3
+    assert len(recs) == 3 and [r["runs"] for r in recs] == [1, 1, 1]
     for rec, scale in zip(recs, (1.0, 1.0, 0.7)):
         assert rec["latency_bytes"] == 8 and rec["latency_p50_us"] == 1.0
         assert rec["latency_p99_us"] == pytest.approx(1.2, rel=1e-12)
@@ -74,6 +78,7 @@ def test_summary_known_numbers(known):
     p = run_cli("summary", known.base)
     assert_ok(p)
     line = p.stdout.splitlines()[1]
+    assert "+-" not in line  # one run: no spread
     for cell in ("1.000", "1.200", "80.00 @1M", "80.0%", "125000000 (bw)", "5.000 @1M"):
         assert cell in line, (cell, line)
 
@@ -132,7 +137,8 @@ def test_compare_marks_a_real_difference(known):
     0.042%, so every bw and busbw row is WORSE (ratio 0.7x, -30.0%); latency, whose times are
     unchanged, is the same (ratio 1). Measured with 3 x the mean as stddev over 10 iterations
     (noise 3 / sqrt(10) = 95%, a band of 3 x sqrt(1e-4^2 + 0.9) = 285%), the same loss is '~'."""
-    cells = _compare_cells(run_cli("compare", "--json", known.base, known.slow))
+    cells = _compare_cells(run_cli("compare", "--json", "--group", "file", known.base,
+                                   known.slow))
     assert len(cells["latency"]) == 8  # p50 and p99
     assert all(c["verdict"] == "same" and c["ratio"] == 1.0 for c in cells["latency"])
     rates = cells["bw"] + cells["allreduce"]
@@ -141,11 +147,14 @@ def test_compare_marks_a_real_difference(known):
         assert c["ratio"] == pytest.approx(0.7, rel=1e-12) and c["verdict"] == "worse", c
         assert c["change"] == pytest.approx(-0.3, rel=1e-9)
         assert c["noise"] == pytest.approx(3 * math.sqrt(2) * NOISE_MEAN_REL, rel=1e-9)
-    p = run_cli("compare", known.base, known.slow)
+    p = run_cli("compare", "--group", "file", known.base, known.slow)
     assert_ok(p)
     bw = p.stdout.split("== bw: MBps")[1].split("==")[0]
-    assert bw.count("0.7x  -30.0%   WORSE") == 4, bw
-    cells = _compare_cells(run_cli("compare", "--json", known.base, known.noisy))
+    # one run each: no spread, the verdict is marked as judged by the runs' own noise only
+    assert bw.count("0.7x  -30.0%  WORSE*") == 4, bw
+    assert "*: judged without the spread of a group of one run" in p.stdout, p.stdout
+    cells = _compare_cells(run_cli("compare", "--json", "--group", "file", known.base,
+                                   known.noisy))
     for c in cells["bw"] + cells["allreduce"]:
         assert c["ratio"] == pytest.approx(0.7, rel=1e-12) and c["verdict"] == "same", c
         assert c["noise"] == pytest.approx(3 * math.sqrt(NOISE_MEAN_REL ** 2 + 0.9), rel=1e-9)
@@ -229,3 +238,240 @@ def test_compare_regimes_are_noisy(known):
     p = run_cli("compare", known.base, known.slow_regimes)
     assert_ok(p)
     assert p.stdout.count("noisy") >= 8, p.stdout
+
+
+# --- repeats: groups of runs (grouping.py) ------------------------------------------------
+
+# A verdict at the end of a table line (not "higher is better" in a block's title).
+VERDICT_CELL = re.compile(r"(WORSE|better|higher|lower|~)\*?$", re.M)
+
+
+def _blocks(p):
+    assert_ok(p)
+    res = json.loads(p.stdout)
+    return res, {(b["kernel"], b["metric"]): b for b in res["blocks"]}
+
+
+def _cell(blocks, kernel, metric, nbytes, label):
+    b = blocks[(kernel, metric)]
+    return [row for row in b["rows"] if row["bytes"] == nbytes][0]["cells"][label]
+
+
+def test_compare_three_bimodal_runs_is_one_group(known):
+    """The issue: three back-to-back runs whose 8 B latency settled at 3.075 us in one and
+    0.651 us in two. They share a command and fabric: one group, their median (0.651) and
+    spread (stdev / mean of the three), and no difference reported: nothing is compared."""
+    res, blocks = _blocks(run_cli("compare", "--json", known.bimodal3))
+    assert res["group_by"] == ["command", "fabric"]
+    assert [len(g["runs"]) for g in res["groups"]] == [3] and res["labels"] == ["shm"]
+    vals = [3.075, 0.651, 0.651]
+    c = _cell(blocks, "latency", "p50_us", 8, "shm")
+    assert c["value"] == pytest.approx(0.651, rel=1e-12) and c["runs"] == 3
+    assert sorted(c["values"]) == pytest.approx(sorted(vals), rel=1e-12)
+    assert c["spread"] == pytest.approx(statistics.stdev(vals) / statistics.mean(vals),
+                                        rel=1e-9)
+    assert c["noise_rel"] == pytest.approx(NOISE_P50_REL, rel=1e-6)
+    for b in res["blocks"]:
+        for row in b["rows"]:
+            assert list(row["cells"]) == ["shm"]
+            assert "verdict" not in row["cells"]["shm"] and "ratio" not in row["cells"]["shm"]
+    # the rates did not move: spread 0
+    assert _cell(blocks, "bw", "MBps", 8, "shm")["spread"] == 0
+    p = run_cli("compare", known.bimodal3)
+    assert_ok(p)
+    assert p.stdout.startswith("one group (--group command,fabric): shm = 3 runs ("), p.stdout
+    assert not VERDICT_CELL.search(p.stdout) and "ratio" not in p.stdout, p.stdout
+    lat = p.stdout.split("== latency: p50_us")[1].split("==")[0].splitlines()
+    assert lat[1].split() == ["bytes", "shm", "spread", "se"], lat
+    assert lat[2].split() == ["8", "0.6510", "96%", "0.056%"], lat
+
+
+def test_compare_runs_one_by_one_says_the_spread_is_unknown(known):
+    """--group none compares each run on its own, as before: run_0001 against run_0000 is the
+    issue's -78.8% "better", judged by each run's own noise only, so marked '*' (no spread)."""
+    res, blocks = _blocks(run_cli("compare", "--json", "--group", "none", known.bimodal3))
+    assert res["group_by"] == [] and [len(g["runs"]) for g in res["groups"]] == [1, 1, 1]
+    ref = res["reference"]
+    other = res["labels"][1]
+    c = _cell(blocks, "latency", "p50_us", 8, other)
+    assert res["labels"][0] == ref and "run_0000" in ref and "run_0001" in other
+    assert c["change"] == pytest.approx(0.651 / 3.075 - 1, rel=1e-9)
+    assert c["verdict"] == "better" and c["spread"] is None and c["spread_used"] == []
+    assert c["noise"] == pytest.approx(3 * math.sqrt(2) * NOISE_P50_REL, rel=1e-6)
+    p = run_cli("compare", "--group", "none", known.bimodal3)
+    assert_ok(p)
+    assert "-78.8%  better*" in p.stdout, p.stdout
+    assert "*: judged without the spread of a group of one run (?: unknown)" in p.stdout
+
+
+def test_compare_two_groups_apart_beyond_their_spreads(known):
+    """shm: 3 runs at 1, 1.02, 0.98 x (spread 2%); tcp: 3 runs at 1.5 x the times and half the
+    rates, spread 2% too. 8 B p50: medians 1 and 1.5 us, +50.0% WORSE (lower is better); bw
+    at 1M: 10000 and 5000 MB/s, -50.0% WORSE. The band holds both spreads: 3 x sqrt(se^2 +
+    se^2 + 0.02^2 + 0.02^2). Against tcp as the reference the signs turn: -33.3% better,
+    +100.0% better."""
+    res, blocks = _blocks(run_cli("compare", "--json", known.fabric_a, known.fabric_b))
+    assert res["labels"] == ["shm", "tcp"] and res["reference"] == "shm"
+    assert [len(g["runs"]) for g in res["groups"]] == [3, 3]
+    lat = _cell(blocks, "latency", "p50_us", 8, "tcp")
+    assert lat["value"] == pytest.approx(1.5, rel=1e-12)
+    assert lat["spread"] == pytest.approx(0.02, rel=1e-9)
+    assert lat["change"] == pytest.approx(0.5, rel=1e-9) and lat["verdict"] == "worse"
+    assert lat["spread_used"] == ["shm", "tcp"]
+    assert lat["noise"] == pytest.approx(3 * math.sqrt(2 * NOISE_P50_REL ** 2 + 2 * 0.02 ** 2),
+                                         rel=1e-6)
+    ref = _cell(blocks, "latency", "p50_us", 8, "shm")
+    assert ref["value"] == pytest.approx(1.0, rel=1e-12)
+    assert ref["spread"] == pytest.approx(0.02, rel=1e-9)
+    bw = _cell(blocks, "bw", "MBps", 1 << 20, "tcp")
+    assert bw["value"] == pytest.approx(5000, rel=1e-12)
+    assert bw["change"] == pytest.approx(-0.5, rel=1e-9) and bw["verdict"] == "worse"
+    p = run_cli("compare", known.fabric_a, known.fabric_b)
+    assert_ok(p)
+    assert "groups (--group command,fabric): shm = 3 runs (" in p.stdout
+    block = p.stdout.split("== latency: p50_us")[1].split("==")[0]
+    assert "1.5x  +50.0%   WORSE" in block, block
+    assert "*" not in block, block
+    block = p.stdout.split("== bw: MBps")[1].split("==")[0]
+    assert block.count("0.5x  -50.0%   WORSE") == 4, block
+    # the other way round
+    res, blocks = _blocks(run_cli("compare", "--json", "--reference", "tcp", known.fabric_a,
+                                  known.fabric_b))
+    lat = _cell(blocks, "latency", "p50_us", 8, "shm")
+    assert lat["change"] == pytest.approx(1 / 1.5 - 1, rel=1e-9) and lat["verdict"] == "better"
+    bw = _cell(blocks, "bw", "MBps", 1 << 20, "shm")
+    assert bw["change"] == pytest.approx(1.0, rel=1e-9) and bw["verdict"] == "better"
+    p = run_cli("compare", "--reference", "2", known.fabric_a, known.fabric_b)
+    assert_ok(p)
+    assert "0.667x  -33.3%  better" in p.stdout and "2x  +100.0%  better" in p.stdout, p.stdout
+
+
+def test_compare_within_the_spread_is_not_a_difference(known):
+    """roce's runs at 1, 1.3, 0.7 x the times (spread 30%), ib's three at 1.2 x: +20%, far
+    beyond each run's own noise (0.06%), within 3 x the 30% spread: '~'. Compared run by run,
+    the same +20% is WORSE, marked '*' (judged without a spread)."""
+    res, blocks = _blocks(run_cli("compare", "--json", known.wide, known.steady))
+    assert res["labels"] == ["roce", "ib"]
+    c = _cell(blocks, "latency", "p50_us", 8, "ib")
+    assert c["change"] == pytest.approx(0.2, rel=1e-9) and c["verdict"] == "same"
+    assert c["spread"] == 0 and _cell(blocks, "latency", "p50_us", 8, "roce")["spread"] == \
+        pytest.approx(0.3, rel=1e-9)
+    assert c["noise"] == pytest.approx(3 * math.sqrt(2 * NOISE_P50_REL ** 2 + 0.3 ** 2),
+                                       rel=1e-6)
+    res, blocks = _blocks(run_cli("compare", "--json", "--group", "none", known.wide,
+                                  known.steady))
+    first_ib = [g["name"] for g in res["groups"] if g["name"].startswith("ib")][0]
+    c = _cell(blocks, "latency", "p50_us", 8, first_ib)
+    assert c["change"] == pytest.approx(0.2, rel=1e-9) and c["verdict"] == "worse"
+    assert c["spread_used"] == []
+
+
+def test_compare_one_run_against_a_group(known):
+    """shm's 3 runs (spread 2%) against one tcp run: the band has shm's spread only (as check
+    against a baseline of 3 runs), the tcp spread is unknown ('?'), the verdict marked '*'."""
+    res, blocks = _blocks(run_cli("compare", "--json", known.fabric_a, known.tcp1))
+    c = _cell(blocks, "latency", "p50_us", 8, "tcp")
+    assert c["runs"] == 1 and c["spread"] is None and c["spread_used"] == ["shm"]
+    assert c["verdict"] == "worse"
+    assert c["noise"] == pytest.approx(3 * math.sqrt(2 * NOISE_P50_REL ** 2 + 0.02 ** 2),
+                                       rel=1e-6)
+    p = run_cli("compare", known.fabric_a, known.tcp1)
+    assert_ok(p)
+    block = p.stdout.split("== latency: p50_us")[1].split("==")[0].splitlines()
+    assert block[1].split()[:7] == ["bytes", "shm", "spread", "se", "tcp", "spread", "se"]
+    assert block[2].split()[4:] == ["1.500", "?", "0.056%", "1.5x", "+50.0%", "WORSE*"], block
+
+
+def test_compare_group_with_regimes_is_noisy(known):
+    """One of tcp's three runs had 2 regimes over time: its group's rows are 'noisy', not
+    changed, though 50% apart from shm's."""
+    res, blocks = _blocks(run_cli("compare", "--json", known.fabric_a, known.regimes_b))
+    for (kernel, metric), b in blocks.items():
+        for row in b["rows"]:
+            c = row["cells"]["tcp"]
+            assert c["regimes"] == 2 and c["verdict"] == "noisy", (kernel, metric, c)
+
+
+def test_summary_of_repeats(known):
+    """One line per group: the median of its runs and their spread (+-N%); shm 3 runs, tcp 3
+    runs: latency 1 and 1.5 us, peak 80 and 40 Gb/s, each +-2%."""
+    vals = [3.075, 0.651, 0.651]
+    p = run_cli("summary", "--json", known.bimodal3)
+    assert_ok(p)
+    (rec,) = json.loads(p.stdout)
+    assert rec["label"] == "shm" and rec["runs"] == 3 and len(rec["members"]) == 3
+    assert rec["latency_p50_us"] == pytest.approx(0.651, rel=1e-12)
+    assert rec["spread"]["latency_p50_us"] == pytest.approx(
+        statistics.stdev(vals) / statistics.mean(vals), rel=1e-9)
+    assert rec["spread"]["peak_Gbps"] == 0
+    p = run_cli("summary", known.bimodal3)
+    assert_ok(p)
+    head, line = p.stdout.splitlines()[:2]
+    assert head.split()[:2] == ["run", "runs"]
+    assert line.split()[:2] == ["shm", "3"] and "0.6510 +-96%" in line, line
+    assert "shm = " in p.stdout and "run_0000, run_0001, run_0002" in p.stdout
+    p = run_cli("summary", "--json", known.fabric_a, known.fabric_b)
+    assert_ok(p)
+    recs = json.loads(p.stdout)
+    assert [(r["label"], r["runs"]) for r in recs] == [("shm", 3), ("tcp", 3)]
+    for rec, t, gbps in zip(recs, (1.0, 1.5), (80.0, 40.0)):
+        assert rec["latency_p50_us"] == pytest.approx(t, rel=1e-12)
+        assert rec["peak_Gbps"] == pytest.approx(gbps, rel=1e-12)
+        for k in ("latency_p50_us", "peak_Gbps", "allreduce_busbw_1M_GBps"):
+            assert rec["spread"][k] == pytest.approx(0.02, rel=1e-9), k
+    p = run_cli("summary", "--csv", known.fabric_a)
+    assert_ok(p)
+    rows = list(csv.DictReader(p.stdout.splitlines()))
+    assert rows[0]["runs"] == "3" and float(rows[0]["spread_peak_Gbps"]) == pytest.approx(0.02)
+    assert rows[0]["members"].count(" run_000") == 3
+
+
+def test_group_option_refused(known):
+    assert_error(run_cli("compare", "--group", "nosuch", known.base, known.slow), 2,
+                 "--group nosuch", "command, fabric, hosts, file")
+    assert_error(run_cli("summary", "--group", "none,file", known.base), 2, "--group")
+
+
+def test_compare_repeats_live(fabricbench, tmp_path):
+    """Real runs: `fabricbench run latency -m 8,1K --repeat 3 -o F`, and one more of the same
+    command into another file with other output options (--json, --samples, -q): compare and
+    summary make them one group of 4 runs, report no difference, and show the median and
+    spread. Only shapes: the values are this machine's."""
+    from conftest import _mpi_env, MPIRUN
+    import subprocess
+
+    f, g = str(tmp_path / "F.h5"), str(tmp_path / "G.h5")
+    for args in (["latency", "-m", "8,1K", "--repeat", "3", "-o", f],
+                 ["latency", "-m", "8,1K", "-o", g, "--json", str(tmp_path / "g.jsonl"),
+                  "--samples", "-q"]):
+        p = subprocess.run(MPIRUN + [fabricbench, "run"] + args, capture_output=True,
+                           text=True, timeout=180, env=_mpi_env())
+        assert p.returncode == 0, p.stderr[-3000:]
+    p = run_cli("compare", f)
+    assert_ok(p)
+    assert p.stdout.startswith("one group (--group command,fabric): ") and "3 runs" in p.stdout
+    assert not VERDICT_CELL.search(p.stdout) and "ratio" not in p.stdout, p.stdout
+    res, blocks = _blocks(run_cli("compare", "--json", f, g))
+    assert [len(x["runs"]) for x in res["groups"]] == [4]
+    name = res["labels"][0]
+    for b in res["blocks"]:
+        assert b["kernel"] == "latency"
+        for row in b["rows"]:
+            c = row["cells"].get(name)
+            if b["metric"] != "p50_us" and c is None:
+                continue  # a p99 needs 1000 samples, which a busy machine may not give
+            assert "verdict" not in c and c["runs"] >= 1
+            if b["metric"] == "p50_us":
+                assert c["runs"] == 4 and c["value"] == pytest.approx(
+                    statistics.median(c["values"]), rel=1e-12)
+                assert c["spread"] == pytest.approx(
+                    statistics.stdev(c["values"]) / statistics.mean(c["values"]), rel=1e-9)
+    p = run_cli("summary", "--json", f, g)
+    assert_ok(p)
+    (rec,) = json.loads(p.stdout)
+    assert rec["runs"] == 4 and rec["spread"]["latency_p50_us"] is not None
+    # by file: two groups, the second of one run (spread unknown)
+    res, blocks = _blocks(run_cli("compare", "--json", "--group", "file", f, g))
+    assert [len(x["runs"]) for x in res["groups"]] == [3, 1]
+    c = _cell(blocks, "latency", "p50_us", 8, res["labels"][1])
+    assert c["spread"] is None and len(c["spread_used"]) == 1

@@ -1,0 +1,300 @@
+"""Repeats of one measurement: groups of runs that share a command and a fabric.
+
+`compare` and `summary` (and the report) work on groups, not on single runs: a group's value of
+a kernel, size and metric is the median over its runs, and its run-to-run spread is the
+runs' relative standard deviation (noise.run_spread, the rule `check` applies to a baseline of
+several runs). docs/ANALYSIS.md ("Groups") says what follows; in short, two runs share
+
+- a command when fabricbench was given the same kernels and options (the command line after
+  `run`, as typed, and the FABRICBENCH_* variables it recorded), leaving out the options that
+  only say where and how the results go (OUTPUT_OPTIONS: -o, --append, --repeat, --json, ...);
+  when their kernels recorded the same settings (element type, reduction, window, a kernel's
+  own options: a safety net for a default that changed); and when they ran on as many ranks
+  and hosts (mpirun's -np is not in the command line);
+- a fabric when they used the same fabric profile, device and network interface, and where
+  UCX chose (`--fabric any`), the same transports.
+
+`--label`, given per file, is always part of the key: files with different labels are never
+merged, and the copies of a file given twice are never repeats of each other.
+"""
+import math
+import shlex
+import statistics
+
+from .errors import UsageError
+from .hostile import safe_text
+from .noise import regimes, run_spread, runs_noise
+from .table import KERNEL_COLUMNS, RUN_COLUMNS, finite
+
+# fabricbench run's options that say where and how results go, not what is measured
+# (src/cli/option_table.c, and --json-doc, --prom, --wide, --columns of issue 17): left out of
+# the command a run is grouped by. The value: whether the option takes an argument.
+OUTPUT_OPTIONS = {"output": True, "append": False, "force": False, "repeat": True,
+                  "samples": False, "max-samples": True, "json": True, "csv": True,
+                  "json-doc": True, "prom": True, "wide": False, "columns": True,
+                  "quiet": False, "verbose": False, "stall-timeout": True, "help": False}
+SHORT_OUTPUT = {"o": "output", "q": "quiet", "v": "verbose"}
+
+KEYS = ("command", "fabric", "hosts", "file")
+DEFAULT = "command,fabric"
+# Row columns that are not measured quantities: a group row keeps its first run's.
+_LABEL_COLUMNS = ("bytes", "slowest_rank", "cpu_rank_max_rank", "noise_method")
+# Counts and flags where the worst run speaks for the group.
+_MAX_COLUMNS = ("validation_errors", "regimes")
+_MIN_COLUMNS = ("target_met", "percentiles_exact")
+
+
+def parse_keys(text):
+    """--group: 'none' or a comma-separated subset of KEYS; a UsageError otherwise."""
+    words = [w.strip() for w in (text or DEFAULT).split(",") if w.strip()]
+    if words == ["none"]:
+        return ()
+    bad = [w for w in words if w not in KEYS]
+    if bad or not words:
+        raise UsageError("--group %s: group by none, or by any of %s (comma-separated)" %
+                         (safe_text(text), ", ".join(KEYS)),
+                         "--group command,fabric (the default) makes repeats of one "
+                         "measurement a group; --group none compares every run on its own")
+    return tuple(w for w in KEYS if w in words)
+
+
+def command_words(command_line):
+    """What a run measured, as its command line says: the words after `run`, without the
+    output options (OUTPUT_OPTIONS) and their values, `--name=value` as two words."""
+    try:
+        words = shlex.split(command_line or "")
+    except ValueError:  # unbalanced quotes (an edited file): the words as they stand
+        words = (command_line or "").split()
+    if "run" in words[:2]:
+        words = words[words.index("run") + 1:]
+    else:
+        words = words[1:]
+    out = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        i += 1
+        if w == "--":
+            out.extend(words[i - 1:])
+            break
+        if w.startswith("--"):
+            name, eq, value = w[2:].partition("=")
+            if name in OUTPUT_OPTIONS:
+                if OUTPUT_OPTIONS[name] and not eq:
+                    i += 1
+                continue
+            out.extend(["--" + name, value] if eq else [w])
+        elif w.startswith("-") and len(w) > 1:
+            kept = _short(w[1:])
+            if kept is None:  # -o FILE: the value is the next word
+                i += 1
+            elif kept:
+                out.append("-" + kept)
+        else:
+            out.append(w)
+    return tuple(out)
+
+
+def _short(chars):
+    """A cluster of short options without the output ones: the rest ('' when nothing is
+    left), or None when it ends in -o whose value is the next word."""
+    for j, c in enumerate(chars):
+        name = SHORT_OUTPUT.get(c)
+        if name is None:
+            return chars[j:]  # an option of the measurement: the rest is its own business
+        if OUTPUT_OPTIONS[name]:
+            return "" if j + 1 < len(chars) else None  # -oFILE, or -o FILE
+    return ""
+
+
+def env_words(env_options):
+    """The FABRICBENCH_* variables a run recorded (loading's env_options), without those of
+    the output options."""
+    out = []
+    for w in (env_options or "").split(" "):
+        name = w.partition("=")[0]
+        opt = name[len("FABRICBENCH_"):].lower().replace("_", "-")
+        if w and opt not in OUTPUT_OPTIONS:
+            out.append(w)
+    return tuple(out)
+
+
+def _kernel_settings(rows):
+    seen = {}
+    for r in rows:
+        seen.setdefault(r["kernel_id"], tuple(str(r.get(c, "")) for c in (
+            "kernel", "dtype", "op", "window", "kernel_options")))
+    return tuple(seen.values())
+
+
+def key_parts(series, rows):
+    """Every part a run can be grouped by (KEYS), from its series dict and rows."""
+    fabric = (series["fabric"], series["fabric_device"], series["fabric_netdev"],
+              series["transport"] if series["fabric"] in ("any", "auto", "") else "")
+    return {
+        "command": (command_words(series["command_line"]), env_words(series["env_options"]),
+                    _kernel_settings(rows), series["nranks"], series["nhosts"]),
+        "fabric": fabric, "hosts": series["hosts"], "file": series["file"]}
+
+
+class Group:
+    """Runs that are repeats of one measurement: `name`, `members` (their series dicts, in
+    load order) and what they share (`shared`: the key parts grouped by)."""
+
+    def __init__(self, members, shared):
+        self.members = members
+        self.shared = shared
+        self.name = members[0]["label"]
+
+    @property
+    def labels(self):
+        return [m["label"] for m in self.members]
+
+    def __len__(self):
+        return len(self.members)
+
+
+def make_groups(table, keys=None):
+    """The table's runs in groups (load order of their first run); keys: parse_keys'
+    result, None for the default."""
+    keys = parse_keys(DEFAULT) if keys is None else keys
+    series = table.series()
+    groups, index = [], {}
+    for s in series:
+        if keys:
+            parts = key_parts(s, table.where(label=s["label"]))
+            k = (s.get("label_given", ""),) + tuple(repr(parts[p]) for p in keys)
+        else:
+            k = (s["label"],)
+        if k in index:
+            groups[index[k]].members.append(s)
+        else:
+            index[k] = len(groups)
+            groups.append(Group([s], keys))
+    _name(groups)
+    return groups
+
+
+def _name(groups):
+    """A group of one run keeps the run's label; a group of several is named by what its runs
+    share (the --label, else the fabric or the transports UCX chose), then, where that is not
+    unique, with its files' names added, then numbered."""
+    def base(g):
+        return "+".join(_unique(m.get("label_given") or m.get("label_base") or m["label"]
+                                for m in g.members))
+
+    def stems(g):
+        return "+".join(_unique(m["file_name"].rsplit(".", 1)[0] for m in g.members))
+
+    for g in groups:
+        if len(g) > 1:
+            g.name = base(g)
+    names = [g.name for g in groups]
+    for g in groups:
+        if len(g) > 1 and names.count(g.name) > 1:
+            g.name = "%s (%s)" % (g.name, stems(g))
+    names = [g.name for g in groups]
+    seen = {}
+    for g in groups:
+        if names.count(g.name) > 1:
+            seen[g.name] = seen.get(g.name, 0) + 1
+            g.name = "%s #%d" % (g.name, seen[g.name])
+
+
+def _unique(it):
+    out = []
+    for x in it:
+        if x not in out:
+            out.append(x)
+    return out
+
+
+def find(groups, ref):
+    """The group --reference names: a group's name, its number from 1, a run's label or a
+    file given; None when none."""
+    for g in groups:
+        if ref == g.name:
+            return g
+    if ref.isdigit() and 1 <= int(ref) <= len(groups):
+        return groups[int(ref) - 1]
+    for g in groups:
+        for m in g.members:
+            if ref in (m["label"], m["file"], m["file_name"]):
+                return g
+    return None
+
+
+def group_rows(table, group):
+    """A group's rows, one per kernel and size its runs measured (in the order they first
+    appear): the first run's row, every measured quantity replaced by the median over the
+    runs that measured it, and `_runs` (those runs' rows, one per run: a kernel measured twice
+    in a run counts once, its first time)."""
+    labels = group.labels
+    by = {}
+    order = []
+    for r in table.rows:
+        if r["label"] not in labels:
+            continue
+        key = (r["kernel"], r["bytes"])
+        lst = by.get(key)
+        if lst is None:
+            lst = by[key] = []
+            order.append(key)
+        if all(x["label"] != r["label"] for x in lst):
+            lst.append(r)
+    out = []
+    for key in order:
+        runs = by[key]
+        row = dict(runs[0])
+        if len(runs) > 1:
+            for c, v in runs[0].items():
+                if c in RUN_COLUMNS or c in KERNEL_COLUMNS or c in _LABEL_COLUMNS or \
+                        isinstance(v, str) or isinstance(v, bool):
+                    continue
+                vals = [x.get(c) for x in runs]
+                if c.startswith("noise_") and c.endswith("_rel"):
+                    row[c] = runs_noise(vals)
+                    continue
+                vals = [v for v in vals if finite(v)]
+                if not vals:
+                    row[c] = math.nan if isinstance(v, float) else v
+                elif c in _MAX_COLUMNS:
+                    row[c] = max(vals)
+                elif c in _MIN_COLUMNS:
+                    row[c] = min(vals)
+                else:
+                    row[c] = statistics.median(vals)
+        row["_runs"] = runs
+        out.append(row)
+    return out
+
+
+def spread(row, metric):
+    """The run-to-run spread of a group row's metric (NaN: fewer than 2 runs with a value)."""
+    return run_spread([r.get(metric) for r in row["_runs"]])
+
+
+def runs_with(row, metric):
+    return sum(1 for r in row["_runs"] if finite(r.get(metric)))
+
+
+def row_regimes(row):
+    """The most regimes over time any run of the group row had (noise.regimes)."""
+    return max(regimes(r) for r in row["_runs"])
+
+
+def differences(group):
+    """Notes on what the runs of a group do not share (hosts, versions, transports) though
+    they are grouped: the spread then includes it."""
+    out = []
+    for col, what in (("hosts", "hosts"), ("tool_version", "fabricbench version"),
+                      ("transport", "transports"), ("fabric", "fabric"),
+                      ("command_line", "command line")):
+        if col in group.shared or (col == "fabric" and "fabric" in group.shared):
+            continue
+        vals = _unique(str(m.get(col, "")) for m in group.members)
+        if len(vals) > 1 and not (col == "command_line" and "command" in group.shared):
+            out.append("%s: its runs differ in %s (%s); their spread includes that" % (
+                group.name, what, "; ".join(v or "-" for v in vals[:4]) +
+                ("; ..." if len(vals) > 4 else "")))
+    return out
