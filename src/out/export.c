@@ -29,8 +29,9 @@ typedef struct fab_export {
     FILE *f;
     char path[1024];
     bool csv;
-    bool skip_header;  /* appending to a CSV file that has one */
-    fab_claim_t claim; /* held from the constructor to close (core/file.h) */
+    bool skip_header;    /* appending to a CSV file that has one */
+    fab_claim_t claim;   /* held from the constructor to close (core/file.h) */
+    const fab_opts_t *o; /* the run's (a collective's type and reduction columns) */
 } fab_export_t;
 
 static void fab_json_kv(FILE *f, const char *key, const char *value)
@@ -117,7 +118,7 @@ static fab_status_t fab_export_run_begin(void *arg, const fab_run_info_t *info, 
     fab_export_t *e = arg;
     FILE *f = e->f;
 
-    (void)o;
+    e->o = o;
     if (e->csv && e->skip_header)
         return FAB_OK;
     if (e->csv) {
@@ -174,21 +175,25 @@ static fab_status_t fab_export_row(void *arg, const fab_kernel_t *k, const fab_r
                                                     : "collective");
     }
     for (int c = 0; c < fab_ncolumns; c++) {
-        int64_t iv;
-        double dv;
+        fab_value_t v;
 
-        fab_column_value(c, r, &iv, &dv);
+        fab_column_value(c, k, e->o, r, &v);
         if (!e->csv)
             fprintf(f, ",\"%s\":", fab_columns[c].name);
         else
             fputc(',', f);
-        if (fab_columns[c].type == FAB_COL_F64) {
-            if (e->csv && !isfinite(dv))
+        if (fab_columns[c].type == FAB_COL_STR) {
+            if (e->csv) /* names of letters and digits: nothing to quote */
+                fputs(v.s, f);
+            else
+                fab_json_str(f, v.s);
+        } else if (fab_columns[c].type == FAB_COL_F64) {
+            if (e->csv && !isfinite(v.d))
                 fputs("", f);
             else
-                fab_json_num(f, dv);
+                fab_json_num(f, v.d);
         } else {
-            fprintf(f, "%lld", (long long)iv);
+            fprintf(f, "%lld", (long long)v.i);
         }
     }
     fputs(e->csv ? "\n" : "}\n", f);
