@@ -368,7 +368,7 @@ static void fab_show_table(fab_show_t *s, hid_t table, const char *where, fab_ki
 /* The kernel's attributes as its live header says them. */
 static void fab_show_kernel_header(fab_show_t *s, hid_t kg, const char *w, const char *name)
 {
-    char summary[256], ranks[64], policy[160], window[32], status[64], dtype[32], op[16];
+    char summary[256], ranks[64], policy[512], window[32], status[64], dtype[32], op[16];
     char arith[192], root[32], detail[1024], opts[1024];
 
     fab_show_attr(s, kg, w, "summary", summary, sizeof(summary));
@@ -476,7 +476,9 @@ static void fab_show_run(fab_show_t *s, hid_t run, const char *where)
         if (!m->show || !(m->where & FAB_META_H5))
             continue;
         fab_show_attr(s, run, where, m->name, v, sizeof(v));
-        if (v[0])
+        if (v[0] && strcmp(m->name, "command_line") == 0) /* whole, to be copied, as live */
+            fprintf(s->f, "# %s: %s\n", m->show, v);
+        else if (v[0])
             fab_out_text_line(s->f, "# %s: %s", m->show, strcmp(v, "nan") == 0 ? "unknown" : v);
     }
     fab_show_strings(s, run, where, "placement", "placement");

@@ -174,6 +174,15 @@ for kname, head, tok in text_cells(p.stdout):
     check(sig_digits(tok) >= 4 or float(tok) == 0, "%s %s printed %s" % (kname, head, tok))
 small = [r["busbw_GB/s"] for k in ks if k["name"] == "allreduce" for r in k["rows"]][0]
 check(isinstance(small, float) and 0 < small < 0.1, "8 B allreduce busbw printed %r" % small)
+# show prints the same tables, and each kernel's whole policy (wrapped, not cut)
+s = show("all.h5")
+fits(s.stdout, "show of the default run")
+shown = parse_tables(s.stdout)[1]
+check([k["lines"] for k in shown] == [k["lines"] for k in ks], "show's tables differ")
+with h5py.File("all.h5", "r") as f:
+    policies = [g.attrs["iteration_policy"] for g in f["runs/run_0000/kernels"].values()]
+check([k["header"]["iterations"] for k in shown] == policies and len(policies[0]) > 200,
+      "show's policy lines: %s" % [k["header"]["iterations"] for k in shown][:1])
 print("ok every kernel's compact table within %d columns; %d values equal the file; avg busbw "
       "lines the rows' mean; small values in 4 significant digits" % (COLS, compared))
 
