@@ -11,8 +11,11 @@
 #include "core/opts.h"
 #include "kernel/dtype.h"
 #include "kernel/registry.h"
+#include "measure/locate.h"
+#include "measure/matrix.h"
 #include "out/columns.h"
 #include "out/table.h"
+#include "out/text.h"
 
 /* What fab_text_number prints for x with `decimals` decimals. */
 static int number_is(double x, int decimals, const char *want)
@@ -133,6 +136,47 @@ static void check_columns_option(void)
     CHECK(t.n > 20 && strcmp(t.cell[1].head, "lat_us") == 0);
 }
 
+/* A pairs kernel's verdict at the most members whose matrix is printed (12), with long names,
+ * slow pairs and a suspect: every line within 100 columns; and a wrapped '#' line. */
+static void check_verdict_width(void)
+{
+    enum { N = 12 };
+    double bw[N * N], line[N * N];
+    char *names[N], namebuf[N][48], *buf = NULL;
+    size_t len = 0;
+    fab_locate_in_t in = {N, bw, NULL, NULL, 0, 0, 0, 0, 0, 0};
+    fab_locate_t l;
+    fab_matrix_t m = {0};
+    FILE *f;
+
+    for (int i = 0; i < N; i++) {
+        snprintf(namebuf[i], sizeof(namebuf[i]), "compute-node-with-a-long-name-%02d", i);
+        names[i] = namebuf[i];
+        for (int j = 0; j < N; j++) {
+            bw[i * N + j] = i == j ? NAN : i == 3 || j == 3 ? 2500.0 : 12345.0 + i + j;
+            line[i * N + j] = i == j ? NAN : bw[i * N + j] / 125.0;
+        }
+    }
+    CHECK(fab_locate(&in, &l) == 0 && l.nsuspects > 0);
+    m.n = N;
+    m.names = names;
+    m.bw = bw;
+    m.line_pct = line;
+    m.schedule = "rounds";
+    m.rounds = m.rounds_done = N - 1;
+    m.line_MBps = 12500;
+    m.bw_frac = 0.9;
+    m.verdict = &l;
+    f = open_memstream(&buf, &len);
+    fab_out_text_verdict(f, fab_kernel_find("pairs_bw"), &m);
+    fab_out_text_line(f, "# a long line: %s %s %s", names[0], names[1], names[2]);
+    fclose(f);
+    CHECK(fits(buf) && strstr(buf, "# matrix: MB/s") && strstr(buf, "# suspect node: ") &&
+          strstr(buf, "\n#   compute-node-with-a-long-name-02\n"));
+    free(buf);
+    fab_locate_free(&l);
+}
+
 int main(void)
 {
     fab_row_t r;
@@ -164,6 +208,7 @@ int main(void)
     check_layouts();
     check_numbers();
     check_columns_option();
+    check_verdict_width();
 
     /* values: as the entries say (seconds to us, integers as integers) */
     memset(&r, 0, sizeof(r));
