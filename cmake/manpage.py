@@ -143,7 +143,9 @@ def body_roff(lines):
 def command_candidates(name, text):
     """Words that may be commands: after the program's name, or first on an indented line."""
     found = re.findall(r"\b%s ([a-z][\w-]*)" % re.escape(name), text)
-    found += re.findall(r"^\s{2,}([a-z][\w-]*)(?:\s{2,}|$)", text, flags=re.M)
+    # [ \t], not \s: a gap must not run over the line's end and swallow the next line's
+    # indentation (a description ending in one word hid the command below it)
+    found += re.findall(r"^[ \t]{2,}([a-z][\w-]*)(?:[ \t]{2,}|$)", text, flags=re.M)
     seen = []
     for w in found:
         if w not in seen:

@@ -30,7 +30,7 @@ def metric_columns(table):
     """The columns --metric accepts: the measurements (the result table's columns, those a
     newer file adds, the noise estimates), not the run's or kernel's settings."""
     return [c for c in table.columns if c not in RUN_COLUMNS and c not in KERNEL_COLUMNS
-            and c not in ("bytes", "noise_method")]
+            and c not in ("bytes", "count", "type", "redop", "noise_method")]
 
 
 def check_metrics(table, metrics):

@@ -389,10 +389,38 @@ for _c in ("min_us", "p50_us", "mean_us", "p90_us", "p99_us", "p999_us", "p9999_
     COLUMNS[_c] = _TIME
 
 
+COLUMNS["count"] = ("int", -1, None, False, "a count of elements (-1: not a collective)")
+# Text columns (a collective's type and reduction as nccl-tests names them; "" for other
+# kernels, "none" where there is none): short names of letters, digits and _.
+TEXT_COLUMNS = ("type", "redop")
+TEXT_NAME = re.compile(r"[A-Za-z0-9_]{0,32}\Z")
+
+
 def column_kind(name):
-    """'int' or 'float' for a column of the schema, 'num' for one it does not list."""
+    """'int' or 'float' for a column of the schema, 'str' for a text column, 'num' for one it
+    does not list."""
+    if name in TEXT_COLUMNS:
+        return "str"
     spec = COLUMNS.get(name)
     return spec[0] if spec else "num"
+
+
+def holds_strings(ds):
+    """Whether a dataset holds strings (a text column the schema does not list)."""
+    import h5py
+
+    try:
+        return ds.get_type().get_class() == h5py.h5t.STRING
+    except Exception as e:
+        raise Unreadable(ds.name, "cannot be read (%s)" % _one_line(e))
+
+
+def check_text_column(name, values, path, sizes):
+    """Mismatch at the first value of a text column that is not a short name."""
+    for i, v in enumerate(values):
+        if not TEXT_NAME.match(v):
+            raise Mismatch(_row(path, i, sizes), "is '%s', not a name (letters, digits, _; at "
+                           "most 32)" % name_text(v))
 
 
 def check_column(name, data, path, sizes, iterations):

@@ -341,8 +341,15 @@ def _read_table(t, twhere, path, name, kid, warn):
             warn("%s %s %s: column %s is listed but absent; read as not available" %
                  (path, name, kid, c))
             continue
-        v = hostile.numbers(ds, cpath, "a table column", hostile.column_kind(c),
-                            hostile.MAX_ROWS)
+        kind = hostile.column_kind(c)
+        if kind == "num" and hostile.holds_strings(ds):
+            warn("%s %s %s: column %s holds text this analysis does not know (a newer "
+                 "fabricbench's); not read" % (path, name, kid, c))
+            continue
+        if kind == "str":
+            v = hostile.strings(ds, cpath, "a table column of text", hostile.MAX_ROWS)
+        else:
+            v = hostile.numbers(ds, cpath, "a table column", kind, hostile.MAX_ROWS)
         if length_of is None:
             length_of = c
         elif len(v) != len(data[length_of]):
@@ -357,12 +364,15 @@ def _read_table(t, twhere, path, name, kid, warn):
     sizes = data.get("bytes")
     iterations = data.get("iterations")
     for c, v in data.items():
-        hostile.check_column(c, v, "%s/%s" % (twhere, c), sizes, iterations)
+        if isinstance(v, list):
+            hostile.check_text_column(c, v, "%s/%s" % (twhere, c), sizes)
+        else:
+            hostile.check_column(c, v, "%s/%s" % (twhere, c), sizes, iterations)
     nrows = len(data[length_of]) if length_of is not None else 0
     rows = []
     for i in range(nrows):
-        rows.append({c: (int(v[i]) if v.dtype.kind in "iu" else float(v[i]))
-                     for c, v in data.items()})
+        rows.append({c: (v[i] if isinstance(v, list) else int(v[i]) if v.dtype.kind in "iu"
+                         else float(v[i])) for c, v in data.items()})
     return rows, units
 
 
@@ -537,8 +547,8 @@ def load(paths, run="all", labels=None, warn=None):
         list(DERIVED_COLUMNS)
     for r in rows:
         for c in TABLE_COLUMNS + tuple(extra_cols):
-            if c not in r:
-                r[c] = INT_DEFAULTS.get(c, math.nan)
+            if c not in r:  # a file written before the column: its "none" value
+                r[c] = "" if c in hostile.TEXT_COLUMNS else INT_DEFAULTS.get(c, math.nan)
     for c in columns:
         units.setdefault(c, META_UNITS.get(c, ""))
     return Table(rows, columns, units, notes)

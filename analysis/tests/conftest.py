@@ -214,10 +214,11 @@ def results(fabricbench, tmp_path_factory):
     with h5py.File(r.newer, "r+") as f:
         f.attrs["schema_version"] = np.int64(2)
 
-    # A file from before the fabrics work: no line_rate_pct, cpu_* columns, fabric attributes.
+    # A file from before the fabrics work: no line_rate_pct, cpu_* columns, fabric attributes
+    # (nor the nccl-tests columns count, type, redop, which came later still).
     r.old = _copy(r.shm, str(d / "old.h5"))
     gone = ("line_rate_pct", "cpu_rank_pct", "cpu_node_user_pct", "cpu_node_sys_pct",
-            "cpu_node_softirq_pct")
+            "cpu_node_softirq_pct", "count", "type", "redop")
     with h5py.File(r.old, "r+") as f:
         for run, k in _kernels(f):
             t = k["table"]

@@ -190,9 +190,12 @@ def samples(t, n, drift):
 
 
 def _fill(dtype):
-    """A column the known values do not define (a newer tool's): NaN, or -1 / 0."""
+    """A column the known values do not define (a newer tool's): NaN, -1 / 0, or "" for text
+    (type, redop)."""
     if dtype.kind == "f":
         return math.nan
+    if dtype.kind == "O":
+        return ""
     return -1 if dtype.kind == "i" else 0
 
 

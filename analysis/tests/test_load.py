@@ -219,6 +219,24 @@ def test_old_file_without_new_columns(results):
         assert c in t.columns
 
 
+def test_nccl_tests_columns(results):
+    """count, type and redop as fabricbench writes them: a collective's elements, its type and
+    reduction in nccl-tests' words; -1 and "" for the other kernels; "" in older files."""
+    t = load([results.tcp])
+    for r in t.where(kernel="allreduce"):
+        assert (r["type"], r["redop"]) == ("float", "sum") and r["count"] == r["bytes"] // 4
+    for r in t.where(kernel="latency") + t.where(kernel="bw"):
+        assert (r["type"], r["redop"], r["count"]) == ("", "", -1)
+    assert t.units["count"] == "elements" and t.units["type"] == "name"
+    assert "type" not in load([results.old]).columns  # no file has it: no such column
+    both = load([results.old, results.tcp])
+    old = both.where(file=results.old)
+    assert old and all(r["type"] == "" and r["redop"] == "" and math.isnan(r["count"])
+                       for r in old)
+    from fabricbench_analysis.compare import metric_columns
+    assert not {"count", "type", "redop"} & set(metric_columns(t))
+
+
 def test_interrupted_loads_what_is_complete(results):
     notes = []
     t = load([results.interrupted], warn=notes.append)

@@ -49,8 +49,12 @@ static int fab_fabric_command(const fab_opts_t *o)
 
 int fab_command_without_mpi(fab_cmd_t cmd, const fab_opts_t *o)
 {
+    if (cmd == FAB_CMD_SHOW && o->sub_usage) {
+        fab_show_print_help(stdout);
+        return FAB_EXIT_OK;
+    }
     if (cmd == FAB_CMD_SHOW)
-        return fab_status_exit_code(fab_show(o->show_file, stdout));
+        return fab_show_files(o->show_files, o->nshow_files, stdout, o->wide, o->columns);
     if ((cmd == FAB_CMD_INVENTORY || cmd == FAB_CMD_PLACEMENT) && o->sub_usage) {
         printf("usage: %s\n", o->sub_usage);
         return FAB_EXIT_OK;

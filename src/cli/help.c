@@ -15,7 +15,8 @@ void fab_opts_print_help(FILE *f)
             "\n"
             "usage: mpirun -np 2 fabricbench run [KERNEL[,KERNEL...]] [options]\n"
             "       fabricbench list            the kernels, one line each\n"
-            "       fabricbench show FILE.h5    print a result file's runs as tables\n"
+            "       fabricbench show [--wide | --columns LIST] FILE.h5...\n"
+            "                                   print result files' runs as tables\n"
             "       fabricbench inventory [--json] [--sysfs-root DIR] [--fabric NAME]\n"
             "                                   RDMA devices, ports, line rates, interfaces;\n"
             "                                   with --fabric: the device and settings it picks\n"
@@ -29,7 +30,8 @@ void fab_opts_print_help(FILE *f)
             "       fabricbench --version\n"
             "\n"
             "Without kernels, 'run' runs the point-to-point suite: %s.\n"
-            "Results go to stdout as a table with '#' header lines, and to an HDF5 file\n"
+            "Results go to stdout as a table with '#' header lines (compact, within 100\n"
+            "columns; --wide: every column), and to an HDF5 file\n"
             "(-o; by default fabricbench-HOST-DATE.h5 here), written row by row so that a\n"
             "killed job keeps every completed row. Logs, progress and errors go to stderr;\n"
             "once MPI runs, each line names its rank and host: [rank N host]. SIGTERM,\n"
@@ -75,4 +77,27 @@ void fab_opts_print_run_help(FILE *f)
                "units are decimal: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9 bit/s.\n"
                "Exit codes: 0 ok; 1 a check failed; 2 usage/configuration; 3 environment; "
                "4 interrupted.\n");
+}
+
+void fab_show_print_help(FILE *f)
+{
+    fprintf(f, "usage: fabricbench show [--wide | --columns LIST] FILE.h5 [FILE.h5 ...]\n"
+               "\n"
+               "Print the runs of fabricbench result files as the live output printed them: the\n"
+               "'#' header lines, one table per kernel, a collective's average busbw. Needs no\n"
+               "MPI. Several files are shown in the order given, each after a line\n"
+               "'# ==> FILE (file N of M) <=='.\n"
+               "\n"
+               "Options (also read from FABRICBENCH_WIDE and FABRICBENCH_COLUMNS):\n"
+               "  --wide          every column of the table, the layout before the compact one\n"
+               "  --columns LIST  these columns, by their names in the files, in this order\n"
+               "                  (p50_us,p99_us,busbw_GBps; an unknown name is refused with\n"
+               "                  the list of names)\n"
+               "  -h, --help      this help\n"
+               "\n"
+               "Every file is read as hostile until checked: a file that is not a fabricbench\n"
+               "result file, of another schema version, missing, truncated or damaged gets one\n"
+               "error line on stderr naming it, and the next file is still shown.\n"
+               "Exit codes: 0 every file shown; else the first failed file's: 2 not a result file\n"
+               "            of this schema version, 3 missing, unreadable or damaged.\n");
 }

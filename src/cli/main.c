@@ -26,7 +26,7 @@ int main(int argc, char **argv)
     fab_world_t w;
     fab_fabric_t fb;
     fab_status_t fst;
-    char err[1024], hint[512], note[512];
+    char err[1024], hint[1024], note[512];
     bool agreed = true;
     fab_status_t st;
     int code;

@@ -140,6 +140,14 @@ const fab_opt_t fab_opt_table[] = {
      "no progress lines on stderr (and no table where an output takes stdout)", 0},
     {"verbose", 'v', FAB_OPT_COUNT, OFF(verbose), 0, 0, NULL, NULL, "0",
      "more log output on stderr (repeat for debug)", 0},
+    {"wide", 0, FAB_OPT_FLAG, OFF(wide), 0, 0, NULL, NULL, "off",
+     "the full table on stdout (every column, the layout before the compact one) instead of the "
+     "compact table that fits 100 columns; the files always have every column",
+     0},
+    {"columns", 0, FAB_OPT_STRING, OFF(columns), 0, 0, "LIST", NULL, "compact",
+     "the table's columns, by their names in the result files (p50_us,busbw_GBps,...), in that "
+     "order",
+     0},
     {"help", 'h', FAB_OPT_FLAG, OFF(help), 0, 0, NULL, NULL, NULL, "this help", 0},
 };
 

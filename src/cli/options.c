@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "kernel/registry.h"
 #include "out/outputs.h"
+#include "out/table.h"
 
 #define FAB_MAX_ROWS 256
 #define FAB_NHARNESS fab_opt_table_n
@@ -286,6 +287,17 @@ static const fab_optrow_t *fab_opt_find_short(char c)
     return NULL;
 }
 
+fab_status_t fab_opts_table_check(const fab_opts_t *o, char *err, size_t errlen, char *hint,
+                                  size_t hintlen)
+{
+    if (o->wide && o->columns) {
+        snprintf(err, errlen, "--wide and --columns both choose the table's columns");
+        snprintf(hint, hintlen, "give one: --wide for every column, --columns LIST for those");
+        return FAB_ERR_USAGE;
+    }
+    return o->columns ? fab_text_columns_check(o->columns, err, errlen, hint, hintlen) : FAB_OK;
+}
+
 static fab_status_t fab_kernels_parse(const char *list, fab_opts_t *o, char *err, size_t errlen,
                                       char *hint, size_t hintlen)
 {
@@ -371,13 +383,7 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
     }
     if (strcmp(argv[1], "show") == 0) {
         *cmd = FAB_CMD_SHOW;
-        if (argc != 3 || argv[2][0] == '-') {
-            snprintf(err, errlen, "'show' takes one result file");
-            snprintf(hint, hintlen, "fabricbench show FILE.h5");
-            return FAB_ERR_USAGE;
-        }
-        o->show_file = argv[2];
-        return FAB_OK;
+        return fab_show_parse(argc, argv, o, err, errlen, hint, hintlen);
     }
     if (strcmp(argv[1], "inventory") == 0 || strcmp(argv[1], "placement") == 0) {
         *cmd = argv[1][0] == 'i' ? FAB_CMD_INVENTORY : FAB_CMD_PLACEMENT;
@@ -484,6 +490,8 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
                  "non-blocking collective and its wait");
         st = FAB_ERR_USAGE;
     }
+    if (st == FAB_OK)
+        st = fab_opts_table_check(o, err, errlen, hint, hintlen);
     if (st == FAB_OK && o->append && o->force) {
         snprintf(err, errlen, "--append and --force contradict each other");
         snprintf(hint, hintlen, "--append adds a run to the file, --force replaces it: pick one");

@@ -47,5 +47,14 @@ const fab_opt_t *fab_opts_harness(const char *name, size_t len);
 /* cli/subcommand.c: the options of `inventory` and `placement` (argv[2] on). */
 fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts_t *o, char *err,
                                   size_t errlen, char *hint, size_t hintlen);
+/* cli/subcommand.c: `show [--wide | --columns LIST] FILE...` (and its FABRICBENCH_WIDE,
+ * FABRICBENCH_COLUMNS); --help sets o->sub_usage. */
+fab_status_t fab_show_parse(int argc, char **argv, fab_opts_t *o, char *err, size_t errlen,
+                            char *hint, size_t hintlen);
+/* --wide and --columns of run and show: not both, and the columns named right. */
+fab_status_t fab_opts_table_check(const fab_opts_t *o, char *err, size_t errlen, char *hint,
+                                  size_t hintlen);
+/* `fabricbench show --help`. */
+void fab_show_print_help(FILE *f);
 
 #endif

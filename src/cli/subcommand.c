@@ -83,3 +83,65 @@ fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts
     }
     return FAB_OK;
 }
+
+fab_status_t fab_show_parse(int argc, char **argv, fab_opts_t *o, char *err, size_t errlen,
+                            char *hint, size_t hintlen)
+{
+    static const char *const env[] = {"FABRICBENCH_WIDE", "FABRICBENCH_COLUMNS"};
+    static const char *const name[] = {"wide", "columns"};
+    const char *usage = "fabricbench show [--wide | --columns LIST] FILE.h5 [FILE.h5 ...]";
+    bool dashes = false;
+
+    for (int k = 0; k < 2; k++) {
+        const fab_opt_t *d = fab_opts_harness(name[k], strlen(name[k]));
+        const char *v = getenv(env[k]);
+        bool on = true;
+        fab_status_t st;
+
+        if (!v || !*v)
+            continue;
+        st = k == 0 ? fab_opt_apply_env_flag(d, o, v, &on, err, errlen)
+                    : fab_opt_apply(d, o, v, err, errlen);
+        if (st != FAB_OK) {
+            snprintf(err + strlen(err), errlen - strlen(err), " (from environment variable %s)",
+                     env[k]);
+            snprintf(hint, hintlen, "%s", usage);
+            return st;
+        }
+    }
+    /* the files, moved to the front of argv[2..] in their order (options may come anywhere) */
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+
+        if (dashes || a[0] != '-' || strcmp(a, "-") == 0) {
+            argv[2 + o->nshow_files++] = argv[i];
+        } else if (strcmp(a, "--") == 0) {
+            dashes = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            o->sub_usage = usage;
+            return FAB_OK;
+        } else if (strcmp(a, "--wide") == 0) {
+            o->wide = true;
+        } else if (strcmp(a, "--columns") == 0 || strncmp(a, "--columns=", 10) == 0) {
+            const char *v = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
+
+            if (!v) {
+                snprintf(err, errlen, "'show' option --columns needs a value (LIST)");
+                snprintf(hint, hintlen, "%s", usage);
+                return FAB_ERR_USAGE;
+            }
+            o->columns = v;
+        } else {
+            snprintf(err, errlen, "'show' does not take '%s'", a);
+            snprintf(hint, hintlen, "%s; 'fabricbench show --help' says more", usage);
+            return FAB_ERR_USAGE;
+        }
+    }
+    o->show_files = argv + 2;
+    if (o->nshow_files == 0) {
+        snprintf(err, errlen, "'show' needs a result file");
+        snprintf(hint, hintlen, "%s", usage);
+        return FAB_ERR_USAGE;
+    }
+    return fab_opts_table_check(o, err, errlen, hint, hintlen);
+}

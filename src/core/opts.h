@@ -39,7 +39,6 @@ typedef struct fab_opts {
     const char *json, *csv; /* NULL: none; "-": standard output (out/outputs.h) */
     const char *json_doc;   /* --json-doc: one JSON document; NULL none, "-" stdout */
     const char *prom;       /* --prom: a Prometheus textfile; NULL none, "-" stdout */
-    const char *show_file;  /* fabricbench show FILE */
     char note[512];         /* warnings about the options, for rank 0 to print */
     fab_pair_t pair;        /* --pair: the ranks pair kernels measure between */
     int pml;                /* fab_pml_t */
@@ -62,6 +61,10 @@ typedef struct fab_opts {
     int place_ranks;          /* placement command: ranks per node */
     bool json_flag;           /* inventory, placement commands: --json */
     const char *sub_usage;    /* inventory, placement commands: --help was asked (their usage) */
+    bool wide;                /* --wide: the text table with every column (run, show) */
+    const char *columns;      /* --columns: the text table's columns, checked; NULL: a layout */
+    char *const *show_files;  /* show: the files, in order */
+    int nshow_files;          /* show: how many */
     int schedule;             /* pairs kernels: fab_sched_t (--schedule) */
     int retest;               /* pairs kernels: retest slow pairs alone (--retest on: 1) */
     int pairs_per;            /* pairs kernels: 0 one rank per node, 1 every rank (--pairs-per) */

@@ -122,3 +122,47 @@ size_t fab_edit_distance(const char *a, const char *b)
     }
     return row[lb];
 }
+
+/* Whether the code point of the UTF-8 sequence at p (k bytes long) changes what a terminal
+ * shows rather than being shown: a C1 control (U+0080..U+009F), the line and paragraph
+ * separators and the bidirectional embeddings, overrides and isolates (U+2028..U+202E,
+ * U+2066..U+2069). */
+static int fab_text_hidden(const unsigned char *p, size_t k, unsigned *cp)
+{
+    if (k == 2)
+        *cp = ((p[0] & 0x1fu) << 6) | (p[1] & 0x3fu);
+    else if (k == 3)
+        *cp = ((p[0] & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
+    else
+        return 0;
+    return (*cp >= 0x80 && *cp <= 0x9f) || (*cp >= 0x2028 && *cp <= 0x202e) ||
+           (*cp >= 0x2066 && *cp <= 0x2069);
+}
+
+/* Text from the file, made safe for a terminal, as fabricbench-analyze does it (core/text.h): C0
+ * controls, DEL and each byte that is not valid UTF-8 as \xNN; the code points of fab_text_hidden
+ * as \uNNNN. The output is valid UTF-8 that cannot move the cursor, reorder or forge a line. */
+void fab_text_safe(const char *in, char *out, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)in;
+    size_t n = 0;
+
+    while (*p && n + 7 < len) {
+        size_t k = fab_utf8_seq(p);
+        unsigned cp = 0;
+
+        if (k == 1 && *p >= 0x20 && *p != 0x7f) {
+            out[n++] = (char)*p;
+        } else if (k <= 1) {
+            n += (size_t)snprintf(out + n, len - n, "\\x%02X", *p);
+            k = 1;
+        } else if (fab_text_hidden(p, k, &cp)) {
+            n += (size_t)snprintf(out + n, len - n, "\\u%04X", cp);
+        } else {
+            memcpy(out + n, p, k);
+            n += k;
+        }
+        p += k;
+    }
+    out[n] = '\0';
+}

@@ -18,6 +18,10 @@ int fab_utf8_valid(const char *s);
 /* s as valid UTF-8: each byte that is not part of a valid sequence becomes the four
  * characters \xNN (its value in hex). A new string (free it), NULL when out of memory. */
 char *fab_utf8_clean(const char *s);
+/* Text from a file or a command line, made safe for a terminal into out (len bytes): C0
+ * controls, DEL and each byte that is not valid UTF-8 as \xNN, the C1 controls, line and
+ * paragraph separators and bidirectional controls as \uNNNN; cut to fit. */
+void fab_text_safe(const char *in, char *out, size_t len);
 
 /* The edit distance (Levenshtein) of two short strings (under 128 characters; longer ones
  * get the longer length), for "did you mean". */

@@ -174,7 +174,7 @@ void fab_dtype_from_mpi(MPI_Datatype t, fab_dtype_t *dt)
     memset(dt, 0, sizeof(*dt));
     dt->id = id;
     dt->name = fab_dtype_names[id];
-    dt->size = id == FAB_DT_FLOAT64 ? 8 : id == FAB_DT_BFLOAT16 || id == FAB_DT_FLOAT16 ? 2 : 4;
+    dt->size = fab_dtype_size(id);
     dt->mpi = t;
 }
 
@@ -269,6 +269,19 @@ double fab_dtype_epsilon(const fab_dtype_t *dt)
 const char *fab_dtype_name(int id)
 {
     return id >= 0 && id <= FAB_DT_FLOAT16 ? fab_dtype_names[id] : "unknown";
+}
+
+/* nccl-tests' names (its ncclDataType_t strings), for the `type` column. */
+const char *fab_dtype_nccl_name(int id)
+{
+    static const char *const names[] = {"float", "double", "int32", "bfloat16", "half"};
+
+    return id >= 0 && id <= FAB_DT_FLOAT16 ? names[id] : "unknown";
+}
+
+size_t fab_dtype_size(int id)
+{
+    return id == FAB_DT_FLOAT64 ? 8 : id == FAB_DT_BFLOAT16 || id == FAB_DT_FLOAT16 ? 2 : 4;
 }
 
 const char *fab_dtype_arithmetic(int id)

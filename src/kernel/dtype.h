@@ -40,6 +40,10 @@ double fab_dtype_get(const fab_dtype_t *dt, const void *buf, size_t i);
 void fab_dtype_set(const fab_dtype_t *dt, void *buf, size_t i, double v);
 double fab_dtype_epsilon(const fab_dtype_t *dt);
 const char *fab_dtype_name(int id);
+/* The type as nccl-tests names it: float, double, int32, bfloat16, half. */
+const char *fab_dtype_nccl_name(int id);
+/* Bytes per element of type id. */
+size_t fab_dtype_size(int id);
 /* How the reductions of a --dtype are computed: natively by MPI, or emulated (16-bit types). */
 const char *fab_dtype_arithmetic(int id);
 const char *fab_op_name(int op);

@@ -32,11 +32,12 @@ typedef struct fab_export {
     FILE *f;
     char path[1024];
     bool csv;
-    bool is_stdout;    /* "-": stdout, not closed here */
-    bool failed;       /* a write failed: said once */
-    bool skip_header;  /* appending to a CSV file that has one */
-    uint64_t rows;     /* of the kernel now running */
-    fab_claim_t claim; /* held from the constructor to close (core/file.h) */
+    bool is_stdout;      /* "-": stdout, not closed here */
+    bool failed;         /* a write failed: said once */
+    bool skip_header;    /* appending to a CSV file that has one */
+    uint64_t rows;       /* of the kernel now running */
+    fab_claim_t claim;   /* held from the constructor to close (core/file.h) */
+    const fab_opts_t *o; /* the run's (a collective's type and reduction columns) */
 } fab_export_t;
 
 static fab_status_t fab_export_flush(fab_export_t *e)
@@ -56,7 +57,7 @@ static fab_status_t fab_export_run_begin(void *arg, const fab_run_info_t *info, 
     fab_export_t *e = arg;
     fab_jw_t j = {e->f, true};
 
-    (void)o;
+    e->o = o;
     if (e->csv && e->skip_header)
         return FAB_OK;
     if (e->csv) {
@@ -139,21 +140,22 @@ static fab_status_t fab_export_row(void *arg, const fab_kernel_t *k, const fab_r
         fprintf(f, "{\"record\":\"row\"");
         fab_jw_str(&j, "kernel", k->name);
         fab_jw_str(&j, "kind", fab_kind_name(k->kind));
-        fab_jsonrec_columns(&j, r);
+        fab_jsonrec_columns(&j, k, e->o, r);
         fputs("}\n", f);
         return fab_export_flush(e);
     }
     fprintf(f, "%s", k->name);
     for (int c = 0; c < fab_ncolumns; c++) {
-        int64_t iv;
-        double dv;
+        fab_value_t v;
 
-        fab_column_value(c, r, &iv, &dv);
+        fab_column_value(c, k, e->o, r, &v);
         fputc(',', f);
-        if (fab_columns[c].type != FAB_COL_F64)
-            fprintf(f, "%lld", (long long)iv);
-        else if (isfinite(dv))
-            fab_json_num(f, dv);
+        if (fab_columns[c].type == FAB_COL_STR)
+            fputs(v.s, f); /* names of letters and digits: nothing to quote */
+        else if (fab_columns[c].type != FAB_COL_F64)
+            fprintf(f, "%lld", (long long)v.i);
+        else if (isfinite(v.d))
+            fab_json_num(f, v.d);
     }
     fputc('\n', f);
     return fab_export_flush(e);

@@ -139,6 +139,39 @@ bool fab_h5_one_value(hid_t attr)
     return one;
 }
 
+hid_t fab_h5_str_type(void)
+{
+    hid_t type = H5Tcopy(H5T_C_S1);
+
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    return type;
+}
+
+hid_t fab_h5_col_type(fab_col_type_t t)
+{
+    return t == FAB_COL_STR   ? fab_h5_str_type()
+           : t == FAB_COL_F64 ? H5Tcopy(H5T_NATIVE_DOUBLE)
+           : t == FAB_COL_U64 ? H5Tcopy(H5T_NATIVE_UINT64)
+                              : H5Tcopy(H5T_NATIVE_INT64);
+}
+
+herr_t fab_h5_append_value(hid_t table, const char *name, fab_col_type_t t, hsize_t at,
+                           const fab_value_t *v)
+{
+    hid_t str;
+    herr_t rc;
+
+    if (t == FAB_COL_F64)
+        return fab_h5_append(table, name, H5T_NATIVE_DOUBLE, at, &v->d);
+    if (t != FAB_COL_STR)
+        return fab_h5_append(table, name, H5T_NATIVE_INT64, at, &v->i);
+    str = fab_h5_str_type();
+    rc = fab_h5_append(table, name, str, at, &v->s);
+    H5Tclose(str);
+    return rc;
+}
+
 /* One element at index `at` of an extendible 1-D dataset, growing it to at + 1. */
 herr_t fab_h5_append(hid_t table, const char *name, hid_t type, hsize_t at, const void *value)
 {

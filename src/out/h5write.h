@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "out/columns.h"
+
 /* A string attribute (replaced when it exists), UTF-8. */
 herr_t fab_h5_attr_str(hid_t obj, const char *name, const char *value);
 /* A scalar number attribute of HDF5 type `type` (replaced when it exists). */
@@ -18,6 +20,14 @@ herr_t fab_h5_strings(hid_t parent, const char *name, char *const *v, hsize_t n)
 void fab_h5_env(hid_t run, const char *name, char *const *kv, int n);
 /* Whether an attribute holds one value (reading an array into one would overrun it). */
 bool fab_h5_one_value(hid_t attr);
+/* A variable-length UTF-8 string type (the caller closes it): string attributes, datasets and
+ * the table's text columns. */
+hid_t fab_h5_str_type(void);
+/* The file type of a table column of type t (FAB_COL_*; the caller closes it). */
+hid_t fab_h5_col_type(fab_col_type_t t);
+/* Append v (fab_column_value's) to the column `name` of type t, at index `at`. */
+herr_t fab_h5_append_value(hid_t table, const char *name, fab_col_type_t t, hsize_t at,
+                           const fab_value_t *v);
 /* Write one element at index `at` of the extendible 1-D dataset `name`, growing it to at + 1. */
 herr_t fab_h5_append(hid_t table, const char *name, hid_t type, hsize_t at, const void *value);
 /* The length of the 1-D dataset `name` in `parent`; 0 when it cannot be read. */

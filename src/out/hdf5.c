@@ -60,6 +60,7 @@ typedef struct fab_h5 {
     double commit_last_s;   /* the last commit's duration */
     uint64_t commit_end_ns; /* when it ended (fab_real_ns) */
     size_t last_image;
+    const fab_opts_t *o; /* the run's options (a collective's type and reduction columns) */
 } fab_h5_t;
 
 static void fab_h5_close_id(hid_t *id, herr_t (*fn)(hid_t))
@@ -348,6 +349,7 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
     char name[96];
     fab_kmeta_t km;
 
+    h->o = o;
     snprintf(name, sizeof(name), "%02d_%s", h->nkernels++, k->name);
     snprintf(h->kernel_name, sizeof(h->kernel_name), "kernels/%s", name);
     h->kernel = H5Gcreate2(kernels, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -378,17 +380,14 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
         H5Pset_chunk(dcpl, 1, &chunk);
         for (int c = 0; c < fab_ncolumns; c++) {
             const fab_column_t *col = &fab_columns[c];
-            hid_t space = H5Screate_simple(1, &zero, &unlimited);
-            hid_t ds = H5Dcreate2(h->table, col->name,
-                                  col->type == FAB_COL_F64   ? H5T_NATIVE_DOUBLE
-                                  : col->type == FAB_COL_U64 ? H5T_NATIVE_UINT64
-                                                             : H5T_NATIVE_INT64,
-                                  space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+            hid_t space = H5Screate_simple(1, &zero, &unlimited), type = fab_h5_col_type(col->type);
+            hid_t ds = H5Dcreate2(h->table, col->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
 
             fab_h5_attr_str(ds, "units", col->unit);
             fab_h5_attr_str(ds, "description", col->doc);
             H5Dclose(ds);
             H5Sclose(space);
+            H5Tclose(type);
             strncat(cols, c ? "," : "", sizeof(cols) - strlen(cols) - 1);
             strncat(cols, col->name, sizeof(cols) - strlen(cols) - 1);
         }
@@ -406,14 +405,11 @@ static fab_status_t fab_h5_row(void *arg, const fab_kernel_t *k, const fab_row_t
     fab_h5_t *h = arg;
 
     for (int c = 0; c < fab_ncolumns; c++) {
-        int64_t iv;
-        double dv;
+        fab_value_t v;
         herr_t rc;
 
-        fab_column_value(c, r, &iv, &dv);
-        rc = fab_columns[c].type == FAB_COL_F64
-                 ? fab_h5_append(h->table, fab_columns[c].name, H5T_NATIVE_DOUBLE, h->nrows, &dv)
-                 : fab_h5_append(h->table, fab_columns[c].name, H5T_NATIVE_INT64, h->nrows, &iv);
+        fab_column_value(c, k, h->o, r, &v);
+        rc = fab_h5_append_value(h->table, fab_columns[c].name, fab_columns[c].type, h->nrows, &v);
         if (rc < 0) {
             FAB_ERROR("results file %s: cannot append to column %s", h->path, fab_columns[c].name);
             return FAB_ERR_IO;

@@ -51,6 +51,7 @@ typedef struct fab_jdoc {
     double commit_last_s;
     uint64_t commit_end_ns;
     fab_claim_t claim;
+    const fab_opts_t *o; /* the run's (a collective's type and reduction columns) */
 } fab_jdoc_t;
 
 static bool fab_piece_reset(fab_piece_t *p)
@@ -278,7 +279,6 @@ static fab_status_t fab_jdoc_row(void *arg, const fab_kernel_t *k, const fab_row
     fab_jdoc_t *d = arg;
     fab_jw_t j = {d->rows.f, false};
 
-    (void)k;
     (void)samples;
     (void)nsamples;
     if (!d->rows.f)
@@ -287,7 +287,7 @@ static fab_status_t fab_jdoc_row(void *arg, const fab_kernel_t *k, const fab_row
         return FAB_OK;
     fab_piece_sep(&d->rows);
     fputc('{', d->rows.f);
-    fab_jsonrec_columns(&j, r);
+    fab_jsonrec_columns(&j, k, d->o, r);
     fputc('}', d->rows.f);
     d->nrows++;
     /* rows in a burst share a commit, as in the HDF5 file (FAB_COMMIT_GAP) */
@@ -412,6 +412,7 @@ fab_status_t fab_out_jsondoc_sink(const char *path, const fab_opts_t *o, fab_sin
         return FAB_ERR_NOMEM;
     snprintf(d->path, sizeof(d->path), "%s", path);
     d->claim.fd = -1;
+    d->o = o;
     d->repeat = o->repeat > 0 ? o->repeat : 1;
     d->is_stdout = fab_output_is_stdout(path);
     snprintf(d->doc_status, sizeof(d->doc_status), "running");

@@ -117,18 +117,20 @@ void fab_jsonrec_kernel(fab_jw_t *j, const fab_kmeta_t *m)
     }
 }
 
-void fab_jsonrec_columns(fab_jw_t *j, const fab_row_t *r)
+void fab_jsonrec_columns(fab_jw_t *j, const fab_kernel_t *k, const fab_opts_t *o,
+                         const fab_row_t *r)
 {
     for (int c = 0; c < fab_ncolumns; c++) {
-        int64_t iv;
-        double dv;
+        fab_value_t v;
 
-        fab_column_value(c, r, &iv, &dv);
+        fab_column_value(c, k, o, r, &v);
         fab_jw_key(j, fab_columns[c].name);
-        if (fab_columns[c].type == FAB_COL_F64)
-            fab_json_num(j->f, dv);
+        if (fab_columns[c].type == FAB_COL_STR)
+            fab_json_str(j->f, v.s);
+        else if (fab_columns[c].type == FAB_COL_F64)
+            fab_json_num(j->f, v.d);
         else
-            fprintf(j->f, "%lld", (long long)iv);
+            fprintf(j->f, "%lld", (long long)v.i);
     }
     if (r->nblock_medians > 0) {
         unsigned n =

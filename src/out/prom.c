@@ -52,6 +52,7 @@ typedef struct fab_prom {
     fab_prom_row_t *r;
     int nr, capr;
     fab_claim_t claim;
+    const fab_opts_t *o; /* the run's (a collective's type and reduction columns) */
 } fab_prom_t;
 
 /* ------------------------------------------------------------------ the file */
@@ -365,8 +366,8 @@ static fab_status_t fab_prom_row(void *arg, const fab_kernel_t *k, const fab_row
 {
     fab_prom_t *p = arg;
     fab_prom_row_t *slot;
+    const char *text[FAB_MAX_COLUMNS];
 
-    (void)k;
     (void)samples;
     (void)nsamples;
     if (p->nk == 0)
@@ -375,7 +376,8 @@ static fab_status_t fab_prom_row(void *arg, const fab_kernel_t *k, const fab_row
     if (!slot)
         return FAB_ERR_NOMEM;
     slot->kernel = p->nk - 1;
-    fab_column_values(r, slot->v);
+    /* text columns (type, redop) come out NaN: they make no series */
+    fab_column_values(k, p->o, r, slot->v, text);
     return FAB_OK;
 }
 
@@ -462,6 +464,7 @@ fab_status_t fab_out_prom_sink(const char *path, const fab_opts_t *o, fab_sink_t
         return FAB_ERR_NOMEM;
     snprintf(p->path, sizeof(p->path), "%s", path);
     p->claim.fd = -1;
+    p->o = o;
     p->repeat = o->repeat > 0 ? o->repeat : 1;
     p->is_stdout = fab_output_is_stdout(path);
     if (p->is_stdout && !fab_outputs_stdout()) {

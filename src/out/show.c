@@ -19,6 +19,7 @@
 #include "out/columns.h"
 #include "out/runmeta.h"
 #include "out/show.h"
+#include "out/table.h"
 #include "out/text.h"
 
 #include "fab_schema.h"
@@ -28,52 +29,10 @@
 typedef struct fab_show {
     FILE *f;
     const char *path;
-    fab_status_t st; /* the first problem found (FAB_ERR_IO), after which nothing is printed */
+    fab_status_t st;     /* the first problem found (FAB_ERR_IO), after which nothing is printed */
+    bool wide;           /* --wide */
+    const char *columns; /* --columns, checked; NULL: a layout */
 } fab_show_t;
-
-/* Whether the code point of the UTF-8 sequence at p (k bytes long) changes what a terminal
- * shows rather than being shown: a C1 control (U+0080..U+009F), the line and paragraph
- * separators and the bidirectional embeddings, overrides and isolates (U+2028..U+202E,
- * U+2066..U+2069). */
-static int fab_show_hidden(const unsigned char *p, size_t k, unsigned *cp)
-{
-    if (k == 2)
-        *cp = ((p[0] & 0x1fu) << 6) | (p[1] & 0x3fu);
-    else if (k == 3)
-        *cp = ((p[0] & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6) | (p[2] & 0x3fu);
-    else
-        return 0;
-    return (*cp >= 0x80 && *cp <= 0x9f) || (*cp >= 0x2028 && *cp <= 0x202e) ||
-           (*cp >= 0x2066 && *cp <= 0x2069);
-}
-
-/* Text from the file, made safe for a terminal, as fabricbench-analyze does it: C0 controls,
- * DEL and each byte that is not valid UTF-8 as \xNN; the code points of fab_show_hidden as
- * \uNNNN. The output is valid UTF-8 that cannot move the cursor, reorder or forge a line. */
-static void fab_show_safe(const char *in, char *out, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)in;
-    size_t n = 0;
-
-    while (*p && n + 7 < len) {
-        size_t k = fab_utf8_seq(p);
-        unsigned cp = 0;
-
-        if (k == 1 && *p >= 0x20 && *p != 0x7f) {
-            out[n++] = (char)*p;
-        } else if (k <= 1) {
-            n += (size_t)snprintf(out + n, len - n, "\\x%02X", *p);
-            k = 1;
-        } else if (fab_show_hidden(p, k, &cp)) {
-            n += (size_t)snprintf(out + n, len - n, "\\u%04X", cp);
-        } else {
-            memcpy(out + n, p, k);
-            n += k;
-        }
-        p += k;
-    }
-    out[n] = '\0';
-}
 
 /* The file does not match the schema: say what, once. */
 static void fab_show_bad(fab_show_t *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -88,7 +47,7 @@ static void fab_show_bad(fab_show_t *s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    fab_show_safe(what, safe, sizeof(safe)); /* names of the file's groups come in what */
+    fab_text_safe(what, safe, sizeof(safe)); /* names of the file's groups come in what */
     FAB_ERROR("%s: %s (not as fabricbench writes it: a damaged or edited file)", s->path, safe);
     s->st = FAB_ERR_IO;
 }
@@ -120,7 +79,7 @@ static void fab_show_attr(fab_show_t *s, hid_t obj, const char *where, const cha
                      (long long)npoints);
     } else if (cls == H5T_STRING && H5Tis_variable_str(type) > 0) {
         if (H5Aread(attr, type, &v) >= 0 && v) {
-            fab_show_safe(v, out, len);
+            fab_text_safe(v, out, len);
             H5free_memory(v);
         } else {
             fab_show_bad(s, "attribute %s of %s: its string cannot be read", name, where);
@@ -130,7 +89,7 @@ static void fab_show_attr(fab_show_t *s, hid_t obj, const char *where, const cha
         char *buf = calloc(1, sz + 1);
 
         if (buf && H5Aread(attr, type, buf) >= 0)
-            fab_show_safe(buf, out, len);
+            fab_text_safe(buf, out, len);
         else
             fab_show_bad(s, "attribute %s of %s: its string cannot be read", name, where);
         free(buf);
@@ -181,8 +140,8 @@ static void fab_show_strings(fab_show_t *s, hid_t g, const char *where, const ch
             for (hssize_t i = 0; i < n; i++) {
                 char line[1024];
 
-                fab_show_safe(v[i] ? v[i] : "", line, sizeof(line));
-                fprintf(s->f, "# %s: %s\n", label, line);
+                fab_text_safe(v[i] ? v[i] : "", line, sizeof(line));
+                fab_out_text_line(s->f, "# %s: %s", label, line);
             }
             H5Dvlen_reclaim(type, space, H5P_DEFAULT, v);
         } else {
@@ -292,31 +251,124 @@ static double *fab_show_column(fab_show_t *s, hid_t table, const char *where, co
     return v;
 }
 
+/* A text column (a collective's type, redop): a 1-D dataset of variable-length strings of *n
+ * rows, each made safe and at most FAB_SHOW_NAME_MAX long; NULL when the table has none (a
+ * file written before it: the table prints -) or on a problem. */
+#define FAB_SHOW_NAME_MAX 32
+
+static char **fab_show_text_column(fab_show_t *s, hid_t table, const char *where, const char *name,
+                                   hsize_t *n, bool *first)
+{
+    hid_t ds, space, ftype, type = -1;
+    hsize_t len = 0;
+    char **raw = NULL, **out = NULL;
+    bool read = false;
+
+    if (H5Lexists(table, name, H5P_DEFAULT) <= 0)
+        return NULL;
+    ds = H5Dopen2(table, name, H5P_DEFAULT);
+    if (ds < 0) {
+        fab_show_bad(s, "%s/%s is not a dataset", where, name);
+        return NULL;
+    }
+    space = H5Dget_space(ds);
+    ftype = H5Dget_type(ds);
+    if (H5Sget_simple_extent_ndims(space) != 1 || H5Tget_class(ftype) != H5T_STRING ||
+        H5Tis_variable_str(ftype) <= 0)
+        fab_show_bad(s, "column %s/%s is not a 1-D dataset of strings", where, name);
+    else if (H5Sget_simple_extent_dims(space, &len, NULL) != 1 || (!*first && len != *n))
+        fab_show_bad(s, "column %s/%s has %llu rows, the table %llu", where, name,
+                     (unsigned long long)len, (unsigned long long)*n);
+    else if (!(raw = calloc(len ? len : 1, sizeof(char *))) ||
+             !(out = calloc(len ? len : 1, sizeof(char *))))
+        s->st = FAB_ERR_NOMEM;
+    if (s->st == FAB_OK && len) {
+        type = H5Tcopy(H5T_C_S1);
+        H5Tset_size(type, H5T_VARIABLE);
+        read = H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) >= 0;
+        if (!read)
+            fab_show_bad(s, "column %s/%s cannot be read", where, name);
+    }
+    for (hsize_t i = 0; s->st == FAB_OK && i < len; i++) {
+        char safe[4 * FAB_SHOW_NAME_MAX + 8];
+        size_t sl = raw[i] ? strlen(raw[i]) : 0;
+
+        if (sl > FAB_SHOW_NAME_MAX) {
+            fab_show_bad(s, "column %s/%s row %llu is %zu bytes long; it holds a name", where, name,
+                         (unsigned long long)i, sl);
+            break;
+        }
+        fab_text_safe(raw[i] ? raw[i] : "", safe, sizeof(safe));
+        if (!(out[i] = strdup(safe)))
+            s->st = FAB_ERR_NOMEM;
+    }
+    if (read)
+        H5Dvlen_reclaim(type, space, H5P_DEFAULT, raw);
+    free(raw);
+    if (s->st != FAB_OK && out) {
+        for (hsize_t i = 0; i < len; i++)
+            free(out[i]);
+        free(out);
+        out = NULL;
+    } else if (out) {
+        *n = len;
+        *first = false;
+    }
+    if (type >= 0)
+        H5Tclose(type);
+    H5Tclose(ftype);
+    H5Sclose(space);
+    H5Dclose(ds);
+    return out;
+}
+
 static void fab_show_table(fab_show_t *s, hid_t table, const char *where, fab_kind_t kind)
 {
     double *cols[FAB_MAX_COLUMNS] = {NULL};
+    char **text[FAB_MAX_COLUMNS] = {NULL};
     hsize_t n = 0;
     bool first = true;
+    fab_text_table_t t;
+    int busbw = fab_column_find("busbw_GBps"), nbus = 0;
+    double sum = 0;
 
-    for (int c = 0; c < fab_ncolumns && s->st == FAB_OK; c++)
-        cols[c] = fab_show_column(s, table, where, fab_columns[c].name, &n, &first);
+    for (int c = 0; c < fab_ncolumns && s->st == FAB_OK; c++) {
+        if (fab_columns[c].type == FAB_COL_STR)
+            text[c] = fab_show_text_column(s, table, where, fab_columns[c].name, &n, &first);
+        else
+            cols[c] = fab_show_column(s, table, where, fab_columns[c].name, &n, &first);
+    }
+    fab_text_table(kind, s->wide, s->columns, &t);
     if (s->st == FAB_OK)
-        fab_out_text_columns(s->f, kind);
+        fab_text_heading(s->f, &t);
     for (hsize_t i = 0; i < n && s->st == FAB_OK; i++) {
         double v[FAB_MAX_COLUMNS];
+        const char *str[FAB_MAX_COLUMNS];
 
-        for (int c = 0; c < fab_ncolumns; c++)
+        for (int c = 0; c < fab_ncolumns; c++) {
             v[c] = cols[c] ? cols[c][i] : NAN;
-        fab_out_text_values(s->f, kind, v);
+            str[c] = text[c] ? text[c][i] : NULL;
+        }
+        fab_text_row(s->f, &t, v, str);
+        if (kind == FAB_KIND_COLLECTIVE && isfinite(v[busbw])) {
+            sum += v[busbw];
+            nbus++;
+        }
     }
-    for (int c = 0; c < fab_ncolumns; c++)
+    if (s->st == FAB_OK)
+        fab_out_text_avg_busbw(s->f, sum, nbus);
+    for (int c = 0; c < fab_ncolumns; c++) {
         free(cols[c]);
+        for (hsize_t i = 0; text[c] && i < n; i++)
+            free(text[c][i]);
+        free(text[c]);
+    }
 }
 
 /* The kernel's attributes as its live header says them. */
 static void fab_show_kernel_header(fab_show_t *s, hid_t kg, const char *w, const char *name)
 {
-    char summary[256], ranks[64], policy[160], window[32], status[64], dtype[32], op[16];
+    char summary[256], ranks[64], policy[512], window[32], status[64], dtype[32], op[16];
     char arith[192], root[32], detail[1024], opts[1024];
 
     fab_show_attr(s, kg, w, "summary", summary, sizeof(summary));
@@ -332,20 +384,22 @@ static void fab_show_kernel_header(fab_show_t *s, hid_t kg, const char *w, const
     fab_show_attr(s, kg, w, "options", opts, sizeof(opts));
     if (s->st != FAB_OK)
         return;
-    fprintf(s->f, "#\n# kernel: %s: %s\n# ranks: %s\n# iterations: %s\n", name, summary, ranks,
-            policy);
+    fprintf(s->f, "#\n");
+    fab_out_text_line(s->f, "# kernel: %s: %s", name, summary);
+    fab_out_text_line(s->f, "# ranks: %s", ranks);
+    fab_out_text_line(s->f, "# iterations: %s", policy);
     if (strcmp(window, "0") != 0 && window[0])
         fprintf(s->f, "# window: %s messages per iteration\n", window);
     if (dtype[0])
-        fprintf(s->f, "# dtype: %s%s%s%s%s%s\n", dtype, op[0] ? ", op " : "", op,
-                arith[0] ? " (" : "", arith, arith[0] ? ")" : "");
+        fab_out_text_line(s->f, "# dtype: %s%s%s%s%s%s", dtype, op[0] ? ", op " : "", op,
+                          arith[0] ? " (" : "", arith, arith[0] ? ")" : "");
     if (root[0] && strcmp(root, "-2") != 0)
         fprintf(s->f, "# root: %s%s\n", strcmp(root, "-1") == 0 ? "rotating" : "fixed, rank ",
                 strcmp(root, "-1") == 0 ? "" : root);
     if (detail[0])
-        fprintf(s->f, "# %s: %s\n", name, detail);
+        fab_out_text_line(s->f, "# %s: %s", name, detail);
     if (opts[0])
-        fprintf(s->f, "# options: %s\n", opts);
+        fab_out_text_line(s->f, "# options: %s", opts);
     fprintf(s->f, "# status: %s\n", status);
 }
 
@@ -370,14 +424,15 @@ static void fab_show_matrix(fab_show_t *s, hid_t kg, const char *where)
     fab_show_attr(s, g, mw, "retested", retested, sizeof(retested));
     fab_show_attr(s, g, mw, "pairs_load_only", load, sizeof(load));
     if (s->st == FAB_OK)
-        fprintf(s->f, "# pairs: %s measured in %s of %s rounds (%s); verdict: %s%s%s%s\n", pairs,
-                done, rounds, sched, verdict[0] ? verdict : "none yet (the run did not finish)",
-                slow[0] ? " (" : "", slow, slow[0] ? " slow pairs)" : "");
+        fab_out_text_line(s->f, "# pairs: %s measured in %s of %s rounds (%s); verdict: %s%s%s%s",
+                          pairs, done, rounds, sched,
+                          verdict[0] ? verdict : "none yet (the run did not finish)",
+                          slow[0] ? " (" : "", slow, slow[0] ? " slow pairs)" : "");
     if (s->st == FAB_OK && strcmp(retest, "on") == 0 && atoi(retests) > 0)
-        fprintf(s->f,
-                "# retest: %s of %s slow pairs measured again alone; %s fine alone (slow "
-                "only under load)\n",
-                retested, retests, load[0] ? load : "n/a");
+        fab_out_text_line(s->f,
+                          "# retest: %s of %s slow pairs measured again alone; %s fine alone "
+                          "(slow only under load)",
+                          retested, retests, load[0] ? load : "n/a");
     fab_show_strings(s, g, mw, "suspects", "suspect");
     H5Gclose(g);
 }
@@ -413,7 +468,7 @@ static void fab_show_run(fab_show_t *s, hid_t run, const char *where)
     hid_t kernels;
     fab_names_t names;
 
-    fab_show_safe(strrchr(where, '/') + 1, v, sizeof(v));
+    fab_text_safe(strrchr(where, '/') + 1, v, sizeof(v));
     fprintf(s->f, "# run: %s\n", v);
     for (int i = 0; i < fab_nmeta && s->st == FAB_OK; i++) {
         const fab_meta_field_t *m = &fab_meta_fields[i];
@@ -421,8 +476,10 @@ static void fab_show_run(fab_show_t *s, hid_t run, const char *where)
         if (!m->show || !(m->where & FAB_META_H5))
             continue;
         fab_show_attr(s, run, where, m->name, v, sizeof(v));
-        if (v[0])
-            fprintf(s->f, "# %s: %s\n", m->show, strcmp(v, "nan") == 0 ? "unknown" : v);
+        if (v[0] && strcmp(m->name, "command_line") == 0) /* whole, to be copied, as live */
+            fprintf(s->f, "# %s: %s\n", m->show, v);
+        else if (v[0])
+            fab_out_text_line(s->f, "# %s: %s", m->show, strcmp(v, "nan") == 0 ? "unknown" : v);
     }
     fab_show_strings(s, run, where, "placement", "placement");
     kernels = fab_show_group(s, run, where, "kernels");
@@ -444,11 +501,11 @@ static void fab_show_run(fab_show_t *s, hid_t run, const char *where)
     H5Gclose(kernels);
 }
 
-fab_status_t fab_show(const char *path, FILE *f)
+fab_status_t fab_show(const char *path, FILE *f, bool wide, const char *columns)
 {
-    fab_show_t s = {f, path, FAB_OK};
+    fab_show_t s = {f, path, FAB_OK, wide, columns};
     hid_t file, runs;
-    char schema[64], version[16], want[16];
+    char schema[64], version[16], want[16], safe[4200];
     fab_names_t names;
 
     fab_log_init(-1, "fabricbench show");
@@ -475,7 +532,8 @@ fab_status_t fab_show(const char *path, FILE *f)
     }
     runs = fab_show_group(&s, file, "the file", "runs");
     if (runs >= 0) {
-        fprintf(f, "# file: %s (schema %s version %s)\n", path, schema, version);
+        fab_text_safe(path, safe, sizeof(safe));
+        fprintf(f, "# file: %s (schema %s version %s)\n", safe, schema, version);
         names = fab_show_children(runs);
         for (int i = 0; i < names.n && s.st == FAB_OK; i++) {
             hid_t run = fab_show_group(&s, runs, "/runs", names.v[i]);
@@ -494,4 +552,24 @@ fab_status_t fab_show(const char *path, FILE *f)
     }
     H5Fclose(file);
     return s.st;
+}
+
+int fab_show_files(char *const *paths, int n, FILE *f, bool wide, const char *columns)
+{
+    int code = FAB_EXIT_OK;
+
+    for (int i = 0; i < n; i++) {
+        char safe[4200];
+        int rc;
+
+        if (n > 1) {
+            fab_text_safe(paths[i], safe, sizeof(safe));
+            fprintf(f, "%s# ==> %s (file %d of %d) <==\n", i ? "#\n" : "", safe, i + 1, n);
+            fflush(f);
+        }
+        rc = fab_status_exit_code(fab_show(paths[i], f, wide, columns));
+        if (code == FAB_EXIT_OK)
+            code = rc;
+    }
+    return code;
 }

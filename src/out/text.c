@@ -1,12 +1,16 @@
-/* The human table on stdout: '#' header lines, then one row per message size. Column names
- * carry decimal units: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9 bit/s. */
+/* The human table on stdout: '#' header lines, then one row per message size (out/table.c),
+ * a collective's average busbw. Column names carry decimal units: us = 10^-6 s, MB/s = 10^6
+ * B/s, Gb/s = 10^9 bit/s. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/opts.h"
 #include "core/status.h"
+#include "core/text.h"
 #include "core/world.h"
 #include "kernel/dtype.h"
 #include "kernel/fab_kernel.h"
@@ -19,10 +23,74 @@
 #include "out/columns.h"
 #include "out/runinfo.h"
 #include "out/sink.h"
+#include "out/table.h"
 #include "out/text.h"
 #include "fab_version.h"
 
-/* The adaptive measurement's budget and estimated end (the policy: each kernel's header). */
+/* The text sink: where it prints, the run's options (--wide, --columns) and the kernel's
+ * table, with the busbw of its rows so far. */
+typedef struct fab_text {
+    FILE *f;
+    const fab_opts_t *o;
+    fab_text_table_t table;
+    double busbw_sum;
+    int busbw_n;
+} fab_text_t;
+
+/* ------------------------------------------------------------------ '#' lines */
+
+void fab_out_text_line(FILE *f, const char *fmt, ...)
+{
+    char small[1024], *buf = small;
+    const char *p;
+    va_list ap;
+    int n, indent = 0;
+
+    va_start(ap, fmt);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof(small) && (buf = malloc((size_t)n + 1)) != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(buf, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    if (!buf)
+        buf = small; /* out of memory: the line as far as it fitted */
+    p = buf;
+    while ((int)strlen(p) + indent > FAB_TEXT_COLS) {
+        int room = FAB_TEXT_COLS - indent, at = room;
+
+        while (at > 2 && p[at] != ' ')
+            at--;
+        if (at <= 2) { /* one word longer than the line: kept whole */
+            const char *sp = strchr(p + room, ' ');
+
+            if (!sp)
+                break;
+            at = (int)(sp - p);
+        }
+        fprintf(f, "%s%.*s\n", indent ? "#   " : "", at, p);
+        p += at + 1;
+        indent = 4;
+    }
+    fprintf(f, "%s%s\n", indent ? "#   " : "", p);
+    if (buf != small)
+        free(buf);
+}
+
+/* Whether the table shows column name (a legend names only what is there). */
+static bool fab_text_shows(const fab_text_table_t *t, const char *name)
+{
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->cell[i].col, name) == 0)
+            return true;
+    return false;
+}
+
+/* The adaptive measurement's budget and estimated end (the policy: each kernel's header),
+ * and what ci% says. */
 static void fab_out_text_measurement(FILE *f, const fab_opts_t *o)
 {
     int rows;
@@ -33,75 +101,83 @@ static void fab_out_text_measurement(FILE *f, const fab_opts_t *o)
     if (!o->adaptive || rows == 0)
         return;
     strftime(at, sizeof(at), "%H:%M:%S", localtime(&end));
-    fprintf(f,
-            "# budget: %.3g s for %d rows (%s), ends about %s; ci%% = the median's 95%% interval "
-            "(+-%% of p50), marked * where a size missed --precision %g%%\n",
-            budget, rows,
-            o->budget_s > 0 ? "--budget" : "auto: " FAB_STR(FAB_BUDGET_PER_ROW) " s per row", at,
-            o->precision_pct);
+    fab_out_text_line(
+        f, "# budget: %.3g s for %d rows (%s), ends about %s", budget, rows,
+        o->budget_s > 0 ? "--budget" : "auto: " FAB_STR(FAB_BUDGET_PER_ROW) " s per row", at);
+    fab_out_text_line(
+        f, "# ci%%: the median's 95%% interval (+-%% of p50); * missed --precision %g%%%s",
+        o->precision_pct, o->wide || o->columns ? "" : ", rN: N regimes over time");
 }
 
 static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
 {
-    FILE *f = arg;
+    fab_text_t *t = arg;
+    FILE *f = t->f;
     const char *rpn = info->ranks_per_node;
+    char hosts[1024] = "";
+    size_t at = 0;
     int shown = 0;
 
-    (void)o;
+    t->o = o;
     fprintf(f, "# fabricbench %s (git %s)\n", FAB_VERSION, FAB_GIT_COMMIT);
     if (info->simulated[0])
-        fprintf(f, "# SIMULATED: %s\n", info->simulated);
+        fab_out_text_line(f, "# SIMULATED: %s", info->simulated);
     fprintf(f, "# date: %s\n", info->start_time);
     fprintf(f, "# command: %s\n", info->command_line);
     /* "host:n,host:n" -> "host (n), host (n)", at most 8 hosts */
-    fprintf(f, "# ranks: %d on %d host%s:", info->nranks, info->nhosts,
-            info->nhosts == 1 ? "" : "s");
     while (*rpn && shown < 8) {
         size_t len = strcspn(rpn, ",");
         const char *colon = memchr(rpn, ':', len);
 
         if (colon)
-            fprintf(f, "%s %.*s (%.*s)", shown ? "," : "", (int)(colon - rpn), rpn,
-                    (int)(len - (size_t)(colon - rpn) - 1), colon + 1);
+            fab_appendf(hosts, sizeof(hosts), &at, "%s %.*s (%.*s)", shown ? "," : "",
+                        (int)(colon - rpn), rpn, (int)(len - (size_t)(colon - rpn) - 1), colon + 1);
         shown++;
         rpn += len + (rpn[len] == ',');
     }
-    fprintf(f, "%s\n", *rpn ? ", ..." : "");
-    fprintf(f, "# mpi: %s\n", info->mpi_library);
-    fprintf(f, "# pml: %s (%s)\n", info->pml, info->pml_how);
-    fprintf(f, "# ucx: %s; transports: %s\n", info->ucx_version, info->ucx_tls);
+    fab_out_text_line(f, "# ranks: %d on %d host%s:%s%s", info->nranks, info->nhosts,
+                      info->nhosts == 1 ? "" : "s", hosts, *rpn ? ", ..." : "");
+    fab_out_text_line(f, "# mpi: %s", info->mpi_library);
+    fab_out_text_line(f, "# pml: %s (%s)", info->pml, info->pml_how);
+    fab_out_text_line(f, "# ucx: %s; transports: %s", info->ucx_version, info->ucx_tls);
     if (info->fabric && info->fabric->name[0]) {
         const fab_fabric_t *fb = info->fabric;
+        char dev[512] = "";
 
-        fprintf(f, "# fabric: %s (asked: %s; %s)", fb->name, fb->requested, fb->description);
         if (fb->device[0])
-            fprintf(f, "; device %s%s%.0d (%s)", fb->device, fb->port ? ":" : "", fb->port,
-                    fb->why);
-        fprintf(f, "\n# fabric environment: %s\n", fb->env[0] ? fb->env : "none");
+            snprintf(dev, sizeof(dev), "; device %s%s%.0d (%s)", fb->device, fb->port ? ":" : "",
+                     fb->port, fb->why);
+        fab_out_text_line(f, "# fabric: %s (asked: %s; %s)%s", fb->name, fb->requested,
+                          fb->description, dev);
+        fab_out_text_line(f, "# fabric environment: %s", fb->env[0] ? fb->env : "none");
     } else {
-        fprintf(f,
-                "# fabric: any (UCX chooses; --fabric ib|roce|erdma|tcp|shm|auto selects one)\n");
+        fab_out_text_line(f, "# fabric: any (UCX chooses; --fabric ib|roce|erdma|tcp|shm|auto "
+                             "selects one)");
     }
     if (info->line_rate_gbps > 0)
-        fprintf(f, "# line rate: %g Gb/s (%s); line%% = Gb/s (collectives: busbw) / line rate\n",
-                info->line_rate_gbps, info->line_rate_from);
+        fab_out_text_line(f,
+                          "# line rate: %g Gb/s (%s); line%% = Gb/s (collectives: busbw) / "
+                          "line rate",
+                          info->line_rate_gbps, info->line_rate_from);
     else
-        fprintf(f, "# line rate: unknown (%s); line%% is n/a (--line-rate sets it)\n",
-                info->line_rate_from[0] ? info->line_rate_from : "no port chosen");
+        fab_out_text_line(f, "# line rate: unknown (%s); line%% is n/a (--line-rate sets it)",
+                          info->line_rate_from[0] ? info->line_rate_from : "no port chosen");
     for (int r = 0; info->placement && r < info->nranks; r++) {
         if (r == 8 && info->nranks > 9) {
             fprintf(f, "# placement: ... %d more ranks in the result file\n", info->nranks - 8);
             break;
         }
-        fprintf(f, "# placement: %s\n", info->placement[r]);
+        fab_out_text_line(f, "# placement: %s", info->placement[r]);
     }
-    fprintf(f, "# cpu%%: the ranks' own CPU time / wall time (100 = one core busy); usr%% sys%% "
-               "si%%: node-wide shares of all CPUs (/proc/stat)\n");
-    fprintf(f, "# timer: %s; %.1f ns per reading (measured now, rank 0)\n", info->timer,
-            info->timer_cost_ns);
+    fab_out_text_line(f, "# cpu%%: the ranks' own CPU time / wall time (100 = one core busy)");
+    if (o->wide)
+        fab_out_text_line(f, "# usr%% sys%% si%%: node-wide shares of all CPUs' time (/proc/stat)");
+    fab_out_text_line(f, "# timer: %s", info->timer);
+    fab_out_text_line(f, "# timer cost: %.1f ns per reading (measured now, rank 0)",
+                      info->timer_cost_ns);
     if (info->slurm_job[0])
-        fprintf(f, "# slurm: job %s, step %s, nodes %s\n", info->slurm_job,
-                info->slurm_step[0] ? info->slurm_step : "-", info->slurm_nodelist);
+        fab_out_text_line(f, "# slurm: job %s, step %s, nodes %s", info->slurm_job,
+                          info->slurm_step[0] ? info->slurm_step : "-", info->slurm_nodelist);
     fab_out_text_measurement(f, o);
     fprintf(f, "# results: %s\n", info->results_file[0] ? info->results_file : "no file (-o none)");
     fflush(f);
@@ -110,38 +186,40 @@ static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, co
 
 static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
 {
-    FILE *f = arg;
+    FILE *f = ((fab_text_t *)arg)->f;
 
     fprintf(f, "#\n");
     if (strcmp(info->pml, "ucx") == 0)
-        fprintf(f, "# ucx transports (probe endpoint%s): %s\n",
-                info->probed_early ? ", before the measurements" : ", after the measurements",
-                info->ucx_tls);
+        fab_out_text_line(f, "# ucx transports (probe endpoint%s): %s",
+                          info->probed_early ? ", before the measurements"
+                                             : ", after the measurements",
+                          info->ucx_tls);
     if (info->ucx_pairs[0])
-        fprintf(f, "# ucx transports by probed pair: %s\n", info->ucx_pairs);
+        fab_out_text_line(f, "# ucx transports by probed pair: %s", info->ucx_pairs);
     if (info->fabric && !info->fabric->name[0] && !(info->line_rate_gbps > 0) && info->nhosts > 1) {
         char dev[80];
 
         /* any probed pair's network device (the first pair may be within a host) */
         if (fab_lanes_device(info->ucx_pairs[0] ? info->ucx_pairs : info->ucx_tls, dev,
                              sizeof(dev)))
-            fprintf(f,
-                    "# line%%: n/a: with --fabric any UCX chose the device (%s); name it with "
-                    "--fabric KIND --device %s, or give --line-rate RATE, for line%%\n",
-                    dev, dev);
+            fab_out_text_line(f,
+                              "# line%%: n/a: with --fabric any UCX chose the device (%s); name "
+                              "it with --fabric KIND --device %s, or give --line-rate RATE, for "
+                              "line%%",
+                              dev, dev);
     }
     if (info->fabric && info->fabric->name[0])
-        fprintf(f, "# fabric check: %s%s%s\n", info->fabric->verdict,
-                info->fabric->verdict_why[0] ? ": " : "", info->fabric->verdict_why);
-    fprintf(f, "# run %s at %s%s%s\n", info->status, info->end_time,
-            info->stop_reason[0] ? ": " : "", info->stop_reason);
+        fab_out_text_line(f, "# fabric check: %s%s%s", info->fabric->verdict,
+                          info->fabric->verdict_why[0] ? ": " : "", info->fabric->verdict_why);
+    fab_out_text_line(f, "# run %s at %s%s%s", info->status, info->end_time,
+                      info->stop_reason[0] ? ": " : "", info->stop_reason);
     fflush(f);
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
 static fab_status_t fab_text_matrix(void *arg, const fab_kernel_t *k, const fab_matrix_t *m)
 {
-    FILE *f = arg;
+    FILE *f = ((fab_text_t *)arg)->f;
 
     if (!m->verdict)
         return FAB_OK;
@@ -150,223 +228,188 @@ static fab_status_t fab_text_matrix(void *arg, const fab_kernel_t *k, const fab_
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
+/* A collective's header: its type and reduction (nccl-tests' words too), what the times are. */
+static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_opts_t *o,
+                                const fab_text_table_t *t)
+{
+    if (!k->no_sizes || k->uses_op) /* barrier moves no data */
+        fab_out_text_line(f, "# dtype: %s%s%s (nccl-tests: type %s, redop %s)",
+                          fab_dtype_name(o->dtype), k->uses_op ? ", op " : "",
+                          k->uses_op ? fab_op_name(o->op) : "", fab_dtype_nccl_name(o->dtype),
+                          k->uses_op ? fab_op_name(o->op) : "none");
+    fab_out_text_line(f,
+                      "# time_us = mean time per call, a call timed as its slowest rank%s; "
+                      "algbw from %s%s",
+                      fab_text_shows(t, "loop_us") ? "; loop_us = slowest rank's loop / calls" : "",
+                      o->nonblocking && o->overlap_us > 0 ? "comm_us (the call alone)" : "time_us",
+                      fab_text_shows(t, "slowest_rank") ? "; slowest = rank:share of calls" : "");
+    if (k->uses_op && (o->dtype == FAB_DT_BFLOAT16 || o->dtype == FAB_DT_FLOAT16))
+        fab_out_text_line(f, "# %s: %s; compare with --dtype float32 for the cost",
+                          fab_dtype_name(o->dtype), fab_dtype_arithmetic(o->dtype));
+    if (o->nonblocking)
+        fab_out_text_line(f, "# non-blocking: start, %s, wait%s",
+                          o->overlap_us > 0 ? "synthetic compute (no MPI calls)" : "nothing",
+                          o->overlap_us > 0 ? "; comm_us = the call alone, overlap = share of "
+                                              "it the compute hid"
+                                            : "");
+}
+
 static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
                                           const int *pair, const fab_world_t *w, const char *detail)
 {
-    FILE *f = arg;
+    fab_text_t *t = arg;
+    FILE *f = t->f;
 
-    fprintf(f, "#\n# kernel: %s: %s\n", k->name, k->summary);
+    fab_text_table(k->kind, o->wide, o->columns, &t->table);
+    t->busbw_sum = 0;
+    t->busbw_n = 0;
+    fprintf(f, "#\n");
+    fab_out_text_line(f, "# kernel: %s: %s", k->name, k->summary);
     if (k->ranks == FAB_RANKS_NODES) {
-        fprintf(f, "# ranks: every pair of members, as the line below says; the row sums up the "
-                   "pairs: one sample per pair (latency: its median; bandwidth: its mean), so "
-                   "min/p50/max are the best, median and worst pair\n");
-        fprintf(f, "# iterations: %llu per pair and direction, warm-up %llu\n",
-                (unsigned long long)fab_pairs_iters(k, o),
-                (unsigned long long)fab_pairs_warmup(k, o));
+        fab_out_text_line(f, "# ranks: every pair of members, as the line below says; the row "
+                             "sums up the pairs: one sample per pair (latency: its median; "
+                             "bandwidth: its mean), so min/p50/max are the best, median and "
+                             "worst pair");
+        fab_out_text_line(f, "# iterations: %llu per pair and direction, warm-up %llu",
+                          (unsigned long long)fab_pairs_iters(k, o),
+                          (unsigned long long)fab_pairs_warmup(k, o));
     } else if (pair)
-        fprintf(f, "# ranks: %d (%s) <-> %d (%s)%s\n", pair[0], w->hosts[pair[0]], pair[1],
-                w->hosts[pair[1]], w->size > 2 ? "; other ranks wait idle" : "");
+        fab_out_text_line(f, "# ranks: %d (%s) <-> %d (%s)%s", pair[0], w->hosts[pair[0]], pair[1],
+                          w->hosts[pair[1]], w->size > 2 ? "; other ranks wait idle" : "");
     else if (k->kind == FAB_KIND_COLLECTIVE)
-        fprintf(f, "# ranks: all %d\n", w->size);
+        fab_out_text_line(f, "# ranks: all %d", w->size);
     else
-        fprintf(f, "# ranks: %d (%d pairs: rank i sends to rank i+%d)\n", w->size, w->size / 2,
-                w->size / 2);
-    if (k->ranks == FAB_RANKS_NODES)
-        ;
-    else {
+        fab_out_text_line(f, "# ranks: %d (%d pairs: rank i sends to rank i+%d)", w->size,
+                          w->size / 2, w->size / 2);
+    if (k->ranks != FAB_RANKS_NODES) {
         char policy[512];
 
         fab_rounds_policy(o, k, policy, sizeof(policy));
-        fprintf(f, "# iterations: %s\n", policy);
+        fab_out_text_line(f, "# iterations: %s", policy);
     }
     if (k->uses_window)
-        fprintf(f, "# window: %d messages per iteration; *_us columns time one iteration\n",
-                o->window);
-    if (k->kind == FAB_KIND_COLLECTIVE && !k->no_sizes)
-        fprintf(f,
-                "# dtype: %s%s%s; time_us = mean time per call, a call timed as its slowest "
-                "rank; loop_us = slowest rank's loop / calls; algbw from %s; slowest = "
-                "rank:share of calls\n",
-                fab_dtype_name(o->dtype), k->uses_op ? ", op " : "",
-                k->uses_op ? fab_op_name(o->op) : "",
-                o->nonblocking && o->overlap_us > 0 ? "comm_us (the call alone)" : "time_us");
-    if (k->kind == FAB_KIND_COLLECTIVE && k->uses_op &&
-        (o->dtype == FAB_DT_BFLOAT16 || o->dtype == FAB_DT_FLOAT16))
-        fprintf(f, "# %s: %s; compare with --dtype float32 for the cost\n",
-                fab_dtype_name(o->dtype), fab_dtype_arithmetic(o->dtype));
-    if (k->kind == FAB_KIND_COLLECTIVE && o->nonblocking)
-        fprintf(f, "# non-blocking: start, %s, wait%s\n",
-                o->overlap_us > 0 ? "synthetic compute (no MPI calls)" : "nothing",
-                o->overlap_us > 0 ? "; comm_us = the call alone, overlap = share of it the "
-                                    "compute hid"
-                                  : "");
+        fab_out_text_line(f,
+                          "# window: %d messages per iteration; *_us columns time one "
+                          "iteration",
+                          o->window);
+    if (k->kind == FAB_KIND_COLLECTIVE)
+        fab_text_collective(f, k, o, &t->table);
     if (detail && *detail)
-        fprintf(f, "# %s: %s\n", k->name, detail);
+        fab_out_text_line(f, "# %s: %s", k->name, detail);
     if (k->kind == FAB_KIND_COLLECTIVE && k->uses_root)
-        fprintf(f, "# root: %s\n",
-                o->root < 0 ? "rotates (iteration i uses rank i mod ranks)" : "fixed (--root)");
+        fab_out_text_line(f, "# root: %s",
+                          o->root < 0 ? "rotates (iteration i uses rank i mod ranks)"
+                                      : "fixed (--root)");
     if (k->kind == FAB_KIND_LATENCY)
-        fprintf(f, "# lat_us = loop mean (total time / iterations), one way; the other time "
-                   "columns are per iteration, one way\n");
-    fprintf(f,
-            "# percentiles: exact up to %ld samples per size, then from a histogram "
-            "(error <= 0.2%%); column pct\n",
-            o->max_samples);
-    fab_out_text_columns(f, k->kind);
+        fab_out_text_line(f, "# lat_us = loop mean (total time / iterations), one way; other *_us "
+                             "columns: per iteration, one way");
+    fab_out_text_line(f,
+                      "# percentiles: exact up to %ld samples per size, else from a histogram "
+                      "(error <= 0.2%%%s)",
+                      o->max_samples,
+                      fab_text_shows(&t->table, "percentiles_exact") ? "; column pct" : "");
+    fab_text_heading(f, &t->table);
     fflush(f);
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
-/* ------------------------------------------------------------------ the table */
-
-/* The heading line: "#", then each cell's heading right-aligned in its width. */
-void fab_out_text_columns(FILE *f, fab_kind_t kind)
+void fab_out_text_avg_busbw(FILE *f, double sum, int n)
 {
-    int n;
-    const fab_text_cell_t *cells = fab_text_layout(kind, &n);
+    char v[64];
 
-    fputc('#', f);
-    for (int i = 0; i < n; i++)
-        fprintf(f, " %*s", cells[i].head_width ? cells[i].head_width : cells[i].width,
-                cells[i].head);
-    fputc('\n', f);
+    if (n <= 0)
+        return;
+    fab_text_number(v, sizeof(v), sum / n, 3);
+    fab_out_text_line(f,
+                      "# avg busbw: %s GB/s (the mean over the %d size%s above, as nccl-tests' "
+                      "Avg bus bandwidth)",
+                      v, n, n == 1 ? "" : "s");
 }
 
-/* One cell's text, from the row's column values. */
-static void fab_text_cell(const fab_text_cell_t *c, const double *v, char *buf, size_t len)
+static fab_status_t fab_text_sink_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
+                                      const double *samples, size_t nsamples)
 {
-    int col = fab_column_find(c->col);
-    double x = col >= 0 ? v[col] : NAN;
-    int w = c->width;
-
-    switch (c->fmt) {
-    case FAB_TXT_F0:
-    case FAB_TXT_F2:
-    case FAB_TXT_F3:
-        if (isnan(x)) /* a quantile with too few samples to mean anything (stats.h) */
-            snprintf(buf, len, "%*s", w, "-");
-        else
-            snprintf(buf, len, "%*.*f", w,
-                     c->fmt == FAB_TXT_F0   ? 0
-                     : c->fmt == FAB_TXT_F2 ? 2
-                                            : 3,
-                     x);
-        break;
-    case FAB_TXT_CI: {
-        int c2 = c->col2 ? fab_column_find(c->col2) : -1;
-        char s[48];
-
-        if (isnan(x)) /* no interval (too few samples): a missed target is still marked */
-            snprintf(s, sizeof(s), "-%s", c2 >= 0 && v[c2] == 0 ? "*" : "");
-        else
-            snprintf(s, sizeof(s), "%.2f%s", x, c2 >= 0 && v[c2] == 0 ? "*" : "");
-        snprintf(buf, len, "%*s", w, s);
-        break;
-    }
-    case FAB_TXT_REGIMES:
-        if (!(x > 0))
-            snprintf(buf, len, "%*s", w, "-");
-        else
-            snprintf(buf, len, "%*.0f", w, x);
-        break;
-    case FAB_TXT_PCT:
-        if (isnan(x))
-            snprintf(buf, len, "%*s", w, "n/a");
-        else
-            snprintf(buf, len, "%*.1f", w, x);
-        break;
-    case FAB_TXT_ERRORS:
-        if (x < 0)
-            snprintf(buf, len, "%*s", w, "-");
-        else
-            snprintf(buf, len, "%*.0f", w, x);
-        break;
-    case FAB_TXT_EXACT:
-        snprintf(buf, len, "%*s", w, x != 0 ? "exact" : "hist");
-        break;
-    case FAB_TXT_SLOWEST: {
-        int c2 = c->col2 ? fab_column_find(c->col2) : -1;
-        char s[48];
-
-        if (x < 0)
-            snprintf(s, sizeof(s), "-");
-        else
-            snprintf(s, sizeof(s), "%.0f:%.0f%%", x, 100.0 * (c2 >= 0 ? v[c2] : NAN));
-        snprintf(buf, len, "%*s", w, s);
-        break;
-    }
-    case FAB_TXT_OVERLAP: {
-        char s[48];
-
-        if (isnan(x))
-            snprintf(s, sizeof(s), "-");
-        else
-            snprintf(s, sizeof(s), "%.1f%%", x);
-        snprintf(buf, len, "%*s", w, s);
-        break;
-    }
-    }
-}
-
-/* One row from its column values (v[i]: column i of out/columns.c, as stored in the files),
- * so a row read back from a file prints exactly as it did live. */
-void fab_out_text_values(FILE *f, fab_kind_t kind, const double *v)
-{
-    int n;
-    const fab_text_cell_t *cells = fab_text_layout(kind, &n);
-
-    fputc(' ', f);
-    for (int i = 0; i < n; i++) {
-        char buf[64];
-
-        fab_text_cell(&cells[i], v, buf, sizeof(buf));
-        fprintf(f, " %s", buf);
-    }
-    fputc('\n', f);
-    fflush(f);
-}
-
-static fab_status_t fab_text_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
-                                 const double *samples, size_t nsamples)
-{
-    double v[FAB_MAX_COLUMNS];
+    fab_text_t *t = arg;
+    double d[FAB_MAX_COLUMNS];
+    const char *s[FAB_MAX_COLUMNS];
 
     (void)samples;
     (void)nsamples;
-    fab_column_values(r, v);
-    fab_out_text_values(arg, k->kind, v);
-    if (r->regimes > 1) {
-        fprintf(arg, "#   ^ %d regimes over time (block medians):", r->regimes);
-        for (int g = 0; g < r->regimes && g < FAB_REGIME_MAX; g++)
-            fprintf(arg, "%s %.3f us (%.0f%%)", g ? "," : "", r->regime_level[g] * 1e6,
-                    100.0 * r->regime_share[g]);
-        fprintf(arg, "; the median depends on how long each lasted\n");
+    fab_column_values(k, t->o, r, d, s);
+    fab_text_row(t->f, &t->table, d, s);
+    if (k->kind == FAB_KIND_COLLECTIVE && isfinite(r->busbw)) {
+        t->busbw_sum += r->busbw;
+        t->busbw_n++;
     }
-    return ferror((FILE *)arg) ? FAB_ERR_IO : FAB_OK;
+    if (r->regimes > 1) {
+        char line[512];
+        size_t at = 0;
+
+        fab_appendf(line, sizeof(line), &at,
+                    "#   ^ %d regimes over time (block medians):", r->regimes);
+        for (int g = 0; g < r->regimes && g < FAB_REGIME_MAX; g++)
+            fab_appendf(line, sizeof(line), &at, "%s %.3f us (%.0f%%)", g ? "," : "",
+                        r->regime_level[g] * 1e6, 100.0 * r->regime_share[g]);
+        fab_out_text_line(t->f, "%s; the median depends on how long each lasted", line);
+    }
+    return ferror(t->f) ? FAB_ERR_IO : FAB_OK;
+}
+
+static fab_status_t fab_text_kernel_end(void *arg, const fab_kernel_t *k, fab_status_t st)
+{
+    fab_text_t *t = arg;
+
+    (void)k;
+    (void)st;
+    fab_out_text_avg_busbw(t->f, t->busbw_sum, t->busbw_n);
+    t->busbw_n = 0;
+    fflush(t->f);
+    return ferror(t->f) ? FAB_ERR_IO : FAB_OK;
 }
 
 static void fab_text_mark(void *arg, const char *status, const char *reason, bool final)
 {
-    FILE *f = arg;
+    FILE *f = ((fab_text_t *)arg)->f;
     char now[32];
 
     if (!final)
         return;
     fab_utc_now(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ");
-    fprintf(f, "#\n# run %s at %s: %s\n", status, now, reason);
+    fprintf(f, "#\n");
+    fab_out_text_line(f, "# run %s at %s: %s", status, now, reason);
     fflush(f);
+}
+
+static void fab_text_close(void *arg)
+{
+    free(arg);
+}
+
+/* Without memory for the sink, the run stops before it measures anything (exit 3). */
+static fab_status_t fab_text_nomem(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
+{
+    (void)arg;
+    (void)info;
+    (void)o;
+    return FAB_ERR_NOMEM;
 }
 
 fab_sink_t fab_out_text_sink(FILE *f)
 {
+    fab_text_t *t = calloc(1, sizeof(*t));
     fab_sink_t sink = {.name = "text",
                        .run_begin = fab_text_run_begin,
                        .kernel_begin = fab_text_kernel_begin,
-                       .row = fab_text_row,
+                       .row = fab_text_sink_row,
                        .matrix = fab_text_matrix,
+                       .kernel_end = fab_text_kernel_end,
                        .run_end = fab_text_run_end,
                        .mark = fab_text_mark,
-                       .arg = f};
+                       .close = fab_text_close,
+                       .arg = t};
 
+    if (!t)
+        return (fab_sink_t){.name = "text", .run_begin = fab_text_nomem};
+    t->f = f;
     return sink;
 }

@@ -1,5 +1,6 @@
-/* The human output on stdout (out/text.c): '#' header lines, one table per kernel, a closing
- * line. Units are decimal: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9 bit/s. */
+/* The human output on stdout (out/text.c): '#' header lines, one table per kernel (out/
+ * table.h), a closing line. Units are decimal: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9
+ * bit/s. */
 #ifndef FAB_OUT_TEXT_H
 #define FAB_OUT_TEXT_H
 
@@ -8,12 +9,15 @@
 #include "kernel/fab_kernel.h"
 #include "out/sink.h"
 
-/* The text table on f as a sink. */
+/* The text table on f as a sink: the layout --wide and --columns choose (the run's options,
+ * from its run_begin). */
 fab_sink_t fab_out_text_sink(FILE *f);
-/* Pieces of it, for `fabricbench show`: the column-name line, and one row from the values of
- * its columns (v[FAB_COL_*], as stored in the files). */
-void fab_out_text_columns(FILE *f, fab_kind_t kind);
-void fab_out_text_values(FILE *f, fab_kind_t kind, const double *v);
+/* A '#' line: printf's fmt, wrapped at spaces to FAB_TEXT_COLS characters (out/table.h), the
+ * continuation lines starting "#   ". A word longer than the line is kept whole. */
+void fab_out_text_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A collective's closing line, as nccl-tests' "Avg bus bandwidth": the mean busbw of the n
+ * rows printed above (sum their busbw_GBps); nothing when n is 0 (barrier: no busbw). */
+void fab_out_text_avg_busbw(FILE *f, double sum, int n);
 /* A pairs kernel's verdict (out/verdict.c): the slow pairs, the worst ones, the matrix when
  * it is small, and the suspects. */
 void fab_out_text_verdict(FILE *f, const fab_kernel_t *k, const fab_matrix_t *m);

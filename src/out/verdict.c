@@ -42,11 +42,12 @@ static void fab_verdict_retests(FILE *f, const fab_matrix_t *m)
 
     if (!m->retest || m->retests <= 0)
         return;
-    fprintf(f,
-            "# retest: %d pair%s slow in the %s schedule measured again alone%s; %d fine "
-            "alone (slow only under load: contention or a passing disturbance, not a fault)\n",
-            m->retested, m->retested == 1 ? "" : "s", m->schedule,
-            m->retested < m->retests ? " (interrupted)" : "", m->load_only);
+    fab_out_text_line(f,
+                      "# retest: %d pair%s slow in the %s schedule measured again alone%s; %d "
+                      "fine alone (slow only under load: contention or a passing disturbance, "
+                      "not a fault)",
+                      m->retested, m->retested == 1 ? "" : "s", m->schedule,
+                      m->retested < m->retests ? " (interrupted)" : "", m->load_only);
     for (int i = 0; i < n && shown < FAB_VERDICT_WORST; i++)
         for (int j = i + 1; j < n && shown < FAB_VERDICT_WORST; j++) {
             int a = i * n + j;
@@ -55,40 +56,42 @@ static void fab_verdict_retests(FILE *f, const fab_matrix_t *m)
                 continue;
             shown++;
             if (m->bw)
-                fprintf(f,
-                        "# only under load: %s <-> %s %.0f / %.0f MB/s in the schedule, %.0f "
-                        "/ %.0f MB/s alone\n",
-                        m->names[i], m->names[j], m->bw[a], m->bw[j * n + i], m->re_bw[a],
-                        m->re_bw[j * n + i]);
+                fab_out_text_line(f,
+                                  "# only under load: %s <-> %s %.0f / %.0f MB/s in the "
+                                  "schedule, %.0f / %.0f MB/s alone",
+                                  m->names[i], m->names[j], m->bw[a], m->bw[j * n + i], m->re_bw[a],
+                                  m->re_bw[j * n + i]);
             else
-                fprintf(f,
-                        "# only under load: %s <-> %s %.2f us p50 in the schedule, %.2f us "
-                        "alone\n",
-                        m->names[i], m->names[j], fmax(m->lat_p50[a], m->lat_p50[j * n + i]),
-                        m->re_lat_p50[a]);
+                fab_out_text_line(f,
+                                  "# only under load: %s <-> %s %.2f us p50 in the schedule, "
+                                  "%.2f us alone",
+                                  m->names[i], m->names[j],
+                                  fmax(m->lat_p50[a], m->lat_p50[j * n + i]), m->re_lat_p50[a]);
         }
 }
 
+/* The matrix itself: "#" and the row's number in 3, then 8 per member (a value in 6, its mark,
+ * a space), so FAB_VERDICT_MATRIX_MAX members fit FAB_TEXT_COLS. */
 static void fab_verdict_matrix(FILE *f, const fab_matrix_t *m, double med)
 {
-    fprintf(f, "# matrix: %s, row i %s column j (members numbered as below; * slow%s)\n",
-            m->bw ? "MB/s" : "p50 one-way latency, us", m->bw ? "sends to" : "with",
-            m->retested ? "; retested pairs as measured alone" : "");
+    fab_out_text_line(f, "# matrix: %s, row i %s column j (members numbered as below; * slow%s)",
+                      m->bw ? "MB/s" : "p50 one-way latency, us", m->bw ? "sends to" : "with",
+                      m->retested ? "; retested pairs as measured alone" : "");
     for (int i = 0; i < m->n; i++)
-        fprintf(f, "#   %2d = %s\n", i, m->names[i]);
-    fprintf(f, "# %5s", "");
+        fab_out_text_line(f, "#   %2d = %s", i, m->names[i]);
+    fprintf(f, "#%3s", "");
     for (int j = 0; j < m->n; j++)
-        fprintf(f, " %9d", j);
+        fprintf(f, " %6d ", j);
     fputc('\n', f);
     for (int i = 0; i < m->n; i++) {
-        fprintf(f, "# %5d", i);
+        fprintf(f, "#%3d", i);
         for (int j = 0; j < m->n; j++) {
             double v = fab_verdict_value(m, i, j);
 
             if (i == j || !isfinite(v))
-                fprintf(f, " %9s", "-");
+                fprintf(f, " %6s ", "-");
             else
-                fprintf(f, " %8.*f%c", v < 100 ? 2 : 0, v,
+                fprintf(f, " %6.*f%c", v < 100 ? 2 : 0, v,
                         fab_verdict_slow(m, i, j, med) ? '*' : ' ');
         }
         fputc('\n', f);
@@ -122,18 +125,20 @@ static void fab_verdict_worst(FILE *f, const fab_matrix_t *m, double med)
             break;
         done[bs * n + bd] = 1;
         if (m->bw && isfinite(fab_verdict_of(m->line_pct, m->re_line_pct, bs * n + bd)))
-            fprintf(f,
-                    "# slow pair: %s -> %s %.0f MB/s (%.0f%% of the median pair, %.0f%% of the "
-                    "line rate)\n",
-                    m->names[bs], m->names[bd], fab_verdict_value(m, bs, bd), 100.0 / bq,
-                    fab_verdict_of(m->line_pct, m->re_line_pct, bs * n + bd));
+            fab_out_text_line(f,
+                              "# slow pair: %s -> %s %.0f MB/s (%.0f%% of the median pair, "
+                              "%.0f%% of the line rate)",
+                              m->names[bs], m->names[bd], fab_verdict_value(m, bs, bd), 100.0 / bq,
+                              fab_verdict_of(m->line_pct, m->re_line_pct, bs * n + bd));
         else if (m->bw)
-            fprintf(f, "# slow pair: %s -> %s %.0f MB/s (%.0f%% of the median pair)\n",
-                    m->names[bs], m->names[bd], fab_verdict_value(m, bs, bd), 100.0 / bq);
+            fab_out_text_line(f, "# slow pair: %s -> %s %.0f MB/s (%.0f%% of the median pair)",
+                              m->names[bs], m->names[bd], fab_verdict_value(m, bs, bd), 100.0 / bq);
         else
-            fprintf(f, "# slow pair: %s <-> %s %.2f us p50, %.2f us p99 (%.2fx the median pair)\n",
-                    m->names[bs], m->names[bd], fab_verdict_value(m, bs, bd),
-                    fab_verdict_of(m->lat_p99, m->re_lat_p99, bs * n + bd), bq);
+            fab_out_text_line(f,
+                              "# slow pair: %s <-> %s %.2f us p50, %.2f us p99 (%.2fx the median "
+                              "pair)",
+                              m->names[bs], m->names[bd], fab_verdict_value(m, bs, bd),
+                              fab_verdict_of(m->lat_p99, m->re_lat_p99, bs * n + bd), bq);
         shown++;
     }
     free(done);
@@ -144,9 +149,9 @@ void fab_out_text_verdict(FILE *f, const fab_kernel_t *k, const fab_matrix_t *m)
     const fab_locate_t *v = m->verdict;
     double med = m->bw ? v->bw_median : v->lat_median;
 
-    fprintf(f, "# %s: %d of %d pairs measured in %d of %d rounds; median pair %.*f %s\n", k->name,
-            v->npairs, m->n * (m->n - 1) / 2, m->rounds_done, m->rounds, m->bw ? 0 : 2, med,
-            m->bw ? "MB/s" : "us");
+    fab_out_text_line(f, "# %s: %d of %d pairs measured in %d of %d rounds; median pair %.*f %s",
+                      k->name, v->npairs, m->n * (m->n - 1) / 2, m->rounds_done, m->rounds,
+                      m->bw ? 0 : 2, med, m->bw ? "MB/s" : "us");
     if (m->bw)
         fprintf(f, "# slow: below %.0f%% of the median pair%s\n", 100.0 * m->bw_frac,
                 m->line_MBps > 0 ? " or of the line rate" : " (line rate unknown: not judged)");
@@ -160,12 +165,13 @@ void fab_out_text_verdict(FILE *f, const fab_kernel_t *k, const fab_matrix_t *m)
         fprintf(f, "# verdict: healthy: %d slow pairs, no suspect\n", v->nslow);
         return;
     }
-    fprintf(f, "# verdict: SUSPECTS: %d slow pairs of %d, explained by %d suspect%s (exit 1)\n",
-            v->nslow, v->npairs, v->nsuspects, v->nsuspects == 1 ? "" : "s");
+    fab_out_text_line(
+        f, "# verdict: SUSPECTS: %d slow pairs of %d, explained by %d suspect%s (exit 1)", v->nslow,
+        v->npairs, v->nsuspects, v->nsuspects == 1 ? "" : "s");
     for (int i = 0; i < v->nsuspects; i++) {
         char buf[1024];
 
         fab_suspect_text(&v->suspects[i], m->names, m->gnames, buf, sizeof(buf));
-        fprintf(f, "# suspect %s: %s\n", fab_suspect_kind_name(v->suspects[i].kind), buf);
+        fab_out_text_line(f, "# suspect %s: %s", fab_suspect_kind_name(v->suspects[i].kind), buf);
     }
 }

@@ -77,7 +77,7 @@ try:
 except ImportError:
     skip("h5py not installed (apt-get install python3-h5py): the test reads the result files "
          "with it")
-from fabtest import MPIRUN_OPTS, WORKDIR, check, mpi_env, parse_tables  # noqa: E402
+from fabtest import MPIRUN_OPTS, WORKDIR, check, mpi_env, parse_tables, text_lines  # noqa: E402
 
 # A name of its own, so that concurrent runs (another CI job, a Slurm test) do not clash.
 VC_NAME = os.environ.get("FAB_VC_NAME", "fbct%d" % os.getpid())
@@ -276,7 +276,7 @@ def run_fabric(dev, line_rate):
           % (dev, p.returncode, p.stdout[-4000:], p.stderr[-4000:], hint(p)))
 
     # The text: the probe's transports and the verdict are the last header lines.
-    tail = p.stdout.splitlines()[-4:]
+    tail = text_lines(p.stdout)[-4:]  # '#' lines wrapped at 100 characters joined
     want = "# ucx transports (probe endpoint, after the measurements): tcp/%s[" % dev
     check(any(l.startswith(want) for l in tail), "%s: no %r in the last lines:\n%s"
           % (dev, want, "\n".join(tail)))

@@ -48,24 +48,42 @@ def mpirun(np, args, timeout=120, env=None, mpirun_args=()):
                                                                e.stdout, e.stderr))
 
 
+def text_lines(stdout):
+    """The output's lines with every wrapped '#' line joined again: a '#' line longer than 100
+    characters continues on lines starting "#   " (out/text.c), which are not a table's
+    column heading (the '#' line right before a kernel's first row)."""
+    lines, out = stdout.splitlines(), []
+    for i, line in enumerate(lines):
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        heading = nxt.strip() != "" and not nxt.startswith("#")
+        if (line.startswith("#   ") and len(line) > 4 and line[4] != " " and not heading
+                and out and out[-1].startswith("#")):
+            out[-1] += " " + line[4:]
+        else:
+            out.append(line)
+    return out
+
+
 def parse_tables(stdout):
     """Split the output into the global header and one table per kernel.
 
-    Returns (header: dict, kernels: list of dict(name, header, columns, rows))."""
-    header, kernels, cur = {}, [], None
-    for line in stdout.splitlines():
+    The column heading of a kernel's table is the '#' line right before its first row
+    (--columns may put any column first); '#' lines wrapped at 100 characters are joined.
+    Returns (header: dict, kernels: list of dict(name, header, columns, rows, lines)), lines
+    being the table's heading and row lines as printed."""
+    header, kernels, cur, prev = {}, [], None, None
+    for line in text_lines(stdout):
         if line.startswith("#"):
             body = line[1:].strip()
+            prev = line
             if body.startswith("kernel:"):
                 cur = {"name": body.split()[1].rstrip(":"), "header": {}, "columns": None,
-                       "rows": []}
+                       "rows": [], "lines": []}
                 kernels.append(cur)
             elif body.startswith("ucx transports by probed pair:"):
                 header["transports by pair"] = body.split(":", 1)[1].strip()
             elif body.startswith("ucx transports ("):
                 header["transports"] = body.split("):", 1)[1].strip()
-            elif body.startswith("bytes ") and cur is not None:
-                cur["columns"] = body.split()
             elif ":" in body:
                 key, val = body.split(":", 1)
                 (cur["header"] if cur else header)[key.strip()] = val.strip()
@@ -74,10 +92,16 @@ def parse_tables(stdout):
             continue
         if not line.strip():
             continue
-        check(cur is not None and cur["columns"], "data line before a column header: " + line)
+        check(cur is not None, "data line before a kernel: " + line)
+        if cur["columns"] is None:
+            check(prev is not None and ":" not in prev, "data line after no column heading: %s"
+                  "\n(before it: %s)" % (line, prev))
+            cur["columns"] = prev[1:].split()
+            cur["lines"].append(prev)
         vals = line.split()
         check(len(vals) == len(cur["columns"]),
               "row has %d fields, header %d: %s" % (len(vals), len(cur["columns"]), line))
+        cur["lines"].append(line)
         row = {}
         for c, v in zip(cur["columns"], vals):
             try:
@@ -86,3 +110,9 @@ def parse_tables(stdout):
                 row[c] = v
         cur["rows"].append(row)
     return header, kernels
+
+
+def within(a, b, rel=1e-3, abs_=1e-9):
+    """Whether two values printed by the table agree: each shows at least 4 significant
+    digits (out/table.h), so a printed value is within 0.05% of the number it shows."""
+    return abs(a - b) <= rel * max(abs(a), abs(b)) + abs_

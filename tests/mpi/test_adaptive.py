@@ -112,14 +112,21 @@ for kname, (cols, blocks, regattr, policy) in table("default.h5").items():
         # the block medians are the reported time's scale: between min and max
         check((blocks[b] >= cols["min_us"][i] - 1e-9).all() and
               (blocks[b] <= cols["max_us"][i] + 1e-9).all(), where + " block medians")
-# the table marks a missed target with *, and prints "-" for a tail with too few samples
+# the (compact) table marks a missed target with *, regimes with rN after it, and prints "-"
+# for a tail with too few samples
 for k in kernels:
     cols = table("default.h5", kernel=k["name"])[k["name"]][0]
     for i, r in enumerate(k["rows"]):
         missed = cols["target_met"][i] == 0
-        check(str(r["ci%"]).endswith("*") == missed, "%s %s: ci%% %s, target_met %d"
-              % (k["name"], r["bytes"], r["ci%"], cols["target_met"][i]))
-        check((r["p99.9_us"] == "-") == (cols["iterations"][i] < 10000), "p99.9 shown: %s" % r)
+        reg = int(cols["regimes"][i])
+        ci = str(r["ci%"])
+        check(("*" in ci) == missed and ci.endswith("r%d" % reg) == (reg > 1) and
+              ci.endswith("*") == (missed and reg <= 1),
+              "%s %s: ci%% %s, target_met %d, regimes %d"
+              % (k["name"], r["bytes"], ci, cols["target_met"][i], reg))
+        for c, need in (("p99_us", 1000), ("p99.9_us", 10000)):
+            if c in r:
+                check((r[c] == "-") == (cols["iterations"][i] < need), "%s shown: %s" % (c, r))
 print("ok default run: %s; 92 rows, blocks stored" % how)
 
 # ---- --precision tighter gives more samples (same budget). Sizes whose times span many

@@ -38,7 +38,7 @@ check("not used" in h["ucx"], "ucx line with ob1: " + h["ucx"])
 print("ok --pml ob1: " + h["pml"])
 
 # Fixed iterations and warm-up are honoured exactly.
-p, h, ks = run(2, ["latency,bw", "-m", "16", "-i", "200", "-x", "7"])
+p, h, ks = run(2, ["latency,bw", "-m", "16", "-i", "200", "-x", "7", "--wide"])  # iters, warmup
 check([k["name"] for k in ks] == ["latency", "bw"], "kernel order")
 for k in ks:
     r = k["rows"][0]
@@ -59,7 +59,7 @@ check([int(r["bytes"]) for r in ks[0]["rows"]] == [1 << i for i in range(23)], "
 print("ok default sizes 1..4M")
 
 # Beyond --max-samples, percentiles come from the histogram and stay ordered.
-p, h, ks = run(2, ["latency", "-m", "8", "-i", "5000", "--max-samples", "100"])
+p, h, ks = run(2, ["latency", "-m", "8", "-i", "5000", "--max-samples", "100", "--wide"])
 r = ks[0]["rows"][0]
 check(r["pct"] == "hist", "pct column: %s" % r)
 check(r["min_us"] <= r["p50_us"] <= r["p99_us"] <= r["max_us"], "histogram percentiles: %s" % r)

@@ -57,6 +57,22 @@ check(p.returncode == 2 and "no command" in p.stderr, "no command: %d %s" % (p.r
 p = run("frobnicate")
 check(p.returncode == 2 and "unknown command 'frobnicate'" in p.stderr, p.stderr)
 
+# `show --help` is help (exit 0), naming its options, the separator and the exit codes;
+# `show` without a file, or with an option it does not take, is a usage error
+p = run("show", "--help")
+check(p.returncode == 0 and p.stdout.startswith("usage: fabricbench show ") and
+      "--wide" in p.stdout and "--columns LIST" in p.stdout and "# ==> FILE" in p.stdout and
+      "Exit codes" in p.stdout and p.stderr == "", "show --help: %d %s %s" %
+      (p.returncode, p.stdout, p.stderr))
+check(run("show", "-h").stdout == p.stdout, "show -h differs from show --help")
+for args, says in ((["show"], "needs a result file"), (["show", "--frob", "x.h5"], "'--frob'"),
+                   (["show", "--columns", "nope", "x.h5"], "unknown column 'nope'"),
+                   (["show", "x.h5", "--columns"], "needs a value")):
+    p = run(*args)
+    check(p.returncode == 2 and says in p.stderr and "hint:" in p.stderr,
+          "%s: exit %d %s" % (args, p.returncode, p.stderr))
+check("show [--wide | --columns LIST] FILE.h5..." in run("--help").stdout, "--help: show usage")
+
 # The README documents every option --help lists.
 readme = open(os.path.join(src, "README.md")).read()
 for o in opts:

@@ -28,7 +28,9 @@ def fitted(kernel, want, dtype, n):
 
 
 def run(np, args, rc=0, env=None):
-    p = mpirun(np, [exe, "run"] + args + ["-o", "none", "-t", "0.01"], env=env)
+    # --wide: every column (slowest, comm_us, overlap, p99.99); tests/mpi/test_table.py checks
+    # the compact table and the nccl-tests columns
+    p = mpirun(np, [exe, "run"] + args + ["-o", "none", "-t", "0.01", "--wide"], env=env)
     check(p.returncode == rc, "%s np=%d: exit %d, want %d\n%s\n%s"
           % (" ".join(args), np, p.returncode, rc, p.stdout[-3000:], p.stderr[-3000:]))
     return p, parse_tables(p.stdout)

@@ -14,7 +14,7 @@ import sys
 import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import check, mpirun, parse_tables  # noqa: E402
+from fabtest import check, mpirun, parse_tables, text_lines  # noqa: E402
 
 exe = sys.argv[1]
 
@@ -36,7 +36,7 @@ def table(run, kernel):
 
 def fabric_check(stdout):
     """The verdict line at the end of the output: "# fabric check: match"."""
-    lines = [l for l in stdout.splitlines() if l.startswith("# fabric check:")]
+    lines = [l for l in text_lines(stdout) if l.startswith("# fabric check:")]
     return lines[-1].split(":", 1)[1].strip() if lines else ""
 
 
@@ -204,12 +204,12 @@ check(not os.path.exists("strict.h5"), "--strict-fabric left a result file")
 # Placement in a real run (mpirun binds nothing: --bind-to none): core binds rank i to core i;
 # nic binds near the fabric's interface when hwloc knows it; the default keeps mpirun's binding.
 p = run(["latency", "-m", "8", "-t", "0.02", "-o", "none", "--placement", "core"])
-pl = [l for l in p.stdout.splitlines() if l.startswith("# placement:")]
+pl = [l for l in text_lines(p.stdout) if l.startswith("# placement:")]
 check(len(pl) == 2 and "rank 0 " in pl[0] and "cpus 0," in pl[0] and "cpus 1," in pl[1]
       and all("core (bound here)" in l for l in pl), "--placement core:\n" + "\n".join(pl))
 p = mpirun(2, [exe, "run", "latency", "-m", "8", "-t", "0.02", "-o", "none"],
            mpirun_args=("--bind-to", "core"))
-pl = [l for l in p.stdout.splitlines() if l.startswith("# placement:")]
+pl = [l for l in text_lines(p.stdout) if l.startswith("# placement:")]
 check(p.returncode == 0 and len(pl) == 2 and all("launcher's binding kept" in l for l in pl),
       "default placement under mpirun --bind-to core:\n" + p.stdout[-2000:] + p.stderr[-2000:])
 if up and up[0]["name"] in subprocess.run([exe, "placement", "--device", up[0]["name"]],
@@ -217,7 +217,7 @@ if up and up[0]["name"] in subprocess.run([exe, "placement", "--device", up[0]["
     dev = up[0]["name"]
     p = run(["latency", "-m", "8", "-t", "0.02", "-o", "none", "--fabric", "tcp", "--device", dev,
              "--placement", "nic"])
-    pl = [l for l in p.stdout.splitlines() if l.startswith("# placement:")]
+    pl = [l for l in text_lines(p.stdout) if l.startswith("# placement:")]
     check(len(pl) == 2 and all(("NIC %s on NUMA" % dev) in l and "nic (bound here)" in l
                                for l in pl), "--placement nic:\n" + "\n".join(pl))
 # An explicit nic placement with a NIC hwloc does not know (lo): refused before measuring.

@@ -14,7 +14,9 @@ extra = sys.argv[4:]
 sizes = [1, 8, 1024, 65536, 1048576]
 # -t 0.02: the fixed time policy, short; with --budget in the extra arguments the adaptive one
 fixed = [] if "--budget" in extra else ["-t", "0.02"]
-args = [exe, "run", kernel, "-m", ",".join(str(s) for s in sizes), "--validate"] + fixed + extra
+# --wide: every column of the table (tests/mpi/test_table.py checks the compact one)
+args = [exe, "run", kernel, "-m", ",".join(str(s) for s in sizes), "--validate", "--wide"] + \
+    fixed + extra
 p = mpirun(np, args)
 check(p.returncode == 0, "exit %d\nstdout:\n%s\nstderr:\n%s" % (p.returncode, p.stdout, p.stderr))
 header, kernels = parse_tables(p.stdout)

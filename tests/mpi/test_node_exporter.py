@@ -200,6 +200,8 @@ with h5py.File("p.h5", "r") as f:
             {"host_a": "", "host_b": ""}
         for i, size in enumerate(t["bytes"][:]):
             for c in t.attrs["columns"].split(","):
+                if t[c].dtype.kind in "OSU":  # text columns (type, redop): no series
+                    continue
                 name, scale, stat = expected_metric(c, t[c].attrs["units"])
                 if name is None:
                     continue

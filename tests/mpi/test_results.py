@@ -38,7 +38,8 @@ def read_table(h5, run="run_0000"):
     for name, g in h5["runs"][run]["kernels"].items():
         t = g["table"]
         cols = t.attrs["columns"].split(",")
-        out[g.attrs["kernel"]] = {c: t[c][:] for c in cols}
+        out[g.attrs["kernel"]] = {c: t[c].asstr()[:] if t[c].dtype.kind == "O" else t[c][:]
+                                  for c in cols}
     return out
 
 
@@ -49,8 +50,12 @@ def sha(path):
 
 # ---------------------------------------------------------------- round trip
 sizes = [8, 1024, 65536]
-p = mpirun(2, [exe, "run", "latency,bw,msgrate", "-m", ",".join(map(str, sizes)), "-t", "0.02",
-               "--validate", "--samples", "-o", "r.h5", "--json", "r.jsonl", "--csv", "r.csv"],
+KERNELS = ["latency", "bw", "msgrate", "allreduce"]
+# --wide: every column of the table, each compared with the file (tests/mpi/test_table.py: the
+# compact table)
+p = mpirun(2, [exe, "run", ",".join(KERNELS), "-m", ",".join(map(str, sizes)), "-t", "0.02",
+               "--validate", "--samples", "-o", "r.h5", "--json", "r.jsonl", "--csv", "r.csv",
+               "--wide"],
            env={"UCX_LOG_LEVEL": "warn", "FABRICBENCH_QUIET": "1", "UNRELATED_SECRET": "x"})
 check(p.returncode == 0, "run: exit %d\n%s\n%s" % (p.returncode, p.stdout, p.stderr))
 header, kernels = parse_tables(p.stdout)
@@ -89,7 +94,7 @@ with h5py.File("r.h5", "r") as f:
           not any(w in k.upper() for k in env for w in ("KEY", "TOKEN", "SECRET", "PASSW")),
           "a secret recorded: %s" % sorted(env))
     tables = read_table(f)
-    check(list(tables) == ["latency", "bw", "msgrate"], "kernel groups %s" % list(tables))
+    check(list(tables) == KERNELS, "kernel groups %s" % list(tables))
     for kname, g in run["kernels"].items():
         t = g["table"]
         for c in t.attrs["columns"].split(","):
@@ -106,7 +111,9 @@ with h5py.File("r.h5", "r") as f:
                "mean_us": "mean_us",
                "stddev_us": "stddev_us", "loop_us": "loop_us", "MB/s": "MBps", "Gb/s": "Gbps",
                "msg/s": "msgps", "pair_MB/s": "pair_MBps", "pair_msg/s": "pair_msgps",
-               "lat_us": "loop_us"}
+               "lat_us": "loop_us", "time_us": "mean_us", "algbw_GB/s": "algbw_GBps",
+               "busbw_GB/s": "busbw_GBps", "count": "count"}
+    whole = ("bytes", "iters", "warmup", "msg/s", "pair_msg/s", "count")  # printed as integers
     compared = 0
     for kname, cols in tables.items():
         rows = live[kname]["rows"]
@@ -122,13 +129,23 @@ with h5py.File("r.h5", "r") as f:
                           % (kname, r["bytes"], printed, want))
                     compared += 1
                     continue
+                # at least 3 decimals (times, Gb/s, GB/s) or 2 (MB/s), and at least 4
+                # significant digits, which small values need (out/table.h)
                 tol = 0.0051 * max(1.0, abs(want)) if printed.endswith("_us") else \
-                    0.5 + 1e-6 * abs(want)
+                    0.5 + 1e-6 * abs(want) if printed in whole else 0.005 + 5e-4 * abs(want)
                 check(abs(r[printed] - want) <= tol, "%s %d B %s: printed %s, stored %s"
                       % (kname, r["bytes"], printed, r[printed], want))
                 compared += 1
             check(cols["validation_errors"][i] == 0 and r["errors"] == 0, "validation column")
             check(cols["percentiles_exact"][i] == 1, "exact flag")
+            # nccl-tests' names: a collective's type and reduction, "" (printed -) elsewhere
+            want = ("float", "sum") if kname == "allreduce" else ("", "")
+            check((cols["type"][i], cols["redop"][i]) == want and
+                  (r.get("type"), r.get("redop")) == ((want[0], want[1]) if want[0] else
+                                                      (None, None)),
+                  "%s type, redop: stored %r %r, printed %r %r" % (
+                      kname, cols["type"][i], cols["redop"][i], r.get("type"), r.get("redop")))
+            compared += 2
     # --samples: per-iteration times, compressed, consistent with the table
     for kname, g in run["kernels"].items():
         s = g["samples"]
@@ -156,7 +173,7 @@ check(d.returncode == 0 and "fabricbench-results" in d.stdout, "h5dump: %s" % d.
 print("ok h5dump")
 
 # fabricbench show prints the same rows as the live table
-s = subprocess.run([exe, "show", "r.h5"], capture_output=True, text=True, timeout=60)
+s = subprocess.run([exe, "show", "--wide", "r.h5"], capture_output=True, text=True, timeout=60)
 check(s.returncode == 0, "show: exit %d %s" % (s.returncode, s.stderr))
 check(data_lines(s.stdout) == data_lines(p.stdout),
       "show's rows differ from the live table:\n%s\n---\n%s" % (s.stdout, p.stdout))
@@ -255,14 +272,17 @@ check(recs[0]["schema"] == "fabricbench-results" and set(recs[0]["units"]) == se
       "run record units: %s" % recs[0].get("units"))
 check(recs[-1]["status"] == "complete", "end record")
 rows = [r for r in recs if r["record"] == "row"]
-check(len(rows) == 3 * len(sizes), "%d row records" % len(rows))
+check(len(rows) == len(KERNELS) * len(sizes), "%d row records" % len(rows))
 seen = {}
 for r in rows:
     i = seen.get(r["kernel"], 0)
     seen[r["kernel"]] = i + 1
     for c in columns:
         want = tables[r["kernel"]][c][i]
-        same = (r[c] is None and np.isnan(want)) or r[c] == want  # NaN is null in JSON
+        if isinstance(want, str):  # type, redop
+            same = r[c] == want
+        else:
+            same = (r[c] is None and np.isnan(want)) or r[c] == want  # NaN is null in JSON
         check(same, "json %s %s: %r vs %r" % (r["kernel"], c, r[c], want))
 # CSV: the header is the HDF5 columns; values equal
 with open("r.csv") as fh:
@@ -276,11 +296,15 @@ with open("r.csv") as fh:
         i = seen.get(k, 0)
         seen[k] = i + 1
         for c, v in zip(columns, line[1:]):
-            want = float(tables[k][c][i])
-            same = (v == "" and np.isnan(want)) or (v != "" and float(v) == want)  # NaN: empty
+            want = tables[k][c][i]
+            if isinstance(want, str):  # type, redop
+                same = v == want
+            else:
+                want = float(want)
+                same = (v == "" and np.isnan(want)) or (v != "" and float(v) == want)  # NaN: ""
             check(same, "csv %s %s: %s vs %r" % (k, c, v, want))
         n += 1
-    check(n == 3 * len(sizes), "%d CSV rows" % n)
+    check(n == len(KERNELS) * len(sizes), "%d CSV rows" % n)
 print("ok JSON Lines and CSV carry the HDF5 values")
 
 # ---------------------------------------------------------------- never clobber

@@ -1,19 +1,191 @@
-/* The column table and the text layouts: names unique, every cell names a column, values
- * taken from the row as each entry says, and the table printed from a row of known values. */
+/* The column table and the text tables: names unique, every cell names a column, the compact
+ * layouts within 100 columns, values taken from the row (and a collective's kernel and
+ * options) as each entry says, --columns checked and followed, the significant-digit rule, and
+ * rows printed from known values. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "core/opts.h"
+#include "kernel/dtype.h"
+#include "kernel/registry.h"
+#include "measure/locate.h"
+#include "measure/matrix.h"
 #include "out/columns.h"
+#include "out/table.h"
 #include "out/text.h"
+
+/* What fab_text_number prints for x with `decimals` decimals. */
+static int number_is(double x, int decimals, const char *want)
+{
+    char buf[64];
+
+    fab_text_number(buf, sizeof(buf), x, decimals);
+    if (strcmp(buf, want) != 0)
+        fprintf(stderr, "fab_text_number(%g, %d) = '%s', expected '%s'\n", x, decimals, buf, want);
+    return strcmp(buf, want) == 0;
+}
+
+/* The text of table t's heading and one row from d, s. */
+static char *printed(const fab_text_table_t *t, const double *d, const char **s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+
+    fab_text_heading(f, t);
+    fab_text_row(f, t, d, s);
+    fclose(f);
+    return buf;
+}
+
+/* Every line of text at most FAB_TEXT_COLS characters. */
+static int fits(const char *text)
+{
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+
+        if (n > FAB_TEXT_COLS) {
+            fprintf(stderr, "%zu characters: %.*s\n", n, (int)n, p);
+            return 0;
+        }
+        p += n + (p[n] == '\n');
+    }
+    return 1;
+}
+
+static void check_layouts(void)
+{
+    const fab_kind_t kinds[] = {FAB_KIND_LATENCY, FAB_KIND_BANDWIDTH, FAB_KIND_COLLECTIVE};
+
+    /* every cell of every layout names a column (and its second one); bytes first */
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+        for (int wide = 0; wide < 2; wide++) {
+            int n, line = 1;
+            const fab_text_cell_t *cells = fab_text_layout(kinds[k], wide, &n);
+
+            CHECK(n > (wide ? 10 : 8) && strcmp(cells[0].col, "bytes") == 0);
+            for (int i = 0; i < n; i++) {
+                int w = cells[i].head_width ? cells[i].head_width : cells[i].width;
+
+                if (fab_column_find(cells[i].col) < 0)
+                    fprintf(stderr, "layout %zu cell %d names no column: %s\n", k, i, cells[i].col);
+                CHECK(fab_column_find(cells[i].col) >= 0);
+                CHECK(!cells[i].col2 || fab_column_find(cells[i].col2) >= 0);
+                CHECK(cells[i].width > 0 && (int)strlen(cells[i].head) <= w);
+                line += 1 + (w > cells[i].width ? w : cells[i].width);
+            }
+            /* the compact tables fit 100 columns with their widths (values that fit them) */
+            if (!wide)
+                CHECK(line <= FAB_TEXT_COLS - 2);
+        }
+    /* the second column keeps its OSU meaning, compact and wide */
+    for (int wide = 0; wide < 2; wide++) {
+        int n;
+
+        CHECK(strcmp(fab_text_layout(FAB_KIND_LATENCY, wide, &n)[1].col, "loop_us") == 0);
+        CHECK(strcmp(fab_text_layout(FAB_KIND_BANDWIDTH, wide, &n)[1].col, "MBps") == 0);
+        CHECK(strcmp(fab_text_layout(FAB_KIND_COLLECTIVE, wide, &n)[1].col, "mean_us") == 0);
+    }
+}
+
+static void check_numbers(void)
+{
+    /* at least 4 significant digits, at least the cell's decimals, no exponent from 1e-5 */
+    CHECK(number_is(0.0001234, 3, "0.0001234")); /* a small busbw: never 0.000 */
+    CHECK(number_is(0.012, 3, "0.01200"));
+    CHECK(number_is(0.219, 3, "0.2190"));
+    CHECK(number_is(8.414, 3, "8.414"));
+    CHECK(number_is(8253.6531, 3, "8253.653"));
+    CHECK(number_is(26.4812, 2, "26.48"));
+    CHECK(number_is(21186.32, 0, "21186"));
+    CHECK(number_is(1.80649, 0, "1.806"));
+    CHECK(number_is(46.0461, 0, "46.05"));
+    CHECK(number_is(0.000015, 0, "0.00001500"));
+    CHECK(number_is(1.5e-6, 0, "1.500e-06"));
+    CHECK(number_is(0, 3, "0.000") && number_is(0, 0, "0"));
+}
+
+static void check_columns_option(void)
+{
+    char err[256], hint[1024];
+    fab_text_table_t t;
+
+    CHECK(fab_text_columns_check("p99_us,bytes,busbw_GBps,type", err, sizeof(err), hint,
+                                 sizeof(hint)) == FAB_OK);
+    CHECK(fab_text_columns_check("p99_us,p99.9_us", err, sizeof(err), hint, sizeof(hint)) ==
+              FAB_ERR_USAGE &&
+          strstr(err, "unknown column 'p99.9_us'") && strstr(hint, "p999_us") &&
+          strstr(hint, "redop") && strstr(hint, "bytes"));
+    CHECK(fab_text_columns_check("bytes,,p50_us", err, sizeof(err), hint, sizeof(hint)) ==
+              FAB_ERR_USAGE &&
+          strstr(err, "empty"));
+    CHECK(fab_text_columns_check("bytes,p50_us,bytes", err, sizeof(err), hint, sizeof(hint)) ==
+              FAB_ERR_USAGE &&
+          strstr(err, "bytes twice"));
+    CHECK(fab_text_columns_check("", err, sizeof(err), hint, sizeof(hint)) == FAB_ERR_USAGE);
+    /* picks exactly those, in that order, headed by the files' names */
+    fab_text_table(FAB_KIND_COLLECTIVE, false, "p99_us,bytes,MBps,type", &t);
+    CHECK(t.n == 4 && strcmp(t.cell[0].head, "p99_us") == 0 &&
+          strcmp(t.cell[1].head, "bytes") == 0 && strcmp(t.cell[2].head, "MBps") == 0 &&
+          strcmp(t.cell[3].head, "type") == 0 && t.cell[3].fmt == FAB_TXT_STR);
+    /* no list: the layout */
+    fab_text_table(FAB_KIND_LATENCY, true, NULL, &t);
+    CHECK(t.n > 20 && strcmp(t.cell[1].head, "lat_us") == 0);
+}
+
+/* A pairs kernel's verdict at the most members whose matrix is printed (12), with long names,
+ * slow pairs and a suspect: every line within 100 columns; and a wrapped '#' line. */
+static void check_verdict_width(void)
+{
+    enum { N = 12 };
+    double bw[N * N], line[N * N];
+    char *names[N], namebuf[N][48], *buf = NULL;
+    size_t len = 0;
+    fab_locate_in_t in = {N, bw, NULL, NULL, 0, 0, 0, 0, 0, 0};
+    fab_locate_t l;
+    fab_matrix_t m = {0};
+    FILE *f;
+
+    for (int i = 0; i < N; i++) {
+        snprintf(namebuf[i], sizeof(namebuf[i]), "compute-node-with-a-long-name-%02d", i);
+        names[i] = namebuf[i];
+        for (int j = 0; j < N; j++) {
+            bw[i * N + j] = i == j ? NAN : i == 3 || j == 3 ? 2500.0 : 12345.0 + i + j;
+            line[i * N + j] = i == j ? NAN : bw[i * N + j] / 125.0;
+        }
+    }
+    CHECK(fab_locate(&in, &l) == 0 && l.nsuspects > 0);
+    m.n = N;
+    m.names = names;
+    m.bw = bw;
+    m.line_pct = line;
+    m.schedule = "rounds";
+    m.rounds = m.rounds_done = N - 1;
+    m.line_MBps = 12500;
+    m.bw_frac = 0.9;
+    m.verdict = &l;
+    f = open_memstream(&buf, &len);
+    fab_out_text_verdict(f, fab_kernel_find("pairs_bw"), &m);
+    fab_out_text_line(f, "# a long line: %s %s %s", names[0], names[1], names[2]);
+    fclose(f);
+    CHECK(fits(buf) && strstr(buf, "# matrix: MB/s") && strstr(buf, "# suspect node: ") &&
+          strstr(buf, "\n#   compute-node-with-a-long-name-02\n"));
+    free(buf);
+    fab_locate_free(&l);
+}
 
 int main(void)
 {
     fab_row_t r;
-    double v[FAB_MAX_COLUMNS];
-    const fab_kind_t kinds[] = {FAB_KIND_LATENCY, FAB_KIND_BANDWIDTH, FAB_KIND_COLLECTIVE};
+    fab_opts_t o;
+    double d[FAB_MAX_COLUMNS];
+    const char *s[FAB_MAX_COLUMNS];
+    const fab_kernel_t *allreduce = fab_kernel_find("allreduce"), *bcast = fab_kernel_find("bcast");
+    const fab_kernel_t *latency = fab_kernel_find("latency");
+    fab_text_table_t t;
 
     /* names: unique, file-safe; at most FAB_MAX_COLUMNS */
     CHECK(fab_ncolumns > 30 && fab_ncolumns <= FAB_MAX_COLUMNS);
@@ -21,33 +193,28 @@ int main(void)
         CHECK(strpbrk(fab_columns[i].name, "/ .%") == NULL);
         CHECK(fab_columns[i].unit && fab_columns[i].doc && fab_columns[i].doc[0]);
         CHECK(fab_column_find(fab_columns[i].name) == i);
+        CHECK(fab_columns[i].ctype != 'f' || fab_columns[i].fn);
         for (int j = 0; j < i; j++)
             CHECK(strcmp(fab_columns[i].name, fab_columns[j].name) != 0);
     }
     CHECK(fab_column_find("no_such_column") == -1);
-    /* the files' first columns keep their places (docs/SCHEMA.md: append-only) */
+    /* the files' first columns keep their places (docs/SCHEMA.md: append-only); the nccl-tests
+     * columns last */
     CHECK(strcmp(fab_columns[0].name, "bytes") == 0 && strcmp(fab_columns[8].name, "p999_us") == 0);
     CHECK(fab_column_find("p9999_us") == 33 && fab_column_find("stall_s") == 34);
-
-    /* every cell of every layout names a column (and its second one) */
-    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-        int n;
-        const fab_text_cell_t *cells = fab_text_layout(kinds[k], &n);
-
-        CHECK(n > 10 && strcmp(cells[0].col, "bytes") == 0);
-        for (int i = 0; i < n; i++) {
-            if (fab_column_find(cells[i].col) < 0)
-                fprintf(stderr, "layout %zu cell %d names no column: %s\n", k, i, cells[i].col);
-            CHECK(fab_column_find(cells[i].col) >= 0);
-            CHECK(!cells[i].col2 || fab_column_find(cells[i].col2) >= 0);
-            CHECK(cells[i].width > 0 &&
-                  (int)strlen(cells[i].head) <=
-                      (cells[i].head_width ? cells[i].head_width : cells[i].width));
-        }
-    }
+    CHECK(fab_column_find("regimes") == 39 && fab_column_find("count") == 40 &&
+          fab_column_find("type") == 41 && fab_column_find("redop") == 42 && fab_ncolumns == 43);
+    CHECK(fab_columns[41].type == FAB_COL_STR && fab_columns[40].type == FAB_COL_I64);
+    check_layouts();
+    check_numbers();
+    check_columns_option();
+    check_verdict_width();
 
     /* values: as the entries say (seconds to us, integers as integers) */
     memset(&r, 0, sizeof(r));
+    memset(&o, 0, sizeof(o));
+    o.dtype = FAB_DT_BFLOAT16;
+    o.op = FAB_OP_MAX;
     r.bytes = 4096;
     r.iters = 1000;
     r.t.p50 = 1.5e-6;
@@ -57,6 +224,7 @@ int main(void)
     r.slowest_rank = 3;
     r.slowest_share = 0.25;
     r.mbps = 1234.5;
+    r.busbw = 0.0001234;
     r.overlap_pct = NAN;
     r.line_pct = NAN;
     r.cpu_rank_pct = 99.0;
@@ -67,30 +235,60 @@ int main(void)
     r.target_met = 0;
     r.regimes = 2;
     r.t.p99 = NAN; /* too few samples: "-" */
-    fab_column_values(&r, v);
-    CHECK(v[fab_column_find("bytes")] == 4096 && v[fab_column_find("iterations")] == 1000);
-    CHECK(fabs(v[fab_column_find("p50_us")] - 1.5) < 1e-12);
-    CHECK(fabs(v[fab_column_find("p9999_us")] - 9.0) < 1e-12);
-    CHECK(v[fab_column_find("percentiles_exact")] == 1);
-    CHECK(v[fab_column_find("validation_errors")] == -1);
-    CHECK(v[fab_column_find("slowest_rank")] == 3 && v[fab_column_find("MBps")] == 1234.5);
+    CHECK(allreduce && bcast && latency);
+    fab_column_values(allreduce, &o, &r, d, s);
+    CHECK(d[fab_column_find("bytes")] == 4096 && d[fab_column_find("iterations")] == 1000);
+    CHECK(fabs(d[fab_column_find("p50_us")] - 1.5) < 1e-12);
+    CHECK(fabs(d[fab_column_find("p9999_us")] - 9.0) < 1e-12);
+    CHECK(d[fab_column_find("percentiles_exact")] == 1);
+    CHECK(d[fab_column_find("validation_errors")] == -1);
+    CHECK(d[fab_column_find("slowest_rank")] == 3 && d[fab_column_find("MBps")] == 1234.5);
+    /* the nccl-tests columns: elements of 2 bytes, its names for the type and the reduction */
+    CHECK(d[fab_column_find("count")] == 2048 && s[fab_column_find("count")] == NULL);
+    CHECK(strcmp(s[fab_column_find("type")], "bfloat16") == 0 &&
+          strcmp(s[fab_column_find("redop")], "max") == 0 && isnan(d[fab_column_find("type")]));
+    o.dtype = FAB_DT_FLOAT16;
+    fab_column_values(bcast, &o, &r, d, s); /* no reduction: none */
+    CHECK(strcmp(s[fab_column_find("type")], "half") == 0 &&
+          strcmp(s[fab_column_find("redop")], "none") == 0 && d[fab_column_find("count")] == 2048);
+    fab_column_values(latency, &o, &r, d, s); /* not a collective: -1, "" */
+    CHECK(d[fab_column_find("count")] == -1 && strcmp(s[fab_column_find("type")], "") == 0 &&
+          strcmp(s[fab_column_find("redop")], "") == 0);
+    CHECK(strcmp(fab_dtype_nccl_name(FAB_DT_FLOAT32), "float") == 0 &&
+          strcmp(fab_dtype_nccl_name(FAB_DT_FLOAT64), "double") == 0 &&
+          fab_dtype_size(FAB_DT_FLOAT64) == 8 && fab_dtype_size(FAB_DT_BFLOAT16) == 2);
 
-    /* the printed collective row: rank:share, "-" for no overlap and no validation, n/a */
+    /* the printed wide collective row: rank:share, "-" for no overlap and no validation, n/a,
+     * a small busbw in significant digits, the nccl-tests columns last */
+    o.dtype = FAB_DT_BFLOAT16;
+    fab_column_values(allreduce, &o, &r, d, s);
     {
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
+        char *buf;
 
-        CHECK(f != NULL);
-        fab_out_text_values(f, FAB_KIND_COLLECTIVE, v);
-        fab_out_text_columns(f, FAB_KIND_COLLECTIVE);
-        fclose(f);
-        CHECK(strstr(buf, "       4096 ") == buf + 1 && strstr(buf, "      3:25% ") &&
+        fab_text_table(FAB_KIND_COLLECTIVE, true, NULL, &t);
+        buf = printed(&t, d, s);
+        CHECK(strstr(buf, "\n        4096 ") && strstr(buf, "      3:25% ") &&
               strstr(buf, "    n/a ") && strstr(buf, "  exact   1.25*   2      - ") &&
-              strstr(buf, "    1.500         - ") && strstr(buf, "  99.0   n/a   n/a   n/a\n") &&
-              strstr(buf, "     1.500 "));
-        CHECK(strstr(buf, "\n#      bytes    time_us    min_us    p50_us ") != NULL);
+              strstr(buf, "    1.500         - ") && strstr(buf, "  99.0   n/a   n/a   n/a ") &&
+              strstr(buf, "0.000    0.0001234    n/a ") &&
+              strstr(buf, "       2048 bfloat16   max\n"));
+        CHECK(strstr(buf, "#      bytes    time_us    min_us    p50_us ") == buf);
         CHECK(strstr(buf, "    pct     ci% reg errors ") != NULL);
+        CHECK(strstr(buf, "  si%      count     type redop\n") != NULL);
+        free(buf);
+        /* compact: within 100 columns, ci% with its regimes */
+        fab_text_table(FAB_KIND_COLLECTIVE, false, NULL, &t);
+        buf = printed(&t, d, s);
+        CHECK(fits(buf) && strstr(buf, " 1.25*r2 ") && strstr(buf, " 0.0001234 ") &&
+              strstr(buf, "     2048 "));
+        CHECK(strstr(buf, "#      bytes  time_us     count   p50_us   p99_us algbw_GB/s "
+                          "busbw_GB/s line%     ci% errors  cpu%\n") == buf);
+        free(buf);
+        /* --columns: what was asked, with the cells' formats */
+        fab_text_table(FAB_KIND_COLLECTIVE, false, "redop,busbw_GBps,slowest_rank,p99_us", &t);
+        buf = printed(&t, d, s);
+        CHECK(strcmp(buf, "# redop   busbw_GBps slowest_rank    p99_us\n"
+                          "    max    0.0001234        3:25%         -\n") == 0);
         free(buf);
     }
     return fab_test_report("test_columns");
