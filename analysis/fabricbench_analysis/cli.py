@@ -72,9 +72,10 @@ def _sigma(text):
 
 
 def _groups(args):
-    """--group as grouping.parse_keys reads it (a UsageError for a bad one)."""
+    """--group as grouping.parse_keys reads it (a UsageError for a bad one); None without
+    --group: the default, which also keeps apart files that hold repeats of their own."""
     from . import grouping
-    return grouping.parse_keys(args.group)
+    return None if args.group is None else grouping.parse_keys(args.group)
 
 
 def _open_out(path):
@@ -277,12 +278,14 @@ def _parser():
                         "[default: its fabric, or the transport UCX used]")
 
     def group(sp):
-        sp.add_argument("--group", default="command,fabric", metavar="KEYS",
+        sp.add_argument("--group", default=None, metavar="KEYS",
                         help="which runs are repeats of one measurement, whose median and "
                         "run-to-run spread are shown: runs sharing the KEYS, a comma-separated "
                         "choice of command (the kernels and options, output options aside), "
                         "fabric, hosts, file; or none (every run on its own); runs of files "
-                        "with different --label are never grouped [default: command,fabric]")
+                        "with different --label are never grouped [default: command,fabric, "
+                        "and where several files each hold 2 runs or more of a group, each "
+                        "file is a group of its own]")
 
     def noise(sp):
         sp.add_argument("--sigma", type=_sigma, default=3.0, metavar="Z",

@@ -154,9 +154,29 @@ class Group:
         return len(self.members)
 
 
+def _split_files(groups):
+    """The default grouping's one refinement: where two or more files each hold repeats (2+
+    runs) of a group, each file is a side of an A/B comparison (before.h5 against after.h5,
+    each from --repeat 3) with its own run-to-run spread, so the group is split by file.
+    Files of one run each stay together: three single runs are three repeats."""
+    out = []
+    for g in groups:
+        files = {}
+        for m in g.members:
+            files.setdefault(m["file"], []).append(m)
+        if sum(1 for ms in files.values() if len(ms) >= 2) < 2:
+            out.append(g)
+            continue
+        for ms in files.values():
+            out.append(Group(ms, g.shared + ("file",)))
+    return out
+
+
 def make_groups(table, keys=None):
     """The table's runs in groups (load order of their first run); keys: parse_keys'
-    result, None for the default."""
+    result, None for the default (which also splits by file where files hold repeats of
+    their own: _split_files)."""
+    default = keys is None
     keys = parse_keys(DEFAULT) if keys is None else keys
     series = table.series()
     groups, index = [], {}
@@ -171,6 +191,8 @@ def make_groups(table, keys=None):
         else:
             index[k] = len(groups)
             groups.append(Group([s], keys))
+    if default:
+        groups = _split_files(groups)
     _name(groups)
     return groups
 

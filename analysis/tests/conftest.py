@@ -313,6 +313,10 @@ def known(results, tmp_path_factory):
                       run(time_scale=0.98, bw_scale=0.98))
     k.fabric_b = make("fabric_b", *[run(fabric="tcp", time_scale=1.5 * f, bw_scale=0.5 * f)
                                     for f in (1.0, 1.02, 0.98)])
+    # Before and after on one fabric, same command: each file 3 runs (spread 2%), after's
+    # times 1.5 x before's: an A/B comparison of files holding their own repeats.
+    k.after = make("after", *[run(time_scale=1.5 * f, bw_scale=0.5 * f)
+                              for f in (1.0, 1.02, 0.98)])
     # The same tcp runs, one of which had 2 regimes over time; and one tcp run alone.
     k.regimes_b = make("regimes_b", run(fabric="tcp", time_scale=1.5, bw_scale=0.5,
                                         blocks=(1.0, 1.0, 1.5, 1.5), regimes=2),
