@@ -232,12 +232,17 @@ def _column(kernel, c, kind):
         v = row[c]
         if isinstance(v, _Wrong):
             raise Bad(where, "%s is %s" % (c, v.what))
-        if kind == "int":
+        if kind == "str":
+            if not isinstance(v, str):
+                raise Bad(where, "%s is %s; a string is expected" % (c, _type(v)))
+        elif kind == "int":
             if not isinstance(v, int) or isinstance(v, bool):
                 raise Bad(where, "%s is %s; an integer is expected" % (c, _type(v)))
         elif v is not None and (not isinstance(v, (int, float)) or isinstance(v, bool)):
             raise Bad(where, "%s is %s; a number (or null) is expected" % (c, _type(v)))
         vals.append(v)
+    if kind == "str":
+        return vals
     if kind == "int":
         if any(v >= (1 << 63) for v in vals):
             i = next(i for i, v in enumerate(vals) if v >= (1 << 63))
@@ -256,14 +261,18 @@ def _table(kernel, cols):
     sizes, iterations = data["bytes"], data.get("iterations")
     for c, v in data.items():
         try:
-            hostile.check_column(c, v, c, sizes, iterations)
+            if isinstance(v, list):  # a text column (type, redop): short names
+                hostile.check_text_column(c, v, c, sizes)
+            else:
+                hostile.check_column(c, v, c, sizes, iterations)
         except hostile.Mismatch as e:
             m = re.search(r" row (\d+)", e.where)
             at = kernel.rows[int(m.group(1))][1] if m else kernel.where
             raise Bad(at, "%s %s" % (c, e.what))
     out = []
     for i, (row, where) in enumerate(kernel.rows):
-        r = {c: (int(v[i]) if v.dtype.kind in "iu" else float(v[i])) for c, v in data.items()}
+        r = {c: (hostile.safe_text(v[i]) if isinstance(v, list) else
+                 int(v[i]) if v.dtype.kind in "iu" else float(v[i])) for c, v in data.items()}
         out.append((r, {"samples": None, "blocks": _blocks(row, where)}))
     return out
 
