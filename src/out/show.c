@@ -207,6 +207,35 @@ static hid_t fab_show_group(fab_show_t *s, hid_t g, const char *where, const cha
     return out;
 }
 
+/* Open column `name` of a table: false when the table has none, or it is not a dataset
+ * (said). */
+static bool fab_show_open(fab_show_t *s, hid_t table, const char *where, const char *name,
+                          hid_t *ds, hid_t *space, hid_t *type)
+{
+    if (H5Lexists(table, name, H5P_DEFAULT) <= 0)
+        return false;
+    *ds = H5Dopen2(table, name, H5P_DEFAULT);
+    if (*ds < 0) {
+        fab_show_bad(s, "%s/%s is not a dataset", where, name);
+        return false;
+    }
+    *space = H5Dget_space(*ds);
+    *type = H5Dget_type(*ds);
+    return true;
+}
+
+/* A column's rows, which must be the table's (*n, set by the first column read); false
+ * (said) when they are not. */
+static bool fab_show_rows(fab_show_t *s, hid_t space, const char *where, const char *name,
+                          hsize_t n, bool first, hsize_t *len)
+{
+    if (H5Sget_simple_extent_dims(space, len, NULL) == 1 && (first || *len == n))
+        return true;
+    fab_show_bad(s, "column %s/%s has %llu rows, the table %llu", where, name,
+                 (unsigned long long)*len, (unsigned long long)n);
+    return false;
+}
+
 /* One column: a 1-D numeric dataset of *n rows (the first column found sets *n); NULL when
  * the table has no such column (it prints as nan) or on a problem. */
 static double *fab_show_column(fab_show_t *s, hid_t table, const char *where, const char *name,
@@ -217,23 +246,15 @@ static double *fab_show_column(fab_show_t *s, hid_t table, const char *where, co
     H5T_class_t cls;
     double *v = NULL;
 
-    if (H5Lexists(table, name, H5P_DEFAULT) <= 0)
+    if (!fab_show_open(s, table, where, name, &ds, &space, &type))
         return NULL;
-    ds = H5Dopen2(table, name, H5P_DEFAULT);
-    if (ds < 0) {
-        fab_show_bad(s, "%s/%s is not a dataset", where, name);
-        return NULL;
-    }
-    space = H5Dget_space(ds);
-    type = H5Dget_type(ds);
     cls = H5Tget_class(type);
     if (H5Sget_simple_extent_ndims(space) != 1)
         fab_show_bad(s, "column %s/%s is not 1-D", where, name);
     else if (cls != H5T_INTEGER && cls != H5T_FLOAT)
         fab_show_bad(s, "column %s/%s is not numeric", where, name);
-    else if (H5Sget_simple_extent_dims(space, &len, NULL) != 1 || (!*first && len != *n))
-        fab_show_bad(s, "column %s/%s has %llu rows, the table %llu", where, name,
-                     (unsigned long long)len, (unsigned long long)*n);
+    else if (!fab_show_rows(s, space, where, name, *n, *first, &len))
+        ;
     else if (!(v = malloc(sizeof(double) * (len ? len : 1))))
         s->st = FAB_ERR_NOMEM;
     else if (H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
@@ -264,21 +285,13 @@ static char **fab_show_text_column(fab_show_t *s, hid_t table, const char *where
     char **raw = NULL, **out = NULL;
     bool read = false;
 
-    if (H5Lexists(table, name, H5P_DEFAULT) <= 0)
+    if (!fab_show_open(s, table, where, name, &ds, &space, &ftype))
         return NULL;
-    ds = H5Dopen2(table, name, H5P_DEFAULT);
-    if (ds < 0) {
-        fab_show_bad(s, "%s/%s is not a dataset", where, name);
-        return NULL;
-    }
-    space = H5Dget_space(ds);
-    ftype = H5Dget_type(ds);
     if (H5Sget_simple_extent_ndims(space) != 1 || H5Tget_class(ftype) != H5T_STRING ||
         H5Tis_variable_str(ftype) <= 0)
         fab_show_bad(s, "column %s/%s is not a 1-D dataset of strings", where, name);
-    else if (H5Sget_simple_extent_dims(space, &len, NULL) != 1 || (!*first && len != *n))
-        fab_show_bad(s, "column %s/%s has %llu rows, the table %llu", where, name,
-                     (unsigned long long)len, (unsigned long long)*n);
+    else if (!fab_show_rows(s, space, where, name, *n, *first, &len))
+        ;
     else if (!(raw = calloc(len ? len : 1, sizeof(char *))) ||
              !(out = calloc(len ? len : 1, sizeof(char *))))
         s->st = FAB_ERR_NOMEM;

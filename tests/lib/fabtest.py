@@ -116,3 +116,24 @@ def within(a, b, rel=1e-3, abs_=1e-9):
     """Whether two values printed by the table agree: each shows at least 4 significant
     digits (out/table.h), so a printed value is within 0.05% of the number it shows."""
     return abs(a - b) <= rel * max(abs(a), abs(b)) + abs_
+
+
+def rank_pids(exe, path):
+    """The processes of program exe (by its file name) whose command line names path and that
+    an mpirun started (OMPI_COMM_WORLD_RANK in their environment), in rank order: launch
+    order is not guaranteed, so the rank is read from the environment."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
+        except OSError:
+            continue
+        if (os.path.basename(argv[0].decode(errors="replace")) == os.path.basename(exe) and
+                path.encode() in argv and b"OMPI_COMM_WORLD_RANK" in env):
+            out.append((int(env[b"OMPI_COMM_WORLD_RANK"]), int(pid)))
+    return [pid for _, pid in sorted(out)]

@@ -25,6 +25,7 @@ import time
 import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+import fabtest  # noqa: E402
 from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, parse_tables  # noqa: E402
 
 exe = sys.argv[1]
@@ -98,22 +99,7 @@ def start(args, np=2):
 
 
 def rank_pids(path):
-    """The fabricbench ranks whose command line names path, in rank order."""
-    out = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % pid, "rb") as f:
-                argv = f.read().split(b"\0")
-            with open("/proc/%s/environ" % pid, "rb") as f:
-                env = dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
-        except OSError:
-            continue
-        if (os.path.basename(argv[0].decode()) == os.path.basename(exe) and
-                path.encode() in argv and b"OMPI_COMM_WORLD_RANK" in env):
-            out.append((int(env[b"OMPI_COMM_WORLD_RANK"]), int(pid)))
-    return [pid for _, pid in sorted(out)]
+    return fabtest.rank_pids(exe, path)
 
 
 def h5_rows(path):
