@@ -31,9 +31,12 @@ def test_real_runs_through_every_command(results, tmp_path):
     assert_ok(p)
     res = json.loads(p.stdout)
     assert res["reference"] == labels[0]
+    # p99 needs 1000 samples: a busy machine's short runs may have none at any size, and a
+    # metric with no value anywhere has no block
+    p99 = any(not math.isnan(r["p99_us"]) for r in t.where(kernel="latency"))
     assert [(b["kernel"], b["metric"]) for b in res["blocks"]] == [
-        ("latency", "p50_us"), ("latency", "p99_us"), ("bw", "MBps"),
-        ("allreduce", "busbw_GBps")]
+        ("latency", "p50_us")] + [("latency", "p99_us")] * p99 + [
+        ("bw", "MBps"), ("allreduce", "busbw_GBps")]
     for b in res["blocks"]:
         assert [row["bytes"] for row in b["rows"]] == SIZES
         both = [row for row in b["rows"] if set(labels) <= set(row["cells"])]

@@ -96,8 +96,11 @@ def test_compare_two_fabrics(results):
     p = run_cli("compare", results.shm, results.tcp)
     assert_ok(p)
     out = p.stdout
-    for block in ("== latency: p50_us", "== latency: p99_us", "== bw: MBps",
-                  "== allreduce: busbw_GBps"):
+    # p99 needs 1000 samples: a busy machine's short runs may have none, and then no block
+    t = load([results.shm, results.tcp])
+    p99 = any(not math.isnan(r["p99_us"]) for r in t.where(kernel="latency"))
+    for block in ("== latency: p50_us", "== bw: MBps", "== allreduce: busbw_GBps") + \
+            ("== latency: p99_us",) * p99:
         assert block in out, out
     assert "ratio" in out and "vs ref" in out
 

@@ -39,7 +39,7 @@ const fab_opt_t fab_opt_table[] = {
      0},
     {"time", 't', FAB_OPT_DOUBLE, OFF(time_s), 0, 3600, "SEC", "s", "0.25",
      "fixed time per size instead of the adaptive measurement; iterations are chosen so each "
-     "size takes about this long",
+     "size takes about this long (a size that reaches twice this stops at its block's end)",
      0},
     {"min-iters", 0, FAB_OPT_LONG, OFF(min_iters), 1, 1e9, "N", "iterations", "10",
      "fewest timed iterations per size under --time", 0},

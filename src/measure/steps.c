@@ -177,14 +177,21 @@ fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const do
     return st;
 }
 
-/* The fixed policies' timed blocks, iters in all. */
-static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t iters)
+/* The fixed policies' timed blocks, *iters in all. Under --time a size whose blocks have
+ * taken FAB_TIME_OVERRUN x SEC (the machine slowed after the calibration) stops at that
+ * block's end, with at least --min-iters: *iters is then what was measured. Every rank
+ * agrees without a word more: the blocks' times are the reduced ones. */
+#define FAB_TIME_OVERRUN 2.0
+static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *iters)
 {
     fab_kctx_t *ctx = m->ctx;
+    const fab_opts_t *o = m->o;
+    double spent = 0.0;
+    uint64_t done = 0;
     fab_status_t st = FAB_OK;
 
-    for (uint64_t done = 0; done < iters && st == FAB_OK;) {
-        uint64_t b = fab_block_len(m, iters - done);
+    while (done < *iters && st == FAB_OK) {
+        uint64_t b = fab_block_len(m, *iters - done);
         const double *src = NULL;
         double block_time;
 
@@ -202,6 +209,14 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t it
         if (block_time > 0)
             m->per_iter = block_time / (double)b;
         done += b;
+        spent += block_time;
+        if (o->iters == 0 && o->time_s > 0 && spent >= FAB_TIME_OVERRUN * o->time_s &&
+            done >= (uint64_t)o->min_iters && done < *iters) {
+            FAB_DEBUG("%s %zu bytes: stopped after %llu of %llu iterations (%.3g s, --time %g)",
+                      m->k->name, bytes, (unsigned long long)done, (unsigned long long)*iters,
+                      spent, o->time_s);
+            *iters = done;
+        }
     }
     return st;
 }
@@ -240,7 +255,7 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
         ctx->compute_s = 0.0;
         st = fab_plan_size(m, bytes, &iters, &warm);
         if (st == FAB_OK)
-            st = fab_timed_blocks(m, bytes, iters);
+            st = fab_timed_blocks(m, bytes, &iters);
         comm_mean = m->acc.mean;
         fab_acc_reset(&m->acc);
         if (m->slow_count)
@@ -260,7 +275,7 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
               m->per_iter * 1e6);
     fab_cpu_mark(&cpu0, m->node_sampler);
     if (st == FAB_OK)
-        st = fab_timed_blocks(m, bytes, iters);
+        st = fab_timed_blocks(m, bytes, &iters);
     fab_cpu_mark(&cpu1, m->node_sampler);
     if (st == FAB_OK)
         st = fab_row_cpu(row, ctx, &cpu0, &cpu1);

@@ -298,11 +298,14 @@ static void fab_text_ci(const fab_text_cell_t *c, double x, const double *d, cha
 {
     double met = fab_text_value(d, c->col2), reg = fab_text_value(d, "regimes");
 
-    /* No interval (too few samples): "-", a missed target still marked. */
+    /* No interval (too few samples): "-", a missed target still marked. A half-width of
+     * 1000% or more (a busy machine's) says no more than ">999", and fits the cell. */
     if (isnan(x))
         snprintf(s, len, "-%s", met == 0 ? "*" : "");
+    else if (x >= 999.5)
+        snprintf(s, len, ">999%s", met == 0 ? "*" : "");
     else
-        snprintf(s, len, "%.2f%s", x, met == 0 ? "*" : "");
+        snprintf(s, len, "%.*f%s", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, met == 0 ? "*" : "");
     if (c->fmt == FAB_TXT_CIREG && reg > 1)
         snprintf(s + strlen(s), len - strlen(s), "r%.0f", reg);
 }

@@ -53,7 +53,9 @@ if up:
     cases.append((["--fabric", "tcp"], best["name"]))
 for extra, dev in cases:
     out = "tcp-%s.h5" % dev
-    p = run(["latency,bw", "-m", "8,64K", "-t", "0.02", "-o", out] + extra)
+    # -t 0.1: windows of 0.1 s hold several of /proc/stat's 10 ms ticks even where the
+    # iterations run faster than their calibration said (a busy machine)
+    p = run(["latency,bw", "-m", "8,64K", "-t", "0.1", "-o", out] + extra)
     h, ks = parse_tables(p.stdout)
     check(fabric_check(p.stdout).startswith("match"),
           "tcp over %s: fabric check %r\n%s" % (dev, fabric_check(p.stdout), p.stdout))

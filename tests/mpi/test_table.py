@@ -114,6 +114,9 @@ def same_as_file(k, cols, where):
                     check(math.isnan(want) or (col in ("validation_errors", "count") and
                                                want == -1),
                           "%s %s row %d: printed %s, stored %r" % (where, head, i, v, want))
+                elif head == "ci%" and re.fullmatch(r">999\*?(r\d)?", v):
+                    check(want >= 999.5, "%s ci%% row %d: printed %s, stored %r" %
+                          (where, i, v, want))
                 elif head == "ci%" and re.fullmatch(r"-\*(r\d)?", v):
                     # no interval (below 6 samples), the target missed
                     check(math.isnan(want) and cols["target_met"][i] == 0,

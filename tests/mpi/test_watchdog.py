@@ -7,11 +7,14 @@
 - Rank 0 stopped for good: another rank says it waited for rank 0; the job ends.
 - A stall of 6 s that resumes (blocks of 0.2 s: 10 x the step + 1 s is 3 s): the run completes,
   and the row it touched carries stall_s > 0 and a warning naming its size.
+- --time SEC: a size whose blocks took 2 x SEC (a stall inside them) stops at that block's
+  end, its row holding the iterations measured.
 - Rank 0 stopped during the adaptive rounds of kernels measured together, outside one of
   them: the rank gathering the agreement after that kernel's part names it.
 
 usage: test_watchdog.py FABRICBENCH"""
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -139,6 +142,31 @@ check(st == "complete" and len(stalled) >= 1 and max(s for _, s in stalled) < 6.
       "stall_s: %r (status %s)" % (stalled, st))
 check("a rank stalled and resumed" in err, "no warning for the stalled row:\n%s" % err[-2000:])
 print("ok a 6 s stall that resumed: the run completed, rows %r carry stall_s" % stalled)
+
+# ---------------------------------------------------------------- --time keeps its time
+# A size of -t 3 whose blocks took twice that (a 5 s stall of rank 1 inside them) stops at
+# the end of the stalled block, not after all the iterations its calibration planned.
+p = start(["latency", "-m", "8", "-t", "3", "-v", "-v", "-o", "cap.h5"])
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline and len(ranks("cap.h5")) < 2:
+    time.sleep(0.1)
+time.sleep(1.5)  # past the calibration, into the timed blocks
+pids = ranks("cap.h5")
+check(len(pids) == 2, "ranks: %r" % pids)
+os.kill(pids[1], signal.SIGSTOP)
+time.sleep(5)
+os.kill(pids[1], signal.SIGCONT)
+out, err, took = finish(p, [], 120)
+m = re.search(r"latency 8 bytes: stopped after (\d+) of (\d+) iterations \(([0-9.]+) s, "
+              r"--time 3\)", err)
+check(p.returncode == 0 and m is not None and int(m.group(1)) < int(m.group(2)) and
+      float(m.group(3)) >= 6.0, "--time 3 with a 5 s stall: exit %d, %s\n%s" %
+      (p.returncode, m and m.group(0), err[-1500:]))
+with h5py.File("cap.h5", "r") as f:
+    n = int(f["runs/run_0000/kernels/00_latency/table/iterations"][0])
+check(n == int(m.group(1)), "the row holds %d iterations, the run said %s" % (n, m.group(1)))
+print("ok --time 3 with a 5 s stall: the size stopped after %s of %s iterations" %
+      (m.group(1), m.group(2)))
 
 # ---------------------------------------------------------------- the adaptive rounds
 # latency and bw on ranks 1 and 2, measured together: rank 0, outside the pair, is stopped
