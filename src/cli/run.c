@@ -312,6 +312,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     /* The line rate efficiency compares with: --line-rate, else the port --fabric chose. */
     if (!o->line_rate_given)
         o->line_rate_gbps = fb->line_rate_gbps;
+    o->netdev = fb->netdev; /* this host's: the socket kernels' default address */
     fab_watch_phase("placing the ranks, gathering the inventory", NULL, 0, -1, 0);
     st = fab_setup_placement(w, o, fb, &info);
     fab_startup_step(&since, "placing the ranks (hwloc)");

@@ -53,6 +53,8 @@ typedef struct fab_opts {
     bool strict_fabric;       /* a verified transport that differs from the request: exit 3 */
     double line_rate_gbps;    /* --line-rate, or the port in use (set before the run); 0 unknown */
     bool line_rate_given;     /* --line-rate was given: applies within a node too */
+    const char *netdev;       /* the network interface of --fabric on this host (set before
+                                 the run); NULL or "" none */
     int placement;            /* FAB_PLACE_* */
     bool placement_set;       /* --placement given explicitly (overrides a launcher binding) */
     const char *sysfs_root;   /* NULL: "/" */

@@ -29,6 +29,18 @@ typedef enum {
                           * (measure/pairs.c): iterate runs on a 2-rank comm, 0 the sender */
 } fab_ranks_t;
 
+/* What a kernel may count beyond time (the socket kernels): its counters hook gives this
+ * rank's cumulative values, and the harness reads them at both ends of every timed block, so
+ * that warm-up and validation do not count. Counters add up over the blocks and the kernel's
+ * ranks; gauges (buffers) are the value at a block's end, averaged over the ranks that have
+ * one. NaN: this rank does not count it. Each one is a column (out/columns.c). */
+typedef enum {
+    FAB_KC_TCP_RETRANS = 0, /* counter: TCP segments retransmitted by the senders */
+    FAB_KC_SNDBUF,          /* gauge: a sender's socket send buffer, bytes */
+    FAB_KC_RCVBUF,          /* gauge: a receiver's socket receive buffer, bytes */
+    FAB_KC_N
+} fab_kc_t;
+
 /* What the harness hands a kernel. Fields above the line are set by the harness before setup;
  * fields below it are set by the kernel's setup on each rank. */
 typedef struct fab_kctx {
@@ -48,6 +60,8 @@ typedef struct fab_kctx {
     uint64_t iteration; /* counts iterate() calls, for rotating roots */
     bool nonblocking;   /* collectives: --nonblocking (MPI_Iallreduce and friends) */
     double compute_s;   /* seconds of synthetic compute between start and wait */
+    const char *netdev; /* the network interface of --fabric on this host ("" none): the
+                         * socket kernels' default address (kernel/sock.h) */
     /* ---- set by setup ---- */
     bool timer;           /* this rank's per-iteration times count (reduced with max) */
     double msgs_per_iter; /* messages of `bytes` moved per iteration, all streams together */
@@ -72,6 +86,10 @@ typedef struct fab_kernel {
     bool uses_op;   /* --op applies */
     bool no_sizes;  /* one row of 0 bytes, whatever -m says (barrier) */
     bool uses_root; /* --root applies */
+    bool sleeps;    /* its ranks sleep in the OS while waiting (sockets, poll(2)): a rank's CPU
+                     * share below 100% is its cost, not a wait for a core (no warning) */
+    /* Optional: the sizes when -m is not given ("128K"); NULL: the kind's default */
+    const char *default_sizes;
     /* Optional: set ctx->timer, ->msgs_per_iter, ->streams; allocate per-run state if any.
      * Without it every rank of a collective times and nothing else does. */
     fab_status_t (*setup)(fab_kctx_t *ctx, void **state);
@@ -105,6 +123,9 @@ typedef struct fab_kernel {
      * member `to` and receives from member `from` at the same time (ctx->comm holds every
      * member, ctx->rank is this one, and every member times). NULL: no shift schedule. */
     fab_status_t (*shift)(fab_kctx_t *ctx, void *state, size_t bytes, int to, int from);
+    /* Optional: this rank's cumulative counters into c[FAB_KC_N] (preset to NaN; fab_kc_t).
+     * Called at both ends of every timed block: it must be cheap and make no MPI call. */
+    void (*counters)(const fab_kctx_t *ctx, void *state, double *c);
 } fab_kernel_t;
 
 /* Inline: they run in timed iterations. Slot i of the send/receive buffers: */

@@ -31,6 +31,8 @@ void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out)
 
     if (k->ranks == FAB_RANKS_NODES)
         def = k->kind == FAB_KIND_LATENCY ? FAB_SIZES_PAIRS_LAT : FAB_SIZES_PAIRS_BW;
+    if (k->default_sizes)
+        def = k->default_sizes;
     fab_sizes_parse(def, out, err, sizeof(err));
 }
 
@@ -115,6 +117,7 @@ fab_status_t fab_plan_ctx(const fab_kernel_t *k, const fab_opts_t *o, int nranks
     ctx->streams = 1;
     ctx->root = o->root;
     ctx->nonblocking = o->nonblocking && k->kind == FAB_KIND_COLLECTIVE;
+    ctx->netdev = o->netdev ? o->netdev : "";
     st = fab_dtype_init(o->dtype, o->op, fab_test_wrong_op(), &ctx->dtype);
     if (st != FAB_OK)
         return st;

@@ -29,6 +29,7 @@ typedef struct fab_size_run {
     double per_iter;       /* estimate, s (0: unknown) */
     double stall;          /* the longest resumed stall during its blocks, s */
     fab_cpu_mark_t cpu;    /* sums over its blocks' windows */
+    double kc[FAB_KC_N];   /* the kernel's counters over its blocks (fab_kc_add) */
     fab_acc_t acc;         /* rank 0 */
     uint64_t *slow;        /* rank 0 with more than one timer: per-rank slowest counts */
     fab_adapt_verdict_t v; /* rank 0: the last decision's figures */
@@ -78,6 +79,8 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
         s->skip = k->fit_bytes && !k->no_sizes && i > 0 && s->bytes == last;
         last = s->bytes;
         s->cpu.node = m->node_sampler;
+        for (int j = 0; j < FAB_KC_N; j++)
+            s->kc[j] = NAN;
         fab_adapt_init(&r->ad[i], m->o->precision_pct / 100.0, FAB_ADAPT_MIN_BLOCKS,
                        FAB_ROUND_BLOCK_S);
         if (s->skip) {
@@ -259,6 +262,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     fab_size_run_t *s = &r->s[i];
     const double *src = NULL;
     fab_cpu_mark_t c0, c1;
+    double k0[FAB_KC_N], k1[FAB_KC_N];
     uint64_t t0, b;
     double want, block_time;
     int code = FAB_ADAPT_CONTINUE;
@@ -273,12 +277,15 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     m->per_iter = s->per_iter;
     m->slow_count = s->slow;
     fab_measure_phase(m, "a timed block", s->bytes, s->per_iter * (double)b);
+    fab_kc_mark(m->k, m->ctx, m->state, k0);
     fab_cpu_mark(&c0, m->node_sampler);
     t0 = fab_now_ns();
     st = fab_block_once(m, s->bytes, b, &src);
     m->slow_count = r->own_slow; /* s->slow is this size's, freed with the rounds */
     fab_cpu_mark(&c1, m->node_sampler);
+    fab_kc_mark(m->k, m->ctx, m->state, k1);
     fab_cpu_add(&s->cpu, &c0, &c1);
+    fab_kc_add(s->kc, k0, k1);
     block_time = fab_watch_take_stall();
     if (block_time > s->stall)
         s->stall = block_time;
@@ -395,6 +402,8 @@ fab_status_t fab_rounds_fill_row(fab_rounds_t *r, int i, fab_status_t stop, fab_
     st = fab_row_cpu(row, m->ctx, &zero, &s->cpu);
     if (st == FAB_OK)
         st = fab_row_stall(row, m->ctx, s->stall);
+    if (st == FAB_OK)
+        st = fab_row_counters(row, m->k, m->ctx, s->kc);
     m->per_iter = s->per_iter;
     if (st == FAB_OK && stop == FAB_OK && m->o->validate && m->k->validate)
         st = fab_validate_size(m, s->bytes, &row->validation_errors);

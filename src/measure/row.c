@@ -30,6 +30,58 @@ void fab_row_clear(fab_row_t *row)
     row->cpu_rank_max_rank = -1;
     row->ci_pct = row->blocks_ci_pct = NAN;
     row->target_met = -1;
+    for (int j = 0; j < FAB_KC_N; j++)
+        row->kc[j] = NAN;
+}
+
+/* Which of fab_kc_t are gauges (a value at a time) rather than counters. */
+static const bool fab_kc_gauge[FAB_KC_N] = {
+    [FAB_KC_TCP_RETRANS] = false,
+    [FAB_KC_SNDBUF] = true,
+    [FAB_KC_RCVBUF] = true,
+};
+
+void fab_kc_mark(const fab_kernel_t *k, const fab_kctx_t *ctx, void *state, double *c)
+{
+    for (int j = 0; j < FAB_KC_N; j++)
+        c[j] = NAN;
+    if (k->counters)
+        k->counters(ctx, state, c);
+}
+
+void fab_kc_add(double *sum, const double *a, const double *b)
+{
+    for (int j = 0; j < FAB_KC_N; j++) {
+        if (isnan(a[j]) || isnan(b[j]))
+            continue;
+        if (fab_kc_gauge[j])
+            sum[j] = b[j];
+        else
+            sum[j] = (isnan(sum[j]) ? 0.0 : sum[j]) + (b[j] >= a[j] ? b[j] - a[j] : 0.0);
+    }
+}
+
+fab_status_t fab_row_counters(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
+                              const double *mine)
+{
+    double in[2 * FAB_KC_N], out[2 * FAB_KC_N];
+    fab_status_t st;
+
+    if (!k->counters)
+        return FAB_OK;
+    for (int j = 0; j < FAB_KC_N; j++) {
+        in[j] = isnan(mine[j]) ? 0.0 : mine[j];
+        in[FAB_KC_N + j] = isnan(mine[j]) ? 0.0 : 1.0;
+    }
+    st = FAB_MPI(MPI_Reduce(in, out, 2 * FAB_KC_N, MPI_DOUBLE, MPI_SUM, 0, ctx->comm));
+    if (st != FAB_OK || ctx->rank != 0)
+        return st;
+    for (int j = 0; j < FAB_KC_N; j++) {
+        double n = out[FAB_KC_N + j];
+
+        row->kc[j] = n == 0 ? NAN : fab_kc_gauge[j] ? out[j] / n : out[j];
+    }
+    return FAB_OK;
 }
 
 void fab_row_precision(fab_row_t *row, struct fab_acc *acc)
@@ -181,7 +233,7 @@ void fab_row_notes_add(fab_row_notes_t *n, const fab_row_t *r)
 
 bool fab_row_notes_report(const fab_row_notes_t *n, const fab_kernel_t *k)
 {
-    if (n->idle_rows > 0)
+    if (n->idle_rows > 0 && !k->sleeps)
         FAB_WARN("kernel '%s': in %d row%s (%s%s) a rank ran only %.0f%% of the time: it waited "
                  "for a core (another process on it, or more ranks than cores), so those times "
                  "include scheduler delays; see the cpu%% column and cpu_rank_min_pct",

@@ -124,7 +124,9 @@ static fab_status_t fab_krun_setup(fab_krun_t *r, const fab_world_t *w, const fa
         st = r->h.samples ? FAB_OK : FAB_ERR_NOMEM;
     }
     st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
-    if (st == FAB_OK && r->active)
+    if (st != FAB_OK)
+        return st; /* said once, by the agreement */
+    if (r->active)
         st = fab_measure_init(&r->m, o, k, &r->ctx, r->state); /* collectives, then memory */
     if (st == FAB_OK && r->active && o->adaptive)
         st = fab_rounds_new(&r->rounds, &r->m, r->sizes);

@@ -240,6 +240,7 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     double comm_mean = NAN;
     uint64_t iters = 0, warm = 0;
     fab_cpu_mark_t cpu0, cpu1;
+    double kc0[FAB_KC_N], kc1[FAB_KC_N], kc[FAB_KC_N];
     fab_status_t st;
 
     fab_row_clear(row);
@@ -273,14 +274,21 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     FAB_DEBUG("%s %zu bytes: %llu iterations, %llu warm-up, %.3g us per iteration estimated",
               m->k->name, bytes, (unsigned long long)iters, (unsigned long long)warm,
               m->per_iter * 1e6);
+    fab_kc_mark(m->k, ctx, m->state, kc0);
     fab_cpu_mark(&cpu0, m->node_sampler);
     if (st == FAB_OK)
         st = fab_timed_blocks(m, bytes, &iters);
     fab_cpu_mark(&cpu1, m->node_sampler);
+    fab_kc_mark(m->k, ctx, m->state, kc1);
+    for (int j = 0; j < FAB_KC_N; j++)
+        kc[j] = NAN;
+    fab_kc_add(kc, kc0, kc1);
     if (st == FAB_OK)
         st = fab_row_cpu(row, ctx, &cpu0, &cpu1);
     if (st == FAB_OK)
         st = fab_row_stall(row, ctx, fab_watch_take_stall());
+    if (st == FAB_OK)
+        st = fab_row_counters(row, m->k, ctx, kc);
     m->last_per_iter = m->per_iter;
     m->last_bytes = bytes;
     row->validation_errors = -1;

@@ -68,8 +68,11 @@ const fab_column_t fab_columns[] = {
     {"MBps", "MB/s", FAB_COL_F64, "10^6 bytes per second, all pairs", ROW(mbps), 'd', 1, NULL},
     {"Gbps", "Gb/s", FAB_COL_F64, "10^9 bits per second, all pairs", ROW(gbps), 'd', 1, NULL},
     {"msgps", "msg/s", FAB_COL_F64, "messages per second, all pairs", ROW(msgps), 'd', 1, NULL},
-    {"pair_MBps", "MB/s", FAB_COL_F64, "MBps per pair", ROW(mbps_stream), 'd', 1, NULL},
-    {"pair_msgps", "msg/s", FAB_COL_F64, "msgps per pair", ROW(msgps_stream), 'd', 1, NULL},
+    {"pair_MBps", "MB/s", FAB_COL_F64,
+     "MBps per stream (a pair of ranks; a TCP connection of a socket kernel)", ROW(mbps_stream),
+     'd', 1, NULL},
+    {"pair_msgps", "msg/s", FAB_COL_F64, "msgps per stream (as pair_MBps)", ROW(msgps_stream), 'd',
+     1, NULL},
     {"validation_errors", "bytes", FAB_COL_I64,
      "bytes (point to point) or elements (collectives) received wrong; -1: not validated",
      ROW(validation_errors), 'l', 1, NULL},
@@ -144,6 +147,18 @@ const fab_column_t fab_columns[] = {
      "collectives: the reduction (sum, max, min), none for those without one; \"\" for other "
      "kernels",
      0, 'f', 1, fab_col_redop},
+    {"tcp_retrans", "count", FAB_COL_F64,
+     "socket kernels: TCP segments the senders retransmitted during the timed blocks "
+     "(TCP_INFO); NaN for other kernels",
+     ROW(kc[FAB_KC_TCP_RETRANS]), 'd', 1, NULL},
+    {"sndbuf_bytes", "bytes", FAB_COL_F64,
+     "socket kernels: the senders' socket send buffer (SO_SNDBUF as the OS reports it, mean over "
+     "senders); NaN for other kernels",
+     ROW(kc[FAB_KC_SNDBUF]), 'd', 1, NULL},
+    {"rcvbuf_bytes", "bytes", FAB_COL_F64,
+     "socket kernels: the receivers' socket receive buffer (SO_RCVBUF, after autotuning); NaN for "
+     "other kernels",
+     ROW(kc[FAB_KC_RCVBUF]), 'd', 1, NULL},
 };
 const int fab_ncolumns = (int)(sizeof(fab_columns) / sizeof(fab_columns[0]));
 

@@ -203,7 +203,9 @@ int main(void)
     CHECK(strcmp(fab_columns[0].name, "bytes") == 0 && strcmp(fab_columns[8].name, "p999_us") == 0);
     CHECK(fab_column_find("p9999_us") == 33 && fab_column_find("stall_s") == 34);
     CHECK(fab_column_find("regimes") == 39 && fab_column_find("count") == 40 &&
-          fab_column_find("type") == 41 && fab_column_find("redop") == 42 && fab_ncolumns == 43);
+          fab_column_find("type") == 41 && fab_column_find("redop") == 42);
+    CHECK(fab_column_find("tcp_retrans") == 43 && fab_column_find("sndbuf_bytes") == 44 &&
+          fab_column_find("rcvbuf_bytes") == 45 && fab_ncolumns == 46);
     CHECK(fab_columns[41].type == FAB_COL_STR && fab_columns[40].type == FAB_COL_I64);
     check_layouts();
     check_numbers();

@@ -1,0 +1,181 @@
+/* The socket kernels' shared parts (kernel/sock.h): options, full reads and writes over the
+ * connections, counters. The connections themselves: kernel/sock_connect.c. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "kernel/sock.h"
+
+fab_sock_opts_t fab_sock_opt;
+
+#define OFF(f) offsetof(fab_sock_opts_t, f)
+const fab_opt_t fab_sock_options[FAB_SOCK_NOPTIONS] = {
+    {"bind", 0, FAB_OPT_STRING, OFF(bind), 0, 0, "ADDR[,ADDR...]", NULL, "the fabric's interface",
+     "socket kernels: the address the sockets use; each rank takes the first one of the list "
+     "that is its host's (default: the address of --fabric's interface, or 127.0.0.1 when the "
+     "pair shares a host)",
+     0},
+    {"streams", 0, FAB_OPT_INT, OFF(streams), 1, FAB_SOCK_MAX_STREAMS, "N", "streams", "1",
+     "streaming socket kernels: parallel TCP connections per pair (iperf3 -P)", 0},
+    {"sockbuf", 0, FAB_OPT_SIZE, OFF(sockbuf), 0, 0, "SIZE", "bytes", "0",
+     "socket kernels: SO_SNDBUF and SO_RCVBUF (iperf3 -w); 0 keeps the OS's autotuning", 0},
+    {"omit", 0, FAB_OPT_DOUBLE, OFF(omit), -1e9, FAB_SOCK_MAX_OMIT, "SECONDS", "s", "0",
+     "streaming socket kernels: untimed streaming after connecting, past TCP slow start "
+     "(iperf3 -O)",
+     0},
+};
+
+fab_status_t fab_sock_check(const fab_kctx_t *ctx, char *msg, size_t len, char *hint, size_t hlen)
+{
+    (void)ctx;
+    if (fab_sock_opt.omit < 0) {
+        snprintf(msg, len, "--omit %g: seconds cannot be negative", fab_sock_opt.omit);
+        snprintf(hint, hlen, "give 0 (nothing omitted) up to %d seconds", FAB_SOCK_MAX_OMIT);
+        return FAB_ERR_CONFIG;
+    }
+    return FAB_OK;
+}
+
+void fab_sock_close(fab_sock_link_t *l)
+{
+    for (int s = 0; s < FAB_SOCK_MAX_STREAMS; s++)
+        if (l->fd[s] >= 0) {
+            close(l->fd[s]);
+            l->fd[s] = -1;
+        }
+}
+
+/* A connection that broke: what happened and on which stream. */
+static fab_status_t fab_sock_broken(const fab_sock_link_t *l, int s, const char *what, int err)
+{
+    FAB_ERROR("%s: stream %d of %d with rank %d (%s) %s: %s; the peer ended or the network "
+              "dropped the connection (see the peer's messages)",
+              l->kernel, s + 1, l->n, l->peer, l->remote, what,
+              err ? strerror(err) : "closed by the peer");
+    return FAB_ERR_ENV;
+}
+
+static void fab_sock_wait(int fd, short ev)
+{
+    struct pollfd p = {fd, ev, 0};
+
+    poll(&p, 1, 1000); /* the watchdog bounds the wait as a whole */
+}
+
+fab_status_t fab_sock_write(fab_sock_link_t *l, int s, const char *buf, size_t len)
+{
+    size_t done = 0;
+
+    while (done < len) {
+        ssize_t r = send(l->fd[s], buf + done, len - done, MSG_NOSIGNAL);
+
+        if (r > 0)
+            done += (size_t)r;
+        else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            fab_sock_wait(l->fd[s], POLLOUT);
+        else if (r < 0 && errno == EINTR)
+            continue;
+        else
+            return fab_sock_broken(l, s, "failed to send", r < 0 ? errno : 0);
+    }
+    return FAB_OK;
+}
+
+fab_status_t fab_sock_read(fab_sock_link_t *l, int s, char *buf, size_t len)
+{
+    size_t done = 0;
+
+    while (done < len) {
+        ssize_t r = recv(l->fd[s], buf + done, len - done, 0);
+
+        if (r > 0)
+            done += (size_t)r;
+        else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            fab_sock_wait(l->fd[s], POLLIN);
+        else if (r < 0 && errno == EINTR)
+            continue;
+        else
+            return fab_sock_broken(l, s, "failed to receive", r < 0 ? errno : 0);
+    }
+    return FAB_OK;
+}
+
+/* count x len bytes on every stream, one direction; each call moves at most len bytes. */
+static fab_status_t fab_sock_move_all(fab_sock_link_t *l, char *buf, size_t len, size_t count,
+                                      bool out)
+{
+    size_t left[FAB_SOCK_MAX_STREAMS], want = len * count;
+    struct pollfd p[FAB_SOCK_MAX_STREAMS];
+    int busy = l->n;
+
+    for (int s = 0; s < l->n; s++)
+        left[s] = want;
+    while (busy > 0) {
+        int np = 0;
+
+        for (int s = 0; s < l->n; s++) {
+            while (left[s] > 0) {
+                size_t chunk = left[s] < len ? left[s] : len;
+                ssize_t r =
+                    out ? send(l->fd[s], buf, chunk, MSG_NOSIGNAL) : recv(l->fd[s], buf, chunk, 0);
+
+                if (r > 0) {
+                    left[s] -= (size_t)r;
+                    busy -= left[s] == 0;
+                } else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                    break;
+                else if (r < 0 && errno == EINTR)
+                    continue;
+                else
+                    return fab_sock_broken(l, s, out ? "failed to send" : "failed to receive",
+                                           r < 0 ? errno : 0);
+            }
+            if (left[s] > 0) {
+                p[np].fd = l->fd[s];
+                p[np].events = out ? POLLOUT : POLLIN;
+                p[np].revents = 0;
+                np++;
+            }
+        }
+        if (np > 0)
+            poll(p, (nfds_t)np, 1000); /* the watchdog bounds the wait as a whole */
+    }
+    return FAB_OK;
+}
+
+fab_status_t fab_sock_write_all(fab_sock_link_t *l, const char *buf, size_t len, size_t count)
+{
+    return fab_sock_move_all(l, (char *)buf, len, count, true);
+}
+
+fab_status_t fab_sock_read_all(fab_sock_link_t *l, char *buf, size_t len, size_t count)
+{
+    return fab_sock_move_all(l, buf, len, count, false);
+}
+
+void fab_sock_counters(const fab_sock_link_t *l, double *c)
+{
+    double retrans = 0;
+    int b = 0;
+    socklen_t bl = sizeof(b);
+
+    for (int s = 0; s < l->n; s++) {
+        struct tcp_info ti;
+        socklen_t tl = sizeof(ti);
+
+        memset(&ti, 0, sizeof(ti));
+        if (l->fd[s] >= 0 && getsockopt(l->fd[s], IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0)
+            retrans += ti.tcpi_total_retrans;
+    }
+    if (l->sender)
+        c[FAB_KC_TCP_RETRANS] = retrans;
+    if (l->fd[0] >= 0 &&
+        getsockopt(l->fd[0], SOL_SOCKET, l->sender ? SO_SNDBUF : SO_RCVBUF, &b, &bl) == 0)
+        c[l->sender ? FAB_KC_SNDBUF : FAB_KC_RCVBUF] = b;
+}

@@ -1,0 +1,71 @@
+/* What the socket kernels (kernels/tcp_*.c) share: their options, the choice of the
+ * address the sockets use, the connections between the two ranks of a pair and the full
+ * reads and writes over them (kernel/sock.c, sock_connect.c). MPI only coordinates (addresses,
+ * ports, the agreement that every connection is up); the data go over sockets of the kernel's own.
+ *
+ * The address: --bind's first address that is this host's; else the IPv4 (else IPv6) address
+ * of the interface of --fabric on this host; else, when both ranks of the pair are on one
+ * host, 127.0.0.1; else an error that says what to give. The receiver listens on port 0 (the
+ * OS chooses, so runs never collide) and accepts only connections from the sender's address.
+ * docs/METRICS.md, "Socket kernels". */
+#ifndef FAB_KERNEL_SOCK_H
+#define FAB_KERNEL_SOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernel/descriptor.h"
+
+#define FAB_SOCK_MAX_STREAMS 128 /* --streams */
+#define FAB_SOCK_CONNECT_S   10  /* a connection that is not up within this ends the run */
+#define FAB_SOCK_MAX_OMIT    60  /* --omit, seconds */
+
+/* The socket kernels' own options (one table, shared). */
+typedef struct fab_sock_opts {
+    const char *bind; /* --bind ADDR[,ADDR...]: NULL none */
+    int streams;      /* --streams: TCP connections per pair */
+    size_t sockbuf;   /* --sockbuf: SO_SNDBUF and SO_RCVBUF, bytes; 0: the OS's autotuning */
+    double omit;      /* --omit: seconds of untimed streaming after connecting (slow start) */
+} fab_sock_opts_t;
+
+extern fab_sock_opts_t fab_sock_opt;
+#define FAB_SOCK_NOPTIONS 4
+extern const fab_opt_t fab_sock_options[FAB_SOCK_NOPTIONS];
+
+/* The kernels' check (fab_kernel_t.check): the options' values together. */
+fab_status_t fab_sock_check(const fab_kctx_t *ctx, char *msg, size_t len, char *hint, size_t hlen);
+
+/* The connections of one rank of a pair. */
+typedef struct fab_sock_link {
+    int n;                        /* streams */
+    int fd[FAB_SOCK_MAX_STREAMS]; /* -1 closed */
+    bool sender;                  /* connected out (the pair's first rank) */
+    int peer;                     /* the other rank, in ctx->comm */
+    char local[64], remote[64];   /* addresses as text, "10.0.0.1:45678" */
+    const char *kernel;           /* for messages */
+} fab_sock_link_t;
+
+/* Connect the pair (this rank and peer in ctx->comm, sender connecting to peer) with n TCP
+ * connections; nodelay: TCP_NODELAY (no Nagle). Every rank of the pair calls it; it ends on
+ * both with the same outcome: FAB_OK, FAB_ERR_CONFIG (--bind names no address of this host,
+ * the hosts differ and no interface was chosen: exit 2) or FAB_ERR_ENV (no address on the
+ * interface, a port that cannot be bound, a peer not reachable within FAB_SOCK_CONNECT_S:
+ * exit 3), said on the rank that found it, with what to do. */
+fab_status_t fab_sock_connect(fab_kctx_t *ctx, int peer, bool sender, int n, bool nodelay,
+                              const char *kernel, fab_sock_link_t *l);
+void fab_sock_close(fab_sock_link_t *l);
+
+/* Write len bytes on stream s / read exactly len bytes from it (poll(2) while it would
+ * block). FAB_ERR_ENV with a message when the connection breaks. */
+fab_status_t fab_sock_write(fab_sock_link_t *l, int s, const char *buf, size_t len);
+fab_status_t fab_sock_read(fab_sock_link_t *l, int s, char *buf, size_t len);
+/* Every stream at once: `count` writes (reads) of `len` bytes on each, driven by one poll(2)
+ * over the streams that still have bytes to move. */
+fab_status_t fab_sock_write_all(fab_sock_link_t *l, const char *buf, size_t len, size_t count);
+fab_status_t fab_sock_read_all(fab_sock_link_t *l, char *buf, size_t len, size_t count);
+
+/* This rank's cumulative counters (descriptor.h, fab_kc_t): retransmitted segments summed
+ * over the streams (TCP_INFO), the socket buffers of the first stream. */
+void fab_sock_counters(const fab_sock_link_t *l, double *c);
+
+#endif
