@@ -112,7 +112,7 @@ void fab_rounds_policy(const fab_opts_t *o, const fab_kernel_t *k, char *buf, si
 }
 
 static struct {
-    uint64_t start_ns;
+    uint64_t start_ns, end_ns; /* end: the last round's end so far (0: none yet) */
     double total_s;
     int rows_left;
 } fab_budget;
@@ -121,6 +121,12 @@ void fab_rounds_budget_begin(const fab_opts_t *o)
 {
     fab_budget.total_s = fab_rounds_budget(o, &fab_budget.rows_left);
     fab_budget.start_ns = fab_now_ns();
+    fab_budget.end_ns = 0;
+}
+
+double fab_rounds_measured_s(void)
+{
+    return fab_budget.end_ns ? (double)(fab_budget.end_ns - fab_budget.start_ns) * 1e-9 : 0.0;
 }
 
 double fab_rounds_budget_take(const fab_opts_t *o, int first, int n)
@@ -417,7 +423,7 @@ static fab_status_t fab_rgroup_round(fab_rgroup_t *g)
     g->rounds++;
     if (g->rounds == 1)
         g->first_ns = fab_now_ns();
-    g->end_ns = fab_now_ns();
+    g->end_ns = fab_budget.end_ns = fab_now_ns();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0)
         fab_rgroup_progress(g);

@@ -52,6 +52,8 @@ void fab_rounds_policy(const fab_opts_t *o, const fab_kernel_t *k, char *buf, si
 
 /* The run's budget (fab_plan_budget) starts now (every rank, before the first kernel). */
 void fab_rounds_budget_begin(const fab_opts_t *o);
+/* Seconds from the budget's start to the end of the last round measured (0: none). */
+double fab_rounds_measured_s(void);
 /* The share of what is left of it for kernels first .. first+n-1 (indices in o->kernels),
  * in proportion to their rows; 0 once spent. */
 double fab_rounds_budget_take(const fab_opts_t *o, int first, int n);

@@ -186,7 +186,9 @@ static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, co
 
 static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
 {
-    FILE *f = ((fab_text_t *)arg)->f;
+    fab_text_t *t = arg;
+    FILE *f = t->f;
+    int rows = 0;
 
     fprintf(f, "#\n");
     if (strcmp(info->pml, "ucx") == 0)
@@ -211,6 +213,11 @@ static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
     if (info->fabric && info->fabric->name[0])
         fab_out_text_line(f, "# fabric check: %s%s%s", info->fabric->verdict,
                           info->fabric->verdict_why[0] ? ": " : "", info->fabric->verdict_why);
+    if (t->o && t->o->adaptive && fab_rounds_measured_s() > 0)
+        fab_out_text_line(f,
+                          "# measured: %.2f s of the %.3g s budget (rounds, from the start of "
+                          "the first kernel's set-up)",
+                          fab_rounds_measured_s(), fab_rounds_budget(t->o, &rows));
     fab_out_text_line(f, "# run %s at %s%s%s", info->status, info->end_time,
                       info->stop_reason[0] ? ": " : "", info->stop_reason);
     fflush(f);

@@ -571,12 +571,16 @@ for i in range(5):
                 # (columns of collectives are NaN by definition for point-to-point; within one
                 # host there is no line rate; a window shorter than a /proc/stat tick has no
                 # node shares; a tail quantile needs n >= 10/(1-p); blocks_ci_pct is the
-                # adaptive measurement's)
+                # adaptive measurement's; the socket counters are the socket kernels')
                 if c in tails:
                     enough = cols["iterations"] * (1 - tails[c]) >= 10 - 1e-9
                     check(np.all(np.isfinite(v[enough])) and np.all(np.isnan(v[~enough])),
                           "kill %d: %s.%s NaN where n is enough, or not where it is too "
                           "small: %s" % (i, kname, c, v))
+                elif c in ("tcp_retrans", "sndbuf_bytes", "rcvbuf_bytes"):
+                    # the socket kernels' counters: NaN for the MPI kernels measured here
+                    check(np.all(np.isnan(v)), "kill %d: %s.%s set for an MPI kernel: %s"
+                          % (i, kname, c, v))
                 elif v.dtype.kind == "f" and c not in ("algbw_GBps", "busbw_GBps", "comm_us",
                                                        "slowest_share", "overlap_pct",
                                                        "line_rate_pct", "blocks_ci_pct") and \
