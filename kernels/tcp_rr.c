@@ -97,10 +97,12 @@ static void tcp_rr_cleanup(fab_kctx_t *ctx, void *state)
     free(state);
 }
 
+static const fab_kcol_t tcp_rr_kcols[] = {FAB_SOCK_TCP_KCOLS};
+
 const fab_kernel_t fab_kernel_tcp_rr = {
     .name = "tcp_rr",
-    .summary = "TCP ping-pong over a socket; one-way latency = round trip / 2, tails to p99.99 "
-               "(sockperf ping-pong, netperf TCP_RR)",
+    .summary = "TCP ping-pong over a socket; one-way latency = round trip / 2; -m 1:64K unless "
+               "given (sockperf ping-pong, netperf TCP_RR)",
     .kind = FAB_KIND_LATENCY,
     .ranks = FAB_RANKS_PAIR,
     .min_ranks = 2,
@@ -115,6 +117,8 @@ const fab_kernel_t fab_kernel_tcp_rr = {
     .cleanup = tcp_rr_cleanup,
     .describe = tcp_rr_describe,
     .counters = tcp_rr_counters,
+    .kcols = tcp_rr_kcols,
+    .nkcols = FAB_SOCK_TCP_NKCOLS,
     .options = fab_sock_options,
     .noptions = FAB_SOCK_NOPTIONS,
     .option_values = &fab_sock_opt,

@@ -53,11 +53,11 @@ static fab_status_t tcp_stream_setup(fab_kctx_t *ctx, void **state)
     *state = l;
     if (!l)
         return FAB_ERR_NOMEM;
-    st = fab_sock_connect(ctx, peer, sender, fab_sock_opt.streams, false, "tcp_stream", l);
+    st = fab_sock_connect(ctx, peer, sender, (int)ctx->axis, false, "tcp_stream", l);
     if (st != FAB_OK)
         return st;
     ctx->timer = sender;
-    ctx->streams = pairs * fab_sock_opt.streams;
+    ctx->streams = pairs * l->n;
     ctx->msgs_per_iter = (double)ctx->streams * ctx->window;
     if (ctx->rank == 0)
         snprintf(tcp_stream_where, sizeof(tcp_stream_where), "%s -> %s", l->local, l->remote);
@@ -73,6 +73,8 @@ static fab_status_t tcp_stream_iterate(fab_kctx_t *ctx, void *state, size_t byte
 
     if (l->sender) {
         st = fab_sock_write_all(l, ctx->sbuf, bytes, (size_t)ctx->window);
+        if (st == FAB_OK)
+            fab_sock_push(l); /* the iteration's tail, which Nagle would hold for an ACK */
         return st == FAB_OK ? fab_sock_read(l, 0, &ack, 1) : st;
     }
     st = fab_sock_read_all(l, ctx->rbuf, bytes, (size_t)ctx->window);
@@ -104,6 +106,8 @@ static fab_status_t tcp_stream_validate(fab_kctx_t *ctx, void *state, size_t byt
         }
     if (st != FAB_OK)
         return st;
+    if (l->sender)
+        fab_sock_push(l);
     return l->sender ? fab_sock_read(l, 0, &ack, 1) : fab_sock_write(l, 0, &ack, 1);
 }
 
@@ -124,9 +128,10 @@ static void tcp_stream_describe(const fab_kctx_t *ctx, char *buf, size_t len)
     snprintf(buf, len,
              "%d pair(s) x %d TCP connection(s)%s%s; an iteration: %d writes of `bytes` per "
              "connection, then a 1-byte answer; non-blocking sockets in one poll(2) loop per "
-             "rank (no busy-poll), Nagle on, %s; %g s untimed after connecting (--omit); "
+             "rank (no busy-poll), Nagle on within an iteration and its tail pushed, %s; %g s "
+             "untimed after connecting (--omit); "
              "payload bytes only, Gbps decimal",
-             ctx->size / 2, fab_sock_opt.streams, tcp_stream_where[0] ? ", " : "", tcp_stream_where,
+             ctx->size / 2, (int)ctx->axis, tcp_stream_where[0] ? ", " : "", tcp_stream_where,
              ctx->window, bufs, fab_sock_opt.omit);
 }
 
@@ -138,10 +143,18 @@ static void tcp_stream_cleanup(fab_kctx_t *ctx, void *state)
     free(state);
 }
 
+static const fab_kcol_t tcp_stream_kcols[] = {
+    FAB_SOCK_TCP_KCOLS,
+    {"streams", "streams", "count",
+     "tcp_stream: TCP connections per pair of this row (--streams, iperf3 -P); NaN for other "
+     "kernels",
+     FAB_KCOL_AXIS},
+};
+
 const fab_kernel_t fab_kernel_tcp_stream = {
     .name = "tcp_stream",
-    .summary = "TCP throughput over sockets, --streams connections per pair, retransmits "
-               "(iperf3 -P, netperf TCP_STREAM)",
+    .summary = "TCP throughput over sockets, --streams connections per pair, retransmits; "
+               "-m 128K unless given (iperf3, netperf TCP_STREAM)",
     .kind = FAB_KIND_BANDWIDTH,
     .ranks = FAB_RANKS_ALL,
     .min_ranks = 2,
@@ -156,6 +169,11 @@ const fab_kernel_t fab_kernel_tcp_stream = {
     .cleanup = tcp_stream_cleanup,
     .describe = tcp_stream_describe,
     .counters = tcp_stream_counters,
+    .kcols = tcp_stream_kcols,
+    .nkcols = FAB_SOCK_TCP_NKCOLS + 1,
+    .axis = "streams",
+    .table = "bytes,MBps,Gbps,line_rate_pct,tcp_retrans,p50_us,ci_pct,validation_errors,"
+             "cpu_rank_pct,cpu_node_sys_pct,cpu_node_softirq_pct",
     .options = fab_sock_options,
     .noptions = FAB_SOCK_NOPTIONS,
     .option_values = &fab_sock_opt,

@@ -17,7 +17,8 @@ const fab_opt_t fab_opt_table[] = {
     {"sizes", 'm', FAB_OPT_SIZES, OFF(sizes), 0, 0, "SIZES", "bytes",
      FAB_SIZES_P2P ", collectives " FAB_SIZES_COLL ", pairs_latency " FAB_SIZES_PAIRS_LAT
                    ", pairs_bw " FAB_SIZES_PAIRS_BW,
-     "message sizes: MIN:MAX doubles from MIN (MAX included), or a list 8,1K,64K; K/M/G = 1024^n",
+     "message sizes: MIN:MAX doubles from MIN (MAX included), or a list 8,1K,64K; K/M/G = 1024^n "
+     "(a kernel may have defaults of its own: fabricbench list)",
      0},
     {"iterations", 'i', FAB_OPT_LONG, OFF(iters), 1, 1e9, "N", "iterations", "auto",
      "fixed timed iterations per size (auto: adaptive, see --precision) or per pair "

@@ -344,6 +344,58 @@ static fab_status_t fab_kernels_parse(const char *list, fab_opts_t *o, char *err
     return FAB_OK;
 }
 
+/* The kernels' instances: a kernel with an axis option (fab_kernel_t.axis) runs once per
+ * value of that option, each a copy of its descriptor with axis_value set, in o->kernels in
+ * the order the values were given. */
+static fab_kernel_t fab_instances[FAB_MAX_KERNELS];
+
+static fab_status_t fab_kernels_expand(fab_opts_t *o, char *err, size_t errlen, char *hint,
+                                       size_t hintlen)
+{
+    const fab_kernel_t *given[FAB_MAX_KERNELS];
+    int n = o->nkernels, used = 0;
+
+    memcpy(given, o->kernels, sizeof(given[0]) * (size_t)n);
+    o->nkernels = 0;
+    for (int i = 0; i < n; i++) {
+        const fab_kernel_t *k = given[i];
+        const fab_opt_t *axis = NULL;
+        const fab_list_t *l;
+
+        for (int j = 0; k->axis && j < k->noptions; j++)
+            if (strcmp(k->options[j].name, k->axis) == 0)
+                axis = &k->options[j];
+        if (!k->axis) {
+            if (o->nkernels >= FAB_MAX_KERNELS)
+                goto too_many;
+            o->kernels[o->nkernels++] = k;
+            continue;
+        }
+        if (!axis || (axis->type != FAB_OPT_INTS && axis->type != FAB_OPT_RATES)) {
+            snprintf(err, errlen, "kernel %s: its axis '%s' is not one of its list options",
+                     k->name, k->axis);
+            snprintf(hint, hintlen, "this is a bug in the kernel's descriptor; please report it");
+            return FAB_ERR_INTERNAL;
+        }
+        l = (const fab_list_t *)((const char *)k->option_values + axis->offset);
+        for (int v = 0; v < l->n; v++) {
+            if (o->nkernels >= FAB_MAX_KERNELS || used >= FAB_MAX_KERNELS)
+                goto too_many;
+            fab_instances[used] = *k;
+            fab_instances[used].axis_value = l->v[v];
+            o->kernels[o->nkernels++] = &fab_instances[used++];
+        }
+    }
+    return FAB_OK;
+too_many:
+    snprintf(err, errlen,
+             "too many kernels in one run (at most %d, counting each value of a list option such "
+             "as --streams 1,4,8 as one)",
+             FAB_MAX_KERNELS);
+    snprintf(hint, hintlen, "give fewer kernels or fewer values, or run them in several runs");
+    return FAB_ERR_USAGE;
+}
+
 fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o, char *err,
                             size_t errlen, char *hint, size_t hintlen)
 {
@@ -484,6 +536,8 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         return FAB_ERR_USAGE;
     }
     st = fab_kernels_parse(kernels ? kernels : FAB_DEFAULT_SUITE, o, err, errlen, hint, hintlen);
+    if (st == FAB_OK)
+        st = fab_kernels_expand(o, err, errlen, hint, hintlen);
     if (st == FAB_OK && o->overlap_us > 0 && !o->nonblocking) {
         snprintf(err, errlen, "--overlap-compute needs --nonblocking");
         snprintf(hint, hintlen,

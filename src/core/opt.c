@@ -63,33 +63,104 @@ static fab_status_t fab_parse_choice(const fab_opt_t *d, const char *val, int *o
     return FAB_ERR_USAGE;
 }
 
-/* A link rate: a number with an optional unit G, Gb/s, Gbit, M, Mb/s (plain: Gb/s). */
+/* A rate: a number with an optional unit K, M, G, T (10^3..10^12 bit/s), optionally followed
+ * by b/s, bit or bps; plain: Gb/s. */
 static fab_status_t fab_parse_rate(const fab_opt_t *d, const char *val, double *out, char *err,
                                    size_t errlen)
 {
+    static const char units[] = "kKmMgGtT";
+    static const double scales[] = {1e-6, 1e-6, 1e-3, 1e-3, 1, 1, 1e3, 1e3};
     char *end = NULL;
+    const char *u;
     double v, scale = 1.0;
 
     errno = 0;
     v = strtod(val, &end);
     if (end != val && errno == 0) {
-        if (*end == 'M' || *end == 'm') {
-            scale = 1e-3;
-            end++;
-        } else if (*end == 'G' || *end == 'g') {
+        if (*end && (u = strchr(units, *end)) != NULL) {
+            scale = scales[u - units];
             end++;
         }
         if (strcmp(end, "b/s") == 0 || strcmp(end, "bit") == 0 || strcmp(end, "bps") == 0)
             end += strlen(end);
     }
-    if (end == val || *end || errno || !(v > 0) || v * scale > d->max) {
+    if (end == val || *end || errno || !(v > 0) || !isfinite(v)) {
         snprintf(err, errlen,
-                 "--%s: '%s' is not a link rate (a positive number of Gb/s: 100G, 25Gb/s, "
-                 "800M)",
+                 "--%s: '%s' is not a rate (a positive number of Gb/s, or with a unit: 100G, "
+                 "25Gb/s, 800M, 500K)",
                  d->name, val);
         return FAB_ERR_USAGE;
     }
+    if (v * scale > d->max || v * scale <= d->min) {
+        snprintf(err, errlen, "--%s: %s is out of range (more than %g, at most %g Gb/s)", d->name,
+                 val, d->min, d->max);
+        return FAB_ERR_USAGE;
+    }
     *out = v * scale;
+    return FAB_OK;
+}
+
+/* One value of a list option (INTS: a whole number; RATES: a rate). */
+static fab_status_t fab_parse_item(const fab_opt_t *d, const char *val, double *out, char *err,
+                                   size_t errlen)
+{
+    fab_opt_t one = *d;
+
+    one.type = d->type == FAB_OPT_RATES ? FAB_OPT_RATE : FAB_OPT_LONG;
+    return one.type == FAB_OPT_RATE ? fab_parse_rate(&one, val, out, err, errlen)
+                                    : fab_parse_number(&one, val, out, err, errlen);
+}
+
+/* "1,4,8", "1:8" (1,2,4,8), "100M:1G,2G": values in order, each once. */
+static fab_status_t fab_parse_list(const fab_opt_t *d, const char *val, fab_list_t *out, char *err,
+                                   size_t errlen)
+{
+    char buf[512], *save = NULL;
+    fab_list_t l = {0};
+
+    if (!*val || strlen(val) >= sizeof(buf) || val[0] == ',' || val[strlen(val) - 1] == ',' ||
+        strstr(val, ",,")) {
+        snprintf(err, errlen, "--%s: '%s' is not a list of values (e.g. %s)", d->name, val,
+                 d->type == FAB_OPT_RATES ? "1G,2.5G,5G or 1G:8G" : "1,4,8 or 1:8");
+        return FAB_ERR_USAGE;
+    }
+    strcpy(buf, val);
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(tok, ':');
+        double a, b;
+        fab_status_t st;
+
+        if (colon)
+            *colon = '\0';
+        st = fab_parse_item(d, tok, &a, err, errlen);
+        b = a;
+        if (st == FAB_OK && colon)
+            st = fab_parse_item(d, colon + 1, &b, err, errlen);
+        if (st != FAB_OK)
+            return st;
+        if (b < a) {
+            snprintf(err, errlen, "--%s: the range %s:%s runs backwards", d->name, tok, colon + 1);
+            return FAB_ERR_USAGE;
+        }
+        for (double x = a;; x *= 2) {
+            double v = x < b ? x : b;
+
+            for (int i = 0; i < l.n; i++)
+                if (l.v[i] == v) {
+                    snprintf(err, errlen, "--%s: '%s' gives %g twice", d->name, val, v);
+                    return FAB_ERR_USAGE;
+                }
+            if (l.n >= FAB_LIST_MAX) {
+                snprintf(err, errlen, "--%s: '%s' has more than %d values", d->name, val,
+                         FAB_LIST_MAX);
+                return FAB_ERR_USAGE;
+            }
+            l.v[l.n++] = v;
+            if (v >= b)
+                break;
+        }
+    }
+    *out = l;
     return FAB_OK;
 }
 
@@ -164,6 +235,10 @@ fab_status_t fab_opt_apply(const fab_opt_t *d, void *base, const char *val, char
     case FAB_OPT_RATE:
         st = fab_parse_rate(d, val, (double *)at, err, errlen);
         break;
+    case FAB_OPT_INTS:
+    case FAB_OPT_RATES:
+        st = fab_parse_list(d, val, (fab_list_t *)at, err, errlen);
+        break;
     }
     return st;
 }
@@ -220,6 +295,12 @@ void fab_opt_default(const fab_opt_t *d, void *base)
         *(int *)at = 0;
         if (d->def)
             fab_parse_choice(d, d->def, (int *)at, err, sizeof(err));
+        break;
+    case FAB_OPT_INTS:
+    case FAB_OPT_RATES:
+        memset(at, 0, sizeof(fab_list_t));
+        if (d->def && fab_parse_list(d, d->def, (fab_list_t *)at, err, sizeof(err)) != FAB_OK)
+            memset(at, 0, sizeof(fab_list_t));
         break;
     }
 }
@@ -301,6 +382,15 @@ void fab_opt_format(const fab_opt_t *d, const void *base, char *buf, size_t len)
     case FAB_OPT_STRING:
         snprintf(buf, len, "%s", *(const char *const *)at ? *(const char *const *)at : "");
         break;
+    case FAB_OPT_INTS:
+    case FAB_OPT_RATES: {
+        const fab_list_t *l = (const fab_list_t *)at;
+
+        for (int i = 0; i < l->n && n < len; i++)
+            n += (size_t)snprintf(buf + n, len - n, "%s%g%s", i ? "," : "", l->v[i],
+                                  d->type == FAB_OPT_RATES ? "G" : "");
+        break;
+    }
     case FAB_OPT_CHOICE: {
         int want = *(const int *)at, i = 0;
 

@@ -21,7 +21,16 @@ typedef enum {
     FAB_OPT_CHOICE, /* int: the index of the value in `arg`, "a|b|c" */
     FAB_OPT_STRING, /* const char *, pointing into argv or the environment */
     FAB_OPT_RATE,   /* double, Gb/s: 100G, 25Gb/s, 800M, 56 */
+    FAB_OPT_INTS,   /* fab_list_t of whole numbers in [min, max]: 1,4,8 or 1:8 (doubling) */
+    FAB_OPT_RATES,  /* fab_list_t of rates in Gb/s, (min, max]: 500M,1G,2.5G or 100M:1G */
 } fab_opt_type_t;
+
+/* A list option's values, in the order given ("A:B": A, 2A, 4A, ... up to B, B included). */
+#define FAB_LIST_MAX 32
+typedef struct fab_list {
+    int n;
+    double v[FAB_LIST_MAX];
+} fab_list_t;
 
 typedef struct fab_pair {
     int a, b;

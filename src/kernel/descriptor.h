@@ -13,6 +13,7 @@
 #include "core/opt.h"
 #include "core/status.h"
 #include "kernel/dtype.h"
+#include "kernel/kcol.h"
 
 /* What the headline of a row is: a time (latency) or a rate (bandwidth). */
 typedef enum {
@@ -28,18 +29,6 @@ typedef enum {
     FAB_RANKS_NODES = 2, /* every pair of nodes (--pairs-per), pair by pair as --schedule says
                           * (measure/pairs.c): iterate runs on a 2-rank comm, 0 the sender */
 } fab_ranks_t;
-
-/* What a kernel may count beyond time (the socket kernels): its counters hook gives this
- * rank's cumulative values, and the harness reads them at both ends of every timed block, so
- * that warm-up and validation do not count. Counters add up over the blocks and the kernel's
- * ranks; gauges (buffers) are the value at a block's end, averaged over the ranks that have
- * one. NaN: this rank does not count it. Each one is a column (out/columns.c). */
-typedef enum {
-    FAB_KC_TCP_RETRANS = 0, /* counter: TCP segments retransmitted by the senders */
-    FAB_KC_SNDBUF,          /* gauge: a sender's socket send buffer, bytes */
-    FAB_KC_RCVBUF,          /* gauge: a receiver's socket receive buffer, bytes */
-    FAB_KC_N
-} fab_kc_t;
 
 /* What the harness hands a kernel. Fields above the line are set by the harness before setup;
  * fields below it are set by the kernel's setup on each rank. */
@@ -62,6 +51,7 @@ typedef struct fab_kctx {
     double compute_s;   /* seconds of synthetic compute between start and wait */
     const char *netdev; /* the network interface of --fabric on this host ("" none): the
                          * socket kernels' default address (kernel/sock.h) */
+    double axis;        /* this instance's value of the kernel's axis option; NaN none */
     /* ---- set by setup ---- */
     bool timer;           /* this rank's per-iteration times count (reduced with max) */
     double msgs_per_iter; /* messages of `bytes` moved per iteration, all streams together */
@@ -123,9 +113,23 @@ typedef struct fab_kernel {
      * member `to` and receives from member `from` at the same time (ctx->comm holds every
      * member, ctx->rank is this one, and every member times). NULL: no shift schedule. */
     fab_status_t (*shift)(fab_kctx_t *ctx, void *state, size_t bytes, int to, int from);
-    /* Optional: this rank's cumulative counters into c[FAB_KC_N] (preset to NaN; fab_kc_t).
-     * Called at both ends of every timed block: it must be cheap and make no MPI call. */
+    /* Optional: columns of its own (fab_kcol_t), at most FAB_KCOL_MAX. */
+    const fab_kcol_t *kcols;
+    int nkcols;
+    /* Optional: this rank's values of its COUNTER and GAUGE columns into c[j], j its index
+     * in kcols (preset to NaN: this rank does not count it). Called at both ends of every
+     * timed block: it must be cheap and make no MPI call. */
     void (*counters)(const fab_kctx_t *ctx, void *state, double *c);
+    /* Optional: the value of its DERIVED column j from the row (the kernel's first rank). */
+    double (*derive)(const fab_krow_t *row, int j);
+    /* Optional: its compact text table, column names as in the files ("bytes,Gbps,loss_pct");
+     * NULL: its kind's. --wide shows the kind's wide table and then every column of kcols. */
+    const char *table;
+    /* Optional: one of its own list options (FAB_OPT_INTS, FAB_OPT_RATES): the kernel runs
+     * once per value (instances: consecutive kernels, ctx->axis set, the AXIS column). */
+    const char *axis;
+    /* Set by the harness in an instance's copy of the descriptor: the value of axis. */
+    double axis_value;
 } fab_kernel_t;
 
 /* Inline: they run in timed iterations. Slot i of the send/receive buffers: */

@@ -21,8 +21,10 @@ const fab_opt_t fab_sock_options[FAB_SOCK_NOPTIONS] = {
      "that is its host's (default: the address of --fabric's interface, or 127.0.0.1 when the "
      "pair shares a host)",
      0},
-    {"streams", 0, FAB_OPT_INT, OFF(streams), 1, FAB_SOCK_MAX_STREAMS, "N", "streams", "1",
-     "streaming socket kernels: parallel TCP connections per pair (iperf3 -P)", 0},
+    {"streams", 0, FAB_OPT_INTS, OFF(streams), 1, FAB_SOCK_MAX_STREAMS, "N[,N...]", "streams", "1",
+     "streaming socket kernels: parallel TCP connections per pair (iperf3 -P); a list (1,4,8 "
+     "or 1:8) runs the kernel once per count",
+     0},
     {"sockbuf", 0, FAB_OPT_SIZE, OFF(sockbuf), 0, 0, "SIZE", "bytes", "0",
      "socket kernels: SO_SNDBUF and SO_RCVBUF (iperf3 -w); 0 keeps the OS's autotuning", 0},
     {"omit", 0, FAB_OPT_DOUBLE, OFF(omit), -1e9, FAB_SOCK_MAX_OMIT, "SECONDS", "s", "0",
@@ -159,6 +161,16 @@ fab_status_t fab_sock_read_all(fab_sock_link_t *l, char *buf, size_t len, size_t
     return fab_sock_move_all(l, buf, len, count, false);
 }
 
+void fab_sock_push(fab_sock_link_t *l)
+{
+    int on = 1, off = 0;
+
+    for (int s = 0; s < l->n; s++) {
+        setsockopt(l->fd[s], IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+        setsockopt(l->fd[s], IPPROTO_TCP, TCP_NODELAY, &off, sizeof(off));
+    }
+}
+
 void fab_sock_counters(const fab_sock_link_t *l, double *c)
 {
     double retrans = 0;
@@ -174,8 +186,8 @@ void fab_sock_counters(const fab_sock_link_t *l, double *c)
             retrans += ti.tcpi_total_retrans;
     }
     if (l->sender)
-        c[FAB_KC_TCP_RETRANS] = retrans;
+        c[0] = retrans;
     if (l->fd[0] >= 0 &&
         getsockopt(l->fd[0], SOL_SOCKET, l->sender ? SO_SNDBUF : SO_RCVBUF, &b, &bl) == 0)
-        c[l->sender ? FAB_KC_SNDBUF : FAB_KC_RCVBUF] = b;
+        c[l->sender ? 1 : 2] = b;
 }

@@ -22,10 +22,10 @@
 
 /* The socket kernels' own options (one table, shared). */
 typedef struct fab_sock_opts {
-    const char *bind; /* --bind ADDR[,ADDR...]: NULL none */
-    int streams;      /* --streams: TCP connections per pair */
-    size_t sockbuf;   /* --sockbuf: SO_SNDBUF and SO_RCVBUF, bytes; 0: the OS's autotuning */
-    double omit;      /* --omit: seconds of untimed streaming after connecting (slow start) */
+    const char *bind;   /* --bind ADDR[,ADDR...]: NULL none */
+    fab_list_t streams; /* --streams: TCP connections per pair (a streaming kernel's axis) */
+    size_t sockbuf;     /* --sockbuf: SO_SNDBUF and SO_RCVBUF, bytes; 0: the OS's autotuning */
+    double omit;        /* --omit: seconds of untimed streaming after connecting (slow start) */
 } fab_sock_opts_t;
 
 extern fab_sock_opts_t fab_sock_opt;
@@ -63,9 +63,34 @@ fab_status_t fab_sock_read(fab_sock_link_t *l, int s, char *buf, size_t len);
  * over the streams that still have bytes to move. */
 fab_status_t fab_sock_write_all(fab_sock_link_t *l, const char *buf, size_t len, size_t count);
 fab_status_t fab_sock_read_all(fab_sock_link_t *l, char *buf, size_t len, size_t count);
+/* Send what Nagle's algorithm still holds on every stream now (TCP_NODELAY on, then off: Linux
+ * pushes pending data when it is set), so that the end of an iteration does not wait for the
+ * peer's delayed acknowledgement, which a continuous stream never does. */
+void fab_sock_push(fab_sock_link_t *l);
 
-/* This rank's cumulative counters (descriptor.h, fab_kc_t): retransmitted segments summed
- * over the streams (TCP_INFO), the socket buffers of the first stream. */
+/* The TCP kernels' own columns (fab_kcol_t), in this order at the start of their kcols:
+ * retransmitted segments (COUNTER), the senders' send buffer and the receivers' receive
+ * buffer (GAUGE). */
+#define FAB_SOCK_TCP_KCOLS                                                                         \
+    {"tcp_retrans", "retr", "count",                                                               \
+     "socket kernels: TCP segments the senders retransmitted during the timed blocks "             \
+     "(TCP_INFO tcpi_total_retrans, iperf3's Retr); NaN for other kernels",                        \
+     FAB_KCOL_COUNTER},                                                                            \
+        {"sndbuf_bytes", "sndbuf", "bytes",                                                        \
+         "socket kernels: the senders' socket send buffer (SO_SNDBUF as the OS reports it, mean "  \
+         "over senders); NaN for other kernels",                                                   \
+         FAB_KCOL_GAUGE},                                                                          \
+    {                                                                                              \
+        "rcvbuf_bytes", "rcvbuf", "bytes",                                                         \
+            "socket kernels: the receivers' socket receive buffer (SO_RCVBUF, after autotuning); " \
+            "NaN for other kernels",                                                               \
+            FAB_KCOL_GAUGE                                                                         \
+    }
+#define FAB_SOCK_TCP_NKCOLS 3
+
+/* This rank's values of FAB_SOCK_TCP_KCOLS into c[0..2]: retransmitted segments summed over
+ * the streams (the sender's), the socket buffer of the first stream (SO_SNDBUF on the sender,
+ * SO_RCVBUF on the receiver). */
 void fab_sock_counters(const fab_sock_link_t *l, double *c);
 
 #endif

@@ -1,6 +1,7 @@
 /* The plan of a run, before anything is measured: which sizes each kernel measures, how many
  * buffers it needs and how large, which ranks take part, the warm-up rule, and which pairs
  * the transport probe connects. The runner and the checks share it. */
+#include <math.h>
 #include <string.h>
 
 #include "core/testhook.h"
@@ -118,6 +119,7 @@ fab_status_t fab_plan_ctx(const fab_kernel_t *k, const fab_opts_t *o, int nranks
     ctx->root = o->root;
     ctx->nonblocking = o->nonblocking && k->kind == FAB_KIND_COLLECTIVE;
     ctx->netdev = o->netdev ? o->netdev : "";
+    ctx->axis = k->axis ? k->axis_value : NAN;
     st = fab_dtype_init(o->dtype, o->op, fab_test_wrong_op(), &ctx->dtype);
     if (st != FAB_OK)
         return st;

@@ -26,13 +26,13 @@ typedef struct fab_size_run {
     bool stopped; /* its decision was not to go on (every rank knows) */
     unsigned nblocks;
     uint64_t warm;
-    double per_iter;       /* estimate, s (0: unknown) */
-    double stall;          /* the longest resumed stall during its blocks, s */
-    fab_cpu_mark_t cpu;    /* sums over its blocks' windows */
-    double kc[FAB_KC_N];   /* the kernel's counters over its blocks (fab_kc_add) */
-    fab_acc_t acc;         /* rank 0 */
-    uint64_t *slow;        /* rank 0 with more than one timer: per-rank slowest counts */
-    fab_adapt_verdict_t v; /* rank 0: the last decision's figures */
+    double per_iter;         /* estimate, s (0: unknown) */
+    double stall;            /* the longest resumed stall during its blocks, s */
+    fab_cpu_mark_t cpu;      /* sums over its blocks' windows */
+    double kc[FAB_KCOL_MAX]; /* the kernel's counters over its blocks (fab_kc_add) */
+    fab_acc_t acc;           /* rank 0 */
+    uint64_t *slow;          /* rank 0 with more than one timer: per-rank slowest counts */
+    fab_adapt_verdict_t v;   /* rank 0: the last decision's figures */
 } fab_size_run_t;
 
 struct fab_rounds {
@@ -79,7 +79,7 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
         s->skip = k->fit_bytes && !k->no_sizes && i > 0 && s->bytes == last;
         last = s->bytes;
         s->cpu.node = m->node_sampler;
-        for (int j = 0; j < FAB_KC_N; j++)
+        for (int j = 0; j < FAB_KCOL_MAX; j++)
             s->kc[j] = NAN;
         fab_adapt_init(&r->ad[i], m->o->precision_pct / 100.0, FAB_ADAPT_MIN_BLOCKS,
                        FAB_ROUND_BLOCK_S);
@@ -262,7 +262,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     fab_size_run_t *s = &r->s[i];
     const double *src = NULL;
     fab_cpu_mark_t c0, c1;
-    double k0[FAB_KC_N], k1[FAB_KC_N];
+    double k0[FAB_KCOL_MAX], k1[FAB_KCOL_MAX];
     uint64_t t0, b;
     double want, block_time;
     int code = FAB_ADAPT_CONTINUE;
@@ -285,7 +285,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     fab_cpu_mark(&c1, m->node_sampler);
     fab_kc_mark(m->k, m->ctx, m->state, k1);
     fab_cpu_add(&s->cpu, &c0, &c1);
-    fab_kc_add(s->kc, k0, k1);
+    fab_kc_add(m->k, s->kc, k0, k1);
     block_time = fab_watch_take_stall();
     if (block_time > s->stall)
         s->stall = block_time;

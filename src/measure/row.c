@@ -30,31 +30,26 @@ void fab_row_clear(fab_row_t *row)
     row->cpu_rank_max_rank = -1;
     row->ci_pct = row->blocks_ci_pct = NAN;
     row->target_met = -1;
-    for (int j = 0; j < FAB_KC_N; j++)
+    for (int j = 0; j < FAB_KCOL_MAX; j++)
         row->kc[j] = NAN;
 }
 
-/* Which of fab_kc_t are gauges (a value at a time) rather than counters. */
-static const bool fab_kc_gauge[FAB_KC_N] = {
-    [FAB_KC_TCP_RETRANS] = false,
-    [FAB_KC_SNDBUF] = true,
-    [FAB_KC_RCVBUF] = true,
-};
-
 void fab_kc_mark(const fab_kernel_t *k, const fab_kctx_t *ctx, void *state, double *c)
 {
-    for (int j = 0; j < FAB_KC_N; j++)
+    for (int j = 0; j < FAB_KCOL_MAX; j++)
         c[j] = NAN;
     if (k->counters)
         k->counters(ctx, state, c);
 }
 
-void fab_kc_add(double *sum, const double *a, const double *b)
+void fab_kc_add(const fab_kernel_t *k, double *sum, const double *a, const double *b)
 {
-    for (int j = 0; j < FAB_KC_N; j++) {
-        if (isnan(a[j]) || isnan(b[j]))
+    for (int j = 0; j < k->nkcols && j < FAB_KCOL_MAX; j++) {
+        fab_kcol_kind_t kind = k->kcols[j].kind;
+
+        if (isnan(a[j]) || isnan(b[j]) || (kind != FAB_KCOL_COUNTER && kind != FAB_KCOL_GAUGE))
             continue;
-        if (fab_kc_gauge[j])
+        if (kind == FAB_KCOL_GAUGE)
             sum[j] = b[j];
         else
             sum[j] = (isnan(sum[j]) ? 0.0 : sum[j]) + (b[j] >= a[j] ? b[j] - a[j] : 0.0);
@@ -64,24 +59,47 @@ void fab_kc_add(double *sum, const double *a, const double *b)
 fab_status_t fab_row_counters(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
                               const double *mine)
 {
-    double in[2 * FAB_KC_N], out[2 * FAB_KC_N];
+    double in[2 * FAB_KCOL_MAX], out[2 * FAB_KCOL_MAX];
     fab_status_t st;
 
     if (!k->counters)
         return FAB_OK;
-    for (int j = 0; j < FAB_KC_N; j++) {
+    for (int j = 0; j < FAB_KCOL_MAX; j++) {
         in[j] = isnan(mine[j]) ? 0.0 : mine[j];
-        in[FAB_KC_N + j] = isnan(mine[j]) ? 0.0 : 1.0;
+        in[FAB_KCOL_MAX + j] = isnan(mine[j]) ? 0.0 : 1.0;
     }
-    st = FAB_MPI(MPI_Reduce(in, out, 2 * FAB_KC_N, MPI_DOUBLE, MPI_SUM, 0, ctx->comm));
+    st = FAB_MPI(MPI_Reduce(in, out, 2 * FAB_KCOL_MAX, MPI_DOUBLE, MPI_SUM, 0, ctx->comm));
     if (st != FAB_OK || ctx->rank != 0)
         return st;
-    for (int j = 0; j < FAB_KC_N; j++) {
-        double n = out[FAB_KC_N + j];
+    for (int j = 0; j < k->nkcols && j < FAB_KCOL_MAX; j++) {
+        double n = out[FAB_KCOL_MAX + j];
 
-        row->kc[j] = n == 0 ? NAN : fab_kc_gauge[j] ? out[j] / n : out[j];
+        row->kc[j] = n == 0 ? NAN : k->kcols[j].kind == FAB_KCOL_GAUGE ? out[j] / n : out[j];
     }
     return FAB_OK;
+}
+
+double fab_row_kcol(const fab_kernel_t *k, const fab_row_t *row, int j)
+{
+    fab_krow_t kr;
+
+    if (!k || j < 0 || j >= k->nkcols || j >= FAB_KCOL_MAX)
+        return NAN;
+    switch (k->kcols[j].kind) {
+    case FAB_KCOL_AXIS:
+        return k->axis ? k->axis_value : NAN;
+    case FAB_KCOL_DERIVED:
+        if (!k->derive)
+            return NAN;
+        kr.bytes = row->bytes;
+        kr.iterations = row->iters;
+        kr.seconds = (double)row->iters * row->t.loop_mean;
+        kr.axis = k->axis ? k->axis_value : NAN;
+        kr.c = row->kc;
+        return k->derive(&kr, j);
+    default:
+        return row->kc[j];
+    }
 }
 
 void fab_row_precision(fab_row_t *row, struct fab_acc *acc)

@@ -57,9 +57,10 @@ typedef struct fab_row {
     double regime_share[FAB_REGIME_MAX]; /* fraction of the blocks in each */
     unsigned nblock_medians;
     double block_median[FAB_ADAPT_MAX_BLOCKS]; /* reported time (s), in round order */
-    double kc[FAB_KC_N]; /* the kernel's counters (fab_kc_t) over the timed blocks; NaN none */
-    int stop_status;     /* not a column: the rounds ended on a stop request (its fab_status_t),
-                            so that rank 0 learns it with the row from a lead rank; 0 none */
+    double kc[FAB_KCOL_MAX]; /* the kernel's COUNTER and GAUGE columns (k->kcols' order)
+                                over the timed blocks; NaN none (fab_row_kcol) */
+    int stop_status;         /* not a column: the rounds ended on a stop request (its fab_status_t),
+                                so that rank 0 learns it with the row from a lead rank; 0 none */
 } fab_row_t;
 
 /* An empty row: zeros, and "none" for what has a none value (-1 ranks and validation, NaN
@@ -80,15 +81,18 @@ fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_ma
 /* The longest resumed stall of the kernel's ranks (mine: this rank's) into row->stall_s on
  * its rank 0 (collective over ctx->comm). */
 fab_status_t fab_row_stall(fab_row_t *row, const fab_kctx_t *ctx, double mine);
-/* The kernel's counters (k->counters) now: c[FAB_KC_N], NaN for what it does not count. */
+/* The kernel's counters (k->counters) now: c[FAB_KCOL_MAX], NaN for what it does not count. */
 void fab_kc_mark(const fab_kernel_t *k, const fab_kctx_t *ctx, void *state, double *c);
 /* Add the window a..b to sum: counters their difference, gauges b's value (sum starts NaN). */
-void fab_kc_add(double *sum, const double *a, const double *b);
+void fab_kc_add(const fab_kernel_t *k, double *sum, const double *a, const double *b);
 /* The kernel's counters of the row's blocks (mine: this rank's sums) into row->kc on its rank
  * 0: counters summed over the ranks, gauges averaged over those that have them (collective
  * over ctx->comm when k has counters; nothing otherwise). */
 fab_status_t fab_row_counters(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
                               const double *mine);
+/* The value of k's column j (k->kcols) in a finished row: counters and gauges as gathered,
+ * the instance's axis value, or the kernel's derive hook; NaN where it has none. */
+double fab_row_kcol(const fab_kernel_t *k, const fab_row_t *row, int j);
 /* Efficiency against the line rate (world rank 0): bandwidth kernels' Gb/s, collectives'
  * busbw, over the data rate of the port in use (--line-rate or the fabric's), twice that when
  * the kernel sends both ways at once. Only when the traffic crosses hosts (within a node no

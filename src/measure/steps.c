@@ -240,7 +240,7 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     double comm_mean = NAN;
     uint64_t iters = 0, warm = 0;
     fab_cpu_mark_t cpu0, cpu1;
-    double kc0[FAB_KC_N], kc1[FAB_KC_N], kc[FAB_KC_N];
+    double kc0[FAB_KCOL_MAX], kc1[FAB_KCOL_MAX], kc[FAB_KCOL_MAX];
     fab_status_t st;
 
     fab_row_clear(row);
@@ -280,9 +280,9 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
         st = fab_timed_blocks(m, bytes, &iters);
     fab_cpu_mark(&cpu1, m->node_sampler);
     fab_kc_mark(m->k, ctx, m->state, kc1);
-    for (int j = 0; j < FAB_KC_N; j++)
+    for (int j = 0; j < FAB_KCOL_MAX; j++)
         kc[j] = NAN;
-    fab_kc_add(kc, kc0, kc1);
+    fab_kc_add(m->k, kc, kc0, kc1);
     if (st == FAB_OK)
         st = fab_row_cpu(row, ctx, &cpu0, &cpu1);
     if (st == FAB_OK)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernel/dtype.h"
+#include "kernel/registry.h"
 #include "measure/row.h"
 #include "measure/stats.h"
 #include "out/columns.h"
@@ -49,7 +50,7 @@ static void fab_col_redop(const fab_kernel_t *k, const fab_opts_t *o, const fab_
 }
 
 /* In file order: the HDF5 table's datasets, JSON Lines' and CSV's fields follow it. */
-const fab_column_t fab_columns[] = {
+static const fab_column_t fab_columns_base[] = {
     {"bytes", "bytes", FAB_COL_U64, "message size", ROW(bytes), 'u', 1, NULL},
     {"iterations", "count", FAB_COL_U64, "timed iterations", ROW(iters), 'u', 1, NULL},
     {"warmup", "count", FAB_COL_U64, "untimed iterations before, calibration included", ROW(warmup),
@@ -147,23 +148,83 @@ const fab_column_t fab_columns[] = {
      "collectives: the reduction (sum, max, min), none for those without one; \"\" for other "
      "kernels",
      0, 'f', 1, fab_col_redop},
-    {"tcp_retrans", "count", FAB_COL_F64,
-     "socket kernels: TCP segments the senders retransmitted during the timed blocks "
-     "(TCP_INFO); NaN for other kernels",
-     ROW(kc[FAB_KC_TCP_RETRANS]), 'd', 1, NULL},
-    {"sndbuf_bytes", "bytes", FAB_COL_F64,
-     "socket kernels: the senders' socket send buffer (SO_SNDBUF as the OS reports it, mean over "
-     "senders); NaN for other kernels",
-     ROW(kc[FAB_KC_SNDBUF]), 'd', 1, NULL},
-    {"rcvbuf_bytes", "bytes", FAB_COL_F64,
-     "socket kernels: the receivers' socket receive buffer (SO_RCVBUF, after autotuning); NaN for "
-     "other kernels",
-     ROW(kc[FAB_KC_RCVBUF]), 'd', 1, NULL},
 };
-const int fab_ncolumns = (int)(sizeof(fab_columns) / sizeof(fab_columns[0]));
+#define FAB_NBASE ((int)(sizeof(fab_columns_base) / sizeof(fab_columns_base[0])))
 
-_Static_assert(sizeof(fab_columns) / sizeof(fab_columns[0]) <= FAB_MAX_COLUMNS,
-               "more columns than FAB_MAX_COLUMNS in out/columns.h");
+/* The harness's columns, then every registered kernel's own (fab_kernel_t.kcols), each name
+ * once, in registry order: filled before main (fab_columns_build). */
+static fab_column_t fab_columns_all[FAB_MAX_COLUMNS];
+const fab_column_t *const fab_columns = fab_columns_all;
+int fab_ncolumns;
+
+static void fab_columns_build(void) __attribute__((constructor));
+static void fab_columns_build(void)
+{
+    int n = 0;
+
+    for (int c = 0; c < FAB_NBASE; c++)
+        fab_columns_all[n++] = fab_columns_base[c];
+    for (int i = 0; i < fab_nkernels; i++) {
+        const fab_kernel_t *k = fab_kernels[i];
+
+        for (int j = 0; j < k->nkcols && j < FAB_KCOL_MAX; j++) {
+            const fab_kcol_t *kc = &k->kcols[j];
+            bool seen = false;
+
+            for (int c = FAB_NBASE; c < n && !seen; c++)
+                seen = strcmp(fab_columns_all[c].name, kc->name) == 0;
+            if (seen || n >= FAB_MAX_COLUMNS)
+                continue; /* shared by kernels (one table); unit.columns checks the room */
+            fab_columns_all[n++] = (fab_column_t){
+                .name = kc->name,
+                .unit = kc->unit,
+                .type = FAB_COL_F64,
+                .doc = kc->doc,
+                .ctype = 'k',
+                .scale = 1,
+            };
+        }
+    }
+    fab_ncolumns = n;
+}
+
+const fab_kcol_t *fab_column_kcol(int col)
+{
+    if (col < 0 || col >= fab_ncolumns || fab_columns[col].ctype != 'k')
+        return NULL;
+    for (int i = 0; i < fab_nkernels; i++)
+        for (int j = 0; j < fab_kernels[i]->nkcols; j++)
+            if (strcmp(fab_kernels[i]->kcols[j].name, fab_columns[col].name) == 0)
+                return &fab_kernels[i]->kcols[j];
+    return NULL;
+}
+
+int fab_columns_wanted(void)
+{
+    const char *names[FAB_MAX_COLUMNS * 4];
+    int n = 0;
+
+    for (int i = 0; i < fab_nkernels; i++)
+        for (int j = 0; j < fab_kernels[i]->nkcols; j++) {
+            const char *name = fab_kernels[i]->kcols[j].name;
+            bool seen = false;
+
+            for (int c = 0; c < n && !seen; c++)
+                seen = strcmp(names[c], name) == 0;
+            if (!seen && n < FAB_MAX_COLUMNS * 4)
+                names[n++] = name;
+        }
+    return FAB_NBASE + n;
+}
+
+/* The index of the column called name in kernel k's own columns, or -1. */
+static int fab_kcol_index(const fab_kernel_t *k, const char *name)
+{
+    for (int j = 0; k && j < k->nkcols && j < FAB_KCOL_MAX; j++)
+        if (strcmp(k->kcols[j].name, name) == 0)
+            return j;
+    return -1;
+}
 
 void fab_column_value(int col, const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
                       fab_value_t *v)
@@ -175,6 +236,9 @@ void fab_column_value(int col, const fab_kernel_t *k, const fab_opts_t *o, const
     v->d = NAN;
     v->s = NULL;
     switch (c->ctype) {
+    case 'k':
+        v->d = fab_row_kcol(k, r, fab_kcol_index(k, c->name));
+        break;
     case 'f':
         v->s = c->type == FAB_COL_STR ? "" : NULL;
         c->fn(k, o, r, v);

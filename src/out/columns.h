@@ -1,7 +1,8 @@
 /* The columns of a result row (out/columns.c): one table shared by every output, so a column
  * has one name, unit and meaning in the HDF5 file, JSON Lines, CSV, `show` and the text
- * table. Adding a column is one entry there (and, to show it in the text table, a cell in the
- * layouts of out/table.c). */
+ * table. Adding a harness column is one entry there (and, to show it in the text table, a
+ * cell in the layouts of out/table.c); a kernel's own columns come from its descriptor
+ * (fab_kernel_t.kcols). */
 #ifndef FAB_OUT_COLUMNS_H
 #define FAB_OUT_COLUMNS_H
 
@@ -12,7 +13,7 @@
 #include "kernel/fab_kernel.h"
 #include "measure/row.h"
 
-#define FAB_MAX_COLUMNS 64 /* room for every column (checked where the table is) */
+#define FAB_MAX_COLUMNS 96 /* room for every column (unit.columns checks it) */
 
 /* FAB_COL_STR: text, a short name (a collective's element type, its reduction) */
 typedef enum { FAB_COL_U64, FAB_COL_I64, FAB_COL_F64, FAB_COL_STR } fab_col_type_t;
@@ -37,13 +38,18 @@ typedef struct fab_column {
     const char *doc;
     size_t offset;   /* of the value in fab_row_t */
     char ctype;      /* its C type there: 'u' uint64_t, 'l' long, 'i' int, 'b' bool, 'd' double;
-                        'f': none, fn gives the value */
+                        'f': none, fn gives the value; 'k': a kernel's own (fab_row_kcol) */
     double scale;    /* the column is the value x scale (seconds to us: 1e6) */
     fab_col_fn_t fn; /* ctype 'f' */
 } fab_column_t;
 
-extern const fab_column_t fab_columns[];
-extern const int fab_ncolumns;
+/* The harness's columns, then the registered kernels' own (fab_kernel_t.kcols), each name
+ * once: every output has all of them, NaN (or "", -1) where a row's kernel has none. */
+extern const fab_column_t *const fab_columns;
+extern int fab_ncolumns;
+/* The columns there would be without the room's limit (unit.columns: at most
+ * FAB_MAX_COLUMNS); kernels sharing a column table count it twice. */
+int fab_columns_wanted(void);
 /* Column col of row r, measured by kernel k with options o. */
 void fab_column_value(int col, const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
                       fab_value_t *v);
@@ -51,6 +57,8 @@ void fab_column_value(int col, const fab_kernel_t *k, const fab_opts_t *o, const
  * NaN) and, for text columns, in s[] (NULL for the others). */
 void fab_column_values(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r, double *d,
                        const char **s);
+/* A kernel's own column's definition (ctype 'k'), NULL for the harness's. */
+const fab_kcol_t *fab_column_kcol(int col);
 /* The index of the column called name, or -1. */
 int fab_column_find(const char *name);
 

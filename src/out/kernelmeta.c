@@ -34,7 +34,8 @@ static void fab_kmeta_f64(fab_kmeta_t *m, const char *name, double d)
         m->f[m->n++] = (fab_kfield_t){.name = name, .type = FAB_META_F64, .d = d};
 }
 
-/* The kernel's own options as they were in effect: "name=value name=value". */
+/* The kernel's own options as they were in effect: "name=value name=value" (an instance's
+ * axis option: its own value). */
 static void fab_kmeta_options(const fab_kernel_t *k, char *buf, size_t len)
 {
     size_t at = 0;
@@ -43,9 +44,35 @@ static void fab_kmeta_options(const fab_kernel_t *k, char *buf, size_t len)
     for (int i = 0; i < k->noptions; i++) {
         char v[256];
 
-        fab_opt_format(&k->options[i], k->option_values, v, sizeof(v));
+        if (k->axis && strcmp(k->axis, k->options[i].name) == 0)
+            fab_kernel_variant(k, v, sizeof(v), false);
+        else
+            fab_opt_format(&k->options[i], k->option_values, v, sizeof(v));
         fab_appendf(buf, len, &at, "%s%s=%s", i ? " " : "", k->options[i].name, v);
     }
+}
+
+void fab_kernel_variant(const fab_kernel_t *k, char *buf, size_t len, bool with_option)
+{
+    const fab_opt_t *axis = NULL;
+
+    buf[0] = '\0';
+    for (int i = 0; k->axis && i < k->noptions; i++)
+        if (strcmp(k->options[i].name, k->axis) == 0)
+            axis = &k->options[i];
+    if (!axis)
+        return;
+    snprintf(buf, len, "%s%s%s%g%s", with_option ? "--" : "", with_option ? axis->name : "",
+             with_option ? " " : "", k->axis_value, axis->type == FAB_OPT_RATES ? "G" : "");
+}
+
+/* The name of k's AXIS column ("" none). */
+static const char *fab_kmeta_axis_column(const fab_kernel_t *k)
+{
+    for (int j = 0; k->axis && j < k->nkcols; j++)
+        if (k->kcols[j].kind == FAB_KCOL_AXIS)
+            return k->kcols[j].name;
+    return "";
 }
 
 void fab_kmeta_fill(fab_kmeta_t *m, const fab_kernel_t *k, const fab_opts_t *o, const int *pair,
@@ -62,6 +89,11 @@ void fab_kmeta_fill(fab_kmeta_t *m, const fab_kernel_t *k, const fab_opts_t *o, 
     else
         fab_rounds_policy(o, k, m->policy, sizeof(m->policy));
     fab_kmeta_str(m, "kernel", k->name);
+    if (k->axis) {
+        fab_kernel_variant(k, m->variant, sizeof(m->variant), true);
+        fab_kmeta_str(m, "variant", m->variant);
+        fab_kmeta_str(m, "axis", fab_kmeta_axis_column(k));
+    }
     fab_kmeta_str(m, "summary", k->summary);
     fab_kmeta_str(m, "detail", detail);
     if (k->noptions > 0) {

@@ -4,6 +4,8 @@
 #ifndef FAB_OUT_KERNELMETA_H
 #define FAB_OUT_KERNELMETA_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/opts.h"
@@ -25,12 +27,15 @@ typedef struct fab_kfield {
 typedef struct fab_kmeta {
     fab_kfield_t f[FAB_KMETA_MAX];
     int n;
-    char ranks[64], policy[512], options[1024];
+    char ranks[64], policy[512], options[1024], variant[96];
 } fab_kmeta_t;
 
 /* The fields of kernel k as it starts: pair (NULL: all ranks) as kernel_begin gets it. */
 void fab_kmeta_fill(fab_kmeta_t *m, const fab_kernel_t *k, const fab_opts_t *o, const int *pair,
                     const fab_world_t *w, const char *detail);
+/* An instance's value of its kernel's axis option (fab_kernel_t.axis): "--streams 4",
+ * "--rate 2.5G" (with_option) or "4", "2.5G"; "" for a kernel without one. */
+void fab_kernel_variant(const fab_kernel_t *k, char *buf, size_t len, bool with_option);
 /* "latency", "bandwidth" or "collective". */
 const char *fab_kind_name(fab_kind_t kind);
 

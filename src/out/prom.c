@@ -31,6 +31,7 @@ static const char *const fab_prom_statuses[] = {
 
 typedef struct fab_prom_kernel {
     char name[64];
+    char variant[96]; /* an instance's axis value ("streams=4"), else "" */
     char host_a[FAB_HOST_MAX], host_b[FAB_HOST_MAX]; /* a pair kernel's hosts, else "" */
     bool verdict;                                    /* a pairs kernel's verdict is known */
     int nsuspects, nslow, npairs;
@@ -163,6 +164,11 @@ static void fab_prom_row_labels(FILE *f, const fab_prom_t *p, const fab_prom_row
     fputs("{kernel=", f);
     fab_prom_label_value(f, k->name);
     fprintf(f, ",bytes=\"%.0f\",", bc >= 0 ? r->v[bc] : NAN);
+    if (k->variant[0]) { /* an instance of a kernel with an axis: its value */
+        fputs("variant=", f);
+        fab_prom_label_value(f, k->variant);
+        fputc(',', f);
+    }
     fab_prom_run_labels(f, p);
     fab_prom_label(f, "host_a", k->host_a);
     fab_prom_label(f, "host_b", k->host_b);
@@ -328,6 +334,12 @@ static fab_status_t fab_prom_kernel_begin(void *arg, const fab_kernel_t *k, cons
     pk = &p->k[p->nk++];
     memset(pk, 0, sizeof(*pk));
     snprintf(pk->name, sizeof(pk->name), "%s", k->name);
+    if (k->axis) {
+        char v[64];
+
+        fab_kernel_variant(k, v, sizeof(v), false);
+        snprintf(pk->variant, sizeof(pk->variant), "%s=%s", k->axis, v);
+    }
     if (pair && w->hosts) {
         snprintf(pk->host_a, sizeof(pk->host_a), "%s", w->hosts[pair[0]]);
         snprintf(pk->host_b, sizeof(pk->host_b), "%s", w->hosts[pair[1]]);
@@ -346,7 +358,8 @@ static fab_prom_row_t *fab_prom_slot(fab_prom_t *p, int kernel, double bytes)
         const fab_prom_kernel_t *o = &p->k[p->r[i].kernel];
 
         if (p->r[i].v[bc] == bytes && strcmp(o->name, k->name) == 0 &&
-            strcmp(o->host_a, k->host_a) == 0 && strcmp(o->host_b, k->host_b) == 0)
+            strcmp(o->variant, k->variant) == 0 && strcmp(o->host_a, k->host_a) == 0 &&
+            strcmp(o->host_b, k->host_b) == 0)
             return &p->r[i];
     }
     if (p->nr == p->capr) {

@@ -18,6 +18,7 @@
 #include "kernel/fab_kernel.h"
 #include "out/columns.h"
 #include "out/runmeta.h"
+#include "kernel/registry.h"
 #include "out/show.h"
 #include "out/table.h"
 #include "out/text.h"
@@ -335,7 +336,8 @@ static char **fab_show_text_column(fab_show_t *s, hid_t table, const char *where
     return out;
 }
 
-static void fab_show_table(fab_show_t *s, hid_t table, const char *where, fab_kind_t kind)
+static void fab_show_table(fab_show_t *s, hid_t table, const char *where, fab_kind_t kind,
+                           const fab_kernel_t *kernel)
 {
     double *cols[FAB_MAX_COLUMNS] = {NULL};
     char **text[FAB_MAX_COLUMNS] = {NULL};
@@ -351,7 +353,7 @@ static void fab_show_table(fab_show_t *s, hid_t table, const char *where, fab_ki
         else
             cols[c] = fab_show_column(s, table, where, fab_columns[c].name, &n, &first);
     }
-    fab_text_table(kind, s->wide, s->columns, &t);
+    fab_text_table(kind, kernel, s->wide, s->columns, &t);
     if (s->st == FAB_OK)
         fab_text_heading(s->f, &t);
     for (hsize_t i = 0; i < n && s->st == FAB_OK; i++) {
@@ -382,9 +384,10 @@ static void fab_show_table(fab_show_t *s, hid_t table, const char *where, fab_ki
 static void fab_show_kernel_header(fab_show_t *s, hid_t kg, const char *w, const char *name)
 {
     char summary[256], ranks[64], policy[512], window[32], status[64], dtype[32], op[16];
-    char arith[192], root[32], detail[1024], opts[1024];
+    char arith[192], root[32], detail[1024], opts[1024], variant[96];
 
     fab_show_attr(s, kg, w, "summary", summary, sizeof(summary));
+    fab_show_attr(s, kg, w, "variant", variant, sizeof(variant));
     fab_show_attr(s, kg, w, "ranks", ranks, sizeof(ranks));
     fab_show_attr(s, kg, w, "iteration_policy", policy, sizeof(policy));
     fab_show_attr(s, kg, w, "window", window, sizeof(window));
@@ -398,7 +401,7 @@ static void fab_show_kernel_header(fab_show_t *s, hid_t kg, const char *w, const
     if (s->st != FAB_OK)
         return;
     fprintf(s->f, "#\n");
-    fab_out_text_line(s->f, "# kernel: %s: %s", name, summary);
+    fab_out_text_line(s->f, "# kernel: %s%s%s: %s", name, variant[0] ? " " : "", variant, summary);
     fab_out_text_line(s->f, "# ranks: %s", ranks);
     fab_out_text_line(s->f, "# iterations: %s", policy);
     if (strcmp(window, "0") != 0 && window[0])
@@ -468,7 +471,8 @@ static void fab_show_kernel(fab_show_t *s, hid_t kg, const char *where)
     table = fab_show_group(s, kg, where, "table");
     snprintf(tw, sizeof(tw), "%s/table", where);
     if (table >= 0) {
-        fab_show_table(s, table, tw, k);
+        /* this build's kernel of that name, for its own table (NULL: the kind's) */
+        fab_show_table(s, table, tw, k, s->st == FAB_OK ? fab_kernel_find(name) : NULL);
         H5Gclose(table);
     }
     if (s->st == FAB_OK && H5Lexists(kg, "matrix", H5P_DEFAULT) > 0)

@@ -209,6 +209,23 @@ fab_status_t fab_text_columns_check(const char *list, char *err, size_t errlen, 
     return FAB_ERR_USAGE;
 }
 
+/* A cell for a kernel's own column (ctype 'k'): headed by the kernel's heading (--columns:
+ * the name), as wide as that, formatted by its unit. */
+static fab_text_cell_t fab_text_kcol_cell(int col, bool by_name)
+{
+    const fab_column_t *c = &fab_columns[col];
+    const fab_kcol_t *kc = fab_column_kcol(col);
+    const char *head = by_name || !kc || !kc->head ? c->name : kc->head;
+    int w = (int)strlen(head);
+    fab_text_cell_t cell = CELL(c->name, head, w < 7 ? 7 : w, FAB_TXT_F0);
+
+    if (strcmp(c->unit, "%") == 0)
+        cell.fmt = FAB_TXT_PCT2;
+    else if (strcmp(c->unit, "count") == 0)
+        cell.fmt = FAB_TXT_ERRORS;
+    return cell;
+}
+
 /* A cell for column col in a table of kind: a wide layout's cell for it where there is one
  * (its format and width; kind's first, so lat_us's loop_us prints as in the latency table),
  * else one from the column's type; headed by the column's name. */
@@ -220,6 +237,8 @@ static fab_text_cell_t fab_text_named_cell(fab_kind_t kind, int col)
     fab_text_cell_t cell = CELL(c->name, c->name, 9, FAB_TXT_F3);
     bool found = false;
 
+    if (c->ctype == 'k')
+        return fab_text_kcol_cell(col, true);
     if (c->type == FAB_COL_STR)
         cell = (fab_text_cell_t)CELL(c->name, c->name, 8, FAB_TXT_STR);
     else if (c->type != FAB_COL_F64)
@@ -243,7 +262,33 @@ static fab_text_cell_t fab_text_named_cell(fab_kind_t kind, int col)
     return cell;
 }
 
-void fab_text_table(fab_kind_t kind, bool wide, const char *columns, fab_text_table_t *t)
+/* A cell of a kernel's own compact table (fab_kernel_t.table) for column col: the kind's
+ * compact cell where it has one (its heading), the kernel's column's, else as --columns. */
+static fab_text_cell_t fab_text_compact_cell(fab_kind_t kind, int col)
+{
+    int n;
+    const fab_text_cell_t *compact = fab_text_layout(kind, false, &n);
+
+    for (int i = 0; i < n; i++)
+        if (strcmp(compact[i].col, fab_columns[col].name) == 0)
+            return compact[i];
+    if (fab_columns[col].ctype == 'k')
+        return fab_text_kcol_cell(col, false);
+    compact = fab_text_layout(kind, true, &n); /* the wide table's heading (sys%, si%) */
+    for (int i = 0; i < n; i++)
+        if (strcmp(compact[i].col, fab_columns[col].name) == 0) {
+            fab_text_cell_t cell = compact[i];
+
+            cell.head_width = 0;
+            if (cell.width < (int)strlen(cell.head))
+                cell.width = (int)strlen(cell.head);
+            return cell;
+        }
+    return fab_text_named_cell(kind, col);
+}
+
+void fab_text_table(fab_kind_t kind, const fab_kernel_t *k, bool wide, const char *columns,
+                    fab_text_table_t *t)
 {
     const char *p = columns;
     char name[64];
@@ -252,18 +297,28 @@ void fab_text_table(fab_kind_t kind, bool wide, const char *columns, fab_text_ta
     const fab_text_cell_t *cells;
 
     t->n = 0;
-    if (columns) {
+    if (columns || (k && k->table && !wide)) {
+        bool own = !columns;
+
+        p = own ? k->table : columns;
         while (t->n < FAB_MAX_COLUMNS && fab_text_next_name(&p, name, sizeof(name), &full)) {
             int c = fab_column_find(name);
 
             if (c >= 0)
-                t->cell[t->n++] = fab_text_named_cell(kind, c);
+                t->cell[t->n++] =
+                    own ? fab_text_compact_cell(kind, c) : fab_text_named_cell(kind, c);
         }
         return;
     }
     cells = fab_text_layout(kind, wide, &n);
     for (int i = 0; i < n && i < FAB_MAX_COLUMNS; i++)
         t->cell[t->n++] = cells[i];
+    for (int j = 0; wide && k && j < k->nkcols && t->n < FAB_MAX_COLUMNS; j++) {
+        int c = fab_column_find(k->kcols[j].name);
+
+        if (c >= 0)
+            t->cell[t->n++] = fab_text_kcol_cell(c, false);
+    }
 }
 
 /* ------------------------------------------------------------------ printing */
@@ -344,6 +399,12 @@ static void fab_text_cell(const fab_text_cell_t *c, const double *d, const char 
             snprintf(buf, len, "n/a");
         else
             snprintf(buf, len, "%.1f", x);
+        break;
+    case FAB_TXT_PCT2:
+        if (isnan(x))
+            snprintf(buf, len, "-");
+        else
+            snprintf(buf, len, "%.*f", fabs(x) < 9.995 ? 2 : 1, x);
         break;
     case FAB_TXT_EXACT:
         snprintf(buf, len, "%s", isnan(x) ? "-" : x != 0 ? "exact" : "hist");

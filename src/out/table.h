@@ -35,6 +35,7 @@ typedef enum {
     FAB_TXT_CIREG,   /* FAB_TXT_CI, then rN when the column regimes is N > 1 (compact) */
     FAB_TXT_REGIMES, /* the count, - for 0 (not assessed) */
     FAB_TXT_STR,     /* a text column, - when empty */
+    FAB_TXT_PCT2,    /* %.2f below 10, %.1f above; - for NaN (a kernel's % column: loss) */
 } fab_txt_fmt_t;
 
 /* One cell of a table: the column, its heading, widths and format. */
@@ -60,9 +61,11 @@ typedef struct fab_text_table {
  * FAB_ERR_USAGE with what is wrong in err and the names there are in hint. */
 fab_status_t fab_text_columns_check(const char *list, char *err, size_t errlen, char *hint,
                                     size_t hintlen);
-/* The table of kind: columns (a checked --columns list, NULL: none) in its order, headed by
- * the files' names; else the wide or the compact layout. */
-void fab_text_table(fab_kind_t kind, bool wide, const char *columns, fab_text_table_t *t);
+/* The table of kind (k: the kernel, NULL when not known): columns (a checked --columns list,
+ * NULL: none) in its order, headed by the files' names; else the wide layout and then k's own
+ * columns; else k's own compact table (fab_kernel_t.table) or the kind's. */
+void fab_text_table(fab_kind_t kind, const fab_kernel_t *k, bool wide, const char *columns,
+                    fab_text_table_t *t);
 /* The heading line, and one row from its columns' values (d[i], s[i]: column i of
  * out/columns.c as the files store it; s[i] NULL for a number column or when unknown). */
 void fab_text_heading(FILE *f, const fab_text_table_t *t);

@@ -21,6 +21,7 @@
 #include "measure/plan.h"
 #include "measure/rounds.h"
 #include "out/columns.h"
+#include "out/kernelmeta.h"
 #include "out/runinfo.h"
 #include "out/sink.h"
 #include "out/table.h"
@@ -266,12 +267,15 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
 {
     fab_text_t *t = arg;
     FILE *f = t->f;
+    char variant[96];
 
-    fab_text_table(k->kind, o->wide, o->columns, &t->table);
+    fab_text_table(k->kind, k, o->wide, o->columns, &t->table);
     t->busbw_sum = 0;
     t->busbw_n = 0;
     fprintf(f, "#\n");
-    fab_out_text_line(f, "# kernel: %s: %s", k->name, k->summary);
+    fab_kernel_variant(k, variant, sizeof(variant), true);
+    fab_out_text_line(f, "# kernel: %s%s%s: %s", k->name, variant[0] ? " " : "", variant,
+                      k->summary);
     if (k->ranks == FAB_RANKS_NODES) {
         fab_out_text_line(f, "# ranks: every pair of members, as the line below says; the row "
                              "sums up the pairs: one sample per pair (latency: its median; "

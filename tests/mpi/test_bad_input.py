@@ -48,7 +48,7 @@ CASES = [
     (2, ["latency,"], "empty entry"),
     (2, ["latency", "-m", "1,2:8"], "mixes a range and a list"),
     (2, ["latency", "--append", "--force"], "contradict"),
-    (2, ["latency", "--line-rate", "fast"], "not a link rate"),
+    (2, ["latency", "--line-rate", "fast"], "is not a rate"),
     (2, ["latency", "--fabric", "roce", "--device", "mlx5_0:x"], "the port after ':'"),
     (2, ["latency", "--device", "eth0"], "needs --fabric"),
     (2, ["latency", "--fabric", "warp"], "no such fabric profile"),

@@ -1,6 +1,7 @@
 """The socket kernels on loopback (2 and 4 ranks, one host), read back with h5py:
 
-- tcp_stream with 1 and 3 streams per pair, and 2 pairs x 2 streams: --validate finds no bad
+- tcp_stream with 1 and 3 streams per pair, both in one run (--streams 1,3: two instances),
+  and 2 pairs x 2 streams: --validate finds no bad
   byte, the rates follow their definitions (MBps = bytes x msg/s, pair_MBps = MBps / streams,
   msg/s = pairs x streams x window / loop time), the socket columns (tcp_retrans,
   sndbuf_bytes, rcvbuf_bytes) are set for socket rows and NaN for MPI rows of the same file
@@ -80,6 +81,27 @@ try:
         print("ok tcp_stream --streams %d: validated, rates by definition, counters set "
               "(retrans %s, sndbuf %s), bw's NaN" % (streams, list(t["tcp_retrans"]),
                                                      list(t["sndbuf_bytes"])))
+
+    # ---- --streams 1,3 in one run: two instances, each its header and rows, the count in
+    # the streams column and in the kernel's variant attribute
+    path = os.path.join(tmp, "s13.h5")
+    p = run(2, ["tcp_stream", "-m", "4K", "-i", "10", "-w", "4", "--streams", "1,3", "-o", path])
+    hdr, ks = parse_tables(p.stdout)
+    check([k["name"] for k in ks] == ["tcp_stream", "tcp_stream"], repr(ks))
+    check("# kernel: tcp_stream --streams 1:" in p.stdout and
+          "# kernel: tcp_stream --streams 3:" in p.stdout, p.stdout[-3000:])
+    check(ks[0]["columns"][:5] == ["bytes", "MB/s", "Gb/s", "line%", "retr"],
+          repr(ks[0]["columns"]))
+    with h5py.File(path, "r") as f:
+        groups = list(f["runs/run_0000/kernels"].values())
+        check([(g.attrs["variant"], g.attrs["axis"]) for g in groups] ==
+              [("--streams 1", "streams"), ("--streams 3", "streams")],
+              repr([dict(g.attrs) for g in groups]))
+        check([float(g["table"]["streams"][0]) for g in groups] == [1.0, 3.0], "streams column")
+        check([abs(g["table"]["msgps"][0] * g["table"]["loop_us"][0] * 1e-6 - n * 4) < 1e-3 * n * 4
+               for g, n in zip(groups, (1, 3))] == [True, True], "msg/s of each instance")
+        check("streams=3" in groups[1].attrs["options"], groups[1].attrs["options"])
+    print("ok --streams 1,3: two instances, streams column 1 and 3, variant attributes")
 
     # ---- 2 pairs x 2 streams, --sockbuf, --omit
     path = os.path.join(tmp, "p2.h5")

@@ -104,7 +104,9 @@ for name in sorted(os.listdir(kdir)):
         continue
     kname = name[:-2]
     owned.append((kname, re.compile(r"\b%s\b" % re.escape(kname))))
-    for opt in re.findall(r'^\s*\{\s*"([a-z][a-z0-9-]*)",', text, re.M):
+    # its option rows: the entries of its fab_opt_t tables (not of other tables: columns)
+    rows = "".join(re.findall(r"fab_opt_t\s+\w+\s*\[[^\]]*\]\s*=\s*\{(.*?)\n\};", text, re.S))
+    for opt in re.findall(r'^\s*\{\s*"([a-z][a-z0-9-]*)",', rows, re.M):
         env = "FABRICBENCH_" + opt.upper().replace("-", "_")
         owned.append(("--" + opt, re.compile(r"--%s\b|\b%s\b" % (re.escape(opt), env))))
 harness = [p for p in files if os.path.relpath(p, src).startswith("src" + os.sep)]

@@ -91,6 +91,84 @@ static void check_layouts(void)
     }
 }
 
+/* The kernels' own columns: every one a column (room for all), one definition per name, none
+ * named as a harness column; each kernel's compact table names columns and fits 100
+ * characters; an axis names a list option of the kernel and an AXIS column. */
+static void check_kernel_columns(void)
+{
+    CHECK(fab_columns_wanted() == fab_ncolumns && fab_ncolumns <= FAB_MAX_COLUMNS);
+    for (int i = 0; i < fab_nkernels; i++) {
+        const fab_kernel_t *k = fab_kernels[i];
+        int axes = 0;
+
+        CHECK(k->nkcols >= 0 && k->nkcols <= FAB_KCOL_MAX && (k->nkcols == 0 || k->kcols));
+        for (int j = 0; j < k->nkcols; j++) {
+            const fab_kcol_t *kc = &k->kcols[j];
+            int c = fab_column_find(kc->name);
+            const fab_kcol_t *def = fab_column_kcol(c);
+
+            CHECK(c >= 0 && fab_columns[c].ctype == 'k' && def);
+            /* a name shared by two kernels' tables: the same definition */
+            CHECK(def && strcmp(def->unit, kc->unit) == 0 && strcmp(def->doc, kc->doc) == 0 &&
+                  def->kind == kc->kind && strcmp(def->head, kc->head) == 0);
+            CHECK(strpbrk(kc->name, "/ .%") == NULL && kc->head && kc->head[0]);
+            CHECK(kc->kind != FAB_KCOL_DERIVED || k->derive);
+            CHECK((kc->kind != FAB_KCOL_COUNTER && kc->kind != FAB_KCOL_GAUGE) || k->counters);
+            axes += kc->kind == FAB_KCOL_AXIS;
+        }
+        if (k->axis) {
+            bool list = false;
+
+            for (int j = 0; j < k->noptions; j++)
+                list =
+                    list ||
+                    (strcmp(k->options[j].name, k->axis) == 0 &&
+                     (k->options[j].type == FAB_OPT_INTS || k->options[j].type == FAB_OPT_RATES));
+            if (!list || axes != 1)
+                fprintf(stderr,
+                        "kernel %s: axis %s is no list option of its own, or %d AXIS "
+                        "columns\n",
+                        k->name, k->axis, axes);
+            CHECK(list && axes == 1);
+        }
+        if (k->table) {
+            fab_text_table_t t;
+            double d[FAB_MAX_COLUMNS];
+            char *buf;
+            int line = 1;
+
+            CHECK(fab_text_columns_check(k->table, (char[256]){0}, 256, (char[2048]){0}, 2048) ==
+                  FAB_OK);
+            fab_text_table(k->kind, k, false, NULL, &t);
+            CHECK(strcmp(t.cell[0].col, "bytes") == 0);
+            for (int c = 0; c < t.n; c++)
+                line += 1 + (t.cell[c].head_width > t.cell[c].width ? t.cell[c].head_width
+                                                                    : t.cell[c].width);
+            if (line > FAB_TEXT_COLS - 2)
+                fprintf(stderr, "kernel %s: compact table of %d characters\n", k->name, line);
+            CHECK(line <= FAB_TEXT_COLS - 2);
+            for (int c = 0; c < fab_ncolumns; c++)
+                d[c] = 1234.5;
+            buf = printed(&t, d, NULL);
+            CHECK(fits(buf));
+            free(buf);
+        }
+    }
+    /* tcp_stream: its own compact table; --wide: the bandwidth table, then its columns */
+    {
+        const fab_kernel_t *k = fab_kernel_find("tcp_stream");
+        fab_text_table_t t;
+        int n;
+
+        fab_text_layout(FAB_KIND_BANDWIDTH, true, &n);
+        fab_text_table(k->kind, k, true, NULL, &t);
+        CHECK(t.n == n + k->nkcols && strcmp(t.cell[n].head, "retr") == 0 &&
+              strcmp(t.cell[n + 3].head, "streams") == 0);
+        fab_text_table(k->kind, k, false, NULL, &t);
+        CHECK(strcmp(t.cell[4].head, "retr") == 0 && strcmp(t.cell[9].head, "sys%") == 0);
+    }
+}
+
 static void check_numbers(void)
 {
     /* at least 4 significant digits, at least the cell's decimals, no exponent from 1e-5 */
@@ -127,12 +205,12 @@ static void check_columns_option(void)
           strstr(err, "bytes twice"));
     CHECK(fab_text_columns_check("", err, sizeof(err), hint, sizeof(hint)) == FAB_ERR_USAGE);
     /* picks exactly those, in that order, headed by the files' names */
-    fab_text_table(FAB_KIND_COLLECTIVE, false, "p99_us,bytes,MBps,type", &t);
+    fab_text_table(FAB_KIND_COLLECTIVE, NULL, false, "p99_us,bytes,MBps,type", &t);
     CHECK(t.n == 4 && strcmp(t.cell[0].head, "p99_us") == 0 &&
           strcmp(t.cell[1].head, "bytes") == 0 && strcmp(t.cell[2].head, "MBps") == 0 &&
           strcmp(t.cell[3].head, "type") == 0 && t.cell[3].fmt == FAB_TXT_STR);
     /* no list: the layout */
-    fab_text_table(FAB_KIND_LATENCY, true, NULL, &t);
+    fab_text_table(FAB_KIND_LATENCY, NULL, true, NULL, &t);
     CHECK(t.n > 20 && strcmp(t.cell[1].head, "lat_us") == 0);
 }
 
@@ -205,9 +283,10 @@ int main(void)
     CHECK(fab_column_find("regimes") == 39 && fab_column_find("count") == 40 &&
           fab_column_find("type") == 41 && fab_column_find("redop") == 42);
     CHECK(fab_column_find("tcp_retrans") == 43 && fab_column_find("sndbuf_bytes") == 44 &&
-          fab_column_find("rcvbuf_bytes") == 45 && fab_ncolumns == 46);
+          fab_column_find("rcvbuf_bytes") == 45 && fab_column_find("streams") == 46);
     CHECK(fab_columns[41].type == FAB_COL_STR && fab_columns[40].type == FAB_COL_I64);
     check_layouts();
+    check_kernel_columns();
     check_numbers();
     check_columns_option();
     check_verdict_width();
@@ -256,6 +335,23 @@ int main(void)
     fab_column_values(latency, &o, &r, d, s); /* not a collective: -1, "" */
     CHECK(d[fab_column_find("count")] == -1 && strcmp(s[fab_column_find("type")], "") == 0 &&
           strcmp(s[fab_column_find("redop")], "") == 0);
+    /* a kernel's own columns: NaN for kernels without them; counters as gathered, the
+     * instance's axis value */
+    CHECK(isnan(d[fab_column_find("tcp_retrans")]) && isnan(d[fab_column_find("streams")]));
+    {
+        fab_kernel_t inst = *fab_kernel_find("tcp_stream");
+
+        inst.axis_value = 4;
+        for (int j = 0; j < FAB_KCOL_MAX; j++)
+            r.kc[j] = NAN;
+        r.kc[0] = 7;
+        r.kc[1] = 212992;
+        fab_column_values(&inst, &o, &r, d, s);
+        CHECK(d[fab_column_find("tcp_retrans")] == 7 && d[fab_column_find("streams")] == 4 &&
+              d[fab_column_find("sndbuf_bytes")] == 212992 &&
+              isnan(d[fab_column_find("rcvbuf_bytes")]));
+        r.kc[0] = r.kc[1] = NAN;
+    }
     CHECK(strcmp(fab_dtype_nccl_name(FAB_DT_FLOAT32), "float") == 0 &&
           strcmp(fab_dtype_nccl_name(FAB_DT_FLOAT64), "double") == 0 &&
           fab_dtype_size(FAB_DT_FLOAT64) == 8 && fab_dtype_size(FAB_DT_BFLOAT16) == 2);
@@ -267,7 +363,7 @@ int main(void)
     {
         char *buf;
 
-        fab_text_table(FAB_KIND_COLLECTIVE, true, NULL, &t);
+        fab_text_table(FAB_KIND_COLLECTIVE, NULL, true, NULL, &t);
         buf = printed(&t, d, s);
         CHECK(strstr(buf, "\n        4096 ") && strstr(buf, "      3:25% ") &&
               strstr(buf, "    n/a ") && strstr(buf, "  exact   1.25*   2      - ") &&
@@ -279,7 +375,7 @@ int main(void)
         CHECK(strstr(buf, "  si%      count     type redop\n") != NULL);
         free(buf);
         /* compact: within 100 columns, ci% with its regimes */
-        fab_text_table(FAB_KIND_COLLECTIVE, false, NULL, &t);
+        fab_text_table(FAB_KIND_COLLECTIVE, NULL, false, NULL, &t);
         buf = printed(&t, d, s);
         CHECK(fits(buf) && strstr(buf, " 1.25*r2 ") && strstr(buf, " 0.0001234 ") &&
               strstr(buf, "     2048 "));
@@ -287,7 +383,8 @@ int main(void)
                           "busbw_GB/s line%     ci% errors  cpu%\n") == buf);
         free(buf);
         /* --columns: what was asked, with the cells' formats */
-        fab_text_table(FAB_KIND_COLLECTIVE, false, "redop,busbw_GBps,slowest_rank,p99_us", &t);
+        fab_text_table(FAB_KIND_COLLECTIVE, NULL, false, "redop,busbw_GBps,slowest_rank,p99_us",
+                       &t);
         buf = printed(&t, d, s);
         CHECK(strcmp(buf, "# redop   busbw_GBps slowest_rank    p99_us\n"
                           "    max    0.0001234        3:25%         -\n") == 0);

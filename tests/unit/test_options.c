@@ -258,5 +258,39 @@ int main(void)
     setenv("FABRICBENCH_VERBOSE", "2", 1);
     CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.verbose == 2);
     unsetenv("FABRICBENCH_VERBOSE");
+    /* list options and kernel instances: --streams 1,4,8 runs tcp_stream three times, each
+     * its value; ranges double; bad lists refused with the option named */
+    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream,bw", "--streams", "1,4,8") == FAB_OK &&
+          o.nkernels == 4 && strcmp(o.kernels[0]->name, "tcp_stream") == 0 &&
+          o.kernels[0]->axis_value == 1 && o.kernels[1]->axis_value == 4 &&
+          o.kernels[2]->axis_value == 8 && o.kernels[0] != o.kernels[1] &&
+          strcmp(o.kernels[3]->name, "bw") == 0 && !o.kernels[3]->axis);
+    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1:8") == FAB_OK &&
+          o.nkernels == 4 && o.kernels[3]->axis_value == 8 && o.kernels[2]->axis_value == 4);
+    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "3:10") == FAB_OK &&
+          o.nkernels == 3 && o.kernels[2]->axis_value == 10 && o.kernels[1]->axis_value == 6);
+    CHECK(parse(&o, &cmd, err, 2, "run", "tcp_stream") == FAB_OK && o.nkernels == 1 &&
+          o.kernels[0]->axis_value == 1);
+    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "0") == FAB_ERR_USAGE &&
+          strstr(err, "--streams") && strstr(err, "out of range"));
+    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "4,4") == FAB_ERR_USAGE &&
+          strstr(err, "twice"));
+    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "8:1") == FAB_ERR_USAGE &&
+          strstr(err, "backwards"));
+    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1,,2") == FAB_ERR_USAGE &&
+          strstr(err, "not a list"));
+    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1,x") == FAB_ERR_USAGE &&
+          strstr(err, "'x' is not a whole number"));
+    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1:128") == FAB_OK &&
+          o.nkernels == 8);
+    /* more instances than a run holds: refused, saying why */
+    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream,tcp_stream,tcp_stream,tcp_stream,tcp_stream",
+                "--streams", "1,2,3,4,5,6,7") == FAB_ERR_USAGE &&
+          strstr(err, "too many kernels"));
+    /* rates: units K, M, G, T; beyond the option's range named as such */
+    CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--line-rate", "500M") == FAB_OK &&
+          fabs(o.line_rate_gbps - 0.5) < 1e-12);
+    CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--line-rate", "2000T") == FAB_ERR_USAGE &&
+          strstr(err, "out of range"));
     return fab_test_report("test_options");
 }

@@ -1,0 +1,46 @@
+/* Columns a kernel adds to its rows (fab_kcol_t), and what its derive hook sees of a row
+ * (fab_krow_t). Included by kernel/descriptor.h. */
+#ifndef FAB_KERNEL_KCOL_H
+#define FAB_KERNEL_KCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Columns a kernel adds to its rows (the socket kernels' retransmits, UDP loss and jitter):
+ * it lists them in fab_kernel_t.kcols, and each becomes a column of every output, named,
+ * with its unit and meaning (out/columns.c appends every registered kernel's columns to the
+ * harness's; NaN in the rows of kernels without it). Kernels that share columns share one
+ * definition (a table or a macro); a name has one definition wherever it appears. */
+#define FAB_KCOL_MAX 12 /* columns one kernel may add */
+typedef enum {
+    /* The counters hook gives this rank's cumulative value; the harness reads it at both
+     * ends of every timed block (so warm-up and validation do not count) and the row holds
+     * the sum of the blocks' differences over the kernel's ranks. */
+    FAB_KCOL_COUNTER = 0,
+    /* The counters hook gives a value now; the row holds the value at the end of its last
+     * block, averaged over the ranks that have one. */
+    FAB_KCOL_GAUGE,
+    /* The value of the kernel's axis option for this instance (fab_kernel_t.axis). */
+    FAB_KCOL_AXIS,
+    /* Computed from the row by the kernel's derive hook, after the others. */
+    FAB_KCOL_DERIVED,
+} fab_kcol_kind_t;
+
+typedef struct fab_kcol {
+    const char *name; /* as in every output: file-safe, with its unit ("loss_pct") */
+    const char *head; /* its heading in the text table ("loss%") */
+    const char *unit; /* decimal units as the harness's columns: count, bytes, us, %, Gb/s */
+    const char *doc;  /* what it is, for the schema and `--columns` users */
+    fab_kcol_kind_t kind;
+} fab_kcol_t;
+
+/* What a kernel's derive hook sees of a finished row (on the kernel's first rank). */
+typedef struct fab_krow {
+    size_t bytes;
+    uint64_t iterations; /* timed */
+    double seconds;      /* the timed blocks' time: iterations x the loop mean */
+    double axis;         /* the instance's axis value; NaN without an axis */
+    const double *c;     /* its columns' values so far, in kcols order (derived ones NaN) */
+} fab_krow_t;
+
+#endif
