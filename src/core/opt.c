@@ -11,6 +11,18 @@
 #include "core/opt.h"
 #include "core/sizes.h"
 
+void fab_rate_text(double gbps, char *buf, size_t len)
+{
+    if (gbps >= 1000)
+        snprintf(buf, len, "%gT", gbps / 1000);
+    else if (gbps >= 1)
+        snprintf(buf, len, "%gG", gbps);
+    else if (gbps >= 1e-3)
+        snprintf(buf, len, "%gM", gbps * 1e3);
+    else
+        snprintf(buf, len, "%gK", gbps * 1e6);
+}
+
 bool fab_opt_takes_value(const fab_opt_t *d)
 {
     return d->type != FAB_OPT_FLAG && d->type != FAB_OPT_COUNT;
@@ -386,9 +398,14 @@ void fab_opt_format(const fab_opt_t *d, const void *base, char *buf, size_t len)
     case FAB_OPT_RATES: {
         const fab_list_t *l = (const fab_list_t *)at;
 
-        for (int i = 0; i < l->n && n < len; i++)
-            n += (size_t)snprintf(buf + n, len - n, "%s%g%s", i ? "," : "", l->v[i],
-                                  d->type == FAB_OPT_RATES ? "G" : "");
+        for (int i = 0; i < l->n && n < len; i++) {
+            n += (size_t)snprintf(buf + n, len - n, "%s", i ? "," : "");
+            if (d->type == FAB_OPT_RATES && n < len)
+                fab_rate_text(l->v[i], buf + n, len - n);
+            else if (n < len)
+                snprintf(buf + n, len - n, "%g", l->v[i]);
+            n += strlen(buf + n);
+        }
         break;
     }
     case FAB_OPT_CHOICE: {

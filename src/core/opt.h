@@ -52,6 +52,8 @@ typedef struct fab_opt {
     double unset;
 } fab_opt_t;
 
+/* A rate in Gb/s as a person writes it, the rate options' units: 400G, 2.5G, 100M, 500K. */
+void fab_rate_text(double gbps, char *buf, size_t len);
 /* Whether the option takes a value (all but FLAG and COUNT). */
 bool fab_opt_takes_value(const fab_opt_t *d);
 /* Set the value of d in the struct at base from the text val (NULL for FLAG and COUNT). On

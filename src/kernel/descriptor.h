@@ -130,21 +130,11 @@ typedef struct fab_kernel {
     const char *axis;
     /* Set by the harness in an instance's copy of the descriptor: the value of axis. */
     double axis_value;
+    /* Optional: seconds of the automatic budget each of its rows asks for (0: the harness's
+     * per-row default); with spend_budget its rows use their whole share even once precise
+     * (a loss count needs time, not a steady time per iteration). */
+    double budget_row_s;
+    bool spend_budget;
 } fab_kernel_t;
-
-/* Inline: they run in timed iterations. Slot i of the send/receive buffers: */
-static inline char *fab_sbuf(const fab_kctx_t *ctx, int slot)
-{
-    return ctx->sbuf + (size_t)slot * ctx->max_bytes;
-}
-static inline char *fab_rbuf(const fab_kctx_t *ctx, int slot)
-{
-    return ctx->rbuf + (size_t)slot * ctx->max_bytes;
-}
-/* The root of call `turn` of a collective: --root, or rotating (turn mod ranks) when -1. */
-static inline int fab_coll_root(const fab_kctx_t *ctx, uint64_t turn)
-{
-    return ctx->root >= 0 ? ctx->root : (int)(turn % (uint64_t)ctx->size);
-}
 
 #endif

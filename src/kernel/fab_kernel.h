@@ -11,6 +11,7 @@
 
 /* What kernels share: data patterns and the windowed exchange, collectives' helpers. */
 #include "kernel/collective.h"
+#include "kernel/kbuf.h"
 #include "kernel/patterns.h"
 
 #endif

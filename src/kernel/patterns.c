@@ -4,6 +4,7 @@
 
 #include "core/testhook.h"
 #include "kernel/descriptor.h"
+#include "kernel/kbuf.h"
 #include "kernel/patterns.h"
 
 #define FAB_ACK_BYTES 4

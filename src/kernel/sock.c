@@ -31,6 +31,10 @@ const fab_opt_t fab_sock_options[FAB_SOCK_NOPTIONS] = {
      "streaming socket kernels: untimed streaming after connecting, past TCP slow start "
      "(iperf3 -O)",
      0},
+    {"rate", 0, FAB_OPT_RATES, OFF(rate), 0, FAB_UDP_MAX_RATE, "RATE[,RATE...]", "Gb/s", "1G",
+     "paced UDP kernels: the payload rate the sender offers (iperf3 -u -b), 500M, 2.5G; a list "
+     "(1G,2G,4G or 1G:8G) runs the kernel once per rate, so that loss shows where it starts",
+     0},
 };
 
 fab_status_t fab_sock_check(const fab_kctx_t *ctx, char *msg, size_t len, char *hint, size_t hlen)

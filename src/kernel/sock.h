@@ -11,14 +11,18 @@
 #ifndef FAB_KERNEL_SOCK_H
 #define FAB_KERNEL_SOCK_H
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 
 #include "kernel/descriptor.h"
 
 #define FAB_SOCK_MAX_STREAMS 128 /* --streams */
 #define FAB_SOCK_CONNECT_S   10  /* a connection that is not up within this ends the run */
 #define FAB_SOCK_MAX_OMIT    60  /* --omit, seconds */
+#define FAB_UDP_MAX_RATE     400 /* --rate, Gb/s: a flood is bounded in rate as in time */
 
 /* The socket kernels' own options (one table, shared). */
 typedef struct fab_sock_opts {
@@ -26,10 +30,11 @@ typedef struct fab_sock_opts {
     fab_list_t streams; /* --streams: TCP connections per pair (a streaming kernel's axis) */
     size_t sockbuf;     /* --sockbuf: SO_SNDBUF and SO_RCVBUF, bytes; 0: the OS's autotuning */
     double omit;        /* --omit: seconds of untimed streaming after connecting (slow start) */
+    fab_list_t rate;    /* --rate: payload Gb/s a paced UDP kernel offers (its axis) */
 } fab_sock_opts_t;
 
 extern fab_sock_opts_t fab_sock_opt;
-#define FAB_SOCK_NOPTIONS 4
+#define FAB_SOCK_NOPTIONS 5
 extern const fab_opt_t fab_sock_options[FAB_SOCK_NOPTIONS];
 
 /* The kernels' check (fab_kernel_t.check): the options' values together. */
@@ -45,6 +50,39 @@ typedef struct fab_sock_link {
     const char *kernel;           /* for messages */
 } fab_sock_link_t;
 
+/* What the two ranks of a pair tell each other before connecting. */
+typedef struct fab_sock_end {
+    int st;     /* fab_status_t of the sender of this hello */
+    int family; /* AF_INET or AF_INET6 */
+    int port;   /* the listening (TCP) or bound (UDP) port */
+    char addr[INET6_ADDRSTRLEN];
+    char host[MPI_MAX_PROCESSOR_NAME];
+} fab_sock_end_t;
+
+typedef union fab_sockaddr {
+    struct sockaddr sa;
+    struct sockaddr_in in;
+    struct sockaddr_in6 in6;
+    struct sockaddr_storage ss;
+} fab_sockaddr_t;
+
+/* Addresses: text to fab_sockaddr_t (false: not a numeric address), its length, its text
+ * ("10.0.0.1:4567", "[::1]:4567"), whether two are the same host address. */
+bool fab_sa_parse(const char *text, int port, fab_sockaddr_t *a);
+socklen_t fab_sa_len(const fab_sockaddr_t *a);
+void fab_sa_text(const fab_sockaddr_t *a, char *buf, size_t len);
+bool fab_sa_same_ip(const fab_sockaddr_t *a, const fab_sockaddr_t *b);
+/* This rank's address for the pair (the rule above), into me->addr and me->family; me->host
+ * is this host's name, peer_host the partner's. FAB_ERR_CONFIG or FAB_ERR_ENV, said here. */
+fab_status_t fab_sock_choose(const fab_kctx_t *ctx, const char *peer_host, const char *kernel,
+                             fab_sock_end_t *me);
+/* Say an error on this rank, "KERNEL: MESSAGE; HINT", and return st. */
+fab_status_t fab_sock_fail(fab_status_t st, const char *kernel, const char *hint, const char *fmt,
+                           ...) __attribute__((format(printf, 4, 5)));
+double fab_sock_now(void); /* CLOCK_MONOTONIC, s */
+/* --sockbuf's SO_SNDBUF and SO_RCVBUF on fd, and TCP_NODELAY when nodelay. */
+void fab_sock_tune(int fd, bool nodelay);
+
 /* Connect the pair (this rank and peer in ctx->comm, sender connecting to peer) with n TCP
  * connections; nodelay: TCP_NODELAY (no Nagle). Every rank of the pair calls it; it ends on
  * both with the same outcome: FAB_OK, FAB_ERR_CONFIG (--bind names no address of this host,
@@ -54,6 +92,10 @@ typedef struct fab_sock_link {
 fab_status_t fab_sock_connect(fab_kctx_t *ctx, int peer, bool sender, int n, bool nodelay,
                               const char *kernel, fab_sock_link_t *l);
 void fab_sock_close(fab_sock_link_t *l);
+/* FABRICBENCH_TEST_SOCK_REFUSE=1: the receiver closes its port (TCP: instead of accepting;
+ * UDP: before the probe), so that the tests see what an unreachable peer gives (the sender's
+ * error or the receiver's time-out, exit 3 on both). */
+bool fab_sock_refuse_for_tests(void);
 
 /* Write len bytes on stream s / read exactly len bytes from it (poll(2) while it would
  * block). FAB_ERR_ENV with a message when the connection breaks. */

@@ -20,28 +20,12 @@
 #include "core/testhook.h"
 #include "kernel/sock.h"
 
-/* What the two ranks of a pair tell each other before connecting. */
-typedef struct fab_sock_hello {
-    int st;     /* fab_status_t of the sender of this hello */
-    int family; /* AF_INET or AF_INET6 */
-    int port;   /* the receiver's listening port */
-    char addr[INET6_ADDRSTRLEN];
-    char host[MPI_MAX_PROCESSOR_NAME];
-} fab_sock_hello_t;
-
-typedef union fab_sockaddr {
-    struct sockaddr sa;
-    struct sockaddr_in in;
-    struct sockaddr_in6 in6;
-    struct sockaddr_storage ss;
-} fab_sockaddr_t;
-
-static socklen_t fab_sa_len(const fab_sockaddr_t *a)
+socklen_t fab_sa_len(const fab_sockaddr_t *a)
 {
     return a->sa.sa_family == AF_INET6 ? sizeof(a->in6) : sizeof(a->in);
 }
 
-static bool fab_sa_parse(const char *text, int port, fab_sockaddr_t *a)
+bool fab_sa_parse(const char *text, int port, fab_sockaddr_t *a)
 {
     memset(a, 0, sizeof(*a));
     if (inet_pton(AF_INET, text, &a->in.sin_addr) == 1) {
@@ -57,7 +41,7 @@ static bool fab_sa_parse(const char *text, int port, fab_sockaddr_t *a)
     return false;
 }
 
-static void fab_sa_text(const fab_sockaddr_t *a, char *buf, size_t len)
+void fab_sa_text(const fab_sockaddr_t *a, char *buf, size_t len)
 {
     char ip[INET6_ADDRSTRLEN] = "?";
 
@@ -71,7 +55,7 @@ static void fab_sa_text(const fab_sockaddr_t *a, char *buf, size_t len)
 }
 
 /* The same host address (the ports aside). */
-static bool fab_sa_same_ip(const fab_sockaddr_t *a, const fab_sockaddr_t *b)
+bool fab_sa_same_ip(const fab_sockaddr_t *a, const fab_sockaddr_t *b)
 {
     if (a->sa.sa_family != b->sa.sa_family)
         return false;
@@ -159,11 +143,8 @@ static bool fab_sock_dev_addr(const char *dev, char *out, size_t len)
     return found;
 }
 
-/* Say an error on this rank, with what to do. */
-static fab_status_t fab_sock_fail(fab_status_t st, const char *kernel, const char *hint,
-                                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static fab_status_t fab_sock_fail(fab_status_t st, const char *kernel, const char *hint,
-                                  const char *fmt, ...)
+fab_status_t fab_sock_fail(fab_status_t st, const char *kernel, const char *hint, const char *fmt,
+                           ...)
 {
     char msg[1024];
     va_list ap;
@@ -175,9 +156,8 @@ static fab_status_t fab_sock_fail(fab_status_t st, const char *kernel, const cha
     return st;
 }
 
-/* This rank's address for the pair (see sock.h), into me->addr / me->family. */
-static fab_status_t fab_sock_choose(const fab_kctx_t *ctx, const char *peer_host,
-                                    const char *kernel, fab_sock_hello_t *me)
+fab_status_t fab_sock_choose(const fab_kctx_t *ctx, const char *peer_host, const char *kernel,
+                             fab_sock_end_t *me)
 {
     char list[512];
     fab_sockaddr_t a;
@@ -231,7 +211,7 @@ static fab_status_t fab_sock_choose(const fab_kctx_t *ctx, const char *peer_host
                          me->host, peer_host);
 }
 
-static double fab_sock_now(void)
+double fab_sock_now(void)
 {
     struct timespec t;
 
@@ -247,7 +227,7 @@ static void fab_sock_nonblock(int fd)
         fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-static void fab_sock_tune(int fd, bool nodelay)
+void fab_sock_tune(int fd, bool nodelay)
 {
     int one = 1;
 
@@ -262,7 +242,7 @@ static void fab_sock_tune(int fd, bool nodelay)
 }
 
 /* The receiver's listening socket on me->addr, port 0; its port into me->port. */
-static fab_status_t fab_sock_listen(fab_sock_hello_t *me, int n, const char *kernel, int *lfd)
+static fab_status_t fab_sock_listen(fab_sock_end_t *me, int n, const char *kernel, int *lfd)
 {
     fab_sockaddr_t a;
     socklen_t len;
@@ -285,8 +265,8 @@ static fab_status_t fab_sock_listen(fab_sock_hello_t *me, int n, const char *ker
 }
 
 /* The sender: n connections from me->addr to the receiver's address and port. */
-static fab_status_t fab_sock_dial(fab_sock_link_t *l, const fab_sock_hello_t *me,
-                                  const fab_sock_hello_t *peer, int peer_rank, bool nodelay)
+static fab_status_t fab_sock_dial(fab_sock_link_t *l, const fab_sock_end_t *me,
+                                  const fab_sock_end_t *peer, int peer_rank, bool nodelay)
 {
     fab_sockaddr_t from, to;
     char where[96];
@@ -340,8 +320,8 @@ static fab_status_t fab_sock_dial(fab_sock_link_t *l, const fab_sock_hello_t *me
 }
 
 /* The receiver: n connections from the sender's address (any other is refused). */
-static fab_status_t fab_sock_take(fab_sock_link_t *l, int lfd, const fab_sock_hello_t *me,
-                                  const fab_sock_hello_t *peer, int peer_rank, bool nodelay)
+static fab_status_t fab_sock_take(fab_sock_link_t *l, int lfd, const fab_sock_end_t *me,
+                                  const fab_sock_end_t *peer, int peer_rank, bool nodelay)
 {
     fab_sockaddr_t want, got;
 
@@ -384,9 +364,7 @@ static fab_status_t fab_sock_take(fab_sock_link_t *l, int lfd, const fab_sock_he
     return FAB_OK;
 }
 
-/* FABRICBENCH_TEST_SOCK_REFUSE=1: the receiver closes its port instead of accepting, so that
- * the tests see what an unreachable peer gives (the sender's error, exit 3 on both). */
-static bool fab_sock_refuse_for_tests(void)
+bool fab_sock_refuse_for_tests(void)
 {
     static int cached = -1;
 
@@ -396,7 +374,7 @@ static bool fab_sock_refuse_for_tests(void)
 fab_status_t fab_sock_connect(fab_kctx_t *ctx, int peer, bool sender, int n, bool nodelay,
                               const char *kernel, fab_sock_link_t *l)
 {
-    fab_sock_hello_t me, them;
+    fab_sock_end_t me, them;
     fab_status_t st;
     int lfd = -1, len = 0;
 

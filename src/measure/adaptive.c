@@ -330,7 +330,7 @@ fab_adapt_decision_t fab_adapt_decide(fab_adapt_t *a, const fab_interval_t *pool
 {
     double sorted[FAB_ADAPT_MAX_BLOCKS];
     fab_interval_t blocks;
-    bool precise;
+    bool precise, more;
 
     memset(out, 0, sizeof(*out));
     out->pooled_rel = pooled ? pooled->rel_half : INFINITY;
@@ -345,9 +345,10 @@ fab_adapt_decision_t fab_adapt_decide(fab_adapt_t *a, const fab_interval_t *pool
 
     precise = a->nblocks >= a->min_blocks && out->pooled_rel <= a->precision &&
               out->blocks_rel <= a->precision && out->regimes.n == 1;
-    if (precise)
+    more = a->nblocks < FAB_ADAPT_MAX_BLOCKS && share_s >= fab_adapt_block_cost(a);
+    if (precise && (!a->spend || !more))
         a->decision = FAB_ADAPT_STOP_PRECISE;
-    else if (a->nblocks >= FAB_ADAPT_MAX_BLOCKS || share_s < fab_adapt_block_cost(a))
+    else if (!more)
         a->decision = FAB_ADAPT_STOP_BUDGET;
     else
         a->decision = FAB_ADAPT_CONTINUE;

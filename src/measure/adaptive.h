@@ -97,7 +97,9 @@ fab_status_t fab_regimes_find(const double *v, size_t n, fab_regimes_t *out);
  *         each regime lasted is not repeatable, whatever its interval;
  *   else STOP_BUDGET when share_s < the cost of one more block (the next block does not
  *     fit), or FAB_ADAPT_MAX_BLOCKS blocks were taken;
- *   else CONTINUE. */
+ *   else CONTINUE.
+ * With `spend` (a kernel whose rows count events, not time: UDP loss) a precise row goes on
+ * while its share buys another block, and stops PRECISE or BUDGET when it does not. */
 #define FAB_ADAPT_MAX_BLOCKS 256
 #define FAB_ADAPT_MIN_BLOCKS 3
 
@@ -115,6 +117,8 @@ typedef struct fab_adapt {
     size_t nblocks;
     double median[FAB_ADAPT_MAX_BLOCKS];
     fab_adapt_decision_t decision; /* the last decision; stopped when not CONTINUE */
+    bool spend; /* precise is not enough: continue while the share buys a block (it then
+                   stops PRECISE when precise, else BUDGET) */
 } fab_adapt_t;
 
 typedef struct fab_adapt_verdict {

@@ -62,16 +62,35 @@ int fab_rounds_budget_rows(const fab_kernel_t *k, const fab_opts_t *o)
     return k->ranks == FAB_RANKS_NODES ? 0 : fab_kernel_sizes(k, o, &tmp)->n;
 }
 
+/* Kernel k's weight in the budget: its rows x what each asks for (the automatic budget is
+ * the sum of the weights; --budget is split in proportion to them). */
+static double fab_rounds_weight(const fab_kernel_t *k, const fab_opts_t *o)
+{
+    return fab_rounds_budget_rows(k, o) *
+           (k->budget_row_s > 0 ? k->budget_row_s : FAB_BUDGET_PER_ROW);
+}
+
 double fab_rounds_budget(const fab_opts_t *o, int *rows)
 {
     int n = 0;
+    double w = 0;
 
-    for (int i = 0; i < o->nkernels; i++)
+    for (int i = 0; i < o->nkernels; i++) {
         n += fab_rounds_budget_rows(o->kernels[i], o);
+        w += fab_rounds_weight(o->kernels[i], o);
+    }
     *rows = n;
     if (n == 0)
         return 0.0;
-    return o->budget_s > 0 ? o->budget_s : FAB_BUDGET_PER_ROW * n;
+    return o->budget_s > 0 ? o->budget_s : w;
+}
+
+bool fab_rounds_budget_auto(const fab_opts_t *o)
+{
+    for (int i = 0; i < o->nkernels; i++)
+        if (o->kernels[i]->budget_row_s > 0 && fab_rounds_budget_rows(o->kernels[i], o) > 0)
+            return false;
+    return true;
 }
 
 void fab_rounds_policy(const fab_opts_t *o, const fab_kernel_t *k, char *buf, size_t len)
@@ -114,12 +133,17 @@ void fab_rounds_policy(const fab_opts_t *o, const fab_kernel_t *k, char *buf, si
 static struct {
     uint64_t start_ns, end_ns; /* end: the last round's end so far (0: none yet) */
     double total_s;
-    int rows_left;
+    double weight_left; /* of the kernels not measured yet (fab_rounds_weight) */
 } fab_budget;
 
 void fab_rounds_budget_begin(const fab_opts_t *o)
 {
-    fab_budget.total_s = fab_rounds_budget(o, &fab_budget.rows_left);
+    int rows;
+
+    fab_budget.total_s = fab_rounds_budget(o, &rows);
+    fab_budget.weight_left = 0;
+    for (int i = 0; i < o->nkernels; i++)
+        fab_budget.weight_left += fab_rounds_weight(o->kernels[i], o);
     fab_budget.start_ns = fab_now_ns();
     fab_budget.end_ns = 0;
 }
@@ -131,16 +155,14 @@ double fab_rounds_measured_s(void)
 
 double fab_rounds_budget_take(const fab_opts_t *o, int first, int n)
 {
-    int rows = 0;
+    double w = 0;
     double left = fab_budget.total_s - (double)(fab_now_ns() - fab_budget.start_ns) * 1e-9;
     double share;
 
     for (int j = first; j < first + n && j < o->nkernels; j++)
-        rows += fab_rounds_budget_rows(o->kernels[j], o);
-    share = fab_budget.rows_left > 0 && left > 0
-                ? left * (double)rows / (double)fab_budget.rows_left
-                : 0.0;
-    fab_budget.rows_left -= rows;
+        w += fab_rounds_weight(o->kernels[j], o);
+    share = fab_budget.weight_left > 0 && left > 0 ? left * w / fab_budget.weight_left : 0.0;
+    fab_budget.weight_left -= w;
     return share;
 }
 

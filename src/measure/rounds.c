@@ -83,6 +83,7 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
             s->kc[j] = NAN;
         fab_adapt_init(&r->ad[i], m->o->precision_pct / 100.0, FAB_ADAPT_MIN_BLOCKS,
                        FAB_ROUND_BLOCK_S);
+        r->ad[i].spend = k->spend_budget;
         if (s->skip) {
             s->stopped = true;
             r->ad[i].decision = FAB_ADAPT_STOP_BUDGET;

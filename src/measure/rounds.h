@@ -41,10 +41,14 @@ int fab_rounds_group(const fab_opts_t *o, int i, int *first);
 
 /* Rows the adaptive budget covers (every size of every kernel but the pairs kernels, which
  * measure a fixed count per pair) and the run's budget: --budget, else FAB_BUDGET_PER_ROW
- * per row. 0 rows: 0 s. */
+ * per row (a kernel's budget_row_s for its rows). 0 rows: 0 s. Kernels share it in
+ * proportion to those per-row seconds. */
 double fab_rounds_budget(const fab_opts_t *o, int *rows);
 /* Rows of kernel k the budget covers (0 for pairs kernels). */
 int fab_rounds_budget_rows(const fab_kernel_t *k, const fab_opts_t *o);
+/* Whether the automatic budget is FAB_BUDGET_PER_ROW for every row (no kernel of the run asks
+ * for more per row: fab_kernel_t.budget_row_s). */
+bool fab_rounds_budget_auto(const fab_opts_t *o);
 /* How kernel k's sizes' iterations are chosen, in words (the table's header, the file's
  * iteration_policy): adaptive (naming the kernels measured with it), -i, or --time. Not for
  * pairs kernels. */

@@ -62,8 +62,12 @@ void fab_kernel_variant(const fab_kernel_t *k, char *buf, size_t len, bool with_
             axis = &k->options[i];
     if (!axis)
         return;
-    snprintf(buf, len, "%s%s%s%g%s", with_option ? "--" : "", with_option ? axis->name : "",
-             with_option ? " " : "", k->axis_value, axis->type == FAB_OPT_RATES ? "G" : "");
+    snprintf(buf, len, "%s%s%s", with_option ? "--" : "", with_option ? axis->name : "",
+             with_option ? " " : "");
+    if (axis->type == FAB_OPT_RATES) /* as a person writes it: 100M, 2.5G */
+        fab_rate_text(k->axis_value, buf + strlen(buf), len - strlen(buf));
+    else
+        snprintf(buf + strlen(buf), len - strlen(buf), "%g", k->axis_value);
 }
 
 /* The name of k's AXIS column ("" none). */

@@ -97,14 +97,28 @@ static void fab_out_text_measurement(FILE *f, const fab_opts_t *o)
     int rows;
     double budget = fab_rounds_budget(o, &rows);
     time_t end = time(NULL) + (time_t)ceil(budget);
-    char at[32] = "";
+    char at[32] = "", how[256] = "";
 
     if (!o->adaptive || rows == 0)
         return;
     strftime(at, sizeof(at), "%H:%M:%S", localtime(&end));
-    fab_out_text_line(
-        f, "# budget: %.3g s for %d rows (%s), ends about %s", budget, rows,
-        o->budget_s > 0 ? "--budget" : "auto: " FAB_STR(FAB_BUDGET_PER_ROW) " s per row", at);
+    if (!fab_rounds_budget_auto(o)) { /* kernels that ask for more per row: name them */
+        size_t n = 0;
+
+        fab_appendf(how, sizeof(how), &n, "%s", o->budget_s > 0 ? "--budget, shared as" : "auto:");
+        for (int i = 0; i < o->nkernels; i++) {
+            const fab_kernel_t *k = o->kernels[i];
+
+            if (k->budget_row_s > 0 && (i == 0 || strcmp(o->kernels[i - 1]->name, k->name) != 0))
+                fab_appendf(how, sizeof(how), &n, " %s %g s,", k->name, k->budget_row_s);
+        }
+        fab_appendf(how, sizeof(how), &n, " others " FAB_STR(FAB_BUDGET_PER_ROW) " s per row");
+    }
+    fab_out_text_line(f, "# budget: %.3g s for %d rows (%s), ends about %s", budget, rows,
+                      how[0]            ? how
+                      : o->budget_s > 0 ? "--budget"
+                                        : "auto: " FAB_STR(FAB_BUDGET_PER_ROW) " s per row",
+                      at);
     fab_out_text_line(
         f, "# ci%%: the median's 95%% interval (+-%% of p50); * missed --precision %g%%%s",
         o->precision_pct, o->wide || o->columns ? "" : ", rN: N regimes over time");

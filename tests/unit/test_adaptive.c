@@ -427,6 +427,20 @@ static void test_schedule(void)
             CHECK(fab_adapt_add_block(&a, 1e-6 * (1 + i % 2), 1.0) == FAB_OK);
         CHECK(fab_adapt_add_block(&a, 1e-6, 1.0) == FAB_ERR_INTERNAL);
         CHECK(fab_adapt_decide(&a, &pooled, 1e9, &v) == FAB_ADAPT_STOP_BUDGET);
+        /* spend (a loss count): precise goes on while the share buys a block, then stops
+         * PRECISE; not precise, it stops BUDGET as before */
+        fab_adapt_init(&a, 0.01, 3, 1.0);
+        a.spend = true;
+        for (int i = 0; i < 3; i++)
+            CHECK(fab_adapt_add_block(&a, 1e-6, 1.0) == FAB_OK);
+        CHECK(fab_adapt_decide(&a, &pooled, 1.5, &v) == FAB_ADAPT_CONTINUE);
+        CHECK(fab_adapt_add_block(&a, 1e-6, 1.0) == FAB_OK);
+        CHECK(fab_adapt_decide(&a, &pooled, 0.5, &v) == FAB_ADAPT_STOP_PRECISE);
+        fab_adapt_init(&a, 0.01, 3, 1.0);
+        a.spend = true;
+        for (int i = 0; i < 3; i++)
+            CHECK(fab_adapt_add_block(&a, 1e-6 * (1 + i), 1.0) == FAB_OK);
+        CHECK(fab_adapt_decide(&a, &pooled, 0.5, &v) == FAB_ADAPT_STOP_BUDGET);
     }
 }
 

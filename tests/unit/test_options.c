@@ -287,6 +287,28 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream,tcp_stream,tcp_stream,tcp_stream,tcp_stream",
                 "--streams", "1,2,3,4,5,6,7") == FAB_ERR_USAGE &&
           strstr(err, "too many kernels"));
+    /* a rate list: one udp_rate instance per rate, doubling ranges, written as given */
+    CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "500M,1G") == FAB_OK &&
+          o.nkernels == 2 && fabs(o.kernels[0]->axis_value - 0.5) < 1e-12 &&
+          o.kernels[1]->axis_value == 1.0);
+    CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "1G:4G") == FAB_OK &&
+          o.nkernels == 3 && o.kernels[2]->axis_value == 4.0);
+    CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "2,1G") == FAB_OK &&
+          o.nkernels == 2 && o.kernels[0]->axis_value == 2.0);
+    CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "1G,1000M") == FAB_ERR_USAGE &&
+          strstr(err, "twice"));
+    {
+        char b[32];
+
+        fab_rate_text(0.1, b, sizeof(b));
+        CHECK(strcmp(b, "100M") == 0);
+        fab_rate_text(2.5, b, sizeof(b));
+        CHECK(strcmp(b, "2.5G") == 0);
+        fab_rate_text(0.0005, b, sizeof(b));
+        CHECK(strcmp(b, "500K") == 0);
+        fab_rate_text(1600, b, sizeof(b));
+        CHECK(strcmp(b, "1.6T") == 0);
+    }
     /* rates: units K, M, G, T; beyond the option's range named as such */
     CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--line-rate", "500M") == FAB_OK &&
           fabs(o.line_rate_gbps - 0.5) < 1e-12);

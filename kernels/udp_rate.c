@@ -1,0 +1,81 @@
+/* udp_rate: UDP datagrams at a target rate (iperf3 -u -b): rank A of --pair sends -w
+ * datagrams per iteration, each at its time for --rate (a list: one instance per rate), B
+ * counts them by sequence number. Reported next to the offered rate (Gbps, msgps: what the
+ * socket was given): loss, out-of-order and duplicate datagrams, sender-side drops, the
+ * received rate and the jitter (kernel/udp.h; docs/METRICS.md, "UDP kernels"). */
+#include <stdio.h>
+
+#include "fab_kernel.h"
+#include "kernel/sock.h"
+#include "kernel/udp.h"
+
+#define UDP_RATE_MAX_ITER_S 1.0 /* an iteration (W datagrams at the rate) at most this long */
+
+static fab_status_t udp_rate_setup(fab_kctx_t *ctx, void **state)
+{
+    return fab_udp_setup(ctx, state, ctx->axis, "udp_rate");
+}
+
+static void udp_rate_describe(const fab_kctx_t *ctx, char *buf, size_t len)
+{
+    fab_udp_describe(ctx, buf, len, ctx->axis);
+}
+
+/* The sizes and window, then every rate: an iteration of W datagrams must fit a second. */
+static fab_status_t udp_rate_check(const fab_kctx_t *ctx, char *msg, size_t len, char *hint,
+                                   size_t hlen)
+{
+    fab_status_t st = fab_udp_check(ctx, msg, len, hint, hlen);
+
+    for (int r = 0; st == FAB_OK && r < fab_sock_opt.rate.n; r++) {
+        double rate = fab_sock_opt.rate.v[r];
+        double s = (double)ctx->window * (double)ctx->max_bytes * 8.0 / (rate * 1e9);
+
+        if (s > UDP_RATE_MAX_ITER_S) {
+            char text[32];
+
+            fab_rate_text(rate, text, sizeof(text));
+            snprintf(msg, len,
+                     "--rate %s: an iteration of %d datagrams of %zu bytes would take %.3g s at "
+                     "that rate (at most %g s)",
+                     text, ctx->window, ctx->max_bytes, s, UDP_RATE_MAX_ITER_S);
+            snprintf(hint, hlen, "raise --rate, or lower -w or -m");
+            st = FAB_ERR_CONFIG;
+        }
+    }
+    return st;
+}
+
+const fab_kernel_t fab_kernel_udp_rate = {
+    .name = "udp_rate",
+    .summary = "UDP at a paced --rate (a list: one instance per rate): loss, jitter, received "
+               "rate; -m 1460 unless given (iperf3 -u -b)",
+    .kind = FAB_KIND_BANDWIDTH,
+    .ranks = FAB_RANKS_PAIR,
+    .min_ranks = 2,
+    .rank_multiple = 1,
+    .uses_window = true,
+    .sleeps = true,
+    .time_divisor = 1.0,
+    .default_sizes = "1460", /* iperf3's UDP datagram: one 1500-byte frame */
+    .setup = udp_rate_setup,
+    .iterate = fab_udp_iterate,
+    .validate = fab_udp_validate,
+    .cleanup = fab_udp_cleanup,
+    .describe = udp_rate_describe,
+    .counters = fab_udp_counters,
+    .derive = fab_udp_derive,
+    .kcols = fab_udp_kcols,
+    .nkcols = FAB_UDP_NKCOLS,
+    .axis = "rate",
+    .table = "bytes,offered_Gbps,Gbps,rx_Gbps,loss_pct,udp_rx_overflow,jitter_us,udp_drops,"
+             "line_rate_pct,validation_errors,cpu_rank_pct",
+    .options = fab_sock_options,
+    .noptions = FAB_SOCK_NOPTIONS,
+    .option_values = &fab_sock_opt,
+    .check = udp_rate_check,
+    .own_bytes = fab_udp_own_bytes,
+    .own_bytes_hint = "lower -w or -m",
+    .budget_row_s = 1.0, /* a loss count needs time: iperf3 measures 10 s */
+    .spend_budget = true,
+};

@@ -1,0 +1,584 @@
+/* The UDP kernels' shared parts (kernel/udp.h): the pair's sockets, one iteration on each
+ * side, validation, counters and derived columns. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernel/patterns.h"
+#include "kernel/sock.h"
+#include "kernel/udp.h"
+
+const fab_kcol_t fab_udp_kcols[FAB_UDP_NKCOLS] = {
+    [FAB_UDP_C_OFFERED] =
+        {"offered_Gbps", "offered", "Gb/s",
+         "paced UDP kernels: the rate the sender paces its datagrams to (--rate), "
+         "payload bits; NaN for other kernels",
+         FAB_KCOL_AXIS},
+    [FAB_UDP_C_SENT] = {"udp_sent", "sent", "count",
+                        "UDP kernels: datagrams the sender's socket took during the timed blocks; "
+                        "NaN for other kernels",
+                        FAB_KCOL_COUNTER},
+    [FAB_UDP_C_DROPS] = {"udp_drops", "drops", "count",
+                         "UDP kernels: datagrams the sender's socket refused (EAGAIN, ENOBUFS: "
+                         "the host could not send them; not numbered, not network loss)",
+                         FAB_KCOL_COUNTER},
+    [FAB_UDP_C_RECEIVED] = {"udp_received", "recv", "count",
+                            "UDP kernels: distinct datagrams the receiver got (by sequence "
+                            "number)",
+                            FAB_KCOL_COUNTER},
+    [FAB_UDP_C_OOO] = {"udp_ooo", "ooo", "count",
+                       "UDP kernels: datagrams that arrived after one with a higher sequence "
+                       "number (out of order)",
+                       FAB_KCOL_COUNTER},
+    [FAB_UDP_C_DUP] = {"udp_dup", "dup", "count",
+                       "UDP kernels: datagrams that arrived a second time (not counted again)",
+                       FAB_KCOL_COUNTER},
+    [FAB_UDP_C_JITTER] = {"jitter_us", "jitter_us", "us",
+                          "UDP kernels: interarrival jitter (RFC 3550, as iperf3) at the end of "
+                          "the timed blocks, receiver's timestamps",
+                          FAB_KCOL_GAUGE},
+    [FAB_UDP_C_OVERFLOW] = {"udp_rx_overflow", "rxovfl", "count",
+                            "UDP kernels: datagrams the receiver's own socket dropped, its "
+                            "buffer full (SO_RXQ_OVFL): lost in the receiving host, not the "
+                            "network (--sockbuf raises the buffer)",
+                            FAB_KCOL_COUNTER},
+    [FAB_UDP_C_LOSS] = {"loss_pct", "loss%", "%",
+                        "UDP kernels: datagrams sent but not received, % of udp_sent (network "
+                        "and receiving-host loss, udp_rx_overflow of it; sender-side drops apart)",
+                        FAB_KCOL_DERIVED},
+    [FAB_UDP_C_RX_GBPS] = {"rx_Gbps", "rx_Gb/s", "Gb/s",
+                           "UDP kernels: payload received per second of the timed blocks "
+                           "(Gbps: what was offered to the socket)",
+                           FAB_KCOL_DERIVED},
+    [FAB_UDP_C_RX_PPS] = {"rx_pps", "rx_pkt/s", "1/s",
+                          "UDP kernels: datagrams received per second of the timed blocks "
+                          "(msgps: offered)",
+                          FAB_KCOL_DERIVED},
+};
+
+typedef struct fab_udp {
+    int fd;
+    bool sender;
+    int peer;
+    const char *kernel;
+    char local[64], remote[64];
+    double rate;  /* Gb/s, 0 unpaced */
+    size_t paced; /* the size the schedule is for */
+    fab_udp_pace_t pace;
+    uint64_t seq, sent, drops; /* sender */
+    uint64_t last_end;         /* sender: when its last iteration ended (CLOCK_REALTIME) */
+    fab_udp_acct_t acct;       /* receiver */
+    uint64_t overflow;         /* receiver: datagrams its full socket dropped (SO_RXQ_OVFL) */
+    char *batch;               /* the send batch (unpaced) or the receive batch */
+    size_t slot;               /* bytes of a batch entry */
+    struct mmsghdr msg[FAB_UDP_BATCH];
+    struct iovec iov[FAB_UDP_BATCH];
+    char ctrl[FAB_UDP_BATCH][64];
+    long *errors;  /* validation: where wrong bytes go; NULL when timed */
+    uint32_t seed; /* validation: the round's seed */
+} fab_udp_t;
+
+static char fab_udp_where[160]; /* rank 0's sockets, for describe */
+
+static uint64_t fab_udp_clock(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ the sockets */
+
+/* Bind to me->addr port 0 (port into me->port). */
+static fab_status_t fab_udp_bind(fab_udp_t *u, fab_sock_end_t *me)
+{
+    fab_sockaddr_t a;
+    socklen_t len;
+    int on = 1;
+
+    fab_sa_parse(me->addr, 0, &a);
+    u->fd = socket(a.sa.sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (u->fd < 0)
+        return fab_sock_fail(FAB_ERR_ENV, u->kernel, "check the limit on open files (ulimit -n)",
+                             "cannot open a UDP socket on %s: %s", me->host, strerror(errno));
+    fab_sock_tune(u->fd, false);
+    setsockopt(u->fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
+    setsockopt(u->fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof(on));
+    len = fab_sa_len(&a);
+    if (bind(u->fd, &a.sa, len) != 0 || getsockname(u->fd, &a.sa, &len) != 0)
+        return fab_sock_fail(
+            FAB_ERR_ENV, u->kernel, "check that the address is up and that the OS has free ports",
+            "cannot bind a UDP socket to %s port 0 on %s: %s", me->addr, me->host, strerror(errno));
+    me->port = ntohs(a.sa.sa_family == AF_INET6 ? a.in6.sin6_port : a.in.sin_port);
+    return FAB_OK;
+}
+
+/* The receiver: wait for a probe datagram from the sender (bounded), say whether it came. */
+static fab_status_t fab_udp_await_probe(fab_udp_t *u, const fab_sock_end_t *them)
+{
+    double end = fab_sock_now() + FAB_SOCK_CONNECT_S;
+    char buf[FAB_UDP_HEADER];
+
+    while (fab_sock_now() < end) {
+        struct pollfd p = {u->fd, POLLIN, 0};
+        ssize_t r;
+
+        poll(&p, 1, 100);
+        while ((r = recv(u->fd, buf, sizeof(buf), MSG_TRUNC)) > 0)
+            if ((size_t)r >= FAB_UDP_HEADER)
+                return FAB_OK;
+    }
+    return fab_sock_fail(FAB_ERR_ENV, u->kernel,
+                         "check the route and firewall between the two addresses (UDP), or "
+                         "choose another with --bind / --device",
+                         "no UDP datagram from rank %d (host %s, %s) reached %s within %d s",
+                         u->peer, them->host, them->addr, u->local, FAB_SOCK_CONNECT_S);
+}
+
+/* The sender: probe datagrams every 50 ms until the receiver says (over MPI) how it went. */
+static fab_status_t fab_udp_probe(fab_kctx_t *ctx, fab_udp_t *u, int *verdict)
+{
+    MPI_Request req;
+    int done = 0;
+    char buf[FAB_UDP_HEADER];
+    fab_status_t st =
+        FAB_MPI(MPI_Irecv(verdict, 1, MPI_INT, u->peer, ctx->tag + 14, ctx->comm, &req));
+
+    fab_udp_put_header(buf, FAB_UDP_PROBE, 0);
+    while (st == FAB_OK && !done) {
+        struct timespec pause = {0, 50 * 1000 * 1000};
+
+        if (send(u->fd, buf, sizeof(buf), 0) < 0 && errno != EAGAIN && errno != ECONNREFUSED &&
+            errno != EINTR && errno != ENOBUFS)
+            FAB_DEBUG("%s: probe datagram: %s", u->kernel, strerror(errno));
+        nanosleep(&pause, NULL);
+        st = FAB_MPI(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+    }
+    return st;
+}
+
+static fab_status_t fab_udp_open(fab_kctx_t *ctx, fab_udp_t *u)
+{
+    fab_sock_end_t me, them;
+    fab_sockaddr_t to;
+    int len = 0, verdict = FAB_OK;
+    char host[MPI_MAX_PROCESSOR_NAME];
+    fab_status_t st;
+
+    memset(&me, 0, sizeof(me));
+    MPI_Get_processor_name(me.host, &len);
+    st = FAB_MPI(MPI_Sendrecv(me.host, sizeof(me.host), MPI_CHAR, u->peer, ctx->tag + 15, them.host,
+                              sizeof(them.host), MPI_CHAR, u->peer, ctx->tag + 15, ctx->comm,
+                              MPI_STATUS_IGNORE));
+    if (st != FAB_OK)
+        return st;
+    st = fab_sock_choose(ctx, them.host, u->kernel, &me);
+    if (st == FAB_OK) {
+        snprintf(u->local, sizeof(u->local), "%s", me.addr);
+        st = fab_udp_bind(u, &me);
+    }
+    me.st = (int)st;
+    memcpy(host, them.host, sizeof(host));
+    st =
+        FAB_MPI(MPI_Sendrecv(&me, sizeof(me), MPI_BYTE, u->peer, ctx->tag + 15, &them, sizeof(them),
+                             MPI_BYTE, u->peer, ctx->tag + 15, ctx->comm, MPI_STATUS_IGNORE));
+    memcpy(them.host, host, sizeof(host));
+    if (st != FAB_OK)
+        return st;
+    if (me.st != FAB_OK || them.st != FAB_OK) /* said by the rank that found it */
+        return me.st != FAB_OK ? (fab_status_t)me.st : (fab_status_t)them.st;
+    fab_sa_parse(them.addr, them.port, &to);
+    fab_sa_text(&to, u->remote, sizeof(u->remote));
+    if (connect(u->fd, &to.sa, fab_sa_len(&to)) != 0)
+        verdict = fab_sock_fail(FAB_ERR_ENV, u->kernel, "check the route to the address",
+                                "cannot connect a UDP socket from %s to %s: %s", me.addr, u->remote,
+                                strerror(errno));
+    /* both ends connected (the receiver takes datagrams from the sender's port only) before
+     * the probe: a probe sent earlier could be taken from anyone */
+    st = FAB_MPI(MPI_Sendrecv(&verdict, 1, MPI_INT, u->peer, ctx->tag + 13, &len, 1, MPI_INT,
+                              u->peer, ctx->tag + 13, ctx->comm, MPI_STATUS_IGNORE));
+    if (st != FAB_OK || verdict != FAB_OK || len != FAB_OK)
+        return st != FAB_OK ? st : verdict != FAB_OK ? (fab_status_t)verdict : (fab_status_t)len;
+    if (u->sender)
+        return (st = fab_udp_probe(ctx, u, &verdict)) != FAB_OK ? st : (fab_status_t)verdict;
+    if (fab_sock_refuse_for_tests()) { /* the port closed: the probe finds nobody */
+        close(u->fd);
+        u->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    }
+    verdict = (int)fab_udp_await_probe(u, &them);
+    st = FAB_MPI(MPI_Send(&verdict, 1, MPI_INT, u->peer, ctx->tag + 14, ctx->comm));
+    return st != FAB_OK ? st : (fab_status_t)verdict;
+}
+
+size_t fab_udp_own_bytes(const fab_kctx_t *ctx)
+{
+    size_t n = (size_t)(ctx->window > FAB_UDP_BATCH ? ctx->window : FAB_UDP_BATCH);
+
+    return n * ctx->max_bytes;
+}
+
+fab_status_t fab_udp_setup(fab_kctx_t *ctx, void **state, double rate_gbps, const char *kernel)
+{
+    fab_udp_t *u = calloc(1, sizeof(*u));
+    fab_status_t st;
+
+    *state = u;
+    if (!u)
+        return FAB_ERR_NOMEM;
+    u->fd = -1;
+    u->kernel = kernel;
+    u->sender = ctx->rank == 0;
+    u->peer = 1 - ctx->rank;
+    u->rate = rate_gbps;
+    u->slot = ctx->max_bytes;
+    fab_udp_acct_init(&u->acct);
+    u->batch = malloc(fab_udp_own_bytes(ctx));
+    if (!u->batch)
+        return FAB_ERR_NOMEM;
+    memset(u->batch, 0, fab_udp_own_bytes(ctx));
+    st = fab_udp_open(ctx, u);
+    if (st != FAB_OK)
+        return st;
+    ctx->timer = u->sender;
+    ctx->msgs_per_iter = ctx->window;
+    if (ctx->rank == 0)
+        snprintf(fab_udp_where, sizeof(fab_udp_where), "%s -> %s", u->local, u->remote);
+    FAB_DEBUG("%s: UDP %s %s", kernel, u->sender ? "to" : "from", u->remote);
+    return FAB_OK;
+}
+
+void fab_udp_cleanup(fab_kctx_t *ctx, void *state)
+{
+    fab_udp_t *u = state;
+
+    (void)ctx;
+    if (!u)
+        return;
+    if (u->fd >= 0)
+        close(u->fd);
+    free(u->batch);
+    free(u);
+}
+
+/* ------------------------------------------------------------------ the sender */
+
+/* Wait until the clock reaches due (ns, CLOCK_REALTIME): sleep for the long part, spin for
+ * the last 150 us (a sleep overshoots by the timer slack, about 50 us). */
+static void fab_udp_wait_until(uint64_t due)
+{
+    for (;;) {
+        uint64_t now = fab_udp_clock();
+
+        if (now >= due)
+            return;
+        if (due - now > 200000) {
+            uint64_t ns = due - now - 150000;
+            struct timespec t = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+
+            nanosleep(&t, NULL);
+        }
+    }
+}
+
+/* A datagram's header (sequence number seq, sent now) or, when validating, its number with
+ * the flag FAB_UDP_PATTERNED, the round's seed instead of the time and its pattern: the
+ * receiver checks it against the seed it carries, whichever round it reads it in. */
+static void fab_udp_fill(fab_udp_t *u, char *buf, size_t bytes, uint64_t seq, uint64_t now)
+{
+    if (!u->errors) {
+        fab_udp_put_header(buf, seq, now);
+        return;
+    }
+    fab_udp_put_header(buf, seq | FAB_UDP_PATTERNED, u->seed);
+    fab_pattern_fill(buf + FAB_UDP_HEADER, bytes - FAB_UDP_HEADER,
+                     fab_pattern_seed(u->seed, 0, (int)(seq & 0x7fffffff)));
+}
+
+static fab_status_t fab_udp_refused(fab_udp_t *u, int err)
+{
+    return fab_sock_fail(FAB_ERR_ENV, u->kernel,
+                         "the receiving rank's socket is gone or the path refuses UDP; see the "
+                         "peer's messages",
+                         "sending to rank %d at %s failed: %s", u->peer, u->remote, strerror(err));
+}
+
+/* Paced: one datagram at a time at its due time; a refused one is a drop. */
+static fab_status_t fab_udp_send_paced(fab_udp_t *u, char *buf, size_t bytes, int n)
+{
+    for (int k = 0; k < n;) {
+        uint64_t now = fab_udp_clock(), wait = fab_udp_pace_wait(&u->pace, now);
+        ssize_t r;
+
+        if (wait > 0) {
+            fab_udp_wait_until(now + wait);
+            continue;
+        }
+        fab_udp_fill(u, buf, bytes, u->seq, now);
+        r = send(u->fd, buf, bytes, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        k++;
+        if (r == (ssize_t)bytes) {
+            u->seq++;
+            u->sent++;
+        } else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS))
+            u->drops++;
+        else
+            return fab_udp_refused(u, r < 0 ? errno : EMSGSIZE);
+    }
+    /* the iteration takes its n gaps: the next one's first datagram is due a gap on */
+    if (u->pace.gap_ns > 0)
+        fab_udp_wait_until((uint64_t)u->pace.next_ns);
+    return FAB_OK;
+}
+
+/* Unpaced: n datagrams in batches (sendmmsg); a full socket is waited for, not dropped. */
+static fab_status_t fab_udp_send_batch(fab_udp_t *u, size_t bytes, int n)
+{
+    int done = 0;
+
+    while (done < n) {
+        int m = n - done < FAB_UDP_BATCH ? n - done : FAB_UDP_BATCH, r;
+        uint64_t now = fab_udp_clock();
+
+        for (int k = 0; k < m; k++) {
+            char *buf = u->batch + (size_t)k * u->slot;
+
+            fab_udp_fill(u, buf, bytes, u->seq + (uint64_t)k, now);
+            u->iov[k] = (struct iovec){buf, bytes};
+            memset(&u->msg[k], 0, sizeof(u->msg[k]));
+            u->msg[k].msg_hdr.msg_iov = &u->iov[k];
+            u->msg[k].msg_hdr.msg_iovlen = 1;
+        }
+        r = sendmmsg(u->fd, u->msg, (unsigned)m, 0);
+        if (r > 0) {
+            u->seq += (uint64_t)r;
+            u->sent += (uint64_t)r;
+            done += r;
+        } else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)) {
+            struct pollfd p = {u->fd, POLLOUT, 0};
+
+            poll(&p, 1, 1);
+        } else if (!(r < 0 && errno == EINTR))
+            return fab_udp_refused(u, r < 0 ? errno : EIO);
+    }
+    return FAB_OK;
+}
+
+static fab_status_t fab_udp_send(fab_kctx_t *ctx, fab_udp_t *u, size_t bytes, int n)
+{
+    uint64_t end;
+    fab_status_t st;
+
+    if (u->rate > 0 && u->paced != bytes) {
+        fab_udp_pace_init(&u->pace, u->rate, bytes);
+        u->paced = bytes;
+    }
+    /* after a pause between iterations (the harness between blocks, validation) the schedule
+     * starts again: catching up would send the pause's datagrams in a burst no iteration's
+     * time holds */
+    if (fab_udp_clock() - u->last_end > FAB_UDP_PAUSE_NS)
+        fab_udp_pace_reset(&u->pace);
+    st = u->rate > 0 ? fab_udp_send_paced(u, ctx->sbuf, bytes, n) : fab_udp_send_batch(u, bytes, n);
+    end = u->seq;
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Send(&end, 1, MPI_UINT64_T, u->peer, ctx->tag + 1, ctx->comm));
+    u->last_end = fab_udp_clock();
+    return st;
+}
+
+/* ------------------------------------------------------------------ the receiver */
+
+/* One received datagram: counted; with validation, its pattern checked. */
+static void fab_udp_take(fab_udp_t *u, const char *buf, size_t len, struct msghdr *h)
+{
+    uint64_t seq, sent, arrival = 0;
+    bool patterned;
+
+    if (len < FAB_UDP_HEADER)
+        return;
+    fab_udp_get_header(buf, &seq, &sent);
+    if (seq == FAB_UDP_PROBE)
+        return;
+    patterned = (seq & FAB_UDP_PATTERNED) != 0;
+    seq &= ~FAB_UDP_PATTERNED;
+    for (struct cmsghdr *c = h ? CMSG_FIRSTHDR(h) : NULL; c; c = CMSG_NXTHDR(h, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec t;
+
+            memcpy(&t, CMSG_DATA(c), sizeof(t));
+            arrival = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+        } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+            uint32_t dropped;
+
+            memcpy(&dropped, CMSG_DATA(c), sizeof(dropped));
+            u->overflow = dropped; /* the socket's count so far */
+        }
+    if (patterned) { /* a validation datagram: `sent` is its round's seed */
+        if (fab_udp_acct_seq(&u->acct, seq) && u->errors)
+            *u->errors +=
+                fab_pattern_check(buf + FAB_UDP_HEADER, len - FAB_UDP_HEADER,
+                                  fab_pattern_seed((uint32_t)sent, 0, (int)(seq & 0x7fffffff)));
+        return;
+    }
+    if (!arrival)
+        arrival = fab_udp_clock();
+    fab_udp_acct_add(&u->acct, seq, sent, arrival);
+}
+
+/* Read what is there (up to a batch); the number of datagrams, or -1 with errno. */
+static int fab_udp_drain(fab_udp_t *u)
+{
+    int r;
+
+    for (int k = 0; k < FAB_UDP_BATCH; k++) {
+        u->iov[k] = (struct iovec){u->batch + (size_t)k * u->slot, u->slot};
+        memset(&u->msg[k], 0, sizeof(u->msg[k]));
+        u->msg[k].msg_hdr.msg_iov = &u->iov[k];
+        u->msg[k].msg_hdr.msg_iovlen = 1;
+        u->msg[k].msg_hdr.msg_control = u->ctrl[k];
+        u->msg[k].msg_hdr.msg_controllen = sizeof(u->ctrl[k]);
+    }
+    r = recvmmsg(u->fd, u->msg, FAB_UDP_BATCH, MSG_DONTWAIT, NULL);
+    for (int k = 0; k < r; k++)
+        fab_udp_take(u, (const char *)u->iov[k].iov_base, u->msg[k].msg_len, &u->msg[k].msg_hdr);
+    return r;
+}
+
+static fab_status_t fab_udp_receive(fab_kctx_t *ctx, fab_udp_t *u)
+{
+    MPI_Request req;
+    uint64_t end = 0;
+    int told = 0;
+    double quiet_until = 0;
+    fab_status_t st =
+        FAB_MPI(MPI_Irecv(&end, 1, MPI_UINT64_T, u->peer, ctx->tag + 1, ctx->comm, &req));
+
+    while (st == FAB_OK) {
+        int r = fab_udp_drain(u);
+
+        if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+            errno != ECONNREFUSED)
+            return fab_sock_fail(FAB_ERR_ENV, u->kernel, "see the peer's messages",
+                                 "receiving from rank %d at %s failed: %s", u->peer, u->remote,
+                                 strerror(errno));
+        if (!told) {
+            st = FAB_MPI(MPI_Test(&req, &told, MPI_STATUS_IGNORE));
+            if (told)
+                quiet_until = fab_sock_now() + FAB_UDP_LINGER_S;
+        }
+        if (told && u->acct.next >= end)
+            break; /* the iteration's last datagram, or a later one, is in */
+        if (r > 0) {
+            if (told)
+                quiet_until = fab_sock_now() + FAB_UDP_LINGER_S;
+            continue;
+        }
+        if (told && fab_sock_now() >= quiet_until)
+            break; /* silence after the last: the rest was lost */
+        {
+            struct pollfd p = {u->fd, POLLIN, 0};
+
+            poll(&p, 1, 1);
+        }
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------ the hooks */
+
+fab_status_t fab_udp_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
+{
+    fab_udp_t *u = state;
+
+    return u->sender ? fab_udp_send(ctx, u, bytes, ctx->window) : fab_udp_receive(ctx, u);
+}
+
+fab_status_t fab_udp_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
+                              long *errors)
+{
+    fab_udp_t *u = state;
+    fab_status_t st;
+
+    u->errors = errors;
+    u->seed = seed;
+    st = u->sender ? fab_udp_send(ctx, u, bytes, ctx->window < 4 ? ctx->window : 4)
+                   : fab_udp_receive(ctx, u);
+    u->errors = NULL;
+    return st;
+}
+
+void fab_udp_counters(const fab_kctx_t *ctx, void *state, double *c)
+{
+    const fab_udp_t *u = state;
+
+    (void)ctx;
+    if (u->sender) {
+        c[FAB_UDP_C_SENT] = (double)u->sent;
+        c[FAB_UDP_C_DROPS] = (double)u->drops;
+        return;
+    }
+    c[FAB_UDP_C_RECEIVED] = (double)u->acct.received;
+    c[FAB_UDP_C_OOO] = (double)u->acct.ooo;
+    c[FAB_UDP_C_DUP] = (double)u->acct.dup;
+    c[FAB_UDP_C_JITTER] = u->acct.jitter_ns * 1e-3;
+    c[FAB_UDP_C_OVERFLOW] = (double)u->overflow;
+}
+
+double fab_udp_derive(const fab_krow_t *row, int j)
+{
+    double sent = row->c[FAB_UDP_C_SENT], got = row->c[FAB_UDP_C_RECEIVED];
+
+    if (!(sent > 0) || isnan(got))
+        return NAN;
+    switch (j) {
+    case FAB_UDP_C_LOSS: /* stragglers of an earlier row cannot make it negative */
+        return got >= sent ? 0.0 : 100.0 * (sent - got) / sent;
+    case FAB_UDP_C_RX_GBPS:
+        return row->seconds > 0 ? got * (double)row->bytes * 8.0 / row->seconds * 1e-9 : NAN;
+    case FAB_UDP_C_RX_PPS:
+        return row->seconds > 0 ? got / row->seconds : NAN;
+    default:
+        return NAN;
+    }
+}
+
+fab_status_t fab_udp_check(const fab_kctx_t *ctx, char *msg, size_t len, char *hint, size_t hlen)
+{
+    for (int i = 0; i < ctx->nsizes; i++)
+        if (ctx->sizes[i] < FAB_UDP_HEADER || ctx->sizes[i] > FAB_UDP_MAX) {
+            snprintf(msg, len,
+                     "-m: %zu bytes is not a UDP datagram size these kernels send (%d to %d: a "
+                     "%d-byte header of sequence number and send time, at most IPv4's largest "
+                     "UDP payload)",
+                     ctx->sizes[i], FAB_UDP_HEADER, FAB_UDP_MAX, FAB_UDP_HEADER);
+            snprintf(hint, hlen, "give sizes from %d to %d, e.g. -m 64 or -m 1460", FAB_UDP_HEADER,
+                     FAB_UDP_MAX);
+            return FAB_ERR_CONFIG;
+        }
+    return fab_sock_check(ctx, msg, len, hint, hlen);
+}
+
+void fab_udp_describe(const fab_kctx_t *ctx, char *buf, size_t len, double rate_gbps)
+{
+    char pace[96];
+
+    if (rate_gbps > 0)
+        snprintf(pace, sizeof(pace), "paced to %g Gb/s of payload (each datagram at its time)",
+                 rate_gbps); /* Gb/s as the offered_Gbps column */
+    else
+        snprintf(pace, sizeof(pace), "as fast as the socket takes them (sendmmsg)");
+    snprintf(buf, len,
+             "UDP %s; an iteration: %d datagrams of `bytes` (payload, with a %d-byte sequence "
+             "header), %s; loss by sequence numbers, received rate and jitter (RFC 3550) at "
+             "the receiver; Gbps and msgps are what was offered to the socket",
+             fab_udp_where, ctx->window, FAB_UDP_HEADER, pace);
+}

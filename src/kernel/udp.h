@@ -1,0 +1,64 @@
+/* What the UDP kernels (in kernels/) share: the pair's UDP sockets
+ * (kernel/udp.c: the address as for the TCP kernels, kernel/sock.h; each rank binds port 0,
+ * the ports are exchanged over MPI and each socket is connected to the other's address, so
+ * that the receiver takes datagrams from its partner only; a probe datagram proves the path
+ * within FAB_SOCK_CONNECT_S), the sender and receiver of one iteration, validation, their
+ * columns and counters. kernel/udp_acct.h counts and paces.
+ *
+ * One iteration: the sender (rank 0 of the pair) sends W (-w) datagrams of `bytes`, each
+ * with a sequence number and its send time, paced at the instance's rate (the paced
+ * kernel's --rate) or as fast as the socket takes them; a datagram the socket refuses
+ * (EAGAIN, ENOBUFS) is a sender-side drop, not sent and not numbered. Then it tells the
+ * receiver over MPI the number after its last. The receiver reads datagrams (recvmmsg, the
+ * kernel's receive timestamps) until it has seen that number or none arrived for
+ * FAB_UDP_LINGER_S after being told: the rest of the iteration is lost. docs/METRICS.md,
+ * "UDP kernels". */
+#ifndef FAB_KERNEL_UDP_H
+#define FAB_KERNEL_UDP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/descriptor.h"
+#include "kernel/udp_acct.h"
+
+#define FAB_UDP_BATCH     64         /* datagrams one recvmmsg takes */
+#define FAB_UDP_LINGER_S  0.02       /* after the sender's last, silence that ends an iteration */
+#define FAB_UDP_PAUSE_NS  100000     /* between two iterations: a pause that restarts the pacing */
+#define FAB_UDP_PROBE     UINT64_MAX /* the sequence number of the path's probe datagrams */
+#define FAB_UDP_PATTERNED (1ull << 62) /* in a number on the wire: --validate's pattern follows */
+
+/* Their columns (fab_kcol_t), one table for both kernels (unpaced: offered_Gbps NaN). */
+enum {
+    FAB_UDP_C_OFFERED = 0, /* AXIS: --rate of the instance, Gb/s */
+    FAB_UDP_C_SENT,        /* COUNTER: datagrams the sender's socket took */
+    FAB_UDP_C_DROPS,       /* COUNTER: datagrams the sender's socket refused */
+    FAB_UDP_C_RECEIVED,    /* COUNTER: unique datagrams received */
+    FAB_UDP_C_OOO,         /* COUNTER: arrived after a higher sequence number */
+    FAB_UDP_C_DUP,         /* COUNTER: arrived twice */
+    FAB_UDP_C_JITTER,      /* GAUGE: RFC 3550 jitter at the block's end, us */
+    FAB_UDP_C_OVERFLOW,    /* COUNTER: dropped by the receiver's full socket (SO_RXQ_OVFL) */
+    FAB_UDP_C_LOSS,        /* DERIVED: 100 x (sent - received) / sent */
+    FAB_UDP_C_RX_GBPS,     /* DERIVED: received payload, Gb/s */
+    FAB_UDP_C_RX_PPS,      /* DERIVED: received datagrams per s */
+    FAB_UDP_NKCOLS
+};
+extern const fab_kcol_t fab_udp_kcols[FAB_UDP_NKCOLS];
+
+/* The kernels' hooks; rate_gbps 0: unpaced. */
+fab_status_t fab_udp_setup(fab_kctx_t *ctx, void **state, double rate_gbps, const char *kernel);
+fab_status_t fab_udp_iterate(fab_kctx_t *ctx, void *state, size_t bytes);
+fab_status_t fab_udp_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
+                              long *errors);
+void fab_udp_counters(const fab_kctx_t *ctx, void *state, double *c);
+double fab_udp_derive(const fab_krow_t *row, int j);
+void fab_udp_cleanup(fab_kctx_t *ctx, void *state);
+/* What setup allocates beyond the harness's buffers: the send and receive batches. */
+size_t fab_udp_own_bytes(const fab_kctx_t *ctx);
+/* Sizes from the header (FAB_UDP_HEADER) to FAB_UDP_MAX, a window the batch holds. */
+fab_status_t fab_udp_check(const fab_kctx_t *ctx, char *msg, size_t len, char *hint, size_t hlen);
+/* The instance's address and pacing in words, for describe. */
+void fab_udp_describe(const fab_kctx_t *ctx, char *buf, size_t len, double rate_gbps);
+
+#endif
