@@ -398,12 +398,14 @@ void fab_opt_format(const fab_opt_t *d, const void *base, char *buf, size_t len)
     case FAB_OPT_RATES: {
         const fab_list_t *l = (const fab_list_t *)at;
 
-        for (int i = 0; i < l->n && n < len; i++) {
-            n += (size_t)snprintf(buf + n, len - n, "%s", i ? "," : "");
-            if (d->type == FAB_OPT_RATES && n < len)
-                fab_rate_text(l->v[i], buf + n, len - n);
-            else if (n < len)
-                snprintf(buf + n, len - n, "%g", l->v[i]);
+        for (int i = 0; i < l->n && n + 1 < len; i++) {
+            char one[32];
+
+            if (d->type == FAB_OPT_RATES)
+                fab_rate_text(l->v[i], one, sizeof(one));
+            else
+                snprintf(one, sizeof(one), "%g", l->v[i]);
+            snprintf(buf + n, len - n, "%s%s", i ? "," : "", one); /* truncated at len */
             n += strlen(buf + n);
         }
         break;
