@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sock_diag.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,8 +47,8 @@ const fab_kcol_t fab_udp_kcols[FAB_UDP_NKCOLS] = {
                           FAB_KCOL_GAUGE},
     [FAB_UDP_C_OVERFLOW] = {"udp_rx_overflow", "rxovfl", "count",
                             "UDP kernels: datagrams the receiver's own socket dropped, its "
-                            "buffer full (SO_RXQ_OVFL): lost in the receiving host, not the "
-                            "network (--sockbuf raises the buffer)",
+                            "buffer full (SO_MEMINFO drops): lost in the receiving host, not "
+                            "the network (--sockbuf raises the buffer)",
                             FAB_KCOL_COUNTER},
     [FAB_UDP_C_LOSS] = {"loss_pct", "loss%", "%",
                         "UDP kernels: datagrams sent but not received, % of udp_sent (network "
@@ -75,7 +76,6 @@ typedef struct fab_udp {
     uint64_t seq, sent, drops; /* sender */
     uint64_t last_end;         /* sender: when its last iteration ended (CLOCK_REALTIME) */
     fab_udp_acct_t acct;       /* receiver */
-    uint64_t overflow;         /* receiver: datagrams its full socket dropped (SO_RXQ_OVFL) */
     char *batch;               /* the send batch (unpaced) or the receive batch */
     size_t slot;               /* bytes of a batch entry */
     struct mmsghdr msg[FAB_UDP_BATCH];
@@ -111,7 +111,6 @@ static fab_status_t fab_udp_bind(fab_udp_t *u, fab_sock_end_t *me)
                              "cannot open a UDP socket on %s: %s", me->host, strerror(errno));
     fab_sock_tune(u->fd, false);
     setsockopt(u->fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on));
-    setsockopt(u->fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof(on));
     len = fab_sa_len(&a);
     if (bind(u->fd, &a.sa, len) != 0 || getsockname(u->fd, &a.sa, &len) != 0)
         return fab_sock_fail(
@@ -416,11 +415,6 @@ static void fab_udp_take(fab_udp_t *u, const char *buf, size_t len, struct msghd
 
             memcpy(&t, CMSG_DATA(c), sizeof(t));
             arrival = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-        } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
-            uint32_t dropped;
-
-            memcpy(&dropped, CMSG_DATA(c), sizeof(dropped));
-            u->overflow = dropped; /* the socket's count so far */
         }
     if (patterned) { /* a validation datagram: `sent` is its round's seed */
         if (fab_udp_acct_seq(&u->acct, seq) && u->errors)
@@ -530,7 +524,16 @@ void fab_udp_counters(const fab_kctx_t *ctx, void *state, double *c)
     c[FAB_UDP_C_OOO] = (double)u->acct.ooo;
     c[FAB_UDP_C_DUP] = (double)u->acct.dup;
     c[FAB_UDP_C_JITTER] = u->acct.jitter_ns * 1e-3;
-    c[FAB_UDP_C_OVERFLOW] = (double)u->overflow;
+    /* the socket's drops so far (sk_drops: its buffer full), read now, not from the last
+     * datagram, so that each block counts its own */
+    {
+        uint32_t mem[SK_MEMINFO_VARS];
+        socklen_t len = sizeof(mem);
+
+        if (getsockopt(u->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
+            len > SK_MEMINFO_DROPS * sizeof(uint32_t))
+            c[FAB_UDP_C_OVERFLOW] = mem[SK_MEMINFO_DROPS];
+    }
 }
 
 double fab_udp_derive(const fab_krow_t *row, int j)

@@ -38,7 +38,7 @@ enum {
     FAB_UDP_C_OOO,         /* COUNTER: arrived after a higher sequence number */
     FAB_UDP_C_DUP,         /* COUNTER: arrived twice */
     FAB_UDP_C_JITTER,      /* GAUGE: RFC 3550 jitter at the block's end, us */
-    FAB_UDP_C_OVERFLOW,    /* COUNTER: dropped by the receiver's full socket (SO_RXQ_OVFL) */
+    FAB_UDP_C_OVERFLOW,    /* COUNTER: dropped by the receiver's full socket (SO_MEMINFO) */
     FAB_UDP_C_LOSS,        /* DERIVED: 100 x (sent - received) / sent */
     FAB_UDP_C_RX_GBPS,     /* DERIVED: received payload, Gb/s */
     FAB_UDP_C_RX_PPS,      /* DERIVED: received datagrams per s */

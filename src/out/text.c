@@ -30,12 +30,21 @@
 
 /* The text sink: where it prints, the run's options (--wide, --columns) and the kernel's
  * table, with the busbw of its rows so far. */
+/* A kernel's instances so far, for its knee line (fab_kernel_t.knee_col). */
+#define FAB_KNEE_MAX 256
+typedef struct fab_knee {
+    const char *kernel; /* NULL: none */
+    int n;
+    double axis[FAB_KNEE_MAX], bytes[FAB_KNEE_MAX], value[FAB_KNEE_MAX];
+} fab_knee_t;
+
 typedef struct fab_text {
     FILE *f;
     const fab_opts_t *o;
     fab_text_table_t table;
     double busbw_sum;
     int busbw_n;
+    fab_knee_t knee;
 } fab_text_t;
 
 /* ------------------------------------------------------------------ '#' lines */
@@ -351,6 +360,90 @@ void fab_out_text_avg_busbw(FILE *f, double sum, int n)
                       v, n, n == 1 ? "" : "s");
 }
 
+/* Row r of instance k: its knee column's value. */
+static void fab_text_knee_add(fab_knee_t *kn, const fab_kernel_t *k, const double *d,
+                              const fab_row_t *r)
+{
+    int c = fab_column_find(k->knee_col);
+
+    if (kn->kernel != k->name) { /* the first instance of a series */
+        kn->kernel = k->name;
+        kn->n = 0;
+    }
+    if (c < 0 || kn->n >= FAB_KNEE_MAX)
+        return;
+    kn->axis[kn->n] = k->axis_value;
+    kn->bytes[kn->n] = (double)r->bytes;
+    kn->value[kn->n++] = d[c];
+}
+
+/* An axis value of k as its option is written (2.5G, 4). */
+static void fab_text_axis(const fab_kernel_t *k, double v, char *buf, size_t len)
+{
+    fab_kernel_t one = *k;
+
+    one.axis_value = v;
+    fab_kernel_variant(&one, buf, len, false);
+}
+
+/* After the last instance of a series: per size, the highest axis value whose column stays
+ * within knee_max (the values in axis order), and the first beyond it. */
+static void fab_text_knee(FILE *f, fab_knee_t *kn, const fab_kernel_t *k)
+{
+    int c = fab_column_find(k->knee_col);
+    const fab_kcol_t *kc = fab_column_kcol(c);
+    const char *col = kc && kc->head ? kc->head : k->knee_col;
+
+    for (int i = 0; i < kn->n; i++) {
+        int below = -1, above = -1;
+        char a[32], b[32];
+        bool first = true;
+
+        for (int j = 0; j < i && first; j++)
+            first = kn->bytes[j] != kn->bytes[i];
+        if (!first)
+            continue;
+        for (int j = 0; j < kn->n; j++) { /* the axis values of this size, in order */
+            if (kn->bytes[j] != kn->bytes[i] || isnan(kn->value[j]))
+                continue;
+            if (kn->value[j] > k->knee_max) {
+                if (above < 0 || kn->axis[j] < kn->axis[above])
+                    above = j;
+            }
+        }
+        for (int j = 0; j < kn->n; j++)
+            if (kn->bytes[j] == kn->bytes[i] && !isnan(kn->value[j]) &&
+                (above < 0 || kn->axis[j] < kn->axis[above]) &&
+                (below < 0 || kn->axis[j] > kn->axis[below]))
+                below = j;
+        if (below < 0 && above < 0)
+            continue;
+        fab_text_axis(k, below >= 0 ? kn->axis[below] : 0, a, sizeof(a));
+        fab_text_axis(k, above >= 0 ? kn->axis[above] : 0, b, sizeof(b));
+        if (above < 0)
+            fab_out_text_line(f, "# knee, %s %.0f bytes: %s <= %g at every --%s up to %s", k->name,
+                              kn->bytes[i], col, k->knee_max, k->axis, a);
+        else if (below < 0)
+            fab_out_text_line(f, "# knee, %s %.0f bytes: %s %.3g already at the lowest --%s, %s",
+                              k->name, kn->bytes[i], col, kn->value[above], k->axis, b);
+        else
+            fab_out_text_line(f, "# knee, %s %.0f bytes: %s <= %g up to --%s %s (%.3g); %.3g at %s",
+                              k->name, kn->bytes[i], col, k->knee_max, k->axis, a, kn->value[below],
+                              kn->value[above], b);
+    }
+    kn->kernel = NULL;
+    kn->n = 0;
+}
+
+/* Whether k is the last of its series of instances in the run. */
+static bool fab_text_last_instance(const fab_opts_t *o, const fab_kernel_t *k)
+{
+    for (int i = 0; i < o->nkernels; i++)
+        if (o->kernels[i] == k)
+            return i + 1 == o->nkernels || strcmp(o->kernels[i + 1]->name, k->name) != 0;
+    return true;
+}
+
 static fab_status_t fab_text_sink_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
                                       const double *samples, size_t nsamples)
 {
@@ -362,6 +455,8 @@ static fab_status_t fab_text_sink_row(void *arg, const fab_kernel_t *k, const fa
     (void)nsamples;
     fab_column_values(k, t->o, r, d, s);
     fab_text_row(t->f, &t->table, d, s);
+    if (k->knee_col && k->axis)
+        fab_text_knee_add(&t->knee, k, d, r);
     if (k->kind == FAB_KIND_COLLECTIVE && isfinite(r->busbw)) {
         t->busbw_sum += r->busbw;
         t->busbw_n++;
@@ -384,8 +479,9 @@ static fab_status_t fab_text_kernel_end(void *arg, const fab_kernel_t *k, fab_st
 {
     fab_text_t *t = arg;
 
-    (void)k;
     (void)st;
+    if (k->knee_col && k->axis && t->knee.kernel == k->name && fab_text_last_instance(t->o, k))
+        fab_text_knee(t->f, &t->knee, k);
     fab_out_text_avg_busbw(t->f, t->busbw_sum, t->busbw_n);
     t->busbw_n = 0;
     fflush(t->f);

@@ -4,7 +4,8 @@
   every datagram of every timed iteration either taken by the socket or a sender-side drop
   (udp_sent + udp_drops = iterations x window); loss_pct, rx_Gbps and rx_pps by their
   definitions from udp_sent, udp_received and the timed time; the pacer never offers more
-  than the rate (Gbps <= offered + 2%); --validate finds no bad byte;
+  than the rate (Gbps <= offered + 2%); --validate finds no bad byte; the knee line per size
+  agrees with the loss printed in the rows;
 - udp_pps: unpaced, every datagram sent (no drops), msgps = window / loop time, validated;
 - FABRICBENCH_TEST_CORRUPT=1: a UDP kernel's validation failure reaches the exit code (1);
 - bad input, each refused with exit 2 and a message naming it, nothing measured: --rate 0,
@@ -88,6 +89,20 @@ try:
                   (where, t["Gbps"][i]))
             definitions(t, i, 16, where)
             check(math.isnan(t["tcp_retrans"][i]) and math.isnan(t["streams"][i]), where)
+    # the knee line after the last instance: recomputed from the rows printed above it
+    knees = [l for l in p.stdout.splitlines() if l.startswith("# knee, udp_rate ")]
+    check(len(knees) == 2, "knee lines: %r" % knees)
+    for size, line in zip((256, 1460), knees):
+        loss = {r["offered"]: r["loss%"] for k in ks for r in k["rows"] if r["bytes"] == size}
+        over = sorted(r for r, l in loss.items() if l > 1)
+        if not over:
+            want = "# knee, udp_rate %d bytes: loss%% <= 1 at every --rate up to 200M" % size
+        elif over[0] == 0.1:
+            want = "# knee, udp_rate %d bytes: loss%% %.3g already at the lowest --rate, 100M" % (
+                size, loss[0.1])
+        else:
+            want = "# knee, udp_rate %d bytes: loss%% <= 1 up to --rate 100M" % size
+        check(line.startswith(want), "%r, expected %r (rows %r)" % (line, want, loss))
     print("ok udp_rate --rate 100M,200M: two instances, sent + drops = iterations x window, "
           "loss/rx by definition, never above the rate (%s Gb/s), validated"
           % [round(float(t["Gbps"][0]), 4) for _, t in gs])
