@@ -136,7 +136,7 @@ typedef struct fab_kernel {
     double budget_row_s;
     bool spend_budget;
     /* Optional, with an axis: one of its columns whose threshold the text table reports
-     * along the axis after the last instance (udp_rate: where loss_pct first exceeds 1). */
+     * along the axis after the last instance (UDP: where loss_pct first exceeds 1). */
     const char *knee_col;
     double knee_max;
 } fab_kernel_t;
