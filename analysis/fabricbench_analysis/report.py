@@ -11,7 +11,7 @@ from . import __version__
 from .compare import better_word
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError
 from .summary import HEAD as SUMMARY_HEAD, summarize, text_cells
-from .table import finite, fmt_num
+from .table import finite, fmt_num, kernel_name
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif;
@@ -156,7 +156,7 @@ def _comparison(result):
             rows.append(line)
             classes.append(cls)
         unit = " [%s, %s]" % (b["unit"], better_word(b["direction"])) if b["unit"] else ""
-        out.append("<h3>%s: %s%s</h3>" % (_e(b["kernel"]), _e(b["metric"]), _e(unit)))
+        out.append("<h3>%s: %s%s</h3>" % (_e(b["name"]), _e(b["metric"]), _e(unit)))
         out.append(_table(head, rows, numeric=set(range(1, len(head))), classes=classes))
     out.append(_notes(result["notes"]))
     return "".join(out)
@@ -186,7 +186,8 @@ def _check(result):
                 "noise", "reason"]
 
         def line(i):
-            return [i["status"], i["kernel"], i["size"], i["metric"],
+            return [i["status"], kernel_name(i["kernel"], i.get("variant")), i["size"],
+                    i["metric"],
                     fmt_num(i["baseline"]) if i["baseline"] is not None else "",
                     fmt_num(i["value"]) if i["value"] is not None else "",
                     "%+.1f%%" % (100 * i["change"]) if i["change"] is not None else "",

@@ -3,7 +3,7 @@ import math
 
 from . import grouping
 from .compare import format_columns
-from .table import finite, fmt_num, size_label
+from .table import finite, fmt_num, kernel_name, size_label
 
 MIB = 1 << 20
 
@@ -79,6 +79,7 @@ def summarize(table, group_keys=None):
         bwk = [r for r in bwk if finite(r["Gbps"])]
         r = max(bwk, key=lambda x: x["Gbps"]) if bwk else None
         rec["peak_kernel"] = r["kernel"] if r else ""
+        rec["peak_variant"] = r["variant"] if r else ""
         rec["peak_bytes"] = r["bytes"] if r else None
         rec["peak_Gbps"] = r["Gbps"] if r else math.nan
         rec["peak_MBps"] = r["MBps"] if r else math.nan
@@ -107,7 +108,7 @@ def summarize(table, group_keys=None):
         picked["allreduce_busbw_max_GBps"] = r
         rec["spread"] = {k: (grouping.spread(r, SPREAD_OF[k]) if r else math.nan)
                          for k, r in picked.items()}
-        rec["kernels"] = list(dict.fromkeys(r["kernel"] for r in rows))
+        rec["kernels"] = list(dict.fromkeys(kernel_name(r) for r in rows))
         out.append(rec)
     return out
 
@@ -148,7 +149,7 @@ def text_cells(rec):
     if rec["peak_bytes"] is not None:
         peak = "%s @%s" % (fmt_num(rec["peak_Gbps"]), size_label(rec["peak_bytes"]))
         if rec["peak_kernel"] != "bw":
-            peak += " (%s)" % rec["peak_kernel"]
+            peak += " (%s)" % kernel_name(rec["peak_kernel"], rec.get("peak_variant"))
     line = ("%.1f%%" % rec["peak_line_pct"]) if finite(rec["peak_line_pct"]) else "n/a"
     mr = ""
     if rec["msgrate_kernel"]:

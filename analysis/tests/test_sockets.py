@@ -1,0 +1,174 @@
+"""Issue 18, the analysis side: kernel instances (variants) never merged nor compared with
+each other.
+
+Every assertion on numbers reads files of known values (known_sockets.py, on known_values.py):
+tcp_stream --streams 1 and 4 at 6.0/9.2 and 8.0/9.41 Gb/s (64K/1M) on a 10 Gb/s line, bw at
+6.4/8.0 Gb/s there (80% at 1M). Most commands run in-process (cli.main), which is what the
+launcher calls, to keep the tests fast."""
+import json
+import math
+import shutil
+import types
+
+import h5py
+import known_json
+import known_sockets as ks
+import known_values
+import numpy as np
+import pytest
+
+from fabricbench_analysis import cli, compare, grouping, load, summary
+from fabricbench_analysis.errors import AnalysisError
+
+TCP = "runs/run_0000/kernels/02_tcp_stream"  # after bw (01_bw): --streams 1, then 4
+
+
+@pytest.fixture(scope="module")
+def socks(results, tmp_path_factory):
+    d = tmp_path_factory.mktemp("sockets")
+    s = types.SimpleNamespace()
+    run = known_values.run
+
+    def make(name, spec, sock):
+        return ks.write(str(d / (name + ".h5")), results.shm, [spec], [sock])
+
+    tcp = run(kernels=("bw",), fabric="tcp", line_rate_gbps=10.0, bw_scale=0.1)
+    s.tcp = make("tcp", tcp, ks.spec())
+    # The same values, the instances in the other order, other ports (the OS chooses them)
+    s.swapped = make("swapped", tcp, ks.spec(tcp_streams=(4, 1), port=41234))
+    # --streams 4 30% slower, --streams 1 as it was
+    s.slow4 = make("slow4", tcp, ks.spec(tcp_scale={4: 0.7}))
+    s.norate = make("norate", run(kernels=("bw",), fabric="tcp", line_rate_gbps=math.nan,
+                                  bw_scale=0.1), ks.spec())
+    s.ib = make("ib", run(kernels=("bw",), fabric="ib"), ks.spec(tcp_streams=()))
+    s.udp = make("udp", tcp, ks.spec(tcp_streams=(), udp=True, udp_pps=True))
+    # A file from before variants: one tcp_stream, no variant or axis attribute
+    s.old = make("old", tcp, ks.spec(tcp_streams=(1,)))
+    with h5py.File(s.old, "r+") as f:
+        for a in ("variant", "axis"):
+            del f[TCP].attrs[a]
+    s.dir = d
+    return s
+
+
+def _main(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err, out.err
+    return code, out.out, out.err
+
+
+# ------------------------------------------------------------------ variants
+
+
+def test_instances_are_rows_of_their_own(socks):
+    """Keyed by (kernel, variant, bytes): the two instances' rows stay apart, each with its
+    own known Gb/s; the tidy table carries variant and axis."""
+    t = load([socks.tcp])
+    assert t.instances() == [("bw", ""), ("tcp_stream", "--streams 1"),
+                             ("tcp_stream", "--streams 4")]
+    g = grouping.make_groups(t)
+    assert len(g) == 1
+    rows = {grouping.row_key(r): r for r in grouping.group_rows(t, g[0])}
+    for (s, b), gbps in ks.TCP_GBPS.items():
+        r = rows[("tcp_stream", "--streams %d" % s, b)]
+        assert r["Gbps"] == pytest.approx(gbps) and r["streams"] == s and r["axis"] == "streams"
+    assert len(rows) == 4 + 2 + 2
+    assert t.series()[0]["kernels"] == ["bw", "tcp_stream --streams 1", "tcp_stream --streams 4"]
+
+
+def test_compare_per_instance(socks):
+    """--streams 4 is 30% slower in slow4, --streams 1 is not: each instance is compared with
+    its own, never with the other (merged, the medians would mix 6.0 and 8.0)."""
+    res = compare.compare(load([socks.tcp, socks.slow4]), group_keys=("file",))
+    blocks = {b["name"]: b for b in res["blocks"]}
+    assert set(blocks) == {"bw", "tcp_stream --streams 1", "tcp_stream --streams 4"}
+    for name, ratio in (("tcp_stream --streams 1", 1.0), ("tcp_stream --streams 4", 0.7)):
+        b = blocks[name]
+        assert b["variant"] == name.split(" ", 1)[1] and [r["bytes"] for r in b["rows"]] == \
+            [65536, 1048576]
+        for row in b["rows"]:
+            assert row["cells"]["tcp (slow4)"]["ratio"] == pytest.approx(ratio)
+    assert "== tcp_stream --streams 4: MBps" in compare.render_text(res)
+
+
+def test_check_baseline_by_instance(socks, capsys):
+    """check --baseline matches rows by (kernel, variant, bytes): slow4 FAILs --streams 4 at
+    both sizes (-30%) and passes --streams 1 unchanged; the same instances in the other order
+    (and other ports in their setup) pass, with no setup warning."""
+    code, out, _ = _main(capsys, "check", "--json", "--baseline", socks.tcp, socks.slow4)
+    assert code == 1
+    checks = json.loads(out)["files"][0]["checks"]
+    got = {(c["kernel"], c["variant"], c["bytes"]): (c["status"], round(c["change"], 6))
+           for c in checks if c["metric"] == "MBps"}
+    assert got[("tcp_stream", "--streams 4", 65536)] == ("FAIL", -0.3)
+    assert got[("tcp_stream", "--streams 4", 1048576)] == ("FAIL", -0.3)
+    assert got[("tcp_stream", "--streams 1", 65536)] == ("PASS", 0.0)
+    assert got[("tcp_stream", "--streams 1", 1048576)] == ("PASS", 0.0)
+    assert len(got) == 8
+    code, out, _ = _main(capsys, "check", "--baseline", socks.tcp, socks.swapped)
+    assert code == 0 and "result: PASS (0 FAIL, 0 WARN, 8 PASS)" in out, out
+    assert len([ln for ln in out.splitlines() if ln.startswith("PASS    tcp_stream --streams ")]) \
+        == 4
+
+
+def test_file_before_variants(socks):
+    """A tcp_stream without variant or axis attributes (written before them) is the kernel
+    alone, variant ''; checked against itself, it passes."""
+    t = load([socks.old])
+    assert {(r["kernel"], r["variant"], r["axis"]) for r in t.rows} == {("bw", "", ""),
+                                                                       ("tcp_stream", "", "")}
+    assert summary.summarize(t)[0]["kernels"] == ["bw", "tcp_stream"]
+    from fabricbench_analysis.check import check
+    res = check(t, load([socks.old]), 0.1)
+    assert res["result"] == "PASS" and res["files"][0]["common"] == 6
+
+
+@pytest.mark.parametrize("name,value,phrase", [
+    ("variant", np.int64(4), "the attribute variant of /runs/run_0000/kernels/02_tcp_stream is "
+                             "an integer; a string is expected"),
+    ("variant", np.array(["--streams 1", "--streams 4"], dtype=object),
+     "the attribute variant of /runs/run_0000/kernels/02_tcp_stream is an array of shape (2,)"),
+    ("variant", "x" * 300, "is 300 characters long; a variant is at most 256"),
+    ("axis", "../streams", "the attribute axis of /runs/run_0000/kernels/02_tcp_stream is "
+                           "'../streams', not a column name"),
+])
+def test_hostile_variant_axis(socks, tmp_path, name, value, phrase):
+    bad = str(tmp_path / "bad.h5")
+    shutil.copyfile(socks.tcp, bad)
+    with h5py.File(bad, "r+") as f:
+        if isinstance(value, np.ndarray):
+            f[TCP].attrs.create(name, value, dtype=h5py.string_dtype())
+        else:
+            f[TCP].attrs[name] = value
+    with pytest.raises(AnalysisError) as e:
+        load([bad])
+    assert e.value.code == 3 and phrase in e.value.message, e.value.message
+
+
+def test_json_input_keeps_instances(socks, tmp_path):
+    """JSON Lines and the JSON document carry variant and axis in their kernel records: the
+    same instances and the same check as from the HDF5 file."""
+    from fabricbench_analysis.check import check
+    base = load([socks.tcp])
+    for path in (known_json.write_jsonl(socks.slow4, str(tmp_path / "s.jsonl")),
+                 known_json.write_document(socks.slow4, str(tmp_path / "s.json"))):
+        t = load([path])
+        assert t.instances() == base.instances()
+        got = check(base, t, 0.1)["files"][0]["checks"]
+        want = check(base, load([socks.slow4]), 0.1)["files"][0]["checks"]
+        assert [(c["kernel"], c["variant"], c["bytes"], c["status"]) for c in got] == \
+            [(c["kernel"], c["variant"], c["bytes"], c["status"]) for c in want]
+
+
+def test_plot_a_curve_per_instance(socks):
+    """One figure per kernel (file names from kernel names only), a curve per run and
+    instance, the variant in its legend."""
+    from fabricbench_analysis import plot
+    figs = {name: fig for name, _, fig in plot.figures(load([socks.tcp, socks.slow4]))}
+    assert set(figs) == {"bw", "tcp_stream"}
+    legend = [t.get_text() for t in figs["tcp_stream"].axes[0].get_legend().get_texts()]
+    for lab in ("tcp --streams 1", "tcp --streams 4", "tcp (slow4) --streams 1",
+                "tcp (slow4) --streams 4"):
+        assert lab in legend, legend
+    assert len([x for x in legend if x.startswith("line rate")]) == 1  # one rate: one line
