@@ -90,9 +90,11 @@ def _open_out(path):
 
 def cmd_summary(args):
     from . import summary
+    from .knee import parse_max_loss
     keys = _groups(args)
+    max_loss = parse_max_loss(args.max_loss)
     table = _load(args)
-    recs = summary.summarize(table, keys)
+    recs = summary.summarize(table, keys, max_loss)
     if args.json:
         _dump_json(recs)
     elif args.csv:
@@ -211,7 +213,9 @@ def cmd_check(args):
 
 def cmd_report(args):
     from . import compare, report
+    from .knee import parse_max_loss
     keys = _groups(args)
+    max_loss = parse_max_loss(args.max_loss)
     table = _load(args)
     compare.check_metrics(table, args.metric)  # also when there is no comparison to make
     cmp_result, cmp_error = report.compare_or_note(
@@ -222,7 +226,7 @@ def cmd_report(args):
     base_ms = _matrices([args.baseline], args.baseline_run) if args.baseline else []
     page = report.build(table, cmp_result, cmp_error, chk, title=args.title,
                         matrices=_matrices(args.files, args.run), base_matrices=base_ms,
-                        group_keys=keys)
+                        group_keys=keys, max_loss=max_loss)
     out, close = _open_out(args.output)
     try:
         out.write(page)
@@ -287,6 +291,11 @@ def _parser():
                         "and where several files each hold 2 runs or more of a group, each "
                         "file is a group of its own]")
 
+    def max_loss(sp):
+        sp.add_argument("--max-loss", default="1%", metavar="PCT",
+                        help="a rate sweep's knee (udp_rate --rate 0.5G,1G,...): the highest "
+                        "offered rate whose loss stays at or below PCT [default: 1%%]")
+
     def noise(sp):
         sp.add_argument("--sigma", type=_sigma, default=3.0, metavar="Z",
                         help="a difference counts when it exceeds Z combined standard errors "
@@ -297,6 +306,7 @@ def _parser():
                         "medians and run-to-run spreads")
     common(sp)
     group(sp)
+    max_loss(sp)
     g = sp.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true", help="JSON instead of text")
     g.add_argument("--csv", action="store_true", help="CSV instead of text")
@@ -353,6 +363,7 @@ def _parser():
     sp.add_argument("--metric", action="append", metavar="COLUMN",
                     help="comparison columns, as for compare")
     sp.add_argument("--reference", metavar="NAME|N|FILE", help="as for compare")
+    max_loss(sp)
     _check_options(sp, required=False)
     sp.set_defaults(func=cmd_report)
 

@@ -1,7 +1,7 @@
 """Side-by-side comparison of series (files or runs) per kernel and size, noise-aware."""
 import math
 
-from . import grouping
+from . import grouping, layers
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
 from .noise import noise_column
 from .table import (KERNEL_COLUMNS, RUN_COLUMNS, direction, finite, fmt_num, instance,
@@ -225,7 +225,17 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA, group_keys
             EXIT_NOTHING_IN_COMMON)
     return {"reference": ref, "sigma": sigma, "labels": labels,
             "group_by": list(groups[0].shared), "groups": [_group_json(g) for g in groups],
-            "blocks": blocks, "notes": notes}
+            "blocks": blocks, "layers": _layers(table, groups, gidx), "notes": notes}
+
+
+def _layers(table, groups, gidx):
+    """The socket and MPI layers of groups on different fabrics side by side (layers.across),
+    None when the groups share one fabric or lack one of the layers."""
+    fabrics = {repr(grouping.key_parts(g.members[0], table.where(label=g.members[0]["label"]))
+                    ["fabric"]) for g in groups}
+    if len(fabrics) < 2:
+        return None
+    return layers.across([(g.name, list(gidx[g.name].values())) for g in groups])
 
 
 def _group_json(g):
@@ -344,6 +354,8 @@ def render_text(result):
         unit = " [%s, %s]" % (b["unit"], better_word(b["direction"])) if b["unit"] else ""
         out.append("== %s: %s%s" % (b["name"], b["metric"], unit))
         out.extend(format_columns(head, lines))
+    if result.get("layers"):
+        out += [""] + layers.across_text(result["layers"])
     if result["notes"]:
         out.append("")
         out.extend("note: " + n for n in result["notes"])

@@ -1,10 +1,11 @@
-"""Issue 18, the analysis side: kernel instances (variants) never merged nor compared with
-each other.
+"""Issue 18, the analysis side: kernel instances (variants) never merged, the socket and MPI
+layers side by side, and a UDP rate sweep's knee.
 
 Every assertion on numbers reads files of known values (known_sockets.py, on known_values.py):
 tcp_stream --streams 1 and 4 at 6.0/9.2 and 8.0/9.41 Gb/s (64K/1M) on a 10 Gb/s line, bw at
-6.4/8.0 Gb/s there (80% at 1M). Most commands run in-process (cli.main), which is what the
-launcher calls, to keep the tests fast."""
+6.4/8.0 Gb/s there (80% at 1M); an ib run of bw alone at 80 Gb/s of 100; a udp_rate sweep over
+0.5, 1, 2, 4 Gb/s whose loss at 1472 bytes is 0, 0.2, 3.5, 52 % (knee: 1 Gb/s). Most commands
+run in-process (cli.main), which is what the launcher calls, to keep the tests fast."""
 import json
 import math
 import shutil
@@ -17,7 +18,7 @@ import known_values
 import numpy as np
 import pytest
 
-from fabricbench_analysis import cli, compare, grouping, load, summary
+from fabricbench_analysis import cli, compare, grouping, knee, load, summary
 from fabricbench_analysis.errors import AnalysisError
 
 TCP = "runs/run_0000/kernels/02_tcp_stream"  # after bw (01_bw): --streams 1, then 4
@@ -90,6 +91,7 @@ def test_compare_per_instance(socks):
         for row in b["rows"]:
             assert row["cells"]["tcp (slow4)"]["ratio"] == pytest.approx(ratio)
     assert "== tcp_stream --streams 4: MBps" in compare.render_text(res)
+    assert res["layers"] is None  # one fabric: no layers table
 
 
 def test_check_baseline_by_instance(socks, capsys):
@@ -172,3 +174,86 @@ def test_plot_a_curve_per_instance(socks):
                 "tcp (slow4) --streams 4"):
         assert lab in legend, legend
     assert len([x for x in legend if x.startswith("line rate")]) == 1  # one rate: one line
+
+
+# ------------------------------------------------------------------ layers
+
+
+def test_summary_layers_block(socks, capsys):
+    """Per size both layers measured (64K, 1M): each tcp_stream instance, bw, and bw over the
+    best socket instance (6.4 / 8.0 = 0.80x, 8.0 / 9.41 = 0.85x)."""
+    rec = summary.summarize(load([socks.tcp]))[0]
+    lay = rec["layers"]
+    assert [(c["layer"], c["name"]) for c in lay["columns"]] == [
+        ("socket", "tcp_stream --streams 1"), ("socket", "tcp_stream --streams 4"),
+        ("MPI", "bw")]
+    assert [r["bytes"] for r in lay["rows"]] == [65536, 1048576]
+    assert lay["rows"][0]["Gbps"] == pytest.approx([6.0, 8.0, 6.4])
+    assert lay["rows"][1]["Gbps"] == pytest.approx([9.2, 9.41, 8.0])
+    assert [r["ratio"] for r in lay["rows"]] == pytest.approx([0.8, 8.0 / 9.41])
+    code, out, _ = _main(capsys, "summary", socks.tcp)
+    lines = out.splitlines()
+    at = lines.index("layers of tcp, Gb/s per message size (bw/socket: bw over the best socket "
+                     "instance)")
+    assert lines[at + 1:at + 6] == [
+        "            socket       socket    MPI",
+        "bytes   tcp_stream   tcp_stream     bw  bw/socket",
+        "       --streams 1  --streams 4",
+        "  64K        6.000        8.000  6.400      0.80x",
+        "   1M        9.200        9.410  8.000      0.85x"]
+    assert code == 0 and max(len(ln) for ln in lines[at:at + 6]) <= 100
+    assert summary.summarize(load([socks.ib]))[0]["layers"] is None  # MPI alone
+
+
+def test_compare_layers_across_fabrics(socks, capsys):
+    """tcp (socket and MPI) against ib (MPI alone): one table, per size both layers measured,
+    every group's columns side by side."""
+    res = compare.compare(load([socks.tcp, socks.ib]))
+    lay = res["layers"]
+    assert [(c["group"], c["layer"], c["name"]) for c in lay["columns"]] == [
+        ("tcp", "socket", "tcp_stream --streams 1"), ("tcp", "socket", "tcp_stream --streams 4"),
+        ("tcp", "MPI", "bw"), ("ib", "MPI", "bw")]
+    assert [r["bytes"] for r in lay["rows"]] == [65536, 1048576]
+    assert lay["rows"][0]["Gbps"] == pytest.approx([6.0, 8.0, 6.4, 64.0])
+    assert lay["rows"][1]["Gbps"] == pytest.approx([9.2, 9.41, 8.0, 80.0])
+    code, out, _ = _main(capsys, "compare", socks.tcp, socks.ib)
+    lines = out.splitlines()
+    at = lines.index("== layers: socket (the kernel's TCP) and MPI, Gb/s per message size "
+                     "[higher is better]")
+    assert lines[at + 1:at + 7] == [
+        "               tcp          tcp    tcp     ib",
+        "            socket       socket    MPI    MPI",
+        "bytes   tcp_stream   tcp_stream     bw     bw",
+        "       --streams 1  --streams 4",
+        "  64K        6.000        8.000  6.400  64.00",
+        "   1M        9.200        9.410  8.000  80.00"]
+    assert code == 0
+
+
+# ------------------------------------------------------------------ the knee
+
+
+def test_udp_knee(socks, capsys):
+    """1472 bytes: loss 0, 0.2, 3.5, 52 % at 0.5, 1, 2, 4 Gb/s: the knee is 1 Gb/s, then 2
+    Gb/s loses 3.5%; 8K never loses more than 1% (0.3% at 4 Gb/s); 32K loses 3.5% already
+    at 0.5 Gb/s. With --max-loss 5%: 2 Gb/s at 1472, 0.5 Gb/s at 32K."""
+    ks_ = summary.summarize(load([socks.udp]))[0]["knees"]
+    got = {k["bytes"]: (k["case"], k["knee"] and k["knee"]["offered"],
+                        k["beyond"] and k["beyond"]["offered"]) for k in ks_}
+    assert got == {1472: ("knee", 1.0, 2.0), 8192: ("no_loss", 4.0, None),
+                   32768: ("lowest", None, 0.5)}
+    assert ks_[0]["knee"]["rx_Gbps"] == pytest.approx(0.998)
+    code, out, _ = _main(capsys, "summary", "--max-loss", "5%", socks.udp)
+    assert code == 0
+    assert "udp_rate knee of tcp: the highest offered rate whose loss stays <= 5% " \
+        "(--max-loss)" in out
+    assert "  1472: knee at 2 Gb/s offered (loss 3.5%, received 1.93 Gb/s); the next rate, " \
+        "4 Gb/s, loses 52%" in out, out
+    assert "  8K: no loss above 5% up to the highest rate offered, 4 Gb/s (loss 0.3%, " \
+        "received 3.988 Gb/s)" in out, out
+    assert "  32K: knee at 0.5 Gb/s offered (loss 3.5%, received 0.4825 Gb/s); the next " \
+        "rate, 1 Gb/s, loses 10%" in out, out
+    text = "\n".join(knee.text(ks_, "tcp"))
+    assert "32K: loss already at the lowest rate offered: 0.5 Gb/s loses 3.5% (above 1%)" in text
+    assert "8K: no loss above 1% up to the highest rate offered, 4 Gb/s" in text
+    assert _main(capsys, "summary", "--max-loss", "x", socks.udp)[0] == 2
