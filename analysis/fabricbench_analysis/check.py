@@ -291,26 +291,46 @@ def impossible(metric, v):
     return None
 
 
-def render_text(result, show="all"):
-    out = []
+def _header(result, f):
+    """The first line of a file's checks: what it is checked against."""
+    if result["baseline"] is None:
+        return "check %s (%s): line rate only (no --baseline)" % (f["file"], f["run"])
     base = ", ".join(result["baseline"]["files"])
     nb = len(result["baseline"]["runs"])
+    if nb >= MIN_SPREAD_RUNS:
+        spread = "run-to-run spread measured from the baseline's runs"
+    else:
+        spread = ("run-to-run spread assumed %s (--run-spread: with this, a change below "
+                  "about %s cannot FAIL; a baseline of %d runs measures it)" %
+                  (_pct(result.get("run_spread", 0.0)),
+                   _pct(result["sigma"] * result.get("run_spread", 0.0)), MIN_SPREAD_RUNS))
+    return "check %s (%s) against %s (%d run%s); tolerance %s, noise %g sigma, %s" % (
+        f["file"], f["run"], base, nb, "" if nb == 1 else "s", _pct(result["tolerance"]),
+        result["sigma"], spread)
+
+
+def _result_line(result, f):
+    c = f["counts"]
+    if f["common"] == 0:
+        return "result: FAIL (nothing in common with the baseline)"
+    nothing = " (nothing judged against the line rate)" if "min_line_pct" in result and \
+        not f.get("line_judged") else ""
+    return "result: %s (%d FAIL, %d WARN, %d PASS)%s" % (f["result"], c["FAIL"], c["WARN"],
+                                                         c["PASS"], nothing)
+
+
+def render_text(result, show="all"):
+    from .compare import format_columns
+    from .linecheck import RULE, render
+
+    out = []
     for f in result["files"]:
-        if nb >= MIN_SPREAD_RUNS:
-            spread = "run-to-run spread measured from the baseline's runs"
-        else:
-            spread = ("run-to-run spread assumed %s (--run-spread: with this, a change below "
-                      "about %s cannot FAIL; a baseline of %d runs measures it)" %
-                      (_pct(result.get("run_spread", 0.0)),
-                       _pct(result["sigma"] * result.get("run_spread", 0.0)), MIN_SPREAD_RUNS))
-        out.append("check %s (%s) against %s (%d run%s); tolerance %s, noise %g sigma, %s" %
-                   (f["file"], f["run"], base, nb, "" if nb == 1 else "s",
-                    _pct(result["tolerance"]), result["sigma"], spread))
+        out.append(_header(result, f))
         head = ["status", "kernel", "bytes", "metric", "baseline", "this run", "change",
                 "noise", "reason"]
         lines = []
         for i in f["checks"]:
-            if show == "problems" and i["status"] == "PASS":
+            if i.get("rule") == RULE or (show == "problems" and i["status"] == "PASS"):
                 continue
             lines.append([i["status"], kernel_name(i["kernel"], i.get("variant")), i["size"],
                           i["metric"],
@@ -319,15 +339,11 @@ def render_text(result, show="all"):
                           "%+.1f%%" % (100 * i["change"]) if i["change"] is not None else "",
                           "+-" + _pct(i["noise"]) if finite(i["noise"]) else "",
                           i["reason"]])
-        from .compare import format_columns
         if lines:
             out.extend(format_columns(head, lines, left=(0, 1, 3, 8)))
-        c = f["counts"]
-        if f["common"] == 0:
-            out.append("result: FAIL (nothing in common with the baseline)")
-        else:
-            out.append("result: %s (%d FAIL, %d WARN, %d PASS)" %
-                       (f["result"], c["FAIL"], c["WARN"], c["PASS"]))
+        if "min_line_pct" in result:
+            out.extend(render([i for i in f["checks"] if i.get("rule") == RULE], result, show))
+        out.append(_result_line(result, f))
         out.append("")
     out.extend("note: " + n for n in result["notes"])
     return "\n".join(out).rstrip("\n") + "\n"

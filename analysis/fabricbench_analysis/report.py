@@ -213,12 +213,20 @@ def _check(result):
     out = []
     for f in result["files"]:
         c = f.get("counts") or {}
+        against = [", ".join(result["baseline"]["files"])] if result["baseline"] else []
+        if "min_line_pct" in result:
+            against.append("%g%% of the line rate" % result["min_line_pct"])
         out.append('<h3><span class="badge %s">%s</span> %s (%s) against %s</h3>' % (
-            f["result"], f["result"], _e(f["file"]), _e(f["run"]),
-            _e(", ".join(result["baseline"]["files"]))))
-        out.append("<p>%d FAIL, %d WARN, %d PASS; tolerance %.1f%%, noise %g sigma.</p>" % (
-            c.get("FAIL", 0), c.get("WARN", 0), c.get("PASS", 0), 100 * result["tolerance"],
-            result["sigma"]))
+            f["result"], f["result"], _e(f["file"]), _e(f["run"]), _e(" and ".join(against))))
+        how = ["tolerance %.1f%%, noise %g sigma" % (100 * result["tolerance"], result["sigma"])
+               ] if result["baseline"] else []
+        if "min_line_pct" in result:
+            from .linecheck import sizes_text
+            how.append("line rate judged at %s%s" % (
+                sizes_text(result["line_pct_sizes"]), "" if f.get("line_judged") else
+                ": nothing could be judged"))
+        out.append("<p>%d FAIL, %d WARN, %d PASS; %s.</p>" % (
+            c.get("FAIL", 0), c.get("WARN", 0), c.get("PASS", 0), "; ".join(how)))
         head = ["status", "kernel", "bytes", "metric", "baseline", "this run", "change",
                 "noise", "reason"]
 
@@ -323,7 +331,8 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
     if matrices or base_matrices:
         parts.append("<h2>Pairs verdict</h2>" + _verdicts(matrices, base_matrices))
     if check_result is not None:
-        parts.append("<h2>Baseline check</h2>" + _check(check_result))
+        parts.append("<h2>%s</h2>" % ("Baseline check" if check_result["baseline"] else
+                                      "Line-rate check") + _check(check_result))
     parts.append("<h2>Summary</h2>" + _summary(table, group_keys, max_loss))
     if compare_result is not None:
         parts.append("<h2>Comparison</h2>" + _comparison(compare_result))

@@ -1,5 +1,5 @@
-"""Issue 18, the analysis side: kernel instances (variants) never merged, the socket and MPI
-layers side by side, and a UDP rate sweep's knee.
+"""Issue 18, the analysis side: kernel instances (variants) never merged, check --min-line-pct,
+the socket and MPI layers side by side, and a UDP rate sweep's knee.
 
 Every assertion on numbers reads files of known values (known_sockets.py, on known_values.py):
 tcp_stream --streams 1 and 4 at 6.0/9.2 and 8.0/9.41 Gb/s (64K/1M) on a 10 Gb/s line, bw at
@@ -17,8 +17,9 @@ import known_sockets as ks
 import known_values
 import numpy as np
 import pytest
+from conftest import assert_error, run_cli
 
-from fabricbench_analysis import cli, compare, grouping, knee, load, summary
+from fabricbench_analysis import cli, compare, grouping, knee, linecheck, load, summary
 from fabricbench_analysis.errors import AnalysisError
 
 TCP = "runs/run_0000/kernels/02_tcp_stream"  # after bw (01_bw): --streams 1, then 4
@@ -176,6 +177,88 @@ def test_plot_a_curve_per_instance(socks):
     assert len([x for x in legend if x.startswith("line rate")]) == 1  # one rate: one line
 
 
+# ------------------------------------------------------------------ --min-line-pct
+
+
+def test_min_line_pct_pass_and_fail(socks, capsys):
+    """At the largest size of each instance: tcp_stream 92.0% and 94.1% pass 90%, bw's 80.0%
+    fails (exit 1) in a line naming kernel, variant, size, line% and threshold; at 80% all
+    pass (exit 0)."""
+    code, out, _ = _main(capsys, "check", "--min-line-pct", "90", socks.tcp)
+    assert code == 1, out
+    lines = out.splitlines()
+    assert "FAIL    bw                         1M  8.000      10.00  80.0%  90%  80.0% of the " \
+        "line rate, below 90%" in lines, out
+    assert any(ln.startswith("PASS    tcp_stream --streams 1     1M  9.200") and "92.0%" in ln
+               for ln in lines), out
+    assert any(ln.startswith("PASS    tcp_stream --streams 4     1M  9.410") and "94.1%" in ln
+               for ln in lines), out
+    assert "result: FAIL (1 FAIL, 0 WARN, 2 PASS)" in lines
+    code, out, _ = _main(capsys, "check", "--min-line-pct", "80%", socks.tcp)
+    assert code == 0 and "result: PASS (0 FAIL, 0 WARN, 3 PASS)" in out, out
+
+
+def test_min_line_pct_sizes_all_and_json(socks, capsys):
+    code, out, _ = _main(capsys, "check", "--json", "--min-line-pct", "90", "--line-pct-sizes",
+                         "all", socks.tcp)
+    res = json.loads(out)
+    items = res["files"][0]["checks"]
+    assert code == 1 and res["baseline"] is None and res["line_judged"] == 8
+    got = {(i["kernel"], i["variant"], i["bytes"]): (i["status"], round(i["value"], 6))
+           for i in items}
+    assert got[("tcp_stream", "--streams 1", 65536)] == ("FAIL", 60.0)
+    assert got[("tcp_stream", "--streams 4", 1048576)] == ("PASS", 94.1)
+    assert got[("bw", "", 8)] == ("FAIL", 8.0)
+    assert all(i["threshold"] == 90 and i["metric"] == "line_rate_pct" for i in items)
+
+
+def test_min_line_pct_unknown_and_nothing_to_judge(socks, capsys):
+    """No line rate: every row is a WARN 'not judged', nothing passes silently, and with no
+    row judged at all the exit is 4 (nothing to judge)."""
+    code, out, err = _main(capsys, "check", "--min-line-pct", "90", socks.norate)
+    assert code == 4, (out, err)
+    warns = [ln for ln in out.splitlines() if ln.startswith("WARN")]
+    assert len(warns) == 3 and all(ln.endswith("not judged: line rate unknown (give the tool "
+                                               "--line-rate)") for ln in warns), out
+    assert "PASS" not in out.replace("0 PASS", "")
+    assert "error: nothing to judge against the line rate" in err
+    # With the baseline as well: its checks pass, the line rate is still not judged (exit 4);
+    # a FAIL (the ib run's bw at 80%) wins over it (exit 1)
+    code, out, err = _main(capsys, "check", "--min-line-pct", "90", "--baseline", socks.tcp,
+                           socks.norate)
+    assert code == 4 and "(nothing judged against the line rate)" in out, out
+    code, _, _ = _main(capsys, "check", "--min-line-pct", "90", socks.norate, socks.ib)
+    assert code == 1
+
+
+def test_min_line_pct_udp_and_usage(socks, capsys):
+    """UDP kernels are not judged (their rate is offered): a note, no item; bad values and a
+    check with nothing to check are usage errors (exit 2)."""
+    code, out, _ = _main(capsys, "check", "--json", "--min-line-pct", "90", socks.udp)
+    res = json.loads(out)
+    assert code == 1 and {i["kernel"] for i in res["files"][0]["checks"]} == {"bw"}
+    assert any("udp_pps, udp_rate not judged against the line rate" in n for n in res["notes"])
+    for bad in ("0", "150", "abc"):
+        assert _main(capsys, "check", "--min-line-pct", bad, socks.tcp)[0] == 2
+    p = run_cli("check", socks.tcp)  # through the launcher, as a user runs it
+    assert_error(p, 2, "check needs --baseline BASE.h5, --min-line-pct PCT, or both")
+
+
+def test_line_items_reasons():
+    """The reasons of rows no file of known values holds: a rate known but the run within one
+    host (line% NaN), a latency kernel and barrier (no throughput: not judged at all)."""
+    def row(**kw):
+        r = {"kernel": "bw", "variant": "", "kind": "bandwidth", "bytes": 1 << 20,
+             "Gbps": 50.0, "busbw_GBps": math.nan, "line_rate_pct": math.nan,
+             "line_rate_gbps": 100.0, "nhosts": 1}
+        r.update(kw)
+        return r
+    items = linecheck.line_items([row(), row(kernel="latency", kind="latency"),
+                                  row(kernel="barrier", kind="collective", bytes=0)], 90)
+    assert len(items) == 1 and items[0]["status"] == "WARN"
+    assert items[0]["reason"].startswith("not judged: within one host")
+
+
 # ------------------------------------------------------------------ layers
 
 
@@ -257,3 +340,15 @@ def test_udp_knee(socks, capsys):
     assert "32K: loss already at the lowest rate offered: 0.5 Gb/s loses 3.5% (above 1%)" in text
     assert "8K: no loss above 1% up to the highest rate offered, 4 Gb/s" in text
     assert _main(capsys, "summary", "--max-loss", "x", socks.udp)[0] == 2
+
+
+def test_report_shows_layers_knee_and_line_check(socks, tmp_path, capsys):
+    out = str(tmp_path / "r.html")
+    code, _, err = _main(capsys, "report", socks.tcp, socks.ib, socks.udp, "-o", out,
+                         "--min-line-pct", "90")
+    assert code == 0, err
+    page = open(out, encoding="utf-8").read()
+    for phrase in ("<h2>Line-rate check</h2>", "Layers of tcp", "Layers: socket and MPI",
+                   "udp_rate knee of tcp (udp)", "1472: knee at 1 Gb/s offered",
+                   "tcp_stream --streams 4"):
+        assert phrase in page, phrase
