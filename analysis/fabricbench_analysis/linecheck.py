@@ -121,7 +121,9 @@ def add_line_checks(result, cur, threshold, sizes="largest"):
         f["checks"].extend(line_items(rows, threshold, sizes))
         f["line_judged"] = judged(f["checks"])
         f["counts"] = {st: sum(1 for i in f["checks"] if i["status"] == st) for st in ORDER}
-        f["result"] = _worst([i["status"] for i in f["checks"]])
+        # a run with nothing in common with the baseline stays a FAIL (check.py)
+        f["result"] = _worst([i["status"] for i in f["checks"]] +
+                             (["FAIL"] if f["common"] == 0 else []))
         note = _udp_note(rows, s["label"])
         if note:
             result["notes"].append(note)

@@ -49,6 +49,7 @@ def socks(results, tmp_path_factory):
     with h5py.File(s.old, "r+") as f:
         for a in ("variant", "axis"):
             del f[TCP].attrs[a]
+    s.lat = known_values.write_known(str(d / "lat.h5"), results.shm, [run(kernels=("latency",))])
     s.dir = d
     return s
 
@@ -229,6 +230,16 @@ def test_min_line_pct_unknown_and_nothing_to_judge(socks, capsys):
     assert code == 4 and "(nothing judged against the line rate)" in out, out
     code, _, _ = _main(capsys, "check", "--min-line-pct", "90", socks.norate, socks.ib)
     assert code == 1
+
+
+def test_min_line_pct_keeps_nothing_in_common_a_fail(socks, capsys):
+    """Beside a baseline, a run with nothing in common with it stays a FAIL whatever the
+    line-rate checks add (here none: latency alone)."""
+    code, out, _ = _main(capsys, "check", "--json", "--baseline", socks.ib, "--min-line-pct",
+                         "70", socks.ib, socks.lat)
+    files = json.loads(out)["files"]
+    assert code == 1 and [f["result"] for f in files] == ["PASS", "FAIL"], files
+    assert files[1]["common"] == 0 and files[1]["line_judged"] == 0
 
 
 def test_min_line_pct_udp_and_usage(socks, capsys):
