@@ -14,7 +14,8 @@ from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
 from .hostile import COLUMNS
 from .noise import MIN_SPREAD_RUNS, noise_column, regimes, runs_noise
 from .rules import checks_for
-from .table import direction, finite, fmt_num, size_label
+from .table import (direction, finite, fmt_num, instance, kernel_name, row_key, setup_text,
+                    size_label)
 
 ORDER = {"PASS": 0, "WARN": 1, "FAIL": 2}
 
@@ -43,7 +44,7 @@ def _run_items(bs, cs, notes):
     items = []
 
     def item(status, what, reason):
-        items.append({"status": status, "kernel": "", "bytes": None, "size": "",
+        items.append({"status": status, "kernel": "", "variant": "", "bytes": None, "size": "",
                       "metric": what, "baseline": None, "value": None, "change": None,
                       "noise": None, "tolerance": None, "reason": reason})
 
@@ -76,21 +77,29 @@ def _run_items(bs, cs, notes):
     return items
 
 
-def _setup_items(base, cur, label, kernels):
-    """A kernel measured with other settings than the baseline's (element type, window...)."""
+def _setting(row, col):
+    """A kernel setting as compared with the baseline's (the setup in words without the
+    ports the OS chose: table.setup_text)."""
+    return setup_text(row[col]) if col == "kernel_detail" else str(row[col])
+
+
+def _setup_items(base, cur, label, instances):
+    """A kernel instance measured with other settings than the baseline's (element type,
+    window...)."""
     items = []
-    for k in kernels:
-        crow = cur.where(label=label, kernel=k)[0]
+    for inst in instances:
+        crow = [r for r in cur.where(label=label) if instance(r) == inst][0]
+        brows = [r for r in base.rows if instance(r) == inst]
         for col, what in (("dtype", "element type"), ("op", "reduction"), ("window", "window"),
                           ("kernel_detail", "setup")):
-            bvals = sorted({str(r[col]) for r in base.where(kernel=k)})
-            if str(crow[col]) not in bvals:
-                items.append({"status": "WARN", "kernel": k, "bytes": None, "size": "",
-                              "metric": what, "baseline": None, "value": None, "change": None,
-                              "noise": None, "tolerance": None,
+            bvals = sorted({_setting(r, col) for r in brows})
+            if _setting(crow, col) not in bvals:
+                items.append({"status": "WARN", "kernel": inst[0], "variant": inst[1],
+                              "bytes": None, "size": "", "metric": what, "baseline": None,
+                              "value": None, "change": None, "noise": None, "tolerance": None,
                               "reason": "%s differs: baseline %s, this run %s" % (
                                   what, " or ".join(v or "-" for v in bvals),
-                                  crow[col] or "-")})
+                                  _setting(crow, col) or "-")})
     return items
 
 
@@ -106,10 +115,10 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
     _validate_rules(rules, base, cur)
     blabels = base.labels()
     bseries = base.series()
-    # Baseline rows by (kernel, bytes): one per baseline run, first occurrence per run.
+    # Baseline rows by (kernel, variant, bytes): one per baseline run, first occurrence per run.
     bidx = {}
     for r in base.rows:
-        lst = bidx.setdefault((r["kernel"], r["bytes"]), [])
+        lst = bidx.setdefault(row_key(r), [])
         if all(x["label"] != r["label"] for x in lst):
             lst.append(r)
     files = []
@@ -119,7 +128,7 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
         lab = cs["label"]
         cidx = {}
         for r in cur.where(label=lab):
-            cidx.setdefault((r["kernel"], r["bytes"]), r)
+            cidx.setdefault(row_key(r), r)
         items = _run_items(bseries, cs, notes)
         common = [k for k in bidx if k in cidx]
         any_common = any_common or bool(common)
@@ -127,28 +136,29 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
             files.append({"label": lab, "file": cs["file"], "run": cs["run"], "result": "FAIL",
                           "checks": items, "counts": {}, "common": 0})
             continue
-        items.extend(_setup_items(base, cur, lab, sorted({k for k, _ in common})))
-        extra = sorted({k for k, _ in cidx if all(k != bk for bk, _ in bidx)})
+        items.extend(_setup_items(base, cur, lab, sorted({k[:2] for k in common})))
+        binst = {k[:2] for k in bidx}
+        extra = sorted({kernel_name(*k[:2]) for k in cidx if k[:2] not in binst})
         if extra:
             notes.append("%s: not in the baseline, not checked: %s" % (lab, ", ".join(extra)))
         for key, brows in bidx.items():
-            kernel, nbytes = key
-            krows = base.where(kernel=kernel)
+            inst, nbytes = key[:2], key[2]
+            krows = [r for r in base.rows if instance(r) == inst]
             metric0 = headline_metric(brows[0]["kind"], krows)
-            plan = checks_for(kernel, nbytes, metric0, tolerance, rules)
+            plan = checks_for(inst[0], nbytes, metric0, tolerance, rules)
             crow = cidx.get(key)
             if not plan:
                 continue
             if crow is None:
-                items.append(_missing(kernel, nbytes, cs, strict))
+                items.append(_missing(inst, nbytes, cs, strict))
                 continue
             if isinstance(crow.get("validation_errors"), int) and crow["validation_errors"] > 0:
-                items.append(_item("FAIL", kernel, nbytes, "validation_errors", None,
+                items.append(_item("FAIL", inst, nbytes, "validation_errors", None,
                                    crow["validation_errors"], None, None, None,
                                    "%d bytes or elements received wrong" %
                                    crow["validation_errors"]))
             for metric, (tol, severity, source) in plan.items():
-                it = _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma,
+                it = _check_one(inst, nbytes, metric, brows, crow, tol, severity, sigma,
                                 run_spread)
                 if it:
                     it["rule"] = source
@@ -164,27 +174,28 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
                       ", ".join(sorted({s["file"] for s in cur.series()}))),
             "check a run of the same kernels and sizes as the baseline", EXIT_NOTHING_IN_COMMON)
     return {"result": _worst([f["result"] for f in files]), "tolerance": tolerance,
-            "sigma": sigma, "run_spread": run_spread, "baseline": {"files": sorted({s["file"] for s in bseries}),
-                                         "runs": blabels},
+            "sigma": sigma, "run_spread": run_spread,
+            "baseline": {"files": sorted({s["file"] for s in bseries}), "runs": blabels},
             "files": files, "notes": notes}
 
 
-def _item(status, kernel, nbytes, metric, base, value, change, noise, tol, reason):
-    return {"status": status, "kernel": kernel, "bytes": nbytes, "size": size_label(nbytes),
-            "metric": metric, "baseline": base, "value": value, "change": change,
-            "noise": noise, "tolerance": tol, "reason": reason}
+def _item(status, inst, nbytes, metric, base, value, change, noise, tol, reason):
+    """One check of a kernel instance inst, (kernel, variant), at a size."""
+    return {"status": status, "kernel": inst[0], "variant": inst[1], "bytes": nbytes,
+            "size": size_label(nbytes), "metric": metric, "baseline": base, "value": value,
+            "change": change, "noise": noise, "tolerance": tol, "reason": reason}
 
 
-def _missing(kernel, nbytes, cs, strict):
+def _missing(inst, nbytes, cs, strict):
     why = "not measured in this run"
     if cs["run_status"] not in ("complete", "complete, validation failed",
                                 "complete, suspects named"):
         why += " (it is %s)" % cs["run_status"]
-    return _item("FAIL" if strict else "WARN", kernel, nbytes, "-", None, None, None, None, None,
+    return _item("FAIL" if strict else "WARN", inst, nbytes, "-", None, None, None, None, None,
                  why)
 
 
-def _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma, run_spread):
+def _check_one(inst, nbytes, metric, brows, crow, tol, severity, sigma, run_spread):
     bvals = [r.get(metric) for r in brows if finite(r.get(metric))]
     if not bvals:
         return None  # does not apply to this row (busbw of a point-to-point kernel, ...)
@@ -194,18 +205,18 @@ def _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma, run_sp
     # loading refuses such files, and a table made otherwise is judged here all the same.
     why = impossible(metric, value)
     if why:
-        return _item("FAIL", kernel, nbytes, metric, None, None, None, None, tol,
+        return _item("FAIL", inst, nbytes, metric, None, None, None, None, tol,
                      "impossible value in this run: %s is %s (%s); not compared" %
                      (metric, _num_text(value), why))
     for b in bvals:
         why = impossible(metric, b)
         if why:
-            return _item("FAIL", kernel, nbytes, metric, None, None, None, None, tol,
+            return _item("FAIL", inst, nbytes, metric, None, None, None, None, tol,
                          "impossible value in the baseline: %s is %s (%s); not compared" %
                          (metric, _num_text(b), why))
     ref = statistics.median(bvals)
     if not finite(value):
-        return _item("WARN", kernel, nbytes, metric, ref, None, None, None, tol,
+        return _item("WARN", inst, nbytes, metric, ref, None, None, None, tol,
                      "no value in this run (baseline %s)" % fmt_num(ref))
     bnoise = [r.get(ncol, math.nan) for r in brows if finite(r.get(metric))] if ncol else []
     u_ref = runs_noise(bnoise)
@@ -254,7 +265,7 @@ def _check_one(kernel, nbytes, metric, brows, crow, tol, severity, sigma, run_sp
     else:
         status = "PASS"
         reason = "within the tolerance (%s)" % _pct(tol)
-    return _item(status, kernel, nbytes, metric, ref, value, change, noise, tol, reason)
+    return _item(status, inst, nbytes, metric, ref, value, change, noise, tol, reason)
 
 
 def _num_text(v):
@@ -280,42 +291,59 @@ def impossible(metric, v):
     return None
 
 
-def render_text(result, show="all"):
-    out = []
+def _header(result, f):
+    """The first line of a file's checks: what it is checked against."""
+    if result["baseline"] is None:
+        return "check %s (%s): line rate only (no --baseline)" % (f["file"], f["run"])
     base = ", ".join(result["baseline"]["files"])
     nb = len(result["baseline"]["runs"])
+    if nb >= MIN_SPREAD_RUNS:
+        spread = "run-to-run spread measured from the baseline's runs"
+    else:
+        spread = ("run-to-run spread assumed %s (--run-spread: with this, a change below "
+                  "about %s cannot FAIL; a baseline of %d runs measures it)" %
+                  (_pct(result.get("run_spread", 0.0)),
+                   _pct(result["sigma"] * result.get("run_spread", 0.0)), MIN_SPREAD_RUNS))
+    return "check %s (%s) against %s (%d run%s); tolerance %s, noise %g sigma, %s" % (
+        f["file"], f["run"], base, nb, "" if nb == 1 else "s", _pct(result["tolerance"]),
+        result["sigma"], spread)
+
+
+def _result_line(result, f):
+    c = f["counts"]
+    if f["common"] == 0:
+        return "result: FAIL (nothing in common with the baseline)"
+    nothing = " (nothing judged against the line rate)" if "min_line_pct" in result and \
+        not f.get("line_judged") else ""
+    return "result: %s (%d FAIL, %d WARN, %d PASS)%s" % (f["result"], c["FAIL"], c["WARN"],
+                                                         c["PASS"], nothing)
+
+
+def render_text(result, show="all"):
+    from .compare import format_columns
+    from .linecheck import RULE, render
+
+    out = []
     for f in result["files"]:
-        if nb >= MIN_SPREAD_RUNS:
-            spread = "run-to-run spread measured from the baseline's runs"
-        else:
-            spread = ("run-to-run spread assumed %s (--run-spread: with this, a change below "
-                      "about %s cannot FAIL; a baseline of %d runs measures it)" %
-                      (_pct(result.get("run_spread", 0.0)),
-                       _pct(result["sigma"] * result.get("run_spread", 0.0)), MIN_SPREAD_RUNS))
-        out.append("check %s (%s) against %s (%d run%s); tolerance %s, noise %g sigma, %s" %
-                   (f["file"], f["run"], base, nb, "" if nb == 1 else "s",
-                    _pct(result["tolerance"]), result["sigma"], spread))
+        out.append(_header(result, f))
         head = ["status", "kernel", "bytes", "metric", "baseline", "this run", "change",
                 "noise", "reason"]
         lines = []
         for i in f["checks"]:
-            if show == "problems" and i["status"] == "PASS":
+            if i.get("rule") == RULE or (show == "problems" and i["status"] == "PASS"):
                 continue
-            lines.append([i["status"], i["kernel"], i["size"], i["metric"],
+            lines.append([i["status"], kernel_name(i["kernel"], i.get("variant")), i["size"],
+                          i["metric"],
                           fmt_num(i["baseline"]) if i["baseline"] is not None else "",
                           fmt_num(i["value"]) if i["value"] is not None else "",
                           "%+.1f%%" % (100 * i["change"]) if i["change"] is not None else "",
                           "+-" + _pct(i["noise"]) if finite(i["noise"]) else "",
                           i["reason"]])
-        from .compare import format_columns
         if lines:
             out.extend(format_columns(head, lines, left=(0, 1, 3, 8)))
-        c = f["counts"]
-        if f["common"] == 0:
-            out.append("result: FAIL (nothing in common with the baseline)")
-        else:
-            out.append("result: %s (%d FAIL, %d WARN, %d PASS)" %
-                       (f["result"], c["FAIL"], c["WARN"], c["PASS"]))
+        if "min_line_pct" in result:
+            out.extend(render([i for i in f["checks"] if i.get("rule") == RULE], result, show))
+        out.append(_result_line(result, f))
         out.append("")
     out.extend("note: " + n for n in result["notes"])
     return "\n".join(out).rstrip("\n") + "\n"

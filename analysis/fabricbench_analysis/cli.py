@@ -14,9 +14,9 @@ PROG = "fabricbench-analyze"
 EPILOG = """exit codes: 0 done (check: no FAIL; WARN allowed; matrix: healthy), 1 check found a
 FAIL (matrix: a verdict named suspects), 2 usage error (bad option or rules file), 3 an input
 could not be read (not HDF5, damaged, newer schema; matrix: no pairs kernel) or an output not
-written, 4 nothing in common to compare or check (matrix: no verdict yet, the run was
-stopped), 5 an unexpected error (a bug of fabricbench-analyze; FABRICBENCH_ANALYZE_DEBUG=1
-shows where).
+written, 4 nothing in common to compare or check (check --min-line-pct: no row with a known
+line rate; matrix: no verdict yet, the run was stopped), 5 an unexpected error (a bug of
+fabricbench-analyze; FABRICBENCH_ANALYZE_DEBUG=1 shows where).
 docs/ANALYSIS.md describes every command, the table's columns and the noise method."""
 
 
@@ -90,9 +90,11 @@ def _open_out(path):
 
 def cmd_summary(args):
     from . import summary
+    from .knee import parse_max_loss
     keys = _groups(args)
+    max_loss = parse_max_loss(args.max_loss)
     table = _load(args)
-    recs = summary.summarize(table, keys)
+    recs = summary.summarize(table, keys, max_loss)
     if args.json:
         _dump_json(recs)
     elif args.csv:
@@ -182,20 +184,34 @@ def cmd_matrix(args):
 
 
 def _check_result(args, table=None):
-    from . import check, loading, rules as rules_mod
+    """check's result: against --baseline (check.py; the pairs matrices, matrix_check.py),
+    and/or the line rate (--min-line-pct, linecheck.py)."""
+    from . import check, linecheck, loading, rules as rules_mod
     tol = rules_mod.parse_tolerance(args.tolerance)
     rules = rules_mod.parse_rules(args.rules) if args.rules else []
-    base = loading.load([args.baseline], run=args.baseline_run, warn=_note)
-    cur = table if table is not None else loading.load(args.files, run=args.run, warn=_note)
     spread = rules_mod.parse_tolerance(args.run_spread, where="--run-spread")
-    result = check.check(base, cur, tol, rules, sigma=args.sigma, strict=args.strict,
-                         run_spread=spread)
-    # The pairs kernels' matrices, pair by pair (matrix_check.py)
-    from .matrix_check import add_pair_checks
-    base_ms = _matrices([args.baseline], args.baseline_run)
-    if base_ms:
-        add_pair_checks(result, base_ms, _matrices(args.files, args.run), tol, rules,
-                        args.sigma, spread, args.strict)
+    line = None if args.min_line_pct is None else \
+        linecheck.parse_min_line_pct(args.min_line_pct)
+    if not args.baseline and line is None:
+        raise UsageError("check needs --baseline BASE.h5, --min-line-pct PCT, or both",
+                         "--baseline compares with a reference run; --min-line-pct 90 judges "
+                         "every link at 90% of its line rate")
+    base = loading.load([args.baseline], run=args.baseline_run, warn=_note) \
+        if args.baseline else None
+    cur = table if table is not None else loading.load(args.files, run=args.run, warn=_note)
+    if base is None:
+        result = linecheck.without_baseline(args.sigma, spread)
+    else:
+        result = check.check(base, cur, tol, rules, sigma=args.sigma, strict=args.strict,
+                             run_spread=spread)
+        # The pairs kernels' matrices, pair by pair (matrix_check.py)
+        from .matrix_check import add_pair_checks
+        base_ms = _matrices([args.baseline], args.baseline_run)
+        if base_ms:
+            add_pair_checks(result, base_ms, _matrices(args.files, args.run), tol, rules,
+                            args.sigma, spread, args.strict)
+    if line is not None:
+        linecheck.add_line_checks(result, cur, line, args.line_pct_sizes)
     return result
 
 
@@ -206,23 +222,36 @@ def cmd_check(args):
         _dump_json(result)
     else:
         sys.stdout.write(check.render_text(result, show=args.show))
-    return EXIT_FAIL if result["result"] == "FAIL" else EXIT_OK
+    if result["result"] == "FAIL":
+        return EXIT_FAIL
+    if result.get("line_judged") == 0:
+        raise AnalysisError(
+            "nothing to judge against the line rate: no bandwidth or collective row of %s has "
+            "a known line rate" % ", ".join(args.files),
+            "fabricbench knows the rate of the port --fabric chose where the port reports it "
+            "(virtual NICs often do not), and applies none within one host; give it with "
+            "fabricbench run --line-rate RATE",
+            EXIT_NOTHING_IN_COMMON)
+    return EXIT_OK
 
 
 def cmd_report(args):
     from . import compare, report
+    from .knee import parse_max_loss
     keys = _groups(args)
+    max_loss = parse_max_loss(args.max_loss)
     table = _load(args)
     compare.check_metrics(table, args.metric)  # also when there is no comparison to make
     cmp_result, cmp_error = report.compare_or_note(
         table, lambda t: compare.compare(t, metrics=args.metric or None,
                                          reference=args.reference, sigma=args.sigma,
                                          group_keys=keys))
-    chk = _check_result(args, table) if args.baseline else None
+    chk = _check_result(args, table) if args.baseline or args.min_line_pct is not None \
+        else None
     base_ms = _matrices([args.baseline], args.baseline_run) if args.baseline else []
     page = report.build(table, cmp_result, cmp_error, chk, title=args.title,
                         matrices=_matrices(args.files, args.run), base_matrices=base_ms,
-                        group_keys=keys)
+                        group_keys=keys, max_loss=max_loss)
     out, close = _open_out(args.output)
     try:
         out.write(page)
@@ -287,6 +316,11 @@ def _parser():
                         "and where several files each hold 2 runs or more of a group, each "
                         "file is a group of its own]")
 
+    def max_loss(sp):
+        sp.add_argument("--max-loss", default="1%", metavar="PCT",
+                        help="a rate sweep's knee (udp_rate --rate 0.5G,1G,...): the highest "
+                        "offered rate whose loss stays at or below PCT [default: 1%%]")
+
     def noise(sp):
         sp.add_argument("--sigma", type=_sigma, default=3.0, metavar="Z",
                         help="a difference counts when it exceeds Z combined standard errors "
@@ -297,6 +331,7 @@ def _parser():
                         "medians and run-to-run spreads")
     common(sp)
     group(sp)
+    max_loss(sp)
     g = sp.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true", help="JSON instead of text")
     g.add_argument("--csv", action="store_true", help="CSV instead of text")
@@ -353,14 +388,20 @@ def _parser():
     sp.add_argument("--metric", action="append", metavar="COLUMN",
                     help="comparison columns, as for compare")
     sp.add_argument("--reference", metavar="NAME|N|FILE", help="as for compare")
-    _check_options(sp, required=False)
+    max_loss(sp)
+    _check_options(sp)
     sp.set_defaults(func=cmd_report)
 
-    sp = sub.add_parser("check", help="PASS/WARN/FAIL against a baseline file, noise-aware; "
-                        "exit 1 on FAIL")
+    sp = sub.add_parser("check", help="PASS/WARN/FAIL against a baseline file, noise-aware, "
+                        "and/or against the line rate (--min-line-pct); exit 1 on FAIL",
+                        description="Check runs against a baseline file (--baseline), against "
+                        "the line rate (--min-line-pct), or both. Exit 0 no FAIL (WARN "
+                        "allowed), 1 a FAIL, 2 usage, 3 a bad file, 4 nothing to judge (no "
+                        "kernel and size in common with the baseline; no row with a known "
+                        "line rate).")
     common(sp, run_default="latest")
     noise(sp)
-    _check_options(sp, required=True)
+    _check_options(sp)
     sp.add_argument("--json", action="store_true", help="JSON instead of text")
     sp.add_argument("--show", choices=("all", "problems"), default="all",
                     help="print every check, or only WARN and FAIL [default: all]")
@@ -380,9 +421,18 @@ def _parser():
     return p
 
 
-def _check_options(sp, required):
-    sp.add_argument("--baseline", required=required, metavar="BASE.h5",
+def _check_options(sp):
+    sp.add_argument("--baseline", metavar="BASE.h5",
                     help="the reference result file (all its runs pooled)")
+    sp.add_argument("--min-line-pct", metavar="PCT",
+                    help="every throughput row (a bandwidth kernel's Gb/s, a collective's "
+                    "busbw) at or above PCT%% of the line rate passes, below FAILs; a row "
+                    "whose line rate is unknown is a WARN, not judged (with or without "
+                    "--baseline)")
+    sp.add_argument("--line-pct-sizes", choices=("largest", "all"), default="largest",
+                    help="the sizes --min-line-pct judges: the largest of each kernel "
+                    "instance (small messages never reach the line rate), or all "
+                    "[default: largest]")
     sp.add_argument("--baseline-run", default="all", metavar="RUN",
                     help="which runs of the baseline [default: all; several runs add their "
                     "spread to the noise]")

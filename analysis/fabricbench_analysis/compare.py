@@ -1,10 +1,11 @@
 """Side-by-side comparison of series (files or runs) per kernel and size, noise-aware."""
 import math
 
-from . import grouping
+from . import grouping, layers
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
 from .noise import noise_column
-from .table import KERNEL_COLUMNS, RUN_COLUMNS, direction, finite, fmt_num, size_label
+from .table import (KERNEL_COLUMNS, RUN_COLUMNS, direction, finite, fmt_num, instance,
+                    kernel_name, row_key, setup_text, size_label)
 
 DEFAULT_SIGMA = 3.0
 
@@ -71,33 +72,40 @@ def judge(ref, value, u_ref, u_val, metric, sigma, extra_rel=0.0):
 
 
 def _group_index(table, groups, notes):
-    """{group name: {(kernel, bytes): group row}} (grouping.group_rows); a kernel measured
-    twice in a run is noted, its first time is compared."""
+    """{group name: {(kernel, variant, bytes): group row}} (grouping.group_rows); a kernel
+    instance measured twice in a run is noted, its first time is compared."""
     dups = set()
     seen = {}
     for r in table.rows:
-        key = (r["label"], r["kernel"], r["bytes"])
-        if key in seen and (r["label"], r["kernel"]) not in dups:
-            dups.add((r["label"], r["kernel"]))
+        key = (r["label"],) + row_key(r)
+        if key in seen and key[:3] not in dups:
+            dups.add(key[:3])
             notes.append("%s: kernel %s appears more than once; the first is compared (%s)" %
-                         (r["label"], r["kernel"], r["kernel_id"]))
+                         (r["label"], kernel_name(r), r["kernel_id"]))
         seen[key] = True
-    return {g.name: {(row["kernel"], row["bytes"]): row
-                     for row in grouping.group_rows(table, g)} for g in groups}
+    return {g.name: {row_key(row): row for row in grouping.group_rows(table, g)}
+            for g in groups}
 
 
-def _differences(gidx, kernel, names):
-    """Notes on settings that differ between groups for a kernel (dtype, window, ranks)."""
+def _instance_rows(gidx, name, inst):
+    """The rows of group `name` of kernel instance inst, (kernel, variant)."""
+    return [r for k, r in gidx[name].items() if k[:2] == inst]
+
+
+def _differences(gidx, inst, names):
+    """Notes on settings that differ between groups for a kernel instance (dtype, window,
+    ranks, its setup in words)."""
     out = []
     for col, what in (("dtype", "element type"), ("op", "reduction"), ("window", "window"),
                       ("nranks", "ranks"), ("nhosts", "hosts"), ("kernel_detail", "setup")):
         vals = {}
         for name in names:
-            rows = [r for (k, _), r in gidx[name].items() if k == kernel]
+            rows = _instance_rows(gidx, name, inst)
             if rows:
                 vals[name] = rows[0].get(col)
-        if len({str(v) for v in vals.values()}) > 1:
-            out.append("%s: %s differs: %s" % (kernel, what, "; ".join(
+        shown = {setup_text(v) if col == "kernel_detail" else str(v) for v in vals.values()}
+        if len(shown) > 1:
+            out.append("%s: %s differs: %s" % (kernel_name(*inst), what, "; ".join(
                 "%s %s" % (lab, v if v != "" else "-") for lab, v in vals.items())))
     return out
 
@@ -163,15 +171,16 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA, group_keys
     single = len(groups) == 1
     blocks = []
     common = 0
-    for kernel in table.kernels():
-        present = [name for name in labels if any(k == kernel for k, _ in gidx[name])]
+    for inst in table.instances():
+        kernel = kernel_name(*inst)
+        present = [name for name in labels if _instance_rows(gidx, name, inst)]
         if not present:
             continue
         if len(present) < 2 and not single:
             notes.append("%s: measured only in %s; not compared" % (kernel, present[0]))
             continue
-        notes.extend(_differences(gidx, kernel, present))
-        krows = [r for name in present for (k, _), r in gidx[name].items() if k == kernel]
+        notes.extend(_differences(gidx, inst, present))
+        krows = [r for name in present for r in _instance_rows(gidx, name, inst)]
         kind = krows[0]["kind"]
         sizes = sorted({r["bytes"] for r in krows})
         for metric in (metrics or compare_metrics(kind, krows)):
@@ -182,7 +191,7 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA, group_keys
             for b in sizes:
                 cells = {}
                 for name in present:
-                    row = gidx[name].get((kernel, b))
+                    row = gidx[name].get(inst + (b,))
                     if row is not None and finite(row.get(metric)):
                         cells[name] = _cell(row, metric, ncol)
                 if len(cells) >= 2 or (single and cells):
@@ -192,7 +201,8 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA, group_keys
                         if lab != ref:
                             _judge_cells(ref, lab, cells, metric, sigma)
                 brows.append({"bytes": b, "size": size_label(b), "cells": cells})
-            blocks.append({"kernel": kernel, "kind": kind, "metric": metric,
+            blocks.append({"kernel": inst[0], "variant": inst[1], "name": kernel, "kind": kind,
+                           "metric": metric,
                            "unit": table.units.get(metric, ""), "direction": direction(metric),
                            "labels": present, "rows": brows})
     if metrics:
@@ -215,7 +225,17 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA, group_keys
             EXIT_NOTHING_IN_COMMON)
     return {"reference": ref, "sigma": sigma, "labels": labels,
             "group_by": list(groups[0].shared), "groups": [_group_json(g) for g in groups],
-            "blocks": blocks, "notes": notes}
+            "blocks": blocks, "layers": _layers(table, groups, gidx), "notes": notes}
+
+
+def _layers(table, groups, gidx):
+    """The socket and MPI layers of groups on different fabrics side by side (layers.across),
+    None when the groups share one fabric or lack one of the layers."""
+    fabrics = {repr(grouping.key_parts(g.members[0], table.where(label=g.members[0]["label"]))
+                    ["fabric"]) for g in groups}
+    if len(fabrics) < 2:
+        return None
+    return layers.across([(g.name, list(gidx[g.name].values())) for g in groups])
 
 
 def _group_json(g):
@@ -225,12 +245,13 @@ def _group_json(g):
 
 def _coverage(table, group):
     parts = []
-    for k in table.kernels():
+    for inst in table.instances():
         sizes = sorted({r["bytes"] for r in table.rows
-                        if r["label"] in group.labels and r["kernel"] == k})
+                        if r["label"] in group.labels and instance(r) == inst})
         if sizes:
-            parts.append("%s %s" % (k, size_label(sizes[0]) if len(sizes) == 1 else
-                                    "%s..%s" % (size_label(sizes[0]), size_label(sizes[-1]))))
+            span = size_label(sizes[0]) if len(sizes) == 1 else \
+                "%s..%s" % (size_label(sizes[0]), size_label(sizes[-1]))
+            parts.append("%s %s" % (kernel_name(*inst), span))
     return "%s: %s" % (group.name, ", ".join(parts))
 
 
@@ -331,8 +352,10 @@ def render_text(result):
             lines.append(line)
         out.append("")
         unit = " [%s, %s]" % (b["unit"], better_word(b["direction"])) if b["unit"] else ""
-        out.append("== %s: %s%s" % (b["kernel"], b["metric"], unit))
+        out.append("== %s: %s%s" % (b["name"], b["metric"], unit))
         out.extend(format_columns(head, lines))
+    if result.get("layers"):
+        out += [""] + layers.across_text(result["layers"])
     if result["notes"]:
         out.append("")
         out.extend("note: " + n for n in result["notes"])

@@ -24,7 +24,7 @@ import statistics
 from .errors import UsageError
 from .hostile import safe_text
 from .noise import regimes, run_spread, runs_noise
-from .table import KERNEL_COLUMNS, RUN_COLUMNS, finite
+from .table import KERNEL_COLUMNS, RUN_COLUMNS, finite, row_key
 
 # fabricbench run's options that say where and how results go, not what is measured
 # (src/cli/option_table.c, and --json-doc, --prom, --wide, --columns of issue 17): left out of
@@ -123,7 +123,7 @@ def _kernel_settings(rows):
     seen = {}
     for r in rows:
         seen.setdefault(r["kernel_id"], tuple(str(r.get(c, "")) for c in (
-            "kernel", "dtype", "op", "window", "kernel_options")))
+            "kernel", "variant", "dtype", "op", "window", "kernel_options")))
     return tuple(seen.values())
 
 
@@ -247,17 +247,17 @@ def find(groups, ref):
 
 
 def group_rows(table, group):
-    """A group's rows, one per kernel and size its runs measured (in the order they first
-    appear): the first run's row, every measured quantity replaced by the median over the
-    runs that measured it, and `_runs` (those runs' rows, one per run: a kernel measured twice
-    in a run counts once, its first time)."""
+    """A group's rows, one per kernel instance and size its runs measured (in the order they
+    first appear; row_key): the first run's row, every measured quantity replaced by the
+    median over the runs that measured it, and `_runs` (those runs' rows, one per run: a
+    kernel instance measured twice in a run counts once, its first time)."""
     labels = group.labels
     by = {}
     order = []
     for r in table.rows:
         if r["label"] not in labels:
             continue
-        key = (r["kernel"], r["bytes"])
+        key = row_key(r)
         lst = by.get(key)
         if lst is None:
             lst = by[key] = []

@@ -362,6 +362,21 @@ def matches(pattern, what):
     return check
 
 
+def at_most(n, what):
+    """A string of at most n characters."""
+    def check(v):
+        if len(v) > n:
+            return "is %d characters long; %s is at most %d" % (len(v), what, n)
+        return None
+    return check
+
+
+# A kernel instance's variant (`--streams 4`, `--rate 2.5G`; fabricbench's buffer holds 95
+# bytes) and axis (the column holding its value, "" for a kernel without one).
+MAX_VARIANT = 256
+AXIS_NAME = re.compile(r"(?:[A-Za-z0-9_]{1,64})?\Z")
+
+
 # The table's columns as docs/SCHEMA.md defines them: (type, lowest, highest, NaN allowed, what
 # the value is). NaN "rate": a rate is NaN only in a row of no timed iteration.
 _TIME = ("float", 0.0, MAX_VALUE, True, "a time")

@@ -47,6 +47,9 @@ _RUN_ATTRS = {
 _KERNEL_ATTRS = {
     "kernel": ("kernel", "str", "", hostile.matches(
         hostile.KERNEL_NAME, "a kernel name (a-z, 0-9 and _, starting with a letter)")),
+    "variant": ("variant", "str", "", hostile.at_most(hostile.MAX_VARIANT, "a variant")),
+    "axis": ("axis", "str", "", hostile.matches(
+        hostile.AXIS_NAME, "a column name (letters, digits and _)")),
     "kind": ("kind", "str", "", hostile.one_of(hostile.KINDS)),
     "kernel_status": ("status", "str", ""),
     "dtype": ("dtype", "str", ""), "op": ("op", "str", ""),

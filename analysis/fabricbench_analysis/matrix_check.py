@@ -31,7 +31,7 @@ def _pct(x):
 
 
 def _item(status, m, metric, pair, base, value, change, noise, tol, reason, rule=None):
-    return {"status": status, "kernel": m["kernel"], "bytes": m["bytes"],
+    return {"status": status, "kernel": m["kernel"], "variant": "", "bytes": m["bytes"],
             "size": size_label(m["bytes"]),
             "metric": "%s %s" % (metric, pair) if pair else metric, "pair": pair or None,
             "baseline": base, "value": value, "change": change, "noise": noise,

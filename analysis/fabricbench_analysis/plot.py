@@ -10,7 +10,7 @@ import re
 
 from .errors import EXIT_INTERNAL, AnalysisError
 from .hostile import safe_text
-from .table import finite, size_label
+from .table import finite, instance, size_label
 
 _FILE_NAME = re.compile(r"[a-z][a-z0-9_]{0,80}\Z")
 
@@ -152,27 +152,46 @@ def _new(Figure, title):
 
 
 def _by_series(rows, labels):
+    """(label, variant, rows) per series and kernel instance: the instances of a kernel run
+    once per value of a list option (tcp_stream --streams 1,4) are curves of their own."""
     out = []
+    variants = _variants(rows)
     for lab in labels:
-        rs = sorted((r for r in rows if r["label"] == lab and r["bytes"] > 0),
-                    key=lambda r: r["bytes"])
-        if rs:
-            out.append((lab, rs))
+        for v in variants:
+            rs = sorted((r for r in rows if r["label"] == lab and instance(r)[1] == v and
+                         r["bytes"] > 0), key=lambda r: r["bytes"])
+            if rs:
+                out.append((lab, v, rs))
     return out
 
 
-class Curve:
-    """One curve of a figure: its name (a series' label), colour and marker, legend text, its
-    rows and each row's x; `rate`: the line rate (Gb/s) of its run, NaN unknown."""
+def _variants(rows):
+    return list(dict.fromkeys(instance(r)[1] for r in rows))
 
-    def __init__(self, name, style, legend, rows, xs, rate=math.nan):
+
+class Curve:
+    """One curve of a figure: its name (a series' label, and its kernel instance), colour and
+    marker, legend text, its rows and each row's x; `rate`: the line rate (Gb/s) of its run,
+    NaN unknown; `run`: the series whose line rate it is (its instances share it)."""
+
+    def __init__(self, name, style, legend, rows, xs, rate=math.nan, run=None):
         self.name, self.style, self.legend = name, style, legend
         self.rows, self.xs, self.rate = rows, xs, rate
+        self.run = name if run is None else run
 
 
-def _series_curves(series, style):
-    return [Curve(lab, style[lab], _legend_label(rs), rs, [r["bytes"] for r in rs],
-                  rs[0]["line_rate_gbps"]) for lab, rs in series]
+def _series_curves(series, style, variants):
+    """A curve per series and instance: the series' colour; with several instances, the
+    marker tells the instance (the same in every series) and the legend names it."""
+    curves = []
+    for lab, v, rs in series:
+        color, marker = style[lab]
+        if len(variants) > 1:
+            marker = MARKERS[variants.index(v) % len(MARKERS)]
+        legend = _legend_label(rs) + (" " + plain(v) if v else "")
+        curves.append(Curve("%s %s" % (lab, v) if v else lab, (color, marker), legend, rs,
+                            [r["bytes"] for r in rs], rs[0]["line_rate_gbps"], lab))
+    return curves
 
 
 def _time_figure(Figure, ticker, curves, what, title, xaxis):
@@ -247,8 +266,9 @@ def _rate_figure(Figure, ticker, curves, column, what, unit, title, factor, rate
     plotted = [c for c in curves if pts[c.name]]
     if not plotted:
         return None
-    rates = {c.name: c.rate * factor for c in plotted if finite(c.rate) and c.rate > 0
+    rates = {c.run: c.rate * factor for c in plotted if finite(c.rate) and c.rate > 0
              and rate_text is not None}
+    runs = {c.run: c for c in reversed(plotted)}  # a run's first curve gives its colour
     values = [y for p in pts.values() for _, y in p]
     values += [v * rate_scale for v in rates.values()]
     div, yunit = _rate_unit(values, unit)
@@ -262,11 +282,10 @@ def _rate_figure(Figure, ticker, curves, column, what, unit, title, factor, rate
         ys += [q[1] / div for q in p]
         xs += [q[0] for q in p]
     distinct = sorted(set(rates.values()))
-    if len(distinct) == 1 and len(rates) == len(plotted):
+    if len(distinct) == 1 and len(rates) == len(runs):
         lines = [(distinct[0], "black", "")]
     else:
-        lines = [(rate, c.style[0], "%s: " % c.name) for c in plotted
-                 for rate in [rates.get(c.name)] if rate is not None]
+        lines = [(rate, runs[run].style[0], "%s: " % run) for run, rate in rates.items()]
     for rate, color, who in lines:
         v = rate * rate_scale / div
         ax.axhline(v, color=color, ls="--", lw=1.3, label=plain(who + rate_text(rate)))
@@ -274,7 +293,8 @@ def _rate_figure(Figure, ticker, curves, column, what, unit, title, factor, rate
                    label=plain("%s%d%% of the line rate: %s %s" % (
                        who, round(100 * GUIDE_SHARE), _num(GUIDE_SHARE * v), yunit)))
         ys += [v, GUIDE_SHARE * v]
-    unknown = [c.name for c in plotted if c.name not in rates and rate_text is not None]
+    unknown = [run for run in dict.fromkeys(c.run for c in plotted)
+               if run not in rates and rate_text is not None]
     if unknown:  # a legend entry with nothing drawn: text only
         ax.plot([], [], ls="none", label=plain(unknown_rate_text(unknown)))
     xaxis(ax, xs)
@@ -362,35 +382,48 @@ def tables(table):
 
 
 def figures(table):
-    """[(name, caption, Figure)] for every kernel of the table, in kernel order."""
-    from . import plot_options
-
+    """[(name, caption, Figure)] for every kernel of the table, in kernel order: one figure
+    per kernel (and kind of figure), its instances as curves of their own."""
     Figure, ticker = _mpl()
     style = _style(table)
     labels = table.labels()
     out = []
     for kernel in table.kernels():
         rows = table.where(kernel=kernel)
-        kind = rows[0]["kind"]
         series = _by_series(rows, labels)
         if not series:
             continue  # barrier: one row of 0 bytes, nothing to put on a size axis
-        curves = _series_curves(series, style)
-        if kind == "latency":
-            title = "%s: one-way latency vs message size (p50 line, p50 to p99 band)" % kernel
-            fig = _time_figure(Figure, ticker, curves, "one-way latency", title,
-                               _size_xaxis(ticker))
-            if fig:
-                out.append((kernel, "One-way latency (round trip / 2) per message size: the "
-                            "line is the median (p50) of the per-iteration times, the shaded "
-                            "band reaches the 99th percentile. Lower is better.", fig))
-        elif kind == "bandwidth":
-            out += _bandwidth(Figure, ticker, kernel, rows, curves)
-        elif kind == "collective" and plot_options.one_size_kernel(rows):
-            out += plot_options.figures(Figure, ticker, table, kernel)
-        elif kind == "collective":
-            out += _collective(Figure, ticker, kernel, rows, curves)
+        variants = _variants(rows)
+        curves = _series_curves(series, style, variants)
+        figs = _kernel_figures(Figure, ticker, table, kernel, rows, curves)
+        if len(variants) > 1:
+            figs = [(name, "%s One curve per run and instance of %s (%s): the colour tells "
+                     "the run, the marker the instance." % (cap, kernel, ", ".join(variants)),
+                     fig) for name, cap, fig in figs]
+        out += figs
     return out
+
+
+def _kernel_figures(Figure, ticker, table, kernel, rows, curves):
+    from . import plot_options
+
+    kind = rows[0]["kind"]
+    if kind == "latency":
+        title = "%s: one-way latency vs message size (p50 line, p50 to p99 band)" % kernel
+        fig = _time_figure(Figure, ticker, curves, "one-way latency", title,
+                           _size_xaxis(ticker))
+        if not fig:
+            return []
+        return [(kernel, "One-way latency (round trip / 2) per message size: the line is the "
+                 "median (p50) of the per-iteration times, the shaded band reaches the 99th "
+                 "percentile. Lower is better.", fig)]
+    if kind == "bandwidth":
+        return _bandwidth(Figure, ticker, kernel, rows, curves)
+    if kind == "collective" and plot_options.one_size_kernel(rows):
+        return plot_options.figures(Figure, ticker, table, kernel)
+    if kind == "collective":
+        return _collective(Figure, ticker, kernel, rows, curves)
+    return []
 
 
 def png_bytes(fig, dpi=None):

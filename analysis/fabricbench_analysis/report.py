@@ -11,7 +11,7 @@ from . import __version__
 from .compare import better_word
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError
 from .summary import HEAD as SUMMARY_HEAD, summarize, text_cells
-from .table import finite, fmt_num
+from .table import finite, fmt_num, kernel_name, size_label
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif;
@@ -103,11 +103,45 @@ def _runs(table):
         "".join(details)
 
 
-def _summary(table, group_keys=None):
-    recs = summarize(table, group_keys)
+def _layers(block, name=None):
+    """A layers table (layers.group_layers, or across groups: layers.across)."""
+    cols = block["columns"]
+    head = ["bytes"] + ["%s%s: %s" % (c["group"] + " " if "group" in c else "", c["layer"],
+                                      c["name"]) for c in cols]
+    rows = [[size_label(r["bytes"])] + [fmt_num(v) if finite(v) else "-" for v in r["Gbps"]]
+            for r in block["rows"]]
+    if name is not None:
+        head.append("%s/socket" % block["mpi"])
+        for line, r in zip(rows, block["rows"]):
+            line.append("%.2fx" % r["ratio"] if finite(r["ratio"]) else "-")
+    title = "Layers of %s" % name if name is not None else "Layers: socket and MPI"
+    what = ("Gb/s per message size: the kernel's own TCP (socket kernels) and MPI's bandwidth "
+            "kernels%s." % (", and %s over the best socket instance" % block["mpi"]
+                            if name is not None else ", of each group side by side"))
+    return "<h3>%s</h3>%s<p class=\"small\">%s</p>" % (
+        _e(title), _table(head, rows, numeric=set(range(1, len(head)))), _e(what))
+
+
+def _knees(ks, name):
+    from . import knee
+
+    out = []
+    for kernel in dict.fromkeys(k["kernel"] for k in ks):
+        mine = [k for k in ks if k["kernel"] == kernel]
+        out.append("<h3>%s knee of %s</h3><p>The highest offered rate whose loss stays at or "
+                   "below %g%% (--max-loss), per message size:</p><ul>%s</ul>" % (
+                       _e(kernel), _e(name), mine[0]["max_loss_pct"],
+                       "".join("<li>%s</li>" % _e(knee.line(k)) for k in mine)))
+    return "".join(out)
+
+
+def _summary(table, group_keys=None, max_loss=1.0):
+    recs = summarize(table, group_keys, max_loss)
     rows = [[c.replace("+-", "\u00b1") for c in text_cells(r)] for r in recs]
     grouped = any(r["runs"] > 1 for r in recs)
-    return _table(SUMMARY_HEAD, rows, numeric={1} | set(range(6, len(SUMMARY_HEAD)))) + (
+    extra = "".join((_layers(r["layers"], r["label"]) if r["layers"] else "") +
+                    (_knees(r["knees"], r["label"]) if r["knees"] else "") for r in recs)
+    return _table(SUMMARY_HEAD, rows, numeric={1} | set(range(6, len(SUMMARY_HEAD)))) + extra + (
         '<p class="small">lat: one-way latency at 8 B (p50, p99); peak: the highest Gb/s of bw '
         'and the size it was reached at; line%%: that against the line rate (n/a: unknown, or '
         'within one host); msg/s: msgrate\'s aggregate at 8 B (bw\'s when there is no msgrate); '
@@ -115,6 +149,7 @@ def _summary(table, group_keys=None):
             " runs: repeats of one measurement (runs sharing a command and fabric, or as "
             "--group says): each number is their median, &plusmn;N% their run-to-run spread "
             "(relative standard deviation; ? where one run measured it)." if grouped else ""))
+
 
 
 def _comparison(result):
@@ -156,8 +191,10 @@ def _comparison(result):
             rows.append(line)
             classes.append(cls)
         unit = " [%s, %s]" % (b["unit"], better_word(b["direction"])) if b["unit"] else ""
-        out.append("<h3>%s: %s%s</h3>" % (_e(b["kernel"]), _e(b["metric"]), _e(unit)))
+        out.append("<h3>%s: %s%s</h3>" % (_e(b["name"]), _e(b["metric"]), _e(unit)))
         out.append(_table(head, rows, numeric=set(range(1, len(head))), classes=classes))
+    if result.get("layers"):
+        out.append(_layers(result["layers"]))
     out.append(_notes(result["notes"]))
     return "".join(out)
 
@@ -176,17 +213,26 @@ def _check(result):
     out = []
     for f in result["files"]:
         c = f.get("counts") or {}
+        against = [", ".join(result["baseline"]["files"])] if result["baseline"] else []
+        if "min_line_pct" in result:
+            against.append("%g%% of the line rate" % result["min_line_pct"])
         out.append('<h3><span class="badge %s">%s</span> %s (%s) against %s</h3>' % (
-            f["result"], f["result"], _e(f["file"]), _e(f["run"]),
-            _e(", ".join(result["baseline"]["files"]))))
-        out.append("<p>%d FAIL, %d WARN, %d PASS; tolerance %.1f%%, noise %g sigma.</p>" % (
-            c.get("FAIL", 0), c.get("WARN", 0), c.get("PASS", 0), 100 * result["tolerance"],
-            result["sigma"]))
+            f["result"], f["result"], _e(f["file"]), _e(f["run"]), _e(" and ".join(against))))
+        how = ["tolerance %.1f%%, noise %g sigma" % (100 * result["tolerance"], result["sigma"])
+               ] if result["baseline"] else []
+        if "min_line_pct" in result:
+            from .linecheck import sizes_text
+            how.append("line rate judged at %s%s" % (
+                sizes_text(result["line_pct_sizes"]), "" if f.get("line_judged") else
+                ": nothing could be judged"))
+        out.append("<p>%d FAIL, %d WARN, %d PASS; %s.</p>" % (
+            c.get("FAIL", 0), c.get("WARN", 0), c.get("PASS", 0), "; ".join(how)))
         head = ["status", "kernel", "bytes", "metric", "baseline", "this run", "change",
                 "noise", "reason"]
 
         def line(i):
-            return [i["status"], i["kernel"], i["size"], i["metric"],
+            return [i["status"], kernel_name(i["kernel"], i.get("variant")), i["size"],
+                    i["metric"],
                     fmt_num(i["baseline"]) if i["baseline"] is not None else "",
                     fmt_num(i["value"]) if i["value"] is not None else "",
                     "%+.1f%%" % (100 * i["change"]) if i["change"] is not None else "",
@@ -263,7 +309,7 @@ def _verdicts(ms, base_ms):
 
 
 def build(table, compare_result=None, compare_error=None, check_result=None, title=None,
-          matrices=(), base_matrices=(), group_keys=None):
+          matrices=(), base_matrices=(), group_keys=None, max_loss=1.0):
     """The page as a string; matrices (and the baseline's): the pairs kernels' verdicts on
     top, their heatmaps with the plots."""
     from . import plot
@@ -285,8 +331,9 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
     if matrices or base_matrices:
         parts.append("<h2>Pairs verdict</h2>" + _verdicts(matrices, base_matrices))
     if check_result is not None:
-        parts.append("<h2>Baseline check</h2>" + _check(check_result))
-    parts.append("<h2>Summary</h2>" + _summary(table, group_keys))
+        parts.append("<h2>%s</h2>" % ("Baseline check" if check_result["baseline"] else
+                                      "Line-rate check") + _check(check_result))
+    parts.append("<h2>Summary</h2>" + _summary(table, group_keys, max_loss))
     if compare_result is not None:
         parts.append("<h2>Comparison</h2>" + _comparison(compare_result))
     elif compare_error:

@@ -1,9 +1,9 @@
 """One line per run: what it measured on, and the numbers people quote."""
 import math
 
-from . import grouping
+from . import grouping, knee, layers
 from .compare import format_columns
-from .table import finite, fmt_num, size_label
+from .table import finite, fmt_num, kernel_name, size_label
 
 MIB = 1 << 20
 
@@ -39,10 +39,12 @@ def _joined(values):
     return vals[0] if len(vals) == 1 else "/".join(str(v) for v in vals)
 
 
-def summarize(table, group_keys=None):
+def summarize(table, group_keys=None, max_loss=knee.DEFAULT_MAX_LOSS):
     """A list of dicts, one per group of runs (grouping.py; --group none: one per run), in
     load order: each number is the median over the group's runs (at one kernel and size), its
-    `spread` the runs' relative standard deviation (None: fewer than 2 runs measured it)."""
+    `spread` the runs' relative standard deviation (None: fewer than 2 runs measured it);
+    `layers` (socket and MPI Gb/s side by side, layers.group_layers; None without both) and
+    `knees` (a rate sweep's knee per size, knee.knees, at max_loss percent)."""
     out = []
     for g in grouping.make_groups(table, group_keys):
         s = g.members[0]
@@ -79,6 +81,7 @@ def summarize(table, group_keys=None):
         bwk = [r for r in bwk if finite(r["Gbps"])]
         r = max(bwk, key=lambda x: x["Gbps"]) if bwk else None
         rec["peak_kernel"] = r["kernel"] if r else ""
+        rec["peak_variant"] = r["variant"] if r else ""
         rec["peak_bytes"] = r["bytes"] if r else None
         rec["peak_Gbps"] = r["Gbps"] if r else math.nan
         rec["peak_MBps"] = r["MBps"] if r else math.nan
@@ -107,7 +110,9 @@ def summarize(table, group_keys=None):
         picked["allreduce_busbw_max_GBps"] = r
         rec["spread"] = {k: (grouping.spread(r, SPREAD_OF[k]) if r else math.nan)
                          for k, r in picked.items()}
-        rec["kernels"] = list(dict.fromkeys(r["kernel"] for r in rows))
+        rec["kernels"] = list(dict.fromkeys(kernel_name(r) for r in rows))
+        rec["layers"] = layers.group_layers(rows)
+        rec["knees"] = knee.knees(rows, max_loss, table.units)
         out.append(rec)
     return out
 
@@ -119,7 +124,8 @@ HEAD = ["run", "runs", "status", "fabric", "transport", "hosts", "ranks", "lat p
 def flat(rec):
     """A summary record for CSV: the spreads as spread_NAME columns, the runs as one field
     ('FILE RUN; FILE RUN'), without the kernel list."""
-    out = {k: v for k, v in rec.items() if k not in ("kernels", "members", "spread")}
+    out = {k: v for k, v in rec.items() if k not in ("kernels", "members", "spread", "layers",
+                                                     "knees")}
     out["members"] = "; ".join("%s %s" % (m["file"], m["run"]) for m in rec["members"])
     for k, v in rec["spread"].items():
         out["spread_" + k] = v
@@ -148,7 +154,7 @@ def text_cells(rec):
     if rec["peak_bytes"] is not None:
         peak = "%s @%s" % (fmt_num(rec["peak_Gbps"]), size_label(rec["peak_bytes"]))
         if rec["peak_kernel"] != "bw":
-            peak += " (%s)" % rec["peak_kernel"]
+            peak += " (%s)" % kernel_name(rec["peak_kernel"], rec.get("peak_variant"))
     line = ("%.1f%%" % rec["peak_line_pct"]) if finite(rec["peak_line_pct"]) else "n/a"
     mr = ""
     if rec["msgrate_kernel"]:
@@ -195,4 +201,9 @@ def render_text(recs, group_by=None):
             members.append(m["run"] if m["file"] == last else "%s %s" % (m["file"], m["run"]))
             last = m["file"]
         out.append("%s = %s" % (r["label"], ", ".join(members)))
+    for r in recs:
+        if r.get("layers"):
+            out += [""] + layers.group_text(r["layers"], r["label"])
+        if r.get("knees"):
+            out += [""] + knee.text(r["knees"], r["label"])
     return "\n".join(out) + "\n"

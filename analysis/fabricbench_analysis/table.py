@@ -3,6 +3,7 @@
 Everything after loading (summary, compare, check, plot, report, export) reads only this.
 """
 import math
+import re
 
 
 class Table:
@@ -29,6 +30,12 @@ class Table:
         """Kernel names in the order they first appear."""
         return _unique(r["kernel"] for r in self.rows)
 
+    def instances(self):
+        """Kernel instances, (kernel, variant), in the order they first appear: a kernel run
+        once per value of a list option (tcp_stream --streams 1,4) is one instance per value,
+        never merged with another; a kernel without one is (kernel, "")."""
+        return _unique(instance(r) for r in self.rows)
+
     def where(self, **conds):
         return [r for r in self.rows if all(r.get(k) == v for k, v in conds.items())]
 
@@ -42,8 +49,9 @@ class Table:
                 s["rows"] = 0
                 s["kernels"] = []
             s["rows"] += 1
-            if r["kernel"] not in s["kernels"]:
-                s["kernels"].append(r["kernel"])
+            name = kernel_name(r)
+            if name not in s["kernels"]:
+                s["kernels"].append(name)
         return list(out.values())
 
     def has_values(self, column):
@@ -63,6 +71,39 @@ def finite(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
+def instance(row):
+    """The key of a row's kernel instance: (kernel, variant), variant "" for a kernel without
+    one (and in files from before variants)."""
+    return row["kernel"], row.get("variant") or ""
+
+
+def row_key(row):
+    """What identifies a row within a run: kernel, variant and message size. Rows of different
+    instances of one kernel (tcp_stream --streams 1 and --streams 4) are never merged or
+    compared with each other."""
+    return instance(row) + (row["bytes"],)
+
+
+_PORT = re.compile(r"(\d+\.\d+\.\d+\.\d+|\]):\d+\b")
+
+
+def setup_text(detail):
+    """A kernel's setup in words (its `detail`) as compared between runs: the socket kernels'
+    ports (chosen by the OS at every run: `127.0.0.1:40585`) as `:*`, so that they alone do not
+    make two setups differ."""
+    return _PORT.sub(r"\1:*", str(detail))
+
+
+def kernel_name(row, variant=None):
+    """A kernel instance as people read it: 'tcp_stream --streams 4', or the kernel alone;
+    row is a row (or anything with kernel and variant) or a kernel name with `variant`."""
+    if isinstance(row, str):
+        kernel, variant = row, variant or ""
+    else:
+        kernel, variant = instance(row)
+    return "%s %s" % (kernel, variant) if variant else kernel
+
+
 # Run metadata columns of the tidy table (the same on every row of a run), in order.
 RUN_COLUMNS = (
     "label", "file", "file_name", "run", "run_status", "stop_reason", "start_time", "end_time",
@@ -73,8 +114,10 @@ RUN_COLUMNS = (
     "env_options", "label_base", "label_given",
 )
 # Kernel columns (the same on every row of a kernel).
-KERNEL_COLUMNS = ("kernel_id", "kernel", "kind", "kernel_status", "dtype", "op", "bus_factor",
-                  "window", "kernel_detail", "time_columns", "kernel_options")
+# variant and axis: an instance of a kernel run once per value of a list option (its value as
+# given, `--streams 4`, and the column holding it); "" for other kernels.
+KERNEL_COLUMNS = ("kernel_id", "kernel", "variant", "axis", "kind", "kernel_status", "dtype", "op",
+                  "bus_factor", "window", "kernel_detail", "time_columns", "kernel_options")
 # The result table's columns in the schema's order (docs/SCHEMA.md); others follow as found.
 TABLE_COLUMNS = (
     "bytes", "iterations", "warmup", "min_us", "p50_us", "mean_us", "p90_us", "p99_us",

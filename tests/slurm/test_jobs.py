@@ -7,8 +7,9 @@ node (own hostname and network namespace), jobs submitted with sbatch.
     node says so and then one skip line, no launcher error text), shm skipped (2 nodes), tcp
     run; one summary line per fabric;
   - health.sbatch with FB_PAIRS=none (thresholds only; the pairs default is test_health.py):
-    PASS with loose thresholds (from a file), FAIL with an impossible one (job FAILED, exit 1),
-    exit 2 without thresholds.
+    PASS with loose thresholds (from a file; the line rate's too: fab0, a veth, reports its
+    speed), FAIL with an impossible one (job FAILED, exit 1), exit 2 without thresholds
+    (test_thresholds.py judges each threshold on known values, without Slurm).
 
 usage: test_jobs.py FABRICBENCH       (skips with exit 77 without root, Slurm or munge)"""
 import os
@@ -110,15 +111,15 @@ print("ok fabric-sweep.sbatch: COMPLETED in %s s; ib, roce skipped (absent on bo
 thresholds = os.path.join(c.work, "loose.conf")
 with open(thresholds, "w") as f:
     f.write("# loose: any working link passes\nmax_latency_us = 100000\nmin_bw_MBps = 1\n"
-            "max_allreduce_us = 100000\n")
+            "max_allreduce_us = 100000\nmin_line_pct = 0.001\n")
 health_env = {"FB_FABRIC": "tcp", "FB_DEVICE": "fab0", "FB_SIZES": "8,64K,1M", "FB_PAIRS": "none"}
 jid, out, info = submit("health.sbatch", args=["--thresholds", thresholds], extra=health_env)
 verdicts = re.findall(r"^health: check (\S+) = \S+ (?:<=|>=) \S+ \((?:max|min)\): (\w+)$", out,
                       re.M)
-check(sorted(verdicts) == [("allreduce_p50_us@8B", "PASS"), ("bw_peak_MBps", "PASS"),
-                           ("latency_p50_us@8B", "PASS")], "health verdicts %r\n%s"
-      % (verdicts, out[-3000:]))
-check(re.search(r"^health: PASS \(3 checks; nodes vnode\[1-2\]; fabric tcp device fab0; ",
+check(sorted(verdicts) == [("allreduce_p50_us@8B", "PASS"), ("bw_line_rate_pct@1M", "PASS"),
+                           ("bw_peak_MBps", "PASS"), ("latency_p50_us@8B", "PASS")],
+      "health verdicts %r\n%s" % (verdicts, out[-3000:]))
+check(re.search(r"^health: PASS \(4 checks; nodes vnode\[1-2\]; fabric tcp device fab0; ",
                 out, re.M), "health PASS line:\n" + out[-3000:])
 _, hosts, _ = read_run(os.path.join(res, "health-%s-tcp.h5" % jid))
 check(sorted(hosts) == ["vnode1", "vnode2"], "health hostnames %r" % hosts)

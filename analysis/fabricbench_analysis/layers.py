@@ -1,0 +1,188 @@
+"""Socket and MPI side by side: what the kernel's own TCP reaches on a path against what MPI
+(over UCX, over RDMA) reaches, per message size (docs/ANALYSIS.md, "Layers").
+
+A socket kernel is recognised by its own columns (docs/SCHEMA.md: `tcp_retrans`,
+`sndbuf_bytes`, `rcvbuf_bytes`; the UDP kernels' `udp_sent`, `udp_received`, ...), which are
+NaN in every other kernel's rows by definition; in a file without those columns, by its name
+(`tcp_*`, `udp_*`). Every other bandwidth kernel (bw, bibw, msgrate, ...) is an MPI one.
+
+The layers compared are the throughput kernels: a TCP kernel of the bandwidth kind
+(tcp_stream, each instance) and the MPI bandwidth kernels. UDP kernels are not among them:
+their throughput is the rate they were offered (udp_rate) or a packet rate (udp_pps); what
+they tell is where loss starts (knee.py).
+"""
+import math
+
+from .table import finite, fmt_num, kernel_name, size_label
+
+TCP_COLUMNS = ("tcp_retrans",)
+UDP_COLUMNS = ("udp_sent", "udp_received", "udp_drops", "udp_ooo", "udp_dup", "loss_pct")
+SOCKET_COLUMNS = TCP_COLUMNS + ("sndbuf_bytes", "rcvbuf_bytes") + UDP_COLUMNS
+
+
+def socket_proto(row):
+    """'udp' or 'tcp' for a socket kernel's row (by its own columns, else by its name), 'socket'
+    for one with socket columns of neither protocol, '' for any other kernel's."""
+    if any(finite(row.get(c)) for c in UDP_COLUMNS) or row["kernel"].startswith("udp_"):
+        return "udp"
+    if any(finite(row.get(c)) for c in TCP_COLUMNS) or row["kernel"].startswith("tcp_"):
+        return "tcp"
+    return "socket" if any(finite(row.get(c)) for c in SOCKET_COLUMNS) else ""
+
+
+def layer(row):
+    """'socket' (a TCP throughput kernel), 'MPI' (an MPI bandwidth kernel) or '' (neither: a
+    latency kernel, a collective, a UDP kernel) for the layers table."""
+    if row["kind"] != "bandwidth":
+        return ""
+    proto = socket_proto(row)
+    if proto == "udp":
+        return ""
+    return "socket" if proto else "MPI"
+
+
+def _columns(rows):
+    """The layers' kernel instances of some rows: (layer, kernel, variant), sockets first,
+    each in order of appearance."""
+    seen = {}
+    for r in rows:
+        lay = layer(r)
+        if lay:
+            seen.setdefault((lay, r["kernel"], r["variant"]), None)
+    return sorted(seen, key=lambda c: c[0] != "socket")
+
+
+def has_layers(rows):
+    """Whether rows hold both a socket and an MPI throughput kernel."""
+    lays = {c[0] for c in _columns(rows)}
+    return lays == {"socket", "MPI"}
+
+
+def _gbps(rows, col, nbytes):
+    for r in rows:
+        if (layer(r), r["kernel"], r["variant"]) == col and r["bytes"] == nbytes:
+            return r["Gbps"]
+    return math.nan
+
+
+def _sizes(rows):
+    """The sizes of the layers' table: those both layers measured (a socket kernel runs
+    128K unless given -m; bw its own list); where they share none, every size either did."""
+    by = {}
+    for r in rows:
+        if layer(r):
+            by.setdefault(layer(r), set()).add(r["bytes"])
+    both = by.get("socket", set()) & by.get("MPI", set())
+    return sorted(both or set().union(*by.values()))
+
+
+def _mpi_ref(cols):
+    """The MPI kernel the ratio takes: bw where measured, else the first."""
+    mpi = [c for c in cols if c[0] == "MPI"]
+    return next((c for c in mpi if c[1] == "bw"), mpi[0] if mpi else None)
+
+
+def group_layers(rows):
+    """The layers block of one group's rows (grouping.group_rows: medians over its runs), or
+    None without both layers: {columns: [{layer, kernel, variant, name}], mpi: the kernel of
+    the ratio, rows: [{bytes, Gbps: [per column], ratio}]}. ratio: that MPI kernel's Gb/s over
+    the best socket instance's at the size (NaN where either is missing)."""
+    if not has_layers(rows):
+        return None
+    cols = _columns(rows)
+    ref = _mpi_ref(cols)
+    out = []
+    for b in _sizes(rows):
+        vals = [_gbps(rows, c, b) for c in cols]
+        sock = [v for c, v in zip(cols, vals) if c[0] == "socket" and finite(v) and v > 0]
+        mpi = vals[cols.index(ref)]
+        out.append({"bytes": b, "Gbps": vals,
+                    "ratio": mpi / max(sock) if sock and finite(mpi) else math.nan})
+    return {"columns": [_column_json(c) for c in cols], "mpi": kernel_name(ref[1], ref[2]),
+            "rows": out}
+
+
+def _column_json(col, group=None):
+    out = {"layer": col[0], "kernel": col[1], "variant": col[2],
+           "name": kernel_name(col[1], col[2])}
+    if group is not None:
+        out["group"] = group
+    return out
+
+
+def across(named_rows):
+    """The layers table of several groups side by side: named_rows [(group name, its rows)];
+    None unless the groups together hold both layers. {columns: [{group, layer, kernel,
+    variant, name}], rows: [{bytes, Gbps: [per column]}]}."""
+    allrows = [r for _, rows in named_rows for r in rows]
+    if not has_layers(allrows):
+        return None
+    cols, out = [], []
+    for name, rows in named_rows:
+        cols += [(name, c, rows) for c in _columns(rows)]
+    for b in _sizes(allrows):
+        out.append({"bytes": b, "Gbps": [_gbps(rows, c, b) for _, c, rows in cols]})
+    return {"columns": [_column_json(c, name) for name, c, _ in cols], "rows": out}
+
+
+# ------------------------------------------------------------------ text
+
+WIDTH = 100  # a text table wider than this is cut into blocks, the bytes column repeated
+
+
+def wide_columns(head_rows, rows, width=WIDTH):
+    """Lines of a table whose header has several rows (all cells strings, right-aligned),
+    cut into blocks of at most `width` columns, each block with the first column."""
+    table = head_rows + rows
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    chunks, cur, used = [], [], widths[0]
+    for i in range(1, len(widths)):
+        if cur and used + 2 + widths[i] > width:
+            chunks.append(cur)
+            cur, used = [], widths[0]
+        cur.append(i)
+        used += 2 + widths[i]
+    chunks.append(cur)
+    out = []
+    for k, chunk in enumerate(chunks):
+        if k:
+            out.append("")
+        for r in table:
+            out.append("  ".join(r[i].rjust(widths[i]) for i in [0] + chunk).rstrip())
+    return out
+
+
+def _num(v):
+    return fmt_num(v) if finite(v) else "-"
+
+
+def _heads(cols, with_group):
+    """The header rows: the group (across groups), the layer, the kernel, its variant."""
+    rows = []
+    if with_group:
+        rows.append([""] + [c["group"] for c in cols])
+    rows.append([""] + [c["layer"] for c in cols])
+    rows.append(["bytes"] + [c["kernel"] for c in cols])
+    if any(c["variant"] for c in cols):
+        rows.append([""] + [c["variant"] for c in cols])
+    return rows
+
+
+def group_text(block, name):
+    """The summary's layers block of one group."""
+    heads = _heads(block["columns"], False)
+    ratio = "%s/socket" % block["mpi"]
+    for h in heads:
+        h.append(ratio if h[0] == "bytes" else "")
+    rows = [[size_label(r["bytes"])] + [_num(v) for v in r["Gbps"]] +
+            ["%.2fx" % r["ratio"] if finite(r["ratio"]) else "-"] for r in block["rows"]]
+    return ["layers of %s, Gb/s per message size (%s: %s over the best socket instance)" % (
+        name, ratio, block["mpi"])] + wide_columns(heads, rows)
+
+
+def across_text(block):
+    """compare's layers table: every group's socket and MPI kernels side by side."""
+    rows = [[size_label(r["bytes"])] + [_num(v) for v in r["Gbps"]] for r in block["rows"]]
+    return ["== layers: socket (the kernel's TCP) and MPI, Gb/s per message size [higher is "
+            "better]"] + \
+        wide_columns(_heads(block["columns"], True), rows)
