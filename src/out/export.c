@@ -139,6 +139,12 @@ static fab_status_t fab_export_row(void *arg, const fab_kernel_t *k, const fab_r
 
         fprintf(f, "{\"record\":\"row\"");
         fab_jw_str(&j, "kernel", k->name);
+        if (k->axis) { /* an instance: its rows say which, as its kernel record does */
+            char variant[96];
+
+            fab_kernel_variant(k, variant, sizeof(variant), true);
+            fab_jw_str(&j, "variant", variant);
+        }
         fab_jw_str(&j, "kind", fab_kind_name(k->kind));
         fab_jsonrec_columns(&j, k, e->o, r);
         fputs("}\n", f);
