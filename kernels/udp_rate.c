@@ -64,6 +64,7 @@ const fab_kernel_t fab_kernel_udp_rate = {
     .cleanup = fab_udp_cleanup,
     .describe = udp_rate_describe,
     .counters = fab_udp_counters,
+    .settle = fab_udp_settle,
     .derive = fab_udp_derive,
     .kcols = fab_udp_kcols,
     .nkcols = FAB_UDP_NKCOLS,

@@ -52,6 +52,7 @@ typedef struct fab_kctx {
     const char *netdev; /* the network interface of --fabric on this host ("" none): the
                          * socket kernels' default address (kernel/sock.h) */
     double axis;        /* this instance's value of the kernel's axis option; NaN none */
+    size_t bytes;       /* the size being measured (for counters and settle) */
     /* ---- set by setup ---- */
     bool timer;           /* this rank's per-iteration times count (reduced with max) */
     double msgs_per_iter; /* messages of `bytes` moved per iteration, all streams together */
@@ -120,6 +121,9 @@ typedef struct fab_kernel {
      * in kcols (preset to NaN: this rank does not count it). Called at both ends of every
      * timed block: it must be cheap and make no MPI call. */
     void (*counters)(const fab_kctx_t *ctx, void *state, double *c);
+    /* Optional: after a row's last timed block, on its ranks (untimed, inside the counters'
+     * window): wait for the row's traffic still in flight (UDP datagrams in queues). */
+    fab_status_t (*settle)(fab_kctx_t *ctx, void *state);
     /* Optional: the value of its DERIVED column j from the row (the kernel's first rank). */
     double (*derive)(const fab_krow_t *row, int j);
     /* Optional: its compact text table, column names as in the files ("bytes,Gbps,loss_pct");

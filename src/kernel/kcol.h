@@ -20,6 +20,11 @@ typedef enum {
     /* The counters hook gives a value now; the row holds the value at the end of its last
      * block, averaged over the ranks that have one. */
     FAB_KCOL_GAUGE,
+    /* The counters hook gives this rank's cumulative value for the size being measured
+     * (ctx->bytes); the row holds its change from the start of the row's first timed block
+     * to the end of its settle (fab_kernel_t.settle) or last block: what that size's traffic
+     * did in the row, also when it arrived during another size's block. */
+    FAB_KCOL_TOTAL,
     /* The value of the kernel's axis option for this instance (fab_kernel_t.axis). */
     FAB_KCOL_AXIS,
     /* Computed from the row by the kernel's derive hook, after the others. */

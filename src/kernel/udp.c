@@ -25,22 +25,22 @@ const fab_kcol_t fab_udp_kcols[FAB_UDP_NKCOLS] = {
     [FAB_UDP_C_SENT] = {"udp_sent", "sent", "count",
                         "UDP kernels: datagrams the sender's socket took during the timed blocks; "
                         "NaN for other kernels",
-                        FAB_KCOL_COUNTER},
+                        FAB_KCOL_TOTAL},
     [FAB_UDP_C_DROPS] = {"udp_drops", "drops", "count",
                          "UDP kernels: datagrams the sender's socket refused (EAGAIN, ENOBUFS: "
                          "the host could not send them; not numbered, not network loss)",
-                         FAB_KCOL_COUNTER},
+                         FAB_KCOL_TOTAL},
     [FAB_UDP_C_RECEIVED] = {"udp_received", "recv", "count",
                             "UDP kernels: distinct datagrams the receiver got (by sequence "
                             "number)",
-                            FAB_KCOL_COUNTER},
+                            FAB_KCOL_TOTAL},
     [FAB_UDP_C_OOO] = {"udp_ooo", "ooo", "count",
                        "UDP kernels: datagrams that arrived after one with a higher sequence "
                        "number (out of order)",
-                       FAB_KCOL_COUNTER},
+                       FAB_KCOL_TOTAL},
     [FAB_UDP_C_DUP] = {"udp_dup", "dup", "count",
                        "UDP kernels: datagrams that arrived a second time (not counted again)",
-                       FAB_KCOL_COUNTER},
+                       FAB_KCOL_TOTAL},
     [FAB_UDP_C_JITTER] = {"jitter_us", "jitter_us", "us",
                           "UDP kernels: interarrival jitter (RFC 3550, as iperf3) at the end of "
                           "the timed blocks, receiver's timestamps",
@@ -64,6 +64,16 @@ const fab_kcol_t fab_udp_kcols[FAB_UDP_NKCOLS] = {
                           FAB_KCOL_DERIVED},
 };
 
+/* One size's datagrams: what the sender's socket took or refused, what the receiver got;
+ * the columns of a row are these counts' changes over it (FAB_KCOL_TOTAL), so that datagrams
+ * of one size arriving during another size's block count for their own. */
+typedef struct fab_udp_size {
+    size_t bytes;
+    uint64_t sent, drops;        /* sender */
+    uint64_t received, ooo, dup; /* receiver */
+    fab_udp_jitter_t jitter;     /* receiver, over this size's datagrams */
+} fab_udp_size_t;
+
 typedef struct fab_udp {
     int fd;
     bool sender;
@@ -73,11 +83,13 @@ typedef struct fab_udp {
     double rate;  /* Gb/s, 0 unpaced */
     size_t paced; /* the size the schedule is for */
     fab_udp_pace_t pace;
-    uint64_t seq, sent, drops; /* sender */
-    uint64_t last_end;         /* sender: when its last iteration ended (CLOCK_REALTIME) */
-    fab_udp_acct_t acct;       /* receiver */
-    char *batch;               /* the send batch (unpaced) or the receive batch */
-    size_t slot;               /* bytes of a batch entry */
+    uint64_t seq;         /* sender: the next datagram's number */
+    uint64_t last_end;    /* sender: when its last iteration ended (CLOCK_REALTIME) */
+    fab_udp_acct_t acct;  /* receiver: every datagram's number (late, duplicate) */
+    fab_udp_size_t *size; /* per size measured (ctx->sizes): its datagrams' counts */
+    int nsizes;
+    char *batch; /* the send batch (unpaced) or the receive batch */
+    size_t slot; /* bytes of a batch entry */
     struct mmsghdr msg[FAB_UDP_BATCH];
     struct iovec iov[FAB_UDP_BATCH];
     char ctrl[FAB_UDP_BATCH][64];
@@ -93,6 +105,15 @@ static uint64_t fab_udp_clock(void)
 
     clock_gettime(CLOCK_REALTIME, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The counts of datagrams of `bytes` (the last size for any other length). */
+static fab_udp_size_t *fab_udp_size(fab_udp_t *u, size_t bytes)
+{
+    for (int i = 0; i < u->nsizes; i++)
+        if (u->size[i].bytes == bytes)
+            return &u->size[i];
+    return &u->size[u->nsizes - 1];
 }
 
 /* ------------------------------------------------------------------ the sockets */
@@ -240,8 +261,12 @@ fab_status_t fab_udp_setup(fab_kctx_t *ctx, void **state, double rate_gbps, cons
     u->slot = ctx->max_bytes;
     fab_udp_acct_init(&u->acct);
     u->batch = malloc(fab_udp_own_bytes(ctx));
-    if (!u->batch)
+    u->nsizes = ctx->nsizes > 0 ? ctx->nsizes : 1;
+    u->size = calloc((size_t)u->nsizes, sizeof(*u->size));
+    if (!u->batch || !u->size)
         return FAB_ERR_NOMEM;
+    for (int i = 0; i < ctx->nsizes; i++)
+        u->size[i].bytes = ctx->sizes[i];
     memset(u->batch, 0, fab_udp_own_bytes(ctx));
     st = fab_udp_open(ctx, u);
     if (st != FAB_OK)
@@ -264,6 +289,7 @@ void fab_udp_cleanup(fab_kctx_t *ctx, void *state)
     if (u->fd >= 0)
         close(u->fd);
     free(u->batch);
+    free(u->size);
     free(u);
 }
 
@@ -327,9 +353,9 @@ static fab_status_t fab_udp_send_paced(fab_udp_t *u, char *buf, size_t bytes, in
         k++;
         if (r == (ssize_t)bytes) {
             u->seq++;
-            u->sent++;
+            fab_udp_size(u, bytes)->sent++;
         } else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS))
-            u->drops++;
+            fab_udp_size(u, bytes)->drops++;
         else
             return fab_udp_refused(u, r < 0 ? errno : EMSGSIZE);
     }
@@ -360,7 +386,7 @@ static fab_status_t fab_udp_send_batch(fab_udp_t *u, size_t bytes, int n)
         r = sendmmsg(u->fd, u->msg, (unsigned)m, 0);
         if (r > 0) {
             u->seq += (uint64_t)r;
-            u->sent += (uint64_t)r;
+            fab_udp_size(u, bytes)->sent += (uint64_t)r;
             done += r;
         } else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)) {
             struct pollfd p = {u->fd, POLLOUT, 0};
@@ -400,6 +426,8 @@ static fab_status_t fab_udp_send(fab_kctx_t *ctx, fab_udp_t *u, size_t bytes, in
 static void fab_udp_take(fab_udp_t *u, const char *buf, size_t len, struct msghdr *h)
 {
     uint64_t seq, sent, arrival = 0;
+    fab_udp_seq_t kind;
+    fab_udp_size_t *sz;
     bool patterned;
 
     if (len < FAB_UDP_HEADER)
@@ -409,6 +437,13 @@ static void fab_udp_take(fab_udp_t *u, const char *buf, size_t len, struct msghd
         return;
     patterned = (seq & FAB_UDP_PATTERNED) != 0;
     seq &= ~FAB_UDP_PATTERNED;
+    if (patterned) { /* a validation datagram: `sent` is its round's seed; not counted */
+        if (fab_udp_acct_seq(&u->acct, seq) != FAB_UDP_DUP && u->errors)
+            *u->errors +=
+                fab_pattern_check(buf + FAB_UDP_HEADER, len - FAB_UDP_HEADER,
+                                  fab_pattern_seed((uint32_t)sent, 0, (int)(seq & 0x7fffffff)));
+        return;
+    }
     for (struct cmsghdr *c = h ? CMSG_FIRSTHDR(h) : NULL; c; c = CMSG_NXTHDR(h, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
             struct timespec t;
@@ -416,16 +451,17 @@ static void fab_udp_take(fab_udp_t *u, const char *buf, size_t len, struct msghd
             memcpy(&t, CMSG_DATA(c), sizeof(t));
             arrival = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
         }
-    if (patterned) { /* a validation datagram: `sent` is its round's seed */
-        if (fab_udp_acct_seq(&u->acct, seq) && u->errors)
-            *u->errors +=
-                fab_pattern_check(buf + FAB_UDP_HEADER, len - FAB_UDP_HEADER,
-                                  fab_pattern_seed((uint32_t)sent, 0, (int)(seq & 0x7fffffff)));
-        return;
-    }
     if (!arrival)
         arrival = fab_udp_clock();
-    fab_udp_acct_add(&u->acct, seq, sent, arrival);
+    kind = fab_udp_acct_add(&u->acct, seq, sent, arrival);
+    sz = fab_udp_size(u, len);
+    if (kind == FAB_UDP_DUP) {
+        sz->dup++;
+        return;
+    }
+    sz->received++;
+    sz->ooo += kind == FAB_UDP_LATE;
+    fab_udp_jitter_add(&sz->jitter, sent, arrival);
 }
 
 /* Read what is there (up to a batch); the number of datagrams, or -1 with errno. */
@@ -447,44 +483,78 @@ static int fab_udp_drain(fab_udp_t *u)
     return r;
 }
 
-static fab_status_t fab_udp_receive(fab_kctx_t *ctx, fab_udp_t *u)
+static fab_status_t fab_udp_read_error(const fab_udp_t *u)
 {
-    MPI_Request req;
-    uint64_t end = 0;
-    int told = 0;
-    double quiet_until = 0;
-    fab_status_t st =
-        FAB_MPI(MPI_Irecv(&end, 1, MPI_UINT64_T, u->peer, ctx->tag + 1, ctx->comm, &req));
+    return fab_sock_fail(FAB_ERR_ENV, u->kernel, "see the peer's messages",
+                         "receiving from rank %d at %s failed: %s", u->peer, u->remote,
+                         strerror(errno));
+}
 
-    while (st == FAB_OK) {
+/* Read until the sender's number `end` or a later one is in; or, linger > 0, until nothing
+ * arrived for linger s, or at most `bound` s in all: what is not in then was lost. */
+static fab_status_t fab_udp_await(fab_udp_t *u, uint64_t end, double linger, double bound)
+{
+    double now = fab_sock_now(), quiet_until = now + linger, give_up = now + bound;
+
+    while (u->acct.next < end) {
         int r = fab_udp_drain(u);
 
+        now = fab_sock_now();
         if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
             errno != ECONNREFUSED)
-            return fab_sock_fail(FAB_ERR_ENV, u->kernel, "see the peer's messages",
-                                 "receiving from rank %d at %s failed: %s", u->peer, u->remote,
-                                 strerror(errno));
-        if (!told) {
-            st = FAB_MPI(MPI_Test(&req, &told, MPI_STATUS_IGNORE));
-            if (told)
-                quiet_until = fab_sock_now() + FAB_UDP_LINGER_S;
-        }
-        if (told && u->acct.next >= end)
-            break; /* the iteration's last datagram, or a later one, is in */
-        if (r > 0) {
-            if (told)
-                quiet_until = fab_sock_now() + FAB_UDP_LINGER_S;
-            continue;
-        }
-        if (told && fab_sock_now() >= quiet_until)
-            break; /* silence after the last: the rest was lost */
-        {
+            return fab_udp_read_error(u);
+        if (r > 0)
+            quiet_until = now + linger;
+        else if (now >= quiet_until || now >= give_up)
+            break;
+        else {
             struct pollfd p = {u->fd, POLLIN, 0};
 
             poll(&p, 1, 1);
         }
     }
-    return st;
+    return FAB_OK;
+}
+
+/* One iteration: read until the sender says (over MPI) how far it sent. Timed (linger 0), it
+ * then takes what is there and goes on, so that it never holds the sender back and the queues
+ * on the way stay as full as the rate makes them; what is still in flight counts when it
+ * arrives (and the row's settle waits for the rest). Validating, it waits for the last. */
+static fab_status_t fab_udp_receive(fab_kctx_t *ctx, fab_udp_t *u, double linger)
+{
+    MPI_Request req;
+    uint64_t end = 0;
+    int told = 0;
+    fab_status_t st =
+        FAB_MPI(MPI_Irecv(&end, 1, MPI_UINT64_T, u->peer, ctx->tag + 1, ctx->comm, &req));
+
+    while (st == FAB_OK && !told) {
+        int r = fab_udp_drain(u);
+
+        if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+            errno != ECONNREFUSED)
+            return fab_udp_read_error(u);
+        st = FAB_MPI(MPI_Test(&req, &told, MPI_STATUS_IGNORE));
+        if (r <= 0 && !told) {
+            struct pollfd p = {u->fd, POLLIN, 0};
+
+            poll(&p, 1, 1);
+        }
+    }
+    if (st != FAB_OK)
+        return st;
+    if (linger > 0)
+        return fab_udp_await(u, end, linger, FAB_UDP_SETTLE_S);
+    for (;;) { /* what is there now */
+        int r = fab_udp_drain(u);
+
+        if (r > 0)
+            continue;
+        if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+            errno != ECONNREFUSED)
+            return fab_udp_read_error(u);
+        return FAB_OK;
+    }
 }
 
 /* ------------------------------------------------------------------ the hooks */
@@ -493,7 +563,7 @@ fab_status_t fab_udp_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
     fab_udp_t *u = state;
 
-    return u->sender ? fab_udp_send(ctx, u, bytes, ctx->window) : fab_udp_receive(ctx, u);
+    return u->sender ? fab_udp_send(ctx, u, bytes, ctx->window) : fab_udp_receive(ctx, u, 0.0);
 }
 
 fab_status_t fab_udp_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
@@ -505,27 +575,40 @@ fab_status_t fab_udp_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32
     u->errors = errors;
     u->seed = seed;
     st = u->sender ? fab_udp_send(ctx, u, bytes, ctx->window < 4 ? ctx->window : 4)
-                   : fab_udp_receive(ctx, u);
+                   : fab_udp_receive(ctx, u, FAB_UDP_LINGER_S);
     u->errors = NULL;
     return st;
 }
 
+fab_status_t fab_udp_settle(fab_kctx_t *ctx, void *state)
+{
+    fab_udp_t *u = state;
+    uint64_t end = u->seq;
+    fab_status_t st;
+
+    if (u->sender)
+        return FAB_MPI(MPI_Send(&end, 1, MPI_UINT64_T, u->peer, ctx->tag + 2, ctx->comm));
+    st = FAB_MPI(
+        MPI_Recv(&end, 1, MPI_UINT64_T, u->peer, ctx->tag + 2, ctx->comm, MPI_STATUS_IGNORE));
+    return st != FAB_OK ? st : fab_udp_await(u, end, FAB_UDP_LINGER_S, FAB_UDP_SETTLE_S);
+}
+
 void fab_udp_counters(const fab_kctx_t *ctx, void *state, double *c)
 {
-    const fab_udp_t *u = state;
+    fab_udp_t *u = state;
+    const fab_udp_size_t *sz = fab_udp_size(u, ctx->bytes);
 
-    (void)ctx;
     if (u->sender) {
-        c[FAB_UDP_C_SENT] = (double)u->sent;
-        c[FAB_UDP_C_DROPS] = (double)u->drops;
+        c[FAB_UDP_C_SENT] = (double)sz->sent;
+        c[FAB_UDP_C_DROPS] = (double)sz->drops;
         return;
     }
-    c[FAB_UDP_C_RECEIVED] = (double)u->acct.received;
-    c[FAB_UDP_C_OOO] = (double)u->acct.ooo;
-    c[FAB_UDP_C_DUP] = (double)u->acct.dup;
-    c[FAB_UDP_C_JITTER] = u->acct.jitter_ns * 1e-3;
-    /* the socket's drops so far (sk_drops: its buffer full), read now, not from the last
-     * datagram, so that each block counts its own */
+    c[FAB_UDP_C_RECEIVED] = (double)sz->received;
+    c[FAB_UDP_C_OOO] = (double)sz->ooo;
+    c[FAB_UDP_C_DUP] = (double)sz->dup;
+    c[FAB_UDP_C_JITTER] = sz->jitter.j_ns * 1e-3;
+    /* the socket's drops so far (sk_drops: its buffer full), whatever the size: read now, so
+     * that each block counts its own */
     {
         uint32_t mem[SK_MEMINFO_VARS];
         socklen_t len = sizeof(mem);

@@ -10,9 +10,11 @@
  * kernel's --rate) or as fast as the socket takes them; a datagram the socket refuses
  * (EAGAIN, ENOBUFS) is a sender-side drop, not sent and not numbered. Then it tells the
  * receiver over MPI the number after its last. The receiver reads datagrams (recvmmsg, the
- * kernel's receive timestamps) until it has seen that number or none arrived for
- * FAB_UDP_LINGER_S after being told: the rest of the iteration is lost. docs/METRICS.md,
- * "UDP kernels". */
+ * kernel's receive timestamps) until it is told, takes what is there and goes on: it never
+ * holds the sender back, so the queues on the way stay as full as the rate makes them. Each
+ * size's datagrams are counted apart, whenever they arrive; after a row's last block its
+ * settle waits for the datagrams still in flight (until the sender's last, or
+ * FAB_UDP_LINGER_S of silence). docs/METRICS.md, "UDP kernels". */
 #ifndef FAB_KERNEL_UDP_H
 #define FAB_KERNEL_UDP_H
 
@@ -24,19 +26,20 @@
 #include "kernel/udp_acct.h"
 
 #define FAB_UDP_BATCH     64         /* datagrams one recvmmsg takes */
-#define FAB_UDP_LINGER_S  0.02       /* after the sender's last, silence that ends an iteration */
+#define FAB_UDP_LINGER_S  0.02       /* silence after the sender's last: the rest was lost */
 #define FAB_UDP_PAUSE_NS  100000     /* between two iterations: a pause that restarts the pacing */
+#define FAB_UDP_SETTLE_S  5.0        /* after a row, the longest wait for its datagrams in flight */
 #define FAB_UDP_PROBE     UINT64_MAX /* the sequence number of the path's probe datagrams */
 #define FAB_UDP_PATTERNED (1ull << 62) /* in a number on the wire: --validate's pattern follows */
 
 /* Their columns (fab_kcol_t), one table for both kernels (unpaced: offered_Gbps NaN). */
 enum {
     FAB_UDP_C_OFFERED = 0, /* AXIS: --rate of the instance, Gb/s */
-    FAB_UDP_C_SENT,        /* COUNTER: datagrams the sender's socket took */
-    FAB_UDP_C_DROPS,       /* COUNTER: datagrams the sender's socket refused */
-    FAB_UDP_C_RECEIVED,    /* COUNTER: unique datagrams received */
-    FAB_UDP_C_OOO,         /* COUNTER: arrived after a higher sequence number */
-    FAB_UDP_C_DUP,         /* COUNTER: arrived twice */
+    FAB_UDP_C_SENT,        /* TOTAL: datagrams the sender's socket took */
+    FAB_UDP_C_DROPS,       /* TOTAL: datagrams the sender's socket refused */
+    FAB_UDP_C_RECEIVED,    /* TOTAL: unique datagrams received */
+    FAB_UDP_C_OOO,         /* TOTAL: arrived after a higher sequence number */
+    FAB_UDP_C_DUP,         /* TOTAL: arrived twice */
     FAB_UDP_C_JITTER,      /* GAUGE: RFC 3550 jitter at the block's end, us */
     FAB_UDP_C_OVERFLOW,    /* COUNTER: dropped by the receiver's full socket (SO_MEMINFO) */
     FAB_UDP_C_LOSS,        /* DERIVED: 100 x (sent - received) / sent */
@@ -52,6 +55,7 @@ fab_status_t fab_udp_iterate(fab_kctx_t *ctx, void *state, size_t bytes);
 fab_status_t fab_udp_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
                               long *errors);
 void fab_udp_counters(const fab_kctx_t *ctx, void *state, double *c);
+fab_status_t fab_udp_settle(fab_kctx_t *ctx, void *state);
 double fab_udp_derive(const fab_krow_t *row, int j);
 void fab_udp_cleanup(fab_kctx_t *ctx, void *state);
 /* What setup allocates beyond the harness's buffers: the send and receive batches. */

@@ -31,20 +31,20 @@ static void fab_udp_mark(fab_udp_acct_t *a, uint64_t seq, bool on)
 }
 
 /* RFC 3550, 6.4.1: J += (|D(i-1, i)| - J) / 16, D the difference of two transit times. */
-static void fab_udp_jitter(fab_udp_acct_t *a, uint64_t sent_ns, uint64_t arrival_ns)
+void fab_udp_jitter_add(fab_udp_jitter_t *j, uint64_t sent_ns, uint64_t arrival_ns)
 {
     int64_t transit = (int64_t)(arrival_ns - sent_ns);
 
-    if (a->have_transit) {
-        double d = fabs((double)(transit - a->transit_ns));
+    if (j->have) {
+        double d = fabs((double)(transit - j->transit_ns));
 
-        a->jitter_ns += (d - a->jitter_ns) / 16.0;
+        j->j_ns += (d - j->j_ns) / 16.0;
     }
-    a->transit_ns = transit;
-    a->have_transit = true;
+    j->transit_ns = transit;
+    j->have = true;
 }
 
-bool fab_udp_acct_seq(fab_udp_acct_t *a, uint64_t seq)
+fab_udp_seq_t fab_udp_acct_seq(fab_udp_acct_t *a, uint64_t seq)
 {
     if (seq >= a->next) {
         /* the numbers skipped since the highest seen are not seen (their bits may hold an
@@ -55,25 +55,29 @@ bool fab_udp_acct_seq(fab_udp_acct_t *a, uint64_t seq)
             for (uint64_t s = a->next; s < seq; s++)
                 fab_udp_mark(a, s, false);
         a->next = seq + 1;
-    } else if (a->next - seq <= FAB_UDP_WINDOW && fab_udp_seen(a, seq)) {
-        a->dup++;
-        return false;
-    } else {
-        a->ooo++; /* late: after a higher number (older than the window: taken as unique) */
-        if (a->next - seq > FAB_UDP_WINDOW) {
-            a->received++;
-            return true; /* its bit is a newer number's now */
-        }
+        fab_udp_mark(a, seq, true);
+        a->received++;
+        return FAB_UDP_NEW;
     }
-    fab_udp_mark(a, seq, true);
+    if (a->next - seq <= FAB_UDP_WINDOW && fab_udp_seen(a, seq)) {
+        a->dup++;
+        return FAB_UDP_DUP;
+    }
+    a->ooo++; /* late: after a higher number (older than the window: taken as unique) */
+    if (a->next - seq <= FAB_UDP_WINDOW)
+        fab_udp_mark(a, seq, true); /* beyond the window its bit is a newer number's now */
     a->received++;
-    return true;
+    return FAB_UDP_LATE;
 }
 
-void fab_udp_acct_add(fab_udp_acct_t *a, uint64_t seq, uint64_t sent_ns, uint64_t arrival_ns)
+fab_udp_seq_t fab_udp_acct_add(fab_udp_acct_t *a, uint64_t seq, uint64_t sent_ns,
+                               uint64_t arrival_ns)
 {
-    if (fab_udp_acct_seq(a, seq))
-        fab_udp_jitter(a, sent_ns, arrival_ns);
+    fab_udp_seq_t r = fab_udp_acct_seq(a, seq);
+
+    if (r != FAB_UDP_DUP)
+        fab_udp_jitter_add(&a->jitter, sent_ns, arrival_ns);
+    return r;
 }
 
 uint64_t fab_udp_acct_gap(const fab_udp_acct_t *a)
@@ -86,7 +90,8 @@ void fab_udp_pace_init(fab_udp_pace_t *p, double rate_gbps, size_t bytes)
     memset(p, 0, sizeof(*p));
     /* rate in Gb/s is bits per ns */
     p->gap_ns = rate_gbps > 0 ? (double)bytes * 8.0 / rate_gbps : 0.0;
-    p->burst_ns = FAB_UDP_BURST * p->gap_ns;
+    p->burst_ns =
+        FAB_UDP_BURST * p->gap_ns > FAB_UDP_BURST_NS ? FAB_UDP_BURST * p->gap_ns : FAB_UDP_BURST_NS;
 }
 
 uint64_t fab_udp_pace_wait(fab_udp_pace_t *p, uint64_t now_ns)

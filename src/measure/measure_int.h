@@ -42,6 +42,8 @@ typedef struct fab_measure {
 
 /* The watchdog's phase: what the kernel's ranks do now, and how long one step should take. */
 void fab_measure_phase(const fab_measure_t *m, const char *phase, size_t bytes, double step_s);
+/* A kernel's settle after a row (fab_kernel_t.settle): its expected step for the watchdog. */
+#define FAB_SETTLE_S 1.0
 /* Untimed iterations, each a step for the watchdog. */
 fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n);
 /* Every rank of comm learns the largest *v and the largest *code (NULL: none), and whether

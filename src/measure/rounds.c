@@ -26,13 +26,14 @@ typedef struct fab_size_run {
     bool stopped; /* its decision was not to go on (every rank knows) */
     unsigned nblocks;
     uint64_t warm;
-    double per_iter;         /* estimate, s (0: unknown) */
-    double stall;            /* the longest resumed stall during its blocks, s */
-    fab_cpu_mark_t cpu;      /* sums over its blocks' windows */
-    double kc[FAB_KCOL_MAX]; /* the kernel's counters over its blocks (fab_kc_add) */
-    fab_acc_t acc;           /* rank 0 */
-    uint64_t *slow;          /* rank 0 with more than one timer: per-rank slowest counts */
-    fab_adapt_verdict_t v;   /* rank 0: the last decision's figures */
+    double per_iter;               /* estimate, s (0: unknown) */
+    double stall;                  /* the longest resumed stall during its blocks, s */
+    fab_cpu_mark_t cpu;            /* sums over its blocks' windows */
+    double kc[FAB_KCOL_MAX];       /* the kernel's counters over its blocks (fab_kc_add) */
+    double kc_first[FAB_KCOL_MAX]; /* its totals at the first block's start */
+    fab_acc_t acc;                 /* rank 0 */
+    uint64_t *slow;                /* rank 0 with more than one timer: per-rank slowest counts */
+    fab_adapt_verdict_t v;         /* rank 0: the last decision's figures */
 } fab_size_run_t;
 
 struct fab_rounds {
@@ -80,7 +81,7 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
         last = s->bytes;
         s->cpu.node = m->node_sampler;
         for (int j = 0; j < FAB_KCOL_MAX; j++)
-            s->kc[j] = NAN;
+            s->kc[j] = s->kc_first[j] = NAN;
         fab_adapt_init(&r->ad[i], m->o->precision_pct / 100.0, FAB_ADAPT_MIN_BLOCKS,
                        FAB_ROUND_BLOCK_S);
         r->ad[i].spend = k->spend_budget;
@@ -278,6 +279,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     m->per_iter = s->per_iter;
     m->slow_count = s->slow;
     fab_measure_phase(m, "a timed block", s->bytes, s->per_iter * (double)b);
+    m->ctx->bytes = s->bytes;
     fab_kc_mark(m->k, m->ctx, m->state, k0);
     fab_cpu_mark(&c0, m->node_sampler);
     t0 = fab_now_ns();
@@ -286,7 +288,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     fab_cpu_mark(&c1, m->node_sampler);
     fab_kc_mark(m->k, m->ctx, m->state, k1);
     fab_cpu_add(&s->cpu, &c0, &c1);
-    fab_kc_add(m->k, s->kc, k0, k1);
+    fab_kc_add(m->k, s->kc, s->kc_first, k0, k1);
     block_time = fab_watch_take_stall();
     if (block_time > s->stall)
         s->stall = block_time;
@@ -403,6 +405,10 @@ fab_status_t fab_rounds_fill_row(fab_rounds_t *r, int i, fab_status_t stop, fab_
     st = fab_row_cpu(row, m->ctx, &zero, &s->cpu);
     if (st == FAB_OK)
         st = fab_row_stall(row, m->ctx, s->stall);
+    if (st == FAB_OK) {
+        fab_measure_phase(m, "letting the row's traffic arrive", s->bytes, FAB_SETTLE_S);
+        st = fab_kc_settle(m->k, m->ctx, m->state, s->bytes, s->kc, s->kc_first);
+    }
     if (st == FAB_OK)
         st = fab_row_counters(row, m->k, m->ctx, s->kc);
     m->per_iter = s->per_iter;

@@ -42,18 +42,38 @@ void fab_kc_mark(const fab_kernel_t *k, const fab_kctx_t *ctx, void *state, doub
         k->counters(ctx, state, c);
 }
 
-void fab_kc_add(const fab_kernel_t *k, double *sum, const double *a, const double *b)
+void fab_kc_add(const fab_kernel_t *k, double *sum, double *first, const double *a, const double *b)
 {
     for (int j = 0; j < k->nkcols && j < FAB_KCOL_MAX; j++) {
         fab_kcol_kind_t kind = k->kcols[j].kind;
 
-        if (isnan(a[j]) || isnan(b[j]) || (kind != FAB_KCOL_COUNTER && kind != FAB_KCOL_GAUGE))
+        if (isnan(a[j]) || isnan(b[j]))
             continue;
         if (kind == FAB_KCOL_GAUGE)
             sum[j] = b[j];
-        else
+        else if (kind == FAB_KCOL_TOTAL) {
+            if (isnan(first[j]))
+                first[j] = a[j];
+            sum[j] = b[j] >= first[j] ? b[j] - first[j] : 0.0;
+        } else if (kind == FAB_KCOL_COUNTER)
             sum[j] = (isnan(sum[j]) ? 0.0 : sum[j]) + (b[j] >= a[j] ? b[j] - a[j] : 0.0);
     }
+}
+
+fab_status_t fab_kc_settle(const fab_kernel_t *k, fab_kctx_t *ctx, void *state, size_t bytes,
+                           double *sum, double *first)
+{
+    double a[FAB_KCOL_MAX], b[FAB_KCOL_MAX];
+    fab_status_t st;
+
+    if (!k->settle)
+        return FAB_OK;
+    ctx->bytes = bytes;
+    fab_kc_mark(k, ctx, state, a);
+    st = k->settle(ctx, state);
+    fab_kc_mark(k, ctx, state, b);
+    fab_kc_add(k, sum, first, a, b);
+    return st;
 }
 
 fab_status_t fab_row_counters(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,

@@ -83,8 +83,14 @@ fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_ma
 fab_status_t fab_row_stall(fab_row_t *row, const fab_kctx_t *ctx, double mine);
 /* The kernel's counters (k->counters) now: c[FAB_KCOL_MAX], NaN for what it does not count. */
 void fab_kc_mark(const fab_kernel_t *k, const fab_kctx_t *ctx, void *state, double *c);
-/* Add the window a..b to sum: counters their difference, gauges b's value (sum starts NaN). */
-void fab_kc_add(const fab_kernel_t *k, double *sum, const double *a, const double *b);
+/* Add the window a..b to sum: counters their difference, gauges b's value, totals b minus
+ * the first window's a (kept in first; sum and first start NaN). */
+void fab_kc_add(const fab_kernel_t *k, double *sum, double *first, const double *a,
+                const double *b);
+/* After a row's last block: k's settle hook (if any) for size `bytes` inside a counters'
+ * window added to sum (every rank of the kernel; what settle returns). */
+fab_status_t fab_kc_settle(const fab_kernel_t *k, fab_kctx_t *ctx, void *state, size_t bytes,
+                           double *sum, double *first);
 /* The kernel's counters of the row's blocks (mine: this rank's sums) into row->kc on its rank
  * 0: counters summed over the ranks, gauges averaged over those that have them (collective
  * over ctx->comm when k has counters; nothing otherwise). */

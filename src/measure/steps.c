@@ -240,7 +240,7 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     double comm_mean = NAN;
     uint64_t iters = 0, warm = 0;
     fab_cpu_mark_t cpu0, cpu1;
-    double kc0[FAB_KCOL_MAX], kc1[FAB_KCOL_MAX], kc[FAB_KCOL_MAX];
+    double kc0[FAB_KCOL_MAX], kc1[FAB_KCOL_MAX], kc[FAB_KCOL_MAX], first[FAB_KCOL_MAX];
     fab_status_t st;
 
     fab_row_clear(row);
@@ -274,6 +274,7 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     FAB_DEBUG("%s %zu bytes: %llu iterations, %llu warm-up, %.3g us per iteration estimated",
               m->k->name, bytes, (unsigned long long)iters, (unsigned long long)warm,
               m->per_iter * 1e6);
+    ctx->bytes = bytes;
     fab_kc_mark(m->k, ctx, m->state, kc0);
     fab_cpu_mark(&cpu0, m->node_sampler);
     if (st == FAB_OK)
@@ -281,8 +282,12 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     fab_cpu_mark(&cpu1, m->node_sampler);
     fab_kc_mark(m->k, ctx, m->state, kc1);
     for (int j = 0; j < FAB_KCOL_MAX; j++)
-        kc[j] = NAN;
-    fab_kc_add(m->k, kc, kc0, kc1);
+        kc[j] = first[j] = NAN;
+    fab_kc_add(m->k, kc, first, kc0, kc1);
+    if (st == FAB_OK) {
+        fab_measure_phase(m, "letting the row's traffic arrive", bytes, FAB_SETTLE_S);
+        st = fab_kc_settle(m->k, ctx, m->state, bytes, kc, first);
+    }
     if (st == FAB_OK)
         st = fab_row_cpu(row, ctx, &cpu0, &cpu1);
     if (st == FAB_OK)

@@ -91,6 +91,30 @@ static void check_layouts(void)
     }
 }
 
+/* How the harness adds a kernel's counters over a row's windows (fab_kc_add): a COUNTER the
+ * sum of each window's change, a GAUGE the last window's end, a TOTAL the change from the
+ * first window's start to the last one's end (what happened between windows counts too). */
+static void check_counter_kinds(void)
+{
+    static const fab_kcol_t cols[] = {
+        {"a", "a", "count", "a", FAB_KCOL_COUNTER},
+        {"b", "b", "bytes", "b", FAB_KCOL_GAUGE},
+        {"c", "c", "count", "c", FAB_KCOL_TOTAL},
+        {"d", "d", "count", "d", FAB_KCOL_DERIVED},
+    };
+    fab_kernel_t k = {.name = "k", .kcols = cols, .nkcols = 4};
+    double sum[FAB_KCOL_MAX], first[FAB_KCOL_MAX];
+    /* two windows: 10..14 and 20..23 (a counter); the total moved from 100 to 130 overall */
+    const double a1[] = {10, 1000, 100, 5}, b1[] = {14, 2000, 110, 6};
+    const double a2[] = {20, 3000, 125, 7}, b2[] = {23, 4000, 130, 8};
+
+    for (int j = 0; j < FAB_KCOL_MAX; j++)
+        sum[j] = first[j] = NAN;
+    fab_kc_add(&k, sum, first, a1, b1);
+    fab_kc_add(&k, sum, first, a2, b2);
+    CHECK(sum[0] == 7 && sum[1] == 4000 && sum[2] == 30 && isnan(sum[3]) && first[2] == 100);
+}
+
 /* The kernels' own columns: every one a column (room for all), one definition per name, none
  * named as a harness column; each kernel's compact table names columns and fits 100
  * characters; an axis names a list option of the kernel and an AXIS column. */
@@ -287,6 +311,7 @@ int main(void)
     CHECK(fab_columns[41].type == FAB_COL_STR && fab_columns[40].type == FAB_COL_I64);
     check_layouts();
     check_kernel_columns();
+    check_counter_kinds();
     check_numbers();
     check_columns_option();
     check_verdict_width();

@@ -91,10 +91,16 @@ static void check_sequences(void)
         fab_udp_acct_add(&a, w + 7, 0, 0); /* within the window: a duplicate */
         CHECK(a.dup == 1);
     }
-    /* the sequence part alone (validation datagrams): no jitter */
+    /* the sequence part alone (validation datagrams): no jitter; what each number was */
     fab_udp_acct_init(&a);
-    CHECK(fab_udp_acct_seq(&a, 0) && fab_udp_acct_seq(&a, 2) && !fab_udp_acct_seq(&a, 2));
-    CHECK(a.received == 2 && a.dup == 1 && a.jitter_ns == 0 && !a.have_transit);
+    CHECK(fab_udp_acct_seq(&a, 0) == FAB_UDP_NEW && fab_udp_acct_seq(&a, 2) == FAB_UDP_NEW &&
+          fab_udp_acct_seq(&a, 2) == FAB_UDP_DUP);
+    CHECK(fab_udp_acct_seq(&a, 1) == FAB_UDP_LATE && fab_udp_acct_seq(&a, 1) == FAB_UDP_DUP);
+    CHECK(a.received == 3 && a.dup == 2 && a.ooo == 1);
+    fab_udp_acct_init(&a);
+    CHECK(fab_udp_acct_seq(&a, 0) == FAB_UDP_NEW && fab_udp_acct_seq(&a, 2) == FAB_UDP_NEW &&
+          fab_udp_acct_seq(&a, 2) == FAB_UDP_DUP);
+    CHECK(a.received == 2 && a.dup == 1 && a.jitter.j_ns == 0 && !a.jitter.have);
 }
 
 static void check_jitter(void)
@@ -105,25 +111,25 @@ static void check_jitter(void)
      * J = 2/16 = 0.125; 0.125 + (3 - 0.125)/16 = 0.3046875; + (4 - 0.3046875)/16 */
     fab_udp_acct_init(&a);
     fab_udp_acct_add(&a, 0, 0, 100000);
-    CHECK(a.jitter_ns == 0);
+    CHECK(a.jitter.j_ns == 0);
     fab_udp_acct_add(&a, 1, 10000, 112000);
-    CHECK_NEAR(a.jitter_ns, 125.0, 1e-9);
+    CHECK_NEAR(a.jitter.j_ns, 125.0, 1e-9);
     fab_udp_acct_add(&a, 2, 20000, 119000);
-    CHECK_NEAR(a.jitter_ns, 304.6875, 1e-9);
+    CHECK_NEAR(a.jitter.j_ns, 304.6875, 1e-9);
     fab_udp_acct_add(&a, 3, 30000, 133000);
-    CHECK_NEAR(a.jitter_ns, 304.6875 + (4000 - 304.6875) / 16, 1e-9);
+    CHECK_NEAR(a.jitter.j_ns, 304.6875 + (4000 - 304.6875) / 16, 1e-9);
     /* a duplicate does not move it; a late datagram does, in arrival order (transit 95 us:
      * |D| = 8 us from the previous arrival's 103) */
     {
-        double j = a.jitter_ns;
+        double j = a.jitter.j_ns;
 
         fab_udp_acct_add(&a, 3, 30000, 140000);
-        CHECK(a.jitter_ns == j);
+        CHECK(a.jitter.j_ns == j);
         fab_udp_acct_add(&a, 5, 50000, 153000); /* transit 103: D = 0 */
-        CHECK_NEAR(a.jitter_ns, j + (0 - j) / 16, 1e-9);
-        j = a.jitter_ns;
+        CHECK_NEAR(a.jitter.j_ns, j + (0 - j) / 16, 1e-9);
+        j = a.jitter.j_ns;
         fab_udp_acct_add(&a, 4, 40000, 135000); /* transit 95: D = 8 us */
-        CHECK_NEAR(a.jitter_ns, j + (8000 - j) / 16, 1e-9);
+        CHECK_NEAR(a.jitter.j_ns, j + (8000 - j) / 16, 1e-9);
         CHECK(a.ooo == 1);
     }
     /* any clock offset between the two ends cancels */
@@ -133,7 +139,7 @@ static void check_jitter(void)
         fab_udp_acct_init(&b);
         fab_udp_acct_add(&b, 0, 0, 100000 + 777000000000ull);
         fab_udp_acct_add(&b, 1, 10000, 112000 + 777000000000ull);
-        CHECK_NEAR(b.jitter_ns, 125.0, 1e-9);
+        CHECK_NEAR(b.jitter.j_ns, 125.0, 1e-9);
     }
 }
 
@@ -155,12 +161,17 @@ static void check_pacing(void)
     for (int i = 0; i < 10; i++)
         CHECK(fab_udp_pace_wait(&p, 17000) == 0);
     CHECK(fab_udp_pace_wait(&p, 17000) == 1000 && p.restarts == 0);
-    /* behind by more than a burst (32 us): the schedule starts again from now */
-    CHECK(fab_udp_pace_wait(&p, 100000) == 0 && p.restarts == 1);
-    CHECK(fab_udp_pace_wait(&p, 100000) == 1000);
+    /* behind by up to the burst (the more of 32 gaps and 10 ms): caught up; beyond it the
+     * schedule starts again from now */
+    CHECK(fab_udp_pace_wait(&p, 9000000) == 0 && p.restarts == 0);
+    CHECK(fab_udp_pace_wait(&p, 30000000) == 0 && p.restarts == 1);
+    CHECK(fab_udp_pace_wait(&p, 30000000) == 1000);
     /* reset: the next goes at once, whenever that is */
     fab_udp_pace_reset(&p);
-    CHECK(fab_udp_pace_wait(&p, 100100) == 0 && fab_udp_pace_wait(&p, 100100) == 1000);
+    CHECK(fab_udp_pace_wait(&p, 30000100) == 0 && fab_udp_pace_wait(&p, 30000100) == 1000);
+    /* at 10 Mb/s of 1460-byte datagrams (1168 us apart) the burst is 32 gaps, 37.4 ms */
+    fab_udp_pace_init(&p, 0.01, 1460);
+    CHECK_NEAR(p.burst_ns, 32 * 1168000.0, 1e-3);
     /* 2.5 Gb/s of 1460-byte datagrams: 4672 ns */
     fab_udp_pace_init(&p, 2.5, 1460);
     CHECK_NEAR(p.gap_ns, 4672.0, 1e-9);
