@@ -8,8 +8,9 @@
  *   timeo      blocking socket with SO_RCVTIMEO of 1 s (a blocking wait that a watchdog can
  *              still bound: what tcp_rr could do instead of eagain)
  * Both ends wait the same way in a block. Printed: per round and style the one-way p50 and
- * p99.9 (round trip / 2 of every iteration), then the medians over the rounds and each
- * style's p50 / block's p50. Not a test: docs/PERFORMANCE.md, "Issue 18".
+ * p99.9 (round trip / 2 of every iteration), then per style the median over the rounds of its
+ * p50, and of its p50 against block's p50 of the same round (ratio and difference). Not a
+ * test: docs/PERFORMANCE.md, "Issue 18".
  *
  * build: cc -O2 -o sock_wait bench/sock_wait.c
  * usage: sock_wait [ROUNDS [ITERS [SIZE]]]       (defaults 7 20000 64) */
@@ -114,10 +115,20 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n)
+/* sorts v (in place) */
+static double median_sort(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof(*v), cmp);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* of at most 64 values, v unchanged */
+static double median(const double *v, int n)
+{
+    double c[64];
+
+    memcpy(c, v, sizeof(double) * (size_t)n);
+    return median_sort(c, n);
 }
 
 /* The echoing end: a block's header (style, iterations) in blocking mode, then the block. */
@@ -192,7 +203,7 @@ int main(int argc, char **argv)
                 if (i >= warm)
                     t[i - warm] = (now_us() - t0) / 2;
             }
-            p50[s][r] = median(t, iters); /* sorts t */
+            p50[s][r] = median_sort(t, iters);
             p999[s][r] = t[(int)(0.999 * iters)];
             printf("%d %s %.3f %.3f\n", r + 1, style_name[s], p50[s][r], p999[s][r]);
             fflush(stdout);
@@ -204,15 +215,20 @@ int main(int argc, char **argv)
         write_msg(fd, (char *)head, sizeof(head));
         waitpid(child, NULL, 0);
     }
-    {
-        double base = median(p50[0], rounds);
+    /* Per round, each style against block of the same round (next to it in time: the machine's
+     * speed moves between rounds), then the medians over the rounds. */
+    for (int s = 0; s < STYLES; s++) {
+        double ratio[64], diff[64], m, q;
 
-        for (int s = 0; s < STYLES; s++) {
-            double m = median(p50[s], rounds), q = median(p999[s], rounds);
-
-            printf("# %-9s p50 median %.3f us (%.3f x block), p99.9 median %.3f us\n",
-                   style_name[s], m, m / base, q);
+        for (int r = 0; r < rounds; r++) {
+            ratio[r] = p50[s][r] / p50[0][r];
+            diff[r] = p50[s][r] - p50[0][r];
         }
+        m = median(ratio, rounds);
+        q = median(diff, rounds);
+        printf("# %-9s p50 median %.3f us; against block in the same round: x %.3f, %+.3f us "
+               "(medians over the rounds); p99.9 median %.3f us\n",
+               style_name[s], median(p50[s], rounds), m, q, median(p999[s], rounds));
     }
     return 0;
 }
