@@ -157,6 +157,15 @@ def main():
 
     cases = list(dict.fromkeys(c for _, c, _, _, _, _ in runs))
     rounds = sorted({r for r, *_ in runs})
+    cp = os.path.join(out, "conditions.txt")
+    if os.path.exists(cp):
+        with open(cp) as f:
+            for line in f:
+                if line.startswith("udp:"):
+                    print("UDP " + line[len("udp:"):].strip() + "\n")
+    if not runs:
+        print("no runs (PARTS selected nothing that this build can run)")
+        return
     print(f"## Summary ({len(rounds)} rounds, fabricbench and peer next to each other in every round, "
           "A B in odd rounds, B A in even ones)")
     print("spread = (max - min) / median over the rounds; ratio = fabricbench median / peer median; "

@@ -164,7 +164,6 @@ server_life=$((rounds * 900 + 600)) # an upper bound on the whole run, seconds
 # --- one measured run -----------------------------------------------------------------------
 now() { date +%s.%N; }
 failed=0
-child=""
 # run ROUND CASE TOOL FILE LIMIT CMD...: CMD's stdout to FILE, stderr to FILE.err, CMD itself in
 # FILE.cmd; a line "ROUND CASE TOOL FILE RC SECONDS" in runs.txt. CMD runs under timeout(1) in
 # the background and is waited for, so that a signal to this script ends it at once (cleanup).
