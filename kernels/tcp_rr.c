@@ -23,6 +23,7 @@ static fab_status_t tcp_rr_setup(fab_kctx_t *ctx, void **state)
     st = fab_sock_connect(ctx, 1 - ctx->rank, ctx->rank == 0, 1, true, "tcp_rr", l);
     if (st != FAB_OK)
         return st;
+    fab_sock_blocking(l); /* a reply is waited for in recv, as sockperf waits */
     ctx->timer = ctx->rank == 0;
     ctx->msgs_per_iter = 2; /* one each way */
     if (ctx->rank == 0)
@@ -84,8 +85,8 @@ static void tcp_rr_describe(const fab_kctx_t *ctx, char *buf, size_t len)
     snprintf(buf, len,
              "one TCP connection%s%s, TCP_NODELAY; an iteration: `bytes` each way (one round "
              "trip); p50_us and the percentiles are one-way = round trip / 2 (sockperf), the "
-             "round trip is twice them; non-blocking socket, poll(2) when a read would block "
-             "(no busy-poll)",
+             "round trip is twice them; blocking socket (recv waits in the kernel, 1 s "
+             "time-outs), no busy-poll",
              tcp_rr_where[0] ? " " : "", tcp_rr_where);
 }
 

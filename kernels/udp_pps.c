@@ -48,4 +48,5 @@ const fab_kernel_t fab_kernel_udp_pps = {
     .own_bytes_hint = "lower -w or -m",
     .budget_row_s = 1.0, /* a loss count needs time: iperf3 measures 10 s */
     .spend_budget = true,
+    .whole_block = true, /* a stream whose queues would drain in the harness's pauses */
 };

@@ -79,6 +79,7 @@ const fab_kernel_t fab_kernel_udp_rate = {
     .own_bytes_hint = "lower -w or -m",
     .budget_row_s = 1.0, /* a loss count needs time: iperf3 measures 10 s */
     .spend_budget = true,
-    .knee_col = "loss_pct", /* where loss starts: iperf3 users raise -b until it does */
+    .whole_block = true,           /* a stream whose queues would drain in the harness's pauses */
+    .knee_col = "undelivered_pct", /* where loss starts: iperf3 users raise -b until it does */
     .knee_max = 1.0,
 };

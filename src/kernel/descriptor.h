@@ -135,10 +135,11 @@ typedef struct fab_kernel {
     /* Set by the harness in an instance's copy of the descriptor: the value of axis. */
     double axis_value;
     /* Optional: seconds of the automatic budget each of its rows asks for (0: the harness's
-     * per-row default); with spend_budget its rows use their whole share even once precise
-     * (a loss count needs time, not a steady time per iteration). */
+     * per-row default); spend_budget: its rows use their whole share even once precise (a
+     * loss count needs time); whole_block: each row is one timed block (its traffic never
+     * pauses for the harness, whose pauses would let a UDP stream's queues drain). */
     double budget_row_s;
-    bool spend_budget;
+    bool spend_budget, whole_block;
     /* Optional, with an axis: one of its columns whose threshold the text table reports
      * along the axis after the last instance (UDP: where loss_pct first exceeds 1). */
     const char *knee_col;

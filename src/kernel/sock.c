@@ -2,12 +2,14 @@
  * connections, counters. The connections themselves: kernel/sock_connect.c. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "kernel/sock.h"
@@ -163,6 +165,20 @@ fab_status_t fab_sock_write_all(fab_sock_link_t *l, const char *buf, size_t len,
 fab_status_t fab_sock_read_all(fab_sock_link_t *l, char *buf, size_t len, size_t count)
 {
     return fab_sock_move_all(l, buf, len, count, false);
+}
+
+void fab_sock_blocking(fab_sock_link_t *l)
+{
+    struct timeval t = {1, 0}; /* as long as the non-blocking path's poll(2) waits */
+
+    for (int s = 0; s < l->n; s++) {
+        int fl = fcntl(l->fd[s], F_GETFL);
+
+        if (fl >= 0)
+            fcntl(l->fd[s], F_SETFL, fl & ~O_NONBLOCK);
+        setsockopt(l->fd[s], SOL_SOCKET, SO_RCVTIMEO, &t, sizeof(t));
+        setsockopt(l->fd[s], SOL_SOCKET, SO_SNDTIMEO, &t, sizeof(t));
+    }
 }
 
 void fab_sock_push(fab_sock_link_t *l)

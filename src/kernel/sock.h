@@ -105,6 +105,11 @@ fab_status_t fab_sock_read(fab_sock_link_t *l, int s, char *buf, size_t len);
  * over the streams that still have bytes to move. */
 fab_status_t fab_sock_write_all(fab_sock_link_t *l, const char *buf, size_t len, size_t count);
 fab_status_t fab_sock_read_all(fab_sock_link_t *l, char *buf, size_t len, size_t count);
+/* Make the streams blocking with 1 s send and receive time-outs: a read then waits in the
+ * kernel's recv, as sockperf's does, instead of recv, poll(2), recv (1.7 us more per message
+ * one way on loopback: docs/PERFORMANCE.md); a time-out returns EAGAIN, which fab_sock_read
+ * and fab_sock_write take as "wait again", so the watchdog still bounds the wait. */
+void fab_sock_blocking(fab_sock_link_t *l);
 /* Send what Nagle's algorithm still holds on every stream now (TCP_NODELAY on, then off: Linux
  * pushes pending data when it is set), so that the end of an iteration does not wait for the
  * peer's delayed acknowledgement, which a continuous stream never does. */

@@ -58,6 +58,11 @@ const fab_kcol_t fab_udp_kcols[FAB_UDP_NKCOLS] = {
                            "UDP kernels: payload received per second of the timed blocks "
                            "(Gbps: what was offered to the socket)",
                            FAB_KCOL_DERIVED},
+    [FAB_UDP_C_UNDELIVERED] = {"undelivered_pct", "undeliv%", "%",
+                               "UDP kernels: datagrams offered (taken or refused by the "
+                               "sender's socket) that did not arrive, %: where the path's "
+                               "limit is, on the way or in the sending host (the knee's measure)",
+                               FAB_KCOL_DERIVED},
     [FAB_UDP_C_RX_PPS] = {"rx_pps", "rx_pkt/s", "1/s",
                           "UDP kernels: datagrams received per second of the timed blocks "
                           "(msgps: offered)",
@@ -622,7 +627,12 @@ void fab_udp_counters(const fab_kctx_t *ctx, void *state, double *c)
 double fab_udp_derive(const fab_krow_t *row, int j)
 {
     double sent = row->c[FAB_UDP_C_SENT], got = row->c[FAB_UDP_C_RECEIVED];
+    double offered = sent + (isnan(row->c[FAB_UDP_C_DROPS]) ? 0 : row->c[FAB_UDP_C_DROPS]);
 
+    if (j == FAB_UDP_C_UNDELIVERED)
+        return offered > 0 && !isnan(got)
+                   ? (got >= offered ? 0.0 : 100.0 * (offered - got) / offered)
+                   : NAN;
     if (!(sent > 0) || isnan(got))
         return NAN;
     switch (j) {

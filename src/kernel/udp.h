@@ -45,6 +45,7 @@ enum {
     FAB_UDP_C_LOSS,        /* DERIVED: 100 x (sent - received) / sent */
     FAB_UDP_C_RX_GBPS,     /* DERIVED: received payload, Gb/s */
     FAB_UDP_C_RX_PPS,      /* DERIVED: received datagrams per s */
+    FAB_UDP_C_UNDELIVERED, /* DERIVED: 100 x (sent + drops - received) / (sent + drops) */
     FAB_UDP_NKCOLS
 };
 extern const fab_kcol_t fab_udp_kcols[FAB_UDP_NKCOLS];

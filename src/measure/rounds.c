@@ -275,7 +275,14 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     if (st != FAB_OK)
         return st;
     want = s->per_iter > 0 ? r->pace.block_s / s->per_iter : 1.0;
+    if (m->k->whole_block && s->per_iter > 0) /* the row's whole share in one block */
+        want = (r->share[i] > r->pace.block_s ? r->share[i] : r->pace.block_s) / s->per_iter;
     b = want < 1.0 ? 1 : want > FAB_BLOCK ? FAB_BLOCK : (uint64_t)want;
+    /* the share is rank 0's: every rank takes its length */
+    if (m->k->whole_block)
+        st = FAB_MPI(MPI_Bcast(&b, 1, MPI_UINT64_T, 0, m->ctx->comm));
+    if (st != FAB_OK)
+        return st;
     m->per_iter = s->per_iter;
     m->slow_count = s->slow;
     fab_measure_phase(m, "a timed block", s->bytes, s->per_iter * (double)b);

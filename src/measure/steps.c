@@ -126,6 +126,9 @@ static uint64_t fab_block_len(const fab_measure_t *m, uint64_t left)
     double want = m->per_iter > 0 ? FAB_BLOCK_SECONDS / m->per_iter : 1.0;
     uint64_t b = want < 1.0 ? 1 : (want > FAB_BLOCK ? FAB_BLOCK : (uint64_t)want);
 
+    if (m->k->whole_block) /* all of the row at once, as far as a block holds */
+        b = FAB_BLOCK;
+
     return b < left ? b : left;
 }
 

@@ -60,6 +60,9 @@ def definitions(t, i, window, where):
           t["udp_rx_overflow"][i] >= 0, "%s: counts %r" % (where, (sent, got)))
     check(close(t["loss_pct"][i], 100.0 * (sent - got) / sent, 1e-9),
           "%s: loss %r" % (where, t["loss_pct"][i]))
+    offered = sent + t["udp_drops"][i]
+    check(close(t["undelivered_pct"][i], 100.0 * (offered - got) / offered, 1e-9),
+          "%s: undelivered %r" % (where, t["undelivered_pct"][i]))
     check(close(t["rx_Gbps"][i], got * b * 8 / secs / 1e9, 1e-6), "%s: rx_Gbps" % where)
     check(close(t["rx_pps"][i], got / secs, 1e-6), "%s: rx_pps" % where)
     check(close(t["msgps"][i], window / (t["loop_us"][i] * 1e-6), 1e-3), "%s: msgps" % where)
@@ -89,19 +92,20 @@ try:
                   (where, t["Gbps"][i]))
             definitions(t, i, 16, where)
             check(math.isnan(t["tcp_retrans"][i]) and math.isnan(t["streams"][i]), where)
-    # the knee line after the last instance: recomputed from the rows printed above it
+    # the knee line after the last instance: recomputed from the rows in the file
     knees = [l for l in p.stdout.splitlines() if l.startswith("# knee, udp_rate ")]
     check(len(knees) == 2, "knee lines: %r" % knees)
     for size, line in zip((256, 1460), knees):
-        loss = {r["offered"]: r["loss%"] for k in ks for r in k["rows"] if r["bytes"] == size}
+        loss = {float(t["offered_Gbps"][i]): float(t["undelivered_pct"][i])
+                for _, t in gs for i in range(len(t["bytes"])) if t["bytes"][i] == size}
         over = sorted(r for r, l in loss.items() if l > 1)
         if not over:
-            want = "# knee, udp_rate %d bytes: loss%% <= 1 at every --rate up to 200M" % size
+            want = "# knee, udp_rate %d bytes: undeliv%% <= 1 at every --rate up to 200M" % size
         elif over[0] == 0.1:
-            want = "# knee, udp_rate %d bytes: loss%% %.3g already at the lowest --rate, 100M" % (
-                size, loss[0.1])
+            want = ("# knee, udp_rate %d bytes: undeliv%% %.3g already at the lowest --rate, "
+                    "100M" % (size, loss[0.1]))
         else:
-            want = "# knee, udp_rate %d bytes: loss%% <= 1 up to --rate 100M" % size
+            want = "# knee, udp_rate %d bytes: undeliv%% <= 1 up to --rate 100M" % size
         check(line.startswith(want), "%r, expected %r (rows %r)" % (line, want, loss))
     print("ok udp_rate --rate 100M,200M: two instances, sent + drops = iterations x window, "
           "loss/rx by definition, never above the rate (%s Gb/s), validated"
