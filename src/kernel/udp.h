@@ -25,7 +25,6 @@
 #include "kernel/descriptor.h"
 #include "kernel/udp_acct.h"
 
-#define FAB_UDP_BATCH     64         /* datagrams one recvmmsg takes */
 #define FAB_UDP_LINGER_S  0.02       /* silence after the sender's last: the rest was lost */
 #define FAB_UDP_PAUSE_NS  100000     /* between two iterations: a pause that restarts the pacing */
 #define FAB_UDP_SETTLE_S  5.0        /* after a row, the longest wait for its datagrams in flight */
