@@ -5,6 +5,7 @@ node, mpirun started inside vnode1 through the cluster's agent (tests/lib/cluste
 - tcp_stream --streams 1,4 over fab0, then over fab1: every instance's payload Gb/s is
   between 0.85 and 1.00 of the shaped rate (the ceiling is 1448/1514 = 0.956 of it, below),
   and fab0/fab1 is 4 within 20% for each stream count;
+- udp_pps over fab0: its row by definition, the traffic on fab0 only;
 - udp_rate --rate 125M,500M over fab1 (50% and 200% of its shaping): at 125M less than 1% of
   the offered datagrams fail to arrive; at 500M no more arrives than the shaping lets
   through, and, when the sender kept its pace, the share that fails to arrive is the
@@ -252,6 +253,30 @@ def udp_rate():
     check_counters(tag, d, "fab1", arrived_total)
 
 
+def udp_pps():
+    """udp_pps over fab0 (64-byte datagrams as fast as the sender can): its row, what went
+    and came by definition, and the traffic on fab0 only. Nothing on the rate: that is the
+    hosts' (a CPU measurement), far below what the shaping passes."""
+    tag = "udp_pps over fab0"
+    before = ct.counters()
+    _, recs = fabricbench("pps-fab0", ["udp_pps", "--fabric", "tcp", "--device", "fab0",
+                                       "--budget", "0.5"])
+    d = moved(before, ct.counters())
+    check_fabric(tag, recs, "fab0")
+    check_addresses(tag, recs, "fab0")
+    (r,) = recs["row"]
+    secs = r["iterations"] * r["loop_us"] * 1e-6
+    check(r["bytes"] == 64 and r["udp_sent"] == r["iterations"] * 64 and r["udp_drops"] == 0,
+          "%s: %d sent, %d refused in %d iterations" % (tag, r["udp_sent"], r["udp_drops"],
+                                                      r["iterations"]))
+    check(0 < r["udp_received"] <= r["udp_sent"] and
+          abs(r["rx_pps"] - r["udp_received"] / secs) <= 1e-6 * r["rx_pps"],
+          "%s: received %r, rx_pps %r" % (tag, r["udp_received"], r["rx_pps"]))
+    print("  %s: %.0f datagrams/s sent, %.0f received, %.2f%% lost"
+          % (tag, r["msgps"], r["rx_pps"], r["loss_pct"]))
+    check_counters(tag, d, "fab0", r["udp_received"] * r["bytes"])
+
+
 def tcp_rr():
     """tcp_rr between the nodes, the connection placed on fab1 by --bind while MPI is on
     fab0: --bind comes first in the address rules, and one list serves both nodes (each takes
@@ -297,6 +322,7 @@ def main():
         check(abs(ratio / RATIO - 1) <= RATIO_TOL, "tcp_stream --streams %d: fab0/fab1 %.3f is "
               "not %g within %d%%" % (n, ratio, RATIO, RATIO_TOL * 100))
     udp_rate()
+    udp_pps()
     tcp_rr()
 
 
