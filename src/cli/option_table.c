@@ -31,7 +31,7 @@ const fab_opt_t fab_opt_table[] = {
     {"budget", 0, FAB_OPT_DOUBLE, OFF(budget_s), 0.001, 86400, "SEC", "s",
      "auto (" FAB_STR(FAB_BUDGET_PER_ROW) " s per row)",
      "adaptive measurement (no -i, no --time): time for the whole run's sizes (a kernel may "
-     "ask more per row: fabricbench list); printed at the start with the estimated end",
+     "ask more per row: the UDP kernels 1 s); printed at the start with the estimated end",
      0},
     {"precision", 0, FAB_OPT_DOUBLE, OFF(precision_pct), 0.01, 100, "PCT", "%",
      FAB_STR(FAB_PRECISION_PCT),
