@@ -17,36 +17,14 @@ static void udp_pps_describe(const fab_kctx_t *ctx, char *buf, size_t len)
 }
 
 const fab_kernel_t fab_kernel_udp_pps = {
+    FAB_UDP_KERNEL,
     .name = "udp_pps",
     .summary = "UDP datagrams as fast as the sender can: packets/s sent and received, loss; "
                "-m 64 unless given (netperf UDP_STREAM)",
-    .kind = FAB_KIND_BANDWIDTH,
-    .ranks = FAB_RANKS_PAIR,
-    .min_ranks = 2,
-    .rank_multiple = 1,
-    .uses_window = true,
-    .sleeps = true,
-    .time_divisor = 1.0,
     .default_sizes = "64",
     .setup = udp_pps_setup,
-    .iterate = fab_udp_iterate,
-    .validate = fab_udp_validate,
-    .cleanup = fab_udp_cleanup,
     .describe = udp_pps_describe,
-    .counters = fab_udp_counters,
-    .settle = fab_udp_settle,
-    .derive = fab_udp_derive,
-    .kcols = fab_udp_kcols,
-    .nkcols = FAB_UDP_NKCOLS,
     .table = "bytes,msgps,rx_pps,loss_pct,udp_rx_overflow,Gbps,rx_Gbps,jitter_us,"
              "validation_errors,cpu_rank_pct,cpu_node_sys_pct",
-    .options = fab_sock_options,
-    .noptions = FAB_SOCK_NOPTIONS,
-    .option_values = &fab_sock_opt,
     .check = fab_udp_check,
-    .own_bytes = fab_udp_own_bytes,
-    .own_bytes_hint = "lower -w or -m",
-    .budget_row_s = 1.0, /* a loss count needs time: iperf3 measures 10 s */
-    .spend_budget = true,
-    .whole_block = true, /* a stream whose queues would drain in the harness's pauses */
 };

@@ -47,39 +47,17 @@ static fab_status_t udp_rate_check(const fab_kctx_t *ctx, char *msg, size_t len,
 }
 
 const fab_kernel_t fab_kernel_udp_rate = {
+    FAB_UDP_KERNEL,
     .name = "udp_rate",
     .summary = "UDP at a paced --rate (a list: one instance per rate): loss, jitter, received "
                "rate; -m 1460 unless given (iperf3 -u -b)",
-    .kind = FAB_KIND_BANDWIDTH,
-    .ranks = FAB_RANKS_PAIR,
-    .min_ranks = 2,
-    .rank_multiple = 1,
-    .uses_window = true,
-    .sleeps = true,
-    .time_divisor = 1.0,
     .default_sizes = "1460", /* iperf3's UDP datagram: one 1500-byte frame */
     .setup = udp_rate_setup,
-    .iterate = fab_udp_iterate,
-    .validate = fab_udp_validate,
-    .cleanup = fab_udp_cleanup,
     .describe = udp_rate_describe,
-    .counters = fab_udp_counters,
-    .settle = fab_udp_settle,
-    .derive = fab_udp_derive,
-    .kcols = fab_udp_kcols,
-    .nkcols = FAB_UDP_NKCOLS,
     .axis = "rate",
     .table = "bytes,offered_Gbps,Gbps,rx_Gbps,loss_pct,udp_rx_overflow,jitter_us,udp_drops,"
              "line_rate_pct,validation_errors,cpu_rank_pct",
-    .options = fab_sock_options,
-    .noptions = FAB_SOCK_NOPTIONS,
-    .option_values = &fab_sock_opt,
     .check = udp_rate_check,
-    .own_bytes = fab_udp_own_bytes,
-    .own_bytes_hint = "lower -w or -m",
-    .budget_row_s = 1.0, /* a loss count needs time: iperf3 measures 10 s */
-    .spend_budget = true,
-    .whole_block = true,           /* a stream whose queues would drain in the harness's pauses */
     .knee_col = "undelivered_pct", /* where loss starts: iperf3 users raise -b until it does */
     .knee_max = 1.0,
 };

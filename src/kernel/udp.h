@@ -49,6 +49,20 @@ enum {
 };
 extern const fab_kcol_t fab_udp_kcols[FAB_UDP_NKCOLS];
 
+/* The descriptor fields both UDP kernels share (each file adds its name, summary, sizes,
+ * setup, describe, check, table and, for the paced one, its axis and knee): a pair, a window
+ * of datagrams, the shared socket options, the columns above, and rows that count a stream
+ * (1 s of the automatic budget each, used whole, in one timed block). */
+#define FAB_UDP_KERNEL                                                                             \
+    .kind = FAB_KIND_BANDWIDTH, .ranks = FAB_RANKS_PAIR, .min_ranks = 2, .rank_multiple = 1,       \
+    .uses_window = true, .sleeps = true, .time_divisor = 1.0, .iterate = fab_udp_iterate,          \
+    .validate = fab_udp_validate, .cleanup = fab_udp_cleanup, .counters = fab_udp_counters,        \
+    .settle = fab_udp_settle, .derive = fab_udp_derive, .kcols = fab_udp_kcols,                    \
+    .nkcols = FAB_UDP_NKCOLS, .options = fab_sock_options, .noptions = FAB_SOCK_NOPTIONS,          \
+    .option_values = &fab_sock_opt, .own_bytes = fab_udp_own_bytes,                                \
+    .own_bytes_hint = "lower -w or -m", .budget_row_s = 1.0, .spend_budget = true,                 \
+    .whole_block = true
+
 /* The kernels' hooks; rate_gbps 0: unpaced. */
 fab_status_t fab_udp_setup(fab_kctx_t *ctx, void **state, double rate_gbps, const char *kernel);
 fab_status_t fab_udp_iterate(fab_kctx_t *ctx, void *state, size_t bytes);
