@@ -160,11 +160,13 @@ def _add(g, run, sock, port):
             cols = str(t.attrs["columns"]).split(",")
             nrows = len(t["bytes"])
             for name, units, desc in extra:
+                if name in t:  # a template written by a tool that has the UDP kernels
+                    continue
                 ds = t.create_dataset(name, data=np.full(nrows, math.nan), maxshape=(None,),
                                       chunks=True)
                 _set(ds.attrs, "units", units)
                 _set(ds.attrs, "description", desc)
-            _set(t.attrs, "columns", ",".join(cols + [e[0] for e in extra]))
+            _set(t.attrs, "columns", ",".join(cols + [e[0] for e in extra if e[0] not in cols]))
     for j, (attrs, rows) in enumerate(_instances(run, sock, port)):
         kg = ks.create_group("%02d_%s" % (n + j, attrs["kernel"]))
         for a, v in bw.attrs.items():

@@ -349,6 +349,14 @@ fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns
 
         if (s->skip || s->stopped)
             continue;
+        /* The budget ran out during this part (the pace every rank decoded from the last
+         * block): a size that has a block stops now rather than take one more, so that a
+         * slowed machine overruns by a block, not by a block of every size left. */
+        if (r->pace.late && s->nblocks > 0) {
+            s->stopped = true;
+            r->ad[i].decision = FAB_ADAPT_STOP_BUDGET;
+            continue;
+        }
         /* The first estimate of a cold size: the previous one's, scaled up by the bytes. */
         if (!s->warmed && gbytes)
             guess = guess * (s->bytes > gbytes ? (double)s->bytes / (double)gbytes : 1.0);

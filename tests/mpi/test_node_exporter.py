@@ -247,8 +247,8 @@ print("ok a crafted textfile (quote, backslash, newline, non-UTF-8 byte in a hos
 # ---------------------------------------------------------------- SIGTERM: interrupted
 proc = subprocess.Popen(["mpirun", "-np", "2", "--oversubscribe"] + MPIRUN_OPTS +
                         [exe, "run", "latency", "-m", "1:64K", "-t", "0.2", "-o", "t.h5",
-                         "--prom", prom], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                        text=True, env=mpi_env())
+                         "--json", "t.jsonl", "--prom", prom], stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, text=True, env=mpi_env())
 try:
     deadline = time.monotonic() + 60
     pids = []
@@ -258,7 +258,10 @@ try:
                                                 "fabricbench"], capture_output=True,
                                                text=True).stdout.split()]
     check(len(pids) == 2, "the ranks of the run: %s" % pids)
-    time.sleep(1)  # a few rows in
+    # a row in (its JSON record written; however slow the machine), then the signal
+    while time.monotonic() < deadline and proc.poll() is None and not (
+            os.path.exists("t.jsonl") and '"record":"row"' in open("t.jsonl").read()):
+        time.sleep(0.1)
     for pid in pids:
         os.kill(pid, signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
