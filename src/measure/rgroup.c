@@ -275,6 +275,13 @@ void fab_rgroup_report(const fab_rgroup_t *g)
 
     if (g->stop != FAB_OK || took <= FAB_BUDGET_SLACK * budget)
         return;
+    if (first < budget) {
+        FAB_WARN("the measurement took %.2f s, over its budget of %.2f s, though its first "
+                 "round ended %.2f s into it: the blocks measured when the budget ran out took "
+                 "longer than their pace asked (busy or slow machine: see the cpu%% column)",
+                 took, budget, first);
+        return;
+    }
     FAB_WARN("the measurement took %.2f s, over its budget of %.2f s: the first round alone "
              "(one block of every size, the least a row needs) ended %.2f s into it on this "
              "machine (busy or slow: see the cpu%% column); rows marked * missed --precision; "
@@ -441,6 +448,21 @@ static fab_status_t fab_rgroup_round(fab_rgroup_t *g)
                   g->rounds + 1, gk->k->name, (double)(fab_now_ns() - g->start_ns) * 1e-9,
                   (double)(g->deadline_ns - g->start_ns) * 1e-9, g->pace.block_s * 1e3,
                   g->pace.late ? ", late" : "");
+    }
+    /* The budget ran out in this round: what has a block is done, here and now, and not
+     * after the rows of the kernels already done are written (a round would then start only
+     * to stop them, its time counted against the budget: 0.3 s beside a busy core). */
+    for (int j = 0; j < g->nk && g->pace.late && g->stop == FAB_OK; j++) {
+        fab_rgroup_kernel_t *gk = &g->k[j];
+
+        if (gk->r)
+            fab_rounds_close(gk->r);
+        gk->open = 0;
+        for (int i = 0; i < gk->n; i++) {
+            if (gk->state[i] == FAB_RS_OPEN)
+                gk->state[i] = FAB_RS_BUDGET;
+            gk->open += gk->state[i] < FAB_RS_PRECISE;
+        }
     }
     g->rounds++;
     if (g->rounds == 1)

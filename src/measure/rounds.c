@@ -325,6 +325,15 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     return FAB_OK;
 }
 
+void fab_rounds_close(fab_rounds_t *r)
+{
+    for (int i = 0; i < r->n; i++)
+        if (!r->s[i].skip && !r->s[i].stopped && r->s[i].nblocks > 0) {
+            r->s[i].stopped = true;
+            r->ad[i].decision = FAB_ADAPT_STOP_BUDGET;
+        }
+}
+
 /* One round: every open size, in order, one block. */
 fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns, int later,
                             fab_pace_t *pace)
@@ -336,11 +345,8 @@ fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns
     r->deadline_ns = deadline_ns;
     r->later = later;
     /* The budget was spent before this part: what has a block has its last. */
-    for (int i = 0; i < r->n && r->pace.late; i++)
-        if (!r->s[i].skip && !r->s[i].stopped && r->s[i].nblocks > 0) {
-            r->s[i].stopped = true;
-            r->ad[i].decision = FAB_ADAPT_STOP_BUDGET;
-        }
+    if (r->pace.late)
+        fab_rounds_close(r);
     if (r->m->ctx->rank == 0)
         fab_adapt_schedule(r->ad, (size_t)r->n, left_s, r->in_round, r->share);
     for (int i = 0; i < r->n; i++) {

@@ -44,6 +44,11 @@ int fab_rounds_rank(const fab_rounds_t *r);
  * Collective over the kernel. */
 fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns, int later,
                             fab_pace_t *pace);
+/* The budget ran out (every rank of the run agreed, after the round's last part): every size
+ * that has a block stops now, so that no round is started for the last blocks alone. The
+ * same on every rank without a message: who has a block is known alike. */
+void fab_rounds_close(fab_rounds_t *r);
+
 /* The states of the sizes (FAB_RS_*) into st[0..n-1], as the kernel's ranks know them. */
 void fab_rounds_states(const fab_rounds_t *r, double *st);
 /* Rank 0 of the kernel: the cost of a round of its open sizes (s, from their blocks so far,

@@ -336,13 +336,15 @@ static fab_status_t fab_run_group(const fab_world_t *w, const fab_opts_t *o, int
     fab_status_t st = r ? FAB_OK : FAB_ERR_NOMEM, worst = FAB_OK;
 
     *agreed = true;
-    budget = fab_rounds_budget_take(o, first, n); /* every rank alike: from the same start */
     if (st == FAB_OK)
         st = fab_group_buffers(w, o, first, n);
     st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
     for (; set < n && st == FAB_OK; set++)
         st = fab_krun_setup(&r[set], w, o, o->kernels[first + set]);
     if (st == FAB_OK) {
+        /* From now: the set-up's time came out of the budget (as a lone kernel's does), and
+         * rank 0's clock, which decides, starts the rounds' deadline after it. */
+        budget = fab_rounds_budget_take(o, first, n);
         st = fab_rgroup_new(&g, n, budget, o->quiet);
         for (int j = 0; j < n && st == FAB_OK; j++)
             st = fab_rgroup_add(g, j, r[j].k, r[j].sizes->n, r[j].rounds,
