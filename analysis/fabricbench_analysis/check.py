@@ -145,7 +145,7 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
             inst, nbytes = key[:2], key[2]
             krows = [r for r in base.rows if instance(r) == inst]
             metric0 = headline_metric(brows[0]["kind"], krows)
-            plan = checks_for(inst[0], nbytes, metric0, tolerance, rules)
+            plan = checks_for(inst[0], nbytes, metric0, tolerance, rules, inst[1])
             crow = cidx.get(key)
             if not plan:
                 continue

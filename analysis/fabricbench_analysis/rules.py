@@ -6,12 +6,18 @@
     bw         >=64K    MBps         5%
     bibw       *        *            skip
 
+    tcp_stream[4] *     Gbps         10%
+    udp_rate[rate=1G] * loss_pct   skip
+
 Each row of the baseline starts with one check: its kind's metric (check's default) at
 --tolerance, failing. Rules are applied in file order, so a later line wins: a rule whose
 kernel and sizes match a row sets that metric's tolerance and severity (adding the metric if
-it was not checked), `skip` removes the metric (`*` skip: the whole row).
+it was not checked), `skip` removes the metric (`*` skip: the whole row). KERNEL alone matches
+every instance of a kernel; KERNEL[VALUE] or KERNEL[OPTION=VALUE] one instance, by the value
+of its list option (the variant `--streams 4`; rates compare by value: 1G is 1000M).
 """
 import fnmatch
+import math
 import re
 
 from .errors import UsageError
@@ -68,9 +74,35 @@ def parse_sizes(text, where):
     return lambda b: b == n
 
 
+_SELECT = re.compile(r"^([^\[\]]+)\[(?:([A-Za-z][\w-]*)=)?([^\[\]=]+)\]$")
+_VARIANT = re.compile(r"^--([A-Za-z][\w-]*) (\S+)$")
+_RATE = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)([kKMGT]?)$")
+_RATE_SCALE = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def _value(text):
+    """A list option's value as a number where it is one (4, 1G = 1e9, 2.5G), else the text."""
+    m = _RATE.match(text)
+    return float(m.group(1)) * _RATE_SCALE[m.group(2)] if m else text
+
+
+def parse_kernel(text, where):
+    """KERNEL, KERNEL[VALUE] or KERNEL[OPTION=VALUE] -> (pattern, option or None, value or
+    None). A KERNEL that does not end in ']' is a shell pattern as it is (`tcp_[a-z]*`)."""
+    if not text.endswith("]"):
+        return text, None, None
+    m = _SELECT.match(text)
+    if not m:
+        raise UsageError("%s: '%s' is not a kernel or a kernel instance" % (where, text),
+                         "write KERNEL, KERNEL[VALUE] or KERNEL[OPTION=VALUE]: tcp_stream, "
+                         "tcp_stream[4], udp_rate[rate=1G]")
+    return m.group(1), m.group(2), _value(m.group(3)) if m.group(3) is not None else None
+
+
 class Rule:
     def __init__(self, kernel, sizes, size_text, metric, tolerance, severity, where):
-        self.kernel = kernel
+        self.kernel_text = kernel
+        self.kernel, self.option, self.value = parse_kernel(kernel, where)
         self.sizes = sizes
         self.size_text = size_text
         self.metric = metric
@@ -78,8 +110,18 @@ class Rule:
         self.severity = severity
         self.where = where
 
-    def matches(self, kernel, nbytes):
-        return fnmatch.fnmatchcase(kernel, self.kernel) and self.sizes(nbytes)
+    def matches(self, kernel, nbytes, variant=""):
+        if not (fnmatch.fnmatchcase(kernel, self.kernel) and self.sizes(nbytes)):
+            return False
+        if self.value is None:
+            return True
+        m = _VARIANT.match(variant or "")
+        if not m or self.option not in (None, m.group(1)):
+            return False
+        v = _value(m.group(2))
+        if isinstance(v, float) and isinstance(self.value, float):
+            return math.isclose(v, self.value, rel_tol=1e-9)
+        return v == self.value
 
 
 def parse_rules(path):
@@ -115,11 +157,12 @@ def parse_rules(path):
     return rules
 
 
-def checks_for(kernel, nbytes, default_metric, tolerance, rules):
-    """{metric: (tolerance, severity, source)} for one row of the baseline."""
+def checks_for(kernel, nbytes, default_metric, tolerance, rules, variant=""):
+    """{metric: (tolerance, severity, source)} for one row of the baseline (of the kernel
+    instance `variant`)."""
     out = {default_metric: (tolerance, "fail", "--tolerance")}
     for r in rules:
-        if not r.matches(kernel, nbytes):
+        if not r.matches(kernel, nbytes, variant):
             continue
         metric = default_metric if r.metric == "default" else r.metric
         if r.tolerance is None:

@@ -116,6 +116,38 @@ def test_check_baseline_by_instance(socks, capsys):
         == 4
 
 
+def test_rules_target_one_instance(socks, capsys, tmp_path):
+    """A rules file's KERNEL[VALUE] / KERNEL[OPTION=VALUE] selects one instance: slow4's
+    --streams 4 is 30% slower. Loosened to 35% for --streams 4 alone, it passes; skipped for
+    tcp_stream[4], only --streams 1's checks remain; KERNEL alone still takes both; a value
+    no instance has matches nothing (the -30% FAILs stay); a malformed selector is a usage
+    error naming the line."""
+    rules = tmp_path / "rules.txt"
+
+    def checks(text):
+        rules.write_text(text)
+        code, out, _ = _main(capsys, "check", "--json", "--baseline", socks.tcp, socks.slow4,
+                             "--rules", rules)
+        got = {(c["variant"], c["bytes"]): (c["status"], c["tolerance"])
+               for c in json.loads(out)["files"][0]["checks"]
+               if c["kernel"] == "tcp_stream" and c["metric"] == "MBps"}
+        return code, got
+
+    code, got = checks("tcp_stream[streams=4]  *  MBps  35%\n")
+    assert code == 0 and got[("--streams 4", 65536)] == ("PASS", 0.35), got
+    assert got[("--streams 1", 65536)][1] != 0.35  # --tolerance's, not the rule's
+    code, got = checks("tcp_stream[4]  *  MBps  skip\n")
+    assert code == 0 and sorted(got) == [("--streams 1", 65536), ("--streams 1", 1048576)]
+    code, got = checks("tcp_stream  *  MBps  35%\n")
+    assert code == 0 and len(got) == 4 and all(t == 0.35 for _, t in got.values())
+    for miss in ("tcp_stream[8]", "tcp_stream[rate=4]", "bw[4]"):
+        code, got = checks("%s  *  MBps  35%%\n" % miss)
+        assert code == 1 and got[("--streams 4", 1048576)][0] == "FAIL", (miss, got)
+    rules.write_text("# a comment\ntcp_stream[streams=]  *  MBps  35%\n")
+    p = run_cli("check", "--baseline", socks.tcp, socks.slow4, "--rules", rules)
+    assert_error(p, 2, "line 2", "tcp_stream[streams=]", "KERNEL[OPTION=VALUE]")
+
+
 def test_file_before_variants(socks):
     """A tcp_stream without variant or axis attributes (written before them) is the kernel
     alone, variant ''; checked against itself, it passes."""
