@@ -339,13 +339,51 @@ def known(results, tmp_path_factory):
     return k
 
 
-def run_cli(*args, cwd=None):
-    """fabricbench-analyze through its launcher, as a user runs it."""
+def run_launcher(*args, cwd=None):
+    """fabricbench-analyze through its launcher, in a process of its own, as a user runs it."""
     env = dict(os.environ)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("MPLBACKEND", None)
     return subprocess.run([sys.executable, LAUNCHER] + [str(a) for a in args],
                           capture_output=True, text=True, timeout=300, env=env, cwd=cwd)
+
+
+def run_cli(*args, cwd=None):
+    """fabricbench-analyze's command line in this process (cli.main, which the launcher calls:
+    a second Python starting numpy, h5py and matplotlib cost about a second a call, 150 s of the
+    suite), its exit code, stdout and stderr caught as the launcher's would be. An exception
+    that escapes main (it never should) becomes stderr's Traceback, which the assertions
+    refuse. FABTEST_ANALYZE_SUBPROCESS=1 runs every call through the launcher instead;
+    run_launcher always does (test_end_to_end, the --help, --version and usage checks)."""
+    if os.environ.get("FABTEST_ANALYZE_SUBPROCESS") == "1":
+        return run_launcher(*args, cwd=cwd)
+    import contextlib
+    import io
+    import traceback
+
+    from fabricbench_analysis import cli
+
+    out, err = io.BytesIO(), io.BytesIO()
+    tout = io.TextIOWrapper(out, encoding="utf-8", errors="backslashreplace", write_through=True)
+    terr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True)
+    here = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(str(cwd))
+        with contextlib.redirect_stdout(tout), contextlib.redirect_stderr(terr):
+            try:
+                code = cli.main([str(a) for a in args])
+            except SystemExit as e:  # argparse: usage errors (2), --help and --version (0)
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            except Exception:  # noqa: BLE001 -- shown as a launcher would show it
+                traceback.print_exc()
+                code = 1
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(["fabricbench-analyze"] + [str(a) for a in args],
+                                       code if code is not None else 0,
+                                       out.getvalue().decode("utf-8", "backslashreplace"),
+                                       err.getvalue().decode("utf-8", "backslashreplace"))
 
 
 def assert_ok(p):

@@ -5,7 +5,7 @@ values (known_values.py)."""
 import json
 import math
 
-from conftest import assert_ok, run_cli
+from conftest import assert_ok, run_launcher as run_cli
 
 from fabricbench_analysis import load
 

@@ -1,7 +1,7 @@
 """Inputs that are not what they should be: a clear message, a documented exit code, no
 traceback (docs/ANALYSIS.md: 2 usage, 3 unreadable input, 4 nothing in common)."""
 import pytest
-from conftest import assert_error, assert_ok, run_cli
+from conftest import assert_error, assert_ok, run_cli, run_launcher
 
 from fabricbench_analysis.errors import AnalysisError
 
@@ -109,25 +109,25 @@ def test_interrupted_loads_with_a_note(results):
 
 
 def test_usage_errors(results):
-    p = run_cli()
+    p = run_launcher()
     assert p.returncode == 2 and "a command is required" in p.stderr
-    p = run_cli("summary")
+    p = run_launcher("summary")
     assert p.returncode == 2 and "FILE.h5" in p.stderr
-    p = run_cli("frobnicate", results.shm)
+    p = run_launcher("frobnicate", results.shm)
     assert p.returncode == 2 and "invalid choice" in p.stderr
-    p = run_cli("plot", results.shm)
+    p = run_launcher("plot", results.shm)
     assert p.returncode == 2 and "-o" in p.stderr
-    assert_error(run_cli("summary", "--run", "run_0009", results.shm), 2, "has no run")
-    assert_error(run_cli("compare", "--sigma", "0", results.shm, results.tcp), 2)
-    assert_error(run_cli("summary", "--label", "a", "--label", "b", results.shm), 2,
+    assert_error(run_launcher("summary", "--run", "run_0009", results.shm), 2, "has no run")
+    assert_error(run_launcher("compare", "--sigma", "0", results.shm, results.tcp), 2)
+    assert_error(run_launcher("summary", "--label", "a", "--label", "b", results.shm), 2,
                  "2 labels for 1 files")
 
 
 def test_help_and_version():
-    p = run_cli("--help")
+    p = run_launcher("--help")
     assert_ok(p)
     for c in ("summary", "compare", "plot", "report", "check", "export", "exit codes"):
         assert c in p.stdout
-    p = run_cli("--version")
+    p = run_launcher("--version")
     assert_ok(p)
     assert p.stdout.startswith("fabricbench-analyze ")
