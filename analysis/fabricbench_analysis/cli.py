@@ -439,7 +439,8 @@ def _check_options(sp):
     sp.add_argument("--tolerance", default="10%", metavar="PCT",
                     help="how much worse is still a pass: 10%% or 0.1 [default: 10%%]")
     sp.add_argument("--rules", metavar="FILE",
-                    help="per kernel, size and metric tolerances (docs/ANALYSIS.md)")
+                    help="per kernel (or kernel instance: tcp_stream[4]), size and metric "
+                    "tolerances (docs/ANALYSIS.md)")
     sp.add_argument("--strict", action="store_true",
                     help="a size of the baseline missing from the run FAILs (default: WARN)")
     sp.add_argument("--run-spread", default="5%", metavar="PCT",
