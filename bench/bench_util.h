@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared by the benchmarks in bench/: the harness called as a library, and medians. */
 #ifndef FAB_BENCH_UTIL_H
 #define FAB_BENCH_UTIL_H

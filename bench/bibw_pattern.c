@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Is fabricbench's bibw exchange slower than osu_bibw's? Both in one job, on the same two
  * ranks, alternating blocks, so that the machine's slow and fast stretches fall on both:
  *   fb   kernels/bibw.c: a window of receives, a window of sends, one MPI_Waitall over both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How much does the harness cost for a collective? One MPI job alternates (the order swapped
  * every other round) between fabricbench's allreduce, called through its library, and a
  * plain MPI_Allreduce loop written here, timed only around the whole loop, on the same

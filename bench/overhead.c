@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How much does the harness cost? One MPI job alternates (A B A B ..., the order swapped
  * every other round) between fabricbench's harness, called through its library, and a plain
  * loop written here that makes the same MPI calls and is timed only around the whole loop:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Harness overhead benchmark: runs bench/overhead.c (fabricbench's harness and a plain MPI
 # loop, alternating in one MPI job) on 2 local ranks and prints per-round values and the
 # medians' ratios. See docs/PERFORMANCE.md for recorded results.

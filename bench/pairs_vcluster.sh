@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The pairs kernels on N real network namespaces (tests/lib/vcluster.sh): the time per round and
 # the result file's size, for docs/PERFORMANCE.md. Not a test: it measures this machine.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How much does the way a ping-pong waits for its answer cost? Two processes (fork) share one
  * TCP connection over 127.0.0.1 with TCP_NODELAY and ping-pong SIZE bytes, in blocks of ITERS
  * round trips; each round runs one block per waiting style, the order rotated every round:

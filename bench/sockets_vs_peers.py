@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Analysis for bench/sockets_vs_peers.sh: reads its output directory (runs.txt names every
 run: round, case, tool, output file, exit status, seconds) and prints, per case, the medians
 over the rounds of fabricbench and of its peer, fabricbench / peer (the ratio of the medians,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The socket kernels against the tools their users know (issue 18's fidelity benchmark; not a
 # test). In one go, ROUNDS rounds; in each round every case runs once with fabricbench (A) and
 # once with its peer tool (B), A B in odd rounds and B A in even ones, so both tools see the

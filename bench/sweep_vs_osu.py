@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Analysis for bench/sweep_vs_osu.sh: reads its output directory and prints
 (a) wall time per tool and the ratio of medians, (b) each tool's run-to-run spread per
 kernel and size class, (c) the ratio of medians fabricbench / OSU per size.

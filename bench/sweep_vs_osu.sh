@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # fabricbench's default sweep against OSU's four point-to-point defaults (issue 16's
 # benchmark; not a test). In one go, ROUNDS rounds of A B: A = `fabricbench run` (latency,
 # bw, bibw, msgrate, 1 B to 4 MiB, defaults), B = osu_latency, osu_bw, osu_bibw, osu_mbw_mr

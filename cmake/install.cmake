@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # What the build makes from the tool itself (man pages, bash completion) and what
 # `cmake --install` puts where; docs/DEVELOPING.md, "Installed files", lists it.
 set(FAB_INSTALL_PYTHONDIR "lib/python3/dist-packages" CACHE STRING
@@ -52,7 +53,9 @@ install(FILES ${FAB_GEN}/completion/fabricbench DESTINATION ${FAB_INSTALL_COMPLD
 install(FILES jobscripts/README.md DESTINATION ${FAB_INSTALL_JOBDIR})
 # the documentation, in the source tree's layout (README.md's links keep working)
 file(GLOB FAB_DOCS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/docs/*.md)
-install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES README.md LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# Debian's machine-readable copyright file (DEP-5), where a .deb keeps it: doc/<package>/copyright
+install(FILES cmake/deb/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${FAB_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 install(FILES jobscripts/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/jobscripts)
 

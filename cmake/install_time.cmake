@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Run by `cmake --install` (and CPack) after the files: what names the prefix it installs to
 # (the real one: --prefix, CMAKE_INSTALL_PREFIX, /usr for the .deb), written then and installed
 # like the other files (install_manifest.txt lists them). FAB_I_* come from the build's

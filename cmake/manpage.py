@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Write a man page from a program's own --help (and its commands' --help), so that the page
 follows the tool: fabricbench(1) and fabricbench-analyze(1) are made at build time
 (CMakeLists.txt). Sections that --help does not hold (FILES, SEE ALSO, ...) come from an

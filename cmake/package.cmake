@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The Debian package: `cpack -G DEB` in the build directory writes fabricbench_VERSION_ARCH.deb
 # with what `cmake --install` installs, for the prefix /usr (docs/DEVELOPING.md, "Installed
 # files"). Its library dependencies come from dpkg-shlibdeps (dpkg-dev); the programs it runs

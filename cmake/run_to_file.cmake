@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake -DOUT=FILE -P run_to_file.cmake -- COMMAND [ARG...]: the command's stdout into FILE,
 # replaced only when the command succeeds (the build's generated bash completion).
 set(_cmd "")

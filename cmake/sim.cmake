@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The simulated variant of the tool for the `sim` tests (tests/sim/README.md): where SimGrid
 # is installed (smpicc, smpirun, libsimgrid, a C++ compiler), a second build of this source
 # tree with -DFAB_SIM=ON in build/sim, made at build time so the tests only run it. Without

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Run at build time (cmake -P): write fab_version.h with the project version (VERSION) and
 # the git commit of the source tree,
 # touching the file only when the text changes, so a new commit shows in --version without

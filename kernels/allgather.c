@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* allgather: MPI_Allgather. `bytes` is the gathered result on each rank (n blocks, one from
  * every rank). nccl-tests: busbw = algbw x (n-1)/n. */
 #include <string.h>

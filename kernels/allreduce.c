@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* allreduce: MPI_Allreduce of `bytes` (count x element size) from every rank to every rank.
  * nccl-tests: size = count x element size; busbw = algbw x 2(n-1)/n. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* alltoall: MPI_Alltoall. `bytes` is what one rank sends in all (n blocks, one per rank,
  * itself included). nccl-tests: busbw = algbw x (n-1)/n. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* barrier: MPI_Barrier; one row, no message size. */
 #include "fab_kernel.h"
 

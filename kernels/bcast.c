@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bcast: MPI_Bcast of `bytes` from a root (rotating by default, --root to fix it).
  * nccl-tests: busbw = algbw. */
 #include <string.h>

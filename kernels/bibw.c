@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bibw: bidirectional bandwidth between two ranks (osu_bibw). Per iteration each side posts a
  * window of receives and a window of sends and waits for all of them. */
 #include <string.h>

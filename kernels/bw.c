@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bw: unidirectional bandwidth between two ranks (osu_bw). Per iteration A posts a window of
  * non-blocking sends, B the matching receives, and B acknowledges the window. */
 #include "fab_kernel.h"

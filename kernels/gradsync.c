@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gradsync: the gradient synchronisation of data-parallel training. A model of --params
  * parameters of --dtype has a gradient of params x element-size bytes, split into buckets of
  * --bucket bytes (the last one partial); every bucket is allreduced, blocking, or with up to

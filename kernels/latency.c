@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* latency: ping-pong between two ranks (osu_latency). A sends `bytes` with a blocking send,
  * B receives and sends the same size back. Reported: one-way latency = round trip / 2. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* msgrate: multi-pair bandwidth and message rate (osu_mbw_mr). With 2P ranks, rank i < P
  * sends windows to rank i + P, all pairs at once; each window is acknowledged. An iteration
  * lasts as long as its slowest pair (the harness takes the maximum over the senders). */

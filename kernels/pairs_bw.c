@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pairs_bw: windowed bandwidth (as bw) of every pair of nodes, each direction in turn, as
  * --schedule says (measure/pairs.c runs the pairs, keeps the matrix and judges it). */
 #include "fab_kernel.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pairs_latency: ping-pong (as latency) between every pair of nodes, as --schedule says
  * (measure/pairs.c runs the pairs, keeps the matrix and judges it). */
 #include "fab_kernel.h"

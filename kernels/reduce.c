@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* reduce: MPI_Reduce of `bytes` to a root (rotating by default, --root to fix it).
  * nccl-tests: busbw = algbw. */
 #include <string.h>

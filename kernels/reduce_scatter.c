@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* reduce_scatter: MPI_Reduce_scatter_block. `bytes` is the whole input of a rank (n blocks);
  * each rank receives its reduced block. nccl-tests: busbw = algbw x (n-1)/n. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tcp_rr: TCP request/response (sockperf ping-pong, netperf TCP_RR). The two ranks of --pair
  * share one TCP connection with TCP_NODELAY (kernel/sock.h: the address, port 0); A writes
  * `bytes`, B reads them all and writes as many back, A reads them: one iteration is one round

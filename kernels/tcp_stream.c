@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tcp_stream: TCP throughput over the kernel's socket stack (iperf3, netperf TCP_STREAM). With
  * 2P ranks, rank i < P connects --streams TCP connections to rank i + P (kernel/sock.h: the
  * address, port 0, only the pair's own addresses); one iteration writes -w messages of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* udp_pps: the small-datagram rate (netperf UDP_STREAM with 64-byte messages): rank A of
  * --pair sends -w datagrams per iteration as fast as its socket takes them (sendmmsg; a full
  * socket is waited for), B counts them by sequence number. msgps is what A sent per second,

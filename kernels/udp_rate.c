@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* udp_rate: UDP datagrams at a target rate (iperf3 -u -b): rank A of --pair sends -w
  * datagrams per iteration, each at its time for --rate (a list: one instance per rate), B
  * counts them by sequence number. Reported next to the offered rate (Gbps, msgps: what the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Set up fabricbench on Debian 12 and either run the default benchmark or the test suite.
 #
 #   scripts/quickstart.sh bench   install what is missing, build, run the point-to-point suite

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """fabricbench-analyze: summaries, comparisons, plots, reports and baseline checks of
 fabricbench result files (docs/ANALYSIS.md).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Pass/fail against a baseline: PASS, WARN or FAIL per kernel, size and metric, with a reason.
 
 A check FAILs only when the value is worse than the baseline by more than the tolerance AND by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Command line: fabricbench-analyze summary|compare|matrix|plot|report|check|export
 (docs/ANALYSIS.md)."""
 import argparse

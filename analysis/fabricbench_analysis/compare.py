@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Side-by-side comparison of series (files or runs) per kernel and size, noise-aware."""
 import math
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Errors that end a command with a message (never a traceback) and a documented exit code."""
 
 EXIT_OK = 0  # success; check: no FAIL (WARN allowed)

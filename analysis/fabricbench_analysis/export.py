@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The tidy table as CSV or JSON Lines."""
 import csv
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Repeats of one measurement: groups of runs that share a command and a fabric.
 
 `compare` and `summary` (and the report) work on groups, not on single runs: a group's value of

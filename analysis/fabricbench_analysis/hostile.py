@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading a result file as hostile: every object checked against docs/SCHEMA.md before use.
 
 loading.py reads files only through these functions. Each checks the object it reads (a hard

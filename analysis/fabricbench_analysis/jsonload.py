@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading fabricbench's JSON outputs into what loading.py makes of a result file.
 
 `fabricbench run --json FILE` writes JSON Lines (a run record, kernel, row and kernel_end

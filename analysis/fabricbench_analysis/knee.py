@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The knee of a rate sweep: where loss starts (docs/ANALYSIS.md, "summary").
 
 A sweep is a kernel run once per offered rate (udp_rate --rate 0.5G,1G,2G,4G: instances whose

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Socket and MPI side by side: what the kernel's own TCP reaches on a path against what MPI
 (over UCX, over RDMA) reaches, per message size (docs/ANALYSIS.md, "Layers").
 

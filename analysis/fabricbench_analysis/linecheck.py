@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """check --min-line-pct: ">= 90% of nominal is healthy", judged on line_rate_pct.
 
 A throughput row (a bandwidth kernel's, by its Gb/s; a collective's, by its busbw, as

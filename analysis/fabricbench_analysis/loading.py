@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading fabricbench result files (docs/SCHEMA.md) into one tidy table.
 
 load(paths) is the only reader; everything else works on the Table it returns.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The pairs kernels' all-pairs matrix: verdict, worst pairs, the matrix itself (`matrix`).
 
 Works on the dicts matrix_load.load_matrices returns. A bandwidth matrix is directed (row

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """check --baseline for the pairs kernels' matrices: pair by pair, matched by member names.
 
 A pairs kernel's table row is one summary of all pairs (check.py checks it like any row). When

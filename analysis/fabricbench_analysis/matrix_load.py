@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reading the all-pairs matrices of the pairs kernels (docs/SCHEMA.md, the group `matrix`).
 
 load_matrices(paths) reads, for every run of every file, each kernel group that holds a

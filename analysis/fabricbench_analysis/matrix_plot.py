@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Heatmaps of the pairs kernels' matrices (plot, report): one figure per matrix.
 
 Bandwidth (MB/s, row sends to column) or one-way p50 latency (us); cells not measured (and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How much a row's central value could move from run to run: its relative standard error.
 
 docs/ANALYSIS.md ("Noise") describes the method; in short, for each row:

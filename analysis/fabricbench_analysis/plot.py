@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Plots from the tidy table: latency (p50 line, p99 band), bandwidth with the line rate, busbw.
 
 Headless: figures are matplotlib Figure objects drawn with the Agg (PNG) and SVG backends,

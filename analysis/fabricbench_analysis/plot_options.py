@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Plots of a kernel that measures one size per run (gradsync: its gradient), against what
 varies between its runs: a kernel option of its own (--bucket, --inflight) or the size; a table
 row where nothing varies (one point). plot.py draws the figures; this finds the points.

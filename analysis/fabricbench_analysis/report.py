@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One self-contained HTML page: the verdicts (pairs, baseline check) first, then summary,
 comparison, plots, runs and method.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Tolerances, sizes and the rules file of `check --rules` (format: docs/ANALYSIS.md).
 
     # KERNEL   SIZES    METRIC       TOLERANCE  [fail|warn]

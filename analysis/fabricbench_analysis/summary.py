@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One line per run: what it measured on, and the numbers people quote."""
 import math
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The tidy table: one row per run x kernel x message size, with the run's metadata on every row.
 
 Everything after loading (summary, compare, check, plot, report, export) reads only this.

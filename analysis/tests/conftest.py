@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Fixtures of the analysis tests: result files written by the real fabricbench during the test
 session (once, in a temporary directory), copies edited with h5py, and files of known values.
 

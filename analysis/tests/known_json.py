@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The JSON outputs of a result file: what `fabricbench run --json` (JSON Lines) and `--json-doc`
 (the JSON document) write for the same runs, made from an HDF5 file (a known-values file of
 known_values.py, or a real one), record by record as docs/SCHEMA.md describes them.

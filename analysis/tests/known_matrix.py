@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Result files of pairs kernels with KNOWN matrices, for the tests of `matrix`, the heatmap,
 the report's verdict and the pair-by-pair check.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Result files of KNOWN values with socket kernels: tcp_stream instances (--streams 1,4) and
 the UDP kernels udp_rate (an instance per offered rate, --rate 0.5G,1G,2G,4G) and udp_pps.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Result files of KNOWN values, for the tests of statistics, noise and verdicts.
 
 A run measured during the test session is as noisy as the machine is busy: a verdict computed

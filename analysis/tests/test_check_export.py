@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """check against a baseline, export of the tidy table.
 
 Every verdict asserted here is decided by known values (known_values.py, the `known` fixture):

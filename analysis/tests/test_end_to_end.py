@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """End to end: the files the real fabricbench wrote during this session, through every analysis
 command. Their values are whatever this machine measured, quiet or busy, so only shapes,
 definitions and exit codes are asserted here; the numbers and verdicts are tested on known

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Inputs that are not what they should be: a clear message, a documented exit code, no
 traceback (docs/ANALYSIS.md: 2 usage, 3 unreadable input, 4 nothing in common)."""
 import pytest

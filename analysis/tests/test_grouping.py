@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Which runs are repeats of one measurement (grouping.py): the command a run is grouped by
 leaves out the output options and nothing else; groups are named, and copies kept apart."""
 import pytest

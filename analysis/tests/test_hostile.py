@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Hostile files (issue 14): every dataset and attribute the analysis reads is checked against
 docs/SCHEMA.md before use; a file that does not match is exit 3 with one error line naming the
 object; output file names come only from names of a fixed pattern; impossible values are

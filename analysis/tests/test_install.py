@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The installed fabricbench-analyze finds its package (cmake --install into a scratch prefix;
 tests/install/test_install.py checks the rest of the install)."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """fabricbench's JSON outputs as input: JSON Lines (--json) and the JSON document (--json-doc)
 read like the HDF5 file (jsonload.py), recognised by their content.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """load(): one tidy table from files the C tool wrote."""
 import math
 import shutil

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The pairs kernels' matrices: `matrix`, the heatmaps of `plot`, the verdict on top of
 `report`, and `check --baseline` pair by pair. Verdicts and values are asserted on the known
 matrices of known_matrix.py (fixture `pairs`); the real pairs run only for shapes and exit

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Hostile matrices: copies of the known healthy pairs file with one object of its `matrix`
 group edited. Every command that reads matrices (matrix, plot, report, check) ends with exit 3
 and one error line naming the object, never a traceback; text from the file is escaped."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """plot and report: real images, a self-contained page."""
 import base64
 import html.parser

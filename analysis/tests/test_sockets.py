@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Issue 18, the analysis side: kernel instances (variants) never merged, check --min-line-pct,
 the socket and MPI layers side by side, and a UDP rate sweep's knee.
 

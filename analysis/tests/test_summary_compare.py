@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """summary and compare: their shapes and definitions on real result files, their numbers and
 verdicts on files of known values (known_values.py)."""
 import csv

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The commands that need no MPI: help, version, list, show, inventory (also --fabric: what
  * it would choose), placement. */
 #include <stdio.h>

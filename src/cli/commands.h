@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Commands that need no MPI (cli/commands.c). */
 #ifndef FAB_CLI_COMMANDS_H
 #define FAB_CLI_COMMANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `fabricbench completion bash`: a bash completion script made from this build's own tables
  * (the commands, the kernels, every option row of `run` with the kind of value it takes), so
  * that a new kernel or option completes without editing a script; `fabricbench completion

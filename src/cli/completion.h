@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `fabricbench completion` (cli/completion.c): the shell completion, made from the tool's own
  * tables. */
 #ifndef FAB_CLI_COMPLETION_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `fabricbench --help` and `fabricbench run --help`: the commands, and every run option
  * (the kernels' own included) with its default and unit, from the option rows. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the launcher's environment says before MPI_Init (mpirun, srun, other PMIx/PMI
  * launchers): whether this process is the job's or its host's first rank. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The launcher's environment before MPI_Init (cli/launcher.c). */
 #ifndef FAB_CLI_LAUNCHER_H
 #define FAB_CLI_LAUNCHER_H

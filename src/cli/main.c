@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fabricbench: parse, check, run, exit code. Everything else lives in the harness. */
 #include <signal.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The harness's option table (cli/option_table.h): every option of `fabricbench run` that is
  * not a kernel's own, with its type, range, default and help text. --help stays last. */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The harness's option table (cli/option_table.c), which cli/options.c joins with each
  * kernel's own rows. */
 #ifndef FAB_CLI_OPTION_TABLE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The command line: one typed option table serves the command line, FABRICBENCH_* environment
  * variables and `fabricbench run --help`. The harness's rows are in cli/option_table.c; a
  * kernel adds rows of its own (fab_kernel_t.options), which are parsed, listed and read from

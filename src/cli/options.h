@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The command line (cli/options.c): which command, and the options of `run` and of the
  * sub-commands, from one option table that also serves FABRICBENCH_* and `run --help`. */
 #ifndef FAB_CLI_OPTIONS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `fabricbench run` once MPI runs: the checks, placement and inventory, the outputs, every
  * kernel, the transport check, and the run's end in every output. */
 #include <stdio.h>

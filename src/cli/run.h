@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `fabricbench run` after MPI_Init (cli/run.c). */
 #ifndef FAB_CLI_RUN_H
 #define FAB_CLI_RUN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The options of `fabricbench inventory` and `fabricbench placement`: a few each, the run
  * table's rows where they are the same option. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Replacing a file atomically (core/file.h). */
 #define _DEFAULT_SOURCE 1 /* fsync, flock, realpath */
 #include <errno.h>

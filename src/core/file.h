@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Replacing a file atomically: the new contents go to a temporary file in the same
  * directory, are synced, and renamed over the file, so that a reader (or a crash) sees either
  * the previous complete file or the new one, never a part. */

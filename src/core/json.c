@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* JSON text (core/json.h). */
 #include <math.h>
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* JSON text, the one way every output writes it (JSON Lines, inventory, placement). */
 #ifndef FAB_CORE_JSON_H
 #define FAB_CORE_JSON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Logging to stderr, every line prefixed with "[rank N host]". */
 #include <stdarg.h>
 #include <stdio.h>

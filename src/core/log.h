@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Logging to stderr with a "[rank N host]" prefix, for the harness and kernels alike. */
 #ifndef FAB_CORE_LOG_H
 #define FAB_CORE_LOG_H

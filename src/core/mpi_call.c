@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The failure path of FAB_MPI: name the call and MPI's reason. */
 #include "core/mpi_call.h"
 

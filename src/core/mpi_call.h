@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI calls that report their own failure: FAB_MPI(MPI_Send(...)) is FAB_OK, or FAB_ERR_MPI
  * after logging which call failed and why. MPI_ERRORS_RETURN must be set on the
  * communicator (cli/main.c does, on MPI_COMM_WORLD). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Option values from text (core/opt.h): one parser per type, with messages that name the
  * option and what it accepts. */
 #include <ctype.h>

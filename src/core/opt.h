@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One row of an option table: name, type, where the value goes, range, default and help. The
  * harness's table (cli/options.c) and each kernel's own (in kernels/) are made of these, and
  * one parser serves the command line, FABRICBENCH_* variables and `run --help` for both. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a run was asked to do: the values of every harness option, as the command line and
  * the FABRICBENCH_* variables set them (cli/options.c holds the table that fills it). */
 #ifndef FAB_CORE_OPTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Signals: Slurm sends SIGUSR1 (with --signal) before a time limit and SIGTERM at it, then
  * SIGKILL after KillWait; users press Ctrl-C. Each asks the run to stop after the current
  * iteration block, keep what was measured, mark the run interrupted and exit 4. */

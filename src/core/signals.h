@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Stopping early: signals (Slurm's SIGUSR1/SIGTERM, Ctrl-C) and failed outputs only set a
  * flag; the ranks agree on it at block ends (docs/DEVELOPING.md, "Stopping early"). */
 #ifndef FAB_CORE_SIGNALS_H

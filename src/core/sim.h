@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The simulated build (cmake -DFAB_SIM=ON; docs/DEVELOPING.md, "Simulation"): fabricbench
  * compiled with SimGrid's smpicc and started by smpirun on a simulated platform. Every rank is
  * a thread of one simulator process and every MPI call takes the time SimGrid's network model

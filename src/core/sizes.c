@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Message sizes: "4K", "1:4M" (doubling), "8,1K,64K,1M". K/M/G are powers of 1024. */
 #include <ctype.h>
 #include <errno.h>

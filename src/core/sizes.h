@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Message sizes and size lists as users write them: "8", "4K", "1:4M", "8,1K,64K". */
 #ifndef FAB_CORE_SIZES_H
 #define FAB_CORE_SIZES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Status strings and exit codes. */
 #include "core/status.h"
 

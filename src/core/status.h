@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One status type for the whole tool, and the exit codes it maps to. */
 #ifndef FAB_STATUS_H
 #define FAB_STATUS_H

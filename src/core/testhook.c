@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one reader of the FABRICBENCH_TEST_* switches. */
 #include <stdlib.h>
 #include <string.h>

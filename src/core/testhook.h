@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Test-only switches: FABRICBENCH_TEST_<NAME>=1 in the environment makes code paths that
  * cannot be provoked from outside (a wrong reduction, corrupted data) happen, so the tests
  * can prove they are caught. docs/DEVELOPING.md lists them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bounded text building and trimming (core/text.h). */
 #include <ctype.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bounded text building and trimming, for messages and lists. */
 #ifndef FAB_CORE_TEXT_H
 #define FAB_CORE_TEXT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The watchdog (core/watchdog.h). */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The watchdog: no rank waits without a bound. A thread of each rank (it makes no MPI call)
  * watches a progress counter the main thread ticks at every step (every iteration, timed or
  * not, an agreement). When it stops moving for longer than the step allows, the rank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Who we are: rank, host, the hosts of all ranks; agreement on a status. */
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Who we are (rank, host, every rank's host) and how ranks agree on an outcome, so that no
  * rank is left waiting for another that gave up. */
 #ifndef FAB_CORE_WORLD_H

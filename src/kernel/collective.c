@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers the collective kernels share: validation values and checks, the non-blocking
  * finish, bus factors and size fitting. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers for collective kernels: validation values and checks, the non-blocking finish, bus
  * factors and size fitting. Included by fab_kernel.h. */
 #ifndef FAB_KERNEL_COLLECTIVE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a kernel is (fab_kernel_t, the descriptor a file in kernels/ fills) and what the
  * harness hands it (fab_kctx_t). Kernels include fab_kernel.h, which includes this. */
 #ifndef FAB_KERNEL_DESCRIPTOR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Element types and reduction operations for the collectives. MPI has no bfloat16 or
  * float16: they are 16-bit storage (a contiguous 2-byte datatype) reduced by user-defined
  * operations that widen to float32, combine, and round back to nearest-even. */

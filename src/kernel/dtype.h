@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Element types of the collectives (--dtype) and their reductions (--op); bfloat16 and
  * float16 are emulated: 16-bit storage, float32 arithmetic in a user-defined MPI_Op. */
 #ifndef FAB_KERNEL_DTYPE_H

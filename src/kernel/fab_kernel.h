@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernel interface: everything a file in kernels/ needs, and nothing more.
  *
  * A kernel is one communication pattern. It fills a fab_kernel_t (kernel/descriptor.h); the

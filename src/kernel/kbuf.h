@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Inline helpers of the timed path: a kernel's message buffers and a collective's root.
  * Included by kernel/fab_kernel.h. */
 #ifndef FAB_KERNEL_KBUF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Columns a kernel adds to its rows (fab_kcol_t), and what its derive hook sees of a row
  * (fab_krow_t). Included by kernel/descriptor.h. */
 #ifndef FAB_KERNEL_KCOL_H

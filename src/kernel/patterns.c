@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers the point-to-point kernels share: data patterns for --validate and the windowed
  * one-way exchange. */
 #include <string.h>

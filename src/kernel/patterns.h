@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Point-to-point helpers for kernels: --validate's data patterns and the windowed one-way
  * exchange of bw and msgrate. Included by fab_kernel.h. */
 #ifndef FAB_KERNEL_PATTERNS_H

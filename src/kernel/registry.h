@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernels this build has, in the order of FAB_KERNELS in CMakeLists.txt (the registry is
  * generated from that list). */
 #ifndef FAB_KERNEL_REGISTRY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The socket kernels' shared parts (kernel/sock.h): options, full reads and writes over the
  * connections, counters. The connections themselves: kernel/sock_connect.c. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the socket kernels (kernels/tcp_*.c) share: their options, the choice of the
  * address the sockets use, the connections between the two ranks of a pair and the full
  * reads and writes over them (kernel/sock.c, sock_connect.c). MPI only coordinates (addresses,

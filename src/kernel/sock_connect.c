@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The socket kernels' connections (kernel/sock.h): the address each rank uses, the pair's
  * exchange over MPI, listening, dialling and accepting with a time-out. */
 #define _GNU_SOURCE

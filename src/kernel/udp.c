@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The UDP kernels' shared parts (kernel/udp.h): the pair's sockets, one iteration on each
  * side, validation, counters and derived columns. */
 #define _GNU_SOURCE

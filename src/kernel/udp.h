@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the UDP kernels (in kernels/) share: the pair's UDP sockets
  * (kernel/udp.c: the address as for the TCP kernels, kernel/sock.h; each rank binds port 0,
  * the ports are exchanged over MPI and each socket is connected to the other's address, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The UDP kernels' accounting and pacing (kernel/udp_acct.h): pure functions of what they
  * are given. */
 #include <math.h>

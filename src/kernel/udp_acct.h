@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the UDP kernels (in kernels/) count and how they pace, without any
  * I/O, so that unit tests can feed known sequences and clocks (tests/unit/test_udp.c):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The UDP kernels' sockets (kernel/udp.h): each rank binds its address (kernel/sock.h's
  * rules) on port 0, the two exchange ports over MPI, connect to each other, and the sender
  * probes the path until the receiver says a datagram came (at most FAB_SOCK_CONNECT_S). */

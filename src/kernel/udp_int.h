@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The UDP kernels' state, shared by kernel/udp.c (the iterations, counters) and
  * kernel/udp_connect.c (the pair's sockets). Not for kernels/: they see kernel/udp.h. */
 #ifndef FAB_KERNEL_UDP_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Adaptive measurement: order-statistic intervals, regimes in block medians, the stop rule
  * and the budget split. The definitions are in adaptive.h; here is only how.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Adaptive measurement (issue 16): pure statistics, no MPI, no I/O. A sweep runs in rounds;
  * in each round every unfinished size measures one block (a set of per-iteration samples).
  * A size pools its blocks' samples and keeps its block medians; this module decides when it

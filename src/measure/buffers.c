@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Message buffers: one send and one receive area per process, anonymous mappings kept from
  * kernel to kernel and grown when a kernel needs more.
  *

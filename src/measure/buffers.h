@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The process's message buffers (one pair of page-aligned mappings for the whole run), and a
  * kernel's context on them. */
 #ifndef FAB_MEASURE_BUFFERS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checks before anything is measured: rank counts, option combinations a kernel refuses, and
  * whether the buffers fit (memory available on the host, the address-space limit), agreed
  * by every rank. */

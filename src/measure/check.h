@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Checks before anything is measured (measure/check.c). */
 #ifndef FAB_MEASURE_CHECK_H
 #define FAB_MEASURE_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU cost of a measurement window: this rank's own CPU time (getrusage) and, on one rank per
  * node, the node-wide user / system / softirq shares from /proc/stat. */
 #include <math.h>

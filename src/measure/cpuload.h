@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The CPU cost of a measurement window: the ranks' own CPU time (getrusage) and the node's
  * user, system and softirq shares (/proc/stat). */
 #ifndef FAB_MEASURE_CPULOAD_H

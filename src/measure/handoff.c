@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The hand-off of rows from a kernel's lead rank to rank 0 (measure/handoff.h). */
 #include <time.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How a measured row reaches rank 0, which alone writes the outputs: the kernel's lead rank
  * sends it (with its samples under --samples) as soon as it is measured, and rank 0 answers
  * whether the outputs still work. Ranks with nothing to do wait sleeping, never busy. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Localisation of slow pairs (measure/locate.h). A suspect must explain a set of slow pairs,
  * not one node's median: a node is named when its pairs are slow with most of its peers, on
  * its own switch and off it; when only the peers off its switch are slow, the path into it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Localisation (measure/locate.c): from an all-pairs matrix to the slow pairs and the
  * suspects that explain them (a node or its link, the path into a node from outside its
  * switch, a switch group's uplinks, one link). Pure: unit-tested on synthetic matrices. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The all-pairs matrix of a pairs kernel as rank 0 hands it to the outputs after each round,
  * and with the verdict at the end (measure/pairs.c fills it). */
 #ifndef FAB_MEASURE_MATRIX_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the fixed measurement (measure/runner.c) and the adaptive rounds (measure/rounds.c)
  * share: the state of one kernel's measurement and its steps. Internal to measure/. */
 #ifndef FAB_MEASURE_MEASURE_INT_H

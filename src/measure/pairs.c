@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The pairs kernels (measure/pairs.h): every pair of members (one rank per node, or every
  * rank) measured round by round as the schedule says. rounds and serial: in each round every
  * pair gets a 2-rank communicator and runs the kernel's iterate there (rank 0 of it the sender

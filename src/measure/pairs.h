@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The pairs kernels (FAB_RANKS_NODES): every pair of members measured in the rounds of a
  * schedule, the matrix and its verdict (measure/pairs.c). */
 #ifndef FAB_MEASURE_PAIRS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Inside the pairs kernels: the run's state shared by measure/pairs.c (rounds, retests,
  * verdict) and measure/pairs_setup.c (members, switch groups, the matrix). */
 #ifndef FAB_MEASURE_PAIRS_INT_H

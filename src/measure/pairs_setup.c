@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The pairs kernels' set-up (measure/pairs.h, pairs_int.h): iterations, the members, the
  * checks before measuring, the switch groups and the matrix rank 0 keeps. */
 #include <errno.h>

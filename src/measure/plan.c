@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The plan of a run, before anything is measured: which sizes each kernel measures, how many
  * buffers it needs and how large, which ranks take part, the warm-up rule, and which pairs
  * the transport probe connects. The runner and the checks share it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The plan of a run (measure/plan.c): sizes, buffers, taking part, warm-up, probed pairs. */
 #ifndef FAB_MEASURE_PLAN_H
 #define FAB_MEASURE_PLAN_H

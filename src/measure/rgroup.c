@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The adaptive measurement across kernels (measure/rounds.h): the run's budget, which
  * kernels are measured together, and their rounds. A round of a group is every kernel's
  * part of it in turn (measure/rounds.c: its open sizes, one block each); after each part

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One kernel's part of the adaptive measurement (measure/rounds.h). Every rank of the
  * kernel runs the same rounds: the sizes still open, in order, one block each. Rank 0 of the
  * kernel pools each size's samples, keeps its block medians and decides (measure/adaptive.c);

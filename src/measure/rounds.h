@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The adaptive measurement (measure/rounds.c, measure/rgroup.c): the sizes of the kernels
  * measured together go in interleaved rounds, one short block per unfinished size and round,
  * each size stopping when its median is precise enough and its blocks agree

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Row metrics: from a size's statistics to the rates, bus bandwidth, overlap, slowest rank,
  * CPU cost and line-rate efficiency of its row (docs/METRICS.md defines each). */
 #include <math.h>

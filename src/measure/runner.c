@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The runner: for each kernel and size the iteration policy (a fixed count, or a time budget
  * with calibration), the timed blocks, the cross-rank reduction, statistics and validation.
  * The plan (sizes, buffers) is measure/plan.c, the row's metrics measure/row.c, the hand-over

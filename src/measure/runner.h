@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The measurement of the run's kernels over their sizes (measure/runner.c). */
 #ifndef FAB_MEASURE_RUNNER_H
 #define FAB_MEASURE_RUNNER_H

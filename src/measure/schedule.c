@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The pairs kernels' schedules (measure/schedule.h). */
 #include <string.h>
 

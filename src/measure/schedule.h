@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Which pairs of members (nodes, or ranks) meet in which round (measure/schedule.c): the
  * schedules of the pairs kernels. Pure functions: unit-tested without MPI. */
 #ifndef FAB_MEASURE_SCHEDULE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Statistics over per-iteration samples.
  *
  * Every sample goes into exact running moments (min, max, Welford mean and variance) and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Statistics of per-iteration times: exact moments, the first N samples for exact
  * percentiles, and a log-linear histogram of every sample beyond them. */
 #ifndef FAB_MEASURE_STATS_H

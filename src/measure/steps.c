@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The steps of measuring a kernel's sizes (measure/measure_int.h): untimed and timed
  * iterations, a timed block and its cross-rank reduction, the fixed policies (a count, or a
  * time budget with calibration), validation, and the measurement's state. The adaptive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The timer: CLOCK_MONOTONIC through the vDSO, or the CPU's time-stamp counter where the
  * kernel itself trusts it.
  *

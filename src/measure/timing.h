@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The timer the measurement loop reads: CLOCK_MONOTONIC, or the TSC where the kernel trusts
  * it as its clocksource; calibrated, with its own cost measured for the header. */
 #ifndef FAB_MEASURE_TIMING_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* --fabric: profiles from a data file (share/fabricbench/fabrics.conf), resolved on each host
  * to a device from the inventory, applied as UCX / Open MPI environment before MPI_Init, and
  * checked afterwards against the transports UCX reports for a probe endpoint. */

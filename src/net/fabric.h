@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* --fabric: a profile of the profile table resolved to a device on each host before
  * MPI_Init (net/fabric.c), and the check of what UCX then chose (net/fabric_check.c). */
 #ifndef FAB_NET_FABRIC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The fabric check: what UCX chose between the measured pairs (its lanes, from the probe)
  * against what --fabric asked for (docs/FABRICS.md, "The transport check"). */
 #include <stdio.h>

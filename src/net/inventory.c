@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Inventory of RDMA devices and network interfaces, read from sysfs under a root (the real
  * "/" or a fixture tree); where the root is the real one, libibverbs adds the active MTU.
  * What is read from where, and the rules, are in docs/FABRICS.md ("Inventory"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What RDMA devices and network interfaces a node has (net/inventory.c), and how it is
  * printed (net/inventory_print.c): `fabricbench inventory`, the result file's record. */
 #ifndef FAB_NET_INVENTORY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The inventory for people (text) and for files and the golden tests (JSON, stable key
  * order), `fabricbench inventory`, and the short form error messages use. */
 #include <errno.h>

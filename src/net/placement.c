@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Rank placement with hwloc: which cores each local rank of a node runs on, near its NIC.
  * The rules are in docs/FABRICS.md, "Placement". */
 #include <errno.h>

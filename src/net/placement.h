@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Where a rank runs: hwloc placement near the NIC (net/placement.c) and the `fabricbench
  * placement` command (net/placement_cmd.c). */
 #ifndef FAB_NET_PLACEMENT_H

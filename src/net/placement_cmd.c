@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `fabricbench placement`: where the ranks of a node would be bound, near which NIC, as
  * lines or JSON (the golden tests compare both exactly). */
 #include <stdlib.h>

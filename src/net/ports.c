@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a port is: its class (ib, roce, erdma, iwarp) and its line rate, from the sysfs rate
  * string (lanes, lane speed, signalling and data rates, encoding); docs/FABRICS.md. */
 #include <ctype.h>

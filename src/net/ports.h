@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a port is: its class and its line rate (net/ports.c; docs/FABRICS.md). */
 #ifndef FAB_NET_PORTS_H
 #define FAB_NET_PORTS_H

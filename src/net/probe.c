@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The UCX transport probe: an endpoint between two measured ranks, built from the same
  * UCX_* environment MPI's pml ucx reads, whose lanes say which transport and device UCX
  * chose. It runs after the measurements (or before them under --strict-fabric). */

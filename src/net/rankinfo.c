@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Between MPI_Init and the first measurement: bind the ranks (--placement) and gather what
  * the result file records about each host (its inventory) and each rank (where it runs). */
 #define _GNU_SOURCE

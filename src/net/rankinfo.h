@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Between MPI_Init and the first measurement (net/rankinfo.c): each rank bound as
  * --placement says, and what the run record keeps of each rank and host gathered on rank 0. */
 #ifndef FAB_NET_RANKINFO_H

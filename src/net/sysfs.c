@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reading sysfs (or a fixture tree standing in for it): files, links and directories under a
  * root, bounded and without surprises. */
 #include <ctype.h>

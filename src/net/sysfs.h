@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reading sysfs, or a fixture tree standing in for it (net/sysfs.c). For the inventory's
  * scanners only. */
 #ifndef FAB_NET_SYSFS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What placement needs from an hwloc topology: the NUMA nodes with cores, the NIC and the
  * nodes nearest it, NUMA distances, and how to describe a set of PUs. */
 #include <errno.h>

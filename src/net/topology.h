@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What placement needs from an hwloc topology (net/topology.c): for the placement and its
  * command. */
 #ifndef FAB_NET_TOPOLOGY_H

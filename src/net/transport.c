@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Which point-to-point layer and which UCX transports are really in use.
  *
  * Debian's Open MPI ships `pml = ^ucx` in openmpi-mca-params.conf, and Open MPI 4.1 refuses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Which point-to-point layer and which UCX transports are really in use: the pml selected
  * before MPI_Init and detected after it (net/transport.c), the UCX probe between measured
  * pairs (net/probe.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The columns of a result row, shared by every file format (HDF5, JSON Lines, CSV) and by
  * `fabricbench show`, so names and units are the same everywhere. Names are file-safe
  * ("MBps" for MB/s); units are decimal, as docs/METRICS.md defines them. */

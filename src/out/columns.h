@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The columns of a result row (out/columns.c): one table shared by every output, so a column
  * has one name, unit and meaning in the HDF5 file, JSON Lines, CSV, `show` and the text
  * table. Adding a harness column is one entry there (and, to show it in the text table, a

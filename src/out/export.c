@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* JSON Lines and CSV exports, for monitoring and scripts: the same columns, names and units
  * as the HDF5 table (out/columns.c), and the same run and kernel metadata (out/runmeta.c,
  * out/kernelmeta.c). Each line is flushed as soon as it is written; path "-" is stdout. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* JSON Lines and CSV exports (out/export.c): the same columns, names and units as the HDF5
  * table, for monitoring and scripts. */
 #ifndef FAB_OUT_EXPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The group `matrix` of a pairs kernel (out/h5matrix.h): n x n datasets, the members' names,
  * the round each pair ran in, the retests, and at the end the verdict. Rewritten whole when
  * measure/pairs.c hands it over (after rounds), each rewrite committed like a row, so a killed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A pairs kernel's matrix in the result file (out/h5matrix.c; docs/SCHEMA.md, "matrix"). */
 #ifndef FAB_OUT_H5MATRIX_H
 #define FAB_OUT_H5MATRIX_H

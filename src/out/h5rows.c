@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A row's vectors in the HDF5 file (out/h5rows.h). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A result row's vectors in the HDF5 file (out/h5rows.c): its samples (--samples) and the
  * adaptive measurement's block medians, one dataset per row named by its bytes. */
 #ifndef FAB_OUT_H5ROWS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Writing HDF5 attributes and string datasets the way the result file wants them: strings
  * variable-length and UTF-8 (bytes that are not become \xNN, core/text.h), an attribute
  * replaced when it exists. */

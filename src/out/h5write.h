@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HDF5 attributes and string datasets for the result file (out/h5write.c). */
 #ifndef FAB_OUT_H5WRITE_H
 #define FAB_OUT_H5WRITE_H

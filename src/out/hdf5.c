@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The HDF5 result file (schema in docs/SCHEMA.md), written so that a crash at any moment
  * leaves a complete file.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The HDF5 result file (out/hdf5.c; schema in docs/SCHEMA.md), committed atomically: after a
  * row unless the last commit was less than FAB_COMMIT_GAP of its own durations ago, and always
  * at a kernel's and the run's end. */

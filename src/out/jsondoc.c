@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One JSON document per invocation (out/jsondoc.h):
  *
  *   {"schema": ..., "schema_version": 1, "status": "running|complete|interrupted|failed",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One JSON document per invocation (out/jsondoc.c), like `iperf3 -J`: every run with its
  * metadata, kernels and rows, and its end (docs/SCHEMA.md, "The JSON document"). */
 #ifndef FAB_OUT_JSONDOC_H

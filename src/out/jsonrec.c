@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The members of a run's JSON objects (out/jsonrec.h). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The members of a run's JSON objects (out/jsonrec.c), shared by JSON Lines (out/export.c)
  * and the JSON document (out/jsondoc.c), so both carry the HDF5 file's names, units and
  * values (out/columns.c, out/runmeta.c, out/kernelmeta.c; docs/SCHEMA.md). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A kernel's metadata in a run (out/kernelmeta.h). */
 #include <stdio.h>
 #include <string.h>

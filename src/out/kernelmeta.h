@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A kernel's metadata in a run (out/kernelmeta.c): one list of fields that the HDF5 file (the
  * kernel group's attributes) and the JSON outputs (kernel records, the document's kernels)
  * both write, so each has one name, type and value (docs/SCHEMA.md describes them). */

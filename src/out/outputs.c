@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Where a run's outputs go (out/outputs.h). */
 #include <fcntl.h>
 #include <signal.h>

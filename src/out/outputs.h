@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Where a run's outputs go (out/outputs.c): a machine output may take standard output (`-`),
  * one at a time, and the text table then moves to stderr (or, with -q, nowhere), so that
  * every line on stdout belongs to that output. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The Prometheus textfile (out/prom.h), text format 0.0.4 as node-exporter's textfile
  * collector reads it: "# HELP" and "# TYPE" once per metric family, its samples together,
  * no timestamps. Every column of out/columns.c becomes a gauge by its unit (out/promtext.c),

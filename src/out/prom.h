@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A Prometheus textfile for node-exporter's textfile collector (out/prom.c): the latest
  * run's rows as gauges in base units, and run-level metrics (status, exit code, when it
  * ended), README "Monitoring" and docs/SCHEMA.md "The Prometheus textfile". */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* How a result column becomes a Prometheus metric, and the text format's spelling
  * (out/promtext.c), for the textfile (out/prom.c). */
 #ifndef FAB_OUT_PROMTEXT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What describes a run: versions, hosts, placement counts, Slurm ids, the relevant
  * environment and what the transport detection found. Filled on rank 0. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What describes a run (out/runinfo.c): filled on rank 0, written by every output. */
 #ifndef FAB_OUT_RUNINFO_H
 #define FAB_OUT_RUNINFO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The run's metadata fields (out/runmeta.h): their names, types, files and `show` labels in one
  * table, and where each value comes from. The table's order is the order `fabricbench show`
  * prints the labelled ones in. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The run's metadata: one table of fields that the HDF5 file (run attributes, hostnames and
  * placement datasets, the env group), JSON Lines (the run and end records) and `fabricbench
  * show` all use (out/runmeta.c; docs/SCHEMA.md describes each field). */

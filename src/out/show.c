@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `fabricbench show FILE.h5`: every run and table of a result file, printed in the live
  * layout, so a file can be inspected where there is no Python.
  *

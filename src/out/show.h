@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `fabricbench show FILE.h5...` (out/show.c): a result file back in the live layout. */
 #ifndef FAB_OUT_SHOW_H
 #define FAB_OUT_SHOW_H

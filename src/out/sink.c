@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fan-out of a run's events to every output (text, HDF5, JSON Lines, CSV) on rank 0. The
  * first failing output's status is returned; the others still get the event, so one broken
  * output does not cost the rows the others can still keep. */

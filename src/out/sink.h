@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The outputs of a run on rank 0 (out/sink.c): each is a fab_sink_t fed with the run's
  * events as they happen. */
 #ifndef FAB_OUT_SINK_H

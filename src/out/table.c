@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The text table: the kinds' layouts, --columns, and how a cell prints its column. Column
  * names carry decimal units: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9 bit/s. */
 #include <math.h>

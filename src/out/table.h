@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The text table (out/table.c): which cells a kind's table has (the compact layout by default,
  * the wide one with --wide, any columns with --columns), how each prints its column's value,
  * and the rule for numbers. `run` and `show` print through it, so a row read back from a

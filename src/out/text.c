@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The human table on stdout: '#' header lines, then one row per message size (out/table.c),
  * a collective's average busbw. Column names carry decimal units: us = 10^-6 s, MB/s = 10^6
  * B/s, Gb/s = 10^9 bit/s. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The human output on stdout (out/text.c): '#' header lines, one table per kernel (out/
  * table.h), a closing line. Units are decimal: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9
  * bit/s. */

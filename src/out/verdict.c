@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A pairs kernel's verdict as '#' lines of the text output (out/text.h). */
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """fabricbench across nodes of a virtual cluster (tests/lib/vcluster.sh): network and UTS
 namespaces joined by two bridged fabrics, fab0 shaped to 1 Gbit/s and fab1 to 250 Mbit/s.
 One rank per node, mpirun started inside vnode1 through the cluster's rsh agent.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The socket kernels across two nodes of the virtual cluster (tests/lib/vcluster.sh), with
 fab0 shaped to 1 Gbit/s and fab1 to 250 Mbit/s (htb at both ends of every link), one rank per
 node, mpirun started inside vnode1 through the cluster's agent (tests/lib/clustertest.py):

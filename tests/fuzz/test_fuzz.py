@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Fuzz test of the readers of result files (issue 14): mutants of a good result file, each read
 by `fabricbench show` (the ASan/UBSan build under ctest) and by `fabricbench-analyze summary`,
 `export` and `check --baseline GOOD`.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Golden tests of `fabricbench inventory`.
 
 usage: test_inventory.py FABRICBENCH GOLDEN_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Golden tests of `fabricbench placement` on hwloc XML topologies.
 
     test_placement.py FABRICBENCH GOLDEN_DIR

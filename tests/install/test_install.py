@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Installing fabricbench as a site would (issue 17, item 5), each case in a scratch directory
 removed at the end, also when it fails:
 
@@ -513,8 +514,18 @@ def case_deb():
     check(p.stdout.strip() == os.path.join(usr, "share/man/man1/fabricbench.1"), p.stdout)
     for rel in ("share/bash-completion/completions/fabricbench",
                 "share/fabricbench/fabrics.conf", "share/doc/fabricbench/README.md",
+                "share/doc/fabricbench/LICENSE", "share/doc/fabricbench/copyright",
                 "share/fabricbench/modulefiles/fabricbench/" + ver):
         check(os.path.isfile(os.path.join(usr, rel)), "not in the package: /usr/" + rel)
+    # Debian's machine-readable copyright file (DEP-5): the format line, the licence named
+    # for every file and its text, the copyright holder
+    cr = open(os.path.join(usr, "share/doc/fabricbench/copyright")).read()
+    check(cr.startswith("Format: https://www.debian.org/doc/packaging-manuals/"
+                        "copyright-format/1.0/\n"), "copyright: no DEP-5 Format line")
+    check("\nFiles: *\nCopyright: 2026 the fabricbench authors\nLicense: BSD-3-Clause\n" in cr,
+          "copyright: no Files: * paragraph naming the authors and BSD-3-Clause")
+    check("\nLicense: BSD-3-Clause\n Redistribution and use" in cr,
+          "copyright: no stand-alone BSD-3-Clause licence paragraph")
     for js in glob.glob(os.path.join(SRC, "jobscripts", "*.sbatch")):
         path = os.path.join(usr, "share/fabricbench/jobscripts", os.path.basename(js))
         check(os.access(path, os.X_OK), "job script missing: " + path)

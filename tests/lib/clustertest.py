@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the tests on the virtual cluster (tests/cluster, tests/lib/vcluster.sh) share: the
 checks that decide a skip, an instance of their own with its time budget and cleanup, mpirun
 started inside vnode1 through the cluster's agent, and the interfaces' byte counters.

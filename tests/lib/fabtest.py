@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Helpers for the fabricbench tests: launching under mpirun, parsing the text table."""
 import atexit
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Can this machine build a virtual cluster (tests/lib/vcluster.sh) at all?
 
 Being root is not enough: a container without CAP_SYS_ADMIN (or with a seccomp profile that

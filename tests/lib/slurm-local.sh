@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # slurm-local.sh - a real Slurm (Debian 12: slurm-wlm 22.05, munge) on the virtual cluster of
 # vcluster.sh, started by hand (no systemd), for testing the Slurm job scripts end to end.
 #

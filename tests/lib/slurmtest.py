@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A real Slurm on a virtual cluster, for the job script tests (tests/slurm).
 
 The virtual cluster (tests/lib/vcluster.sh: network and UTS namespaces, nodes vnode1..N) and

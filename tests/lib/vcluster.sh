@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # vcluster.sh - a virtual cluster of N "nodes" on one Linux machine, for testing MPI
 # (Open MPI + UCX) the way it runs across nodes, without a second machine or RDMA hardware.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The adaptive measurement (no -i, no --time): budget, precision, rows, files, --repeat, a
 stop. Shapes, definitions and bounds the tool guarantees whatever the machine's speed; the
 stop rule's statistics are tested on known streams in unit.adaptive.

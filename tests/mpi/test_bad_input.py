@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Bad command lines: each must end within a few seconds with exit 2 and a message that
 names the problem (on rank 0 only), and no rank may be left waiting.
 

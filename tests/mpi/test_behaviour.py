@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Behaviour beyond one kernel's table: --pair, --pml, fixed iterations, a validation failure,
 default sizes, kernel order, progress lines, the histogram path, options from the environment.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Commands that need no MPI, and the documentation agreeing with the option table.
 
 usage: test_cli.py FABRICBENCH SOURCE_DIR"""

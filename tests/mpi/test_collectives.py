@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Collectives under mpirun -np 2 and -np 4 (oversubscribed), every dtype, with --validate;
 algbw and busbw as nccl-tests defines them; a deliberately wrong reduction must be caught;
 roots; the result file carries the collective columns.

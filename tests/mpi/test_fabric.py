@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """--fabric on this machine (no RDMA devices): tcp and shm runs whose verified transport
 matches the request, with the device named; fabrics and devices that do not exist end with
 exit 3 and the inventory; --strict-fabric turns a transport that differs into exit 3 before

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """JSON for monitoring and scripts, on live runs, read by Python's json and csv modules:
 
 - `--json -`: every line on stdout parses as JSON (UCX logging at info level, which UCX writes

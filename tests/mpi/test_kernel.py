@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Run one kernel under mpirun with --validate and check the table's shape and sanity.
 
 usage: test_kernel.py FABRICBENCH KERNEL NP [extra fabricbench args...]"""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """--prom against the real Prometheus node-exporter (Debian's prometheus-node-exporter), started
 on 127.0.0.1 on a free port with its textfile collector alone, scraped over HTTP:
 

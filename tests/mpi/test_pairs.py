@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The pairs kernels on one machine (--pairs-per rank): shapes, definitions and exit codes of
 a live run; the verdict's logic itself is unit.pairs (synthetic matrices with known faults).
 

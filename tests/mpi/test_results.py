@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Result files: HDF5 written by the tool and read back by independent readers (h5py, h5dump,
 `fabricbench show`), the JSON Lines and CSV exports, never clobbering, unwritable outputs and
 write errors, kill -9 at random moments, SIGTERM.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The socket kernels on loopback (2 and 4 ranks, one host), read back with h5py:
 
 - tcp_stream with 1 and 3 streams per pair, both in one run (--streams 1,3: two instances),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The text table (issue 17): the compact default within 100 columns for every kernel, its
 columns and significant digits, --wide as the table was, --columns, the nccl-tests columns
 count, type, redop in the HDF5 file and the closing avg busbw line, `show` of several files.

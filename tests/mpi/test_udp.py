@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The UDP kernels on loopback (2 ranks, one host), read back with h5py:
 
 - udp_rate --rate 100M,200M: two instances, each its header line, variant and offered_Gbps;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The watchdog: a rank that stops answering never hangs the job.
 
 - A rank stopped for good (SIGSTOP): the run ends within --stall-timeout plus a few seconds,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // A SimGrid 3.32 platform plugin for fabricbench's simulated tests (tests/sim/README.md): a
 // 2-level fat tree, faults injected by slowing links, and the files a run needs.
 //

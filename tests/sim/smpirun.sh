@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Run the simulated build of fabricbench (cmake -DFAB_SIM=ON; the main build makes one in
 # build/sim) on a simulated 2-level fat tree (tests/sim/fattree.cpp), one rank per node.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The pairs verdict at scale, on a simulated fat tree (SimGrid SMPI; tests/sim/README.md).
 
     test_sim.py SIMDIR FABRICBENCH SCENARIO

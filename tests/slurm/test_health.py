@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """health.sbatch without thresholds, on a real Slurm with 4 virtual nodes: the pairs kernels
 judge every pair of nodes and the job passes or fails on their verdict alone.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Slurm job scripts (jobscripts/) on a real Slurm: slurmctld and one slurmd per virtual
 node (own hostname and network namespace), jobs submitted with sbatch.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """health.sbatch's thresholds judged on a threshold run of known values, without Slurm or MPI.
 
 The threshold run is stubbed: FB_LAUNCH=mpirun with an `mpirun` first on PATH that only runs

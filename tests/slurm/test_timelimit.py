@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Jobs that reach their time limit in the middle of a fabric sweep, on a real Slurm.
 
 Three sweeps ("ib tcp:fab0 tcp:fab1"; latency, bw and bibw over 21 sizes at 2 s each, about

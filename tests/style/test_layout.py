@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The layout rules of docs/DEVELOPING.md, checked on the source tree:
 
 - no .c file over 600 lines, no header over 150, src/cli/main.c under 150;
@@ -118,9 +119,32 @@ for what, pat in owned:
             problems.append("%s names '%s', which a kernel owns (kernels/): move it there"
                             % (os.path.relpath(path, src), what))
 
+# Every source file names its licence in its first lines (after a shebang or a modulefile's
+# magic line): SPDX-License-Identifier: BSD-3-Clause (LICENSE).
+SPDX = "SPDX-License-Identifier: BSD-3-Clause"
+SOURCE_EXT = (".c", ".h", ".cpp", ".py", ".sh", ".sbatch", ".cmake", ".toml", ".in")
+nspdx = 0
+for top in ("src", "kernels", "analysis", "bench", "cmake", "jobscripts", "scripts", "tests",
+            "share"):
+    for root, dirs, names in os.walk(os.path.join(src, top)):
+        dirs[:] = [d for d in dirs if d not in ("__pycache__", "golden")]
+        for n in names:
+            path = os.path.join(root, n)
+            if not (n.endswith(SOURCE_EXT) or n in ("CMakeLists.txt", "fabrics.conf",
+                                                      "fabricbench-analyze")):
+                continue
+            with open(path, encoding="utf-8", errors="replace") as f:
+                head = [f.readline() for _ in range(2)]
+            nspdx += 1
+            if not any(SPDX in line for line in head):
+                problems.append("%s does not start with %s" % (os.path.relpath(path, src), SPDX))
+if not os.path.isfile(os.path.join(src, "LICENSE")):
+    problems.append("no LICENSE at the top of the tree")
+
 for p in problems:
     print("FAIL: " + p)
 if problems:
     sys.exit(1)
-print("PASS layout: %d files, %d modules, no cycle; kernel-owned names: %s"
-      % (len(files), len(modules), ", ".join(w for w, _ in owned) or "none"))
+print("PASS layout: %d files, %d modules, no cycle; %d source files name their licence; "
+      "kernel-owned names: %s"
+      % (len(files), len(modules), nspdx, ", ".join(w for w, _ in owned) or "none"))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A minimal check macro set for the unit tests: every failure is printed, the count decides
  * the exit code. */
 #ifndef FAB_TEST_CHECK_H

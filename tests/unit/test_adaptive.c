@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Adaptive measurement: interval ranks against hand-computed values and an exact binomial,
  * regimes in block medians, the stop rule on synthetic sample streams, the round scheduler.
  * Known values only: the streams come from a seeded generator, nothing is timed. */

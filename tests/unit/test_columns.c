@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The column table and the text tables: names unique, every cell names a column, the compact
  * layouts within 100 columns, values taken from the row (and a collective's kernel and
  * options) as each entry says, --columns checked and followed, the significant-digit rule, and

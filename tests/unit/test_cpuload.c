@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CPU cost arithmetic: /proc/stat parsing and node-wide shares. */
 #include <math.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* bfloat16 and float16: conversions and sums against reference values; the bus factors. */
 #include "check.h"
 #include "kernel/collective.h"

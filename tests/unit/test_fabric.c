@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The inventory: line-rate parsing, classification, the sysfs scan of the fixture trees
  * (argv[1]: tests/golden) and of small trees written here for the cases fixtures do not cover
  * (Ethernet speeds, MTUs, GID tables, errors). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The option table and the parser built on it. */
 #include <stdlib.h>
 

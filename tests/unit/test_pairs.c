@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The pairs kernels' schedules and the localisation of slow pairs, on synthetic matrices
  * whose faults are known. */
 #include <math.h>

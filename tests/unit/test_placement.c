@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Rank placement: plans on the hwloc XML fixtures (tests/golden/hwloc), topology loading
  * errors, and a real binding of this process on this machine (restored at the end).
  * argv[1]: the tests/golden directory. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The Prometheus textfile (out/prom.c) from a run of known values: label values escaped as the
  * text format wants (a host name with a quote, a backslash, a newline, a byte that is not
  * UTF-8), sample values in base units and read back exactly, NaN left out, +Inf and -Inf

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Size-list parsing: valid and invalid forms. */
 #include "check.h"
 #include "core/sizes.h"

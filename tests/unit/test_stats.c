@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Statistics: percentiles against hand-computed values, n = 1, ties, the histogram path. */
 #include <math.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The UDP kernels' accounting and pacing (kernel/udp_acct.h) on sequences and clocks with
  * values worked out by hand: loss by sequence numbers with a gap, reordering, duplicates
  * (within the window and beyond it), the RFC 3550 jitter, the pacing schedule (on time,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Write the hwloc XML fixture topologies of the placement golden tests.
 
     /usr/bin/python3 make_topologies.py [OUTDIR]     (default: this script's directory)
