@@ -14,12 +14,14 @@ Two kinds of input, for two kinds of test:
 The fabricbench binary comes from --fabricbench PATH or the FABRICBENCH environment variable
 (ctest sets it). Without it every test errors with a message saying so: nothing is skipped.
 """
+import atexit
 import math
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import types
 
@@ -36,6 +38,11 @@ LAUNCHER = os.path.join(ANALYSIS, "fabricbench-analyze")
 MPIRUN = ["mpirun", "-np", "2", "--oversubscribe", "--bind-to", "none", "--mca",
           "mpi_yield_when_idle", "1"]
 SIZES = "8,1K,64K,1M"
+# Every mpirun of this session gets an Open MPI session directory of its own (as tests/lib/
+# ompisession.py): two MPI jobs at once on one machine can race for the default one in /tmp.
+OMPI_SESSION = tempfile.mkdtemp(prefix="fbompi-", dir="/tmp")
+atexit.register(shutil.rmtree, OMPI_SESSION, True)
+os.environ["OMPI_MCA_orte_tmpdir_base"] = OMPI_SESSION
 KERNELS = "latency,bw,allreduce"
 
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import tempfile
 
+import ompisession  # noqa: F401 (every mpirun of this test: a session directory of its own)
+
 # Every test runs in a scratch directory of its own (result files land there), removed at exit.
 WORKDIR = tempfile.mkdtemp(prefix="fabtest-")
 atexit.register(shutil.rmtree, WORKDIR, True)
@@ -33,6 +35,7 @@ def mpi_env(extra=None):
     env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
     env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
+    env[ompisession.VAR] = ompisession.BASE
     if extra:
         env.update(extra)
     return env
