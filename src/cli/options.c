@@ -183,7 +183,7 @@ static void fab_opts_from_env(bool *set, int *bad, char *err, size_t errlen)
     *bad = -1;
     for (int i = 0; i < fab_nrows; i++) {
         const fab_optrow_t *r = &fab_rows[i];
-        char var[64], msg[384];
+        char var[64], msg[512];
         const char *val;
         bool on = true;
         fab_status_t st;
@@ -401,7 +401,7 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
                             size_t errlen, char *hint, size_t hintlen)
 {
     const char *kernels = NULL;
-    char env_err[512] = "";
+    char env_err[768] = "";
     bool set[FAB_MAX_ROWS] = {false};
     int env_bad = -1;
     fab_status_t st;
