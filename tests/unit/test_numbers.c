@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "cli/launcher.h"
 #include "cli/options.h"
 #include "core/num.h"
 #include "core/opts.h"
@@ -267,5 +268,39 @@ int main(void)
         fab_range_text(&r, b, sizeof(b));
         CHECK(strcmp(b, "a whole number more than 0 and at most 60%") == 0);
     }
+    /* the other numbers the tool reads: `placement --ranks`, and the launcher's rank (a
+     * variable that is not a rank number is passed over, not read as 0) */
+    {
+        char *argv[] = {"fabricbench", "placement", "--ranks", " 4"}, err[512], hint[512];
+        fab_opts_t o;
+
+        memset(&o, 0, sizeof(o));
+        CHECK(fab_subcommand_parse(4, argv, FAB_CMD_PLACEMENT, &o, err, sizeof(err), hint,
+                                   sizeof(hint)) == FAB_ERR_USAGE &&
+              strstr(err, "--ranks: ' 4' is not a number (spaces are not accepted); give a whole "
+                          "number from 1 to 4096 ranks per node"));
+        argv[3] = "1e1";
+        CHECK(fab_subcommand_parse(4, argv, FAB_CMD_PLACEMENT, &o, err, sizeof(err), hint,
+                                   sizeof(hint)) == FAB_OK &&
+              o.place_ranks == 10);
+        argv[3] = "0x10";
+        CHECK(fab_subcommand_parse(4, argv, FAB_CMD_PLACEMENT, &o, err, sizeof(err), hint,
+                                   sizeof(hint)) == FAB_ERR_USAGE &&
+              strstr(err, "hexadecimal"));
+    }
+    unsetenv("OMPI_COMM_WORLD_RANK");
+    unsetenv("PMIX_RANK");
+    unsetenv("PMI_RANK");
+    unsetenv("SLURM_PROCID");
+    CHECK(fab_first_rank());
+    setenv("OMPI_COMM_WORLD_RANK", " 0", 1); /* not a rank number: passed over */
+    setenv("PMIX_RANK", "3", 1);
+    CHECK(!fab_first_rank());
+    setenv("OMPI_COMM_WORLD_RANK", "0", 1);
+    CHECK(fab_first_rank());
+    setenv("OMPI_COMM_WORLD_RANK", "0x1", 1);
+    CHECK(!fab_first_rank());
+    unsetenv("OMPI_COMM_WORLD_RANK");
+    unsetenv("PMIX_RANK");
     return fab_test_report("test_numbers");
 }
