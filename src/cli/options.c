@@ -336,6 +336,16 @@ static fab_status_t fab_kernels_parse(const char *list, fab_opts_t *o, char *err
                 snprintf(hint + n, hintlen - n, " ('fabricbench list' describes them)");
             return FAB_ERR_USAGE;
         }
+        /* twice in a run, its rows would be two kernels of one name: files and the
+         * analysis tell a kernel's rows apart by its name (and an instance's value) */
+        for (int i = 0; i < o->nkernels; i++)
+            if (o->kernels[i] == k) {
+                snprintf(err, errlen, "kernel list '%s' names %s twice", list, k->name);
+                snprintf(hint, hintlen,
+                         "give each kernel once; --repeat N measures the whole plan N times, "
+                         "a list option (--streams 1,4) runs a kernel once per value");
+                return FAB_ERR_USAGE;
+            }
         if (o->nkernels >= FAB_MAX_KERNELS) {
             snprintf(err, errlen, "too many kernels in one run (at most %d)", FAB_MAX_KERNELS);
             return FAB_ERR_USAGE;

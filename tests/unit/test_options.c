@@ -286,9 +286,14 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1:128") == FAB_OK &&
           o.nkernels == 8);
     /* more instances than a run holds: refused, saying why */
-    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream,tcp_stream,tcp_stream,tcp_stream,tcp_stream",
-                "--streams", "1,2,3,4,5,6,7") == FAB_ERR_USAGE &&
+    CHECK(parse(&o, &cmd, err, 6, "run", "tcp_stream,udp_rate", "--streams",
+                "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,"
+                "31,32",
+                "--rate", "1G") == FAB_ERR_USAGE &&
           strstr(err, "too many kernels"));
+    /* a kernel named twice: refused (its rows would be two kernels of one name) */
+    CHECK(parse(&o, &cmd, err, 2, "run", "latency,bw,latency") == FAB_ERR_USAGE &&
+          strstr(err, "kernel list 'latency,bw,latency' names latency twice"));
     /* a rate list: one udp_rate instance per rate, doubling ranges, written as given */
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "500M,1G") == FAB_OK &&
           o.nkernels == 2 && fabs(o.kernels[0]->axis_value - 0.5) < 1e-12 &&
