@@ -178,5 +178,4 @@ const fab_kernel_t fab_kernel_tcp_stream = {
     .options = fab_sock_options,
     .noptions = FAB_SOCK_NOPTIONS,
     .option_values = &fab_sock_opt,
-    .check = fab_sock_check,
 };

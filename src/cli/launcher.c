@@ -4,6 +4,25 @@
 #include <stdlib.h>
 
 #include "cli/launcher.h"
+#include "core/num.h"
+
+/* Whether the first of vars that holds a rank number (core/num.h, a whole number from 0)
+ * says 0; a variable that holds something else is passed over (it is not the launcher's);
+ * none: true, a process started alone. */
+static bool fab_rank_zero(const char *const *vars, size_t n)
+{
+    fab_range_t r = {0, 1e9, false, true, NULL};
+    char err[256];
+    double rank;
+
+    for (size_t i = 0; i < n; i++) {
+        const char *v = getenv(vars[i]);
+
+        if (v && fab_num_parse(v, &r, &rank, err, sizeof(err)) == FAB_OK)
+            return rank == 0;
+    }
+    return true;
+}
 
 /* Before MPI_Init the rank is known only from the launcher's environment. Commands that
  * need no MPI print on the first rank only, so `mpirun -np 4 fabricbench list` prints once. */
@@ -12,13 +31,7 @@ bool fab_first_rank(void)
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
                                        "SLURM_PROCID"};
 
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        const char *v = getenv(vars[i]);
-
-        if (v && *v)
-            return atoi(v) == 0;
-    }
-    return true;
+    return fab_rank_zero(vars, sizeof(vars) / sizeof(vars[0]));
 }
 
 /* The first rank on this host, from the launcher's environment (before MPI_Init). */
@@ -27,11 +40,5 @@ bool fab_first_local_rank(void)
     static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
                                        "SLURM_LOCALID", "PMI_LOCAL_RANK"};
 
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        const char *v = getenv(vars[i]);
-
-        if (v && *v)
-            return atoi(v) == 0;
-    }
-    return true;
+    return fab_rank_zero(vars, sizeof(vars) / sizeof(vars[0]));
 }

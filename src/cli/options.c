@@ -183,7 +183,7 @@ static void fab_opts_from_env(bool *set, int *bad, char *err, size_t errlen)
     *bad = -1;
     for (int i = 0; i < fab_nrows; i++) {
         const fab_optrow_t *r = &fab_rows[i];
-        char var[64], msg[384];
+        char var[64], msg[512];
         const char *val;
         bool on = true;
         fab_status_t st;
@@ -336,6 +336,16 @@ static fab_status_t fab_kernels_parse(const char *list, fab_opts_t *o, char *err
                 snprintf(hint + n, hintlen - n, " ('fabricbench list' describes them)");
             return FAB_ERR_USAGE;
         }
+        /* twice in a run, its rows would be two kernels of one name: files and the
+         * analysis tell a kernel's rows apart by its name (and an instance's value) */
+        for (int i = 0; i < o->nkernels; i++)
+            if (o->kernels[i] == k) {
+                snprintf(err, errlen, "kernel list '%s' names %s twice", list, k->name);
+                snprintf(hint, hintlen,
+                         "give each kernel once; --repeat N measures the whole plan N times, "
+                         "a list option (--streams 1,4) runs a kernel once per value");
+                return FAB_ERR_USAGE;
+            }
         if (o->nkernels >= FAB_MAX_KERNELS) {
             snprintf(err, errlen, "too many kernels in one run (at most %d)", FAB_MAX_KERNELS);
             return FAB_ERR_USAGE;
@@ -401,7 +411,7 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
                             size_t errlen, char *hint, size_t hintlen)
 {
     const char *kernels = NULL;
-    char env_err[512] = "";
+    char env_err[768] = "";
     bool set[FAB_MAX_ROWS] = {false};
     int env_bad = -1;
     fab_status_t st;

@@ -9,6 +9,7 @@
 #include "cli/run.h"
 #include "core/file.h"
 #include "core/log.h"
+#include "core/num.h"
 #include "core/signals.h"
 #include "core/text.h"
 #include "core/watchdog.h"
@@ -70,14 +71,18 @@ static fab_status_t fab_outputs_distinct(const fab_opts_t *o, const char *result
 static fab_status_t fab_auto_output(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info,
                                     fab_sink_t *sk)
 {
-    const char *job = getenv("SLURM_JOB_ID");
-    char stamp[32], base[512];
+    /* the job id goes into a file name: only a job number (core/num.h), else none */
+    fab_range_t jobs = {0, 4294967295.0, false, true, NULL};
+    const char *env = getenv("SLURM_JOB_ID");
+    char stamp[32], base[512], job[32] = "", err[256];
     fab_status_t st = FAB_ERR_USAGE;
     bool taken = true;
+    double id;
 
+    if (env && fab_num_parse(env, &jobs, &id, err, sizeof(err)) == FAB_OK)
+        snprintf(job, sizeof(job), "-job%.0f", id);
     fab_utc_now(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ");
-    snprintf(base, sizeof(base), "fabricbench-%s-%s%s%s", w->host, stamp, job ? "-job" : "",
-             job ? job : "");
+    snprintf(base, sizeof(base), "fabricbench-%s-%s%s", w->host, stamp, job);
     for (int i = 1; taken && i < 1000; i++) {
         if (i == 1)
             snprintf(info->results_file, sizeof(info->results_file), "%s.h5", base);

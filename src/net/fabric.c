@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/num.h"
 #include "core/text.h"
 #include "core/opts.h"
 #include "core/status.h"
@@ -429,15 +430,23 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
     snprintf(fb->requested, sizeof(fb->requested), "%s", o->fabric);
     if (o->device) {
         const char *colon = strchr(o->device, ':');
-        char *end = NULL;
+        char q[64];
 
         snprintf(want, sizeof(want), "%.*s", colon ? (int)(colon - o->device) : 63, o->device);
+        if (colon == o->device) {
+            fab_num_quote(o->device, q, sizeof(q));
+            snprintf(msg, msglen, "--device %s: the name before ':' is empty", q);
+            snprintf(hint, hintlen, "write NAME or NAME:PORT, e.g. mlx5_0:1 or eth0");
+            return FAB_ERR_USAGE;
+        }
         if (colon) {
-            long port = strtol(colon + 1, &end, 10);
+            fab_range_t r = {1, 255, false, true, NULL};
+            char sub[384];
+            double port;
 
-            if (end == colon + 1 || *end || port < 1 || port > 255) {
-                snprintf(msg, msglen, "--device %s: the port after ':' is not a number from 1",
-                         o->device);
+            if (fab_num_parse(colon + 1, &r, &port, sub, sizeof(sub)) != FAB_OK) {
+                fab_num_quote(o->device, q, sizeof(q));
+                snprintf(msg, msglen, "--device %s: the port after ':': %s", q, sub);
                 snprintf(hint, hintlen, "write NAME or NAME:PORT, e.g. mlx5_0:1 or eth0");
                 return FAB_ERR_USAGE;
             }
@@ -551,10 +560,12 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
             fab_appendf(fb->env, sizeof(fb->env), &en, "%s%s=%s (from the environment)",
                         en ? " " : "", use->env_name[i], cur);
             if (strcmp(use->env_name[i], "UCX_IB_GID_INDEX") == 0) {
-                char *end;
-                long v = strtol(cur, &end, 10);
+                fab_range_t r = {0, 65535, false, true, NULL};
+                char sub[256];
+                double v;
 
-                fb->gid_index = end != cur && *end == '\0' && v >= 0 && v < 65536 ? (int)v : -1;
+                fb->gid_index =
+                    fab_num_parse(cur, &r, &v, sub, sizeof(sub)) == FAB_OK ? (int)v : -1;
             }
             continue;
         }

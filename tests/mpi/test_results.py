@@ -470,6 +470,23 @@ check(len(names) == 2 and all(re.match(r"fabricbench-%s-\d{8}T\d{6}Z(-\d+)?\.h5$
 check("# results: " + names[-1] in p.stdout or "# results: " + names[0] in p.stdout,
       "the header names the automatic file")
 print("ok automatic names, never clobbering: %s" % names)
+# SLURM_JOB_ID goes into the automatic name only as a job number (core/num.h): a job id that
+# is a path ("../x") or padded is left out, never a way to write elsewhere
+os.mkdir("autojob")
+for job in ("4242", "../escape", " 7"):
+    p = subprocess.run(["mpirun", "-np", "2"] + MPIRUN_OPTS +
+                       [exe, "run", "latency", "-m", "8", "-i", "5"], cwd="autojob",
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(mpi_env(), SLURM_JOB_ID=job))
+    check(p.returncode == 0, "auto name with SLURM_JOB_ID=%r: %s" % (job, p.stderr[-2000:]))
+names = sorted(os.listdir("autojob"))
+check(len(names) == 3 and
+      len([n for n in names if re.match(r"fabricbench-%s-\d{8}T\d{6}Z-job4242\.h5$"
+                                        % re.escape(host), n)]) == 1 and
+      len([n for n in names if re.match(r"fabricbench-%s-\d{8}T\d{6}Z(-\d+)?\.h5$"
+                                        % re.escape(host), n)]) == 2 and
+      not os.path.exists("escape.h5"), "automatic names with SLURM_JOB_ID: %s" % names)
+print("ok SLURM_JOB_ID in the automatic name only as a job number: %s" % names)
 
 # ---------------------------------------------------------------- runs that meet
 # Two runs with automatic names started together, 10 times: two files, both complete.
