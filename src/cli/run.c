@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/options.h"
 #include "cli/run.h"
 #include "core/file.h"
 #include "core/log.h"
@@ -74,6 +75,9 @@ static fab_status_t fab_auto_output(const fab_world_t *w, const fab_opts_t *o, f
     char stamp[32], base[512];
     fab_status_t st = FAB_ERR_USAGE;
     bool taken = true;
+
+    if (job && (!*job || strspn(job, "0123456789") != strlen(job) || strlen(job) > 20))
+        job = NULL; /* a job id is a number: anything else never goes into a file name */
 
     fab_utc_now(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ");
     snprintf(base, sizeof(base), "fabricbench-%s-%s%s%s", w->host, stamp, job ? "-job" : "",
@@ -349,7 +353,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     /* The outputs open before the first measurement: a refused or unwritable file ends the
      * run here, on every rank. */
     if (w->rank == 0) {
-        st = fab_run_info_fill(&info, w, &t, argc, argv);
+        st = fab_run_info_fill(&info, w, &t, argc, argv, fab_env_ours);
         info.fabric = fb;
         info.line_rate_gbps = o->line_rate_gbps;
         if (o->line_rate_given)
