@@ -111,13 +111,15 @@ const fab_opt_t fab_opt_table[] = {
     {"output", 'o', FAB_OPT_STRING, OFF(output), 0, 0, "FILE.h5", NULL, "auto",
      "HDF5 result file; auto: fabricbench-HOST-DATE[-jobID].h5 here; none: no file", 0},
     {"append", 0, FAB_OPT_FLAG, OFF(append), 0, 0, NULL, NULL, "off",
-     "add this run to an existing result file (a new run group)", 0},
+     "add this run to an existing result file (a new run group); never through a link", 0},
     {"repeat", 0, FAB_OPT_INT, OFF(repeat), 1, 1000, "N", "runs", "1",
      "measure the whole plan N times, each repetition a run of its own in the same file (a "
      "baseline with its run-to-run spread for check)",
      0},
     {"force", 0, FAB_OPT_FLAG, OFF(force), 0, 0, NULL, NULL, "off",
-     "replace an existing result file (without it, an existing file is refused)", 0},
+     "replace an existing output file, or a symbolic link at its name (never written "
+     "through); without it both are refused",
+     0},
     {"samples", 0, FAB_OPT_FLAG, OFF(samples), 0, 0, NULL, NULL, "off",
      "also store every size's per-iteration times (up to --max-samples) in the result file", 0},
     {"json", 0, FAB_OPT_STRING, OFF(json), 0, 0, "FILE|-", NULL, "none",
