@@ -222,6 +222,8 @@ int fab_claim(const char *path, fab_claim_t *c)
         snprintf(c->lock, sizeof(c->lock), "%s/%s", dir, lockname) >= (int)sizeof(c->lock))
         return ENAMETOOLONG;
     c->dir = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (c->dir < 0 && errno == EACCES) /* writable, not readable (a drop box): no dir fsync */
+        c->dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (c->dir < 0)
         return errno;
     for (int tries = 0; tries < 10; tries++) {
