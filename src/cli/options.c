@@ -206,15 +206,34 @@ static void fab_opts_from_env(bool *set, int *bad, char *err, size_t errlen)
     }
 }
 
-/* FABRICBENCH_* variables that are not options: the test hooks (docs/DEVELOPING.md), and the
- * variables of the quick start script, the analysis and the test suite, which runs started
- * from them see. Any other FABRICBENCH_ variable is a mistake (a typo of an option's). */
+/* FABRICBENCH_* variables that are not options: those this program reads (the test hooks,
+ * docs/DEVELOPING.md, and the files that stand in for /proc and /sys in tests), then those of
+ * the quick start script, the analysis and the test suite, which runs started from them see.
+ * Any other FABRICBENCH_ variable is a mistake (a typo of an option's). */
 static const char *const fab_env_other[] = {
     "FABRICBENCH_TEST_WRONG_OP",    "FABRICBENCH_TEST_CORRUPT", "FABRICBENCH_TEST_NB_CORRUPT",
-    "FABRICBENCH_CLOCKSOURCE_FILE", "FABRICBENCH_PROC_STAT",    "FABRICBENCH_ARGS",
-    "FABRICBENCH_ANALYZE_DEBUG",    "FABRICBENCH_BUILD_DIR",    "FABRICBENCH_TEST_PAIRS_LOADED",
-    "FABRICBENCH_TEST_SOCK_REFUSE",
+    "FABRICBENCH_CLOCKSOURCE_FILE", "FABRICBENCH_PROC_STAT",    "FABRICBENCH_TEST_PAIRS_LOADED",
+    "FABRICBENCH_TEST_SOCK_REFUSE", "FABRICBENCH_ARGS",         "FABRICBENCH_ANALYZE_DEBUG",
+    "FABRICBENCH_BUILD_DIR",
 };
+#define FAB_ENV_READ 7 /* the first ones of fab_env_other: read by this program */
+
+bool fab_env_ours(const char *name, size_t n)
+{
+    char var[64];
+
+    for (int i = 0; i < fab_nrows; i++) {
+        if (fab_row_is_help(&fab_rows[i]))
+            continue;
+        fab_opt_env_name(fab_rows[i].d, var, sizeof(var));
+        if (strlen(var) == n && strncmp(var, name, n) == 0)
+            return true;
+    }
+    for (int i = 0; i < FAB_ENV_READ; i++)
+        if (strlen(fab_env_other[i]) == n && strncmp(fab_env_other[i], name, n) == 0)
+            return true;
+    return false;
+}
 
 /* An environment variable FABRICBENCH_* that is no option's and no other known one: an
  * error naming it and the closest known name. */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/options.h"
 #include "cli/run.h"
 #include "core/file.h"
 #include "core/log.h"
@@ -354,7 +355,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     /* The outputs open before the first measurement: a refused or unwritable file ends the
      * run here, on every rank. */
     if (w->rank == 0) {
-        st = fab_run_info_fill(&info, w, &t, argc, argv);
+        st = fab_run_info_fill(&info, w, &t, argc, argv, fab_env_ours);
         info.fabric = fb;
         info.line_rate_gbps = o->line_rate_gbps;
         if (o->line_rate_given)

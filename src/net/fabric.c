@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/envrec.h"
 #include "core/log.h"
 #include "core/num.h"
 #include "core/text.h"
@@ -558,7 +559,7 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
             /* NAME ?= value: the user's own setting stands, and the header says so; the GID
              * index the run records is then the user's */
             fab_appendf(fb->env, sizeof(fb->env), &en, "%s%s=%s (from the environment)",
-                        en ? " " : "", use->env_name[i], cur);
+                        en ? " " : "", use->env_name[i], fab_env_shown(use->env_name[i], cur));
             if (strcmp(use->env_name[i], "UCX_IB_GID_INDEX") == 0) {
                 fab_range_t r = {0, 65535, false, true, NULL};
                 char sub[256];
@@ -577,9 +578,11 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
         if (cur && strcmp(cur, val) != 0)
             fab_appendf(note, notelen, &nn,
                         "%s--fabric %s overrides %s=%s from the environment with %s",
-                        nn ? "; " : "", fb->name, use->env_name[i], cur, val);
+                        nn ? "; " : "", fb->name, use->env_name[i],
+                        fab_env_shown(use->env_name[i], cur), fab_env_shown(use->env_name[i], val));
         setenv(use->env_name[i], val, 1);
-        fab_appendf(fb->env, sizeof(fb->env), &en, "%s%s=%s", en ? " " : "", use->env_name[i], val);
+        fab_appendf(fb->env, sizeof(fb->env), &en, "%s%s=%s", en ? " " : "", use->env_name[i],
+                    fab_env_shown(use->env_name[i], val));
     }
 out:
     free(prof);
