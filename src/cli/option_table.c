@@ -125,8 +125,8 @@ const fab_opt_t fab_opt_table[] = {
      "HDF5 result file; auto: fabricbench-HOST-DATE[-jobID].h5 here; none: no file", 0, false,
      NULL},
     {"append", 0, FAB_OPT_FLAG, OFF(append), 0, 0, NULL, NULL, "off",
-     "add this run to an existing result file (a new run group); never through a link", 0,
-     false, NULL},
+     "add this run to an existing result file (a new run group); never through a link", 0, false,
+     NULL},
     {"repeat", 0, FAB_OPT_INT, OFF(repeat), 1, 1000, "N", "runs", "1",
      "measure the whole plan N times, each repetition a run of its own in the same file (a "
      "baseline with its run-to-run spread for check)",

@@ -218,19 +218,25 @@ static const char *const fab_env_other[] = {
 };
 #define FAB_ENV_READ 7 /* the first ones of fab_env_other: read by this program */
 
+/* The i-th FABRICBENCH_ name this program knows (the options', then fab_env_other's) into var;
+ * false for a help row (no variable). */
+static bool fab_env_known(int i, char *var, size_t len)
+{
+    if (i < fab_nrows && fab_row_is_help(&fab_rows[i]))
+        return false;
+    if (i < fab_nrows)
+        fab_opt_env_name(fab_rows[i].d, var, len);
+    else
+        snprintf(var, len, "%s", fab_env_other[i - fab_nrows]);
+    return true;
+}
+
 bool fab_env_ours(const char *name, size_t n)
 {
     char var[64];
 
-    for (int i = 0; i < fab_nrows; i++) {
-        if (fab_row_is_help(&fab_rows[i]))
-            continue;
-        fab_opt_env_name(fab_rows[i].d, var, sizeof(var));
-        if (strlen(var) == n && strncmp(var, name, n) == 0)
-            return true;
-    }
-    for (int i = 0; i < FAB_ENV_READ; i++)
-        if (strlen(fab_env_other[i]) == n && strncmp(fab_env_other[i], name, n) == 0)
+    for (int i = 0; i < fab_nrows + FAB_ENV_READ; i++)
+        if (fab_env_known(i, var, sizeof(var)) && strlen(var) == n && strncmp(var, name, n) == 0)
             return true;
     return false;
 }
@@ -251,34 +257,22 @@ static fab_status_t fab_env_unknown(char *err, size_t errlen, char *hint, size_t
         snprintf(name, sizeof(name), "%.*s", (int)n, *e);
         for (int i = 0; i < fab_nrows + (int)(sizeof(fab_env_other) / sizeof(fab_env_other[0]));
              i++) {
-            size_t d;
-
-            if (i < fab_nrows && fab_row_is_help(&fab_rows[i]))
+            if (!fab_env_known(i, var, sizeof(var)))
                 continue;
-            if (i < fab_nrows)
-                fab_opt_env_name(fab_rows[i].d, var, sizeof(var));
-            else
-                snprintf(var, sizeof(var), "%s", fab_env_other[i - fab_nrows]);
             known = known || strcmp(var, name) == 0;
-            d = fab_edit_distance(name, var);
-            if (d < bestd) {
-                bestd = d;
+            if (fab_edit_distance(name, var) < bestd) {
+                bestd = fab_edit_distance(name, var);
                 snprintf(best, sizeof(best), "%s", var);
             }
         }
         if (known)
             continue;
         snprintf(err, errlen, "unknown environment variable %s (no option reads it)", name);
-        if (bestd <= 3)
-            snprintf(hint, hintlen,
-                     "did you mean %s? Unset %s; 'fabricbench run --help' lists "
-                     "the options, each also read from FABRICBENCH_<NAME>",
-                     best, name);
-        else
-            snprintf(hint, hintlen,
-                     "unset %s; 'fabricbench run --help' lists the options, each "
-                     "also read from FABRICBENCH_<NAME>",
-                     name);
+        snprintf(hint, hintlen,
+                 "%s%s%s %s; 'fabricbench run --help' lists the options, each also read from "
+                 "FABRICBENCH_<NAME>",
+                 bestd <= 3 ? "did you mean " : "", bestd <= 3 ? best : "",
+                 bestd <= 3 ? "? Unset" : "unset", name);
         return FAB_ERR_USAGE;
     }
     return FAB_OK;
