@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/log.h"
 #include "core/status.h"
 #include "core/text.h"
@@ -528,6 +529,11 @@ fab_status_t fab_show(const char *path, FILE *f, bool wide, const char *columns)
 
     fab_log_init(-1, "fabricbench show");
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (fab_file_kind(path) && strcmp(fab_file_kind(path), "a regular file") != 0) {
+        FAB_ERROR("%s is %s, not a result file: give the path of an .h5 file", path,
+                  fab_file_kind(path)); /* a FIFO would block the reader for good */
+        return FAB_ERR_USAGE;
+    }
     file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file < 0) {
         FAB_ERROR("cannot open %s as an HDF5 file (missing, unreadable or not HDF5)", path);
