@@ -27,10 +27,11 @@
 
 #define FAB_ROUND_TAG 9003 /* the agreement after a kernel's part, on MPI_COMM_WORLD */
 /* The agreement's values, reduced with MPI_MAX (only the kernel's rank 0 sets the cost and
- * the pace; the others add 0): stop flag, cost, pace (block_s, + FAB_SYNC_LATE when late),
- * then the sizes' states. */
+ * the pace; the others add 0): stop flag, cost, pace (block_s, + FAB_SYNC_LATE when late,
+ * + FAB_SYNC_HARD when the cap is reached too), then the sizes' states. */
 #define FAB_SYNC_HEAD 3
 #define FAB_SYNC_LATE 10.0
+#define FAB_SYNC_HARD 20.0
 
 /* ------------------------------------------------------------------ which kernels together */
 
@@ -133,8 +134,9 @@ void fab_rounds_policy(const fab_opts_t *o, const fab_kernel_t *k, char *buf, si
 
 static struct {
     uint64_t start_ns, end_ns; /* end: the last round's end so far (0: none yet) */
-    double total_s;
-    double weight_left; /* of the kernels not measured yet (fab_rounds_weight) */
+    double total_s, cap_s;     /* the budget and its overrun cap (fab_quality_cap) */
+    double weight_left;        /* of the kernels not measured yet (fab_rounds_weight) */
+    bool capped;               /* a group reached its part of the cap */
 } fab_budget;
 
 void fab_rounds_budget_begin(const fab_opts_t *o)
@@ -142,6 +144,8 @@ void fab_rounds_budget_begin(const fab_opts_t *o)
     int rows;
 
     fab_budget.total_s = fab_rounds_budget(o, &rows);
+    fab_budget.cap_s = fab_quality_cap(fab_budget.total_s);
+    fab_budget.capped = false;
     fab_budget.weight_left = 0;
     for (int i = 0; i < o->nkernels; i++)
         fab_budget.weight_left += fab_rounds_weight(o->kernels[i], o);
@@ -154,15 +158,30 @@ double fab_rounds_measured_s(void)
     return fab_budget.end_ns ? (double)(fab_budget.end_ns - fab_budget.start_ns) * 1e-9 : 0.0;
 }
 
-double fab_rounds_budget_take(const fab_opts_t *o, int first, int n)
+double fab_rounds_cap_s(void)
 {
-    double w = 0;
-    double left = fab_budget.total_s - (double)(fab_now_ns() - fab_budget.start_ns) * 1e-9;
+    return fab_budget.cap_s;
+}
+
+bool fab_rounds_capped(void)
+{
+    return fab_budget.capped;
+}
+
+double fab_rounds_budget_take(const fab_opts_t *o, int first, int n, double *cap_s)
+{
+    double w = 0, elapsed = (double)(fab_now_ns() - fab_budget.start_ns) * 1e-9;
+    double left = fab_budget.total_s - elapsed, cap_left = fab_budget.cap_s - elapsed;
     double share;
 
     for (int j = first; j < first + n && j < o->nkernels; j++)
         w += fab_rounds_weight(o->kernels[j], o);
     share = fab_budget.weight_left > 0 && left > 0 ? left * w / fab_budget.weight_left : 0.0;
+    /* the cap left is shared as the budget is: a busy start cannot take all of it */
+    *cap_s =
+        fab_budget.weight_left > 0 && cap_left > 0 ? cap_left * w / fab_budget.weight_left : 0.0;
+    if (*cap_s < share)
+        *cap_s = share;
     fab_budget.weight_left -= w;
     return share;
 }
@@ -185,15 +204,16 @@ struct fab_rgroup {
     fab_rgroup_kernel_t *k;
     double *vec, *red; /* a part's reduction: stop flag, cost, states */
     int veclen;
-    uint64_t start_ns, deadline_ns, said_ns;
+    uint64_t start_ns, deadline_ns, cap_ns, said_ns;
     uint64_t first_ns, end_ns; /* when the first round, and the last, ended (0: not yet) */
     fab_pace_t pace;           /* agreed after the last kernel's part */
     int rounds;
     bool quiet;
+    bool capped;       /* the cap was reached */
     fab_status_t stop; /* a stop request ended the rounds (every rank alike) */
 };
 
-fab_status_t fab_rgroup_new(fab_rgroup_t **out, int nk, double budget_s, bool quiet)
+fab_status_t fab_rgroup_new(fab_rgroup_t **out, int nk, double budget_s, double cap_s, bool quiet)
 {
     fab_rgroup_t *g = calloc(1, sizeof(*g));
 
@@ -206,6 +226,7 @@ fab_status_t fab_rgroup_new(fab_rgroup_t **out, int nk, double budget_s, bool qu
     g->start_ns = g->said_ns = fab_now_ns();
     g->pace.block_s = FAB_ROUND_BLOCK_S;
     g->deadline_ns = g->start_ns + (uint64_t)(budget_s > 0 ? budget_s * 1e9 : 0);
+    g->cap_ns = g->start_ns + (uint64_t)(cap_s > budget_s ? cap_s * 1e9 : budget_s * 1e9);
     return FAB_OK;
 }
 
@@ -273,21 +294,22 @@ void fab_rgroup_report(const fab_rgroup_t *g)
     double budget = fab_budget.total_s;
     double took = g->end_ns ? (double)(g->end_ns - fab_budget.start_ns) * 1e-9 : 0.0;
     double first = g->first_ns ? (double)(g->first_ns - fab_budget.start_ns) * 1e-9 : 0.0;
+    char why[256];
 
     if (g->stop != FAB_OK || took <= FAB_BUDGET_SLACK * budget)
         return;
-    if (first < budget) {
-        FAB_WARN("the measurement took %.2f s, over its budget of %.2f s, though its first "
-                 "round ended %.2f s into it: the blocks measured when the budget ran out took "
-                 "longer than their pace asked (busy or slow machine: see the cpu%% column)",
-                 took, budget, first);
-        return;
-    }
-    FAB_WARN("the measurement took %.2f s, over its budget of %.2f s: the first round alone "
-             "(one block of every size, the least a row needs) ended %.2f s into it on this "
-             "machine (busy or slow: see the cpu%% column); rows marked * missed --precision; "
-             "--budget %.0f would give each size %d blocks or more",
-             took, budget, first, ceil(FAB_ADAPT_MIN_BLOCKS * first), FAB_ADAPT_MIN_BLOCKS);
+    if (first >= budget)
+        snprintf(why, sizeof(why),
+                 "the first round alone, one block of every size, ended %.2f s into it; --budget "
+                 "%.0f would give each size %d blocks",
+                 first, ceil(FAB_ADAPT_MIN_BLOCKS * first), FAB_ADAPT_MIN_BLOCKS);
+    else
+        snprintf(why, sizeof(why), "its first round ended %.2f s into it", first);
+    FAB_WARN("the measurement took %.2f s, over its budget of %.2f s (%s): sizes short of the "
+             "floor (%d timed iterations in %d blocks) went on past their share%s; a busy or "
+             "slow machine, or long iterations (see the quality column and the last lines)",
+             took, budget, why, FAB_FLOOR_SAMPLES, FAB_ADAPT_MIN_BLOCKS,
+             g->capped ? ", until the run's cap: those still short are marked invalid" : "");
 }
 
 /* A kernel on some of the run's ranks: its lead gathers every other rank's stop flag, one
@@ -353,7 +375,7 @@ static fab_status_t fab_rgroup_sync(fab_rgroup_t *g, int j, const fab_pace_t *pa
         rank = fab_rounds_rank(gk->r);
     }
     if (rank == 0)
-        g->vec[2] = pace->block_s + (pace->late ? FAB_SYNC_LATE : 0.0);
+        g->vec[2] = pace->block_s + (pace->hard ? FAB_SYNC_HARD : pace->late ? FAB_SYNC_LATE : 0.0);
     if (gk->world) {
         fab_watch_phase("agreeing with every rank after the kernel's part of a round", gk->k->name,
                         0, -1, 0);
@@ -363,8 +385,11 @@ static fab_status_t fab_rgroup_sync(fab_rgroup_t *g, int j, const fab_pace_t *pa
     if (st != FAB_OK)
         return st;
     gk->cost = g->red[1];
+    g->pace.hard = g->red[2] >= FAB_SYNC_HARD;
     g->pace.late = g->red[2] >= FAB_SYNC_LATE;
-    g->pace.block_s = g->red[2] - (g->pace.late ? FAB_SYNC_LATE : 0.0);
+    g->pace.block_s = g->red[2] - (g->pace.hard   ? FAB_SYNC_HARD
+                                   : g->pace.late ? FAB_SYNC_LATE
+                                                  : 0.0);
     gk->open = 0;
     for (int i = 0; i < gk->n; i++) {
         gk->state[i] = g->red[i + FAB_SYNC_HEAD];
@@ -438,7 +463,7 @@ static fab_status_t fab_rgroup_round(fab_rgroup_t *g)
                 later += g->k[l].state[i] == FAB_RS_NONE;
         if (gk->r)
             st = fab_rounds_one(gk->r, total > 0 ? left * gk->cost / total : 0.0, g->deadline_ns,
-                                later, &pace);
+                                g->cap_ns, later, &pace);
         /* A stop agreed among the kernel's ranks reaches the others in the agreement. */
         if (st != FAB_OK && st != FAB_ERR_INTERRUPTED && st != FAB_ERR_IO)
             return st;
@@ -450,17 +475,20 @@ static fab_status_t fab_rgroup_round(fab_rgroup_t *g)
                   (double)(g->deadline_ns - g->start_ns) * 1e-9, g->pace.block_s * 1e3,
                   g->pace.late ? ", late" : "");
     }
-    /* The budget ran out in this round: what has a block is done, here and now, and not
-     * after the rows of the kernels already done are written (a round would then start only
-     * to stop them, its time counted against the budget: 0.3 s beside a busy core). */
+    /* The budget ran out in this round: what has met the floor is done (past the cap: what
+     * has a block), here and now, and not after the rows of the kernels already done are
+     * written (a round would then start only to stop them, its time counted against the
+     * budget: 0.3 s beside a busy core). Sizes below the floor go on. */
+    if (g->pace.hard)
+        fab_budget.capped = g->capped = true;
     for (int j = 0; j < g->nk && g->pace.late && g->stop == FAB_OK; j++) {
         fab_rgroup_kernel_t *gk = &g->k[j];
 
         if (gk->r)
-            fab_rounds_close(gk->r);
+            fab_rounds_close(gk->r, g->pace.hard);
         gk->open = 0;
         for (int i = 0; i < gk->n; i++) {
-            if (gk->state[i] == FAB_RS_OPEN)
+            if (gk->state[i] == FAB_RS_FLOOR || (g->pace.hard && gk->state[i] == FAB_RS_OPEN))
                 gk->state[i] = FAB_RS_BUDGET;
             gk->open += gk->state[i] < FAB_RS_PRECISE;
         }

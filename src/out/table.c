@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/sizes.h"
 #include "core/text.h"
+#include "measure/adaptive.h"
+#include "measure/quality.h"
 #include "out/columns.h"
 #include "out/table.h"
 
@@ -349,11 +352,75 @@ static double fab_text_value(const double *d, const char *name)
     return col >= 0 ? d[col] : NAN;
 }
 
-/* The precision mark of a row: ci%, * where it missed --precision, rN for N regimes. */
-static void fab_text_ci(const fab_text_cell_t *c, double x, const double *d, char *s, size_t len)
+fab_quality_t fab_text_row_quality(const double *d, const char *const *s, unsigned *reasons)
+{
+    int qc = fab_column_find("quality"), rc = fab_column_find("quality_reason");
+    const char *q = qc >= 0 && s ? s[qc] : NULL;
+    fab_quality_in_t in;
+
+    if (q && q[0]) { /* as judged when measured */
+        *reasons = fab_quality_parse_words(rc >= 0 && s[rc] ? s[rc] : "");
+        for (int v = FAB_Q_OK; v <= FAB_Q_INVALID; v++)
+            if (strcmp(q, fab_quality_name((fab_quality_t)v)) == 0)
+                return (fab_quality_t)v;
+        return fab_quality_of(*reasons);
+    }
+    /* a file from before the column: what its columns tell (docs/SCHEMA.md) */
+    memset(&in, 0, sizeof(in));
+    in.iters = isnan(fab_text_value(d, "iterations")) ? FAB_FLOOR_SAMPLES
+                                                      : (uint64_t)fab_text_value(d, "iterations");
+    in.cpu_min_pct = fab_text_value(d, "cpu_rank_min_pct");
+    in.steal_pct = in.runnable_per_cpu = in.ctxsw_per_s = NAN;
+    in.regimes = isnan(fab_text_value(d, "regimes")) ? 0 : (int)fab_text_value(d, "regimes");
+    in.target_met =
+        isnan(fab_text_value(d, "target_met")) ? -1 : (int)fab_text_value(d, "target_met");
+    *reasons = fab_quality_reasons(&in);
+    return fab_quality_of(*reasons);
+}
+
+void fab_text_marks_init(fab_text_marks_t *m)
+{
+    memset(m, 0, sizeof(*m));
+    fab_quality_tally_init(&m->tally);
+}
+
+void fab_text_marks_add(fab_text_marks_t *m, const double *d, const char *const *s)
+{
+    unsigned why;
+    fab_quality_t q = fab_text_row_quality(d, s, &why);
+    fab_quality_in_t in = {
+        .cpu_min_pct = fab_text_value(d, "cpu_rank_min_pct"),
+        .steal_pct = fab_text_value(d, "cpu_steal_pct"),
+        .runnable_per_cpu = fab_text_value(d, "runnable_per_cpu"),
+        .ctxsw_per_s = fab_text_value(d, "ctx_invol_per_s"),
+    };
+    char sz[32];
+    double bytes = fab_text_value(d, "bytes");
+
+    fab_quality_tally_add(&m->tally, &in, why);
+    fab_size_format(isnan(bytes) ? 0 : (size_t)bytes, sz, sizeof(sz));
+    if (q == FAB_Q_INVALID)
+        fab_appendf(m->invalid, sizeof(m->invalid), &m->ilen, "%s%s", m->ilen ? ", " : "", sz);
+    else if (q == FAB_Q_DISTURBED)
+        fab_appendf(m->disturbed, sizeof(m->disturbed), &m->dlen, "%s%s", m->dlen ? ", " : "", sz);
+}
+
+/* The precision mark of a row: ci%, * where it missed --precision, rN for N regimes, ! when
+ * the row was disturbed; INVALID for a row below the floor. Within the cell's width: rN goes
+ * first (the note under the table names the regimes' rows). */
+static void fab_text_ci(const fab_text_cell_t *c, double x, const double *d, const char *const *sv,
+                        char *s, size_t len)
 {
     double met = fab_text_value(d, c->col2), reg = fab_text_value(d, "regimes");
+    unsigned why;
+    fab_quality_t q = fab_text_row_quality(d, sv, &why);
+    const char *bang = q == FAB_Q_DISTURBED ? "!" : "";
+    size_t at;
 
+    if (q == FAB_Q_INVALID) {
+        snprintf(s, len, "INVALID");
+        return;
+    }
     /* No interval (too few samples): "-", a missed target still marked. A half-width of
      * 1000% or more (a busy machine's) says no more than ">999", and fits the cell. */
     if (isnan(x))
@@ -362,8 +429,11 @@ static void fab_text_ci(const fab_text_cell_t *c, double x, const double *d, cha
         snprintf(s, len, ">999%s", met == 0 ? "*" : "");
     else
         snprintf(s, len, "%.*f%s", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, met == 0 ? "*" : "");
-    if (c->fmt == FAB_TXT_CIREG && reg > 1)
-        snprintf(s + strlen(s), len - strlen(s), "r%.0f", reg);
+    at = strlen(s);
+    if (c->fmt == FAB_TXT_CIREG && reg > 1 && at + 2 + strlen(bang) <= (size_t)c->width)
+        snprintf(s + at, len - at, "r%.0f", reg);
+    at = strlen(s);
+    snprintf(s + at, len - at, "%s", bang);
 }
 
 /* One cell's text (without its padding). */
@@ -372,6 +442,8 @@ static void fab_text_cell(const fab_text_cell_t *c, const double *d, const char 
 {
     int col = fab_column_find(c->col);
     double x = col >= 0 ? d[col] : NAN;
+    char num[48];
+    unsigned why;
 
     switch (c->fmt) {
     case FAB_TXT_F0:
@@ -381,12 +453,19 @@ static void fab_text_cell(const fab_text_cell_t *c, const double *d, const char 
             snprintf(buf, len, "-");
         else if (col >= 0 && fab_columns[col].type != FAB_COL_F64)
             snprintf(buf, len, "%.0f", x);
-        else
+        else if (fab_text_row_quality(d, s, &why) == FAB_Q_INVALID) {
+            /* not a measurement: never a plain number */
+            fab_text_number(num, sizeof(num), x,
+                            c->fmt == FAB_TXT_F0   ? 0
+                            : c->fmt == FAB_TXT_F2 ? 2
+                                                   : 3);
+            snprintf(buf, len, "(%s)", num);
+        } else
             fab_text_number(buf, len, x, c->fmt == FAB_TXT_F0 ? 0 : c->fmt == FAB_TXT_F2 ? 2 : 3);
         break;
     case FAB_TXT_CI:
     case FAB_TXT_CIREG:
-        fab_text_ci(c, x, d, buf, len);
+        fab_text_ci(c, x, d, s, buf, len);
         break;
     case FAB_TXT_REGIMES:
     case FAB_TXT_ERRORS:

@@ -63,7 +63,7 @@ header, kernels = parse_tables(p.stdout)
 check(header["results"] == "r.h5", "header names the results file: %s" % header.get("results"))
 
 with h5py.File("r.h5", "r") as f:
-    check(f.attrs["schema"] == "fabricbench-results" and f.attrs["schema_version"] == 1,
+    check(f.attrs["schema"] == "fabricbench-results" and f.attrs["schema_version"] == 2,
           "root schema attributes: %s" % dict(f.attrs))
     check(list(f["runs"]) == ["run_0000"] and f.attrs["latest_run"] == "run_0000", "runs")
     run = f["runs/run_0000"]

@@ -310,6 +310,14 @@ int main(void)
     CHECK(fab_column_find("tcp_retrans") == 43 && fab_column_find("sndbuf_bytes") == 44 &&
           fab_column_find("rcvbuf_bytes") == 45 && fab_column_find("streams") == 46);
     CHECK(fab_columns[41].type == FAB_COL_STR && fab_columns[40].type == FAB_COL_I64);
+    /* the row's quality and disturbance after every kernel's own: nothing earlier moved */
+    CHECK(fab_column_find("quality") == fab_ncolumns - 5 &&
+          fab_column_find("quality_reason") == fab_ncolumns - 4 &&
+          fab_column_find("cpu_steal_pct") == fab_ncolumns - 3 &&
+          fab_column_find("ctx_invol_per_s") == fab_ncolumns - 2 &&
+          fab_column_find("runnable_per_cpu") == fab_ncolumns - 1);
+    CHECK(fab_columns[fab_ncolumns - 5].type == FAB_COL_STR &&
+          fab_columns[fab_ncolumns - 4].type == FAB_COL_STR);
     check_layouts();
     check_kernel_columns();
     check_counter_kinds();
