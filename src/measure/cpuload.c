@@ -143,7 +143,8 @@ void fab_cpu_disturbance(const fab_cpu_mark_t *a, const fab_cpu_mark_t *b, doubl
 #ifdef FAB_SIM
     return; /* simulated time (core/sim.h) */
 #endif
-    if (wall > 0 && !isnan(a->self) && !isnan(b->self))
+    /* a rate needs time: one switch in a 5 us window is no 200,000 a second */
+    if (wall >= FAB_CTXSW_MIN_S && !isnan(a->self) && !isnan(b->self))
         *ctxsw_per_s = (double)(b->nivcsw >= a->nivcsw ? b->nivcsw - a->nivcsw : 0) / wall;
     if (!(a->node && b->node && a->steal && b->steal))
         return;

@@ -31,8 +31,10 @@ void fab_cpu_shares(const uint64_t a[FAB_CPU_NJ], const uint64_t b[FAB_CPU_NJ], 
 /* out[0]: this rank's CPU time / wall time, % (100: one core busy); out[1..3]: the node's
  * user, system, softirq shares (NaN unless both marks read /proc/stat). */
 void fab_cpu_window(const fab_cpu_mark_t *a, const fab_cpu_mark_t *b, double out[4]);
-/* The window's disturbance: this process's involuntary context switches per second, and the
- * node's steal share of all CPUs' time, % (NaN unless both marks read a steal field). */
+/* The window's disturbance: this process's involuntary context switches per second (NaN for
+ * a window shorter than FAB_CTXSW_MIN_S: a scheduler tick), and the node's steal share of all
+ * CPUs' time, % (NaN unless both marks read a steal field and a tick passed). */
+#define FAB_CTXSW_MIN_S 0.01
 void fab_cpu_disturbance(const fab_cpu_mark_t *a, const fab_cpu_mark_t *b, double *ctxsw_per_s,
                          double *steal_pct);
 

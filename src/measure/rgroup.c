@@ -210,6 +210,7 @@ struct fab_rgroup {
     int rounds;
     bool quiet;
     bool capped;       /* the cap was reached */
+    bool extended;     /* sizes short of the floor went on after the budget was spent */
     fab_status_t stop; /* a stop request ended the rounds (every rank alike) */
 };
 
@@ -295,21 +296,33 @@ void fab_rgroup_report(const fab_rgroup_t *g)
     double took = g->end_ns ? (double)(g->end_ns - fab_budget.start_ns) * 1e-9 : 0.0;
     double first = g->first_ns ? (double)(g->first_ns - fab_budget.start_ns) * 1e-9 : 0.0;
     char why[256];
+    bool whole = true; /* every kernel's rows are one block: more blocks are no remedy */
 
     if (g->stop != FAB_OK || took <= FAB_BUDGET_SLACK * budget)
         return;
-    if (first >= budget)
+    for (int j = 0; j < g->nk; j++)
+        whole = whole && g->k[j].k->whole_block;
+    if (first >= budget && whole)
+        snprintf(why, sizeof(why), "its rows' blocks took longer than their share");
+    else if (first >= budget)
         snprintf(why, sizeof(why),
                  "the first round alone, one block of every size, ended %.2f s into it; --budget "
                  "%.0f would give each size %d blocks",
                  first, ceil(FAB_ADAPT_MIN_BLOCKS * first), FAB_ADAPT_MIN_BLOCKS);
     else
         snprintf(why, sizeof(why), "its first round ended %.2f s into it", first);
-    FAB_WARN("the measurement took %.2f s, over its budget of %.2f s (%s): sizes short of the "
-             "floor (%d timed iterations in %d blocks) went on past their share%s; a busy or "
-             "slow machine, or long iterations (see the quality column and the last lines)",
-             took, budget, why, FAB_FLOOR_SAMPLES, FAB_ADAPT_MIN_BLOCKS,
-             g->capped ? ", until the run's cap: those still short are marked invalid" : "");
+    if (g->extended)
+        FAB_WARN("the measurement took %.2f s, over its budget of %.2f s (%s): sizes short of "
+                 "the floor (%d timed iterations in %d blocks) went on past their share%s; a "
+                 "busy or slow machine, or long iterations (see the quality column and the last "
+                 "lines)",
+                 took, budget, why, FAB_FLOOR_SAMPLES, FAB_ADAPT_MIN_BLOCKS,
+                 g->capped ? ", until the run's cap: those still short are marked invalid" : "");
+    else
+        FAB_WARN("the measurement took %.2f s, over its budget of %.2f s (%s): blocks took longer "
+                 "than their pace asked; a busy or slow machine (see the quality column and the "
+                 "last lines)",
+                 took, budget, why);
 }
 
 /* A kernel on some of the run's ranks: its lead gathers every other rank's stop flag, one
@@ -490,6 +503,7 @@ static fab_status_t fab_rgroup_round(fab_rgroup_t *g)
         for (int i = 0; i < gk->n; i++) {
             if (gk->state[i] == FAB_RS_FLOOR || (g->pace.hard && gk->state[i] == FAB_RS_OPEN))
                 gk->state[i] = FAB_RS_BUDGET;
+            g->extended = g->extended || gk->state[i] == FAB_RS_OPEN;
             gk->open += gk->state[i] < FAB_RS_PRECISE;
         }
     }

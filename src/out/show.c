@@ -277,7 +277,7 @@ static double *fab_show_column(fab_show_t *s, hid_t table, const char *where, co
 /* A text column (a collective's type, redop): a 1-D dataset of variable-length strings of *n
  * rows, each made safe and at most FAB_SHOW_NAME_MAX long; NULL when the table has none (a
  * file written before it: the table prints -) or on a problem. */
-#define FAB_SHOW_NAME_MAX 32
+#define FAB_SHOW_NAME_MAX 64 /* type, redop: names; quality_reason: up to 63 */
 
 static char **fab_show_text_column(fab_show_t *s, hid_t table, const char *where, const char *name,
                                    hsize_t *n, bool *first)
@@ -356,6 +356,7 @@ static void fab_show_table(fab_show_t *s, hid_t table, const char *where, fab_ki
             cols[c] = fab_show_column(s, table, where, fab_columns[c].name, &n, &first);
     }
     fab_text_table(kind, kernel, s->wide, s->columns, &t);
+    fab_text_table_overlap(&t, !s->wide && !s->columns, cols[fab_column_find("overlap_pct")], n);
     fab_text_marks_init(&marks);
     if (s->st == FAB_OK)
         fab_text_heading(s->f, &t);

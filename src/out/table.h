@@ -59,6 +59,13 @@ typedef struct fab_text_table {
     int n;
 } fab_text_table_t;
 
+/* The column a --columns name means: a column of the files, or a heading of the tables
+ * (time_us, p99.9_us, MB/s, ci%, a kernel's own heading) as an alias of the file's column it
+ * shows (*head: that heading, a static string; NULL for a file's name). -1: none. */
+int fab_text_column_find(const char *name, const char **head);
+/* With --overlap-compute (overlap: the rows' overlap_pct, n of them; any not NaN), a compact
+ * collective table (compact) shows overlap in place of count. */
+void fab_text_table_overlap(fab_text_table_t *t, bool compact, const double *overlap, size_t n);
 /* Whether list (--columns) names columns of the files, comma-separated, each once: else
  * FAB_ERR_USAGE with what is wrong in err and the names there are in hint. */
 fab_status_t fab_text_columns_check(const char *list, char *err, size_t errlen, char *hint,

@@ -329,6 +329,8 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
     char variant[96];
 
     fab_text_table(k->kind, k, o->wide, o->columns, &t->table);
+    fab_text_table_overlap(&t->table, !o->wide && !o->columns,
+                           &(double){o->nonblocking && o->overlap_us > 0 ? 0.0 : NAN}, 1);
     fab_text_marks_init(&t->marks);
     t->busbw_sum = 0;
     t->busbw_n = 0;
