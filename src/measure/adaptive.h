@@ -138,12 +138,12 @@ double fab_adapt_block_cost(const fab_adapt_t *a); /* spent / blocks, or the est
 fab_adapt_decision_t fab_adapt_decide(fab_adapt_t *a, const fab_interval_t *pooled, double share_s,
                                       fab_adapt_verdict_t *out);
 
-/* The next round: in_round[i] = size i has not stopped (every unstopped size is in every
- * round); share_s[i] = remaining_s x cost_i / sum of cost_j over unstopped j (0 for stopped
- * sizes; an even split when every cost is 0), cost = fab_adapt_block_cost. Shares are in
- * proportion to a block's cost because every unstopped size takes one block per round: the
- * remaining budget buys the same number of rounds for each, so all sizes meet their budget
- * stop in the same round. The shares sum to max(remaining_s, 0). Returns the sizes in it. */
+/* The next round: in_round[i] = size i has not stopped (each takes one block a round);
+ * share_s[i] = its floor reserve (fab_adapt_floor_reserve), all of it when the reserves fit
+ * remaining_s, else in proportion to them, plus the rest x cost_i / sum of costs (an even
+ * split when every cost is 0): equal rounds for all, so they meet their budget stop together,
+ * and sizes short of the floor reach it in the budget. Sum max(remaining_s, 0); returns n open. */
+double fab_adapt_floor_reserve(const fab_adapt_t *a); /* blocks to the floor x a block's cost */
 size_t fab_adapt_schedule(const fab_adapt_t *rows, size_t n, double remaining_s, bool *in_round,
                           double *share_s);
 

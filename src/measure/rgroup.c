@@ -26,10 +26,11 @@
 #include "measure/timing.h"
 
 #define FAB_ROUND_TAG 9003 /* the agreement after a kernel's part, on MPI_COMM_WORLD */
-/* The agreement's values, reduced with MPI_MAX (only the kernel's rank 0 sets the cost and
- * the pace; the others add 0): stop flag, cost, pace (block_s, + FAB_SYNC_LATE when late,
- * + FAB_SYNC_HARD when the cap is reached too), then the sizes' states. */
-#define FAB_SYNC_HEAD 3
+/* The agreement's values, reduced with MPI_MAX (only the kernel's rank 0 sets the cost, the
+ * pace and the reserve; the others add 0): stop flag, cost, pace (block_s, + FAB_SYNC_LATE
+ * when late, + FAB_SYNC_HARD when the cap is reached too), the floor's reserve, then the
+ * sizes' states. */
+#define FAB_SYNC_HEAD 4
 #define FAB_SYNC_LATE 10.0
 #define FAB_SYNC_HARD 20.0
 
@@ -192,11 +193,12 @@ typedef struct fab_rgroup_kernel {
     const fab_kernel_t *k;
     fab_rounds_t *r; /* NULL on ranks outside the kernel */
     int n;
-    double *state; /* FAB_RS_* per size, as every rank knows it */
-    double cost;   /* s: the kernel's next part of a round (its rank 0's estimate) */
-    int open;      /* sizes not stopped */
-    bool world;    /* its ranks are all the run's */
-    int lead;      /* the world rank of its rank 0 */
+    double *state;  /* FAB_RS_* per size, as every rank knows it */
+    double cost;    /* s: the kernel's next part of a round (its rank 0's estimate) */
+    double reserve; /* s: what its sizes short of the floor need to reach it */
+    int open;       /* sizes not stopped */
+    bool world;     /* its ranks are all the run's */
+    int lead;       /* the world rank of its rank 0 */
 } fab_rgroup_kernel_t;
 
 struct fab_rgroup {
@@ -261,6 +263,7 @@ fab_status_t fab_rgroup_add(fab_rgroup_t *g, int j, const fab_kernel_t *k, int n
     for (int i = 0; i < n; i++)
         gk->open += gk->state[i] < FAB_RS_PRECISE;
     gk->cost = gk->open * FAB_ROUND_BLOCK_S;
+    gk->reserve = gk->open * FAB_ADAPT_MIN_BLOCKS * FAB_ROUND_BLOCK_S;
     return FAB_OK;
 }
 
@@ -384,6 +387,7 @@ static fab_status_t fab_rgroup_sync(fab_rgroup_t *g, int j, const fab_pace_t *pa
     g->vec[0] = (double)fab_stop_flag;
     if (gk->r) {
         g->vec[1] = fab_rounds_cost(gk->r);
+        g->vec[3] = fab_rounds_reserve(gk->r);
         fab_rounds_states(gk->r, g->vec + FAB_SYNC_HEAD);
         rank = fab_rounds_rank(gk->r);
     }
@@ -398,6 +402,7 @@ static fab_status_t fab_rgroup_sync(fab_rgroup_t *g, int j, const fab_pace_t *pa
     if (st != FAB_OK)
         return st;
     gk->cost = g->red[1];
+    gk->reserve = g->red[3];
     g->pace.hard = g->red[2] >= FAB_SYNC_HARD;
     g->pace.late = g->red[2] >= FAB_SYNC_LATE;
     g->pace.block_s = g->red[2] - (g->pace.hard   ? FAB_SYNC_HARD
@@ -451,17 +456,31 @@ static void fab_rgroup_progress(fab_rgroup_t *g)
                      g->rounds, open, live, per, met, elapsed, budget);
 }
 
+/* Kernel gk's part of the budget left: its floor's reserve (all of them when they fit, else in
+ * proportion), then the rest in proportion to its round's cost, as fab_adapt_schedule shares
+ * within a kernel. */
+static double fab_rgroup_part(double left, const fab_rgroup_kernel_t *gk, double total,
+                              double reserve)
+{
+    double rest = reserve < left ? left - reserve : 0.0;
+    double part = reserve <= left ? gk->reserve : (reserve > 0 ? left * gk->reserve / reserve : 0);
+
+    return part + (total > 0 ? rest * gk->cost / total : 0.0);
+}
+
 /* One round: every kernel with open sizes, its part, then the agreement on it. */
 static fab_status_t fab_rgroup_round(fab_rgroup_t *g)
 {
     uint64_t now = fab_now_ns();
     double left = now < g->deadline_ns ? (double)(g->deadline_ns - now) * 1e-9 : 0.0;
-    double total = 0.0;
+    double total = 0.0, reserve = 0.0;
     int rank = 0;
 
     for (int j = 0; j < g->nk; j++)
-        if (g->k[j].open)
+        if (g->k[j].open) {
             total += g->k[j].cost;
+            reserve += g->k[j].reserve;
+        }
     for (int j = 0; j < g->nk && g->stop == FAB_OK; j++) {
         fab_rgroup_kernel_t *gk = &g->k[j];
         fab_status_t st = FAB_OK;
@@ -475,7 +494,7 @@ static fab_status_t fab_rgroup_round(fab_rgroup_t *g)
             for (int i = 0; i < g->k[l].n; i++)
                 later += g->k[l].state[i] == FAB_RS_NONE;
         if (gk->r)
-            st = fab_rounds_one(gk->r, total > 0 ? left * gk->cost / total : 0.0, g->deadline_ns,
+            st = fab_rounds_one(gk->r, fab_rgroup_part(left, gk, total, reserve), g->deadline_ns,
                                 g->cap_ns, later, &pace);
         /* A stop agreed among the kernel's ranks reaches the others in the agreement. */
         if (st != FAB_OK && st != FAB_ERR_INTERRUPTED && st != FAB_ERR_IO)

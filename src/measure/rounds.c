@@ -163,6 +163,18 @@ double fab_rounds_cost(const fab_rounds_t *r)
     return cost;
 }
 
+double fab_rounds_reserve(const fab_rounds_t *r)
+{
+    double reserve = 0.0;
+
+    if (r->m->ctx->rank != 0)
+        return 0.0;
+    for (int i = 0; i < r->n; i++)
+        if (!r->s[i].stopped)
+            reserve += fab_adapt_floor_reserve(&r->ad[i]);
+    return reserve;
+}
+
 /* ------------------------------------------------------------------ one block */
 
 /* Warm-up: -x iterations, or doubling rounds until they have settled (FAB_ROUND_WARM_S,

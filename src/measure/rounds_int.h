@@ -59,6 +59,9 @@ void fab_rounds_states(const fab_rounds_t *r, double *st);
 /* Rank 0 of the kernel: the cost of a round of its open sizes (s, from their blocks so far,
  * or FAB_ROUND_BLOCK_S each before the first); 0 on its other ranks. */
 double fab_rounds_cost(const fab_rounds_t *r);
+/* Rank 0 of the kernel: what its open sizes short of the floor need to reach it (s,
+ * fab_adapt_floor_reserve); 0 on its other ranks. */
+double fab_rounds_reserve(const fab_rounds_t *r);
 /* Fill size i's row after it stopped or the rounds were stopped with stop (FAB_OK: not);
  * its samples. Collective over the kernel (CPU, stall, --validate). */
 fab_status_t fab_rounds_fill_row(fab_rounds_t *r, int i, fab_status_t stop, fab_row_t *row,

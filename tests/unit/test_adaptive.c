@@ -611,7 +611,29 @@ static void test_schedule(void)
     CHECK_NEAR(fab_adapt_block_cost(&rows[0]), 4.0, 1e-12);
     CHECK(fab_adapt_schedule(rows, 4, 9.0, in, share) == 3);
     CHECK_NEAR(share[0] + share[1] + share[3], 9.0, 1e-12);
-    CHECK_NEAR(share[0], 4.0, 1e-12);
+    /* the floor first: size 0 lacks 1 block (4 s), sizes 1 and 3 their 3 (6 s, 9 s); 19 s do
+     * not fit in 9: in proportion to them */
+    CHECK_NEAR(fab_adapt_floor_reserve(&rows[0]), 4.0, 1e-12);
+    CHECK_NEAR(fab_adapt_floor_reserve(&rows[1]), 6.0, 1e-12);
+    CHECK_NEAR(share[0], 9.0 * 4.0 / 19.0, 1e-12);
+    CHECK_NEAR(share[3], 9.0 * 9.0 / 19.0, 1e-12);
+    /* 30 s: the reserves whole, the 11 s left by cost (4 : 2 : 3) */
+    CHECK(fab_adapt_schedule(rows, 4, 30.0, in, share) == 3);
+    CHECK_NEAR(share[0], 4.0 + 11.0 * 4.0 / 9.0, 1e-12);
+    CHECK_NEAR(share[1], 6.0 + 11.0 * 2.0 / 9.0, 1e-12);
+    CHECK_NEAR(share[0] + share[1] + share[3], 30.0, 1e-12);
+    /* short of samples, not blocks: 3 blocks of 2 lack 4 samples, 2 more blocks; at the
+     * floor nothing is reserved */
+    {
+        fab_adapt_t a;
+
+        fab_adapt_init(&a, 0.01, 3, 1.0);
+        for (int i = 0; i < 3; i++)
+            CHECK(fab_adapt_add_block(&a, 1e-6, 1.0, 2) == FAB_OK);
+        CHECK_NEAR(fab_adapt_floor_reserve(&a), 2.0, 1e-12);
+        CHECK(fab_adapt_add_block(&a, 1e-6, 1.0, 4) == FAB_OK);
+        CHECK_NEAR(fab_adapt_floor_reserve(&a), 0.0, 0.0);
+    }
     /* costs all 0: an even split; no budget left: shares 0 */
     fab_adapt_init(&rows[0], 0.01, 3, 0.0);
     fab_adapt_init(&rows[1], 0.01, 3, 0.0);
