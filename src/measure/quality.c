@@ -143,7 +143,7 @@ void fab_quality_tally_text(const fab_quality_tally_t *t, char *buf, size_t len)
         return;
     }
     fab_appendf(buf, len, &at, "busy:");
-    if ((t->reasons & FAB_QR_CPU) && t->cpu_hi >= t->cpu_lo + 0.5) /* a range: 2-20% */
+    if ((t->reasons & FAB_QR_CPU) && lround(t->cpu_hi) != lround(t->cpu_lo)) /* a range: 2-20% */
         fab_appendf(buf, len, &at, "%s a rank ran only %.0f-%.0f%% of the time", parts++ ? "," : "",
                     t->cpu_lo, t->cpu_hi);
     else if (t->reasons & FAB_QR_CPU)

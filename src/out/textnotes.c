@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The notes under a table (out/text.h): which of its rows are INVALID (below the floor,
  * measure/adaptive.h) and which the machine disturbed, and by what (measure/quality.h). */
+#include <math.h>
 #include <stdio.h>
 
 #include "core/text.h"
@@ -25,7 +26,7 @@ void fab_out_text_marks(FILE *f, const fab_text_marks_t *m)
     if (!t->disturbed)
         return;
     why[0] = '\0';
-    if ((t->reasons & FAB_QR_CPU) && t->cpu_hi >= t->cpu_lo + 0.5)
+    if ((t->reasons & FAB_QR_CPU) && lround(t->cpu_hi) != lround(t->cpu_lo))
         fab_appendf(why, sizeof(why), &at, ", a rank ran only %.0f-%.0f%% of the time", t->cpu_lo,
                     t->cpu_hi);
     else if (t->reasons & FAB_QR_CPU)

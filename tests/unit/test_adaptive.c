@@ -585,6 +585,15 @@ static void test_quality(void)
     fab_quality_tally_add(&t, &q, fab_quality_reasons(&q));
     fab_quality_tally_text(&t, line, sizeof(line));
     CHECK(strcmp(line, "quiet; 1 of 2 rows invalid (below the floor)") == 0);
+    /* shares that print alike are one figure, not a range "14-14%" */
+    fab_quality_tally_init(&t);
+    q = quality_in(1000, 5, 3);
+    q.cpu_min_pct = 14.0;
+    fab_quality_tally_add(&t, &q, fab_quality_reasons(&q));
+    q.cpu_min_pct = 14.4;
+    fab_quality_tally_add(&t, &q, fab_quality_reasons(&q));
+    fab_quality_tally_text(&t, line, sizeof(line));
+    CHECK(strcmp(line, "busy: a rank ran only 14% of the time; 2 of 2 rows disturbed") == 0);
 }
 
 static void test_schedule(void)
