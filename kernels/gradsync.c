@@ -237,4 +237,7 @@ const fab_kernel_t fab_kernel_gradsync = {
     .noptions = sizeof(gradsync_options) / sizeof(gradsync_options[0]),
     .option_values = &gradsync_opt,
     .check = gradsync_check,
+    /* A sync of the default model (400 MB of float32 gradient) takes 0.1-0.7 s: its row asks
+     * for 10 of them, the floor's samples for a median (docs/METRICS.md, "gradsync"). */
+    .budget_row_s = 10.0,
 };

@@ -32,6 +32,7 @@ import pytest
 
 ANALYSIS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ANALYSIS)
+from fabricbench_analysis.loading import SCHEMA_VERSION  # noqa: E402
 LAUNCHER = os.path.join(ANALYSIS, "fabricbench-analyze")
 
 # Short runs: this may be a 2-core machine doing other work. mpirun options as tests/lib.
@@ -220,7 +221,7 @@ def results(fabricbench, tmp_path_factory):
     # A file from a future fabricbench.
     r.newer = _copy(r.shm, str(d / "newer.h5"))
     with h5py.File(r.newer, "r+") as f:
-        f.attrs["schema_version"] = np.int64(2)
+        f.attrs["schema_version"] = np.int64(SCHEMA_VERSION + 1)
 
     # A file from before the fabrics work: no line_rate_pct, cpu_* columns, fabric attributes
     # (nor the nccl-tests columns count, type, redop, which came later still).

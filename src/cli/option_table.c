@@ -9,12 +9,36 @@
 #include "measure/locate.h"
 #include "measure/pairs.h"
 #include "measure/plan.h"
+#include "measure/quality.h"
 #include "measure/rounds.h"
 
 #define OFF(field)  offsetof(fab_opts_t, field)
 #define PAIRS_ITERS FAB_STR(FAB_PAIRS_ITERS_LAT) " or " FAB_STR(FAB_PAIRS_ITERS_BW)
 /* --root, --pair: the largest rank number taken (the run's size is checked after MPI_Init) */
 #define FAB_MAX_RANK 1e7
+
+/* Help texts built from the constants they name (one place for each). */
+#define FAB_HELP_WARMUP                                                                            \
+    "untimed iterations before each size (auto: i/10 with -i; --time: the calibration run; "       \
+    "adaptive: rounds of 1, 2, 4, ... iterations until " FAB_STR(                                  \
+        FAB_ROUND_WARM_S) " s has "                                                                \
+                          "passed and the time per iteration stopped falling, two rounds at "      \
+                          "least, at most " FAB_STR(FAB_WARM_MAX_S) " s)"
+#define FAB_HELP_BUDGET                                                                            \
+    "adaptive measurement (no -i, no --time): time for the whole run's sizes (a kernel may ask "   \
+    "more per row: the UDP kernels 1 s, whole streams and long iterations more; the header "       \
+    "names them); printed at the start with the estimated end. A size short of the floor "         \
+    "(" FAB_STR(FAB_FLOOR_SAMPLES) " timed iterations in " FAB_STR(                                \
+        FAB_FLOOR_BLOCKS) " blocks) "                                                              \
+                          "goes on past its share, up to " FAB_STR(                                \
+                              FAB_CAP_FACTOR) " x SEC or SEC + " FAB_STR(FAB_CAP_MIN_S) " s; "     \
+                                                                                        "rows "    \
+                                                                                        "still "   \
+                                                                                        "short "   \
+                                                                                        "then "    \
+                                                                                        "are "     \
+                                                                                        "marked "  \
+                                                                                        "invalid"
 
 const fab_opt_t fab_opt_table[] = {
     {"sizes", 'm', FAB_OPT_SIZES, OFF(sizes), 0, 0, "SIZES", "bytes",
@@ -27,15 +51,10 @@ const fab_opt_t fab_opt_table[] = {
      "fixed timed iterations per size (auto: adaptive, see --precision) or per pair "
      "(auto: " PAIRS_ITERS ")",
      0, false, NULL},
-    {"warmup", 'x', FAB_OPT_LONG, OFF(warmup), 0, 1e9, "N", "iterations", "auto",
-     "untimed iterations before each size (auto: i/10 with -i; --time: the calibration run; "
-     "adaptive: 1, 2, 4, ... iterations until 1 ms has passed)",
+    {"warmup", 'x', FAB_OPT_LONG, OFF(warmup), 0, 1e9, "N", "iterations", "auto", FAB_HELP_WARMUP,
      -1, false, NULL},
     {"budget", 0, FAB_OPT_DOUBLE, OFF(budget_s), 0.001, 86400, "SEC", "s",
-     "auto (" FAB_STR(FAB_BUDGET_PER_ROW) " s per row)",
-     "adaptive measurement (no -i, no --time): time for the whole run's sizes (a kernel may "
-     "ask more per row: the UDP kernels 1 s); printed at the start with the estimated end",
-     0, false, NULL},
+     "auto (" FAB_STR(FAB_BUDGET_PER_ROW) " s per row)", FAB_HELP_BUDGET, 0, false, NULL},
     {"precision", 0, FAB_OPT_DOUBLE, OFF(precision_pct), 0.01, 100, "PCT", "%",
      FAB_STR(FAB_PRECISION_PCT),
      "adaptive measurement: a size stops when its median's 95% interval is within this "
@@ -166,8 +185,8 @@ const fab_opt_t fab_opt_table[] = {
      "compact table that fits 100 columns; the files always have every column",
      0, false, NULL},
     {"columns", 0, FAB_OPT_STRING, OFF(columns), 0, 0, "LIST", NULL, "compact",
-     "the table's columns, by their names in the result files (p50_us,busbw_GBps,...), in that "
-     "order",
+     "the table's columns, by their names in the result files (p50_us,busbw_GBps,...) or the "
+     "table's headings (time_us,p99.9_us,ci%), in that order",
      0, false, NULL},
     {"help", 'h', FAB_OPT_FLAG, OFF(help), 0, 0, NULL, NULL, NULL, "this help", 0, false, NULL},
 };

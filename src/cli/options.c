@@ -211,12 +211,12 @@ static void fab_opts_from_env(bool *set, int *bad, char *err, size_t errlen)
  * the quick start script, the analysis and the test suite, which runs started from them see.
  * Any other FABRICBENCH_ variable is a mistake (a typo of an option's). */
 static const char *const fab_env_other[] = {
-    "FABRICBENCH_TEST_WRONG_OP",    "FABRICBENCH_TEST_CORRUPT", "FABRICBENCH_TEST_NB_CORRUPT",
-    "FABRICBENCH_CLOCKSOURCE_FILE", "FABRICBENCH_PROC_STAT",    "FABRICBENCH_TEST_PAIRS_LOADED",
-    "FABRICBENCH_TEST_SOCK_REFUSE", "FABRICBENCH_ARGS",         "FABRICBENCH_ANALYZE_DEBUG",
-    "FABRICBENCH_BUILD_DIR",
+    "FABRICBENCH_TEST_WRONG_OP",     "FABRICBENCH_TEST_CORRUPT",     "FABRICBENCH_TEST_NB_CORRUPT",
+    "FABRICBENCH_CLOCKSOURCE_FILE",  "FABRICBENCH_PROC_STAT",        "FABRICBENCH_PROC_LOADAVG",
+    "FABRICBENCH_TEST_PAIRS_LOADED", "FABRICBENCH_TEST_SOCK_REFUSE", "FABRICBENCH_ARGS",
+    "FABRICBENCH_ANALYZE_DEBUG",     "FABRICBENCH_BUILD_DIR",
 };
-#define FAB_ENV_READ 7 /* the first ones of fab_env_other: read by this program */
+#define FAB_ENV_READ 8 /* the first ones of fab_env_other: read by this program */
 
 /* The i-th FABRICBENCH_ name this program knows (the options', then fab_env_other's) into var;
  * false for a help row (no variable). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* One JSON document per invocation (out/jsondoc.h):
  *
- *   {"schema": ..., "schema_version": 1, "status": "running|complete|interrupted|failed",
+ *   {"schema": ..., "schema_version": N, "status": "running|complete|interrupted|failed",
  *    "runs": [{"status": ..., "run": {metadata, "units"},
  *              "kernels": [{kernel metadata, "status", "rows": [{column: value}, ...]}],
  *              "end": {status, end_time, stop_reason, ..., exit_code} or null}]}

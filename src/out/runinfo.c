@@ -3,6 +3,7 @@
  * environment and what the transport detection found. Filled on rank 0. */
 #include <hdf5.h>
 #include <hwloc.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,7 @@ fab_status_t fab_run_info_fill(fab_run_info_t *info, const fab_world_t *w, const
     int nremote = info->nwarn_remote;
 
     memset(info, 0, sizeof(*info));
+    info->budget_s = info->budget_cap_s = info->measure_s = NAN;
     info->placement = placement; /* gathered before (fab_setup_*) */
     info->inventory_json = inventory;
     info->nwarn_remote = nremote;

@@ -41,6 +41,13 @@ typedef struct fab_run_info {
     int nwarn_remote;         /* ranks placed away from their NIC */
     double line_rate_gbps;    /* what line_rate_pct compares with; 0 unknown */
     char line_rate_from[128]; /* --line-rate, or the port it was read from */
+    /* At the end: the adaptive measurement's budget, its overrun cap and what it took (NaN
+     * when not adaptive; capped: rows below the floor were stopped at the cap), and the
+     * rows' quality (measure/quality.h): counts and how disturbed the machine was. */
+    double budget_s, budget_cap_s, measure_s;
+    bool capped;
+    int rows, rows_invalid, rows_disturbed, rows_noisy;
+    char disturbance[320];
 } fab_run_info_t;
 
 /* Rank 0: describe the run (start time, versions, hosts, environment, transport). ours: the

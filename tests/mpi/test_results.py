@@ -63,7 +63,7 @@ header, kernels = parse_tables(p.stdout)
 check(header["results"] == "r.h5", "header names the results file: %s" % header.get("results"))
 
 with h5py.File("r.h5", "r") as f:
-    check(f.attrs["schema"] == "fabricbench-results" and f.attrs["schema_version"] == 1,
+    check(f.attrs["schema"] == "fabricbench-results" and f.attrs["schema_version"] == 2,
           "root schema attributes: %s" % dict(f.attrs))
     check(list(f["runs"]) == ["run_0000"] and f.attrs["latest_run"] == "run_0000", "runs")
     run = f["runs/run_0000"]
@@ -581,7 +581,9 @@ for i in range(5):
         nrows = 0
         groups = list(run["kernels"].values()) if "kernels" in run else []
         order = groups[0]["table"].attrs["columns"].split(",") if groups else ["redop"]
-        own = set(order[order.index("redop") + 1:])
+        # the kernels' own columns: after redop, before the row's quality (docs/SCHEMA.md)
+        own = set(order[order.index("redop") + 1:order.index("quality")] if "quality" in order
+                  else order[order.index("redop") + 1:])
         check(not groups or ("tcp_retrans" in own and "loss_pct" in own),
               "kill %d: kernels' own columns %s" % (i, sorted(own)))
         for kname, cols in t.items():
@@ -607,7 +609,9 @@ for i in range(5):
                           % (i, kname, c, v))
                 elif v.dtype.kind == "f" and c not in ("algbw_GBps", "busbw_GBps", "comm_us",
                                                        "slowest_share", "overlap_pct",
-                                                       "line_rate_pct", "blocks_ci_pct") and \
+                                                       "line_rate_pct", "blocks_ci_pct",
+                                                       "cpu_steal_pct", "ctx_invol_per_s",
+                                                       "runnable_per_cpu") and \
                         not c.startswith("cpu_node_"):
                     check(np.all(np.isfinite(v)), "kill %d: %s.%s not finite: %s"
                           % (i, kname, c, v))
