@@ -584,23 +584,3 @@ fab_status_t fab_show(const char *path, FILE *f, bool wide, const char *columns)
     H5Fclose(file);
     return s.st;
 }
-
-int fab_show_files(char *const *paths, int n, FILE *f, bool wide, const char *columns)
-{
-    int code = FAB_EXIT_OK;
-
-    for (int i = 0; i < n; i++) {
-        char safe[4200];
-        int rc;
-
-        if (n > 1) {
-            fab_text_safe(paths[i], safe, sizeof(safe));
-            fprintf(f, "%s# ==> %s (file %d of %d) <==\n", i ? "#\n" : "", safe, i + 1, n);
-            fflush(f);
-        }
-        rc = fab_status_exit_code(fab_show(paths[i], f, wide, columns));
-        if (code == FAB_EXIT_OK)
-            code = rc;
-    }
-    return code;
-}
