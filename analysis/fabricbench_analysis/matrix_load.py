@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from . import hostile
+from . import hostile, matrix_verdict
 from .errors import AnalysisError
 
 # Members of one matrix: 4096 nodes (or ranks) make 8 million pairs, a 128 MiB dataset.
@@ -230,6 +230,7 @@ def read_matrix(k, kwhere, kmeta):
         raise hostile.Mismatch("the attribute verdict of %s" % where, "is 'suspects' but the "
                                "suspects dataset names none")
     m["complete"] = m["verdict"] is not None
+    matrix_verdict.check(m, where)  # the verdict recomputed from the pairs: never believed
     return m
 
 
