@@ -210,10 +210,13 @@ static void fab_opts_from_env(bool *set, int *bad, char *err, size_t errlen)
  * variables of the quick start script, the analysis and the test suite, which runs started
  * from them see. Any other FABRICBENCH_ variable is a mistake (a typo of an option's). */
 static const char *const fab_env_other[] = {
-    "FABRICBENCH_TEST_WRONG_OP",    "FABRICBENCH_TEST_CORRUPT", "FABRICBENCH_TEST_NB_CORRUPT",
-    "FABRICBENCH_CLOCKSOURCE_FILE", "FABRICBENCH_PROC_STAT",    "FABRICBENCH_ARGS",
-    "FABRICBENCH_ANALYZE_DEBUG",    "FABRICBENCH_BUILD_DIR",    "FABRICBENCH_TEST_PAIRS_LOADED",
-    "FABRICBENCH_TEST_SOCK_REFUSE",
+    "FABRICBENCH_TEST_WRONG_OP",     "FABRICBENCH_TEST_CORRUPT",
+    "FABRICBENCH_TEST_NB_CORRUPT",   "FABRICBENCH_CLOCKSOURCE_FILE",
+    "FABRICBENCH_PROC_STAT",         "FABRICBENCH_ARGS",
+    "FABRICBENCH_ANALYZE_DEBUG",     "FABRICBENCH_BUILD_DIR",
+    "FABRICBENCH_TEST_PAIRS_LOADED", "FABRICBENCH_TEST_SOCK_REFUSE",
+    "FABRICBENCH_ANALYZE_MAX_RUNS",  "FABRICBENCH_ANALYZE_MAX_KERNELS",
+    "FABRICBENCH_ANALYZE_MAX_ROWS",
 };
 
 /* An environment variable FABRICBENCH_* that is no option's and no other known one: an
