@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from conftest import assert_error, assert_ok, run_cli
 
-from fabricbench_analysis import hostile, jsonload, limits, loading
+from fabricbench_analysis import hostile, jsonload, loading
 
 RUN = "runs/run_0000"
 BIG = 50 * 1000 * 1000  # the attribute: 50 MB
@@ -178,6 +178,8 @@ def test_json_size_cap(known, tmp_path, monkeypatch):
 
 
 def test_run_groups_listed_at_most(known, monkeypatch):
+    from fabricbench_analysis import limits
+
     monkeypatch.setattr(limits, "MAX_RUN_GROUPS", 2)
     assert_error(run_cli("summary", "--run", "latest", known.base3), 3,
                  "base3.h5 holds 3 runs; fabricbench-analyze lists at most 2")
