@@ -35,7 +35,7 @@ def mpi_env(extra=None):
     env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
     env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
-    env[ompisession.VAR] = ompisession.BASE
+    env[ompisession.VAR] = ompisession.fresh()
     if extra:
         env.update(extra)
     return env

@@ -18,3 +18,9 @@ VAR = "OMPI_MCA_orte_tmpdir_base"
 BASE = tempfile.mkdtemp(prefix="fbompi-", dir="/tmp")
 atexit.register(shutil.rmtree, BASE, True)
 os.environ[VAR] = BASE
+
+
+def fresh():
+    """A folder of its own under BASE for one mpirun: two mpiruns that one test starts at
+    once (two runs meeting on one output, say) do not race for one session directory either."""
+    return tempfile.mkdtemp(prefix="j", dir=BASE)
