@@ -72,7 +72,10 @@ const fab_opt_t fab_opt_table[] = {
      "samples kept per size for exact percentiles; beyond, a histogram (error <= 0.2%)", 0, false,
      NULL},
     {"window", 'w', FAB_OPT_INT, OFF(window), 1, 65536, "N", "messages", "64",
-     "messages in flight per iteration for bw, bibw, msgrate", 0, false, NULL},
+     "messages in flight per iteration for bw, bibw, msgrate and pairs_bw (whose own default "
+     "is 8: 8 MiB in flight at 1 MiB, many times a fabric's bandwidth-delay product, and an "
+     "iteration of 67 ms at 1 Gb/s)",
+     0, false, NULL},
     {"dtype", 0, FAB_OPT_CHOICE, OFF(dtype), 0, 0, "float32|float64|int32|bfloat16|float16", NULL,
      "float32", "element type of the collectives (bfloat16, float16: emulated, see METRICS.md)", 0,
      false, NULL},

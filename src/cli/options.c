@@ -152,6 +152,8 @@ static void fab_opts_given(fab_opts_t *o, const bool *set)
             o->placement_set = true;
         else if (fab_rows[i].d->offset == OFF(line_rate_gbps))
             o->line_rate_given = true;
+        else if (fab_rows[i].d->offset == OFF(window))
+            o->window_given = true;
     }
 }
 

@@ -33,6 +33,7 @@ typedef struct fab_opts {
     double precision_pct; /* adaptive: target half-width of the median's 95% interval, % */
     int repeat;           /* --repeat: the whole plan this many times, each its own run */
     int window;
+    bool window_given; /* -w given: it applies to a kernel with a default_window too */
     bool validate;
     bool samples;       /* --samples: keep per-iteration times in the result file */
     const char *output; /* -o: NULL = automatic name, "none" = no file */

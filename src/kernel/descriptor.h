@@ -80,8 +80,9 @@ typedef struct fab_kernel {
     bool uses_root; /* --root applies */
     bool sleeps;    /* its ranks sleep in the OS while waiting (sockets, poll(2)): a rank's CPU
                      * share below 100% is its cost, not a wait for a core (no warning) */
-    /* Optional: the sizes when -m is not given ("128K"); NULL: the kind's default */
+    /* Optional: sizes without -m ("128K"; NULL: the kind's), window without -w (0: -w's) */
     const char *default_sizes;
+    int default_window;
     /* Optional: set ctx->timer, ->msgs_per_iter, ->streams; allocate per-run state if any.
      * Without it every rank of a collective times and nothing else does. */
     fab_status_t (*setup)(fab_kctx_t *ctx, void **state);
@@ -141,8 +142,7 @@ typedef struct fab_kernel {
      * pauses for the harness, whose pauses would let a UDP stream's queues drain). */
     double budget_row_s;
     bool spend_budget, whole_block;
-    /* Optional, with an axis: one of its columns whose threshold the text table reports
-     * along the axis after the last instance (UDP: where loss_pct first exceeds 1). */
+    /* Optional, with an axis: the column the text table's knee line judges (UDP: loss_pct) */
     const char *knee_col;
     double knee_max;
 } fab_kernel_t;

@@ -97,7 +97,7 @@ fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k, const fab
     ctx->comm = comm;
     MPI_Comm_rank(comm, &ctx->rank);
     bytes = (size_t)ctx->slots * ctx->max_bytes;
-    ctx->reqs = calloc(2 * (size_t)o->window, sizeof(*ctx->reqs));
+    ctx->reqs = calloc(2 * (size_t)ctx->window, sizeof(*ctx->reqs));
     if (!ctx->reqs || fab_buffers_get(bytes, &ctx->sbuf, &ctx->rbuf) != FAB_OK) {
         FAB_ERROR("cannot allocate %zu bytes of message buffers for kernel '%s'", 2 * bytes,
                   k->name);

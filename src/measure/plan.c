@@ -14,11 +14,18 @@
 #define FAB_KERNEL_TAG     100 /* the first tag a kernel owns */
 #define FAB_MIN_SLOT       64  /* slots hold the acknowledgements of tiny messages too */
 
+int fab_plan_window(const fab_kernel_t *k, const fab_opts_t *o)
+{
+    return k->default_window > 0 && !o->window_given ? k->default_window : o->window;
+}
+
 int fab_slots(const fab_kernel_t *k, const fab_opts_t *o)
 {
+    int w = fab_plan_window(k, o);
+
     if (!o->validate || !k->uses_window)
         return 1;
-    return o->window < FAB_VALIDATE_SLOTS ? o->window : FAB_VALIDATE_SLOTS;
+    return w < FAB_VALIDATE_SLOTS ? w : FAB_VALIDATE_SLOTS;
 }
 
 size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes)
@@ -107,7 +114,7 @@ fab_status_t fab_plan_ctx(const fab_kernel_t *k, const fab_opts_t *o, int nranks
     memset(ctx, 0, sizeof(*ctx));
     ctx->comm = MPI_COMM_NULL;
     ctx->size = nranks;
-    ctx->window = o->window;
+    ctx->window = fab_plan_window(k, o);
     ctx->tag = FAB_KERNEL_TAG;
     ctx->sizes = sizes->v;
     ctx->nsizes = sizes->n;

@@ -19,6 +19,8 @@
 #define FAB_SIZES_PAIRS_LAT "8"
 #define FAB_SIZES_PAIRS_BW  "1M"
 
+/* The window kernel k uses: -w, else its default_window, else -w's default. */
+int fab_plan_window(const fab_kernel_t *k, const fab_opts_t *o);
 /* Distinct message buffers (slots) kernel k uses: more than one only under --validate. */
 int fab_slots(const fab_kernel_t *k, const fab_opts_t *o);
 /* Bytes of buffer memory one rank of kernel k needs for max_bytes messages. */

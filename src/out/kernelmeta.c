@@ -7,6 +7,7 @@
 #include "core/text.h"
 #include "kernel/dtype.h"
 #include "measure/pairs.h"
+#include "measure/plan.h"
 #include "measure/rounds.h"
 #include "out/kernelmeta.h"
 
@@ -118,7 +119,7 @@ void fab_kmeta_fill(fab_kmeta_t *m, const fab_kernel_t *k, const fab_opts_t *o, 
                   : k->kind == FAB_KIND_COLLECTIVE ? "time per call, as its slowest rank"
                                                    : "time of one whole iteration");
     fab_kmeta_str(m, "ranks", m->ranks);
-    fab_kmeta_int(m, "window", k->uses_window ? o->window : 0);
+    fab_kmeta_int(m, "window", k->uses_window ? fab_plan_window(k, o) : 0);
     fab_kmeta_str(m, "iteration_policy", m->policy);
     fab_kmeta_int(m, "validate", o->validate);
 }

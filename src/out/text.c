@@ -368,7 +368,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
         fab_out_text_line(f,
                           "# window: %d messages per iteration; *_us columns time one "
                           "iteration",
-                          o->window);
+                          fab_plan_window(k, o));
     if (k->kind == FAB_KIND_COLLECTIVE)
         fab_text_collective(f, k, o, &t->table);
     if (detail && *detail)
