@@ -368,6 +368,18 @@ int fab_locate(const fab_locate_in_t *in, fab_locate_t *out)
     return rc;
 }
 
+int fab_locate_stands_out(const fab_locate_t *l, int n, int i, int j)
+{
+    unsigned char bits = l->slow[i * n + j];
+    int fabric = 0;
+
+    if (bits == 0 || bits == 0xff)
+        return 0;
+    for (int s = 0; s < l->nsuspects; s++)
+        fabric |= l->suspects[s].kind == FAB_SUSPECT_FABRIC;
+    return (bits & (FAB_SLOW_BW | FAB_SLOW_LAT)) || ((bits & FAB_SLOW_LINE) && !fabric);
+}
+
 void fab_locate_free(fab_locate_t *l)
 {
     free(l->slow);

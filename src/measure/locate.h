@@ -60,6 +60,11 @@ typedef struct fab_locate {
     int *node_suspect; /* n: the suspect naming each node (NODE/PATH/GROUP/PAIR), -1: ok */
 } fab_locate_t;
 
+/* Whether the slow pair (i, j) of a verdict stands out from the rest, so that measuring it
+ * again alone can tell something: slow against the typical pair (bandwidth or latency), or
+ * below the line rate's share while the fabric as a whole is not named (when it is, that
+ * rule explains every such pair, and so would a retest of each). */
+int fab_locate_stands_out(const fab_locate_t *l, int n, int i, int j);
 /* Judge the matrix; 0 on success, -1 when out of memory. Free with fab_locate_free. */
 int fab_locate(const fab_locate_in_t *in, fab_locate_t *out);
 void fab_locate_free(fab_locate_t *l);

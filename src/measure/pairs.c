@@ -395,6 +395,10 @@ static int fab_pairs_flagged(fab_pairs_t *P, int **list)
     fab_flagged_t *f;
     int cnt = 0, cap = FAB_PAIRS_RETEST_PER_MEMBER * m->n;
 
+    if (P->o->schedule == FAB_SCHED_ROUNDS && m->n <= 3) {
+        *list = malloc(sizeof(int));
+        return *list ? 0 : -1;
+    }
     if (fab_locate(&in, &l) != 0)
         return -1;
     f = malloc(sizeof(*f) * ((size_t)l.nslow + 1));
@@ -404,7 +408,7 @@ static int fab_pairs_flagged(fab_pairs_t *P, int **list)
             double sc = m->bw ? fmin(m->bw[a], m->bw[b]) / l.bw_median
                               : l.lat_median / fmax(m->lat_p50[a], m->lat_p50[b]);
 
-            if (l.slow[a] != 0 && l.slow[a] != 0xff && cnt < l.nslow)
+            if (fab_locate_stands_out(&l, m->n, i, j) && cnt < l.nslow)
                 f[cnt++] = (fab_flagged_t){isfinite(sc) ? sc : 0, i, j};
         }
     fab_locate_free(&l);
@@ -441,8 +445,10 @@ static fab_status_t fab_pairs_retests(fab_pairs_t *P, fab_sinks_t *sinks)
     st = FAB_MPI(MPI_Bcast(&cnt, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (st == FAB_OK && cnt < 0)
         st = FAB_ERR_NOMEM;
-    if (st != FAB_OK || cnt == 0)
+    if (st != FAB_OK || cnt == 0) {
+        free(list);
         return st;
+    }
     if (P->w->rank != 0 && !(list = malloc(sizeof(int) * 2 * (size_t)cnt)))
         st = FAB_ERR_NOMEM;
     if (fab_agree(st, MPI_COMM_WORLD) != FAB_OK ||

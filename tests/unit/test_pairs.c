@@ -414,6 +414,54 @@ int main(void)
         fab_locate_free(&l);
         fab_free(&f);
     }
+    /* Which slow pairs stand out (the retest rule): 4 nodes at 1000 MB/s, node 2's link at a
+     * quarter. No line rate: node 2's three pairs. A line rate the whole fabric misses (a
+     * veth's 10 Gb/s): the fabric is named for all six, and only node 2's stand out. A line
+     * rate the fabric meets: node 2's pairs, slow by both rules. One pair below the line rate
+     * alone, the fabric not named: it stands out. */
+    {
+        fab_fab_t f = fab_make(4, 0, 0.0, 41);
+        fab_locate_in_t in = {4, f.bw, NULL, NULL, 0, 0, 0, 0, 0, 0};
+        double lines[3] = {0, 1250.0, 1000.0};
+
+        for (int j = 0; j < 4; j++)
+            if (j != 2) {
+                fab_slow_pair(&f, 2, j, 0.25);
+                fab_slow_pair(&f, j, 2, 0.25);
+            }
+        for (int t = 0; t < 3; t++) {
+            fab_locate_t l;
+            int out = 0, node2 = 0;
+
+            in.line_MBps = lines[t];
+            CHECK(fab_locate(&in, &l) == 0);
+            for (int i = 0; i < 4; i++)
+                for (int j = i + 1; j < 4; j++)
+                    if (fab_locate_stands_out(&l, 4, i, j)) {
+                        out++;
+                        node2 += i == 2 || j == 2;
+                    }
+            CHECK(out == 3 && node2 == 3);
+            CHECK(l.nslow == (t == 1 ? 6 : 3));
+            CHECK((t == 1) == (l.nsuspects == 2 && l.suspects[0].kind == FAB_SUSPECT_FABRIC));
+            CHECK(!fab_locate_stands_out(&l, 4, 0, 0)); /* the diagonal: not measured */
+            fab_locate_free(&l);
+        }
+        fab_free(&f);
+        f = fab_make(4, 0, 0.0, 43);
+        fab_slow_pair(&f, 0, 1, 0.85); /* 850 MB/s: within 90% of no median, below the line's */
+        in.bw = f.bw;
+        in.bw_frac = 0.8;
+        in.line_MBps = 1000.0;
+        {
+            fab_locate_t l;
+
+            CHECK(fab_locate(&in, &l) == 0);
+            CHECK(l.nslow == 1 && l.slow[1] == FAB_SLOW_LINE && fab_locate_stands_out(&l, 4, 0, 1));
+            fab_locate_free(&l);
+        }
+        fab_free(&f);
+    }
     /* Unmeasured pairs (NaN) are neither slow nor counted. */
     {
         fab_fab_t f = fab_make(6, 0, 0.0, 29);
