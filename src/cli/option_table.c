@@ -12,8 +12,7 @@
 #include "measure/quality.h"
 #include "measure/rounds.h"
 
-#define OFF(field)  offsetof(fab_opts_t, field)
-#define PAIRS_ITERS FAB_STR(FAB_PAIRS_ITERS_LAT) " or " FAB_STR(FAB_PAIRS_ITERS_BW)
+#define OFF(field) offsetof(fab_opts_t, field)
 /* --root, --pair: the largest rank number taken (the run's size is checked after MPI_Init) */
 #define FAB_MAX_RANK 1e7
 
@@ -48,8 +47,8 @@ const fab_opt_t fab_opt_table[] = {
      "(a kernel may have defaults of its own: fabricbench list)",
      0, false, NULL},
     {"iterations", 'i', FAB_OPT_LONG, OFF(iters), 1, 1e9, "N", "iterations", "auto",
-     "fixed timed iterations per size (auto: adaptive, see --precision) or per pair "
-     "(auto: " PAIRS_ITERS ")",
+     "fixed timed iterations per size (auto: adaptive, see --precision), or per pair and "
+     "direction of the pairs kernels (auto: adaptive, see --pair-time)",
      0, false, NULL},
     {"warmup", 'x', FAB_OPT_LONG, OFF(warmup), 0, 1e9, "N", "iterations", "auto", FAB_HELP_WARMUP,
      -1, false, NULL},
@@ -62,7 +61,8 @@ const fab_opt_t fab_opt_table[] = {
      0, false, NULL},
     {"time", 't', FAB_OPT_DOUBLE, OFF(time_s), 0, 3600, "SEC", "s", "0.25",
      "fixed time per size instead of the adaptive measurement; iterations are chosen so each "
-     "size takes about this long (a size that reaches twice this stops at its block's end)",
+     "size takes about this long (a size that reaches twice this stops at its block's end); "
+     "pairs kernels: this long of timed iterations per pair and direction",
      0, true, NULL},
     {"min-iters", 0, FAB_OPT_LONG, OFF(min_iters), 1, 1e9, "N", "iterations", "10",
      "fewest timed iterations per size under --time", 0, false, NULL},
@@ -100,6 +100,14 @@ const fab_opt_t fab_opt_table[] = {
      "pairs kernels: measure the pairs rounds or shift found slow again, one at a time, and "
      "judge by that (both values kept)",
      0, false, NULL},
+    {"pair-time", 0, FAB_OPT_DOUBLE, OFF(pair_time_s), 0, 3600, "SEC", "s",
+     "auto (pairs_bw " FAB_STR(FAB_PAIRS_TIME_BW) " s, pairs_latency " FAB_STR(
+         FAB_PAIRS_TIME_LAT) " s)",
+     "pairs kernels, adaptive (no -i, no --time): the most time per pair and direction, "
+     "warm-up included; a pair stops sooner once its median is within --precision and its "
+     "blocks agree, and goes on past it (up to " FAB_STR(FAB_CAP_FACTOR) " x SEC or SEC + " FAB_STR(
+         FAB_CAP_MIN_S) " s) while short of " FAB_STR(FAB_FLOOR_SAMPLES) " timed iterations",
+     0, true, NULL},
     {"pairs-per", 0, FAB_OPT_CHOICE, OFF(pairs_per), 0, 0, "node|rank", NULL, "node",
      "pairs kernels: pairs of nodes (the lowest rank on each), or of every rank", 0, false, NULL},
     {"slow-bw", 0, FAB_OPT_DOUBLE, OFF(slow_bw), 0, 1, "SHARE", NULL, FAB_STR(FAB_LOCATE_BW_FRAC),

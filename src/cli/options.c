@@ -488,9 +488,10 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
     /* --overlap-compute measures the call alone first, with the same iterations: --time */
     o->adaptive = o->iters == 0 && !set[fab_opt_index("time")] && o->overlap_us == 0;
     if (st == FAB_OK && !o->adaptive &&
-        (set[fab_opt_index("budget")] || set[fab_opt_index("precision")]))
+        (set[fab_opt_index("budget")] || set[fab_opt_index("precision")] ||
+         set[fab_opt_index("pair-time")]))
         snprintf(o->note, sizeof(o->note),
-                 "--budget and --precision are ignored: %s fixes the "
+                 "--budget, --precision and --pair-time are ignored: %s fixes the "
                  "measurement",
                  o->iters > 0 ? "-i" : "--time");
     if (st == FAB_OK)

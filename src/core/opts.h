@@ -72,6 +72,7 @@ typedef struct fab_opts {
     int schedule;             /* pairs kernels: fab_sched_t (--schedule) */
     int retest;               /* pairs kernels: retest slow pairs alone (--retest on: 1) */
     int pairs_per;            /* pairs kernels: 0 one rank per node, 1 every rank (--pairs-per) */
+    double pair_time_s;       /* pairs kernels, adaptive: the most per pair and direction; 0 auto */
     double slow_bw;           /* pairs verdict: slow below this share of the median pair */
     double slow_latency;      /* pairs verdict: slow above this multiple of the median latency */
     const char *switches;     /* pairs verdict: FILE of "node switch" lines; NULL: host names */

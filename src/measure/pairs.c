@@ -14,18 +14,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/file.h"
 #include "core/log.h"
 #include "core/mpi_call.h"
+#include "core/opt.h"
 #include "core/signals.h"
-#include "core/testhook.h"
+#include "core/text.h"
 #include "core/watchdog.h"
-#include "measure/buffers.h"
 #include "measure/pairs.h"
 #include "measure/pairs_int.h"
 #include "measure/plan.h"
+#include "measure/quality.h"
 #include "measure/row.h"
 #include "measure/schedule.h"
 #include "measure/stats.h"
@@ -37,78 +37,6 @@
  * about a tenth of the run, also at a thousand members, whose matrix is tens of MB. */
 /* Retests: at most this many unordered pairs per member (the slowest first). */
 #define FAB_PAIRS_RETEST_PER_MEMBER 4
-
-/* FABRICBENCH_TEST_PAIRS_LOADED=1: in the schedule (not in retests) every timed iteration of
- * a pair with member 1 takes FAB_PAIRS_TEST_DELAY_NS longer, so the tests can prove that a
- * pair slow only under the schedule is retested, and its two values are kept. */
-#define FAB_PAIRS_TEST_DELAY_NS 20000000L
-
-static void fab_pairs_test_delay(const fab_pairs_t *P, int src, int dst)
-{
-    static int cached = -1;
-    struct timespec ts = {0, FAB_PAIRS_TEST_DELAY_NS};
-
-    if ((src == 1 || dst == 1) && !P->retesting &&
-        fab_test_switch("FABRICBENCH_TEST_PAIRS_LOADED", &cached))
-        nanosleep(&ts, NULL);
-}
-
-/* One direction of the pair on comm pc (to < 0), or this member's part of a shift round on
- * the members' comm (sending to member `to`, receiving from `from`): warm-up, then timed
- * iterations; the timing rank fills rec with (src, dst). peer: the world rank waited for. */
-static fab_status_t fab_pairs_measure(fab_pairs_t *P, MPI_Comm pc, int peer, fab_pair_rec_t *rec,
-                                      int src, int dst, int to, int from)
-{
-    const fab_kernel_t *k = P->k;
-    fab_kctx_t ctx;
-    void *state = NULL;
-    fab_acc_t acc;
-    fab_stats_t s;
-    uint64_t t0 = fab_now_ns(), first, last;
-    fab_status_t st = fab_ctx_setup(P->o, k, &P->sizes, pc, &ctx, &state);
-    size_t bytes = P->sizes.v[0];
-
-    if (to >= 0)
-        ctx.timer = true; /* shift: every member times its own sends */
-    if (st == FAB_OK)
-        st = fab_acc_init(&acc, ctx.timer ? (size_t)P->iters : 0);
-    if (st != FAB_OK) {
-        fab_ctx_free(&ctx);
-        return st;
-    }
-    fab_watch_phase("a pair's warm-up", k->name, bytes, peer, P->step_s / (double)(P->iters + 1));
-    for (uint64_t i = 0; i < P->warm && st == FAB_OK; i++) {
-        st = to >= 0 ? k->shift(&ctx, state, bytes, to, from) : k->iterate(&ctx, state, bytes);
-        fab_watch_tick();
-    }
-    fab_watch_phase("a pair's timed iterations", k->name, bytes, peer,
-                    P->step_s / (double)(P->iters + 1));
-    /* Contiguous timestamps, as the runner's timed blocks: one timer reading per iteration. */
-    first = last = fab_ticks();
-    for (uint64_t i = 0; i < P->iters && st == FAB_OK; i++) {
-        st = to >= 0 ? k->shift(&ctx, state, bytes, to, from) : k->iterate(&ctx, state, bytes);
-        if (ctx.timer) {
-            uint64_t now;
-
-            fab_pairs_test_delay(P, src, dst);
-            now = fab_ticks();
-            fab_acc_add(&acc, fab_ticks_to_s(now - last));
-            last = now;
-        }
-        fab_watch_tick();
-    }
-    if (st == FAB_OK && ctx.timer) {
-        acc.loop_total = fab_ticks_to_s(last - first);
-        fab_acc_stats(&acc, 1.0, &s);
-        *rec = (fab_pair_rec_t){src, dst, s.p50, s.p99, s.mean, ctx.msgs_per_iter};
-    }
-    if (k->cleanup)
-        k->cleanup(&ctx, state);
-    fab_acc_free(&acc);
-    fab_ctx_free(&ctx);
-    P->step_s = (double)(fab_now_ns() - t0) * 1e-9;
-    return st;
-}
 
 /* The watchdog's step while a rank waits for the round's other pairs (in the split and the
  * gather): FAB_PAIRS_WAIT x the longest pair it knows of (the last round's, its own in this
@@ -127,7 +55,7 @@ static double fab_pairs_wait_step(const fab_pairs_t *P, bool paired)
  * rank 0. */
 static fab_status_t fab_pairs_round(fab_pairs_t *P, bool shift)
 {
-    fab_pair_rec_t rec[2] = {{-1, -1, 0, 0, 0, 0}, {-1, -1, 0, 0, 0, 0}};
+    fab_pair_rec_t rec[2] = {{.src = -1, .dst = -1}, {.src = -1, .dst = -1}};
     int p = P->me >= 0 ? P->partner[P->me] : -1, dirs = P->k->kind == FAB_KIND_LATENCY ? 1 : 2;
     fab_status_t st = FAB_OK;
 
@@ -164,6 +92,22 @@ static fab_status_t fab_pairs_round(fab_pairs_t *P, bool shift)
     return fab_agree(st, MPI_COMM_WORLD);
 }
 
+/* Rank 0: a measurement's iterations into the matrix's fewest and most. */
+static void fab_pairs_count(fab_matrix_t *m, const fab_pair_rec_t *c)
+{
+    bool first = m->iterations_max == 0;
+
+    if (first || c->iters < m->iterations)
+        m->iterations = (int)c->iters;
+    if (c->iters > m->iterations_max)
+        m->iterations_max = (int)c->iters;
+    if (first || c->blocks < m->blocks_min)
+        m->blocks_min = c->blocks;
+    if (c->warm > m->warmup)
+        m->warmup = (int)c->warm;
+    m->imprecise += c->met == 0;
+}
+
 /* Rank 0: the round's records into the matrix (retest: into its retest values). */
 static void fab_pairs_fill(fab_pairs_t *P, int r, bool retest)
 {
@@ -172,6 +116,7 @@ static void fab_pairs_fill(fab_pairs_t *P, int r, bool retest)
     double line = P->o->line_rate_gbps * 1e3 / 8.0; /* MB/s */
     double *p50 = retest ? m->re_lat_p50 : m->lat_p50, *p99 = retest ? m->re_lat_p99 : m->lat_p99;
     double *bw = retest ? m->re_bw : m->bw, *lpct = retest ? m->re_line_pct : m->line_pct;
+    int *iters = retest ? m->re_iters : m->iters;
     /* shift measures each ordered pair on its own; the others a pair's ping-pong both ways */
     bool directed = !retest && P->o->schedule == FAB_SCHED_SHIFT;
 
@@ -185,6 +130,8 @@ static void fab_pairs_fill(fab_pairs_t *P, int r, bool retest)
         P->msgs_per_iter = c->msgs_per_iter;
         if (!retest)
             m->round[at] = m->round[directed ? at : ta] = r;
+        iters[at] = iters[directed || !p50 ? at : ta] = (int)c->iters;
+        fab_pairs_count(m, c);
         if (p50) {
             p50[at] = p50[directed ? at : ta] = c->p50_s / div * 1e6;
             p99[at] = p99[directed ? at : ta] = c->p99_s / div * 1e6;
@@ -288,6 +235,7 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
 
     fab_row_clear(&row);
     memset(&ctx, 0, sizeof(ctx));
+    m->seconds = (double)(fab_now_ns() - P->start) * 1e-9;
     if (fab_pairs_judge(P, verdict) != 0 ||
         fab_acc_init(&acc, (size_t)m->n * (size_t)m->n) != FAB_OK)
         return FAB_ERR_NOMEM;
@@ -303,8 +251,13 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
     }
     if (acc.n > 0) {
         row.bytes = m->bytes;
-        row.iters = P->iters;
-        row.warmup = P->warm;
+        /* every pair's measurement meets the floor, or the row says which fell short */
+        row.iters = (uint64_t)m->iterations;
+        row.warmup = (uint64_t)m->warmup;
+        if (P->stop.policy == FAB_PSTOP_ADAPTIVE) {
+            row.blocks = (uint64_t)m->blocks_min;
+            row.target_met = m->imprecise == 0;
+        }
         fab_acc_stats(&acc, div, &row.t);
         row.iter_time = acc.loop_total / (double)acc.n;
         ctx.msgs_per_iter = P->msgs_per_iter;
@@ -356,21 +309,49 @@ static void fab_pairs_progress(const fab_pairs_t *P, int r, int of, const char *
                      el / (r + 1) * (of - r - 1));
 }
 
-/* Rank 0, before the first round: the rounds ahead and, for bandwidth with a known line rate,
- * the least time they take (every byte at the line rate); the time left follows each round. */
-static void fab_pairs_estimate(const fab_pairs_t *P, int rounds)
+/* Rank 0, before the first round: the rounds ahead and how long they take, expected (each pair
+ * and direction at the line rate, stopping at the floor) and at most (each at its time); the
+ * time left follows each round. Also into detail (the kernel's header line and attribute). */
+static void fab_pairs_estimate(fab_pairs_t *P, int rounds, char *detail, size_t len)
 {
-    char at[128] = "";
-    double dirs = P->o->schedule == FAB_SCHED_SHIFT ? 1 : 2;
+    int dirs = P->o->schedule == FAB_SCHED_SHIFT || P->k->kind == FAB_KIND_LATENCY ? 1 : 2;
+    double slots = (double)rounds * dirs, iter = NAN, e, most;
+    char ex[320] = "", mo[192] = "", re[96] = "", line[32];
+    size_t at = strlen(detail);
 
-    if (P->o->quiet)
-        return;
-    if (P->m.line_MBps > 0 && P->k->uses_window)
-        snprintf(at, sizeof(at), "; at least %.2g s at the line rate, ",
-                 rounds * dirs * (double)P->sizes.v[0] * P->o->window *
-                     (double)(P->iters + P->warm) / (P->m.line_MBps * 1e6));
-    fab_log_progress("%s: %d members, %s schedule: %d rounds%sthe time left follows each round",
-                     P->k->name, P->n, P->m.schedule, rounds, at[0] ? at : "; ");
+    if (P->k->kind == FAB_KIND_LATENCY)
+        iter = 0; /* a ping-pong: far less than a block */
+    else if (P->m.line_MBps > 0)
+        iter = (double)P->sizes.v[0] * P->window / (P->m.line_MBps * 1e6);
+    fab_pstop_estimate(&P->stop, iter, &e, &most);
+    fab_rate_text(P->m.line_MBps * 8e-3, line, sizeof(line));
+    if (isfinite(e) && iter > 0)
+        snprintf(ex, sizeof(ex),
+                 "expected %.3g s (every pair at the line rate, %sb/s: %.3g s per pair and "
+                 "direction, %.2g s an iteration of %d x %zu B)",
+                 slots * e, line, e, iter, P->window, P->sizes.v[0]);
+    else if (isfinite(e))
+        snprintf(ex, sizeof(ex),
+                 "expected %.3g s (%.3g s per pair: a stable pair stops after "
+                 "%d blocks of %g ms)",
+                 slots * e, e, FAB_FLOOR_BLOCKS, FAB_PAIRS_BLOCK_S * 1e3);
+    else
+        snprintf(ex, sizeof(ex), "expected time unknown (the line rate is unknown)");
+    if (isfinite(most))
+        snprintf(mo, sizeof(mo),
+                 ", at most %.3g s (%.3g s per pair%s; one short of %d timed "
+                 "iterations goes on up to %.3g s)",
+                 slots * most, most, dirs == 2 ? " and direction" : "", FAB_FLOOR_SAMPLES,
+                 fab_quality_cap(P->stop.time_s));
+    if (P->m.retest && isfinite(most))
+        snprintf(re, sizeof(re), "; retesting a pair alone adds up to %.3g s", dirs * 1.0 * most);
+    P->m.expect_s = slots * e;
+    P->m.most_s = slots * most;
+    fab_appendf(detail, len, &at, "; %s%s%s", ex, mo, re);
+    if (!P->o->quiet)
+        fab_log_progress("%s: %d members, %s schedule: %d rounds; %s%s%s; the time left follows "
+                         "each round",
+                         P->k->name, P->n, P->m.schedule, rounds, ex, mo, re);
 }
 
 typedef struct fab_flagged {
@@ -385,8 +366,11 @@ static int fab_flagged_cmp(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Rank 0: the unordered pairs the schedule's verdict finds slow, the slowest first, at most
- * FAB_PAIRS_RETEST_PER_MEMBER per member; list[2 * i], list[2 * i + 1]. -1: out of memory. */
+/* Rank 0: the unordered pairs the schedule's verdict finds slow and standing out from the rest
+ * (fab_locate_stands_out: not those the fabric as a whole explains), the slowest first, at most
+ * FAB_PAIRS_RETEST_PER_MEMBER per member; none where every round of the schedule was one pair
+ * (rounds of 2 or 3 members: each pair was alone already). list[2 * i], list[2 * i + 1]. -1:
+ * out of memory. */
 static int fab_pairs_flagged(fab_pairs_t *P, int **list)
 {
     fab_matrix_t *m = &P->m;
@@ -499,11 +483,14 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_
     P.o = o;
     P.k = k;
     P.sizes = *fab_kernel_sizes(k, o, &tmp);
-    P.iters = fab_pairs_iters(k, o);
-    P.warm = fab_pairs_warmup(k, o);
+    P.start = fab_now_ns();
+    fab_pairs_stop_conf(k, o, &P.stop);
+    P.window = fab_plan_window(k, o);
     P.member = malloc(sizeof(int) * (size_t)w->size);
     P.partner = malloc(sizeof(int) * (size_t)w->size);
-    if (!P.member || !P.partner)
+    P.ticks = malloc(sizeof(uint64_t) * FAB_PAIRS_BLOCK_MAX);
+    P.secs = malloc(sizeof(double) * FAB_PAIRS_BLOCK_MAX);
+    if (!P.member || !P.partner || !P.ticks || !P.secs)
         st = FAB_ERR_NOMEM;
     if (st == FAB_OK) {
         P.n = fab_pairs_members(w, o, P.member);
@@ -525,19 +512,16 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_
                        "check the file --switches names");
     if (st != FAB_OK)
         goto out;
+    rounds = fab_sched_rounds((fab_sched_t)o->schedule, P.n);
     if (w->rank == 0) {
-        char detail[256];
+        char detail[1024];
 
-        snprintf(detail, sizeof(detail),
-                 "%d %ss, %s schedule (%d rounds), %llu iterations per pair and direction%s", P.n,
-                 P.m.pairs_per, P.m.schedule, P.m.rounds, (unsigned long long)P.iters,
-                 P.m.retest ? ", slow pairs retested alone" : "");
+        snprintf(detail, sizeof(detail), "%d %ss, %s schedule (%d rounds)%s", P.n, P.m.pairs_per,
+                 P.m.schedule, P.m.rounds, P.m.retest ? ", slow pairs retested alone" : "");
+        fab_pairs_estimate(&P, rounds, detail, sizeof(detail));
         if (fab_sinks_kernel_begin(sinks, k, o, NULL, w, detail) != FAB_OK)
             fab_stop_request(FAB_STOP_OUTPUT);
     }
-    rounds = fab_sched_rounds((fab_sched_t)o->schedule, P.n);
-    if (w->rank == 0)
-        fab_pairs_estimate(&P, rounds);
     for (int r = 0; r < rounds && st == FAB_OK; r++) {
         fab_watch_phase("agreeing on the next round", k->name, P.sizes.v[0], -1, P.round_s);
         st = fab_pairs_stop(&P);
@@ -582,6 +566,8 @@ out:
     if (P.members != MPI_COMM_NULL)
         MPI_Comm_free(&P.members);
     free(P.all);
+    free(P.ticks);
+    free(P.secs);
     free(P.member);
     free(P.partner);
     return st;

@@ -11,16 +11,14 @@
 #include "core/status.h"
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
+#include "measure/pairs_stop.h"
 #include "out/sink.h"
 
-/* Default iterations per pair and direction (without -i): latency-like, bandwidth-like. */
-#define FAB_PAIRS_ITERS_LAT 1000
-#define FAB_PAIRS_ITERS_BW  20
-
-/* Iterations per pair and direction (-i, or the defaults above) and the warm-up before them
- * (-x, or a tenth). */
-uint64_t fab_pairs_iters(const fab_kernel_t *k, const fab_opts_t *o);
-uint64_t fab_pairs_warmup(const fab_kernel_t *k, const fab_opts_t *o);
+/* How long each pair and direction is measured (measure/pairs_stop.h): -i (fixed), -t (time),
+ * else adaptive with --pair-time or the kernel's default time. */
+void fab_pairs_stop_conf(const fab_kernel_t *k, const fab_opts_t *o, fab_pstop_conf_t *c);
+/* That policy in words (the table's header, the file's iteration_policy). */
+void fab_pairs_policy(const fab_kernel_t *k, const fab_opts_t *o, char *buf, size_t len);
 /* The members of the run's pairs: world ranks, one per host (the lowest) or every rank;
  * member[] holds w->size entries. Returns their count. */
 int fab_pairs_members(const fab_world_t *w, const fab_opts_t *o, int *member);

@@ -13,18 +13,56 @@
 #include "core/text.h"
 #include "measure/pairs.h"
 #include "measure/pairs_int.h"
+#include "measure/quality.h"
 #include "measure/schedule.h"
 
-uint64_t fab_pairs_iters(const fab_kernel_t *k, const fab_opts_t *o)
+void fab_pairs_stop_conf(const fab_kernel_t *k, const fab_opts_t *o, fab_pstop_conf_t *c)
 {
-    if (o->iters > 0)
-        return (uint64_t)o->iters;
-    return k->kind == FAB_KIND_LATENCY ? FAB_PAIRS_ITERS_LAT : FAB_PAIRS_ITERS_BW;
+    memset(c, 0, sizeof(*c));
+    c->warmup = o->warmup;
+    c->precision = o->precision_pct / 100.0;
+    if (o->iters > 0) {
+        c->policy = FAB_PSTOP_FIXED;
+        c->fixed = (uint64_t)o->iters;
+    } else if (!o->adaptive) {
+        c->policy = FAB_PSTOP_TIME;
+        c->time_s = o->time_s;
+        c->min_iters = (uint64_t)o->min_iters;
+        c->max_iters = (uint64_t)o->max_iters;
+    } else {
+        c->policy = FAB_PSTOP_ADAPTIVE;
+        c->time_s = fab_pstop_default_time(k->kind == FAB_KIND_LATENCY, o->pair_time_s);
+    }
 }
 
-uint64_t fab_pairs_warmup(const fab_kernel_t *k, const fab_opts_t *o)
+void fab_pairs_policy(const fab_kernel_t *k, const fab_opts_t *o, char *buf, size_t len)
 {
-    return o->warmup >= 0 ? (uint64_t)o->warmup : (fab_pairs_iters(k, o) + 9) / 10;
+    fab_pstop_conf_t c;
+    char warm[96];
+
+    fab_pairs_stop_conf(k, o, &c);
+    if (c.warmup >= 0)
+        snprintf(warm, sizeof(warm), "warm-up %lld", (long long)c.warmup);
+    else if (c.policy == FAB_PSTOP_FIXED)
+        snprintf(warm, sizeof(warm), "warm-up %llu", (unsigned long long)(c.fixed + 9) / 10);
+    else
+        snprintf(warm, sizeof(warm), "warm-up until the time per iteration settles");
+    if (c.policy == FAB_PSTOP_FIXED)
+        snprintf(buf, len, "pairs: fixed, %llu iterations per pair and direction, %s",
+                 (unsigned long long)c.fixed, warm);
+    else if (c.policy == FAB_PSTOP_TIME)
+        snprintf(buf, len,
+                 "pairs: time, about %g s of timed iterations per pair and direction (%llu to "
+                 "%llu iterations), %s",
+                 c.time_s, (unsigned long long)c.min_iters, (unsigned long long)c.max_iters, warm);
+    else
+        snprintf(buf, len,
+                 "pairs: adaptive, at most %g s per pair and direction (--pair-time, warm-up "
+                 "included); %s, then blocks of about %g ms until the pair's median is within "
+                 "+-%g%% and its blocks agree, at least %d timed iterations in %d blocks (a pair "
+                 "short of them goes on up to %g s)",
+                 c.time_s, warm, FAB_PAIRS_BLOCK_S * 1e3, o->precision_pct, FAB_FLOOR_SAMPLES,
+                 FAB_FLOOR_BLOCKS, fab_quality_cap(c.time_s));
 }
 
 int fab_pairs_members(const fab_world_t *w, const fab_opts_t *o, int *member)
@@ -172,13 +210,18 @@ fab_status_t fab_pairs_matrix_init(fab_pairs_t *P, char *msg, size_t len)
     m->pairs_per = P->o->pairs_per ? "rank" : "node";
     m->bytes = P->sizes.v[0];
     m->rounds = fab_sched_rounds((fab_sched_t)P->o->schedule, n);
-    m->iterations = (int)P->iters;
-    m->warmup = (int)P->warm;
+    m->policy = P->stop.policy == FAB_PSTOP_FIXED  ? "fixed"
+                : P->stop.policy == FAB_PSTOP_TIME ? "time"
+                                                   : "adaptive";
+    m->pair_time_s = P->stop.policy == FAB_PSTOP_FIXED ? NAN : P->stop.time_s;
+    m->iterations = m->iterations_max = m->blocks_min = m->warmup = 0;
+    m->expect_s = m->most_s = m->seconds = NAN;
     m->lat_p50 = lat ? fab_nan_matrix(n) : NULL;
     m->lat_p99 = lat ? fab_nan_matrix(n) : NULL;
     m->bw = lat ? NULL : fab_nan_matrix(n);
     m->line_pct = lat ? NULL : fab_nan_matrix(n);
     m->round = malloc(sizeof(int) * (size_t)n * (size_t)n + 1);
+    m->iters = malloc(sizeof(int) * (size_t)n * (size_t)n + 1);
     m->retest = P->o->retest && P->o->schedule != FAB_SCHED_SERIAL;
     m->retests = -1;
     if (m->retest) {
@@ -186,8 +229,11 @@ fab_status_t fab_pairs_matrix_init(fab_pairs_t *P, char *msg, size_t len)
         m->re_lat_p99 = lat ? fab_nan_matrix(n) : NULL;
         m->re_bw = lat ? NULL : fab_nan_matrix(n);
         m->re_line_pct = lat ? NULL : fab_nan_matrix(n);
-        if (lat ? !m->re_lat_p50 || !m->re_lat_p99 : !m->re_bw || !m->re_line_pct)
+        m->re_iters = malloc(sizeof(int) * (size_t)n * (size_t)n + 1);
+        if (!m->re_iters || (lat ? !m->re_lat_p50 || !m->re_lat_p99 : !m->re_bw || !m->re_line_pct))
             return FAB_ERR_NOMEM;
+        for (int i = 0; i < n * n; i++)
+            m->re_iters[i] = -1;
     }
     /* the line rate the verdict uses: a port's between hosts, or one given */
     if (P->o->line_rate_gbps > 0 && (P->w->nhosts > 1 || P->o->line_rate_given))
@@ -195,11 +241,11 @@ fab_status_t fab_pairs_matrix_init(fab_pairs_t *P, char *msg, size_t len)
     m->bw_frac = P->o->slow_bw;
     m->lat_factor = P->o->slow_latency;
     P->all = calloc(2 * (size_t)P->w->size, sizeof(fab_pair_rec_t));
-    if (!m->names || !m->group || !m->gnames || !m->round || !P->all ||
+    if (!m->names || !m->group || !m->gnames || !m->round || !m->iters || !P->all ||
         (lat ? !m->lat_p50 || !m->lat_p99 : !m->bw || !m->line_pct))
         return FAB_ERR_NOMEM;
     for (int i = 0; i < n * n; i++)
-        m->round[i] = -1;
+        m->round[i] = m->iters[i] = -1;
     for (int i = 0; i < n; i++) {
         char buf[FAB_HOST_MAX + 16];
 
@@ -226,6 +272,8 @@ void fab_pairs_matrix_free(fab_matrix_t *m)
     free(m->bw);
     free(m->line_pct);
     free(m->round);
+    free(m->iters);
+    free(m->re_iters);
     free(m->re_lat_p50);
     free(m->re_lat_p99);
     free(m->re_bw);

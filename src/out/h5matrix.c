@@ -53,6 +53,7 @@ static herr_t fab_h5m_verdict(hid_t g, const fab_matrix_t *m)
     fab_h5_attr_f64(g, "slow_bw_share", m->bw_frac);
     fab_h5_attr_f64(g, "slow_latency_factor", m->lat_factor);
     fab_h5_attr_f64(g, "line_rate_MBps", m->line_MBps > 0 ? m->line_MBps : NAN);
+    fab_h5_attr_f64(g, "seconds", m->seconds);
     if (m->retest)
         fab_h5_attr_i64(g, "pairs_load_only", m->load_only);
     for (int i = 0; i < v->nsuspects && rc >= 0; i++) {
@@ -102,8 +103,10 @@ herr_t fab_h5_matrix(hid_t kg, const fab_matrix_t *m)
         fab_h5_attr_i64(g, "bytes", (int64_t)m->bytes);
         fab_h5_attr_i64(g, "members", m->n);
         fab_h5_attr_i64(g, "rounds", m->rounds);
-        fab_h5_attr_i64(g, "iterations", m->iterations);
-        fab_h5_attr_i64(g, "warmup", m->warmup);
+        fab_h5_attr_str(g, "policy", m->policy);
+        fab_h5_attr_f64(g, "pair_time_s", m->pair_time_s);
+        fab_h5_attr_f64(g, "expected_s", m->expect_s);
+        fab_h5_attr_f64(g, "most_s", m->most_s);
         fab_h5_attr_str(g, "retest", m->retest ? "on" : "off");
         fab_h5_attr_f64(g, "line_rate_MBps", m->line_MBps > 0 ? m->line_MBps : NAN);
         rc = fab_h5_strings(g, "nodes", m->names, (hsize_t)m->n);
@@ -123,6 +126,13 @@ herr_t fab_h5_matrix(hid_t kg, const fab_matrix_t *m)
         }
     }
     fab_h5_attr_i64(g, "rounds_done", m->rounds_done);
+    fab_h5_attr_i64(g, "iterations", m->iterations);
+    fab_h5_attr_i64(g, "iterations_max", m->iterations_max);
+    fab_h5_attr_i64(g, "warmup", m->warmup);
+    if (strcmp(m->policy, "adaptive") == 0) {
+        fab_h5_attr_i64(g, "blocks_min", m->blocks_min);
+        fab_h5_attr_i64(g, "pairs_imprecise", m->imprecise);
+    }
     if (m->retest) {
         fab_h5_attr_i64(g, "retests", m->retests);
         fab_h5_attr_i64(g, "retested", m->retested);
@@ -137,6 +147,8 @@ herr_t fab_h5_matrix(hid_t kg, const fab_matrix_t *m)
         rc = fab_h5m_square(g, "line_pct", H5T_NATIVE_DOUBLE, m->n, m->line_pct);
     if (rc >= 0)
         rc = fab_h5m_square(g, "round", H5T_NATIVE_INT, m->n, m->round);
+    if (rc >= 0)
+        rc = fab_h5m_square(g, "pair_iterations", H5T_NATIVE_INT, m->n, m->iters);
     if (rc >= 0 && m->retested > 0) {
         rc = fab_h5m_square(g, "retest_lat_p50_us", H5T_NATIVE_DOUBLE, m->n, m->re_lat_p50);
         if (rc >= 0)
@@ -145,6 +157,8 @@ herr_t fab_h5_matrix(hid_t kg, const fab_matrix_t *m)
             rc = fab_h5m_square(g, "retest_bw_MBps", H5T_NATIVE_DOUBLE, m->n, m->re_bw);
         if (rc >= 0)
             rc = fab_h5m_square(g, "retest_line_pct", H5T_NATIVE_DOUBLE, m->n, m->re_line_pct);
+        if (rc >= 0)
+            rc = fab_h5m_square(g, "retest_pair_iterations", H5T_NATIVE_INT, m->n, m->re_iters);
     }
     if (rc >= 0 && m->verdict)
         rc = fab_h5m_verdict(g, m);

@@ -90,8 +90,7 @@ void fab_kmeta_fill(fab_kmeta_t *m, const fab_kernel_t *k, const fab_opts_t *o, 
     else
         snprintf(m->ranks, sizeof(m->ranks), "all (%d)", w->size);
     if (k->ranks == FAB_RANKS_NODES)
-        snprintf(m->policy, sizeof(m->policy), "pairs: %llu iterations per pair and direction",
-                 (unsigned long long)fab_pairs_iters(k, o));
+        fab_pairs_policy(k, o, m->policy, sizeof(m->policy));
     else
         fab_rounds_policy(o, k, m->policy, sizeof(m->policy));
     fab_kmeta_str(m, "kernel", k->name);

@@ -347,9 +347,10 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
                              "sums up the pairs: one sample per pair (latency: its median; "
                              "bandwidth: its mean), so min/p50/max are the best, median and "
                              "worst pair");
-        fab_out_text_line(f, "# iterations: %llu per pair and direction, warm-up %llu",
-                          (unsigned long long)fab_pairs_iters(k, o),
-                          (unsigned long long)fab_pairs_warmup(k, o));
+        char policy[640];
+
+        fab_pairs_policy(k, o, policy, sizeof(policy));
+        fab_out_text_line(f, "# iterations: %s", policy);
     } else if (pair)
         fab_out_text_line(f, "# ranks: %d (%s) <-> %d (%s)%s", pair[0], w->hosts[pair[0]], pair[1],
                           w->hosts[pair[1]], w->size > 2 ? "; other ranks wait idle" : "");

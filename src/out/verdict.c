@@ -150,9 +150,15 @@ void fab_out_text_verdict(FILE *f, const fab_kernel_t *k, const fab_matrix_t *m)
     const fab_locate_t *v = m->verdict;
     double med = m->bw ? v->bw_median : v->lat_median;
 
-    fab_out_text_line(f, "# %s: %d of %d pairs measured in %d of %d rounds; median pair %.*f %s",
+    char expect[48] = "";
+
+    if (isfinite(m->expect_s))
+        snprintf(expect, sizeof(expect), ", expected %.3g s", m->expect_s);
+    fab_out_text_line(f,
+                      "# %s: %d of %d pairs measured in %d of %d rounds in %.3g s%s; median pair "
+                      "%.*f %s",
                       k->name, v->npairs, m->n * (m->n - 1) / 2, m->rounds_done, m->rounds,
-                      m->bw ? 0 : 2, med, m->bw ? "MB/s" : "us");
+                      m->seconds, expect, m->bw ? 0 : 2, med, m->bw ? "MB/s" : "us");
     if (m->bw)
         fprintf(f, "# slow: below %.0f%% of the median pair%s\n", 100.0 * m->bw_frac,
                 m->line_MBps > 0 ? " or of the line rate" : " (line rate unknown: not judged)");

@@ -17,6 +17,9 @@ One rank per node, mpirun started inside vnode1 through the cluster's rsh agent.
   on sw-b and the traffic from sw-a's nodes to sw-b's shaped, the group sw-a and nothing else
   is named (exit 1). The slow share is --slow-bw 0.6, not the default 0.9, so that a
   busy machine's noise between healthy pairs cannot make a suspect; the faults are at 25%.
+  The pairs run adaptive (the default; 64 KiB x pairs_bw's window of 8, --pair-time 0.3):
+  every pair and direction has at least the floor's 10 timed iterations, and only the pairs
+  that stand out are retested (the slow node's 3, the slow path's 1, the group's 4).
   --line-rate 100M stands for the shaping (the veths report 10 Gb/s, which no shaped pair
   reaches), so the line-rate rule is tested too: a healthy pair passes it, a slow one fails.
   It is 40% of the 250 Mb/s shaping, not more: beside two CPU hogs healthy pairs fell to
@@ -265,8 +268,8 @@ def pairs_run(tag, extra=()):
     """pairs_bw on the 4 nodes over fab1: (exit code, verdict, suspect lines, bw matrix)."""
     out = os.path.join(WORKDIR, "pairs-%s.h5" % tag)
     p = mpirun_in_cluster(NODES4, [
-        "run", "pairs_bw", "--fabric", "tcp", "--device", "fab1", "-m", "64K", "-w", "16",
-        "-i", "10", "--slow-bw", "0.6", "--line-rate", "100M", "-o", out] + list(extra))
+        "run", "pairs_bw", "--fabric", "tcp", "--device", "fab1", "-m", "64K", "--pair-time",
+        "0.3", "--slow-bw", "0.6", "--line-rate", "100M", "-o", out] + list(extra))
     check(p.returncode in (0, 1), "pairs %s: exit %d\n%s\n%s%s"
           % (tag, p.returncode, p.stdout, p.stderr, hint(p)))
     with h5py.File(out, "r") as f:
@@ -275,8 +278,21 @@ def pairs_run(tag, extra=()):
         nodes = list(m["nodes"].asstr()[()])
         check(nodes == NODES4, "pairs %s: members %s" % (tag, nodes))
         verdict = m.attrs["verdict"]
+        m_policy = m.attrs["policy"]
         suspects = list(m["suspects"].asstr()[()])
         bw = m["bw_MBps"][()]
+        it = m["pair_iterations"][()]
+        retests = int(m.attrs["retests"])
+        slow = m["pair_slow"][()]
+    off = [[i != j for j in range(4)] for i in range(4)]
+    check(all(it[i][j] >= 10 for i in range(4) for j in range(4) if off[i][j]) and
+          m_policy == "adaptive", "pairs %s: a pair below the floor of 10 timed iterations (%s):"
+          "\n%s" % (tag, m_policy, it))
+    # no fabric-wide suspect here: every pair slow in the schedule stands out and is retested
+    # (8 after it when fine alone), every other pair is not
+    standing = sum(1 for i in range(4) for j in range(i + 1, 4) if slow[i][j] not in (0, 255))
+    check(retests == standing, "pairs %s: %d pairs retested, %d slow in the schedule"
+          % (tag, retests, standing))
     print("pairs %s: exit %d, %s, %s; MB/s %s" % (tag, p.returncode, verdict, suspects,
                                                    [["%.1f" % x for x in r] for r in bw]))
     return p.returncode, verdict, suspects

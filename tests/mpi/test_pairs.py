@@ -8,6 +8,14 @@ a live run; the verdict's logic itself is unit.pairs (synthetic matrices with kn
 - pairs_bw on 4 ranks, serial schedule: 6 rounds of one pair, both directions measured.
 - shift schedule (pairs_bw on 4 ranks, pairs_latency on 3): n-1 rounds, in round r member i
   sends to i+r+1 (mod n), every ordered pair measured once.
+- The default iteration policy (adaptive, pairs_bw on 4 ranks, --pair-time 0.2): every pair
+  and direction has at least 10 timed iterations (the floor) in pair_iterations, the
+  attributes `iterations` and `iterations_max` are their fewest and most, the row's
+  iterations the fewest and its quality not invalid, the window pairs_bw's own 8; the
+  expected and the longest duration are stated at the start (stderr and the kernel's
+  detail). With a line rate no pair reaches (--line-rate 10000G) and no pair slow against
+  the others (--slow-bw 0.01), the fabric as a whole is named and no pair is retested (they
+  all stand out from nothing). -t on pairs_latency (shift): policy time, >= --min-iters.
 - --retest: with FABRICBENCH_TEST_PAIRS_LOADED=1 every pair of member 1 is slowed in the
   schedule only; with --retest on those pairs are measured again alone (both values kept,
   the retest's iterations without the hook's 20 ms), with --retest off member 1 is named and
@@ -29,7 +37,7 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun  # noqa: E402
+from fabtest import MPIRUN_OPTS, check, fail, mpi_env, mpirun  # noqa: E402
 
 exe = sys.argv[1]
 
@@ -107,8 +115,35 @@ check(np.isfinite(bw[off]).all() and (bw[off] > 0).all(), "bw:\n%s" % bw)
 check(m.attrs["bytes"] == 65536 and m.attrs["iterations"] == 5, "attrs %s" % dict(m.attrs))
 f.close()
 
+# the default policy: adaptive per pair, the floor under every pair, the expected duration
+r = mpirun(4, [exe, "run", "pairs_bw", "--pairs-per", "rank", "-m", "64K", "--pair-time", "0.2",
+               "--line-rate", "10000G", "--slow-bw", "0.01", "-o", "adaptive.h5"])
+check(r.returncode == 1, "adaptive: exit %d\n%s\n%s" % (r.returncode, r.stdout, r.stderr))
+f, k, m = matrix("adaptive.h5", "pairs_bw")
+it = m["pair_iterations"][:]
+off = ~np.eye(4, dtype=bool)
+check(m.attrs["policy"] == "adaptive" and m.attrs["pair_time_s"] == 0.2, "attrs %s" %
+      dict(m.attrs))
+check((it[off] >= 10).all() and (np.diag(it) == -1).all(), "pair_iterations below the floor "
+      "of 10:\n%s" % it)
+check(m.attrs["iterations"] == it[off].min() and m.attrs["iterations_max"] == it[off].max() and
+      m.attrs["blocks_min"] >= 3 and m.attrs["warmup"] >= 1, "attrs %s vs\n%s" %
+      (dict(m.attrs), it))
+check(k["table/iterations"][0] == it[off].min() and k["table/quality"][0] != b"invalid",
+      "row: %s iterations, quality %s" % (k["table/iterations"][0], k["table/quality"][0]))
+check(k.attrs["window"] == 8, "pairs_bw's window %s" % k.attrs["window"])
+detail = k.attrs["detail"]
+check("expected" in detail and "at most" in detail and "expected" in r.stderr,
+      "no expected duration: %s\n%s" % (detail, r.stderr))
+sus = [s.decode() for s in m["suspects"][:]]
+check(sus and sus[0].startswith("fabric: ") and m.attrs["retests"] == 0 and
+      m.attrs["retested"] == 0 and "retest_bw_MBps" not in m,
+      "fabric as a whole: suspects %s, retests %s" % (sus, m.attrs["retests"]))
+f.close()
+
 # shift: every member at once, each ordered pair once
-for kernel, n, extra in (("pairs_bw", 4, ["-m", "64K", "-i", "5"]), ("pairs_latency", 3, [])):
+for kernel, n, extra in (("pairs_bw", 4, ["-m", "64K", "-i", "5"]),
+                         ("pairs_latency", 3, ["-t", "0.02"])):
     path = "shift-%s.h5" % kernel
     r = mpirun(n, [exe, "run", kernel, "--pairs-per", "rank", "--schedule", "shift", "-o", path]
                + extra)
@@ -119,6 +154,10 @@ for kernel, n, extra in (("pairs_bw", 4, ["-m", "64K", "-i", "5"]), ("pairs_late
     rnd = m["round"][:]
     want = np.array([[-1 if i == j else (j - i - 1) % n for j in range(n)] for i in range(n)])
     check((rnd == want).all(), "shift rounds:\n%s\nwant\n%s" % (rnd, want))
+    if kernel == "pairs_latency":
+        it = m["pair_iterations"][:][~np.eye(n, dtype=bool)]
+        check(m.attrs["policy"] == "time" and (it >= 10).all(), "-t: policy %s, iterations %s"
+              % (m.attrs["policy"], it))
     v = m["bw_MBps" if kernel == "pairs_bw" else "lat_p50_us"][:]
     off = ~np.eye(n, dtype=bool)
     check(np.isfinite(v[off]).all() and (v[off] > 0).all() and np.isnan(np.diag(v)).all(),
@@ -248,5 +287,5 @@ check("gathering" not in err, "a rank without a pair took the round for a stall:
 with h5py.File("stop.h5", "r") as f:
     check(f["runs/run_0000"].attrs["status"] == "failed", "file status %s" %
           f["runs/run_0000"].attrs["status"])
-print("ok pairs: rounds, serial, shift, retest on/off, refusals, kill -9 after %d rounds, a stopped rank named "
+print("ok pairs: rounds, serial, adaptive, shift, retest on/off, refusals, kill -9 after %d rounds, a stopped rank named "
       "after %.1f s" % (kept, took))

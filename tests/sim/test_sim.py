@@ -28,6 +28,9 @@ RUNNER = os.path.join(HERE, "smpirun.sh")
 
 BW = ["run", "pairs_bw", "-m", "1M", "-w", "2", "-i", "2", "-x", "0"]
 LAT = ["run", "pairs_latency", "-m", "8", "-i", "10", "-x", "1"]
+# The defaults (adaptive per pair, pairs_bw's window of 8) at a known line rate: every pair
+# meets the floor, the run states what it expects and stays within the most it states.
+BW_ADAPTIVE = ["run", "pairs_bw", "--line-rate", "100G"]
 # 256 nodes: one message per pair and direction, and no retest of the ~950 slow pairs one at
 # a time (about 100 s of simulator time): the verdict is the same (docs/PERFORMANCE.md).
 BW256 = ["run", "pairs_bw", "-m", "1M", "-w", "1", "-i", "1", "-x", "0", "--retest", "off"]
@@ -49,6 +52,7 @@ SCENARIOS = {
     # retested alone (pairs_load_only), and the verdict still names the fault alone.
     "pairs_bw.uplink64_1to1": (8, 8, "leaf2-spine5=3.125e9", "", BW, 1, [("group", "leaf2")],
                                {"FT_UPBW": "12.5e9"}),
+    "pairs_bw.adaptive64": (8, 8, "node-13=3.125e9", "", BW_ADAPTIVE, 1, [("node", "node-13")]),
     "pairs_latency.healthy64": (8, 8, "", "", LAT, 0, []),
     "pairs_latency.hostlink64": (8, 8, "", "node-13=2e-6", LAT, 1, [("node", "node-13")]),
 }
@@ -82,6 +86,12 @@ def named(m):
             check(len(members) == 1, "suspect %d (%s) names %s" % (i, line, members))
             out.append((kind, members[0]))
     return out
+
+
+def retest_most(m):
+    """The most the retests can take: each pair both directions at its time per direction."""
+    per = m.attrs["most_s"] / (2 * m.attrs["rounds"])  # most_s: rounds x 2 directions
+    return 2 * per * m.attrs["retested"]
 
 
 # What the simulated build refuses, each with exit 2 and one error line from rank 0.
@@ -146,6 +156,18 @@ def main():
             check(got == want, "suspects %s, want %s" % (got, want))
             if not want:
                 check((m["node_suspect"][()] == -1).all(), "a node is named on a healthy fabric")
+            if "-i" not in args:
+                it = m["pair_iterations"][()][~np.eye(n, dtype=bool)]
+                check(m.attrs["policy"] == "adaptive" and (it >= 10).all(),
+                      "adaptive: %s, pairs below the floor: %d" % (m.attrs["policy"],
+                                                                   int((it < 10).sum())))
+                check(np.isfinite(m.attrs["expected_s"]) and
+                      m.attrs["seconds"] <= m.attrs["most_s"] + retest_most(m),
+                      "took %.3g s (simulated), expected %.3g, at most %.3g + retests" %
+                      (m.attrs["seconds"], m.attrs["expected_s"], m.attrs["most_s"]))
+                print("  adaptive: %d to %d timed iterations per pair and direction; %.3g s "
+                      "(simulated), expected %.3g s" % (it.min(), it.max(), m.attrs["seconds"],
+                                                        m.attrs["expected_s"]))
             if "FT_UPBW" in more:
                 check(m.attrs["pairs_load_only"] > 0, "no pair slow under load only on a 1:1 tree")
                 print("  %d pairs slow under load only" % m.attrs["pairs_load_only"])
