@@ -260,11 +260,14 @@ def summarize(m, count):
     med = median(m)
     d = {k: m[k] for k in ("file", "run", "run_status", "kernel", "kernel_id", "kernel_status",
                            "schedule", "pairs_per", "bytes", "members", "rounds", "rounds_done",
-                           "iterations", "warmup", "pairs_measured", "pairs_slow",
+                           "iterations", "iterations_max", "warmup", "pairs_measured",
+                           "pairs_slow",
                            "slow_bw_share", "slow_latency_factor", "line_rate_MBps",
                            "bw_median_MBps", "lat_median_us", "nodes", "switches",
                            "suspects", "retests", "retested", "pairs_load_only")}
     d["retest"] = m["retest"] or None
+    d["policy"] = m["policy"] or None
+    d["pair_time_s"] = m["pair_time_s"] if math.isfinite(m["pair_time_s"]) else None
     d["status"] = status(m)
     d["verdict"] = m["verdict"]
     d["metric"], d["unit"], d["median"] = m["metric"], m["unit"], med
@@ -290,10 +293,18 @@ def _text_one(m, count):
     n = m["members"]
     med = median(m)
     out = ["== " + headline(m)]
-    sched = "%s, %d of %d rounds; %s iterations per pair and direction (%s warm-up); " \
-        "message size %s" % (m["schedule"] or "?", m["rounds_done"], m["rounds"],
-                             m["iterations"] if m["iterations"] >= 0 else "?",
-                             m["warmup"] if m["warmup"] >= 0 else "?", bytes_text(m["bytes"]))
+    its = "%d" % m["iterations"] if m["iterations"] >= 0 else "?"
+    if m["iterations_max"] > m["iterations"] >= 0:
+        its += "-%d" % m["iterations_max"]
+    policy = ""
+    if m["policy"] == "adaptive" and math.isfinite(m["pair_time_s"]):
+        policy = ", adaptive, at most %g s each" % m["pair_time_s"]
+    elif m["policy"]:
+        policy = ", " + m["policy"]
+    sched = "%s, %d of %d rounds; %s iterations per pair and direction (%s warm-up%s); " \
+        "message size %s" % (m["schedule"] or "?", m["rounds_done"], m["rounds"], its,
+                             m["warmup"] if m["warmup"] >= 0 else "?", policy,
+                             bytes_text(m["bytes"]))
     if m["retest"]:
         sched += "; retest of slow pairs alone %s" % m["retest"]
         if m["retest"] == "on" and m["retests"] >= 0:

@@ -20,6 +20,7 @@ MAX_MEMBERS = 4096
 SCHEDULES = ("rounds", "serial", "shift")
 PAIRS_PER = ("node", "rank")
 VERDICTS = ("healthy", "suspects")
+POLICIES = ("adaptive", "fixed", "time")
 # pair_slow: bits, and the value of a pair (or the diagonal) that was not measured.
 SLOW_BITS = ((1, "bandwidth"), (2, "latency"), (4, "line rate"), (8, "only under load"))
 NOT_MEASURED = 255
@@ -44,6 +45,12 @@ def _attrs(g, where):
         "rounds_done": a(g, where, "rounds_done", "int", 0, ge0),
         "iterations": a(g, where, "iterations", "int", -1, ge0),
         "warmup": a(g, where, "warmup", "int", -1, ge0),
+        # how each pair's iterations were chosen; with adaptive or time they differ between
+        # pairs: `iterations` is then the fewest, `iterations_max` the most
+        "policy": a(g, where, "policy", "str", "", hostile.one_of(POLICIES)),
+        "iterations_max": a(g, where, "iterations_max", "int", -1, ge0),
+        "pair_time_s": a(g, where, "pair_time_s", "float", math.nan,
+                         hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")),
         "retest": a(g, where, "retest", "str", "", hostile.one_of(("on", "off"))),
         # --retest on: pairs to retest (-1: not known yet), retested so far, and (with the
         # verdict) those slow in the schedule but not alone
@@ -66,6 +73,10 @@ def _attrs(g, where):
     if m["rounds_done"] > m["rounds"]:
         raise hostile.Mismatch("the attribute rounds_done of %s" % where, "is %d, more than "
                                "the %d rounds of the schedule" % (m["rounds_done"], m["rounds"]))
+    if m["iterations_max"] >= 0 and m["iterations_max"] < m["iterations"]:
+        raise hostile.Mismatch("the attribute iterations_max of %s" % where, "is %d, fewer than "
+                               "its fewest, iterations (%d)" % (m["iterations_max"],
+                                                                m["iterations"]))
     npairs = n * (n - 1) // 2
     if m["pairs_measured"] > npairs:
         raise hostile.Mismatch("the attribute pairs_measured of %s" % where, "is %d; %d "

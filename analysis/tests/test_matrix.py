@@ -80,6 +80,36 @@ def test_bad_node(pairs):
             assert cells.count("2500*") == 1 and cells.count("10000") == 6
 
 
+def test_adaptive_iterations_shown_as_a_range(pairs, tmp_path):
+    """Adaptive pairs: the fewest and most timed iterations of a pair (`iterations`,
+    `iterations_max`), the policy and the pair's time in the text and the JSON; a most below
+    the fewest is not what fabricbench writes (exit 3)."""
+    import shutil
+
+    import h5py
+
+    path = str(tmp_path / "adaptive.h5")
+    shutil.copy(pairs.healthy, path)
+    with h5py.File(path, "r+") as f:
+        for k in f["runs/run_0000/kernels"].values():
+            m = k["matrix"].attrs
+            m["policy"], m["pair_time_s"] = "adaptive", 1.0
+            m["iterations"], m["iterations_max"], m["warmup"] = 10, 34, 4
+    p = _matrix(pairs, path, "--kernel", "pairs_bw")
+    assert_ok(p)
+    assert ("10-34 iterations per pair and direction (4 warm-up, adaptive, at most 1 s each)"
+            in p.stdout), p.stdout
+    j = json.loads(_matrix(pairs, path, "--json").stdout)
+    assert all(m["policy"] == "adaptive" and m["iterations"] == 10 and
+               m["iterations_max"] == 34 and m["pair_time_s"] == 1.0 for m in j)
+    # a file without them (written before): one count, no policy
+    j = json.loads(_matrix(pairs, pairs.healthy, "--json").stdout)
+    assert all(m["policy"] is None and m["iterations_max"] == -1 for m in j)
+    with h5py.File(path, "r+") as f:
+        next(iter(f["runs/run_0000/kernels"].values()))["matrix"].attrs["iterations_max"] = 5
+    assert_error(_matrix(pairs, path), 3, "iterations_max", "fewer than")
+
+
 def test_bad_pair_latency(pairs):
     p = _matrix(pairs, pairs.pair, "--kernel", "pairs_latency", "--worst", "2")
     assert p.returncode == 1
