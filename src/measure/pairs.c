@@ -310,13 +310,15 @@ static void fab_pairs_progress(const fab_pairs_t *P, int r, int of, const char *
 }
 
 /* Rank 0, before the first round: the rounds ahead and how long they take, expected (each pair
- * and direction at the line rate, stopping at the floor) and at most (each at its time); the
+ * and direction at the line rate, stopping at the floor), at most at that rate (each at its
+ * time) and at most in all (each pair short of the floor on to the cap: a slow fabric); the
  * time left follows each round. Also into detail (the kernel's header line and attribute). */
 static void fab_pairs_estimate(fab_pairs_t *P, int rounds, char *detail, size_t len)
 {
     int dirs = P->o->schedule == FAB_SCHED_SHIFT || P->k->kind == FAB_KIND_LATENCY ? 1 : 2;
-    double slots = (double)rounds * dirs, iter = NAN, e, most;
-    char ex[320] = "", mo[192] = "", re[96] = "", line[32];
+    int redirs = P->k->kind == FAB_KIND_LATENCY ? 1 : 2; /* a retest: both directions */
+    double slots = (double)rounds * dirs, iter = NAN, e, most, bound;
+    char ex[320] = "", mo[320] = "", re[96] = "", line[32];
     size_t at = strlen(detail);
 
     if (P->k->kind == FAB_KIND_LATENCY)
@@ -324,6 +326,8 @@ static void fab_pairs_estimate(fab_pairs_t *P, int rounds, char *detail, size_t 
     else if (P->m.line_MBps > 0)
         iter = (double)P->sizes.v[0] * P->window / (P->m.line_MBps * 1e6);
     fab_pstop_estimate(&P->stop, iter, &e, &most);
+    /* a pair slower than the line rate may go on to the cap (adaptive, time) */
+    bound = isfinite(most) ? fmax(most, fab_quality_cap(P->stop.time_s)) : NAN;
     fab_rate_text(P->m.line_MBps * 8e-3, line, sizeof(line));
     if (isfinite(e) && iter > 0)
         snprintf(ex, sizeof(ex),
@@ -337,14 +341,17 @@ static void fab_pairs_estimate(fab_pairs_t *P, int rounds, char *detail, size_t 
                  slots * e, e, FAB_FLOOR_BLOCKS, FAB_PAIRS_BLOCK_S * 1e3);
     else
         snprintf(ex, sizeof(ex), "expected time unknown (the line rate is unknown)");
-    if (isfinite(most))
+    if (isfinite(most) && bound > most)
         snprintf(mo, sizeof(mo),
-                 ", at most %.3g s (%.3g s per pair%s; one short of %d timed "
-                 "iterations goes on up to %.3g s)",
-                 slots * most, most, dirs == 2 ? " and direction" : "", FAB_FLOOR_SAMPLES,
-                 fab_quality_cap(P->stop.time_s));
-    if (P->m.retest && isfinite(most))
-        snprintf(re, sizeof(re), "; retesting a pair alone adds up to %.3g s", dirs * 1.0 * most);
+                 ", at most %.3g s at that rate (%.3g s per pair%s), %.3g s if no pair reaches "
+                 "%d timed iterations in that time (each then goes on up to %.3g s)",
+                 slots * most, most, dirs == 2 ? " and direction" : "", slots * bound,
+                 FAB_FLOOR_SAMPLES, bound);
+    else if (isfinite(most))
+        snprintf(mo, sizeof(mo), ", at most %.3g s (%.3g s per pair%s)", slots * most, most,
+                 dirs == 2 ? " and direction" : "");
+    if (P->m.retest && isfinite(bound))
+        snprintf(re, sizeof(re), "; retesting a slow pair alone adds up to %.3g s", redirs * bound);
     P->m.expect_s = slots * e;
     P->m.most_s = slots * most;
     fab_appendf(detail, len, &at, "; %s%s%s", ex, mo, re);

@@ -89,9 +89,10 @@ def named(m):
 
 
 def retest_most(m):
-    """The most the retests can take: each pair both directions at its time per direction."""
-    per = m.attrs["most_s"] / (2 * m.attrs["rounds"])  # most_s: rounds x 2 directions
-    return 2 * per * m.attrs["retested"]
+    """The most the retests can take: each retested pair, both directions, a retested (slow)
+    pair's direction at most the adaptive cap of its time: 4 x it or it + 2 s."""
+    cap = max(4 * m.attrs["pair_time_s"], m.attrs["pair_time_s"] + 2)
+    return 2 * cap * m.attrs["retested"]
 
 
 # What the simulated build refuses, each with exit 2 and one error line from rank 0.
