@@ -97,8 +97,8 @@ const fab_opt_t fab_opt_table[] = {
      "the next but r at once (load); or one pair at a time",
      0, false, NULL},
     {"retest", 0, FAB_OPT_CHOICE, OFF(retest), 0, 0, "off|on", NULL, "on",
-     "pairs kernels: measure the pairs rounds or shift found slow again, one at a time, and "
-     "judge by that (both values kept)",
+     "pairs kernels: measure the pairs rounds or shift found slow and standing out again, one "
+     "at a time, and judge by that (both values kept; a node named on its own: its 4 slowest)",
      0, false, NULL},
     {"pair-time", 0, FAB_OPT_DOUBLE, OFF(pair_time_s), 0, 3600, "SEC", "s",
      "auto (pairs_bw " FAB_STR(FAB_PAIRS_TIME_BW) " s, pairs_latency " FAB_STR(

@@ -380,6 +380,62 @@ int fab_locate_stands_out(const fab_locate_t *l, int n, int i, int j)
     return (bits & (FAB_SLOW_BW | FAB_SLOW_LAT)) || ((bits & FAB_SLOW_LINE) && !fabric);
 }
 
+typedef struct fab_retest {
+    double score; /* the pair's worst share of the median (latency: its inverse); lower: worse */
+    int a, b;
+} fab_retest_t;
+
+static int fab_retest_cmp(const void *x, const void *y)
+{
+    const fab_retest_t *p = x, *q = y;
+
+    if (p->score != q->score)
+        return (p->score > q->score) - (p->score < q->score);
+    return p->a != q->a ? (p->a > q->a) - (p->a < q->a) : (p->b > q->b) - (p->b < q->b);
+}
+
+int fab_locate_retests(const fab_locate_in_t *in, const fab_locate_t *l, int per_member, int *list,
+                       int *stood)
+{
+    int n = in->n, cnt = 0, *taken = calloc((size_t)n + 1, sizeof(int));
+    fab_retest_t *r = malloc(sizeof(*r) * ((size_t)l->nslow + 1));
+
+    *stood = 0;
+    for (int i = 0; r && taken && i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            size_t a = (size_t)i * n + j, b = (size_t)j * n + i;
+            double sc = in->bw ? fmin(in->bw[a], in->bw[b]) / l->bw_median
+                               : l->lat_median / fmax(in->lat[a], in->lat[b]);
+
+            if (fab_locate_stands_out(l, n, i, j) && *stood < l->nslow)
+                r[(*stood)++] = (fab_retest_t){isfinite(sc) ? sc : 0, i, j};
+        }
+    if (!r || !taken) {
+        free(r);
+        free(taken);
+        return -1;
+    }
+    /* a node named on its own: -1 - its pairs taken so far (the others count nothing) */
+    for (int s = 0; s < l->nsuspects; s++)
+        if (l->suspects[s].kind == FAB_SUSPECT_NODE && l->suspects[s].a >= 0)
+            taken[l->suspects[s].a] = -1;
+    qsort(r, (size_t)*stood, sizeof(*r), fab_retest_cmp);
+    for (int k = 0; k < *stood && cnt < per_member * n; k++) {
+        int a = r[k].a, b = r[k].b;
+
+        if ((taken[a] < 0 && -1 - taken[a] >= per_member) ||
+            (taken[b] < 0 && -1 - taken[b] >= per_member))
+            continue;
+        taken[a] -= taken[a] < 0;
+        taken[b] -= taken[b] < 0;
+        list[2 * cnt] = a;
+        list[2 * cnt++ + 1] = b;
+    }
+    free(r);
+    free(taken);
+    return cnt;
+}
+
 void fab_locate_free(fab_locate_t *l)
 {
     free(l->slow);

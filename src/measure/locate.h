@@ -67,6 +67,14 @@ typedef struct fab_locate {
 int fab_locate_stands_out(const fab_locate_t *l, int n, int i, int j);
 /* Judge the matrix; 0 on success, -1 when out of memory. Free with fab_locate_free. */
 int fab_locate(const fab_locate_in_t *in, fab_locate_t *out);
+/* The slow pairs of verdict l (of in's matrix) to measure again alone: those that stand out
+ * (above), the slowest first (the lower share of the median of either direction; latency: the
+ * median over the higher), at most per_member x n of them, and of the pairs of a node named
+ * on its own (FAB_SUSPECT_NODE: slow with most of its peers, which its other pairs show as
+ * well) at most per_member: list[2 * k], list[2 * k + 1] (room for l->nslow pairs). Returns
+ * their count, -1 when out of memory; *stood: the pairs that stood out, taken or not. */
+int fab_locate_retests(const fab_locate_in_t *in, const fab_locate_t *l, int per_member, int *list,
+                       int *stood);
 void fab_locate_free(fab_locate_t *l);
 /* "node", "path", "group", "pair", "fabric". */
 const char *fab_suspect_kind_name(fab_suspect_kind_t k);

@@ -361,75 +361,41 @@ static void fab_pairs_estimate(fab_pairs_t *P, int rounds, char *detail, size_t 
                          P->k->name, P->n, P->m.schedule, rounds, ex, mo, re);
 }
 
-typedef struct fab_flagged {
-    double score; /* the pair's worst share of the median (latency: its inverse) */
-    int a, b;
-} fab_flagged_t;
-
-static int fab_flagged_cmp(const void *x, const void *y)
-{
-    double a = ((const fab_flagged_t *)x)->score, b = ((const fab_flagged_t *)y)->score;
-
-    return (a > b) - (a < b);
-}
-
-/* Rank 0: the unordered pairs the schedule's verdict finds slow and standing out from the rest
- * (fab_locate_stands_out: not those the fabric as a whole explains), the slowest first, at most
- * FAB_PAIRS_RETEST_PER_MEMBER per member; none where every round of the schedule was one pair
- * (rounds of 2 or 3 members: each pair was alone already). list[2 * i], list[2 * i + 1]. -1:
- * out of memory. */
-static int fab_pairs_flagged(fab_pairs_t *P, int **list)
+/* Rank 0: the unordered pairs of the schedule's verdict to measure again alone
+ * (fab_locate_retests: those that stand out from the rest, the slowest first, at most
+ * FAB_PAIRS_RETEST_PER_MEMBER per member); none where every round of the schedule was one pair
+ * (rounds of 2 or 3 members: each pair was alone already). list[2 * i], list[2 * i + 1];
+ * *stood: the pairs that stood out. -1: out of memory. */
+static int fab_pairs_flagged(fab_pairs_t *P, int **list, int *stood)
 {
     fab_matrix_t *m = &P->m;
     fab_locate_in_t in = fab_pairs_locate_in(m);
     fab_locate_t l;
-    fab_flagged_t *f;
-    int cnt = 0, cap = FAB_PAIRS_RETEST_PER_MEMBER * m->n;
+    int cnt = -1;
 
+    *stood = 0;
     if (P->o->schedule == FAB_SCHED_ROUNDS && m->n <= 3) {
         *list = malloc(sizeof(int));
         return *list ? 0 : -1;
     }
     if (fab_locate(&in, &l) != 0)
         return -1;
-    f = malloc(sizeof(*f) * ((size_t)l.nslow + 1));
-    for (int i = 0; f && i < m->n; i++)
-        for (int j = i + 1; j < m->n; j++) {
-            size_t a = (size_t)i * m->n + j, b = (size_t)j * m->n + i;
-            double sc = m->bw ? fmin(m->bw[a], m->bw[b]) / l.bw_median
-                              : l.lat_median / fmax(m->lat_p50[a], m->lat_p50[b]);
-
-            if (fab_locate_stands_out(&l, m->n, i, j) && cnt < l.nslow)
-                f[cnt++] = (fab_flagged_t){isfinite(sc) ? sc : 0, i, j};
-        }
+    *list = malloc(sizeof(int) * (2 * (size_t)l.nslow + 1));
+    if (*list)
+        cnt = fab_locate_retests(&in, &l, FAB_PAIRS_RETEST_PER_MEMBER, *list, stood);
     fab_locate_free(&l);
-    if (!f)
-        return -1;
-    qsort(f, (size_t)cnt, sizeof(*f), fab_flagged_cmp);
-    if (cnt > cap) {
-        FAB_WARN("%s: %d pairs were slow in the %s schedule; the %d slowest are measured again "
-                 "alone, the others are judged as the schedule measured them",
-                 P->k->name, cnt, m->schedule, cap);
-        cnt = cap;
-    }
-    *list = malloc(sizeof(int) * (2 * (size_t)cnt + 1));
-    for (int i = 0; *list && i < cnt; i++) {
-        (*list)[2 * i] = f[i].a;
-        (*list)[2 * i + 1] = f[i].b;
-    }
-    free(f);
-    return *list ? cnt : -1;
+    return cnt;
 }
 
 /* Every rank: the pairs rank 0 found slow, measured again one at a time (--retest on). */
 static fab_status_t fab_pairs_retests(fab_pairs_t *P, fab_sinks_t *sinks)
 {
-    int cnt = 0, *list = NULL;
+    int cnt = 0, stood = 0, *list = NULL;
     uint64_t start = fab_real_ns(), last = start;
     fab_status_t st;
 
     if (P->w->rank == 0) {
-        cnt = fab_pairs_flagged(P, &list);
+        cnt = fab_pairs_flagged(P, &list, &stood);
         P->m.retests = cnt < 0 ? 0 : cnt;
     }
     fab_watch_phase("the list of pairs to retest", P->k->name, P->sizes.v[0], 0, P->round_s);
@@ -447,7 +413,12 @@ static fab_status_t fab_pairs_retests(fab_pairs_t *P, fab_sinks_t *sinks)
         free(list);
         return st != FAB_OK ? st : FAB_ERR_MPI;
     }
-    if (P->w->rank == 0 && !P->o->quiet)
+    if (P->w->rank == 0 && !P->o->quiet && stood > cnt)
+        fab_log_progress("%s: %d pairs stand out as slow in the %s schedule: measuring %d of "
+                         "them again alone (the slowest, at most %d per member; the others are "
+                         "judged as the schedule measured them)",
+                         P->k->name, stood, P->m.schedule, cnt, FAB_PAIRS_RETEST_PER_MEMBER);
+    else if (P->w->rank == 0 && !P->o->quiet)
         fab_log_progress("%s: %d pair%s slow in the %s schedule: measuring %s again alone",
                          P->k->name, cnt, cnt == 1 ? "" : "s", P->m.schedule,
                          cnt == 1 ? "it" : "them");

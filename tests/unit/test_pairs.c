@@ -462,6 +462,64 @@ int main(void)
         }
         fab_free(&f);
     }
+    /* The retest list: 8 nodes, node 5 slow with all 7 peers (each pair a little slower than
+     * the one before: 0.30 with node 0, ... 0.36 with node 7), named on its own, and the pair
+     * 1-2 at 0.5. With 2 per member: node 5's two slowest pairs (0 and 1), then 1-2, the
+     * slowest first; 8 stood out. With 4 per member: four of node 5's and 1-2. A latency
+     * matrix: the highest latency first. */
+    {
+        fab_fab_t f = fab_make(8, 0, 0.0, 47);
+        fab_locate_in_t in = {8, f.bw, NULL, NULL, 0, 0, 0, 0, 0, 0};
+        fab_locate_t l;
+        int list[2 * 28], stood = -1, k = 0;
+
+        for (int j = 0; j < 8; j++)
+            if (j != 5) {
+                fab_slow_pair(&f, 5, j, 0.30 + 0.01 * j);
+                fab_slow_pair(&f, j, 5, 0.30 + 0.01 * j);
+            }
+        fab_slow_pair(&f, 1, 2, 0.5);
+        CHECK(fab_locate(&in, &l) == 0 && l.nslow == 8);
+        k = fab_locate_retests(&in, &l, 2, list, &stood);
+        CHECK(k == 3 && stood == 8);
+        CHECK(list[0] == 0 && list[1] == 5 && list[2] == 1 && list[3] == 5 && list[4] == 1 &&
+              list[5] == 2);
+        k = fab_locate_retests(&in, &l, 4, list, &stood);
+        CHECK(k == 5 && stood == 8 && list[6] == 3 && list[7] == 5 && list[8] == 1 && list[9] == 2);
+        fab_locate_free(&l);
+        for (int j = 0; j < 8; j++)
+            f.lat[3 * 8 + j] = f.lat[j * 8 + 3] = j == 3 ? NAN : 2.0 * (3 + 0.1 * j);
+        in.bw = NULL;
+        in.lat = f.lat;
+        CHECK(fab_locate(&in, &l) == 0 && l.nslow == 7);
+        k = fab_locate_retests(&in, &l, 3, list, &stood);
+        CHECK(k == 3 && stood == 7 && list[0] == 3 && list[1] == 7 && list[2] == 3 &&
+              list[3] == 6 && list[4] == 3 && list[5] == 5);
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
+    /* ... but the pairs between two switch groups (3 switches of 4 nodes, every pair between
+     * the first two at half the rate: 4 slow pairs a node, no node named on its own) are all
+     * retested, contention among them being what a retest finds, up to per_member x n. */
+    {
+        fab_fab_t f = fab_make(12, 4, 0.0, 53);
+        fab_locate_in_t in = {12, f.bw, NULL, f.group, 0, 0, 0, 0, 0, 0};
+        fab_locate_t l;
+        int list[2 * 66], stood = -1;
+
+        for (int i = 0; i < 4; i++)
+            for (int j = 4; j < 8; j++) {
+                fab_slow_pair(&f, i, j, 0.5);
+                fab_slow_pair(&f, j, i, 0.5);
+            }
+        CHECK(fab_locate(&in, &l) == 0 && l.nslow == 16 && l.nsuspects >= 1);
+        for (int s = 0; s < l.nsuspects; s++)
+            CHECK(l.suspects[s].kind != FAB_SUSPECT_NODE);
+        CHECK(fab_locate_retests(&in, &l, 2, list, &stood) == 16 && stood == 16);
+        CHECK(fab_locate_retests(&in, &l, 1, list, &stood) == 12 && stood == 16);
+        fab_locate_free(&l);
+        fab_free(&f);
+    }
     /* Unmeasured pairs (NaN) are neither slow nor counted. */
     {
         fab_fab_t f = fab_make(6, 0, 0.0, 29);
