@@ -152,9 +152,18 @@ def cmd_plot(args):
 
 
 def _matrices(files, run, kernel=None):
-    """The matrices of the pairs kernels in the files (--kernel: of that kernel only)."""
+    """The matrices of the pairs kernels in the files (--kernel: of that kernel only), each
+    with its kernel row's quality (quality.annotate_matrices)."""
+    from .errors import NoRows
+    from .loading import load
     from .matrix_load import load_matrices
+    from .quality import annotate_matrices
     ms = load_matrices(files, run=run, warn=_note)
+    if ms:
+        try:
+            annotate_matrices(ms, load(files, run=run))  # its notes are the command's own
+        except NoRows:  # a run killed in its first pairs kernel: a matrix but no row
+            pass
     if kernel is not None:
         names = sorted({m["kernel"] for m in ms})
         ms = [m for m in ms if m["kernel"] == kernel]
@@ -199,21 +208,33 @@ def _check_result(args, table=None):
                          "every link at 90% of its line rate")
     base = loading.load([args.baseline], run=args.baseline_run, warn=_note) \
         if args.baseline else None
-    cur = table if table is not None else loading.load(args.files, run=args.run, warn=_note)
+    # The runs of one --repeat N are one measurement (check.measurements): 'latest' is a
+    # file's last run and the others of its --repeat, so every run is read.
+    cur = table if table is not None else loading.load(
+        args.files, run="all" if args.run == "latest" else args.run, warn=_note)
+    sets = check.measurements(cur, args.run)
     if base is None:
         result = linecheck.without_baseline(args.sigma, spread)
     else:
         result = check.check(base, cur, tol, rules, sigma=args.sigma, strict=args.strict,
-                             run_spread=spread)
+                             run_spread=spread, sets=sets)
         # The pairs kernels' matrices, pair by pair (matrix_check.py)
         from .matrix_check import add_pair_checks
         base_ms = _matrices([args.baseline], args.baseline_run)
         if base_ms:
-            add_pair_checks(result, base_ms, _matrices(args.files, args.run), tol, rules,
+            # pair by pair only where both measurements are comparable (quality.py)
+            cur_ms = _matrices(args.files, "all" if args.run == "latest" else args.run)
+            check.pairs_not_comparable(result, base_ms, cur_ms)
+            add_pair_checks(result, [m for m in base_ms if _comparable_matrix(m)],
+                            [m for m in cur_ms if _comparable_matrix(m)], tol, rules,
                             args.sigma, spread, args.strict)
     if line is not None:
-        linecheck.add_line_checks(result, cur, line, args.line_pct_sizes)
+        linecheck.add_line_checks(result, cur, line, args.line_pct_sizes, sets)
     return result
+
+
+def _comparable_matrix(m):
+    return m.get("quality") not in ("disturbed", "invalid")
 
 
 def cmd_check(args):
@@ -225,6 +246,15 @@ def cmd_check(args):
         sys.stdout.write(check.render_text(result, show=args.show))
     if result["result"] == "FAIL":
         return EXIT_FAIL
+    if result.get("not_comparable") and not result.get("judged") and \
+            not result.get("line_judged"):
+        raise AnalysisError(
+            "no verdict: every row the check needs is disturbed or invalid (%d not comparable: "
+            "measured while the machine took the ranks' CPU, or below the floor of samples)" %
+            result["not_comparable"],
+            "measure again on a quiet machine (fabricbench's header and `summary` say how busy "
+            "it was), or with more time (-t); docs/METRICS.md, Row quality",
+            EXIT_NOTHING_IN_COMMON)
     if result.get("line_judged") == 0:
         raise AnalysisError(
             "nothing to judge against the line rate: no bandwidth or collective row of %s has "

@@ -224,3 +224,17 @@ def headline(entries):
                  "they are shown, never compared (no better/WORSE, no FAIL); a group's value "
                  "is the median of its runs whose row is comparable where it has any")
     return lines
+
+
+def annotate_matrices(ms, table):
+    """Each pairs matrix (matrix_load) gets the quality of its kernel's row in the same run
+    (`quality`, `quality_text`): a verdict from a disturbed or invalid measurement is none."""
+    if table is None:
+        return ms
+    rows = {(r["file"], r["run"], r["kernel"]): r for r in table.rows}
+    for m in ms:
+        r = rows.get((m["file"], m["run"], m["kernel"]))
+        if r is not None:
+            m["quality"] = r.get("quality", "ok")
+            m["quality_text"] = why(r)
+    return ms

@@ -8,7 +8,7 @@ import re
 import statistics
 
 import pytest
-from conftest import assert_error, assert_ok, run_cli
+from conftest import assert_error, assert_ok, run_cli, without_quality
 from known_values import NOISE_MEAN_REL, NOISE_P50_REL
 
 from fabricbench_analysis import load
@@ -17,7 +17,7 @@ from fabricbench_analysis import load
 def test_summary_text(results):
     p = run_cli("summary", results.shm, results.tcp)
     assert_ok(p)
-    lines = p.stdout.splitlines()
+    lines = without_quality(p.stdout)
     assert "lat p50 us" in lines[0] and "peak Gb/s" in lines[0] and "busbw" in lines[0]
     t = load([results.shm, results.tcp])
     for lab in t.labels():
@@ -224,7 +224,7 @@ def test_signalled_run_summary_and_compare(results):
     p = run_cli("summary", results.signalled)
     assert_ok(p)
     assert "not+probed" not in p.stdout and "+(" not in p.stdout, p.stdout
-    line = p.stdout.splitlines()[1]
+    line = without_quality(p.stdout)[1]
     assert line.startswith("signalled ") and "interrupted" in line and "not probed" in line, line
     assert "was interrupted (signal" in p.stderr, p.stderr
     p = run_cli("compare", results.shm, results.signalled)
