@@ -143,7 +143,8 @@ def cmd_plot(args):
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad or not formats:
         raise UsageError("--format %s: formats are png, svg and pdf" % args.format)
-    for path in plot.save(table, args.output, formats, _matrices(args.files, args.run)):
+    for path in plot.save(table, args.output, formats, _matrices(args.files, args.run),
+                          per_run=args.per_run, group_keys=_groups(args)):
         print(path)
     for t in plot.tables(table) if len(table) else ():
         _note("%s not plotted: %s; fabricbench-analyze report shows it as a table" %
@@ -282,7 +283,7 @@ def cmd_report(args):
     base_ms = _matrices([args.baseline], args.baseline_run) if args.baseline else []
     page = report.build(table, cmp_result, cmp_error, chk, title=args.title,
                         matrices=_matrices(args.files, args.run), base_matrices=base_ms,
-                        group_keys=keys, max_loss=max_loss)
+                        group_keys=keys, max_loss=max_loss, per_run=args.per_run)
     out, close = _open_out(args.output)
     try:
         out.write(page)
@@ -347,6 +348,12 @@ def _parser():
                         "and where several files each hold 2 runs or more of a group, each "
                         "file is a group of its own]")
 
+    def per_run(sp):
+        sp.add_argument("--per-run", action="store_true",
+                        help="plots: a curve per run, not per group of runs (by default the "
+                        "repeats of one measurement are one curve, their median, with the "
+                        "range of the runs shaded)")
+
     def max_loss(sp):
         sp.add_argument("--max-loss", default="1%", metavar="PCT",
                         help="a rate sweep's knee (udp_rate --rate 0.5G,1G,...): the highest "
@@ -401,6 +408,8 @@ def _parser():
     sp = sub.add_parser("plot", help="latency, bandwidth, message rate and busbw vs message "
                         "size, gradsync vs bucket size or buckets in flight; PNG and SVG")
     common(sp)
+    group(sp)
+    per_run(sp)
     sp.add_argument("-o", "--output", required=True, metavar="DIR",
                     help="directory for the plots (created if missing)")
     sp.add_argument("--format", default="png,svg", metavar="FMT[,FMT]",
@@ -419,6 +428,7 @@ def _parser():
     sp.add_argument("--metric", action="append", metavar="COLUMN",
                     help="comparison columns, as for compare")
     sp.add_argument("--reference", metavar="NAME|N|FILE", help="as for compare")
+    per_run(sp)
     max_loss(sp)
     _check_options(sp)
     sp.set_defaults(func=cmd_report)

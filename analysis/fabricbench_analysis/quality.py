@@ -185,9 +185,12 @@ def tally_text(t):
         what.append("up to %.0f%% stolen by the hypervisor" % t["steal_max_pct"])
     if finite(t["ctxsw_max_per_s"]):
         what.append("up to %.0f preemptions per second of a rank" % t["ctxsw_max_per_s"])
-    counts = "%d of %d rows disturbed" % (t["disturbed"], t["rows"])
-    if t["invalid"]:
-        counts += ", %d invalid" % t["invalid"]
+    if t["disturbed"]:
+        counts = "%d of %d rows disturbed" % (t["disturbed"], t["rows"])
+        if t["invalid"]:
+            counts += ", %d invalid" % t["invalid"]
+    else:  # every row the machine disturbed was below the floor as well
+        counts = "%d of %d rows invalid" % (t["invalid"], t["rows"])
     return "busy: " + (", ".join(what) + "; " if what else "") + counts
 
 

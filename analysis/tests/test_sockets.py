@@ -199,16 +199,18 @@ def test_json_input_keeps_instances(socks, tmp_path):
 
 
 def test_plot_a_curve_per_instance(socks):
-    """One figure per kernel (file names from kernel names only), a curve per run and
-    instance, the variant in its legend."""
+    """One figure per kernel (file names from kernel names only), a curve per group of runs
+    (--per-run: per run) and instance, the variant in its legend."""
     from fabricbench_analysis import plot
-    figs = {name: fig for name, _, fig in plot.figures(load([socks.tcp, socks.slow4]))}
-    assert set(figs) == {"bw", "tcp_stream"}
-    legend = [t.get_text() for t in figs["tcp_stream"].axes[0].get_legend().get_texts()]
-    for lab in ("tcp --streams 1", "tcp --streams 4", "tcp (slow4) --streams 1",
-                "tcp (slow4) --streams 4"):
-        assert lab in legend, legend
-    assert len([x for x in legend if x.startswith("line rate")]) == 1  # one rate: one line
+    t = load([socks.tcp, socks.slow4])
+    for per_run, want in ((True, ("tcp --streams 1", "tcp --streams 4", "tcp (slow4) --streams 1",
+                                  "tcp (slow4) --streams 4")),
+                          (False, ("tcp (2 runs) --streams 1", "tcp (2 runs) --streams 4"))):
+        figs = {name: fig for name, _, fig in plot.figures(t, per_run=per_run)}
+        assert set(figs) == {"bw", "tcp_stream"}
+        legend = [x.get_text() for x in figs["tcp_stream"].axes[0].get_legend().get_texts()]
+        assert [x for x in legend if x.startswith("tcp")] == list(want), legend
+        assert len([x for x in legend if x.startswith("line rate")]) == 1  # one rate: one line
 
 
 # ------------------------------------------------------------------ --min-line-pct
