@@ -15,10 +15,14 @@ PROG = "fabricbench-analyze"
 EPILOG = """exit codes: 0 done (check: no FAIL; WARN allowed; matrix: healthy), 1 check found a
 FAIL (matrix: a verdict named suspects), 2 usage error (bad option or rules file), 3 an input
 could not be read (not HDF5, damaged, newer schema; matrix: no pairs kernel) or an output not
-written, 4 nothing in common to compare or check (check --min-line-pct: no row with a known
-line rate; matrix: no verdict yet, the run was stopped), 5 an unexpected error (a bug of
+written, 4 nothing in common to compare or check (check: no verdict, every row it needs
+disturbed or invalid; check --min-line-pct: no row with a known line rate; matrix: no verdict
+yet, the run was stopped, or its row disturbed), 5 an unexpected error (a bug of
 fabricbench-analyze; FABRICBENCH_ANALYZE_DEBUG=1 shows where).
-docs/ANALYSIS.md describes every command, the table's columns and the noise method."""
+A row fabricbench marked disturbed or invalid (or, in a file from before those marks, with a
+rank's CPU share below 80% or fewer than 10 iterations) is shown marked and never judged.
+docs/ANALYSIS.md describes every command, the table's columns, row quality and the noise
+method."""
 
 
 def _one_line(msg):
@@ -328,12 +332,12 @@ def _parser():
     p.add_argument("--version", action="version", version="%(prog)s " + _version())
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    def common(sp, files=True, run_default="all"):
+    def common(sp, files=True, run_default="all", run_help=None):
         if files:
             sp.add_argument("files", nargs="+", metavar="FILE.h5", help="result files")
         sp.add_argument("--run", default=run_default, metavar="RUN",
-                        help="which runs of each file: all, latest, a run name (run_0001) or "
-                        "number [default: %s]" % run_default)
+                        help=run_help or "which runs of each file: all, latest, a run name "
+                        "(run_0001) or number [default: %s]" % run_default)
         sp.add_argument("--label", action="append", metavar="TEXT",
                         help="name of a file's curve and column, once per file in order "
                         "[default: its fabric, or the transport UCX used]")
@@ -436,11 +440,16 @@ def _parser():
     sp = sub.add_parser("check", help="PASS/WARN/FAIL against a baseline file, noise-aware, "
                         "and/or against the line rate (--min-line-pct); exit 1 on FAIL",
                         description="Check runs against a baseline file (--baseline), against "
-                        "the line rate (--min-line-pct), or both. Exit 0 no FAIL (WARN "
+                        "the line rate (--min-line-pct), or both. The runs of one --repeat N "
+                        "are one measurement: each row their median. A disturbed or invalid "
+                        "row is not comparable: a WARN, never a FAIL. Exit 0 no FAIL (WARN "
                         "allowed), 1 a FAIL, 2 usage, 3 a bad file, 4 nothing to judge (no "
-                        "kernel and size in common with the baseline; no row with a known "
-                        "line rate).")
-    common(sp, run_default="latest")
+                        "kernel and size in common with the baseline; every row it needs "
+                        "disturbed or invalid: no verdict; no row with a known line rate).")
+    common(sp, run_default="latest", run_help="which runs of each file: latest (its last run "
+           "and the others of that --repeat N, as one measurement: each row their median), all "
+           "(every such measurement), a run name (run_0001) or number (that run alone) "
+           "[default: latest]")
     noise(sp)
     _check_options(sp)
     sp.add_argument("--json", action="store_true", help="JSON instead of text")

@@ -291,6 +291,9 @@ def test_matrix_verdict_of_a_disturbed_run_is_none(pairs, tmp_path):
     with h5py.File(path, "r+") as f:
         for k in f["runs/run_0000/kernels"].values():
             k["table/cpu_rank_min_pct"][...] = 20.0
+            if "quality" in k["table"]:  # schema version 2: the mark fabricbench would write
+                k["table/quality"][...] = np.array(["disturbed"], dtype=object)
+                k["table/quality_reason"][...] = np.array(["cpu"], dtype=object)
     assert run_cli("matrix", pairs.node).returncode == 1
     p = run_cli("matrix", path)
     assert p.returncode == 4, p.stdout + p.stderr
