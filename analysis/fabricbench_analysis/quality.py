@@ -211,6 +211,20 @@ def group_quality(table, members):
     return t
 
 
+# The share of a group's rows not comparable from which the headline says the runs were
+# DISTURBED (or BELOW THE FLOOR), as fabricbench's last line blames a busy machine only from
+# a quarter of the rows on; below it, a few rows of an otherwise quiet run: FEW.
+BUSY_SHARE = 0.25
+FEW = "a few rows not comparable"
+
+
+def severity(lines):
+    """'many' for a headline of runs DISTURBED or BELOW THE FLOOR, 'few', or None."""
+    if not lines:
+        return None
+    return "few" if lines[0].startswith(FEW + ":") else "many"
+
+
 def headline(entries):
     """Lines for the top of summary and report: [(name, group_quality)] -> [] when every
     group was quiet with no invalid row; else what was disturbed and by how much, then what
@@ -219,10 +233,10 @@ def headline(entries):
     if not bad:
         return []
     busy = any(q["busy"] for _, q in bad)
-    lines = ["%s: %s" % ("DISTURBED" if busy else "BELOW THE FLOOR",
-                         "; ".join("%s (%d run%s): %s" % (n, q["runs"], "" if q["runs"] == 1
-                                                          else "s", q["text"])
-                                   for n, q in entries))]
+    many = any(q["not_comparable"] >= BUSY_SHARE * q["rows"] for _, q in bad)
+    word = ("DISTURBED" if busy else "BELOW THE FLOOR") if many else FEW
+    lines = ["%s: %s" % (word, "; ".join("%s (%d run%s): %s" % (
+        n, q["runs"], "" if q["runs"] == 1 else "s", q["text"]) for n, q in entries))]
     lines.append("rows marked [disturbed] or [invalid] are not measurements of the fabric: "
                  "they are shown, never compared (no better/WORSE, no FAIL); a group's value "
                  "is the median of its runs whose row is comparable where it has any")

@@ -50,6 +50,7 @@ td.nc, tr:nth-child(even) td.nc { background: repeating-linear-gradient(135deg, 
 .quality { border-left: 6px solid #c62828; background: #fdecea; padding: 10px 16px;
            margin: 12px 0 18px; }
 .quality.quiet { border-left-color: #2e8540; background: #edf7ee; padding: 6px 16px; }
+.quality.few { border-left-color: #c77c02; background: #fff8e1; }
 .quality p { margin: 4px 0; }
 .howto { background: #f3f5f7; padding: 10px 16px; margin: 10px 0 18px; font-size: 14px; }
 @media print { body { background: #fff; } main { padding: 0; } h2 { page-break-after: avoid; } }
@@ -385,8 +386,9 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
     # How disturbed the machine was, before anything measured on it.
     head = quality.headline([(r["label"], r["quality"]) for r in recs])
     if head:
-        parts.append('<div class="quality"><p><b>%s</b></p><p>%s</p></div>' % (
-            _e(head[0]), _e(head[1][:1].upper() + head[1][1:])))
+        parts.append('<div class="quality%s"><p><b>%s</b></p><p>%s</p></div>' % (
+            " few" if quality.severity(head) == "few" else "", _e(head[0]),
+            _e(head[1][:1].upper() + head[1][1:])))
     else:
         parts.append('<div class="quality quiet"><p>Measured on a quiet machine: no row was '
                      'disturbed or below the floor of samples.</p></div>')

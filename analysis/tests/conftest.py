@@ -394,7 +394,8 @@ def run_cli(*args, cwd=None):
                                        err.getvalue().decode("utf-8", "backslashreplace"))
 
 
-QUALITY_HEADLINE = ("DISTURBED: ", "BELOW THE FLOOR: ", "rows marked [disturbed] or [invalid]")
+QUALITY_HEADLINE = ("DISTURBED: ", "BELOW THE FLOOR: ", "a few rows not comparable: ",
+                    "rows marked [disturbed] or [invalid]")
 
 
 def without_quality(text):

@@ -55,6 +55,8 @@ def q(results, tmp_path_factory):
     k.busy_b = make("busy_b", *[run(fabric="tcp", time_scale=1.5, bw_scale=0.5, **BUSY)
                                 for _ in range(3)])
     k.quiet_a = make("quiet_a", *[run() for _ in range(3)])
+    # One group of 4 runs, one of them disturbed at 8 B: 3 of 48 rows (a few, below a quarter).
+    k.few = make("few", run(), run(), run(), run(cpu_min={8: 20.0}))
     k.quiet_b = make("quiet_b", *[run(fabric="tcp", time_scale=1.5, bw_scale=0.5)
                                   for _ in range(3)])
     # No line rate known (the legend names every run whose rate is unknown), 3 + 3 runs.
@@ -249,6 +251,12 @@ def test_summary_headline_says_how_disturbed(q):
     p = run_cli("summary", q.quiet_a, q.quiet_b)
     assert p.stdout.startswith("run "), p.stdout
     assert "[disturbed]" not in p.stdout and "DISTURBED" not in p.stdout
+    p = run_cli("summary", q.few)
+    assert p.stdout.startswith("a few rows not comparable: shm (4 runs): busy: a rank ran only "
+                               "20% of the time; 3 of 48 rows disturbed (in 1 of 4 runs)\n"), \
+        p.stdout
+    table = p.stdout.split("\nrun ", 1)[1]  # the quiet runs' median, not marked
+    assert "1.000 +-0%" in table and "[disturbed]" not in table, p.stdout
     p = run_cli("summary", q.invalid)
     assert p.stdout.startswith("BELOW THE FLOOR: shm (1 run): quiet; 12 of 12 rows invalid "
                                "(below the floor)\n"), p.stdout
