@@ -211,9 +211,10 @@ def group_quality(table, members):
     return t
 
 
-# The share of a group's rows not comparable from which the headline says the runs were
-# DISTURBED (or BELOW THE FLOOR), as fabricbench's last line blames a busy machine only from
-# a quarter of the rows on; below it, a few rows of an otherwise quiet run: FEW.
+# The share of a group's rows from which the headline says the runs were DISTURBED (rows the
+# machine disturbed, whatever their class) or BELOW THE FLOOR (rows not comparable), as
+# fabricbench's last line blames a busy machine only from a quarter of the rows on; below
+# it, a few rows of an otherwise quiet run: FEW.
 BUSY_SHARE = 0.25
 FEW = "a few rows not comparable"
 
@@ -232,9 +233,9 @@ def headline(entries):
     bad = [(n, q) for n, q in entries if q["not_comparable"]]
     if not bad:
         return []
-    busy = any(q["busy"] for _, q in bad)
-    many = any(q["not_comparable"] >= BUSY_SHARE * q["rows"] for _, q in bad)
-    word = ("DISTURBED" if busy else "BELOW THE FLOOR") if many else FEW
+    word = "DISTURBED" if any(q["busy"] >= BUSY_SHARE * q["rows"] for _, q in bad) else \
+        "BELOW THE FLOOR" if any(q["not_comparable"] >= BUSY_SHARE * q["rows"]
+                                 for _, q in bad) else FEW
     lines = ["%s: %s" % (word, "; ".join("%s (%d run%s): %s" % (
         n, q["runs"], "" if q["runs"] == 1 else "s", q["text"]) for n, q in entries))]
     lines.append("rows marked [disturbed] or [invalid] are not measurements of the fabric: "
