@@ -233,9 +233,10 @@ def headline(entries):
     bad = [(n, q) for n, q in entries if q["not_comparable"]]
     if not bad:
         return []
-    word = "DISTURBED" if any(q["busy"] >= BUSY_SHARE * q["rows"] for _, q in bad) else \
-        "BELOW THE FLOOR" if any(q["not_comparable"] >= BUSY_SHARE * q["rows"]
-                                 for _, q in bad) else FEW
+    def most(key):
+        return any(q[key] >= BUSY_SHARE * q["rows"] for _, q in bad)
+    word = "DISTURBED" if most("busy") else "BELOW THE FLOOR" if most("invalid") else \
+        "DISTURBED" if most("not_comparable") else FEW
     lines = ["%s: %s" % (word, "; ".join("%s (%d run%s): %s" % (
         n, q["runs"], "" if q["runs"] == 1 else "s", q["text"]) for n, q in entries))]
     lines.append("rows marked [disturbed] or [invalid] are not measurements of the fabric: "
