@@ -357,7 +357,9 @@ def _check_one(inst, nbytes, metric, brows, crow, tol, severity, sigma, run_spre
         else:
             status = "WARN" if severity == "warn" else "FAIL"
             reason = "%s by %s: beyond the tolerance (%s) and the %s" % (
-                how, _pct(worse), _pct(tol), noise_txt)
+                how, _pct(worse), _pct(tol), noise_txt) if finite(noise) else \
+                "%s by %s: beyond the tolerance (%s); no noise estimate" % (
+                    how, _pct(worse), _pct(tol))
     elif d and change * d > tol:
         status = "PASS"
         reason = "better by %s" % _pct(change * d)
