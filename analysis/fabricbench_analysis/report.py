@@ -129,8 +129,8 @@ def _layers(block, name=None):
     cols = block["columns"]
     head = ["bytes"] + ["%s%s: %s" % (c["group"] + " " if "group" in c else "", c["layer"],
                                       c["name"]) for c in cols]
-    rows = [[size_label(r["bytes"])] + [fmt_num(v) if finite(v) else "-" for v in r["Gbps"]]
-            for r in block["rows"]]
+    from .layers import cells
+    rows = [[size_label(r["bytes"])] + cells(r) for r in block["rows"]]
     if name is not None:
         head.append("%s/socket" % block["mpi"])
         for line, r in zip(rows, block["rows"]):
@@ -140,7 +140,8 @@ def _layers(block, name=None):
             "kernels%s." % (", and %s over the best socket instance" % block["mpi"]
                             if name is not None else ", of each group side by side"))
     return "<h3>%s</h3>%s<p class=\"small\">%s</p>" % (
-        _e(title), _table(head, rows, numeric=set(range(1, len(head)))), _e(what))
+        _e(title), _table(head, rows, numeric=set(range(1, len(head))),
+                          classes=[[_nc_class(c) for c in row] for row in rows]), _e(what))
 
 
 def _knees(ks, name):
