@@ -214,9 +214,18 @@ def _check_result(args, table=None):
     base = loading.load([args.baseline], run=args.baseline_run, warn=_note) \
         if args.baseline else None
     # The runs of one --repeat N are one measurement (check.measurements): 'latest' is a
-    # file's last run and the others of its --repeat, so every run is read.
-    cur = table if table is not None else loading.load(
-        args.files, run="all" if args.run == "latest" else args.run, warn=_note)
+    # file's last run and the others of its --repeat, so a file whose last run was one of a
+    # --repeat is read whole (the notes of the reading that counts are printed).
+    cur = table
+    if cur is None:
+        notes = []
+        cur = loading.load(args.files, run=args.run, warn=notes.append)
+        from .grouping import repeat_count
+        if args.run == "latest" and any(repeat_count(s) > 1 for s in cur.series()):
+            cur = loading.load(args.files, run="all", warn=_note)
+        else:
+            for n in notes:
+                _note(n)
     sets = check.measurements(cur, args.run)
     if base is None:
         result = linecheck.without_baseline(args.sigma, spread)
