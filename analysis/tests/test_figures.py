@@ -34,10 +34,14 @@ def figs_files(results, tmp_path_factory):
 
 
 def _figures(paths, **kw):
+    """The figures as shipped: laid out as png_bytes and save lay them out (plot.fit)."""
     import matplotlib
     matplotlib.use("Agg")
     from fabricbench_analysis import plot
-    return {name: (cap, fig) for name, cap, fig in plot.figures(load(list(paths)), **kw)}
+    figs = plot.figures(load(list(paths)), **kw)
+    for _, _, fig in figs:
+        plot.fit(fig)
+    return {name: (cap, fig) for name, cap, fig in figs}
 
 
 def _drawn_tick_labels(axis, renderer):
