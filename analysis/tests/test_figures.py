@@ -102,10 +102,8 @@ def _sets(figs_files, known):
     shm, tcp, mixed = figs_files
     return [("3 + 3 runs, line rate unknown", [shm, tcp], {}),
             ("the same, a curve per run", [shm, tcp], {"per_run": True}),
-            ("a disturbed file", [mixed], {}),
-            ("msgrate and the base", [known.base, known.msgrate], {}),
-            ("gradsync against the bucket size", [known.grad_buckets], {}),
-            ("gradsync against the buckets in flight", [known.grad_inflight], {})]
+            ("a disturbed file, msgrate", [mixed, known.msgrate], {"per_run": True}),
+            ("gradsync against the bucket size", [known.grad_buckets], {})]
 
 
 @pytest.fixture(scope="module")
