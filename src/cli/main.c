@@ -20,9 +20,10 @@
 
 int main(int argc, char **argv)
 {
+    /* Static: the watchdog's thread reads the hosts until the process has ended. */
+    static fab_world_t w;
     fab_opts_t o;
     fab_cmd_t cmd;
-    fab_world_t w;
     fab_fabric_t fb;
     fab_status_t fst;
     char err[1024], hint[1024];
@@ -89,6 +90,5 @@ int main(int argc, char **argv)
     MPI_Finalize();
     fab_watch_end("exit", "exiting after MPI_Finalize (the MPI library's and the files' "
                           "clean-up)");
-    fab_world_free(&w);
     return code; /* the watchdog's thread ends with the process, still guarding its exit */
 }

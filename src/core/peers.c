@@ -208,8 +208,13 @@ static void fab_peers_send(int r, fab_pmsg_t *m)
         sendto(fab_peers.fd, m, sizeof(*m), MSG_DONTWAIT, (struct sockaddr *)&ss, n);
         return;
     }
-    for (int i = 0; i < fab_peers.all[r].naddr; i++) {
-        socklen_t n = fab_peers_sockaddr(r, i, &ss);
+    for (int i = 0; i < fab_peers.all[r].naddr && i < FAB_PEER_ADDRS; i++) {
+        socklen_t n;
+
+        if (fab_peers.all[r].fam[i] != 4 &&
+            (fab_peers.all[r].fam[i] != 6 || fab_peers.family != AF_INET6))
+            continue; /* an IPv6 address this IPv4 socket cannot reach */
+        n = fab_peers_sockaddr(r, i, &ss);
 
         sendto(fab_peers.fd, m, sizeof(*m), MSG_DONTWAIT, (struct sockaddr *)&ss, n);
     }
@@ -260,7 +265,7 @@ static bool fab_peers_from(int r, const struct sockaddr_storage *src)
         return fab_peers_same_host(r);
     if (fam == 6 && IN6_IS_ADDR_LOOPBACK((const struct in6_addr *)(const void *)ip))
         return fab_peers_same_host(r);
-    for (int i = 0; i < fab_peers.all[r].naddr; i++)
+    for (int i = 0; i < fab_peers.all[r].naddr && i < FAB_PEER_ADDRS; i++)
         if (fab_peers.all[r].fam[i] == fam &&
             memcmp(fab_peers.all[r].addr[i], ip, fam == 4 ? 4 : 16) == 0)
             return true;
