@@ -36,8 +36,7 @@ static bool fab_startup_fsize(int *code)
     gethostname(host, sizeof(host) - 1);
     fab_log_init(rank, host);
     FAB_ERROR("the file-size limit here (ulimit -f) is %llu KiB: MPI_Init's shared-memory files "
-              "(several MiB) and the result files cannot be written under it; not starting "
-              "(exit 3)",
+              "(over 4 MiB) cannot be written under it; not starting (exit 3)",
               (unsigned long long)(rl.rlim_cur >> 10));
     fprintf(stderr,
             "hint: raise it where the job starts (ulimit -f unlimited, or at least %llu "

@@ -11,9 +11,10 @@
 #include "net/fabric.h"
 
 /* The file-size limit (ulimit -f) below which a rank does not start MPI: Open MPI 4.1 with
- * UCX needed 8-10 MiB of files for 2 and 4 ranks of a host (shared-memory segments); 64 MiB
- * leaves room for other versions and for the result files of a short run. */
-#define FAB_FSIZE_MIN (64ull << 20)
+ * UCX 1.13 failed in MPI_Init under 4200 KiB, for 2 and 8 ranks alike (UCX's shared-memory
+ * receive pool is one file of 4,292,720 bytes), and started above it. A limit above this
+ * that MPI still cannot live with ends in MPI_Init with MPI's own message. */
+#define FAB_FSIZE_MIN (4608ull << 10)
 
 /* Everything between the parsed options and MPI_Init. Returns whether to go on; else *code is
  * the exit code (every rank alike for a usage error: 2; this rank only for a limit: 3).
