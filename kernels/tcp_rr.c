@@ -124,5 +124,4 @@ const fab_kernel_t fab_kernel_tcp_rr = {
     .options = fab_sock_options,
     .noptions = FAB_SOCK_NOPTIONS,
     .option_values = &fab_sock_opt,
-    .check = fab_sock_check,
 };

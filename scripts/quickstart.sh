@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Set up fabricbench on Debian 12 and either run the default benchmark or the test suite.
 #
-#   scripts/quickstart.sh bench   install what is missing, build, run the point-to-point suite
-#                                 with 2 local ranks (mpirun -np 2 fabricbench run)
+#   scripts/quickstart.sh bench   install what is missing, build the tool, run the point-to-point
+#                                 suite with 2 local ranks (mpirun -np 2 --bind-to none
+#                                 fabricbench run)
 #   scripts/quickstart.sh test    install what is missing, build (warnings are errors), run
 #                                 the whole test suite with ctest
 #
@@ -23,10 +24,13 @@ esac
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$src/build}
 
-# Everything comes from Debian's archive.
-packages=(cmake make gcc pkg-config git
-    openmpi-bin libopenmpi-dev libucx-dev ucx-utils libhwloc-dev hwloc libibverbs-dev
-    libhdf5-dev hdf5-tools python3 python3-numpy python3-h5py python3-matplotlib python3-pytest)
+# Everything comes from Debian's archive. `bench` takes what building and running the tool
+# needs (python3: CMake asks it where the analysis would be installed); `test` adds the
+# analysis's modules, the tools the tests use and the peers they run.
+packages=(cmake make gcc pkg-config git python3
+    openmpi-bin libopenmpi-dev libucx-dev libhwloc-dev libibverbs-dev libhdf5-dev)
+[ "$mode" = test ] && packages+=(ucx-utils hwloc hdf5-tools
+    python3-numpy python3-h5py python3-matplotlib python3-pytest)
 # The test suite also checks formatting against the committed .clang-format.
 [ "$mode" = test ] && packages+=(clang-format)
 # The multi-node tests (tests/cluster) build a virtual cluster with ip and tc.
@@ -71,7 +75,12 @@ werror=OFF
 [ "$mode" = test ] && werror=ON
 # Build messages go to stderr, so that stdout of `bench` is the result table alone.
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFAB_WERROR=$werror >&2
-cmake --build "$build" -j "$(nproc)" >&2
+if [ "$mode" = test ]; then
+    cmake --build "$build" -j "$(nproc)" >&2
+else
+    # the tool alone: not the sanitizer copies, the unit tests or the simulator's variant
+    cmake --build "$build" -j "$(nproc)" --target fabricbench >&2
+fi
 
 if [ "$mode" = test ]; then
     cd "$build"
@@ -82,5 +91,8 @@ mpirun_opts=()
 # Open MPI refuses to start as root unless told; a benchmark machine is often used as root.
 [ "$(id -u)" -eq 0 ] && mpirun_opts+=(--allow-run-as-root)
 [ "$(nproc)" -lt 2 ] && mpirun_opts+=(--oversubscribe)
+# No core binding: on a machine that also runs other work (a laptop, a shared VM) pinned ranks
+# sharing a busy core wait for scheduler ticks (README, "Running"). MPIRUN_ARGS can bind.
+mpirun_opts+=(--bind-to none)
 # shellcheck disable=SC2086
 exec mpirun -np 2 "${mpirun_opts[@]}" ${MPIRUN_ARGS:-} "$build/fabricbench" run ${FABRICBENCH_ARGS:-}

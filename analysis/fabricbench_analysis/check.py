@@ -84,16 +84,22 @@ def _setting(row, col):
     return setup_text(row[col]) if col == "kernel_detail" else str(row[col])
 
 
-def _setup_items(base, cur, label, instances):
+_SETTINGS = (("dtype", "element type"), ("op", "reduction"), ("window", "window"),
+             ("kernel_detail", "setup"))
+
+
+def _setup_items(bsettings, crows, instances):
     """A kernel instance measured with other settings than the baseline's (element type,
-    window...)."""
+    window...). bsettings: {instance: {column: the baseline's values, sorted}}; crows: this
+    run's rows."""
     items = []
+    first = {}
+    for r in crows:
+        first.setdefault(instance(r), r)
     for inst in instances:
-        crow = [r for r in cur.where(label=label) if instance(r) == inst][0]
-        brows = [r for r in base.rows if instance(r) == inst]
-        for col, what in (("dtype", "element type"), ("op", "reduction"), ("window", "window"),
-                          ("kernel_detail", "setup")):
-            bvals = sorted({_setting(r, col) for r in brows})
+        crow = first[inst]
+        for col, what in _SETTINGS:
+            bvals = bsettings[inst][col]
             if _setting(crow, col) not in bvals:
                 items.append({"status": "WARN", "kernel": inst[0], "variant": inst[1],
                               "bytes": None, "size": "", "metric": what, "baseline": None,
@@ -117,18 +123,31 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
     blabels = base.labels()
     bseries = base.series()
     # Baseline rows by (kernel, variant, bytes): one per baseline run, first occurrence per run.
-    bidx = {}
+    bidx, seen = {}, set()
     for r in base.rows:
-        lst = bidx.setdefault(row_key(r), [])
-        if all(x["label"] != r["label"] for x in lst):
-            lst.append(r)
+        key = row_key(r)
+        if (key, r["label"]) not in seen:
+            seen.add((key, r["label"]))
+            bidx.setdefault(key, []).append(r)
+    # per kernel instance of the baseline, computed once: its rows, its check's metric, its
+    # settings (a table of thousands of rows is checked in one pass, not once per run)
+    binst_rows = {}
+    for r in base.rows:
+        binst_rows.setdefault(instance(r), []).append(r)
+    bmetric = {inst: headline_metric(rows[0]["kind"], rows) for inst, rows in
+               binst_rows.items()}
+    bsettings = {inst: {col: sorted({_setting(r, col) for r in rows}) for col, _ in _SETTINGS}
+                 for inst, rows in binst_rows.items()}
+    cur_rows = {}
+    for r in cur.rows:
+        cur_rows.setdefault(r["label"], []).append(r)
     files = []
     notes = []
     any_common = False
     for cs in cur.series():
         lab = cs["label"]
         cidx = {}
-        for r in cur.where(label=lab):
+        for r in cur_rows.get(lab, []):
             cidx.setdefault(row_key(r), r)
         items = _run_items(bseries, cs, notes)
         common = [k for k in bidx if k in cidx]
@@ -137,15 +156,15 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
             files.append({"label": lab, "file": cs["file"], "run": cs["run"], "result": "FAIL",
                           "checks": items, "counts": {}, "common": 0})
             continue
-        items.extend(_setup_items(base, cur, lab, sorted({k[:2] for k in common})))
+        items.extend(_setup_items(bsettings, cur_rows.get(lab, []),
+                                  sorted({k[:2] for k in common})))
         binst = {k[:2] for k in bidx}
         extra = sorted({kernel_name(*k[:2]) for k in cidx if k[:2] not in binst})
         if extra:
             notes.append("%s: not in the baseline, not checked: %s" % (lab, ", ".join(extra)))
         for key, brows in bidx.items():
             inst, nbytes = key[:2], key[2]
-            krows = [r for r in base.rows if instance(r) == inst]
-            metric0 = headline_metric(brows[0]["kind"], krows)
+            metric0 = bmetric[inst]
             plan = checks_for(inst[0], nbytes, metric0, tolerance, rules, inst[1])
             crow = cidx.get(key)
             if not plan:

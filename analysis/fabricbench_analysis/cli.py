@@ -63,12 +63,14 @@ def _load(args, files=None, run=None):
 
 
 def _sigma(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("'%s' is not a number" % text)
-    if not v > 0:
-        raise argparse.ArgumentTypeError("must be above 0")
+    from .rules import decimal
+
+    v = decimal(text)
+    if v is None:
+        raise argparse.ArgumentTypeError("'%s' is not a number (digits and a point)" %
+                                         _one_line(text))
+    if not 0 < v <= 1000:
+        raise argparse.ArgumentTypeError("must be above 0 and at most 1000")
     return v
 
 
@@ -79,14 +81,23 @@ def _groups(args):
     return None if args.group is None else grouping.parse_keys(args.group)
 
 
-def _open_out(path):
-    if path in (None, "-"):
-        return sys.stdout, False
-    try:
-        return open(path, "w", encoding="utf-8", newline=""), True
-    except OSError as e:
-        raise AnalysisError("cannot write %s: %s" % (path, e.strerror or e),
-                            "choose another output path")
+def _check_out(args):
+    """Refuse the output path (-o) before any work when what is there may not be replaced:
+    a symlink, FIFO, device or socket without --force, a directory (files.py)."""
+    from . import files
+    if args.output not in (None, "-"):
+        files.check_output(args.output, args.force)
+
+
+def _write_out(args, write):
+    """write(f) to standard output (-o -, or no -o), else to the output file, written safely
+    (files.write_output: a temporary file renamed into place, never through a link)."""
+    from . import files
+    if args.output in (None, "-"):
+        write(sys.stdout)
+        return False
+    files.write_output(args.output, args.force, write)
+    return True
 
 
 def cmd_summary(args):
@@ -126,9 +137,11 @@ def cmd_compare(args):
 
 
 def cmd_plot(args):
-    from . import plot
+    from . import files, plot
     from .errors import NoRows
     from .table import Table
+    outdir = files.OutputDir(args.output, args.force)
+    outdir.check()  # before any work: a DIR that is a link, or not a directory, is refused
     try:
         table = _load(args)
     except NoRows:
@@ -143,7 +156,7 @@ def cmd_plot(args):
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad or not formats:
         raise UsageError("--format %s: formats are png, svg and pdf" % args.format)
-    for path in plot.save(table, args.output, formats, _matrices(args.files, args.run)):
+    for path in plot.save(table, outdir, formats, _matrices(args.files, args.run)):
         print(path)
     for t in plot.tables(table) if len(table) else ():
         _note("%s not plotted: %s; fabricbench-analyze report shows it as a table" %
@@ -239,6 +252,7 @@ def cmd_check(args):
 def cmd_report(args):
     from . import compare, report
     from .knee import parse_max_loss
+    _check_out(args)
     keys = _groups(args)
     max_loss = parse_max_loss(args.max_loss)
     table = _load(args)
@@ -253,21 +267,14 @@ def cmd_report(args):
     page = report.build(table, cmp_result, cmp_error, chk, title=args.title,
                         matrices=_matrices(args.files, args.run), base_matrices=base_ms,
                         group_keys=keys, max_loss=max_loss)
-    out, close = _open_out(args.output)
-    try:
-        out.write(page)
-    except OSError as e:
-        raise AnalysisError("cannot write %s: %s" % (args.output, e.strerror or e))
-    finally:
-        if close:
-            out.close()
-    if close:
+    if _write_out(args, lambda f: f.write(page)):
         print(args.output)
     return EXIT_OK
 
 
 def cmd_export(args):
     from . import export
+    _check_out(args)
     table = _load(args)
     if args.list_columns:
         for c in table.columns:
@@ -275,17 +282,10 @@ def cmd_export(args):
         return EXIT_OK
     cols = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
     export.select_columns(table, cols)  # refuse unknown names before creating the file
-    out, close = _open_out(args.output)
-    try:
-        if args.json:
-            export.write_jsonl(table, out, cols)
-        else:
-            export.write_csv(table, out, cols)
-    except OSError as e:
-        raise AnalysisError("cannot write %s: %s" % (args.output, e.strerror or e))
-    finally:
-        if close:
-            out.close()
+    if args.json:
+        _write_out(args, lambda f: export.write_jsonl(table, f, cols))
+    else:
+        _write_out(args, lambda f: export.write_csv(table, f, cols))
     return EXIT_OK
 
 
@@ -375,6 +375,7 @@ def _parser():
                     help="directory for the plots (created if missing)")
     sp.add_argument("--format", default="png,svg", metavar="FMT[,FMT]",
                     help="png, svg, pdf [default: png,svg]")
+    _force(sp, "a plot's file")
     sp.set_defaults(func=cmd_plot)
 
     sp = sub.add_parser("report", help="one self-contained HTML page: the verdicts first (a "
@@ -386,6 +387,7 @@ def _parser():
     sp.add_argument("-o", "--output", required=True, metavar="REPORT.html",
                     help="the page to write (- for standard output)")
     sp.add_argument("--title", help="the page's title")
+    _force(sp, "the page")
     sp.add_argument("--metric", action="append", metavar="COLUMN",
                     help="comparison columns, as for compare")
     sp.add_argument("--reference", metavar="NAME|N|FILE", help="as for compare")
@@ -418,8 +420,16 @@ def _parser():
     sp.add_argument("-o", "--output", metavar="FILE", help="write here [default: standard "
                     "output]")
     sp.add_argument("--columns", metavar="A,B,...", help="only these columns, in this order")
+    _force(sp, "the file")
     sp.set_defaults(func=cmd_export)
     return p
+
+
+def _force(sp, what):
+    sp.add_argument("--force", action="store_true",
+                    help="replace a symlink where %s goes (the link itself, never what it "
+                    "points to; without --force a link is refused; a regular file is always "
+                    "replaced; a FIFO, device, socket or directory never)" % what)
 
 
 def _check_options(sp):

@@ -111,12 +111,12 @@ def _short(chars):
 
 def env_words(env_options):
     """The FABRICBENCH_* variables a run recorded (loading's env_options), without those of
-    the output options."""
+    the output options and the analysis's own (FABRICBENCH_ANALYZE_*: they shape no run)."""
     out = []
     for w in (env_options or "").split(" "):
         name = w.partition("=")[0]
         opt = name[len("FABRICBENCH_"):].lower().replace("_", "-")
-        if w and opt not in OUTPUT_OPTIONS:
+        if w and opt not in OUTPUT_OPTIONS and not name.startswith("FABRICBENCH_ANALYZE_"):
             out.append(w)
     return tuple(out)
 

@@ -70,6 +70,33 @@ def safe_text(s):
     return _UNSAFE.sub(_escape, s)
 
 
+# A string read from a file (an attribute, an element of a string dataset, a JSON string) is at
+# most MAX_TEXT characters: fabricbench writes none longer but a command line (whose words it
+# records in full) or a variable's value. A longer one is cut there and ends with a visible
+# marker giving its length and the start of its SHA-256, so that two long values that differ
+# stay different (grouping compares command lines) and nothing read from a file can make an
+# output grow with it.
+MAX_TEXT = 4096
+
+
+def cut_text(s):
+    """s itself when it has at most MAX_TEXT characters; else its first MAX_TEXT and the marker
+    ` [... cut: N characters in the file, SHA-256 0123456789abcdef]`."""
+    if len(s) <= MAX_TEXT:
+        return s
+    import hashlib
+
+    digest = hashlib.sha256(s.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return "%s [... cut: %d characters in the file, SHA-256 %s]" % (s[:MAX_TEXT], len(s),
+                                                                    digest)
+
+
+def file_text(s):
+    """A string from a file as the analysis keeps it: cut (cut_text), then made safe for a
+    terminal (safe_text)."""
+    return safe_text(cut_text(s))
+
+
 def name_text(name):
     """A name from the file for a message: escaped, and cut when it is very long."""
     t = safe_text(str(name))
@@ -221,7 +248,8 @@ def attribute(obj, where, name, kind, default, check=None):
 
 
 def _decode(v, label):
-    """A string value (bytes or str) as text, strictly UTF-8, control characters escaped."""
+    """A string value (bytes or str) as text, strictly UTF-8, at most MAX_TEXT characters
+    (cut_text), control characters escaped."""
     if isinstance(v, (bytes, np.bytes_)):
         try:
             v = bytes(v).decode("utf-8")
@@ -239,7 +267,7 @@ def _decode(v, label):
                                                               0xDCFF else o, e.start))
     else:
         raise Mismatch(label, "is not a string")
-    return safe_text(v)
+    return file_text(v)
 
 
 def _shape(shape):

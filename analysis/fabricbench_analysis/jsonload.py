@@ -27,7 +27,7 @@ from . import hostile
 from .errors import AnalysisError, UsageError
 
 MAX_LINE = 64 << 20  # a line of JSON Lines (a run record of a huge cluster is the longest)
-MAX_DOCUMENT = 256 << 20  # a JSON document read whole
+MAX_DOCUMENT = 256 << 20  # a JSON file (Lines or document), read whole: about 10 s to parse
 RECORDS = ("run", "kernel", "row", "kernel_end", "end")
 
 _HINT = ("fabricbench does not write this (docs/SCHEMA.md): the file was damaged or edited; "
@@ -92,13 +92,9 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant,
                             parse_float=_float, parse_int=_int)
 
 
-def sniff(path):
-    """'jsonl', 'document' or None (not JSON: HDF5 or anything else), by the first bytes."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(1 << 16)
-    except OSError:
-        return None
+def sniff(head):
+    """'jsonl', 'document' or None (not JSON: HDF5 or anything else), by a file's first bytes
+    (up to 64 KiB)."""
     text = head.lstrip(b" \t\r\n")
     if not text.startswith(b"{"):
         return None
@@ -150,7 +146,7 @@ def _value(v, kind, where):
     if kind == "str":
         if not isinstance(v, str):
             raise Bad(where, "is %s; a string is expected" % _type(v))
-        return hostile.safe_text(v)
+        return hostile.file_text(v)
     if kind == "int":
         if not isinstance(v, int) or isinstance(v, bool):
             raise Bad(where, "is %s; an integer is expected" % _type(v))
@@ -216,7 +212,7 @@ def _units(run):
         cols.append(c)
     if "bytes" not in cols:
         raise Bad(where + ": field units", "has no bytes column; every table has one")
-    return cols, {c: hostile.safe_text(units[c]) for c in cols}
+    return cols, {c: hostile.file_text(units[c]) for c in cols}
 
 
 def _reserved():
@@ -272,7 +268,7 @@ def _table(kernel, cols):
             raise Bad(at, "%s %s" % (c, e.what))
     out = []
     for i, (row, where) in enumerate(kernel.rows):
-        r = {c: (hostile.safe_text(v[i]) if isinstance(v, list) else
+        r = {c: (hostile.file_text(v[i]) if isinstance(v, list) else
                  int(v[i]) if v.dtype.kind in "iu" else float(v[i])) for c, v in data.items()}
         out.append((r, {"samples": None, "blocks": _blocks(row, where)}))
     return out
@@ -394,34 +390,34 @@ def _result(runs, path, run):
 # ------------------------------------------------------------------ JSON Lines
 
 
-def _lines(path, note):
-    """(line number, record) of every line; a last line cut short is left out (note)."""
-    with open(path, "rb") as f:
-        n = 0
-        while True:
-            raw = f.readline(MAX_LINE + 1)
-            if not raw:
+def _lines(f, path, note):
+    """(line number, record) of every line of the open file f; a last line cut short is left
+    out (note)."""
+    n = 0
+    while True:
+        raw = f.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        n += 1
+        if len(raw) > MAX_LINE:
+            raise Bad("line %d" % n, "is longer than %d MiB; fabricbench's lines are "
+                      "shorter" % (MAX_LINE >> 20))
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise Bad("line %d" % n, "is not valid UTF-8 (byte 0x%02X at offset %d); "
+                      "fabricbench writes UTF-8 only" % (raw[e.start], e.start))
+        try:
+            rec = _DECODER.decode(text)
+        except ValueError as e:
+            if not raw.endswith(b"\n") and not f.read(1):
+                note("%s: line %d is cut short (%s): the run was stopped while writing it; "
+                     "left out" % (path, n, _msg(e)))
                 return
-            n += 1
-            if len(raw) > MAX_LINE:
-                raise Bad("line %d" % n, "is longer than %d MiB; fabricbench's lines are "
-                          "shorter" % (MAX_LINE >> 20))
-            if not raw.strip():
-                continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise Bad("line %d" % n, "is not valid UTF-8 (byte 0x%02X at offset %d); "
-                          "fabricbench writes UTF-8 only" % (raw[e.start], e.start))
-            try:
-                rec = _DECODER.decode(text)
-            except ValueError as e:
-                if not raw.endswith(b"\n") and not f.read(1):
-                    note("%s: line %d is cut short (%s): the run was stopped while writing it; "
-                         "left out" % (path, n, _msg(e)))
-                    return
-                raise Bad("line %d" % n, "is not JSON (%s)" % _msg(e))
-            yield n, rec
+            raise Bad("line %d" % n, "is not JSON (%s)" % _msg(e))
+        yield n, rec
 
 
 def _msg(e):
@@ -429,10 +425,10 @@ def _msg(e):
     return ("%s, column %d" % (m, e.colno)) if m and hasattr(e, "colno") else str(e)
 
 
-def _read_jsonl(path, run, note):
+def _read_jsonl(f, path, run, note, budget):
     runs = []
     cur = None
-    for n, rec in _lines(path, note):
+    for n, rec in _lines(f, path, note):
         where = "line %d" % n
         rec = _obj(rec, where, "a JSON object (one record per line)")
         if "record" not in rec:
@@ -442,6 +438,7 @@ def _read_jsonl(path, run, note):
         if kind not in RECORDS:
             continue  # a newer fabricbench's record: not read here
         if kind == "run":
+            budget.add("runs", 1, path, where)
             cur = _Run(rec, where)
             runs.append(cur)
             continue
@@ -452,6 +449,7 @@ def _read_jsonl(path, run, note):
         if kind == "end":
             cur.end = rec
         elif kind == "kernel":
+            budget.add("kernels", 1, path, where)
             cur.kernels.append(_Kernel(rec, where))
         elif kind == "kernel_end":
             name = _value(rec.get("kernel"), "str", where + ": field kernel")
@@ -464,8 +462,10 @@ def _read_jsonl(path, run, note):
             name = _value(rec.get("kernel"), "str", where + ": field kernel")
             if not cur.kernels or cur.kernels[-1].fields.get("kernel") != name:
                 # files from before the kernel records: rows name their kernel
+                budget.add("kernels", 1, path, where)
                 cur.kernels.append(_Kernel({"kernel": name, "kind": rec.get("kind", "")},
                                            where))
+            budget.add("rows", 1, path, where)
             cur.kernels[-1].rows.append((rec, where))
     return _result(runs, path, run)
 
@@ -473,9 +473,8 @@ def _read_jsonl(path, run, note):
 # ------------------------------------------------------------------ the JSON document
 
 
-def _read_document(path, run):
-    with open(path, "rb") as f:
-        data = f.read(MAX_DOCUMENT + 1)
+def _read_document(f, path, run, budget):
+    data = f.read(MAX_DOCUMENT + 1)
     if len(data) > MAX_DOCUMENT:
         raise Bad("the document", "is larger than %d MiB" % (MAX_DOCUMENT >> 20))
     try:
@@ -495,6 +494,7 @@ def _read_document(path, run):
         raise Bad("the document", "has no runs; fabricbench's JSON document has them")
     if not isinstance(doc["runs"], list):
         raise Bad("runs", "is %s; an array is expected" % _type(doc["runs"]))
+    budget.add("runs", len(doc["runs"]), path)
     runs = []
     for i, r in enumerate(doc["runs"]):
         where = "runs[%d]" % i
@@ -512,6 +512,7 @@ def _read_document(path, run):
         kernels = r.get("kernels", [])
         if not isinstance(kernels, list):
             raise Bad(where + ".kernels", "is %s; an array is expected" % _type(kernels))
+        budget.add("kernels", len(kernels), path, where)
         for j, k in enumerate(kernels):
             kwhere = "%s.kernels[%d]" % (where, j)
             k = _obj(k, kwhere)
@@ -520,6 +521,7 @@ def _read_document(path, run):
             rows = k.get("rows", [])
             if not isinstance(rows, list):
                 raise Bad(kwhere + ".rows", "is %s; an array is expected" % _type(rows))
+            budget.add("rows", len(rows), path, kwhere)
             for m, row in enumerate(rows):
                 rwhere = "%s.rows[%d]" % (kwhere, m)
                 kern.rows.append((_obj(row, rwhere), rwhere))
@@ -528,12 +530,24 @@ def _read_document(path, run):
     return _result(runs, path, run)
 
 
-def read_file(path, kind, run, note):
-    """The runs of a JSON Lines file or JSON document as loading._read_file returns them."""
+def read_file(f, path, kind, run, note, budget):
+    """The runs of a JSON Lines file or JSON document (open as f) as loading._read_file
+    returns them; budget (limits.Budget) counts its runs, kernels and rows as they are
+    parsed. A file larger than MAX_DOCUMENT is refused before it is parsed."""
+    import os
+
+    size = os.fstat(f.fileno()).st_size
+    if size > MAX_DOCUMENT:
+        raise AnalysisError("%s (%s) holds %d bytes; fabricbench-analyze reads JSON files of "
+                            "at most %d bytes (%.0f MiB)" % (
+                                path, "JSON Lines" if kind == "jsonl" else "JSON document",
+                                size, MAX_DOCUMENT, MAX_DOCUMENT / (1 << 20)),
+                            "give the HDF5 file of the same runs (-o), which is read run by "
+                            "run, or split the file")
     try:
         if kind == "jsonl":
-            return _read_jsonl(path, run, note)
-        return _read_document(path, run)
+            return _read_jsonl(f, path, run, note, budget)
+        return _read_document(f, path, run, budget)
     except Bad as e:
         raise AnalysisError("%s (%s): %s" % (path, "JSON Lines" if kind == "jsonl" else
                                              "JSON document", hostile.safe_text(str(e))), _HINT)

@@ -17,10 +17,11 @@ DEFAULT_MAX_LOSS = 1.0  # percent
 
 def parse_max_loss(text, where="--max-loss"):
     """'1%' or '1' (percent) -> 1.0; from 0 to below 100."""
-    t = str(text).strip()
-    try:
-        v = float(t[:-1] if t.endswith("%") else t)
-    except ValueError:
+    from .rules import decimal
+
+    t = str(text)
+    v = decimal(t[:-1] if t.endswith("%") else t)
+    if v is None:
         raise UsageError("%s %s is not a percentage" % (where, safe_text(t)),
                          "write the loss in percent: 1% or 1")
     if not 0 <= v < 100:

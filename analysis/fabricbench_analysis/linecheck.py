@@ -22,10 +22,11 @@ RULE = "--min-line-pct"
 
 def parse_min_line_pct(text):
     """'90' or '90%' (percent of the line rate) -> 90.0; above 0, at most 100."""
-    t = str(text).strip()
-    try:
-        v = float(t[:-1] if t.endswith("%") else t)
-    except ValueError:
+    from .rules import decimal
+
+    t = str(text)
+    v = decimal(t[:-1] if t.endswith("%") else t)
+    if v is None:
         raise UsageError("--min-line-pct %s is not a percentage" % safe_text(t),
                          "write the share of the line rate in percent: 90 or 90%")
     if not 0 < v <= 100:

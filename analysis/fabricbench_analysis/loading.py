@@ -8,7 +8,7 @@ import math
 import os
 import re
 
-from . import hostile, jsonload
+from . import files, hostile, jsonload, limits
 from .errors import AnalysisError, NoRows, UsageError
 from .noise import row_noise
 from .table import (DERIVED_COLUMNS, INT_DEFAULTS, KERNEL_COLUMNS, META_UNITS, RUN_COLUMNS,
@@ -100,27 +100,19 @@ class _Damaged(Exception):
     pass
 
 
-def _open(path):
+def _open(f, path, head):
+    """The HDF5 file of the open input f (files.open_input), opened by HDF5 through
+    /proc/self/fd: the file checked is the file read."""
     import h5py
 
-    if not os.path.exists(path):
-        raise AnalysisError("%s: no such file" % path, "check the path")
-    if os.path.isdir(path):
-        raise AnalysisError("%s is a directory, not a result file" % path,
-                            "give the .h5 files fabricbench wrote (-o FILE.h5)")
-    try:
-        with open(path, "rb") as f:
-            head = f.read(512)
-    except OSError as e:
-        raise AnalysisError("cannot read %s: %s" % (path, e.strerror or e),
-                            "check its permissions")
-    if not h5py.is_hdf5(path):
+    name = files.fd_path(f, path)
+    if not h5py.is_hdf5(name):
         what = "it is empty" if not head else _guess_format(head)
         raise AnalysisError("%s is not an HDF5 file (%s)" % (path, what),
                             "give the .h5 result file fabricbench wrote (-o FILE.h5), or its "
                             "--json or --json-doc output; CSV is not read here")
     try:
-        return h5py.File(path, "r")
+        return h5py.File(name, "r")
     except (OSError, ValueError, RuntimeError, KeyError) as e:
         msg = _one_line(e)
         m = re.search(r"truncated file: eof = (\d+).*stored_eof = (\d+)", msg)
@@ -132,6 +124,20 @@ def _open(path):
                 "the original is whole); copy it again")
         raise AnalysisError("%s is damaged: HDF5 cannot open it (%s)" % (path, msg),
                             "copy the file again from where fabricbench wrote it")
+
+
+def open_input(path):
+    """(open file object, its first 64 KiB, 'jsonl' | 'document' | None): a result file is
+    a regular file (files.open_input); what it is, is decided by its content."""
+    f = files.open_input(path, "a result file")
+    try:
+        head = f.read(1 << 16)
+        f.seek(0)
+    except OSError as e:
+        f.close()
+        raise AnalysisError("cannot read %s: %s" % (path, e.strerror or e),
+                            "check its permissions")
+    return f, head, jsonload.sniff(head)
 
 
 def _guess_format(head):
@@ -175,10 +181,13 @@ def _check_schema(f, path):
                             (path, version), "the file is damaged")
 
 
-def kernel_groups(g, where):
+def kernel_groups(g, where, budget=None, path=""):
     """(id, where, group) of each kernel group of run group g (called where), in order; a
-    group not named NN_KERNEL, or not a group, is a Mismatch."""
+    group not named NN_KERNEL, or not a group, is a Mismatch. budget (limits.Budget) counts
+    them before any is read."""
     kgroup = hostile.child(g, where, "kernels", "group")
+    if kgroup is not None and budget is not None:
+        budget.add("kernels", _count(kgroup, where + "/kernels"), path, where)
     kids = hostile.children(kgroup, where + "/kernels") if kgroup is not None else []
     for kid in kids:
         kwhere = hostile.join(where + "/kernels", kid)
@@ -188,8 +197,28 @@ def kernel_groups(g, where):
         yield kid, kwhere, hostile.child(kgroup, where + "/kernels", kid, "group", required=True)
 
 
-def _select_runs(f, path, run):
+def _count(group, where):
+    """The number of members of a group, without listing them."""
+    try:
+        return int(group.id.get_num_objs())
+    except Exception as e:
+        raise hostile.Unreadable(where, "cannot be listed (%s)" % _one_line(e))
+
+
+def _select_runs(f, path, run, budget=None):
+    """The names of the runs selected (--run); budget (limits.Budget) counts them."""
     runs = hostile.child(f, "", "runs", "group")
+    if runs is not None and _count(runs, "/runs") > limits.MAX_RUN_GROUPS:
+        raise AnalysisError("%s holds %d runs; fabricbench-analyze lists at most %d" % (
+            path, _count(runs, "/runs"), limits.MAX_RUN_GROUPS),
+            "split the file (h5copy copies runs into a file of their own)")
+    names = _selected(f, path, run, runs)
+    if budget is not None:
+        budget.add("runs", len(names), path)
+    return names
+
+
+def _selected(f, path, run, runs):
     names = hostile.children(runs, "/runs") if runs is not None else []
     if not names:
         raise AnalysisError("%s holds no runs (no groups under /runs)" % path,
@@ -212,7 +241,7 @@ def _select_runs(f, path, run):
     return [want]
 
 
-def _read_run(f, path, name, warn):
+def _read_run(f, path, name, warn, budget):
     where = "/runs/" + name
     g = hostile.child(f["runs"], "/runs", name, "group", required=True)
     meta = _attrs(g, where, _RUN_ATTRS)
@@ -225,7 +254,7 @@ def _read_run(f, path, name, warn):
     meta["env_options"] = _env_options(g, where)
 
     kernels = []
-    for kid, kwhere, k in kernel_groups(g, where):
+    for kid, kwhere, k in kernel_groups(g, where, budget, path):
         kmeta = _attrs(k, kwhere, _KERNEL_ATTRS)
         kmeta["kernel_id"] = kid
         if not kmeta["kernel"]:
@@ -234,7 +263,7 @@ def _read_run(f, path, name, warn):
         if t is None:
             warn("%s %s: kernel %s has no table; skipped" % (path, name, kid))
             continue
-        rows, units = _read_table(t, kwhere + "/table", path, name, kid, warn)
+        rows, units = _read_table(t, kwhere + "/table", path, name, kid, warn, budget)
         samples = hostile.child(k, kwhere, "samples", "group")
         blocks = hostile.child(k, kwhere, "blocks", "group")
         out = []
@@ -313,7 +342,7 @@ def _row_vector(group, gwhere, key, what, limit):
 _RESERVED = frozenset(RUN_COLUMNS) | frozenset(KERNEL_COLUMNS) | frozenset(DERIVED_COLUMNS)
 
 
-def _read_table(t, twhere, path, name, kid, warn):
+def _read_table(t, twhere, path, name, kid, warn, budget):
     """The rows of one table (a list of {column: value}) and its columns' units. Every
     column is a 1-D dataset of the schema's type, all of one length, its values possible."""
     listed = hostile.attribute(t, twhere, "columns", "str", None)
@@ -356,6 +385,7 @@ def _read_table(t, twhere, path, name, kid, warn):
             v = hostile.numbers(ds, cpath, "a table column", kind, hostile.MAX_ROWS)
         if length_of is None:
             length_of = c
+            budget.add("rows", len(v), path, twhere)
         elif len(v) != len(data[length_of]):
             raise hostile.Mismatch(cpath, "has %d rows, %s/%s %d; every column of a table has "
                                    "one element per row" % (len(v), twhere, length_of,
@@ -389,28 +419,35 @@ _MISMATCH_HINT = ("fabricbench does not write this (docs/SCHEMA.md): the file wa
                   "edited; copy it again from where fabricbench wrote it")
 
 
-def _read_file(path, run, note):
+def _read_file(path, run, note, budget):
     """The runs of one file as [(meta, kernels)]; anything that does not match the schema is
     an AnalysisError naming the file and the object, never a traceback. A file of JSON
     (fabricbench's --json or --json-doc output, by its content) is read by jsonload.py."""
-    kind = jsonload.sniff(path) if os.path.isfile(path) else None
-    if kind:
-        try:
-            return jsonload.read_file(path, kind, run, note)
-        except AnalysisError:
-            raise
-        except Exception as e:  # last resort: what no damaged file is known to raise
-            raise _unexpected(path, e, "reading it as JSON")
-    f = _open(path)
+    src, head, kind = open_input(path)
+    try:
+        if kind:
+            try:
+                return jsonload.read_file(src, path, kind, run, note, budget)
+            except AnalysisError:
+                raise
+            except Exception as e:  # last resort: what no damaged file is known to raise
+                raise _unexpected(path, e, "reading it as JSON")
+        return _read_hdf5(src, path, head, run, note, budget)
+    finally:
+        src.close()
+
+
+def _read_hdf5(src, path, head, run, note, budget):
+    f = _open(src, path, head)
     where = "reading its root attributes"
     try:
         _check_schema(f, path)
         where = "listing its runs"
-        names = _select_runs(f, path, run)
+        names = _select_runs(f, path, run, budget)
         out = []
         for name in names:
             where = "reading /runs/%s" % name
-            out.append(_read_run(f, path, name, note))
+            out.append(_read_run(f, path, name, note, budget))
         return out
     except AnalysisError:
         raise
@@ -528,8 +565,9 @@ def load(paths, run="all", labels=None, warn=None):
         raise UsageError("%d labels for %d files" % (len(labels), len(paths)),
                          "give one --label per file, in the files' order")
     runs = []
+    budget = limits.Budget()
     for path in paths:
-        runs.extend(_read_file(path, run, note))
+        runs.extend(_read_file(path, run, note, budget))
 
     metas = [m for m, _ in runs]
     for m, lab in zip(metas, _labels(metas, labels)):

@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from . import hostile
+from . import hostile, matrix_verdict
 from .errors import AnalysisError
 
 # Members of one matrix: 4096 nodes (or ranks) make 8 million pairs, a 128 MiB dataset.
@@ -230,23 +230,34 @@ def read_matrix(k, kwhere, kmeta):
         raise hostile.Mismatch("the attribute verdict of %s" % where, "is 'suspects' but the "
                                "suspects dataset names none")
     m["complete"] = m["verdict"] is not None
+    matrix_verdict.check(m, where)  # the verdict recomputed from the pairs: never believed
     return m
 
 
-def _read(path, run, note):
-    from . import jsonload, loading
+def _read(path, run, note, budget):
+    from . import loading
 
-    if os.path.isfile(path) and jsonload.sniff(path):
-        return []  # fabricbench's JSON outputs carry no matrix
-    f = loading._open(path)
+    src, head, kind = loading.open_input(path)
+    try:
+        if kind:
+            return []  # fabricbench's JSON outputs carry no matrix
+        return _read_hdf5(src, path, head, run, note, budget)
+    finally:
+        src.close()
+
+
+def _read_hdf5(src, path, head, run, note, budget):
+    from . import loading
+
+    f = loading._open(src, path, head)
     try:
         loading._check_schema(f, path)
         out = []
-        for name in loading._select_runs(f, path, run):
+        for name in loading._select_runs(f, path, run, budget):
             rwhere = "/runs/" + name
             g = hostile.child(f["runs"], "/runs", name, "group", required=True)
             status = hostile.attribute(g, rwhere, "status", "str", "")
-            for kid, kwhere, k in loading.kernel_groups(g, rwhere):
+            for kid, kwhere, k in loading.kernel_groups(g, rwhere, budget, path):
                 kernel = hostile.attribute(k, kwhere, "kernel", "str", "", hostile.matches(
                     hostile.KERNEL_NAME, "a kernel name (a-z, 0-9 and _)")) or \
                     kid.split("_", 1)[-1]
@@ -284,7 +295,10 @@ def _read(path, run, note):
 
 def load_matrices(paths, run="all", warn=None):
     """Every matrix of the files' selected runs, in file, run and kernel order."""
+    from .limits import Budget
+
     out = []
+    budget = Budget()
     for path in paths:
-        out.extend(_read(path, run, warn or (lambda msg: None)))
+        out.extend(_read(path, run, warn or (lambda msg: None), budget))
     return out

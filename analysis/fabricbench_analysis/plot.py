@@ -38,17 +38,30 @@ def _style(table):
             for i, lab in enumerate(table.labels())}
 
 
+def short(label):
+    """A run's label as a legend shows it: at most LABEL_MAX characters ('...' at the end)."""
+    return label if len(label) <= LABEL_MAX else label[:LABEL_MAX - 3] + "..."
+
+
 def _legend_label(rows):
     r = rows[0]
-    lab = r["label"]
+    lab = short(r["label"])
     if r["run_status"] not in ("complete", ""):
         lab += " [%s]" % r["run_status"]
     return plain(lab)
 
 
+DRAWN_MAX = 120  # characters of one text drawn (a legend entry, a title, a tick label)
+LABEL_MAX = 48  # characters of a run's label in a legend
+
+
 def plain(text):
     """Text from a file for matplotlib, which reads $...$ as math (a lone $ or a bad formula
-    would fail the drawing) and hides legend entries that start with _."""
+    would fail the drawing) and hides legend entries that start with _; cut at DRAWN_MAX
+    characters with '...' (a label of thousands overflows the rasteriser: the fabric name of
+    a crafted file, even cut at hostile.MAX_TEXT, made plot fail)."""
+    if len(text) > DRAWN_MAX:
+        text = text[:DRAWN_MAX - 3] + "..."
     text = text.replace("$", r"\$")
     return "\u200b" + text if text.startswith("_") else text
 
@@ -133,10 +146,23 @@ def _rate_unit(values, unit):
     return 1.0, unit
 
 
+LEGEND_MAX = 24  # legend entries: more would squeeze the axes to nothing
+
+
 def _legend(ax, handles=None, labels=None):
-    """Below the axes, where it can hide no data, in as many columns as fit."""
+    """Below the axes, where it can hide no data, in as many columns as fit. Beyond
+    LEGEND_MAX entries, the first curves and the last entries (the guides: line rate, 90% of
+    it, the band) are kept, and one entry says how many curves the legend leaves out."""
     if handles is None:
         handles, labels = ax.get_legend_handles_labels()
+    if len(handles) > LEGEND_MAX:
+        from matplotlib.lines import Line2D
+
+        head, tail = LEGEND_MAX - 7, 6
+        gone = len(handles) - head - tail
+        handles = list(handles[:head]) + [Line2D([], [], ls="none")] + list(handles[-tail:])
+        labels = list(labels[:head]) + ["... and %d more not named here" % gone] + \
+            list(labels[-tail:])
     longest = max(len(x) for x in labels) if labels else 0
     ncol = 1 if len(handles) < 2 or longest > 60 else 2 if longest > 38 else 3
     ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=ncol,
@@ -247,7 +273,8 @@ def _time_figure(Figure, ticker, curves, what, title, xaxis):
 
 
 def unknown_rate_text(labels):
-    return "line rate unknown for %s (set with fabricbench run --line-rate)" % ", ".join(labels)
+    return "line rate unknown for %s (set with fabricbench run --line-rate)" % ", ".join(
+        short(x) for x in labels)
 
 
 GUIDE_SHARE = 0.9  # the guide line below the line rate: what a healthy link reaches
@@ -286,7 +313,8 @@ def _rate_figure(Figure, ticker, curves, column, what, unit, title, factor, rate
     if len(distinct) == 1 and len(rates) == len(runs):
         lines = [(distinct[0], "black", "")]
     else:
-        lines = [(rate, runs[run].style[0], "%s: " % run) for run, rate in rates.items()]
+        lines = [(rate, runs[run].style[0], "%s: " % short(run))
+                 for run, rate in rates.items()]
     for rate, color, who in lines:
         v = rate * rate_scale / div
         ax.axhline(v, color=color, ls="--", lw=1.3, label=plain(who + rate_text(rate)))
@@ -433,22 +461,31 @@ def png_bytes(fig, dpi=None):
     return buf.getvalue()
 
 
-def _savefig(fig, path, fmt, meta):
-    """SVG keeps its text as text (selectable, searchable, what a reader of the file sees)."""
+def _savefig(fig, f, fmt, meta):
+    """Into the open file f. SVG keeps its text as text (selectable, searchable, what a
+    reader of the file sees)."""
     import matplotlib
 
     with matplotlib.rc_context({"svg.fonttype": "none"}):
-        fig.savefig(path, format=fmt, metadata=meta)
+        fig.savefig(f, format=fmt, metadata=meta)
 
 
 def save(table, outdir, formats=("png", "svg"), matrices=()):
     """Write every figure (and a heatmap per pairs matrix) as outdir/NAME.FORMAT; returns the
-    paths written."""
+    paths written. outdir: a files.OutputDir (or a path): every file is written to a
+    temporary file in it and renamed into place, never through a link (files.py)."""
+    from .files import OutputDir
+
+    if not isinstance(outdir, OutputDir):
+        outdir = OutputDir(outdir, False)
+    outdir.open()
     try:
-        os.makedirs(outdir, exist_ok=True)
-    except OSError as e:
-        raise AnalysisError("cannot create the output directory %s: %s" %
-                            (outdir, e.strerror or e), "choose another -o DIR")
+        return _save(table, outdir, formats, matrices)
+    finally:
+        outdir.close()
+
+
+def _save(table, outdir, formats, matrices):
     written = []
     figs = figures(table)
     if matrices:
@@ -471,20 +508,22 @@ def save(table, outdir, formats=("png", "svg"), matrices=()):
                 "values are plotted against them")
         raise AnalysisError("nothing to plot: the input has no kernel with message sizes "
                             "(only barrier?)", "measure latency, bw or a collective")
-    for name, _caption, fig in figs:
+    for name, _caption, _fig in figs:
         # The names are kernel names (loading admits only [a-z][a-z0-9_]*) and fixed suffixes;
         # checked again here, so that no name from a file can ever leave the directory.
         if not _FILE_NAME.match(name):
             raise AnalysisError("a plot would be named '%s', which is not a plain file name" %
                                 safe_text(name), "this is a bug of fabricbench-analyze",
                                 EXIT_INTERNAL)
+        # Every file's entry checked before the first is written (a planted link among them
+        # refuses the command before it writes anything); each is checked again when written.
         for fmt in formats:
-            path = os.path.join(outdir, "%s.%s" % (name, fmt))
+            outdir.check_entry("%s.%s" % (name, fmt))
+    for name, _caption, fig in figs:
+        for fmt in formats:
             meta = {"Date": None} if fmt == "svg" else {"Software": None}
-            try:
-                _savefig(fig, path, fmt, meta)
-            except OSError as e:
-                raise AnalysisError("cannot write %s: %s" % (path, e.strerror or e),
-                                    "choose another -o DIR")
+            path = outdir.write("%s.%s" % (name, fmt),
+                                lambda f, fig=fig, fmt=fmt, meta=meta:
+                                _savefig(fig, f, fmt, meta))
             written.append(path)
     return written

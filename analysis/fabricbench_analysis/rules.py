@@ -21,42 +21,60 @@ import fnmatch
 import math
 import re
 
-from .errors import UsageError
+from .errors import AnalysisError, UsageError
 
-_SIZE = re.compile(r"^(\d+)([KMG]?)$", re.I)
+_SIZE = re.compile(r"([0-9]+)([KMGkmg]?)\Z")
 _SCALE = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+# A decimal number as people write one: digits, a point, an exponent; no sign, no hex, no
+# blanks, no underscores, no other digits than 0-9 (Python's float() takes all of these).
+_DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
+MAX_TOLERANCE = 10.0  # 1000%: beyond, a check could not fail
+
+
+def decimal(text):
+    """A decimal number written plainly (_DECIMAL) as a finite float, else None (NaN, inf,
+    1e400, 0x10, ' 5', '1_0' are None)."""
+    if not _DECIMAL.match(text):
+        return None
+    v = float(text)
+    return v if math.isfinite(v) else None
 
 
 def parse_tolerance(text, where="--tolerance"):
-    """'10%' or '0.1' -> 0.1. A bare number of 1 or more is refused: 10 could mean either."""
-    t = str(text).strip()
-    try:
-        if t.endswith("%"):
-            v = float(t[:-1]) / 100.0
-        else:
-            v = float(t)
-            if v >= 1:
-                raise UsageError("%s %s: write a percentage (%s%%) or a fraction below 1" %
-                                 (where, t, t))
-    except ValueError:
-        raise UsageError("%s %s is not a tolerance" % (where, t),
-                         "write a percentage (10%) or a fraction (0.1)")
-    if not v >= 0:
-        raise UsageError("%s %s: a tolerance cannot be negative" % (where, t))
+    """'10%' or '0.1' -> 0.1. A bare number of 1 or more is refused: 10 could mean either.
+    At most 1000%; nan, inf, 1e400, hex and padded numbers are refused."""
+    from .hostile import name_text
+
+    t = str(text)
+    shown = name_text(t)
+    pct = t.endswith("%")
+    v = decimal(t[:-1] if pct else t)
+    if v is None:
+        raise UsageError("%s %s is not a tolerance" % (where, shown),
+                         "write a percentage (10%) or a fraction (0.1): digits and a point, "
+                         "from 0% to 1000%")
+    if pct:
+        v /= 100.0
+    elif v >= 1:
+        raise UsageError("%s %s: write a percentage (%s%%) or a fraction below 1" %
+                         (where, shown, shown))
+    if v > MAX_TOLERANCE:
+        raise UsageError("%s %s: a tolerance is at most 1000%%" % (where, shown),
+                         "beyond it no change could fail")
     return v
 
 
 def parse_size(text, where):
-    m = _SIZE.match(text.strip())
+    m = _SIZE.match(text)
     if not m:
-        raise UsageError("%s: '%s' is not a size" % (where, text),
+        raise UsageError("%s: '%s' is not a size" % (where, _shown(text)),
                          "sizes are bytes with an optional K, M or G (powers of 1024): 8, 1K, 4M")
     return int(m.group(1)) * _SCALE[m.group(2).upper()]
 
 
 def parse_sizes(text, where):
     """A size predicate: *, N, A-B (either end may be left out), >=N, <=N, >N, <N."""
-    t = text.strip()
+    t = text
     if t in ("*", "all"):
         return lambda b: True
     for op, fn in ((">=", lambda a, b: b >= a), ("<=", lambda a, b: b <= a),
@@ -69,15 +87,19 @@ def parse_sizes(text, where):
         lo = parse_size(lo, where) if lo else 0
         hi = parse_size(hi, where) if hi else None
         if hi is not None and hi < lo:
-            raise UsageError("%s: the range %s is empty" % (where, t))
+            raise UsageError("%s: the range %s is empty" % (where, _shown(t)))
         return lambda b: b >= lo and (hi is None or b <= hi)
     n = parse_size(t, where)
     return lambda b: b == n
 
 
-_SELECT = re.compile(r"^([^\[\]]+)\[(?:([A-Za-z][\w-]*)=)?([^\[\]=]+)\]$")
+# KERNEL: a kernel name or a shell pattern over kernel names (letters a-z, digits, _, with *, ?
+# and classes [a-z], [!0-9]); KERNEL[VALUE] or KERNEL[OPTION=VALUE] one instance of it.
+_GLOB = r"(?:[a-z0-9_*?]|\[!?[a-z0-9_-]+\])+"
+_PATTERN = re.compile(_GLOB + r"\Z")
+_SELECT = re.compile(r"(" + _GLOB + r")\[(?:([A-Za-z][A-Za-z0-9_-]*)=)?([^\[\]=\s]+)\]\Z")
 _VARIANT = re.compile(r"^--([A-Za-z][\w-]*) (\S+)$")
-_RATE = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)([kKMGT]?)$")
+_RATE = re.compile(r"^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([kKMGT]?)$")
 _RATE_SCALE = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
@@ -89,15 +111,25 @@ def _value(text):
 
 def parse_kernel(text, where):
     """KERNEL, KERNEL[VALUE] or KERNEL[OPTION=VALUE] -> (pattern, option or None, value or
-    None). A KERNEL that does not end in ']' is a shell pattern as it is (`tcp_[a-z]*`)."""
-    if not text.endswith("]"):
+    None). KERNEL is a kernel name or a shell pattern over kernel names (`tcp_[a-z]*`);
+    anything else (`tcp_stream[4`, `[`, `Latency`, `tcp_stream[streams=]`) is a usage error
+    naming the line."""
+    if text.endswith("]"):
+        m = _SELECT.match(text)
+        if m:
+            return m.group(1), m.group(2), _value(m.group(3))
+    elif _PATTERN.match(text):
         return text, None, None
-    m = _SELECT.match(text)
-    if not m:
-        raise UsageError("%s: '%s' is not a kernel or a kernel instance" % (where, text),
-                         "write KERNEL, KERNEL[VALUE] or KERNEL[OPTION=VALUE]: tcp_stream, "
-                         "tcp_stream[4], udp_rate[rate=1G]")
-    return m.group(1), m.group(2), _value(m.group(3)) if m.group(3) is not None else None
+    raise UsageError("%s: '%s' is not a kernel, a kernel pattern or a kernel instance" %
+                     (where, _shown(text)),
+                     "write KERNEL (a-z, 0-9, _; a shell pattern with * ? [a-z]), "
+                     "KERNEL[VALUE] or KERNEL[OPTION=VALUE]: tcp_stream, tcp_*, tcp_stream[4], "
+                     "udp_rate[rate=1G]")
+
+
+def _shown(text):
+    from .hostile import name_text
+    return name_text(text)
 
 
 class Rule:
@@ -125,27 +157,69 @@ class Rule:
         return v == self.value
 
 
-def parse_rules(path):
+MAX_RULES_BYTES = 1 << 20  # a rules file (fabricbench-analyze's: a few dozen lines)
+
+
+def _rules_lines(path):
+    """(number, text) of the lines of the rules file: a regular file (files.open_input: a
+    FIFO or a device is refused at once) of at most MAX_RULES_BYTES, UTF-8 line by line (a
+    byte that is not is a usage error naming the line)."""
+    from . import files
+
+    shown = _shown(path)
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        f = files.open_input(path, "a rules file")
+    except UsageError:
+        raise
+    except AnalysisError as e:  # no such file, a directory, permissions: a usage error here
+        raise UsageError("cannot read the rules file %s: %s" % (shown, e.message.replace(
+            shown + ": ", "").replace(shown + " ", "")), "give the rules file (docs/ANALYSIS.md "
+            "describes it)")
+    try:
+        data = f.read(MAX_RULES_BYTES + 1)
     except OSError as e:
-        raise UsageError("cannot read the rules file %s: %s" % (path, e.strerror or e))
+        raise UsageError("cannot read the rules file %s: %s" % (shown, e.strerror or e))
+    finally:
+        f.close()
+    if len(data) > MAX_RULES_BYTES:
+        raise UsageError("the rules file %s is larger than %d KiB; a rules file is a few "
+                         "lines of text" % (shown, MAX_RULES_BYTES >> 10),
+                         "give the rules file (docs/ANALYSIS.md describes it)")
+    out = []
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise UsageError("%s line %d: byte 0x%02X at column %d is not UTF-8; a rules file "
+                             "is UTF-8 text" % (shown, n, raw[e.start], e.start + 1),
+                             "save the rules file as UTF-8 (docs/ANALYSIS.md describes it)")
+        out.append((n, line))
+    return out
+
+
+def parse_rules(path):
     rules = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in _rules_lines(path):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
-        where = "%s line %d" % (path, n)
+        where = "%s line %d" % (_shown(path), n)
         f = line.split()
         if len(f) not in (4, 5):
             raise UsageError("%s: expected KERNEL SIZES METRIC TOLERANCE [fail|warn], got %d "
-                             "fields: %s" % (where, len(f), line),
+                             "fields: %s" % (where, len(f), _shown(line)),
                              "docs/ANALYSIS.md describes the rules file")
         kernel, sizes, metric, tol = f[:4]
         severity = f[4].lower() if len(f) == 5 else "fail"
         if severity not in ("fail", "warn"):
-            raise UsageError("%s: severity '%s' is neither fail nor warn" % (where, f[4]))
+            raise UsageError("%s: severity '%s' is neither fail nor warn" % (where,
+                                                                            _shown(f[4])))
+        if not (metric in ("*", "default") or _METRIC.match(metric)):
+            raise UsageError("%s: metric '%s' is not a column name" % (where, _shown(metric)),
+                             "name a column (p50_us, MBps, busbw_GBps), 'default' or * (with "
+                             "skip)")
         if tol.lower() in ("skip", "ignore"):
             tolerance = None
         else:
@@ -156,6 +230,9 @@ def parse_rules(path):
         rules.append(Rule(kernel, parse_sizes(sizes, where), sizes, metric, tolerance,
                           severity, where))
     return rules
+
+
+_METRIC = re.compile(r"[A-Za-z0-9_]{1,64}\Z")
 
 
 def checks_for(kernel, nbytes, default_metric, tolerance, rules, variant=""):

@@ -14,12 +14,14 @@ Two kinds of input, for two kinds of test:
 The fabricbench binary comes from --fabricbench PATH or the FABRICBENCH environment variable
 (ctest sets it). Without it every test errors with a message saying so: nothing is skipped.
 """
+import atexit
 import math
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import types
 
@@ -30,12 +32,18 @@ import pytest
 
 ANALYSIS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ANALYSIS)
+from fabricbench_analysis.loading import SCHEMA_VERSION  # noqa: E402
 LAUNCHER = os.path.join(ANALYSIS, "fabricbench-analyze")
 
 # Short runs: this may be a 2-core machine doing other work. mpirun options as tests/lib.
 MPIRUN = ["mpirun", "-np", "2", "--oversubscribe", "--bind-to", "none", "--mca",
           "mpi_yield_when_idle", "1"]
 SIZES = "8,1K,64K,1M"
+# Every mpirun of this session gets an Open MPI session directory of its own (as tests/lib/
+# ompisession.py): two MPI jobs at once on one machine can race for the default one in /tmp.
+OMPI_SESSION = tempfile.mkdtemp(prefix="fbompi-", dir="/tmp")
+atexit.register(shutil.rmtree, OMPI_SESSION, True)
+os.environ["OMPI_MCA_orte_tmpdir_base"] = OMPI_SESSION
 KERNELS = "latency,bw,allreduce"
 
 
@@ -213,7 +221,7 @@ def results(fabricbench, tmp_path_factory):
     # A file from a future fabricbench.
     r.newer = _copy(r.shm, str(d / "newer.h5"))
     with h5py.File(r.newer, "r+") as f:
-        f.attrs["schema_version"] = np.int64(2)
+        f.attrs["schema_version"] = np.int64(SCHEMA_VERSION + 1)
 
     # A file from before the fabrics work: no line_rate_pct, cpu_* columns, fabric attributes
     # (nor the nccl-tests columns count, type, redop, which came later still).

@@ -19,7 +19,11 @@ during pairs_bw after 3 of its 7 rounds: pairs of later rounds NaN, no verdict, 
 run status running; pairs_latency complete), the retest fields (the bad
 pair retested alone at 10000 MB/s / 2.0 us: slow only under load, bit 8), and members renamed
 or dropped (for the check by names). The verdict written is what fabricbench's rules give for
-these values (a pair below 90% of the median's bandwidth or above 1.5 x its latency is slow).
+these values (a pair below 90% of the median's bandwidth or above 1.5 x its latency is slow;
+below 90% of the line rate too): the analysis recomputes it and refuses a file whose verdict
+disagrees (matrix_verdict.py). So one pair made slower (pair_scale, for the check pair by
+pair) is a run of `--slow-bw 0.5` on a port of unknown line rate, whose verdict stays
+healthy, as fabricbench's would.
 """
 import math
 
@@ -47,7 +51,9 @@ def spec(fault=None, scale=1.0, killed=False, retest=False, nodes=None, pair_sca
     pair_scale: {(a, b): f} one pair's bandwidth x f (latency / f); nodes: the member names
     (default NODES)."""
     return {"fault": fault, "scale": scale, "killed": killed, "retest": retest,
-            "nodes": list(nodes or NODES), "pair_scale": dict(pair_scale or {})}
+            "nodes": list(nodes or NODES), "pair_scale": dict(pair_scale or {}),
+            "slow_bw": 0.5 if pair_scale else 0.9,
+            "line_MBps": math.nan if pair_scale else LINE_MBPS}
 
 
 def rounds(n):
@@ -94,7 +100,7 @@ def values(sp, killed=False):
     unmeasured = (rnd < 0) | (rnd >= done)
     for a in (bw, p50, p99):
         a[unmeasured] = np.nan
-    line = 100.0 * bw / LINE_MBPS
+    line = 100.0 * bw / sp["line_MBps"]
     return bw, line, p50, p99, rnd, done
 
 
@@ -139,7 +145,7 @@ def write_matrix(kg, kernel, sp):
         for j in range(n):
             if i == j:
                 continue
-            if is_bw and min(bw[i, j], bw[j, i]) < 0.9 * med:
+            if is_bw and min(bw[i, j], bw[j, i]) < sp["slow_bw"] * med:
                 slow[i, j] |= 1
             if is_bw and min(line[i, j], line[j, i]) < 90.0:
                 slow[i, j] |= 4
@@ -180,9 +186,9 @@ def write_matrix(kg, kernel, sp):
     _set(g.attrs, "lat_median_us", med if not is_bw else math.nan)
     _set(g.attrs, "pairs_measured", npairs)
     _set(g.attrs, "pairs_slow", int(np.count_nonzero(np.triu(slow, 1) & 7)))
-    _set(g.attrs, "slow_bw_share", 0.9)
+    _set(g.attrs, "slow_bw_share", sp["slow_bw"])
     _set(g.attrs, "slow_latency_factor", 1.5)
-    _set(g.attrs, "line_rate_MBps", LINE_MBPS)
+    _set(g.attrs, "line_rate_MBps", sp["line_MBps"])
     g.create_dataset("pair_slow", data=slow)
     g.create_dataset("node_suspect", data=node_suspect)
     _strings(g, "suspects", suspects)

@@ -41,6 +41,9 @@ def test_environment_options():
                               "FABRICBENCH_REPEAT=3 FABRICBENCH_WINDOW=16") == (
         "FABRICBENCH_SIZES=8,1K", "FABRICBENCH_WINDOW=16")
     assert grouping.env_words("") == ()
+    # the analysis's own variables shape no run
+    assert grouping.env_words("FABRICBENCH_ANALYZE_MAX_RUNS=5 FABRICBENCH_SIZES=8") == (
+        "FABRICBENCH_SIZES=8",)
 
 
 def test_parse_keys():

@@ -27,6 +27,7 @@ from conftest import MPIRUN, _mpi_env, assert_error, assert_ok, run_cli
 
 from fabricbench_analysis import load
 from fabricbench_analysis.errors import AnalysisError
+from fabricbench_analysis.loading import SCHEMA_VERSION
 
 # (baseline, file under test) pairs of the `known` fixture, and the result check gives.
 PAIRS = (("base", "base", "PASS"), ("base", "slow", "FAIL"), ("base", "mild", "WARN"),
@@ -233,8 +234,9 @@ HOSTILE = [
      ("line 3 (row record): block_medians_us element 1", "a time is expected")),
     ("a record without its type", lambda recs: recs[:3] + [{"kernel": "latency"}] + recs[3:],
      ("line 4", "has no \"record\"")),
-    ("a newer schema", lambda recs: [dict(r, schema_version=2) if r["record"] == "run" else r
-                                     for r in recs], ("schema_version 2", "reads version 1")),
+    ("a newer schema", lambda recs: [dict(r, schema_version=SCHEMA_VERSION + 1)
+                                     if r["record"] == "run" else r for r in recs],
+     ("schema_version %d" % (SCHEMA_VERSION + 1), "reads version %d" % SCHEMA_VERSION)),
 ]
 
 

@@ -138,7 +138,7 @@ def test_names_and_suspects_escaped(pairs, tmp_path):
                  dtype=h5py.string_dtype())
         g.attrs["verdict"] = "suspects"
 
-    path = _edit(pairs, tmp_path, fn)
+    path = _edit(pairs, tmp_path, fn, src=pairs.node)  # a verdict with suspects: believed
     p = run_cli("matrix", path, "--kernel", "pairs_bw")
     assert p.returncode == 1, p.stderr
     assert "\x1b" not in p.stdout and "\u202e" not in p.stdout
@@ -161,3 +161,76 @@ def test_hostile_kernel_name_never_a_file_name(pairs, tmp_path):
         f["/runs/run_0000/kernels/01_pairs_bw"].attrs["kernel"] = "../../evil"
     _one_error(run_cli("matrix", path), "the attribute kernel of "
                "/runs/run_0000/kernels/01_pairs_bw is '../../evil'")
+
+
+# --- the verdict is recomputed from the pairs, never believed (matrix_verdict.py) ------------
+
+def _lie_healthy(g, traces=False):
+    """The verdict of the file with a bad node (sw2-n06 slow with its 7 peers) set to healthy;
+    with traces, also its suspects, counts, pair_slow bits and node_suspect wiped, as a
+    careful editor would: only the pair values are left to tell."""
+    g.attrs["verdict"] = "healthy"
+    if traces:
+        _replace(g, "suspects", np.array([], dtype=object), dtype=h5py.string_dtype())
+        slow = np.zeros((8, 8), dtype=np.uint8)
+        np.fill_diagonal(slow, 255)
+        _replace(g, "pair_slow", slow)
+        _replace(g, "node_suspect", np.full(8, -1, np.int32))
+        g.attrs["pairs_slow"] = np.int64(0)
+
+
+LIES = {
+    "healthy with suspects": (
+        lambda g: _lie_healthy(g), "node",
+        "it says healthy, but 7 of its 28 pairs measured are slow by its own values and "
+        "thresholds; e.g. sw1-n01 -> sw2-n06 2500 MB/s, below 0.9 of the median pair's 10000, "
+        "and it names 1 suspect"),
+    "healthy, every trace wiped": (
+        lambda g: _lie_healthy(g, traces=True), "node",
+        "it says healthy, but 7 of its 28 pairs measured are slow"),
+    "suspects on a healthy fabric": (
+        lambda g: (g.attrs.__setitem__("verdict", "suspects"),
+                   _replace(g, "suspects", np.array(["node: node sw1-n01 (or its link)"],
+                                                    dtype=object), dtype=h5py.string_dtype())),
+        "healthy", "it names suspects, but none of its 28 pairs measured is slow"),
+    "a threshold edited": (
+        lambda g: g.attrs.__setitem__("bw_median_MBps", np.float64(2000.0)), "node",
+        "it rests on bw_median_MBps 2000.0, but the median pair of bw_MBps is 10000.0"),
+    "pair_slow edited": (
+        lambda g: g["pair_slow"].__setitem__((0, 5), 0), "node",
+        "it marks the pair sw1-n01, sw2-n06 with pair_slow 0, but its own values and "
+        "thresholds give 5"),
+    "a count edited": (
+        lambda g: g.attrs.__setitem__("pairs_slow", np.int64(3)), "node",
+        "it counts pairs_slow 3, but its own values and thresholds give 7"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LIES))
+def test_lying_verdict_is_inconsistent(pairs, tmp_path, case):
+    """Was: `matrix` printed the verdict the file claimed (healthy, exit 0) whatever its own
+    pairs and suspects said."""
+    fn, src, phrase = LIES[case]
+    path = _edit(pairs, tmp_path, fn, src=getattr(pairs, src))
+    p = run_cli("matrix", path)
+    _one_error(p, "the verdict of " + M + " is inconsistent: " + phrase,
+               "a verdict that disagrees with the file's own pairs is not believed")
+    assert p.stdout == ""
+
+
+def test_lying_verdict_in_every_command(pairs, tmp_path):
+    path = _edit(pairs, tmp_path, lambda g: _lie_healthy(g, traces=True), src=pairs.node)
+    for args in (("plot", path, "-o", tmp_path / "plots"), ("report", path, "-o", "-"),
+                 ("check", "--baseline", pairs.node, path)):
+        _one_error(run_cli(*args), "the verdict of " + M + " is inconsistent")
+
+
+def test_true_verdicts_are_believed(pairs):
+    """fabricbench's own verdicts agree with the recomputation: the real run's (retests
+    included, judged on this machine's noise), and the known files'."""
+    p = run_cli("matrix", pairs.real)
+    assert p.returncode == (1 if pairs.real_exit == 1 else 0), p.stderr
+    for name, code in (("healthy", 0), ("node", 1), ("pair", 1), ("retest", 0),
+                       ("killed", 4)):
+        p = run_cli("matrix", getattr(pairs, name))
+        assert p.returncode == code, (name, p.stderr)

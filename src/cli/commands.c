@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/launcher.h"
+#include "core/text.h"
 #include "kernel/registry.h"
 #include "net/fabric.h"
 #include "net/inventory.h"
@@ -12,6 +13,31 @@
 #include "out/show.h"
 
 #include "fab_version.h"
+
+/* `fabricbench show FILE...`: each file in order, after a line naming it when there are
+ * several ("# ==> FILE (file 2 of 3) <=="); a file that cannot be shown gets its one error
+ * line on stderr and the next one is shown. Returns the exit code: 0 when every file was
+ * shown, else the first failed file's (2: not a result file of this schema version; 3:
+ * missing, unreadable or damaged). */
+static int fab_show_files(char *const *paths, int n, FILE *f, bool wide, const char *columns)
+{
+    int code = FAB_EXIT_OK;
+
+    for (int i = 0; i < n; i++) {
+        char safe[4200];
+        int rc;
+
+        if (n > 1) {
+            fab_text_safe(paths[i], safe, sizeof(safe));
+            fprintf(f, "%s# ==> %s (file %d of %d) <==\n", i ? "#\n" : "", safe, i + 1, n);
+            fflush(f);
+        }
+        rc = fab_status_exit_code(fab_show(paths[i], f, wide, columns));
+        if (code == FAB_EXIT_OK)
+            code = rc;
+    }
+    return code;
+}
 
 /* `fabricbench inventory --fabric NAME`: what --fabric would choose on this host. */
 static int fab_fabric_command(const fab_opts_t *o)

@@ -74,8 +74,14 @@ void fab_opts_print_run_help(FILE *f)
             fprintf(f, "  %s\n", left);
         fprintf(f, "        %s\n", d->help);
     }
-    fprintf(f, "\nSizes: K = 1024, M = 1024^2, G = 1024^3 bytes (1 to 1G per message). Reported\n"
-               "units are decimal: us = 10^-6 s, MB/s = 10^6 B/s, Gb/s = 10^9 bit/s.\n"
+    fprintf(f, "\nNumbers are decimal: 5, -1, 0.25, .5, 1e9, 2.5e-3 (a whole-number option takes\n"
+               "any whole value: 1e6, 2.0); no spaces, no hexadecimal, no inf or nan; a value out\n"
+               "of the option's range is refused, and the message gives the range.\n"
+               "Sizes: a number of bytes, or with K = 1024, M = 1024^2, G = 1024^3 (1.5K = 1536;\n"
+               "1 to 1G per message). Rates: Gb/s, or with K, M, G, T = 10^3..10^12 bit/s (100G,\n"
+               "25Gb/s, 800M). Lists: values separated by commas (no spaces), or A:B, doubling\n"
+               "from A to B. Reported units are decimal: us = 10^-6 s, MB/s = 10^6 B/s,\n"
+               "Gb/s = 10^9 bit/s.\n"
                "Exit codes: 0 ok; 1 a check failed; 2 usage/configuration; 3 environment; "
                "4 interrupted.\n");
 }

@@ -1,36 +1,39 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What the launcher's environment says before MPI_Init (mpirun, srun, other PMIx/PMI
- * launchers): whether this process is the job's or its host's first rank. */
-#include <ctype.h>
-#include <errno.h>
-#include <limits.h>
+ * launchers): this process's rank, whether it is the job's or its host's first rank. */
 #include <stdlib.h>
 
 #include "cli/launcher.h"
+#include "core/num.h"
 
-/* Before MPI_Init the rank is known only from the launcher's environment: a whole number
- * that is not one (a hostile or broken environment) counts as unknown. */
+/* The rank that the first of vars holding a rank number (core/num.h, a whole number from 0)
+ * says; a variable that holds something else is passed over (it is not the launcher's);
+ * none: -1. */
+static int fab_rank_from(const char *const *vars, size_t n)
+{
+    fab_range_t r = {0, 1e9, false, true, NULL};
+    char err[256];
+    double rank;
+
+    for (size_t i = 0; i < n; i++) {
+        const char *v = getenv(vars[i]);
+
+        if (v && fab_num_parse(v, &r, &rank, err, sizeof(err)) == FAB_OK)
+            return (int)rank;
+    }
+    return -1;
+}
+
 int fab_launcher_rank(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
                                        "SLURM_PROCID"};
 
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        const char *v = getenv(vars[i]);
-        char *end;
-        long r;
-
-        if (!v || !*v)
-            continue;
-        errno = 0;
-        r = strtol(v, &end, 10);
-        return *end || errno || r < 0 || r > INT_MAX || !isdigit((unsigned char)*v) ? -1 : (int)r;
-    }
-    return -1;
+    return fab_rank_from(vars, sizeof(vars) / sizeof(vars[0]));
 }
 
 /* Commands that need no MPI print on the first rank only, so `mpirun -np 4 fabricbench list`
- * prints once. */
+ * prints once; a process started alone is the first. */
 bool fab_first_rank(void)
 {
     return fab_launcher_rank() <= 0;
@@ -42,11 +45,5 @@ bool fab_first_local_rank(void)
     static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
                                        "SLURM_LOCALID", "PMI_LOCAL_RANK"};
 
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        const char *v = getenv(vars[i]);
-
-        if (v && *v)
-            return atoi(v) == 0;
-    }
-    return true;
+    return fab_rank_from(vars, sizeof(vars) / sizeof(vars[0])) <= 0;
 }

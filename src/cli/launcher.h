@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
-/* This process's rank from the launcher's environment (mpirun, srun, PMIx/PMI); -1 without
- * a launcher or when it is not a whole number. */
+/* This process's rank from the launcher's environment (mpirun, srun, PMIx/PMI): the first
+ * variable that holds a whole number (core/num.h); -1 without one. */
 int fab_launcher_rank(void);
 /* The job's first rank (true without a launcher): commands that need no MPI print there
  * only, so `mpirun -np 4 fabricbench list` prints once. */

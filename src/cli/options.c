@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/kernel_list.h"
 #include "cli/option_table.h"
 #include "cli/options.h"
 #include "core/text.h"
@@ -183,7 +184,7 @@ static void fab_opts_from_env(bool *set, int *bad, char *err, size_t errlen)
     *bad = -1;
     for (int i = 0; i < fab_nrows; i++) {
         const fab_optrow_t *r = &fab_rows[i];
-        char var[64], msg[384];
+        char var[64], msg[512];
         const char *val;
         bool on = true;
         fab_status_t st;
@@ -206,15 +207,52 @@ static void fab_opts_from_env(bool *set, int *bad, char *err, size_t errlen)
     }
 }
 
-/* FABRICBENCH_* variables that are not options: the test hooks (docs/DEVELOPING.md), and the
- * variables of the quick start script, the analysis and the test suite, which runs started
- * from them see. Any other FABRICBENCH_ variable is a mistake (a typo of an option's). */
+/* FABRICBENCH_* variables that are not options: those this program reads (the test hooks,
+ * docs/DEVELOPING.md, and the files that stand in for /proc and /sys in tests), then those of
+ * the quick start script, the analysis and the test suite, which runs started from them see.
+ * Any other FABRICBENCH_ variable is a mistake (a typo of an option's). */
 static const char *const fab_env_other[] = {
-    "FABRICBENCH_TEST_WRONG_OP",    "FABRICBENCH_TEST_CORRUPT", "FABRICBENCH_TEST_NB_CORRUPT",
-    "FABRICBENCH_CLOCKSOURCE_FILE", "FABRICBENCH_PROC_STAT",    "FABRICBENCH_ARGS",
-    "FABRICBENCH_ANALYZE_DEBUG",    "FABRICBENCH_BUILD_DIR",    "FABRICBENCH_TEST_PAIRS_LOADED",
-    "FABRICBENCH_TEST_SOCK_REFUSE", "FABRICBENCH_TEST_STOP_AT", "FABRICBENCH_TEST_PEERS_DROP",
+    "FABRICBENCH_TEST_WRONG_OP",
+    "FABRICBENCH_TEST_CORRUPT",
+    "FABRICBENCH_TEST_NB_CORRUPT",
+    "FABRICBENCH_CLOCKSOURCE_FILE",
+    "FABRICBENCH_PROC_STAT",
+    "FABRICBENCH_PROC_LOADAVG",
+    "FABRICBENCH_TEST_PAIRS_LOADED",
+    "FABRICBENCH_TEST_SOCK_REFUSE",
+    "FABRICBENCH_TEST_STOP_AT",
+    "FABRICBENCH_TEST_PEERS_DROP",
+    "FABRICBENCH_ARGS",
+    "FABRICBENCH_ANALYZE_DEBUG",
+    "FABRICBENCH_BUILD_DIR",
+    "FABRICBENCH_ANALYZE_MAX_RUNS",
+    "FABRICBENCH_ANALYZE_MAX_KERNELS",
+    "FABRICBENCH_ANALYZE_MAX_ROWS",
 };
+#define FAB_ENV_READ 10 /* the first ones of fab_env_other: read by this program */
+
+/* The i-th FABRICBENCH_ name this program knows (the options', then fab_env_other's) into var;
+ * false for a help row (no variable). */
+static bool fab_env_known(int i, char *var, size_t len)
+{
+    if (i < fab_nrows && fab_row_is_help(&fab_rows[i]))
+        return false;
+    if (i < fab_nrows)
+        fab_opt_env_name(fab_rows[i].d, var, len);
+    else
+        snprintf(var, len, "%s", fab_env_other[i - fab_nrows]);
+    return true;
+}
+
+bool fab_env_ours(const char *name, size_t n)
+{
+    char var[64];
+
+    for (int i = 0; i < fab_nrows + FAB_ENV_READ; i++)
+        if (fab_env_known(i, var, sizeof(var)) && strlen(var) == n && strncmp(var, name, n) == 0)
+            return true;
+    return false;
+}
 
 /* An environment variable FABRICBENCH_* that is no option's and no other known one: an
  * error naming it and the closest known name. */
@@ -232,34 +270,22 @@ static fab_status_t fab_env_unknown(char *err, size_t errlen, char *hint, size_t
         snprintf(name, sizeof(name), "%.*s", (int)n, *e);
         for (int i = 0; i < fab_nrows + (int)(sizeof(fab_env_other) / sizeof(fab_env_other[0]));
              i++) {
-            size_t d;
-
-            if (i < fab_nrows && fab_row_is_help(&fab_rows[i]))
+            if (!fab_env_known(i, var, sizeof(var)))
                 continue;
-            if (i < fab_nrows)
-                fab_opt_env_name(fab_rows[i].d, var, sizeof(var));
-            else
-                snprintf(var, sizeof(var), "%s", fab_env_other[i - fab_nrows]);
             known = known || strcmp(var, name) == 0;
-            d = fab_edit_distance(name, var);
-            if (d < bestd) {
-                bestd = d;
+            if (fab_edit_distance(name, var) < bestd) {
+                bestd = fab_edit_distance(name, var);
                 snprintf(best, sizeof(best), "%s", var);
             }
         }
         if (known)
             continue;
         snprintf(err, errlen, "unknown environment variable %s (no option reads it)", name);
-        if (bestd <= 3)
-            snprintf(hint, hintlen,
-                     "did you mean %s? Unset %s; 'fabricbench run --help' lists "
-                     "the options, each also read from FABRICBENCH_<NAME>",
-                     best, name);
-        else
-            snprintf(hint, hintlen,
-                     "unset %s; 'fabricbench run --help' lists the options, each "
-                     "also read from FABRICBENCH_<NAME>",
-                     name);
+        snprintf(hint, hintlen,
+                 "%s%s%s %s; 'fabricbench run --help' lists the options, each also read from "
+                 "FABRICBENCH_<NAME>",
+                 bestd <= 3 ? "did you mean " : "", bestd <= 3 ? best : "",
+                 bestd <= 3 ? "? Unset" : "unset", name);
         return FAB_ERR_USAGE;
     }
     return FAB_OK;
@@ -300,108 +326,11 @@ fab_status_t fab_opts_table_check(const fab_opts_t *o, char *err, size_t errlen,
     return o->columns ? fab_text_columns_check(o->columns, err, errlen, hint, hintlen) : FAB_OK;
 }
 
-static fab_status_t fab_kernels_parse(const char *list, fab_opts_t *o, char *err, size_t errlen,
-                                      char *hint, size_t hintlen)
-{
-    char buf[512], *save = NULL;
-
-    if (strlen(list) >= sizeof(buf) || !*list) {
-        snprintf(err, errlen, "kernel list '%s' is empty or too long", list);
-        snprintf(hint, hintlen,
-                 "name kernels comma-separated, e.g. latency,bw ('fabricbench "
-                 "list' shows them)");
-        return FAB_ERR_USAGE;
-    }
-    strcpy(buf, list);
-    if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,")) {
-        snprintf(err, errlen, "kernel list '%s' has an empty entry", list);
-        snprintf(hint, hintlen,
-                 "name kernels comma-separated, e.g. latency,bw ('fabricbench "
-                 "list' shows them)");
-        return FAB_ERR_USAGE;
-    }
-    o->nkernels = 0;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        const fab_kernel_t *k = fab_kernel_find(tok);
-
-        if (!k) {
-            size_t n;
-
-            snprintf(err, errlen, "unknown kernel '%s'", tok);
-            n = (size_t)snprintf(hint, hintlen, "kernels are:");
-            for (int i = 0; i < fab_nkernels && n < hintlen; i++)
-                n += (size_t)snprintf(hint + n, hintlen - n, "%s %s", i ? "," : "",
-                                      fab_kernels[i]->name);
-            if (n < hintlen)
-                snprintf(hint + n, hintlen - n, " ('fabricbench list' describes them)");
-            return FAB_ERR_USAGE;
-        }
-        if (o->nkernels >= FAB_MAX_KERNELS) {
-            snprintf(err, errlen, "too many kernels in one run (at most %d)", FAB_MAX_KERNELS);
-            return FAB_ERR_USAGE;
-        }
-        o->kernels[o->nkernels++] = k;
-    }
-    return FAB_OK;
-}
-
-/* The kernels' instances: a kernel with an axis option (fab_kernel_t.axis) runs once per
- * value of that option, each a copy of its descriptor with axis_value set, in o->kernels in
- * the order the values were given. */
-static fab_kernel_t fab_instances[FAB_MAX_KERNELS];
-
-static fab_status_t fab_kernels_expand(fab_opts_t *o, char *err, size_t errlen, char *hint,
-                                       size_t hintlen)
-{
-    const fab_kernel_t *given[FAB_MAX_KERNELS];
-    int n = o->nkernels, used = 0;
-
-    memcpy(given, o->kernels, sizeof(given[0]) * (size_t)n);
-    o->nkernels = 0;
-    for (int i = 0; i < n; i++) {
-        const fab_kernel_t *k = given[i];
-        const fab_opt_t *axis = NULL;
-        const fab_list_t *l;
-
-        for (int j = 0; k->axis && j < k->noptions; j++)
-            if (strcmp(k->options[j].name, k->axis) == 0)
-                axis = &k->options[j];
-        if (!k->axis) {
-            if (o->nkernels >= FAB_MAX_KERNELS)
-                goto too_many;
-            o->kernels[o->nkernels++] = k;
-            continue;
-        }
-        if (!axis || (axis->type != FAB_OPT_INTS && axis->type != FAB_OPT_RATES)) {
-            snprintf(err, errlen, "kernel %s: its axis '%s' is not one of its list options",
-                     k->name, k->axis);
-            snprintf(hint, hintlen, "this is a bug in the kernel's descriptor; please report it");
-            return FAB_ERR_INTERNAL;
-        }
-        l = (const fab_list_t *)((const char *)k->option_values + axis->offset);
-        for (int v = 0; v < l->n; v++) {
-            if (o->nkernels >= FAB_MAX_KERNELS || used >= FAB_MAX_KERNELS)
-                goto too_many;
-            fab_instances[used] = *k;
-            fab_instances[used].axis_value = l->v[v];
-            o->kernels[o->nkernels++] = &fab_instances[used++];
-        }
-    }
-    return FAB_OK;
-too_many:
-    snprintf(err, errlen,
-             "too many kernels in one run (at most %d, counting each value of a list option such "
-             "as --streams 1,4,8 as one)",
-             FAB_MAX_KERNELS);
-    snprintf(hint, hintlen, "give fewer kernels or fewer values, or run them in several runs");
-    return FAB_ERR_USAGE;
-}
-
 fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o, char *err,
                             size_t errlen, char *hint, size_t hintlen)
 {
     const char *kernels = NULL;
-    char env_err[512] = "";
+    char env_err[768] = "";
     bool set[FAB_MAX_ROWS] = {false};
     int env_bad = -1;
     fab_status_t st;
@@ -536,9 +465,10 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         snprintf(hint, hintlen, "fix or unset that variable; see 'fabricbench run --help'");
         return FAB_ERR_USAGE;
     }
-    st = fab_kernels_parse(kernels ? kernels : FAB_DEFAULT_SUITE, o, err, errlen, hint, hintlen);
+    st =
+        fab_kernel_list_parse(kernels ? kernels : FAB_DEFAULT_SUITE, o, err, errlen, hint, hintlen);
     if (st == FAB_OK)
-        st = fab_kernels_expand(o, err, errlen, hint, hintlen);
+        st = fab_kernel_list_expand(o, err, errlen, hint, hintlen);
     if (st == FAB_OK && o->overlap_us > 0 && !o->nonblocking) {
         snprintf(err, errlen, "--overlap-compute needs --nonblocking");
         snprintf(hint, hintlen,

@@ -4,6 +4,7 @@
 #ifndef FAB_CLI_OPTIONS_H
 #define FAB_CLI_OPTIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,6 +34,9 @@ void fab_opts_defaults(fab_opts_t *o);
 fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o, char *err,
                             size_t errlen, char *hint, size_t hintlen);
 void fab_opts_print_help(FILE *f);
+/* Whether name (n bytes) is a FABRICBENCH_ variable this program reads: an option's or a test
+ * switch's (the run records only these, core/envrec.h). */
+bool fab_env_ours(const char *name, size_t n);
 void fab_opts_print_run_help(FILE *f);
 /* The option rows in the order `run --help` lists them (the harness's, then each kernel's,
  * --help last): their number, row i, its long name. */

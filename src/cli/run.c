@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* `fabricbench run` once MPI runs: the checks, placement and inventory, the outputs, every
  * kernel, the transport check, and the run's end in every output. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/options.h"
 #include "cli/run.h"
 #include "core/file.h"
 #include "core/log.h"
+#include "core/num.h"
 #include "core/signals.h"
 #include "core/text.h"
 #include "core/watchdog.h"
 #include "measure/check.h"
 #include "measure/plan.h"
 #include "measure/rounds.h"
+#include "measure/row.h"
 #include "measure/runner.h"
 #include "measure/timing.h"
 #include "net/rankinfo.h"
@@ -70,14 +74,18 @@ static fab_status_t fab_outputs_distinct(const fab_opts_t *o, const char *result
 static fab_status_t fab_auto_output(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info,
                                     fab_sink_t *sk)
 {
-    const char *job = getenv("SLURM_JOB_ID");
-    char stamp[32], base[512];
+    /* the job id goes into a file name: only a job number (core/num.h), else none */
+    fab_range_t jobs = {0, 4294967295.0, false, true, NULL};
+    const char *env = getenv("SLURM_JOB_ID");
+    char stamp[32], base[512], job[32] = "", err[256];
     fab_status_t st = FAB_ERR_USAGE;
     bool taken = true;
+    double id;
 
+    if (env && fab_num_parse(env, &jobs, &id, err, sizeof(err)) == FAB_OK)
+        snprintf(job, sizeof(job), "-job%.0f", id);
     fab_utc_now(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ");
-    snprintf(base, sizeof(base), "fabricbench-%s-%s%s%s", w->host, stamp, job ? "-job" : "",
-             job ? job : "");
+    snprintf(base, sizeof(base), "fabricbench-%s-%s%s", w->host, stamp, job);
     for (int i = 1; taken && i < 1000; i++) {
         if (i == 1)
             snprintf(info->results_file, sizeof(info->results_file), "%s.h5", base);
@@ -122,8 +130,30 @@ static fab_status_t fab_open_sinks(const fab_world_t *w, const fab_opts_t *o, fa
     return st;
 }
 
-static void fab_finish_info(fab_run_info_t *info, fab_status_t st)
+/* What the measurement took against its budget, and the rows' quality. */
+static void fab_finish_measure(fab_run_info_t *info, const fab_opts_t *o)
 {
+    const fab_quality_tally_t *t = fab_row_tally();
+    int rows;
+
+    info->budget_s = info->budget_cap_s = info->measure_s = NAN;
+    info->capped = false;
+    if (o->adaptive && fab_rounds_budget(o, &rows) > 0) {
+        info->budget_s = fab_rounds_budget(o, &rows);
+        info->budget_cap_s = fab_rounds_cap_s();
+        info->measure_s = fab_rounds_measured_s();
+        info->capped = fab_rounds_capped();
+    }
+    info->rows = t->rows;
+    info->rows_invalid = t->invalid;
+    info->rows_disturbed = t->disturbed;
+    info->rows_noisy = t->noisy;
+    fab_quality_tally_text(t, info->disturbance, sizeof(info->disturbance));
+}
+
+static void fab_finish_info(fab_run_info_t *info, const fab_opts_t *o, fab_status_t st)
+{
+    fab_finish_measure(info, o);
     fab_utc_now(info->end_time, sizeof(info->end_time), "%Y-%m-%dT%H:%M:%SZ");
     info->exit_code = fab_status_exit_code(st);
     if (st == FAB_OK || st == FAB_ERR_VALIDATION || st == FAB_ERR_SUSPECT) {
@@ -244,6 +274,7 @@ static fab_status_t fab_run_once(const fab_world_t *w, const fab_opts_t *o, fab_
 
     if (o->adaptive)
         fab_rounds_budget_begin(o);
+    fab_row_tally_reset();
     st = fab_run_kernels(w, o, sinks, agreed);
     if (!*agreed)
         return st;
@@ -271,7 +302,7 @@ static fab_status_t fab_run_once(const fab_world_t *w, const fab_opts_t *o, fab_
         FAB_WARN("--fabric %s: %s", fb->name, fb->verdict_why);
     }
     if (w->rank == 0 && sinks->n > 0) {
-        fab_finish_info(info, st);
+        fab_finish_info(info, o, st);
         if (fab_sinks_run_end(sinks, info) != FAB_OK && st == FAB_OK)
             st = FAB_ERR_IO;
         if (st == FAB_ERR_INTERRUPTED)
@@ -349,7 +380,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     /* The outputs open before the first measurement: a refused or unwritable file ends the
      * run here, on every rank. */
     if (w->rank == 0) {
-        st = fab_run_info_fill(&info, w, &t, argc, argv);
+        st = fab_run_info_fill(&info, w, &t, argc, argv, fab_env_ours);
         info.fabric = fb;
         info.line_rate_gbps = o->line_rate_gbps;
         if (o->line_rate_given)
@@ -376,7 +407,9 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
             if (rep > 0) { /* a new run: running until its own end says otherwise */
                 fab_utc_now(info.start_time, sizeof(info.start_time), "%Y-%m-%dT%H:%M:%SZ");
                 snprintf(info.status, sizeof(info.status), "running");
-                info.end_time[0] = info.stop_reason[0] = '\0';
+                info.end_time[0] = info.stop_reason[0] = info.disturbance[0] = '\0';
+                info.budget_s = info.budget_cap_s = info.measure_s = NAN;
+                info.rows = info.rows_invalid = info.rows_disturbed = info.rows_noisy = 0;
             }
             st = fab_sinks_run_begin(&sinks, &info, o);
         }

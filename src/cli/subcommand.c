@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/options.h"
+#include "core/num.h"
 
 /* `inventory [--json] [--sysfs-root DIR]` and `placement [--ranks N] [--device NIC]
  * [--placement P] [--topology FILE.xml] [--json]`: a few options each, the run table's where
@@ -64,14 +65,12 @@ fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts
         } else if (val && len == 10) {
             o->topology = val;
         } else if (val) {
-            char *end = NULL;
-            long n = strtol(val, &end, 10);
+            fab_range_t r = {1, 4096, false, true, "ranks per node"};
+            char sub[384];
+            double n;
 
-            if (*end || n < 1 || n > 4096) {
-                snprintf(err, errlen,
-                         "'placement' option --ranks: '%s' is not a rank count "
-                         "(1 to 4096)",
-                         val);
+            if (fab_num_parse(val, &r, &n, sub, sizeof(sub)) != FAB_OK) {
+                snprintf(err, errlen, "'placement' option --ranks: %s", sub);
                 snprintf(hint, hintlen, "%s", usage);
                 return FAB_ERR_USAGE;
             }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/num.h"
 #include "core/opt.h"
 #include "core/sizes.h"
 
@@ -29,31 +30,34 @@ bool fab_opt_takes_value(const fab_opt_t *d)
     return d->type != FAB_OPT_FLAG && d->type != FAB_OPT_COUNT;
 }
 
+/* How the option is named in its messages: --window, or -m/--sizes where it has a letter. */
+static void fab_opt_label(const fab_opt_t *d, char *buf, size_t len)
+{
+    if (d->shortname)
+        snprintf(buf, len, "-%c/--%s", d->shortname, d->name);
+    else
+        snprintf(buf, len, "--%s", d->name);
+}
+
+static fab_range_t fab_opt_range(const fab_opt_t *d)
+{
+    fab_range_t r = {d->min, d->max, d->above_min, true, d->unit};
+
+    r.whole = d->type != FAB_OPT_DOUBLE && d->type != FAB_OPT_RATE && d->type != FAB_OPT_RATES;
+    return r;
+}
+
 static fab_status_t fab_parse_number(const fab_opt_t *d, const char *val, double *out, char *err,
                                      size_t errlen)
 {
-    char *end = NULL;
-    double v;
-    bool integer = d->type != FAB_OPT_DOUBLE;
+    fab_range_t r = fab_opt_range(d);
+    char sub[384], label[64];
 
-    errno = 0;
-    v = integer ? (double)strtoll(val, &end, 10) : strtod(val, &end);
-    if (end == val || *end || errno == ERANGE || isnan(v)) {
-        snprintf(err, errlen, "--%s: '%s' is not %s", d->name, val,
-                 integer ? "a whole number" : "a number");
-        return FAB_ERR_USAGE;
-    }
-    if (integer ? (v < d->min || v > d->max) : (v <= d->min || v > d->max)) {
-        if (integer)
-            snprintf(err, errlen, "--%s: %s is out of range (%.0f to %.0f %s)", d->name, val,
-                     d->min, d->max, d->unit ? d->unit : "");
-        else
-            snprintf(err, errlen, "--%s: %s is out of range (more than %g, at most %g %s)", d->name,
-                     val, d->min, d->max, d->unit ? d->unit : "");
-        return FAB_ERR_USAGE;
-    }
-    *out = v;
-    return FAB_OK;
+    if (fab_num_parse(val, &r, out, sub, sizeof(sub)) == FAB_OK)
+        return FAB_OK;
+    fab_opt_label(d, label, sizeof(label));
+    snprintf(err, errlen, "%s: %s", label, sub);
+    return FAB_ERR_USAGE;
 }
 
 /* `arg` lists the choices in the order of their enum values: "ucx|ob1|env". */
@@ -76,6 +80,15 @@ static fab_status_t fab_parse_choice(const fab_opt_t *d, const char *val, int *o
     return FAB_ERR_USAGE;
 }
 
+/* A rate's bounds as a person writes them: 0, 500K, 400G, 1000T. */
+static void fab_rate_bound(double gbps, char *buf, size_t len)
+{
+    if (gbps == 0)
+        snprintf(buf, len, "0");
+    else
+        fab_rate_text(gbps, buf, len);
+}
+
 /* A rate: a number with an optional unit K, M, G, T (10^3..10^12 bit/s), optionally followed
  * by b/s, bit or bps; plain: Gb/s. */
 static fab_status_t fab_parse_rate(const fab_opt_t *d, const char *val, double *out, char *err,
@@ -83,30 +96,37 @@ static fab_status_t fab_parse_rate(const fab_opt_t *d, const char *val, double *
 {
     static const char units[] = "kKmMgGtT";
     static const double scales[] = {1e-6, 1e-6, 1e-3, 1e-3, 1, 1, 1e3, 1e3};
-    char *end = NULL;
-    const char *u;
-    double v, scale = 1.0;
+    fab_range_t r = fab_opt_range(d);
+    char label[64], lo[32], hi[32], range[256], q[64];
+    const char *u, *end;
+    double v = 0, scale = 1.0;
+    size_t n = fab_num_prefix(val, &v);
 
-    errno = 0;
-    v = strtod(val, &end);
-    if (end != val && errno == 0) {
-        if (*end && (u = strchr(units, *end)) != NULL) {
-            scale = scales[u - units];
-            end++;
-        }
-        if (strcmp(end, "b/s") == 0 || strcmp(end, "bit") == 0 || strcmp(end, "bps") == 0)
-            end += strlen(end);
+    fab_opt_label(d, label, sizeof(label));
+    fab_rate_bound(d->min, lo, sizeof(lo));
+    fab_rate_bound(d->max, hi, sizeof(hi));
+    snprintf(range, sizeof(range),
+             "a rate %s %s %s %s (Gb/s, or with a unit K, M, G, T: 100G, 25Gb/s, 800M, 2.5G)",
+             d->above_min ? "more than" : "from", lo, d->above_min ? "and at most" : "to", hi);
+    end = val + n;
+    if (n > 0 && *end && (u = strchr(units, *end)) != NULL) {
+        scale = scales[u - units];
+        end++;
     }
-    if (end == val || *end || errno || !(v > 0) || !isfinite(v)) {
-        snprintf(err, errlen,
-                 "--%s: '%s' is not a rate (a positive number of Gb/s, or with a unit: 100G, "
-                 "25Gb/s, 800M, 500K)",
-                 d->name, val);
+    if (n > 0 && (strcmp(end, "b/s") == 0 || strcmp(end, "bit") == 0 || strcmp(end, "bps") == 0))
+        end += strlen(end);
+    if (n == 0 || *end) {
+        const char *why = n == 0 || val[strcspn(val, " \t\n\v\f\r")] ? fab_num_why(val) : NULL;
+
+        fab_num_quote(val, q, sizeof(q));
+        snprintf(err, errlen, "%s: %s is not a rate (%s); give %s", label, q,
+                 why ? why : "a unit is K, M, G or T, then optionally b/s, bit or bps", range);
         return FAB_ERR_USAGE;
     }
-    if (v * scale > d->max || v * scale <= d->min) {
-        snprintf(err, errlen, "--%s: %s is out of range (more than %g, at most %g Gb/s)", d->name,
-                 val, d->min, d->max);
+    r.whole = false;
+    if (!fab_num_in(&r, v * scale)) {
+        snprintf(err, errlen, "%s: %.40s%s is out of range; give %s", label, val,
+                 strlen(val) > 40 ? "..." : "", range);
         return FAB_ERR_USAGE;
     }
     *out = v * scale;
@@ -117,24 +137,30 @@ static fab_status_t fab_parse_rate(const fab_opt_t *d, const char *val, double *
 static fab_status_t fab_parse_item(const fab_opt_t *d, const char *val, double *out, char *err,
                                    size_t errlen)
 {
-    fab_opt_t one = *d;
-
-    one.type = d->type == FAB_OPT_RATES ? FAB_OPT_RATE : FAB_OPT_LONG;
-    return one.type == FAB_OPT_RATE ? fab_parse_rate(&one, val, out, err, errlen)
-                                    : fab_parse_number(&one, val, out, err, errlen);
+    return d->type == FAB_OPT_RATES ? fab_parse_rate(d, val, out, err, errlen)
+                                    : fab_parse_number(d, val, out, err, errlen);
 }
 
 /* "1,4,8", "1:8" (1,2,4,8), "100M:1G,2G": values in order, each once. */
 static fab_status_t fab_parse_list(const fab_opt_t *d, const char *val, fab_list_t *out, char *err,
                                    size_t errlen)
 {
-    char buf[512], *save = NULL;
+    const char *eg = d->type == FAB_OPT_RATES ? "1G,2.5G,5G or 1G:8G" : "1,4,8 or 1:8";
+    char buf[512], label[64], q[64], *save = NULL;
     fab_list_t l = {0};
 
+    fab_opt_label(d, label, sizeof(label));
+    fab_num_quote(val, q, sizeof(q));
     if (!*val || strlen(val) >= sizeof(buf) || val[0] == ',' || val[strlen(val) - 1] == ',' ||
         strstr(val, ",,")) {
-        snprintf(err, errlen, "--%s: '%s' is not a list of values (e.g. %s)", d->name, val,
-                 d->type == FAB_OPT_RATES ? "1G,2.5G,5G or 1G:8G" : "1,4,8 or 1:8");
+        snprintf(err, errlen,
+                 "%s: %s is not a list of values (%s); give values separated by commas, "
+                 "or A:B, e.g. %s",
+                 label, q,
+                 !*val                        ? "it is empty"
+                 : strlen(val) >= sizeof(buf) ? "it is too long"
+                                              : "it has an empty entry",
+                 eg);
         return FAB_ERR_USAGE;
     }
     strcpy(buf, val);
@@ -143,6 +169,14 @@ static fab_status_t fab_parse_list(const fab_opt_t *d, const char *val, fab_list
         double a, b;
         fab_status_t st;
 
+        if (colon && (colon == tok || !colon[1] || strchr(colon + 1, ':'))) {
+            fab_num_quote(tok, q, sizeof(q));
+            snprintf(err, errlen,
+                     "%s: %s is not a range A:B (one value on each side of one ':'), "
+                     "e.g. %s",
+                     label, q, eg);
+            return FAB_ERR_USAGE;
+        }
         if (colon)
             *colon = '\0';
         st = fab_parse_item(d, tok, &a, err, errlen);
@@ -152,7 +186,7 @@ static fab_status_t fab_parse_list(const fab_opt_t *d, const char *val, fab_list
         if (st != FAB_OK)
             return st;
         if (b < a) {
-            snprintf(err, errlen, "--%s: the range %s:%s runs backwards", d->name, tok, colon + 1);
+            snprintf(err, errlen, "%s: the range %s:%s runs backwards", label, tok, colon + 1);
             return FAB_ERR_USAGE;
         }
         for (double x = a;; x *= 2) {
@@ -160,12 +194,11 @@ static fab_status_t fab_parse_list(const fab_opt_t *d, const char *val, fab_list
 
             for (int i = 0; i < l.n; i++)
                 if (l.v[i] == v) {
-                    snprintf(err, errlen, "--%s: '%s' gives %g twice", d->name, val, v);
+                    snprintf(err, errlen, "%s: %s gives %g twice", label, q, v);
                     return FAB_ERR_USAGE;
                 }
             if (l.n >= FAB_LIST_MAX) {
-                snprintf(err, errlen, "--%s: '%s' has more than %d values", d->name, val,
-                         FAB_LIST_MAX);
+                snprintf(err, errlen, "%s: %s has more than %d values", label, q, FAB_LIST_MAX);
                 return FAB_ERR_USAGE;
             }
             l.v[l.n++] = v;
@@ -177,29 +210,50 @@ static fab_status_t fab_parse_list(const fab_opt_t *d, const char *val, fab_list
     return FAB_OK;
 }
 
+/* A,B: two different ranks, each a whole number in [min, max]. */
 static fab_status_t fab_parse_pair(const fab_opt_t *d, const char *val, fab_pair_t *out, char *err,
                                    size_t errlen)
 {
-    int a, b, n = -1;
+    fab_range_t r = {d->min, d->max, false, true, NULL};
+    const char *comma = strchr(val, ',');
+    char part[2][64], sub[384], q[64];
+    double v[2];
 
-    if (sscanf(val, "%d,%d%n", &a, &b, &n) != 2 || n < 0 || val[n] != '\0' || a < 0 || b < 0) {
-        snprintf(err, errlen, "--%s: '%s' is not two rank numbers A,B", d->name, val);
+    fab_num_quote(val, q, sizeof(q));
+    if (!comma || strchr(comma + 1, ',') || (size_t)(comma - val) >= sizeof(part[0]) ||
+        strlen(comma + 1) >= sizeof(part[1])) {
+        snprintf(err, errlen, "--%s: %s is not two rank numbers A,B (e.g. 0,1)", d->name, q);
         return FAB_ERR_USAGE;
     }
-    if (a == b) {
-        snprintf(err, errlen, "--%s: %s names rank %d twice; give two different ranks", d->name,
-                 val, a);
+    snprintf(part[0], sizeof(part[0]), "%.*s", (int)(comma - val), val);
+    snprintf(part[1], sizeof(part[1]), "%s", comma + 1);
+    for (int i = 0; i < 2; i++)
+        if (fab_num_parse(part[i], &r, &v[i], sub, sizeof(sub)) != FAB_OK) {
+            snprintf(err, errlen, "--%s: %s is not two rank numbers A,B: %s", d->name, q, sub);
+            return FAB_ERR_USAGE;
+        }
+    if (v[0] == v[1]) {
+        snprintf(err, errlen, "--%s: %s names rank %.0f twice; give two different ranks", d->name,
+                 q, v[0]);
         return FAB_ERR_USAGE;
     }
-    out->a = a;
-    out->b = b;
+    out->a = (int)v[0];
+    out->b = (int)v[1];
     return FAB_OK;
+}
+
+/* One size in the row's range; a row without one (max 0): a message size, 1 to FAB_SIZE_MAX. */
+static fab_status_t fab_parse_size(const fab_opt_t *d, const char *val, size_t *out, char *err,
+                                   size_t errlen)
+{
+    return d->max > 0 ? fab_size_parse_in(val, (size_t)d->min, (size_t)d->max, out, err, errlen)
+                      : fab_size_parse(val, out, err, errlen);
 }
 
 fab_status_t fab_opt_apply(const fab_opt_t *d, void *base, const char *val, char *err,
                            size_t errlen)
 {
-    char *at = (char *)base + d->offset, suberr[256];
+    char *at = (char *)base + d->offset, suberr[384], label[64];
     double v;
     fab_status_t st = FAB_OK;
 
@@ -225,19 +279,22 @@ fab_status_t fab_opt_apply(const fab_opt_t *d, void *base, const char *val, char
     case FAB_OPT_SIZE:
         st = d->type == FAB_OPT_SIZES
                  ? fab_sizes_parse(val, (fab_sizes_t *)at, suberr, sizeof(suberr))
-                 : fab_size_parse(val, (size_t *)at, suberr, sizeof(suberr));
-        if (st != FAB_OK && d->shortname)
-            snprintf(err, errlen, "-%c/--%s: %s", d->shortname, d->name, suberr);
-        else if (st != FAB_OK)
-            snprintf(err, errlen, "--%s: %s", d->name, suberr);
+                 : fab_parse_size(d, val, (size_t *)at, suberr, sizeof(suberr));
+        if (st != FAB_OK) {
+            fab_opt_label(d, label, sizeof(label));
+            snprintf(err, errlen, "%s: %s", label, suberr);
+        }
         break;
     case FAB_OPT_PAIR:
         st = fab_parse_pair(d, val, (fab_pair_t *)at, err, errlen);
         break;
     case FAB_OPT_STRING:
+        fab_opt_label(d, label, sizeof(label));
         if (!*val) {
-            snprintf(err, errlen, "--%s needs a value (%s)", d->name, d->arg);
+            snprintf(err, errlen, "%s needs a value (%s)", label, d->arg);
             st = FAB_ERR_USAGE;
+        } else if (d->check && (st = d->check(val, suberr, sizeof(suberr))) != FAB_OK) {
+            snprintf(err, errlen, "%s: %s", label, suberr);
         } else {
             *(const char **)at = val;
         }
@@ -265,9 +322,15 @@ void fab_opt_default(const fab_opt_t *d, void *base)
     case FAB_OPT_FLAG:
         *(bool *)at = false;
         break;
-    case FAB_OPT_COUNT:
-        *(int *)at = d->def ? atoi(d->def) : 0;
+    case FAB_OPT_COUNT: {
+        fab_range_t r = {0, 9, false, true, NULL};
+
+        v = 0;
+        if (d->def && fab_num_parse(d->def, &r, &v, err, sizeof(err)) != FAB_OK)
+            v = 0;
+        *(int *)at = (int)v;
         break;
+    }
     case FAB_OPT_LONG:
     case FAB_OPT_INT:
     case FAB_OPT_DOUBLE:
@@ -293,7 +356,7 @@ void fab_opt_default(const fab_opt_t *d, void *base)
         break;
     case FAB_OPT_SIZE:
         *(size_t *)at = 0;
-        if (d->def && fab_size_parse(d->def, (size_t *)at, err, sizeof(err)) != FAB_OK)
+        if (d->def && fab_parse_size(d, d->def, (size_t *)at, err, sizeof(err)) != FAB_OK)
             *(size_t *)at = 0;
         break;
     case FAB_OPT_PAIR:
@@ -323,8 +386,9 @@ fab_status_t fab_opt_apply_env_flag(const fab_opt_t *d, void *base, const char *
 {
     static const char *const yes[] = {"1", "yes", "true", "on"}, *const no[] = {"0", "no", "false",
                                                                                 "off"};
-    char *end = NULL;
-    long n;
+    fab_range_t count = {0, 9, false, true, NULL};
+    char q[64], sub[256];
+    double n;
 
     *on = false;
     for (int i = 0; i < 4; i++)
@@ -335,14 +399,18 @@ fab_status_t fab_opt_apply_env_flag(const fab_opt_t *d, void *base, const char *
             *on = true;
             return fab_opt_apply(d, base, NULL, err, errlen);
         }
-    n = strtol(val, &end, 10);
-    if (d->type == FAB_OPT_COUNT && *end == '\0' && n >= 0 && n <= 9) {
+    if (d->type == FAB_OPT_COUNT) {
+        if (fab_num_parse(val, &count, &n, sub, sizeof(sub)) != FAB_OK) {
+            snprintf(err, errlen, "--%s: %s (or one of 1, yes, true, on, 0, no, false, off)",
+                     d->name, sub);
+            return FAB_ERR_USAGE;
+        }
         *(int *)((char *)base + d->offset) = (int)n;
         *on = n > 0;
         return FAB_OK;
     }
-    snprintf(err, errlen, "--%s: '%s' is not one of 1, yes, true, on, 0, no, false, off%s", d->name,
-             val, d->type == FAB_OPT_COUNT ? " or a count" : "");
+    fab_num_quote(val, q, sizeof(q));
+    snprintf(err, errlen, "--%s: %s is not one of 1, yes, true, on, 0, no, false, off", d->name, q);
     return FAB_ERR_USAGE;
 }
 

@@ -10,20 +10,22 @@
 
 #include "core/status.h"
 
+/* Numbers in every type are written as core/num.h says (decimal, no spaces, no hex); the
+ * range of a value is [min, max], or (min, max] for a row with above_min. */
 typedef enum {
     FAB_OPT_FLAG,   /* bool, no argument */
     FAB_OPT_COUNT,  /* int, incremented, no argument */
-    FAB_OPT_LONG,   /* long in [min, max] */
-    FAB_OPT_INT,    /* int in [min, max] */
-    FAB_OPT_DOUBLE, /* double in (min, max] */
-    FAB_OPT_SIZES,  /* fab_sizes_t: 1:4M, 8,1K,64K */
-    FAB_OPT_PAIR,   /* fab_pair_t: A,B (two different ranks) */
-    FAB_OPT_SIZE,   /* size_t, one size (4K, 25M) */
+    FAB_OPT_LONG,   /* long, a whole number (1e6 too) */
+    FAB_OPT_INT,    /* int, a whole number */
+    FAB_OPT_DOUBLE, /* double */
+    FAB_OPT_SIZES,  /* fab_sizes_t: 1:4M, 8,1K,64K (each 1 B to 1G; min, max unused) */
+    FAB_OPT_PAIR,   /* fab_pair_t: A,B (two different ranks, each in [min, max]) */
+    FAB_OPT_SIZE,   /* size_t, one size (4K, 25M), in bytes; max 0: 1 to 1G */
     FAB_OPT_CHOICE, /* int: the index of the value in `arg`, "a|b|c" */
-    FAB_OPT_STRING, /* const char *, pointing into argv or the environment */
+    FAB_OPT_STRING, /* const char *, pointing into argv or the environment; see `check` */
     FAB_OPT_RATE,   /* double, Gb/s: 100G, 25Gb/s, 800M, 56 */
-    FAB_OPT_INTS,   /* fab_list_t of whole numbers in [min, max]: 1,4,8 or 1:8 (doubling) */
-    FAB_OPT_RATES,  /* fab_list_t of rates in Gb/s, (min, max]: 500M,1G,2.5G or 100M:1G */
+    FAB_OPT_INTS,   /* fab_list_t of whole numbers: 1,4,8 or 1:8 (doubling) */
+    FAB_OPT_RATES,  /* fab_list_t of rates in Gb/s: 500M,1G,2.5G or 100M:1G */
 } fab_opt_type_t;
 
 /* A list option's values, in the order given ("A:B": A, 2A, 4A, ... up to B, B included). */
@@ -51,6 +53,10 @@ typedef struct fab_opt {
     const char *def;
     const char *help;
     double unset;
+    bool above_min; /* the range is (min, max]: min itself is refused (a time of 0 s) */
+    /* STRING: the value's own check, before MPI_Init (a list's syntax, an address); on error
+     * a message without the option's name in err. NULL: any non-empty text. */
+    fab_status_t (*check)(const char *val, char *err, size_t errlen);
 } fab_opt_t;
 
 /* A rate in Gb/s as a person writes it, the rate options' units: 400G, 2.5G, 100M, 500K. */

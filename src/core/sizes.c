@@ -1,69 +1,80 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Message sizes: "4K", "1:4M" (doubling), "8,1K,64K,1M". K/M/G are powers of 1024. */
 #include <ctype.h>
-#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "core/num.h"
 #include "core/sizes.h"
 #include "core/status.h"
 
-/* MPI counts are int; 1 GiB keeps every message and window arithmetic well inside that. */
-#define FAB_SIZE_LIMIT ((size_t)1 << 30)
-
-fab_status_t fab_size_parse(const char *s, size_t *out, char *err, size_t errlen)
+/* What a size option accepts, for its messages. */
+static void fab_size_range_text(size_t min, size_t max, char *buf, size_t len)
 {
-    char *end = NULL;
-    unsigned long long v;
-    size_t mult = 1;
+    char lo[32], hi[32];
 
-    while (isspace((unsigned char)*s))
-        s++;
-    if (!isdigit((unsigned char)*s)) {
-        snprintf(err, errlen, "'%s' is not a size (expected a number like 8, 4K, 1M)", s);
-        return FAB_ERR_USAGE;
-    }
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno == ERANGE) {
-        snprintf(err, errlen, "size '%s' is too large", s);
+    fab_size_format(min, lo, sizeof(lo));
+    fab_size_format(max, hi, sizeof(hi));
+    snprintf(buf, len, "a size from %s to %s bytes (bytes, or with K, M, G = 1024^n: 8, 4K, 1.5M)",
+             lo, hi);
+}
+
+fab_status_t fab_size_parse_in(const char *s, size_t min, size_t max, size_t *out, char *err,
+                               size_t errlen)
+{
+    double v = 0, mult = 1, bytes;
+    size_t n = fab_num_prefix(s, &v);
+    const char *end = s + n, *rest = end;
+    char range[192], q[64];
+
+    fab_size_range_text(min, max, range, sizeof(range));
+    fab_num_quote(s, q, sizeof(q));
+    if (n == 0 || s[strcspn(s, " \t\n\v\f\r")]) {
+        snprintf(err, errlen, "%s is not a size (%s); give %s", q, fab_num_why(s), range);
         return FAB_ERR_USAGE;
     }
     if (*end) {
         char unit = (char)toupper((unsigned char)*end);
-        const char *rest = end + 1;
 
+        rest = end + 1;
         if (unit == 'K')
-            mult = (size_t)1 << 10;
+            mult = 1024.0;
         else if (unit == 'M')
-            mult = (size_t)1 << 20;
+            mult = 1024.0 * 1024;
         else if (unit == 'G')
-            mult = (size_t)1 << 30;
+            mult = 1024.0 * 1024 * 1024;
         else if (unit == 'B')
             rest = end; /* plain bytes: "8B" */
         else
             rest = NULL;
-        if (rest && (strcasecmp(rest, "") == 0 || strcasecmp(rest, "B") == 0 ||
-                     (mult > 1 && strcasecmp(rest, "iB") == 0))) {
-            /* accepted suffix */
-        } else {
-            snprintf(err, errlen, "'%s' has an unknown unit '%s' (use K, M or G, powers of 1024)",
-                     s, end);
+        if (!rest || !(strcasecmp(rest, "") == 0 || strcasecmp(rest, "B") == 0 ||
+                       (mult > 1 && strcasecmp(rest, "iB") == 0))) {
+            char u[64];
+
+            fab_num_quote(end, u, sizeof(u));
+            snprintf(err, errlen, "%s has an unknown unit %s; give %s", q, u, range);
             return FAB_ERR_USAGE;
         }
     }
-    if (v == 0) {
-        snprintf(err, errlen, "size '%s' must be positive", s);
+    bytes = v * mult;
+    if (isfinite(bytes) && bytes != floor(bytes)) {
+        snprintf(err, errlen, "%s is not a whole number of bytes; give %s", q, range);
         return FAB_ERR_USAGE;
     }
-    if (v > FAB_SIZE_LIMIT / mult) {
-        snprintf(err, errlen, "size '%s' is larger than the 1G limit per message", s);
+    if (!(bytes >= (double)min && bytes <= (double)max)) {
+        snprintf(err, errlen, "size %s is out of range; give %s", q, range);
         return FAB_ERR_USAGE;
     }
-    *out = (size_t)v * mult;
+    *out = (size_t)bytes;
     return FAB_OK;
+}
+
+fab_status_t fab_size_parse(const char *s, size_t *out, char *err, size_t errlen)
+{
+    return fab_size_parse_in(s, 1, FAB_SIZE_MAX, out, err, errlen);
 }
 
 static fab_status_t fab_sizes_push(fab_sizes_t *out, size_t v, char *err, size_t errlen)

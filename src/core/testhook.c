@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/num.h"
 #include "core/testhook.h"
 
 bool fab_test_switch(const char *name, int *cache)
@@ -17,19 +18,32 @@ bool fab_test_switch(const char *name, int *cache)
     return *cache;
 }
 
+/* The rank that the first len bytes of s name (core/num.h: a whole number from 0); -1 when
+ * they are not one. */
+static long fab_test_rank(const char *s, size_t len)
+{
+    fab_range_t r = {0, 1e9, false, true, NULL};
+    char buf[32], err[256];
+    double v;
+
+    if (len >= sizeof(buf))
+        return -1;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    return fab_num_parse(buf, &r, &v, err, sizeof(err)) == FAB_OK ? (long)v : -1;
+}
+
 void fab_test_stop_at(const char *point, int rank)
 {
     const char *e = getenv("FABRICBENCH_TEST_STOP_AT"), *p;
-    char *end;
-    long r;
     size_t n;
 
-    if (!e || !*e || rank < 0)
+    if (!e || !*e || rank < 0 || !strchr(e, ':'))
         return;
-    r = strtol(e, &end, 10);
-    if (end == e || *end != ':' || r != rank)
+    p = strchr(e, ':');
+    if (fab_test_rank(e, (size_t)(p - e)) != rank)
         return;
-    p = end + 1;
+    p++;
     n = strlen(point);
     if (strncmp(p, point, n) != 0 || (p[n] != '\0' && p[n] != ':'))
         return;
@@ -42,11 +56,6 @@ void fab_test_stop_at(const char *point, int rank)
 bool fab_test_peers_drop(int rank)
 {
     const char *e = getenv("FABRICBENCH_TEST_PEERS_DROP");
-    char *end;
-    long r;
 
-    if (!e || !*e)
-        return false;
-    r = strtol(e, &end, 10);
-    return end != e && !*end && r == rank;
+    return e && *e && rank >= 0 && fab_test_rank(e, strlen(e)) == rank;
 }

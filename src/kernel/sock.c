@@ -13,6 +13,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "core/num.h"
+#include "core/sizes.h"
 #include "kernel/sock.h"
 
 fab_sock_opts_t fab_sock_opt;
@@ -23,31 +25,48 @@ const fab_opt_t fab_sock_options[FAB_SOCK_NOPTIONS] = {
      "socket kernels: the address the sockets use; each rank takes the first one of the list "
      "that is its host's (default: the address of --fabric's interface, or 127.0.0.1 when the "
      "pair shares a host)",
-     0},
+     0, false, fab_sock_bind_check},
     {"streams", 0, FAB_OPT_INTS, OFF(streams), 1, FAB_SOCK_MAX_STREAMS, "N[,N...]", "streams", "1",
      "streaming socket kernels: parallel TCP connections per pair (iperf3 -P); a list (1,4,8 "
      "or 1:8) runs the kernel once per count",
-     0},
-    {"sockbuf", 0, FAB_OPT_SIZE, OFF(sockbuf), 0, 0, "SIZE", "bytes", "0",
-     "socket kernels: SO_SNDBUF and SO_RCVBUF (iperf3 -w); 0 keeps the OS's autotuning", 0},
-    {"omit", 0, FAB_OPT_DOUBLE, OFF(omit), -1e9, FAB_SOCK_MAX_OMIT, "SECONDS", "s", "0",
+     0, false, NULL},
+    {"sockbuf", 0, FAB_OPT_SIZE, OFF(sockbuf), 0, FAB_SIZE_MAX, "SIZE", "bytes", "0",
+     "socket kernels: SO_SNDBUF and SO_RCVBUF (iperf3 -w); 0 keeps the OS's autotuning", 0, false,
+     NULL},
+    {"omit", 0, FAB_OPT_DOUBLE, OFF(omit), 0, FAB_SOCK_MAX_OMIT, "SECONDS", "s", "0",
      "streaming socket kernels: untimed streaming after connecting, past TCP slow start "
      "(iperf3 -O)",
-     0},
+     0, false, NULL},
     {"rate", 0, FAB_OPT_RATES, OFF(rate), 0, FAB_UDP_MAX_RATE, "RATE[,RATE...]", "Gb/s", "1G",
      "paced UDP kernels: the payload rate the sender offers (iperf3 -u -b), 500M, 2.5G; a list "
      "(1G,2G,4G or 1G:8G) runs the kernel once per rate, so that loss shows where it starts",
-     0},
+     0, true, NULL},
 };
 
-fab_status_t fab_sock_check(const fab_kctx_t *ctx, char *msg, size_t len, char *hint, size_t hlen)
+fab_status_t fab_sock_bind_check(const char *val, char *err, size_t errlen)
 {
-    (void)ctx;
-    if (fab_sock_opt.omit < 0) {
-        snprintf(msg, len, "--omit %g: seconds cannot be negative", fab_sock_opt.omit);
-        snprintf(hint, hlen, "give 0 (nothing omitted) up to %d seconds", FAB_SOCK_MAX_OMIT);
-        return FAB_ERR_CONFIG;
+    char copy[FAB_SOCK_BIND_MAX], q[64], *save = NULL;
+    fab_sockaddr_t a;
+
+    if (strlen(val) >= sizeof(copy) || val[0] == ',' || val[strlen(val) - 1] == ',' ||
+        strstr(val, ",,")) {
+        fab_num_quote(val, q, sizeof(q));
+        snprintf(err, errlen,
+                 "%s is not a list of addresses (%s); give numeric IPv4 or IPv6 addresses "
+                 "separated by commas, e.g. 10.0.0.1,10.0.0.2",
+                 q, strlen(val) >= sizeof(copy) ? "it is too long" : "it has an empty entry");
+        return FAB_ERR_USAGE;
     }
+    snprintf(copy, sizeof(copy), "%s", val);
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (!fab_sa_parse(t, 0, &a)) {
+            fab_num_quote(t, q, sizeof(q));
+            snprintf(err, errlen,
+                     "%s is not an IP address; give numeric IPv4 or IPv6 addresses (not host "
+                     "names) separated by commas, no spaces, e.g. 10.0.0.1,10.0.0.2",
+                     q);
+            return FAB_ERR_USAGE;
+        }
     return FAB_OK;
 }
 

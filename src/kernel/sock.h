@@ -38,8 +38,10 @@ extern fab_sock_opts_t fab_sock_opt;
 #define FAB_SOCK_NOPTIONS 5
 extern const fab_opt_t fab_sock_options[FAB_SOCK_NOPTIONS];
 
-/* The kernels' check (fab_kernel_t.check): the options' values together. */
-fab_status_t fab_sock_check(const fab_kctx_t *ctx, char *msg, size_t len, char *hint, size_t hlen);
+/* --bind's check (fab_opt_t.check), before MPI_Init: numeric addresses separated by commas,
+ * none empty, at most FAB_SOCK_BIND_MAX - 1 characters in all. */
+#define FAB_SOCK_BIND_MAX 512
+fab_status_t fab_sock_bind_check(const char *val, char *err, size_t errlen);
 
 /* The connections of one rank of a pair. */
 typedef struct fab_sock_link {

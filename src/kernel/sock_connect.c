@@ -164,7 +164,7 @@ fab_status_t fab_sock_choose(const fab_kctx_t *ctx, const char *peer_host, const
     fab_sockaddr_t a;
 
     if (fab_sock_opt.bind) {
-        char copy[512], *save = NULL;
+        char copy[FAB_SOCK_BIND_MAX], *save = NULL;
 
         snprintf(copy, sizeof(copy), "%s", fab_sock_opt.bind);
         for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {

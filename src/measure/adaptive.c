@@ -308,17 +308,25 @@ void fab_adapt_init(fab_adapt_t *a, double precision, unsigned min_blocks, doubl
     memset(a, 0, sizeof(*a));
     a->precision = precision;
     a->min_blocks = min_blocks ? min_blocks : 1;
+    a->min_samples = FAB_FLOOR_SAMPLES;
     a->est_block_s = est_block_s;
     a->decision = FAB_ADAPT_CONTINUE;
 }
 
-fab_status_t fab_adapt_add_block(fab_adapt_t *a, double block_median, double block_s)
+fab_status_t fab_adapt_add_block(fab_adapt_t *a, double block_median, double block_s,
+                                 uint64_t samples)
 {
     if (a->nblocks >= FAB_ADAPT_MAX_BLOCKS || a->decision != FAB_ADAPT_CONTINUE)
         return FAB_ERR_INTERNAL;
     a->median[a->nblocks++] = block_median;
     a->spent_s += block_s;
+    a->samples += samples;
     return FAB_OK;
+}
+
+bool fab_adapt_floor_met(const fab_adapt_t *a)
+{
+    return a->nblocks >= a->min_blocks && a->samples >= a->min_samples;
 }
 
 double fab_adapt_block_cost(const fab_adapt_t *a)
@@ -331,7 +339,7 @@ fab_adapt_decision_t fab_adapt_decide(fab_adapt_t *a, const fab_interval_t *pool
 {
     double sorted[FAB_ADAPT_MAX_BLOCKS];
     fab_interval_t blocks;
-    bool precise, more;
+    bool precise, more, at_floor;
 
     memset(out, 0, sizeof(*out));
     out->pooled_rel = pooled ? pooled->rel_half : INFINITY;
@@ -344,12 +352,13 @@ fab_adapt_decision_t fab_adapt_decide(fab_adapt_t *a, const fab_interval_t *pool
     }
     (void)fab_regimes_find(a->median, a->nblocks, &out->regimes);
 
-    precise = a->nblocks >= a->min_blocks && out->pooled_rel <= a->precision &&
-              out->blocks_rel <= a->precision && out->regimes.n == 1;
+    at_floor = fab_adapt_floor_met(a);
+    precise = at_floor && out->pooled_rel <= a->precision && out->blocks_rel <= a->precision &&
+              out->regimes.n == 1;
     more = a->nblocks < FAB_ADAPT_MAX_BLOCKS && share_s >= fab_adapt_block_cost(a);
     if (precise && (!a->spend || !more))
         a->decision = FAB_ADAPT_STOP_PRECISE;
-    else if (!more)
+    else if (!more && (at_floor || a->capped || a->nblocks >= FAB_ADAPT_MAX_BLOCKS))
         a->decision = FAB_ADAPT_STOP_BUDGET;
     else
         a->decision = FAB_ADAPT_CONTINUE;
@@ -359,10 +368,31 @@ fab_adapt_decision_t fab_adapt_decide(fab_adapt_t *a, const fab_interval_t *pool
 
 /* ---- the rounds */
 
+double fab_adapt_floor_reserve(const fab_adapt_t *a)
+{
+    double need = 0.0;
+
+    if (a->decision != FAB_ADAPT_CONTINUE || fab_adapt_floor_met(a))
+        return 0.0;
+    if (a->nblocks == 0)
+        need = a->min_blocks; /* a block's samples not known yet: the blocks' floor */
+    else {
+        double per = (double)a->samples / (double)a->nblocks;
+        double more = a->samples < a->min_samples && per > 0
+                          ? ceil((double)(a->min_samples - a->samples) / per)
+                          : 0.0;
+
+        need = a->nblocks < a->min_blocks ? (double)(a->min_blocks - a->nblocks) : 0.0;
+        if (more > need)
+            need = more;
+    }
+    return need * fab_adapt_block_cost(a);
+}
+
 size_t fab_adapt_schedule(const fab_adapt_t *rows, size_t n, double remaining_s, bool *in_round,
                           double *share_s)
 {
-    double total = 0.0;
+    double total = 0.0, reserve = 0.0, rest;
     size_t open = 0;
 
     if (remaining_s < 0.0)
@@ -373,11 +403,19 @@ size_t fab_adapt_schedule(const fab_adapt_t *rows, size_t n, double remaining_s,
         if (in_round[i]) {
             open++;
             total += fab_adapt_block_cost(&rows[i]);
+            reserve += fab_adapt_floor_reserve(&rows[i]);
         }
     }
-    for (size_t i = 0; i < n; i++)
-        if (in_round[i])
-            share_s[i] = total > 0.0 ? remaining_s * fab_adapt_block_cost(&rows[i]) / total
-                                     : remaining_s / (double)open;
+    /* first what the floor needs, all of it or in proportion to it; then the rest */
+    rest = reserve < remaining_s ? remaining_s - reserve : 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (!in_round[i])
+            continue;
+        share_s[i] = reserve <= remaining_s
+                         ? fab_adapt_floor_reserve(&rows[i])
+                         : remaining_s * fab_adapt_floor_reserve(&rows[i]) / reserve;
+        share_s[i] +=
+            total > 0.0 ? rest * fab_adapt_block_cost(&rows[i]) / total : rest / (double)open;
+    }
     return open;
 }

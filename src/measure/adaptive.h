@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Adaptive measurement (issue 16): pure statistics, no MPI, no I/O. A sweep runs in rounds;
- * in each round every unfinished size measures one block (a set of per-iteration samples).
- * A size pools its blocks' samples and keeps its block medians; this module decides when it
- * stops, names regimes in its block medians and splits the budget between sizes.
- *
+/* Adaptive measurement: pure statistics, no MPI, no I/O. In each round every unfinished size
+ * measures one block; a size pools its blocks' samples and keeps their medians; this module
+ * decides when it stops, names regimes in its block medians and splits the budget. */
+/*
  * Order-statistic interval of the p-quantile (1-based ranks j <= k of n sorted samples x):
  * [x_(j), x_(k)] covers the quantile when the number X ~ Bin(n, p) of samples below it is in
  * [j, k-1], so its coverage is P(j <= X <= k-1).
@@ -15,15 +14,16 @@
  *   (for p = 1/2: floor((n - 1.96 sqrt n)/2), ceil(1 + (n + 1.96 sqrt n)/2)); a margin of
  *   1e-9 before floor/ceil keeps exact integers from moving by one ulp. Coverage reported:
  *   the normal approximation with continuity correction, Phi((k-1/2-np)/s) - Phi((j-1/2-np)/s).
- * Precision figure: rel_half = (x_(k) - x_(j)) / 2 / m, m = the sample median (or quantile)
- * by linear interpolation (fab_percentile_sorted). */
+ * Precision: rel_half = (x_(k) - x_(j)) / 2 / the quantile (fab_percentile_sorted). */
 #ifndef FAB_MEASURE_ADAPTIVE_H
 #define FAB_MEASURE_ADAPTIVE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/status.h"
+#include "measure/quality.h"
 #include "measure/stats.h"
 
 #define FAB_CI_Z           1.96
@@ -38,9 +38,8 @@ typedef struct fab_ci_ranks {
 
 fab_ci_ranks_t fab_median_ci_ranks(size_t n);
 fab_ci_ranks_t fab_quantile_ci_ranks(size_t n, double p); /* 0 < p < 1, normal approximation */
-/* fab_quantile_enough (measure/stats.h): whether a quantile means anything at n samples. */
 
-/* An interval on sorted samples: its centre (the median or quantile), ends and precision. */
+/* An interval on sorted samples: its centre (the median or quantile), ends, precision. */
 typedef struct fab_interval {
     size_t n;
     double centre, lo, hi;
@@ -49,8 +48,8 @@ typedef struct fab_interval {
 } fab_interval_t;
 
 void fab_median_ci(const double *sorted, size_t n, fab_interval_t *out);
-/* The median of v[0..n-1] as fab_percentile_sorted(sorted v, n, 0.5) gives it (the mean of
- * the two middle values for even n), by selection in O(n); v is reordered. NaN for n = 0. */
+/* The median of v[0..n-1] as fab_percentile_sorted gives it, by selection in O(n); v is
+ * reordered. NaN for n = 0. */
 double fab_median_select(double *v, size_t n);
 void fab_quantile_ci(const double *sorted, size_t n, double p, fab_interval_t *out);
 /* The median's interval of an accumulator's samples (fab_acc_order: exact up to
@@ -82,27 +81,26 @@ typedef struct fab_regimes {
 fab_status_t fab_regimes_find(const double *v, size_t n, fab_regimes_t *out);
 
 /* The stop rule of one size (a row). State: its block medians in arrival order (at most
- * FAB_ADAPT_MAX_BLOCKS: memory is fixed), time spent and the cost estimate of a block.
- * The pooled samples stay with the caller, who passes their median interval (from the exact
- * sorted samples with fab_median_ci, or ranks j, k read from a histogram).
- * fab_adapt_decide, after a block was added, with share_s = the row's share of the remaining
- * budget (fab_adapt_schedule):
- *   STOP_PRECISE when blocks >= min_blocks and
+ * FAB_ADAPT_MAX_BLOCKS: memory is fixed), its samples, time spent, a block's cost estimate.
+ * The caller keeps the pooled samples and passes their median interval. fab_adapt_decide,
+ * after a block was added, with share_s = the row's share of the remaining budget
+ * (fab_adapt_schedule); the floor (measure/quality.h) is met with blocks >= min_blocks and
+ * samples >= min_samples:
+ *   STOP_PRECISE when the floor is met and
  *     (1) the pooled median interval has rel_half <= precision,
- *     (2) the blocks agree: the median interval of the block medians (the same order
- *         statistics over the B block medians: each block is one observation, so the
- *         interval widens with the spread between blocks, i.e. across time) has
- *         rel_half <= precision. For B <= 8 this interval is the blocks' whole range:
- *         all must agree (coverage 1 - 2^(1-B): B = 3: 0.75, B = 5: 0.94, B = 6: 0.97);
+ *     (2) the blocks agree: the median interval of the B block medians (each block one
+ *         observation: it widens with the spread across time) has rel_half <= precision;
+ *         for B <= 8 it is their whole range (coverage 1 - 2^(1-B): B = 3: 0.75, 6: 0.97);
  *     (3) no regimes (fab_regimes_find gives 1 level): a median that depends on how long
  *         each regime lasted is not repeatable, whatever its interval;
  *   else STOP_BUDGET when share_s < the cost of one more block (the next block does not
- *     fit), or FAB_ADAPT_MAX_BLOCKS blocks were taken;
- *   else CONTINUE.
- * With `spend` (a kernel whose rows count events, not time: UDP loss) a precise row goes on
- * while its share buys another block, and stops PRECISE or BUDGET when it does not. */
+ *     fit) and the floor is met or the run's overrun cap is reached (capped), or when
+ *     FAB_ADAPT_MAX_BLOCKS blocks were taken;
+ *   else CONTINUE (a row below the floor goes on past its share).
+ * With `spend` (rows that count events, not time: UDP loss) a precise row goes on while its
+ * share buys another block, then stops PRECISE. */
 #define FAB_ADAPT_MAX_BLOCKS 256
-#define FAB_ADAPT_MIN_BLOCKS 3
+#define FAB_ADAPT_MIN_BLOCKS FAB_FLOOR_BLOCKS
 
 typedef enum {
     FAB_ADAPT_CONTINUE = 0,
@@ -111,10 +109,11 @@ typedef enum {
 } fab_adapt_decision_t;
 
 typedef struct fab_adapt {
-    double precision; /* target rel_half, e.g. 0.01 */
-    unsigned min_blocks;
-    double est_block_s; /* a block's cost before one was measured */
-    double spent_s;     /* sum of the blocks' durations */
+    double precision;              /* target rel_half, e.g. 0.01 */
+    unsigned min_blocks;           /* the floor's blocks */
+    uint64_t min_samples, samples; /* the floor's samples (FAB_FLOOR_SAMPLES); pooled so far */
+    bool capped;                   /* the run's cap is reached: below the floor stops too */
+    double est_block_s, spent_s;   /* a block's cost before the first; the blocks' time */
     size_t nblocks;
     double median[FAB_ADAPT_MAX_BLOCKS];
     fab_adapt_decision_t decision; /* the last decision; stopped when not CONTINUE */
@@ -130,19 +129,21 @@ typedef struct fab_adapt_verdict {
 } fab_adapt_verdict_t;
 
 void fab_adapt_init(fab_adapt_t *a, double precision, unsigned min_blocks, double est_block_s);
-/* One block: its median and duration. FAB_ERR_INTERNAL when full or already stopped. */
-fab_status_t fab_adapt_add_block(fab_adapt_t *a, double block_median, double block_s);
-/* The cost of one more block: spent / blocks, or the estimate before the first. */
-double fab_adapt_block_cost(const fab_adapt_t *a);
+/* One block: median, duration, samples. FAB_ERR_INTERNAL when full or already stopped. */
+fab_status_t fab_adapt_add_block(fab_adapt_t *a, double block_median, double block_s,
+                                 uint64_t samples);
+/* Whether the floor is met: blocks >= min_blocks and samples >= min_samples. */
+bool fab_adapt_floor_met(const fab_adapt_t *a);
+double fab_adapt_block_cost(const fab_adapt_t *a); /* spent / blocks, or the estimate */
 fab_adapt_decision_t fab_adapt_decide(fab_adapt_t *a, const fab_interval_t *pooled, double share_s,
                                       fab_adapt_verdict_t *out);
 
-/* The next round: in_round[i] = size i has not stopped (every unstopped size is in every
- * round); share_s[i] = remaining_s x cost_i / sum of cost_j over unstopped j (0 for stopped
- * sizes; an even split when every cost is 0), cost = fab_adapt_block_cost. Shares are in
- * proportion to a block's cost because every unstopped size takes one block per round: the
- * remaining budget buys the same number of rounds for each, so all sizes meet their budget
- * stop in the same round. The shares sum to max(remaining_s, 0). Returns the sizes in it. */
+/* The next round: in_round[i] = size i has not stopped (each takes one block a round);
+ * share_s[i] = its floor reserve (fab_adapt_floor_reserve), all of it when the reserves fit
+ * remaining_s, else in proportion to them, plus the rest x cost_i / sum of costs (an even
+ * split when every cost is 0): equal rounds for all, so they meet their budget stop together,
+ * and sizes short of the floor reach it in the budget. Sum max(remaining_s, 0); returns n open. */
+double fab_adapt_floor_reserve(const fab_adapt_t *a); /* blocks to the floor x a block's cost */
 size_t fab_adapt_schedule(const fab_adapt_t *rows, size_t n, double remaining_s, bool *in_round,
                           double *share_s);
 

@@ -26,11 +26,13 @@
 #include "measure/timing.h"
 
 #define FAB_ROUND_TAG 9003 /* the agreement after a kernel's part, on MPI_COMM_WORLD */
-/* The agreement's values, reduced with MPI_MAX (only the kernel's rank 0 sets the cost and
- * the pace; the others add 0): stop flag, cost, pace (block_s, + FAB_SYNC_LATE when late),
- * then the sizes' states. */
-#define FAB_SYNC_HEAD 3
+/* The agreement's values, reduced with MPI_MAX (only the kernel's rank 0 sets the cost, the
+ * pace and the reserve; the others add 0): stop flag, cost, pace (block_s, + FAB_SYNC_LATE
+ * when late, + FAB_SYNC_HARD when the cap is reached too), the floor's reserve, then the
+ * sizes' states. */
+#define FAB_SYNC_HEAD 4
 #define FAB_SYNC_LATE 10.0
+#define FAB_SYNC_HARD 20.0
 
 /* ------------------------------------------------------------------ which kernels together */
 
@@ -133,8 +135,9 @@ void fab_rounds_policy(const fab_opts_t *o, const fab_kernel_t *k, char *buf, si
 
 static struct {
     uint64_t start_ns, end_ns; /* end: the last round's end so far (0: none yet) */
-    double total_s;
-    double weight_left; /* of the kernels not measured yet (fab_rounds_weight) */
+    double total_s, cap_s;     /* the budget and its overrun cap (fab_quality_cap) */
+    double weight_left;        /* of the kernels not measured yet (fab_rounds_weight) */
+    bool capped;               /* a group reached its part of the cap */
 } fab_budget;
 
 void fab_rounds_budget_begin(const fab_opts_t *o)
@@ -142,6 +145,8 @@ void fab_rounds_budget_begin(const fab_opts_t *o)
     int rows;
 
     fab_budget.total_s = fab_rounds_budget(o, &rows);
+    fab_budget.cap_s = fab_quality_cap(fab_budget.total_s);
+    fab_budget.capped = false;
     fab_budget.weight_left = 0;
     for (int i = 0; i < o->nkernels; i++)
         fab_budget.weight_left += fab_rounds_weight(o->kernels[i], o);
@@ -154,15 +159,30 @@ double fab_rounds_measured_s(void)
     return fab_budget.end_ns ? (double)(fab_budget.end_ns - fab_budget.start_ns) * 1e-9 : 0.0;
 }
 
-double fab_rounds_budget_take(const fab_opts_t *o, int first, int n)
+double fab_rounds_cap_s(void)
 {
-    double w = 0;
-    double left = fab_budget.total_s - (double)(fab_now_ns() - fab_budget.start_ns) * 1e-9;
+    return fab_budget.cap_s;
+}
+
+bool fab_rounds_capped(void)
+{
+    return fab_budget.capped;
+}
+
+double fab_rounds_budget_take(const fab_opts_t *o, int first, int n, double *cap_s)
+{
+    double w = 0, elapsed = (double)(fab_now_ns() - fab_budget.start_ns) * 1e-9;
+    double left = fab_budget.total_s - elapsed, cap_left = fab_budget.cap_s - elapsed;
     double share;
 
     for (int j = first; j < first + n && j < o->nkernels; j++)
         w += fab_rounds_weight(o->kernels[j], o);
     share = fab_budget.weight_left > 0 && left > 0 ? left * w / fab_budget.weight_left : 0.0;
+    /* the cap left is shared as the budget is: a busy start cannot take all of it */
+    *cap_s =
+        fab_budget.weight_left > 0 && cap_left > 0 ? cap_left * w / fab_budget.weight_left : 0.0;
+    if (*cap_s < share)
+        *cap_s = share;
     fab_budget.weight_left -= w;
     return share;
 }
@@ -173,11 +193,12 @@ typedef struct fab_rgroup_kernel {
     const fab_kernel_t *k;
     fab_rounds_t *r; /* NULL on ranks outside the kernel */
     int n;
-    double *state; /* FAB_RS_* per size, as every rank knows it */
-    double cost;   /* s: the kernel's next part of a round (its rank 0's estimate) */
-    int open;      /* sizes not stopped */
-    bool world;    /* its ranks are all the run's */
-    int lead;      /* the world rank of its rank 0 */
+    double *state;  /* FAB_RS_* per size, as every rank knows it */
+    double cost;    /* s: the kernel's next part of a round (its rank 0's estimate) */
+    double reserve; /* s: what its sizes short of the floor need to reach it */
+    int open;       /* sizes not stopped */
+    bool world;     /* its ranks are all the run's */
+    int lead;       /* the world rank of its rank 0 */
 } fab_rgroup_kernel_t;
 
 struct fab_rgroup {
@@ -185,15 +206,17 @@ struct fab_rgroup {
     fab_rgroup_kernel_t *k;
     double *vec, *red; /* a part's reduction: stop flag, cost, states */
     int veclen;
-    uint64_t start_ns, deadline_ns, said_ns;
+    uint64_t start_ns, deadline_ns, cap_ns, said_ns;
     uint64_t first_ns, end_ns; /* when the first round, and the last, ended (0: not yet) */
     fab_pace_t pace;           /* agreed after the last kernel's part */
     int rounds;
     bool quiet;
+    bool capped;       /* the cap was reached */
+    bool extended;     /* sizes short of the floor went on after the budget was spent */
     fab_status_t stop; /* a stop request ended the rounds (every rank alike) */
 };
 
-fab_status_t fab_rgroup_new(fab_rgroup_t **out, int nk, double budget_s, bool quiet)
+fab_status_t fab_rgroup_new(fab_rgroup_t **out, int nk, double budget_s, double cap_s, bool quiet)
 {
     fab_rgroup_t *g = calloc(1, sizeof(*g));
 
@@ -206,6 +229,7 @@ fab_status_t fab_rgroup_new(fab_rgroup_t **out, int nk, double budget_s, bool qu
     g->start_ns = g->said_ns = fab_now_ns();
     g->pace.block_s = FAB_ROUND_BLOCK_S;
     g->deadline_ns = g->start_ns + (uint64_t)(budget_s > 0 ? budget_s * 1e9 : 0);
+    g->cap_ns = g->start_ns + (uint64_t)(cap_s > budget_s ? cap_s * 1e9 : budget_s * 1e9);
     return FAB_OK;
 }
 
@@ -239,6 +263,7 @@ fab_status_t fab_rgroup_add(fab_rgroup_t *g, int j, const fab_kernel_t *k, int n
     for (int i = 0; i < n; i++)
         gk->open += gk->state[i] < FAB_RS_PRECISE;
     gk->cost = gk->open * FAB_ROUND_BLOCK_S;
+    gk->reserve = gk->open * FAB_ADAPT_MIN_BLOCKS * FAB_ROUND_BLOCK_S;
     return FAB_OK;
 }
 
@@ -273,21 +298,34 @@ void fab_rgroup_report(const fab_rgroup_t *g)
     double budget = fab_budget.total_s;
     double took = g->end_ns ? (double)(g->end_ns - fab_budget.start_ns) * 1e-9 : 0.0;
     double first = g->first_ns ? (double)(g->first_ns - fab_budget.start_ns) * 1e-9 : 0.0;
+    char why[256];
+    bool whole = true; /* every kernel's rows are one block: more blocks are no remedy */
 
     if (g->stop != FAB_OK || took <= FAB_BUDGET_SLACK * budget)
         return;
-    if (first < budget) {
-        FAB_WARN("the measurement took %.2f s, over its budget of %.2f s, though its first "
-                 "round ended %.2f s into it: the blocks measured when the budget ran out took "
-                 "longer than their pace asked (busy or slow machine: see the cpu%% column)",
-                 took, budget, first);
-        return;
-    }
-    FAB_WARN("the measurement took %.2f s, over its budget of %.2f s: the first round alone "
-             "(one block of every size, the least a row needs) ended %.2f s into it on this "
-             "machine (busy or slow: see the cpu%% column); rows marked * missed --precision; "
-             "--budget %.0f would give each size %d blocks or more",
-             took, budget, first, ceil(FAB_ADAPT_MIN_BLOCKS * first), FAB_ADAPT_MIN_BLOCKS);
+    for (int j = 0; j < g->nk; j++)
+        whole = whole && g->k[j].k->whole_block;
+    if (first >= budget && whole)
+        snprintf(why, sizeof(why), "its rows' blocks took longer than their share");
+    else if (first >= budget)
+        snprintf(why, sizeof(why),
+                 "the first round alone, one block of every size, ended %.2f s into it; --budget "
+                 "%.0f would give each size %d blocks",
+                 first, ceil(FAB_ADAPT_MIN_BLOCKS * first), FAB_ADAPT_MIN_BLOCKS);
+    else
+        snprintf(why, sizeof(why), "its first round ended %.2f s into it", first);
+    if (g->extended)
+        FAB_WARN("the measurement took %.2f s, over its budget of %.2f s (%s): sizes short of "
+                 "the floor (%d timed iterations in %d blocks) went on past their share%s; a "
+                 "busy or slow machine, or long iterations (see the quality column and the last "
+                 "lines)",
+                 took, budget, why, FAB_FLOOR_SAMPLES, FAB_ADAPT_MIN_BLOCKS,
+                 g->capped ? ", until the run's cap: those still short are marked invalid" : "");
+    else
+        FAB_WARN("the measurement took %.2f s, over its budget of %.2f s (%s): blocks took longer "
+                 "than their pace asked; a busy or slow machine (see the quality column and the "
+                 "last lines)",
+                 took, budget, why);
 }
 
 /* A kernel on some of the run's ranks: its lead gathers every other rank's stop flag, one
@@ -349,11 +387,12 @@ static fab_status_t fab_rgroup_sync(fab_rgroup_t *g, int j, const fab_pace_t *pa
     g->vec[0] = (double)fab_stop_flag;
     if (gk->r) {
         g->vec[1] = fab_rounds_cost(gk->r);
+        g->vec[3] = fab_rounds_reserve(gk->r);
         fab_rounds_states(gk->r, g->vec + FAB_SYNC_HEAD);
         rank = fab_rounds_rank(gk->r);
     }
     if (rank == 0)
-        g->vec[2] = pace->block_s + (pace->late ? FAB_SYNC_LATE : 0.0);
+        g->vec[2] = pace->block_s + (pace->hard ? FAB_SYNC_HARD : pace->late ? FAB_SYNC_LATE : 0.0);
     if (gk->world) {
         fab_watch_phase("agreeing with every rank after the kernel's part of a round", gk->k->name,
                         0, -1, 0);
@@ -363,8 +402,12 @@ static fab_status_t fab_rgroup_sync(fab_rgroup_t *g, int j, const fab_pace_t *pa
     if (st != FAB_OK)
         return st;
     gk->cost = g->red[1];
+    gk->reserve = g->red[3];
+    g->pace.hard = g->red[2] >= FAB_SYNC_HARD;
     g->pace.late = g->red[2] >= FAB_SYNC_LATE;
-    g->pace.block_s = g->red[2] - (g->pace.late ? FAB_SYNC_LATE : 0.0);
+    g->pace.block_s = g->red[2] - (g->pace.hard   ? FAB_SYNC_HARD
+                                   : g->pace.late ? FAB_SYNC_LATE
+                                                  : 0.0);
     gk->open = 0;
     for (int i = 0; i < gk->n; i++) {
         gk->state[i] = g->red[i + FAB_SYNC_HEAD];
@@ -413,17 +456,31 @@ static void fab_rgroup_progress(fab_rgroup_t *g)
                      g->rounds, open, live, per, met, elapsed, budget);
 }
 
+/* Kernel gk's part of the budget left: its floor's reserve (all of them when they fit, else in
+ * proportion), then the rest in proportion to its round's cost, as fab_adapt_schedule shares
+ * within a kernel. */
+static double fab_rgroup_part(double left, const fab_rgroup_kernel_t *gk, double total,
+                              double reserve)
+{
+    double rest = reserve < left ? left - reserve : 0.0;
+    double part = reserve <= left ? gk->reserve : (reserve > 0 ? left * gk->reserve / reserve : 0);
+
+    return part + (total > 0 ? rest * gk->cost / total : 0.0);
+}
+
 /* One round: every kernel with open sizes, its part, then the agreement on it. */
 static fab_status_t fab_rgroup_round(fab_rgroup_t *g)
 {
     uint64_t now = fab_now_ns();
     double left = now < g->deadline_ns ? (double)(g->deadline_ns - now) * 1e-9 : 0.0;
-    double total = 0.0;
+    double total = 0.0, reserve = 0.0;
     int rank = 0;
 
     for (int j = 0; j < g->nk; j++)
-        if (g->k[j].open)
+        if (g->k[j].open) {
             total += g->k[j].cost;
+            reserve += g->k[j].reserve;
+        }
     for (int j = 0; j < g->nk && g->stop == FAB_OK; j++) {
         fab_rgroup_kernel_t *gk = &g->k[j];
         fab_status_t st = FAB_OK;
@@ -437,8 +494,8 @@ static fab_status_t fab_rgroup_round(fab_rgroup_t *g)
             for (int i = 0; i < g->k[l].n; i++)
                 later += g->k[l].state[i] == FAB_RS_NONE;
         if (gk->r)
-            st = fab_rounds_one(gk->r, total > 0 ? left * gk->cost / total : 0.0, g->deadline_ns,
-                                later, &pace);
+            st = fab_rounds_one(gk->r, fab_rgroup_part(left, gk, total, reserve), g->deadline_ns,
+                                g->cap_ns, later, &pace);
         /* A stop agreed among the kernel's ranks reaches the others in the agreement. */
         if (st != FAB_OK && st != FAB_ERR_INTERRUPTED && st != FAB_ERR_IO)
             return st;
@@ -450,18 +507,22 @@ static fab_status_t fab_rgroup_round(fab_rgroup_t *g)
                   (double)(g->deadline_ns - g->start_ns) * 1e-9, g->pace.block_s * 1e3,
                   g->pace.late ? ", late" : "");
     }
-    /* The budget ran out in this round: what has a block is done, here and now, and not
-     * after the rows of the kernels already done are written (a round would then start only
-     * to stop them, its time counted against the budget: 0.3 s beside a busy core). */
+    /* The budget ran out in this round: what has met the floor is done (past the cap: what
+     * has a block), here and now, and not after the rows of the kernels already done are
+     * written (a round would then start only to stop them, its time counted against the
+     * budget: 0.3 s beside a busy core). Sizes below the floor go on. */
+    if (g->pace.hard)
+        fab_budget.capped = g->capped = true;
     for (int j = 0; j < g->nk && g->pace.late && g->stop == FAB_OK; j++) {
         fab_rgroup_kernel_t *gk = &g->k[j];
 
         if (gk->r)
-            fab_rounds_close(gk->r);
+            fab_rounds_close(gk->r, g->pace.hard);
         gk->open = 0;
         for (int i = 0; i < gk->n; i++) {
-            if (gk->state[i] == FAB_RS_OPEN)
+            if (gk->state[i] == FAB_RS_FLOOR || (g->pace.hard && gk->state[i] == FAB_RS_OPEN))
                 gk->state[i] = FAB_RS_BUDGET;
+            g->extended = g->extended || gk->state[i] == FAB_RS_OPEN;
             gk->open += gk->state[i] < FAB_RS_PRECISE;
         }
     }

@@ -26,10 +26,12 @@ typedef struct fab_size_run {
     bool warmed;  /* the warm-up ran */
     bool stopped; /* its decision was not to go on (every rank knows) */
     unsigned nblocks;
+    uint64_t samples; /* timed iterations so far (every rank: the blocks' lengths agree) */
     uint64_t warm;
     double per_iter;               /* estimate, s (0: unknown) */
     double stall;                  /* the longest resumed stall during its blocks, s */
     fab_cpu_mark_t cpu;            /* sums over its blocks' windows */
+    fab_load_t load;               /* the node's runnable tasks at its blocks' ends (sampler) */
     double kc[FAB_KCOL_MAX];       /* the kernel's counters over its blocks (fab_kc_add) */
     double kc_first[FAB_KCOL_MAX]; /* its totals at the first block's start */
     fab_acc_t acc;                 /* rank 0 */
@@ -41,6 +43,7 @@ struct fab_rounds {
     fab_measure_t *m;
     fab_pace_t pace;      /* the part's pace, as the kernel's ranks agreed it */
     uint64_t deadline_ns; /* the budget's end (rank 0's clock decides) */
+    uint64_t cap_ns;      /* the run's overrun cap for this part's group */
     int later;            /* sizes without a block in the kernels after this one */
     int n;
     fab_size_run_t *s;
@@ -80,11 +83,12 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
         s->bytes = k->fit_bytes ? k->fit_bytes(m->ctx, sizes->v[i]) : sizes->v[i];
         s->skip = k->fit_bytes && !k->no_sizes && i > 0 && s->bytes == last;
         last = s->bytes;
-        s->cpu.node = m->node_sampler;
+        s->cpu.node = s->cpu.steal = m->node_sampler;
         for (int j = 0; j < FAB_KCOL_MAX; j++)
             s->kc[j] = s->kc_first[j] = NAN;
-        fab_adapt_init(&r->ad[i], m->o->precision_pct / 100.0, FAB_ADAPT_MIN_BLOCKS,
-                       FAB_ROUND_BLOCK_S);
+        /* the floor's blocks: one for a kernel whose row is one block by design */
+        fab_adapt_init(&r->ad[i], m->o->precision_pct / 100.0,
+                       k->whole_block ? 1 : FAB_ADAPT_MIN_BLOCKS, FAB_ROUND_BLOCK_S);
         r->ad[i].spend = k->spend_budget;
         if (s->skip) {
             s->stopped = true;
@@ -127,6 +131,12 @@ int fab_rounds_rank(const fab_rounds_t *r)
     return r->m->ctx->rank;
 }
 
+/* Whether size i met the floor (measure/adaptive.h), as every rank of the kernel knows it. */
+static bool fab_size_floor(const fab_rounds_t *r, int i)
+{
+    return r->s[i].nblocks >= r->ad[i].min_blocks && r->s[i].samples >= r->ad[i].min_samples;
+}
+
 void fab_rounds_states(const fab_rounds_t *r, double *st)
 {
     for (int i = 0; i < r->n; i++) {
@@ -135,7 +145,7 @@ void fab_rounds_states(const fab_rounds_t *r, double *st)
         if (s->skip)
             st[i] = FAB_RS_SKIP;
         else if (!s->stopped)
-            st[i] = s->nblocks ? FAB_RS_OPEN : FAB_RS_NONE;
+            st[i] = !s->nblocks ? FAB_RS_NONE : fab_size_floor(r, i) ? FAB_RS_FLOOR : FAB_RS_OPEN;
         else
             st[i] = r->ad[i].decision == FAB_ADAPT_STOP_PRECISE ? FAB_RS_PRECISE : FAB_RS_BUDGET;
     }
@@ -153,22 +163,36 @@ double fab_rounds_cost(const fab_rounds_t *r)
     return cost;
 }
 
+double fab_rounds_reserve(const fab_rounds_t *r)
+{
+    double reserve = 0.0;
+
+    if (r->m->ctx->rank != 0)
+        return 0.0;
+    for (int i = 0; i < r->n; i++)
+        if (!r->s[i].stopped)
+            reserve += fab_adapt_floor_reserve(&r->ad[i]);
+    return reserve;
+}
+
 /* ------------------------------------------------------------------ one block */
 
-/* Warm-up: -x iterations, or doubling rounds until FAB_ROUND_WARM_S (at a slower pace a
- * fifth of the block) has passed. */
+/* Warm-up: -x iterations, or doubling rounds until they have settled (FAB_ROUND_WARM_S,
+ * FAB_WARM_SETTLE, FAB_WARM_MAX_S; at a slower pace a fifth of the block and 10 blocks). Every
+ * rank decides alike: the rounds' times are the slowest rank's (fab_timed_round). */
 static fab_status_t fab_round_warm(fab_rounds_t *r, fab_size_run_t *s, double guess)
 {
     fab_measure_t *m = r->m;
-    double t = 0.0, total = 0.0;
+    double t = 0.0, total = 0.0, prev = 0.0;
     double target = r->pace.block_s / 5 < FAB_ROUND_WARM_S ? r->pace.block_s / 5 : FAB_ROUND_WARM_S;
+    double most = 10 * r->pace.block_s < FAB_WARM_MAX_S ? 10 * r->pace.block_s : FAB_WARM_MAX_S;
     fab_status_t st = FAB_OK;
 
     s->warmed = true;
     s->per_iter = guess;
     fab_measure_phase(m, "warm-up", s->bytes, guess);
-    if (m->o->warmup < 0 && r->pace.late)
-        return FAB_OK; /* the budget is spent: one short block, no warm-up before it */
+    if (m->o->warmup < 0 && r->pace.hard)
+        return FAB_OK; /* the cap is reached: one short block, no warm-up before it */
     if (m->o->warmup >= 0) {
         s->warm = (uint64_t)m->o->warmup;
         if (s->warm > 0)
@@ -177,14 +201,25 @@ static fab_status_t fab_round_warm(fab_rounds_t *r, fab_size_run_t *s, double gu
             s->per_iter = t / (double)s->warm;
         return st;
     }
-    for (uint64_t k = 1; st == FAB_OK; k *= 2) {
+    for (uint64_t k = 1, rounds = 1; st == FAB_OK; rounds++) {
+        double per;
+        bool settled;
+
         st = fab_timed_round(m, s->bytes, k, &t);
         s->warm += k;
         total += t;
+        per = t / (double)k;
         if (t > 0)
-            s->per_iter = t / (double)k;
-        if (total >= target || k >= (uint64_t)m->o->max_iters)
+            s->per_iter = per;
+        settled = rounds >= 2 && per >= (1.0 - FAB_WARM_SETTLE) * prev;
+        if ((total >= target && settled) || (total >= most && s->warm >= 2) ||
+            k >= (uint64_t)m->o->max_iters)
             break;
+        prev = per;
+        /* a round that alone took the time: the next has the same length, so the second call
+         * is timed on its own too (a long iteration warms in a call or two) */
+        if (!(t >= target && k == 1 && rounds == 1))
+            k *= 2;
     }
     return st;
 }
@@ -193,7 +228,9 @@ static void fab_cpu_add(fab_cpu_mark_t *sum, const fab_cpu_mark_t *a, const fab_
 {
     sum->wall += b->wall - a->wall;
     sum->self += b->self - a->self;
+    sum->nivcsw += b->nivcsw >= a->nivcsw ? b->nivcsw - a->nivcsw : 0;
     sum->node = sum->node && a->node && b->node;
+    sum->steal = sum->steal && a->steal && b->steal;
     for (int j = 0; j < FAB_CPU_NJ; j++)
         sum->j[j] += b->j[j] >= a->j[j] ? b->j[j] - a->j[j] : 0;
 }
@@ -210,8 +247,9 @@ static int fab_round_decide(fab_rounds_t *r, int i, const double *src, uint64_t 
         fab_acc_add(&s->acc, src[j]);
     s->acc.loop_total += src[b];
     memcpy(r->scratch, src, sizeof(double) * b);
-    if (fab_adapt_add_block(ad, fab_median_select(r->scratch, b), block_s) != FAB_OK)
+    if (fab_adapt_add_block(ad, fab_median_select(r->scratch, b), block_s, b) != FAB_OK)
         return FAB_ADAPT_STOP_BUDGET;
+    ad->capped = fab_now_ns() >= r->cap_ns; /* below the floor stops too */
     if (ad->nblocks >= ad->min_blocks)
         fab_acc_median_ci(&s->acc, &pooled);
     if (pooled.ranks.coverage < FAB_CI_LEVEL)
@@ -228,7 +266,7 @@ static int fab_round_decide(fab_rounds_t *r, int i, const double *src, uint64_t 
 static fab_pace_t fab_rounds_pace(const fab_rounds_t *r, int i)
 {
     uint64_t now = fab_now_ns();
-    fab_pace_t p = {FAB_ROUND_BLOCK_S, now >= r->deadline_ns};
+    fab_pace_t p = {FAB_ROUND_BLOCK_S, now >= r->deadline_ns, now >= r->cap_ns};
     int u = r->later;
 
     for (int j = i + 1; j < r->n; j++)
@@ -246,17 +284,36 @@ static fab_pace_t fab_rounds_pace(const fab_rounds_t *r, int i)
 }
 
 /* A block's decision and the pace, in the int the block's reduction carries (only rank 0
- * of the kernel sets it; the others add 0): decision | late << 2 | block in 0.1 us << 3. */
+ * of the kernel sets it; the others add 0): decision | late << 2 | hard << 3 | block in
+ * 0.1 us << 4. */
 static int fab_pace_encode(int decision, fab_pace_t p)
 {
-    return decision | (p.late ? 4 : 0) | (int)lround(p.block_s * 1e7) << 3;
+    return decision | (p.late ? 4 : 0) | (p.hard ? 8 : 0) | (int)lround(p.block_s * 1e7) << 4;
 }
 
 static int fab_pace_decode(int code, fab_pace_t *p)
 {
     p->late = (code & 4) != 0;
-    p->block_s = (double)(code >> 3) * 1e-7;
+    p->hard = (code & 8) != 0;
+    p->block_s = (double)(code >> 4) * 1e-7;
     return code & 3;
+}
+
+/* Iterations of size i's next block: a block of the pace; once the budget is spent, for a
+ * size below the floor, what it still lacks spread over the blocks it still needs. */
+static double fab_block_want(const fab_rounds_t *r, int i)
+{
+    const fab_size_run_t *s = &r->s[i];
+    const fab_adapt_t *ad = &r->ad[i];
+    double want = s->per_iter > 0 ? r->pace.block_s / s->per_iter : 1.0;
+
+    if (r->pace.late && !r->pace.hard && !fab_size_floor(r, i)) {
+        uint64_t lack = s->samples < ad->min_samples ? ad->min_samples - s->samples : 1;
+        uint64_t blocks = s->nblocks < ad->min_blocks ? ad->min_blocks - s->nblocks : 1;
+
+        want = ceil((double)lack / (double)blocks);
+    }
+    return want;
 }
 
 static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
@@ -275,7 +332,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
         st = fab_round_warm(r, s, guess);
     if (st != FAB_OK)
         return st;
-    want = s->per_iter > 0 ? r->pace.block_s / s->per_iter : 1.0;
+    want = fab_block_want(r, i);
     if (m->k->whole_block && s->per_iter > 0) /* the row's whole share in one block */
         want = (r->share[i] > r->pace.block_s ? r->share[i] : r->pace.block_s) / s->per_iter;
     b = want < 1.0 ? 1 : want > FAB_BLOCK ? FAB_BLOCK : (uint64_t)want;
@@ -296,6 +353,8 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     fab_cpu_mark(&c1, m->node_sampler);
     fab_kc_mark(m->k, m->ctx, m->state, k1);
     fab_cpu_add(&s->cpu, &c0, &c1);
+    if (m->node_sampler)
+        fab_load_sample(&s->load);
     fab_kc_add(m->k, s->kc, s->kc_first, k0, k1);
     block_time = fab_watch_take_stall();
     if (block_time > s->stall)
@@ -307,8 +366,10 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
 
         code = fab_round_decide(r, i, src, b, (double)(fab_now_ns() - t0) * 1e-9);
         p = fab_rounds_pace(r, i);
-        if (p.late && code == FAB_ADAPT_CONTINUE)
-            code = FAB_ADAPT_STOP_BUDGET; /* the budget is spent: this block was its last */
+        /* the budget is spent: this block was its last, if it met the floor (the cap: in
+         * any case) */
+        if (code == FAB_ADAPT_CONTINUE && (p.hard || (p.late && fab_adapt_floor_met(&r->ad[i]))))
+            code = FAB_ADAPT_STOP_BUDGET;
         code = fab_pace_encode(code, p);
     }
     block_time = m->block[b];
@@ -317,6 +378,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
         return st;
     code = fab_pace_decode(code, &r->pace); /* the same on every rank */
     s->nblocks++;
+    s->samples += b;
     if (block_time > 0)
         s->per_iter = block_time / (double)b;
     if (code != FAB_ADAPT_CONTINUE) {
@@ -326,28 +388,31 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     return FAB_OK;
 }
 
-void fab_rounds_close(fab_rounds_t *r)
+void fab_rounds_close(fab_rounds_t *r, bool hard)
 {
     for (int i = 0; i < r->n; i++)
-        if (!r->s[i].skip && !r->s[i].stopped && r->s[i].nblocks > 0) {
+        if (!r->s[i].skip && !r->s[i].stopped && r->s[i].nblocks > 0 &&
+            (hard || fab_size_floor(r, i))) {
             r->s[i].stopped = true;
             r->ad[i].decision = FAB_ADAPT_STOP_BUDGET;
         }
 }
 
 /* One round: every open size, in order, one block. */
-fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns, int later,
-                            fab_pace_t *pace)
+fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns, uint64_t cap_ns,
+                            int later, fab_pace_t *pace)
 {
     double guess = 0.0;
     size_t gbytes = 0;
 
     r->pace = *pace;
     r->deadline_ns = deadline_ns;
+    r->cap_ns = cap_ns;
     r->later = later;
-    /* The budget was spent before this part: what has a block has its last. */
+    /* The budget was spent before this part: what has met the floor has had its last block
+     * (past the cap: whatever has a block). */
     if (r->pace.late)
-        fab_rounds_close(r);
+        fab_rounds_close(r, r->pace.hard);
     if (r->m->ctx->rank == 0)
         fab_adapt_schedule(r->ad, (size_t)r->n, left_s, r->in_round, r->share);
     for (int i = 0; i < r->n; i++) {
@@ -357,9 +422,10 @@ fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns
         if (s->skip || s->stopped)
             continue;
         /* The budget ran out during this part (the pace every rank decoded from the last
-         * block): a size that has a block stops now rather than take one more, so that a
-         * slowed machine overruns by a block, not by a block of every size left. */
-        if (r->pace.late && s->nblocks > 0) {
+         * block): a size that has met the floor stops now rather than take one more, so that a
+         * slowed machine overruns by what the floor needs, not by a block of every size left;
+         * past the cap, every size that has a block. */
+        if (s->nblocks > 0 && (r->pace.hard || (r->pace.late && fab_size_floor(r, i)))) {
             s->stopped = true;
             r->ad[i].decision = FAB_ADAPT_STOP_BUDGET;
             continue;
@@ -424,7 +490,8 @@ fab_status_t fab_rounds_fill_row(fab_rounds_t *r, int i, fab_status_t stop, fab_
         return stop != FAB_OK ? stop : FAB_ERR_INTERNAL;
     memset(&zero, 0, sizeof(zero));
     zero.node = s->cpu.node;
-    st = fab_row_cpu(row, m->ctx, &zero, &s->cpu);
+    zero.steal = s->cpu.steal;
+    st = fab_row_cpu(row, m->ctx, &zero, &s->cpu, &s->load);
     if (st == FAB_OK)
         st = fab_row_stall(row, m->ctx, s->stall);
     if (st == FAB_OK) {

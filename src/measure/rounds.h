@@ -24,9 +24,15 @@
 /* A block's target duration: short, so that rounds are short and every size samples every
  * stretch of time; long enough that a block of a 1 us iteration holds thousands. */
 #define FAB_ROUND_BLOCK_S 0.005
-/* Untimed warm-up before a size's first block: doubling rounds until they have lasted this
- * long (at least one iteration), the last one giving the first estimate of an iteration. */
+/* Untimed warm-up before a size's first block (without -x): rounds of 1, 2, 4, ... iterations
+ * until they have lasted FAB_ROUND_WARM_S, at least two rounds ran (never a single call: the
+ * first call of a collective can take 10x a warm one, and so can the second) and the last
+ * round's time per iteration is within FAB_WARM_SETTLE of the round before (it stopped getting
+ * faster); or, unsettled, once they have lasted FAB_WARM_MAX_S (two blocks; at a short pace 10)
+ * after at least two calls. The last round gives the first estimate of an iteration. */
 #define FAB_ROUND_WARM_S 0.001
+#define FAB_WARM_SETTLE  0.10
+#define FAB_WARM_MAX_S   0.01
 
 typedef struct fab_rounds fab_rounds_t;
 typedef struct fab_rgroup fab_rgroup_t;
@@ -59,20 +65,26 @@ void fab_rounds_policy(const fab_opts_t *o, const fab_kernel_t *k, char *buf, si
 void fab_rounds_budget_begin(const fab_opts_t *o);
 /* Seconds from the budget's start to the end of the last round measured (0: none). */
 double fab_rounds_measured_s(void);
+/* The run's overrun cap (fab_quality_cap of its budget), and whether a group reached its part
+ * of it (rows below the floor were then stopped as they were). */
+double fab_rounds_cap_s(void);
+bool fab_rounds_capped(void);
 /* The share of what is left of it for kernels first .. first+n-1 (indices in o->kernels),
- * in proportion to their rows; 0 once spent. */
-double fab_rounds_budget_take(const fab_opts_t *o, int first, int n);
+ * in proportion to their rows; 0 once spent. *cap_s: their share of what is left of the cap,
+ * in the same proportion (at least the budget's share). */
+double fab_rounds_budget_take(const fab_opts_t *o, int first, int n, double *cap_s);
 
 /* One kernel's part, on the kernel's ranks: its sizes (the kernel's list; the sizes that
  * fit_bytes rounds to the previous one's value are skipped, as the caller skips them). */
 fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_sizes_t *sizes);
 void fab_rounds_free(fab_rounds_t *r);
 
-/* A group of nk kernels (every rank of the run, alike), with budget_s from now; then each
+/* A group of nk kernels (every rank of the run, alike), with budget_s from now and its cap
+ * cap_s (sizes below the floor go on past the budget until then); then each
  * kernel j added in order: k, its size count n, r (NULL on ranks outside it), whether its
  * ranks are all the run's and the world rank of its rank 0 (lead). The parts stay the caller's
  * (freed after the group). */
-fab_status_t fab_rgroup_new(fab_rgroup_t **out, int nk, double budget_s, bool quiet);
+fab_status_t fab_rgroup_new(fab_rgroup_t **out, int nk, double budget_s, double cap_s, bool quiet);
 fab_status_t fab_rgroup_add(fab_rgroup_t *g, int j, const fab_kernel_t *k, int n, fab_rounds_t *r,
                             bool world, int lead);
 void fab_rgroup_free(fab_rgroup_t *g);
@@ -88,8 +100,9 @@ bool fab_rgroup_measured(const fab_rgroup_t *g, int j);
 /* FAB_ERR_INTERRUPTED (or the stop's status) when the rounds ended on a stop request. */
 fab_status_t fab_rgroup_status(const fab_rgroup_t *g);
 /* Rank 0 of the run, after the group's rows: a warning when the rounds ended later than
- * FAB_BUDGET_SLACK x the budget (the first round, one block of every size, did not fit),
- * naming the first round's time and a budget that would fit. */
+ * FAB_BUDGET_SLACK x the budget (sizes short of the floor went on; the first round, one
+ * block of every size, may not have fitted), naming the first round's time, a budget that
+ * would fit it, and whether the cap was reached. */
 #define FAB_BUDGET_SLACK 1.10
 void fab_rgroup_report(const fab_rgroup_t *g);
 

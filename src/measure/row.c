@@ -30,6 +30,7 @@ void fab_row_clear(fab_row_t *row)
     row->slowest_rank = -1;
     row->cpu_rank_max_rank = -1;
     row->ci_pct = row->blocks_ci_pct = NAN;
+    row->cpu_steal_pct = row->runnable_per_cpu = row->ctxsw_per_s = NAN;
     row->target_met = -1;
     for (int j = 0; j < FAB_KCOL_MAX; j++)
         row->kc[j] = NAN;
@@ -133,8 +134,27 @@ void fab_row_precision(fab_row_t *row, struct fab_acc *acc)
         isfinite(ci.rel_half) && ci.ranks.coverage >= FAB_CI_LEVEL ? 100.0 * ci.rel_half : NAN;
 }
 
+/* The disturbance figures' maxima over the ranks (-1: unknown there). */
+static fab_status_t fab_row_disturbance(fab_row_t *row, const fab_kctx_t *ctx,
+                                        const fab_cpu_mark_t *a, const fab_cpu_mark_t *b,
+                                        const fab_load_t *load)
+{
+    double in[3], out[3] = {-1, -1, -1};
+    fab_status_t st;
+
+    fab_cpu_disturbance(a, b, &in[0], &in[1]);
+    in[2] = load && load->n > 0 ? load->sum / load->n : NAN;
+    for (int i = 0; i < 3; i++)
+        in[i] = isnan(in[i]) ? -1.0 : in[i];
+    st = FAB_MPI(MPI_Reduce(in, out, 3, MPI_DOUBLE, MPI_MAX, 0, ctx->comm));
+    row->ctxsw_per_s = out[0] < 0 ? NAN : out[0];
+    row->cpu_steal_pct = out[1] < 0 ? NAN : out[1];
+    row->runnable_per_cpu = out[2] < 0 ? NAN : out[2];
+    return st;
+}
+
 fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_mark_t *a,
-                         const fab_cpu_mark_t *b)
+                         const fab_cpu_mark_t *b, const fab_load_t *load)
 {
     /* The window's CPU cost: rank shares averaged over the ranks, node shares over the nodes
      * (one sampler each). */
@@ -165,7 +185,44 @@ fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_ma
     row->cpu_user_pct = out[4] > 0 ? out[1] / out[4] : NAN;
     row->cpu_sys_pct = out[4] > 0 ? out[2] / out[4] : NAN;
     row->cpu_softirq_pct = out[4] > 0 ? out[3] / out[4] : NAN;
-    return st;
+    return st == FAB_OK ? fab_row_disturbance(row, ctx, a, b, load) : st;
+}
+
+static fab_quality_tally_t fab_tally = {.cpu_lo = NAN, .cpu_hi = NAN};
+
+void fab_row_tally_reset(void)
+{
+    fab_quality_tally_init(&fab_tally);
+}
+
+const fab_quality_tally_t *fab_row_tally(void)
+{
+    return &fab_tally;
+}
+
+void fab_row_quality(fab_row_t *row, const fab_kernel_t *k)
+{
+    fab_quality_in_t in = {
+        .iters = row->iters,
+        .blocks = row->blocks,
+        /* an adaptive row (it has a target) has blocks; a whole-block kernel's is one */
+        .min_blocks = row->target_met < 0 ? 0
+                      : k->whole_block    ? 1
+                                          : FAB_ADAPT_MIN_BLOCKS,
+        .sleeps = k->sleeps,
+        .cpu_min_pct = row->cpu_rank_min_pct,
+        .steal_pct = row->cpu_steal_pct,
+        .runnable_per_cpu = row->runnable_per_cpu,
+        .ctxsw_per_s = row->ctxsw_per_s,
+        .regimes = row->regimes,
+        .target_met = row->target_met,
+    };
+    unsigned r = fab_quality_reasons(&in);
+
+    row->quality_reasons = r;
+    row->quality = (int)fab_quality_of(r);
+    fab_quality_words(r, row->quality_reason, sizeof(row->quality_reason));
+    fab_quality_tally_add(&fab_tally, &in, r);
 }
 
 fab_status_t fab_row_stall(fab_row_t *row, const fab_kctx_t *ctx, double mine)
@@ -256,7 +313,10 @@ void fab_row_notes_add(fab_row_notes_t *n, const fab_row_t *r)
 {
     if (r->validation_errors > 0)
         n->bad += r->validation_errors;
-    if (r->cpu_rank_min_pct < FAB_CPU_BUSY_PCT) { /* NaN: unknown, not noted */
+    if (r->quality == FAB_Q_INVALID)
+        fab_row_notes_size(n->invalid_sizes, sizeof(n->invalid_sizes), &n->invalid_len,
+                           n->invalid_rows++, r->bytes);
+    if (r->cpu_rank_min_pct < FAB_DISTURB_CPU_PCT) { /* NaN: unknown, not noted */
         fab_row_notes_size(n->idle_sizes, sizeof(n->idle_sizes), &n->idle_len, n->idle_rows++,
                            r->bytes);
         if (r->cpu_rank_min_pct < n->idle_min)
@@ -278,6 +338,13 @@ bool fab_row_notes_report(const fab_row_notes_t *n, const fab_kernel_t *k)
                  "include scheduler delays; see the cpu%% column and cpu_rank_min_pct",
                  k->name, n->idle_rows, n->idle_rows == 1 ? "" : "s", n->idle_sizes,
                  n->idle_len >= sizeof(n->idle_sizes) ? "..." : "", n->idle_min);
+    if (n->invalid_rows > 0)
+        FAB_WARN("kernel '%s': %d row%s (%s%s) below the floor of %d timed iterations (and, "
+                 "adaptive, %d blocks): written, marked invalid (column quality), not "
+                 "measurements",
+                 k->name, n->invalid_rows, n->invalid_rows == 1 ? "" : "s", n->invalid_sizes,
+                 n->invalid_len >= sizeof(n->invalid_sizes) ? "..." : "", FAB_FLOOR_SAMPLES,
+                 FAB_ADAPT_MIN_BLOCKS);
     if (n->stall_rows > 0)
         FAB_WARN("kernel '%s': in %d row%s (%s%s) a rank stalled and resumed (up to %.1f s "
                  "beyond its expected step): those times include the stall; see the column "

@@ -12,11 +12,8 @@
 #include "kernel/fab_kernel.h"
 #include "measure/adaptive.h"
 #include "measure/cpuload.h"
+#include "measure/quality.h"
 #include "measure/stats.h"
-
-/* A rank that polls (MPI over UCX does) runs all the time; one that ran less than this share
- * of a measurement window waited for a core, and the row's times include scheduler delays. */
-#define FAB_CPU_BUSY_PCT 80.0
 
 typedef struct fab_row {
     uint64_t bytes;
@@ -44,8 +41,15 @@ typedef struct fab_row {
     double cpu_softirq_pct;
     double cpu_rank_min_pct, cpu_rank_max_pct; /* the least and most busy rank's share, % */
     int cpu_rank_max_rank;                     /* world rank of the busiest; -1 unknown */
-    double stall_s; /* longest wait of a rank beyond its expected step (a stall that
-                       resumed; core/watchdog.h), s; 0 none */
+    /* Disturbance (measure/quality.h), NaN unknown: the node's steal share of all CPUs' time,
+     * %, and its runnable tasks per online CPU (mean of the block ends), the most of the
+     * nodes; the involuntary context switches per second of the most preempted rank. */
+    double cpu_steal_pct, runnable_per_cpu, ctxsw_per_s;
+    int quality;              /* fab_quality_t, judged on rank 0 (fab_row_quality) */
+    unsigned quality_reasons; /* FAB_QR_* */
+    char quality_reason[64];  /* its words, ';'-separated */
+    double stall_s;           /* longest wait of a rank beyond its expected step (a stall that
+                                 resumed; core/watchdog.h), s; 0 none */
     /* Precision (measure/adaptive.h): every policy reports ci_pct; the adaptive one also
      * its blocks, the blocks' agreement, whether it met --precision and the regimes. */
     double ci_pct;        /* half-width of the median's 95% interval, % of the median */
@@ -75,10 +79,17 @@ void fab_row_precision(fab_row_t *row, fab_acc_t *acc);
 void fab_row_rates(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, double comm_mean);
 /* The rank slowest in most iterations, from per-rank counts (NULL: one timer, none). */
 void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_t *slow_count);
-/* The CPU cost of the window between two marks, reduced over ctx->comm to its rank 0
- * (collective over ctx->comm). */
+/* The CPU cost and disturbance of the window between two marks, with the runnable tasks
+ * sampled at its block ends (load: this rank's samples, none unless it samples its node),
+ * reduced over ctx->comm to its rank 0 (collective over ctx->comm). */
 fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_mark_t *a,
-                         const fab_cpu_mark_t *b);
+                         const fab_cpu_mark_t *b, const fab_load_t *load);
+/* Rank 0 of the run, a finished row: its quality (measure/quality.h), added to the run's
+ * tally. */
+void fab_row_quality(fab_row_t *row, const fab_kernel_t *k);
+/* The run's tally of its rows' qualities: reset at a run's start, read at its end. */
+void fab_row_tally_reset(void);
+const fab_quality_tally_t *fab_row_tally(void);
 /* The longest resumed stall of the kernel's ranks (mine: this rank's) into row->stall_s on
  * its rank 0 (collective over ctx->comm). */
 fab_status_t fab_row_stall(fab_row_t *row, const fab_kctx_t *ctx, double mine);
@@ -110,7 +121,7 @@ double fab_row_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_ker
  * times include waiting for a core or a stall that resumed. */
 typedef struct fab_row_notes {
     long bad;        /* wrong bytes or elements, all rows */
-    int idle_rows;   /* rows in which a rank ran less than FAB_CPU_BUSY_PCT of the time */
+    int idle_rows;   /* rows in which a rank ran less than FAB_DISTURB_CPU_PCT of the time */
     double idle_min; /* the least share of them, % */
     char idle_sizes[160];
     size_t idle_len;
@@ -118,6 +129,9 @@ typedef struct fab_row_notes {
     double stall_max; /* the longest, s */
     char stall_sizes[160];
     size_t stall_len;
+    int invalid_rows; /* rows below the floor */
+    char invalid_sizes[160];
+    size_t invalid_len;
 } fab_row_notes_t;
 
 void fab_row_notes_init(fab_row_notes_t *n);

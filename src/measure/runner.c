@@ -227,6 +227,7 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
                 nsmp = h->nsamples;
             }
             h->row.line_pct = fab_row_line_pct(w, o, k, &h->row);
+            fab_row_quality(&h->row, k);
             fab_watch_phase("writing the row", k->name, h->row.bytes, -1, 0);
             fab_root_emit(sinks, k, h, smp, nsmp);
             if (h->row.stop_status)
@@ -278,7 +279,9 @@ static fab_status_t fab_run_alone(const fab_world_t *w, const fab_opts_t *o, int
     st = fab_krun_setup(&r, w, o, k);
     if (st == FAB_OK && o->adaptive) {
         /* every rank alike: from the same clock start */
-        st = fab_rgroup_new(&g, 1, fab_rounds_budget_take(o, i, 1), o->quiet);
+        double cap, budget = fab_rounds_budget_take(o, i, 1, &cap);
+
+        st = fab_rgroup_new(&g, 1, budget, cap, o->quiet);
         if (st == FAB_OK)
             st = fab_rgroup_add(g, 0, k, r.sizes->n, r.rounds, fab_plan_ranks(k, w) == w->size,
                                 r.lead);
@@ -332,7 +335,7 @@ static fab_status_t fab_run_group(const fab_world_t *w, const fab_opts_t *o, int
 {
     fab_krun_t *r = calloc((size_t)n, sizeof(*r));
     fab_rgroup_t *g = NULL;
-    double budget;
+    double budget, cap;
     int set = 0;
     fab_status_t st = r ? FAB_OK : FAB_ERR_NOMEM, worst = FAB_OK;
 
@@ -345,8 +348,8 @@ static fab_status_t fab_run_group(const fab_world_t *w, const fab_opts_t *o, int
     if (st == FAB_OK) {
         /* From now: the set-up's time came out of the budget (as a lone kernel's does), and
          * rank 0's clock, which decides, starts the rounds' deadline after it. */
-        budget = fab_rounds_budget_take(o, first, n);
-        st = fab_rgroup_new(&g, n, budget, o->quiet);
+        budget = fab_rounds_budget_take(o, first, n, &cap);
+        st = fab_rgroup_new(&g, n, budget, cap, o->quiet);
         for (int j = 0; j < n && st == FAB_OK; j++)
             st = fab_rgroup_add(g, j, r[j].k, r[j].sizes->n, r[j].rounds,
                                 fab_plan_ranks(r[j].k, w) == w->size, r[j].lead);

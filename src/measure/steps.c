@@ -186,7 +186,8 @@ fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const do
  * block's end, with at least --min-iters: *iters is then what was measured. Every rank
  * agrees without a word more: the blocks' times are the reduced ones. */
 #define FAB_TIME_OVERRUN 2.0
-static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *iters)
+static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *iters,
+                                     fab_load_t *load)
 {
     fab_kctx_t *ctx = m->ctx;
     const fab_opts_t *o = m->o;
@@ -201,6 +202,8 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *i
 
         fab_measure_phase(m, "a timed block", bytes, m->per_iter * (double)b);
         st = fab_block_once(m, bytes, b, &src);
+        if (m->node_sampler && load)
+            fab_load_sample(load); /* the node's runnable tasks, at each block's end */
         if (st == FAB_OK && ctx->rank == 0) {
             for (uint64_t i = 0; i < b; i++)
                 fab_acc_add(&m->acc, src[i]);
@@ -244,6 +247,7 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     double comm_mean = NAN;
     uint64_t iters = 0, warm = 0;
     fab_cpu_mark_t cpu0, cpu1;
+    fab_load_t load = {0, 0};
     double kc0[FAB_KCOL_MAX], kc1[FAB_KCOL_MAX], kc[FAB_KCOL_MAX], first[FAB_KCOL_MAX];
     fab_status_t st;
 
@@ -260,7 +264,7 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
         ctx->compute_s = 0.0;
         st = fab_plan_size(m, bytes, &iters, &warm);
         if (st == FAB_OK)
-            st = fab_timed_blocks(m, bytes, &iters);
+            st = fab_timed_blocks(m, bytes, &iters, NULL);
         comm_mean = m->acc.mean;
         fab_acc_reset(&m->acc);
         if (m->slow_count)
@@ -282,7 +286,7 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     fab_kc_mark(m->k, ctx, m->state, kc0);
     fab_cpu_mark(&cpu0, m->node_sampler);
     if (st == FAB_OK)
-        st = fab_timed_blocks(m, bytes, &iters);
+        st = fab_timed_blocks(m, bytes, &iters, &load);
     fab_cpu_mark(&cpu1, m->node_sampler);
     fab_kc_mark(m->k, ctx, m->state, kc1);
     for (int j = 0; j < FAB_KCOL_MAX; j++)
@@ -293,7 +297,7 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
         st = fab_kc_settle(m->k, ctx, m->state, bytes, kc, first);
     }
     if (st == FAB_OK)
-        st = fab_row_cpu(row, ctx, &cpu0, &cpu1);
+        st = fab_row_cpu(row, ctx, &cpu0, &cpu1, &load);
     if (st == FAB_OK)
         st = fab_row_stall(row, ctx, fab_watch_take_stall());
     if (st == FAB_OK)

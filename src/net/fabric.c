@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/envrec.h"
 #include "core/log.h"
+#include "core/num.h"
 #include "core/text.h"
 #include "core/opts.h"
 #include "core/status.h"
@@ -429,15 +431,23 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
     snprintf(fb->requested, sizeof(fb->requested), "%s", o->fabric);
     if (o->device) {
         const char *colon = strchr(o->device, ':');
-        char *end = NULL;
+        char q[64];
 
         snprintf(want, sizeof(want), "%.*s", colon ? (int)(colon - o->device) : 63, o->device);
+        if (colon == o->device) {
+            fab_num_quote(o->device, q, sizeof(q));
+            snprintf(msg, msglen, "--device %s: the name before ':' is empty", q);
+            snprintf(hint, hintlen, "write NAME or NAME:PORT, e.g. mlx5_0:1 or eth0");
+            return FAB_ERR_USAGE;
+        }
         if (colon) {
-            long port = strtol(colon + 1, &end, 10);
+            fab_range_t r = {1, 255, false, true, NULL};
+            char sub[384];
+            double port;
 
-            if (end == colon + 1 || *end || port < 1 || port > 255) {
-                snprintf(msg, msglen, "--device %s: the port after ':' is not a number from 1",
-                         o->device);
+            if (fab_num_parse(colon + 1, &r, &port, sub, sizeof(sub)) != FAB_OK) {
+                fab_num_quote(o->device, q, sizeof(q));
+                snprintf(msg, msglen, "--device %s: the port after ':': %s", q, sub);
                 snprintf(hint, hintlen, "write NAME or NAME:PORT, e.g. mlx5_0:1 or eth0");
                 return FAB_ERR_USAGE;
             }
@@ -549,12 +559,14 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
             /* NAME ?= value: the user's own setting stands, and the header says so; the GID
              * index the run records is then the user's */
             fab_appendf(fb->env, sizeof(fb->env), &en, "%s%s=%s (from the environment)",
-                        en ? " " : "", use->env_name[i], cur);
+                        en ? " " : "", use->env_name[i], fab_env_shown(use->env_name[i], cur));
             if (strcmp(use->env_name[i], "UCX_IB_GID_INDEX") == 0) {
-                char *end;
-                long v = strtol(cur, &end, 10);
+                fab_range_t r = {0, 65535, false, true, NULL};
+                char sub[256];
+                double v;
 
-                fb->gid_index = end != cur && *end == '\0' && v >= 0 && v < 65536 ? (int)v : -1;
+                fb->gid_index =
+                    fab_num_parse(cur, &r, &v, sub, sizeof(sub)) == FAB_OK ? (int)v : -1;
             }
             continue;
         }
@@ -566,9 +578,11 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
         if (cur && strcmp(cur, val) != 0)
             fab_appendf(note, notelen, &nn,
                         "%s--fabric %s overrides %s=%s from the environment with %s",
-                        nn ? "; " : "", fb->name, use->env_name[i], cur, val);
+                        nn ? "; " : "", fb->name, use->env_name[i],
+                        fab_env_shown(use->env_name[i], cur), fab_env_shown(use->env_name[i], val));
         setenv(use->env_name[i], val, 1);
-        fab_appendf(fb->env, sizeof(fb->env), &en, "%s%s=%s", en ? " " : "", use->env_name[i], val);
+        fab_appendf(fb->env, sizeof(fb->env), &en, "%s%s=%s", en ? " " : "", use->env_name[i],
+                    fab_env_shown(use->env_name[i], val));
     }
 out:
     free(prof);

@@ -9,6 +9,8 @@
 
 #include "kernel/dtype.h"
 #include "kernel/registry.h"
+#include "measure/adaptive.h"
+#include "measure/locate.h"
 #include "measure/row.h"
 #include "measure/stats.h"
 #include "out/columns.h"
@@ -48,6 +50,22 @@ static void fab_col_redop(const fab_kernel_t *k, const fab_opts_t *o, const fab_
         v->s = k->uses_op ? fab_op_name(o->op) : "none";
     else
         v->s = "";
+}
+
+static void fab_col_quality(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
+                            fab_value_t *v)
+{
+    (void)k;
+    (void)o;
+    v->s = fab_quality_name((fab_quality_t)r->quality);
+}
+
+static void fab_col_quality_reason(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
+                                   fab_value_t *v)
+{
+    (void)k;
+    (void)o;
+    v->s = r->quality_reason; /* the row's own text, valid while the row is */
 }
 
 /* In file order: the HDF5 table's datasets, JSON Lines' and CSV's fields follow it. */
@@ -152,6 +170,35 @@ static const fab_column_t fab_columns_base[] = {
 };
 #define FAB_NBASE ((int)(sizeof(fab_columns_base) / sizeof(fab_columns_base[0])))
 
+/* After the kernels' own columns (so that every earlier column keeps its place): the row's
+ * quality and the machine's disturbance during it (measure/quality.h). */
+static const fab_column_t fab_columns_tail[] = {
+    {"quality", "name", FAB_COL_STR,
+     "ok, noisy (regimes, --precision missed), disturbed (the machine took time from the ranks) "
+     "or invalid (below the floor of " FAB_STR(
+         FAB_FLOOR_SAMPLES) " timed iterations and, "
+                            "adaptive, " FAB_STR(
+                                FAB_ADAPT_MIN_BLOCKS) " blocks: not a measurement)",
+     0, 'f', 1, fab_col_quality},
+    {"quality_reason", "words", FAB_COL_STR,
+     "why, ';'-separated: samples, blocks (below the floor), cpu, steal, runnable, ctxsw "
+     "(disturbed), regimes, precision (noisy); \"\" for ok",
+     0, 'f', 1, fab_col_quality_reason},
+    {"cpu_steal_pct", "%", FAB_COL_F64,
+     "the node's steal share of all CPUs' time (/proc/stat: taken by the hypervisor), the most "
+     "of the nodes; NaN where the kernel reports none",
+     ROW(cpu_steal_pct), 'd', 1, NULL},
+    {"ctx_invol_per_s", "1/s", FAB_COL_F64,
+     "involuntary context switches per second of the most preempted rank taking part "
+     "(getrusage ru_nivcsw)",
+     ROW(ctxsw_per_s), 'd', 1, NULL},
+    {"runnable_per_cpu", "count", FAB_COL_F64,
+     "runnable tasks per online CPU of the node (/proc/loadavg, the ranks included), mean of the "
+     "row's block ends, the most of the nodes",
+     ROW(runnable_per_cpu), 'd', 1, NULL},
+};
+#define FAB_NTAIL ((int)(sizeof(fab_columns_tail) / sizeof(fab_columns_tail[0])))
+
 /* The harness's columns, then every registered kernel's own (fab_kernel_t.kcols), each name
  * once, in registry order: filled before main (fab_columns_build). */
 static fab_column_t fab_columns_all[FAB_MAX_COLUMNS];
@@ -186,6 +233,8 @@ static void fab_columns_build(void)
             };
         }
     }
+    for (int c = 0; c < FAB_NTAIL && n < FAB_MAX_COLUMNS; c++)
+        fab_columns_all[n++] = fab_columns_tail[c];
     fab_ncolumns = n;
 }
 
@@ -215,7 +264,7 @@ int fab_columns_wanted(void)
             if (!seen && n < FAB_MAX_COLUMNS * 4)
                 names[n++] = name;
         }
-    return FAB_NBASE + n;
+    return FAB_NBASE + n + FAB_NTAIL;
 }
 
 /* The index of the column called name in kernel k's own columns, or -1. */

@@ -20,7 +20,8 @@
 typedef enum { FAB_COL_U64, FAB_COL_I64, FAB_COL_F64, FAB_COL_STR } fab_col_type_t;
 
 /* One column's value: integer columns in i, floating ones in d, text ones in s (a static
- * string, "" where the column does not apply). */
+ * string or the row's own text, valid while the row is; "" where the column does not
+ * apply). */
 typedef struct fab_value {
     int64_t i;
     double d;

@@ -194,40 +194,44 @@ static void fab_export_close(void *arg)
     free(e);
 }
 
-/* Claims path (fab_output_claim), then opens it: created, truncated under --force, appended
- * to under --append. Never blocks: a FIFO or device that appears in between is refused. */
+/* Claims path (fab_output_claim), then opens it in the claimed directory (core/file.h): a new
+ * file; under --force a new file renamed over the old one (or over a link: never written
+ * through); under --append the regular file there, with one link, never through a link. */
 static fab_status_t fab_export_open(fab_export_t *e, const char *path, const char *what,
                                     const fab_opts_t *o)
 {
     struct stat sb;
     fab_status_t st;
-    int fd;
+    int fd, err;
 
     st = fab_output_claim(path, what, o, NULL, &e->claim);
     if (st != FAB_OK)
         return st;
-    fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | (o->append ? O_APPEND : O_TRUNC),
-              0644);
-    if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+    fd = fab_claim_open(&e->claim, o->append  ? FAB_OPEN_APPEND
+                                   : o->force ? FAB_OPEN_REPLACE
+                                              : FAB_OPEN_CREATE);
+    if (fd >= 0 && fstat(fd, &sb) == 0 && (e->f = fdopen(fd, o->append ? "a" : "w")) != NULL) {
+        e->skip_header = o->append && e->csv && sb.st_size > 0;
+        return FAB_OK;
+    }
+    err = errno;
+    FAB_ERROR("cannot open %s %s for writing: %s", what, path,
+              err == ELOOP    ? "it is a symbolic link (fabricbench never writes through a link)"
+              : err == EINVAL ? "it is not a regular file"
+              : err == EMLINK ? "it has more than one hard link (--append would write into "
+                                "the other names too)"
+              : err == EEXIST ? "a file of that name appeared after the check"
+                              : strerror(err));
+    fprintf(stderr, "hint: %s\n",
+            err == ELOOP || err == EINVAL || err == EEXIST
+                ? "remove what is there, or choose another name"
+            : err == EMLINK ? "append to a copy (cp), or choose another name"
+                            : "choose a file name in a directory this user can write");
+    if (fd >= 0)
         close(fd);
-        fd = -1;
-        errno = EINVAL;
-    }
-    if (fd >= 0) {
-        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-        e->f = fdopen(fd, o->append ? "a" : "w");
-    }
-    if (e->f && o->append)
-        e->skip_header = e->csv && sb.st_size > 0;
-    if (!e->f) {
-        FAB_ERROR("cannot open %s %s for writing: %s", what, path,
-                  errno == EINVAL ? "it is not a regular file" : strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        fab_claim_release(&e->claim);
-        return FAB_ERR_IO;
-    }
-    return FAB_OK;
+    fab_claim_release(&e->claim);
+    return err == ELOOP || err == EINVAL || err == EMLINK || err == EEXIST ? FAB_ERR_USAGE
+                                                                           : FAB_ERR_IO;
 }
 
 /* "-" is stdout: nothing to claim, --append and --force do not apply. */

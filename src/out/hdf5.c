@@ -4,16 +4,16 @@
  *
  * How: the file lives in memory (HDF5's core driver, no backing store). After every change
  * that matters (the run's description, rows, each kernel's end, the run's end) the whole
- * image is written to a temporary file in the same directory, synced, and renamed over the
- * result file. rename() is atomic, so the result file is always either the previous complete
- * version or the new one: a kill -9 can lose the rows not yet committed (rows wait while the
- * last commit is less than FAB_COMMIT_GAP of its durations ago), never corrupt one. The cost,
- * writing the whole file per commit, is measured in docs/SCHEMA.md. */
+ * image is written to a new temporary file in the same directory (core/file.h: unpredictable
+ * name, O_EXCL|O_NOFOLLOW), synced, and renamed over the result file. rename() is atomic, so the
+ * result file is always either the previous complete version or the new one: a kill -9 can lose the
+ * rows not yet committed (rows wait while the last commit is less than FAB_COMMIT_GAP of its
+ * durations ago), never corrupt one. The cost, writing the whole file per commit, is measured in
+ * docs/SCHEMA.md. */
 #define _DEFAULT_SOURCE 1 /* fsync, strdup */
 #include <errno.h>
 #include <hdf5.h>
 #include <math.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +44,8 @@
 #include "fab_schema.h"
 
 typedef struct fab_h5 {
-    char path[1024], tmp[1100];
+    char path[1024];
+    char mem[320]; /* the in-memory file's name: one that no file system has (see fab_h5_name) */
     hid_t file, run, kernel, table, samples;
     int nkernels;
     hsize_t nrows;
@@ -86,15 +87,30 @@ static void fab_h5_keep_failure(fab_h5_t *h)
         fab_h5_attr_str(h->kernel, "status", "failed");
 }
 
-/* The file in memory from an image (the core driver, named after the temporary file: it
- * refuses an image under a name that exists on disk); -1 on failure. */
+/* The in-memory file's name. HDF5's core driver without a backing store keeps the file in
+ * memory, but it still open(2)s the name it is given before opening an image (O_RDWR, to refuse
+ * a name that exists on disk, following links) and lstat(2)s it. So the name is one path
+ * component longer than any file system allows (NAME_MAX, 255): every such call fails with
+ * ENAMETOOLONG and no file, link, FIFO or device is ever touched. Unique per sink. */
+static void fab_h5_name(fab_h5_t *h)
+{
+    static unsigned serial;
+    int n =
+        snprintf(h->mem, sizeof(h->mem), "fabricbench-in-memory-%ld-%u-", (long)getpid(), ++serial);
+
+    for (; n > 0 && n < 300; n++)
+        h->mem[n] = 'm';
+    h->mem[n > 0 ? n : 0] = '\0';
+}
+
+/* The file in memory from an image (the core driver); -1 on failure. */
 static hid_t fab_h5_from_image(fab_h5_t *h, const void *img, size_t n)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f;
 
     H5Pset_fapl_core(fapl, 1 << 20, 0);
     H5Pset_file_image(fapl, (void *)img, n);
-    f = H5Fopen(h->tmp, H5F_ACC_RDWR, fapl);
+    f = H5Fopen(h->mem, H5F_ACC_RDWR, fapl);
     H5Pclose(fapl);
     return f;
 }
@@ -136,7 +152,8 @@ static void fab_h5_rollback(fab_h5_t *h, int err)
         h->write_failed = true;
 }
 
-/* Write the in-memory image to the temporary file, sync it, rename it over the result. */
+/* Write the in-memory image to a new temporary file, sync it, rename it over the result
+ * (core/file.h: never through a link). */
 static fab_status_t fab_h5_commit(fab_h5_t *h)
 {
     uint64_t t0 = fab_real_ns();
@@ -157,12 +174,12 @@ static fab_status_t fab_h5_commit(fab_h5_t *h)
         FAB_ERROR("results file %s: no memory for the %zd-byte file image", h->path, size);
         return FAB_ERR_NOMEM;
     }
-    err = fab_file_replace(h->path, h->tmp, buf, (size_t)size, &what);
+    err = fab_file_replace(&h->claim, buf, (size_t)size, &what);
     if (err) {
         free(buf);
         if (!h->write_failed) { /* once: the run stops, and its later commits fail alike */
             FAB_ERROR("cannot %s %s: %s; the results file %s keeps everything written before", what,
-                      h->tmp, strerror(err), h->path);
+                      h->claim.tmp[0] ? h->claim.tmp : h->path, strerror(err), h->path);
             h->write_failed = true;
             fab_h5_rollback(h, err);
         }
@@ -186,24 +203,36 @@ static fab_status_t fab_h5_commit(fab_h5_t *h)
 
 static fab_status_t fab_h5_open_existing(fab_h5_t *h, hid_t fapl)
 {
-    FILE *f = fopen(h->path, "rb");
+    int fd = fab_claim_read(&h->claim); /* a regular file, not through a link */
     char *img = NULL, *schema = NULL;
-    long size;
+    struct stat sb;
+    size_t got = 0;
     hid_t attr = -1, type = -1;
     fab_status_t st = FAB_ERR_USAGE;
 
-    if (!f) {
-        FAB_ERROR("--append: cannot read %s: %s", h->path, strerror(errno));
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+        FAB_ERROR("--append: cannot read %s: %s", h->path,
+                  errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return FAB_ERR_IO;
     }
-    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (img = malloc((size_t)size)) && fread(img, 1, (size_t)size, f) == (size_t)size) {
-        H5Pset_file_image(fapl, img, (size_t)size);
-        /* The in-memory file is named after the temporary file: the core driver refuses a
-         * file image under a name that exists on disk. */
-        h->file = H5Fopen(h->tmp, H5F_ACC_RDWR, fapl);
+    if (sb.st_size > 0 && (img = malloc((size_t)sb.st_size)) != NULL) {
+        while (got < (size_t)sb.st_size) {
+            ssize_t r = read(fd, img + got, (size_t)sb.st_size - got);
+
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            got += (size_t)r;
+        }
     }
-    fclose(f);
+    if (img && got == (size_t)sb.st_size) {
+        H5Pset_file_image(fapl, img, got);
+        h->file = H5Fopen(h->mem, H5F_ACC_RDWR, fapl);
+    }
+    close(fd);
     free(img); /* the file-image property copies it */
     if (h->file >= 0 && H5Aexists(h->file, "schema") > 0) {
         attr = H5Aopen(h->file, "schema", H5P_DEFAULT);
@@ -251,14 +280,13 @@ static fab_status_t fab_h5_open_existing(fab_h5_t *h, hid_t fapl)
 static fab_status_t fab_h5_open(fab_h5_t *h)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    struct stat sb;
     fab_status_t st = FAB_OK;
 
     H5Pset_fapl_core(fapl, 1 << 20, 0); /* in memory; commits write the image */
-    if (h->append && stat(h->path, &sb) == 0) {
+    if (h->append && fab_claim_kind(&h->claim, NULL)) {
         st = fab_h5_open_existing(h, fapl);
     } else {
-        h->file = H5Fcreate(h->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        h->file = H5Fcreate(h->mem, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
         if (h->file < 0) {
             FAB_ERROR("results file %s: HDF5 could not create the file", h->path);
             st = FAB_ERR_IO;
@@ -513,7 +541,6 @@ static void fab_h5_close(void *arg)
 fab_status_t fab_out_hdf5_sink(const char *path, const fab_opts_t *o, bool *taken, fab_sink_t *sink)
 {
     fab_h5_t *h = calloc(1, sizeof(*h));
-    char dir[1024], base[1024];
     fab_status_t st;
 
     if (!h)
@@ -526,10 +553,7 @@ fab_status_t fab_out_hdf5_sink(const char *path, const fab_opts_t *o, bool *take
     h->append = o->append;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* we report errors ourselves */
     snprintf(h->path, sizeof(h->path), "%s", path);
-    snprintf(dir, sizeof(dir), "%s", path);
-    snprintf(base, sizeof(base), "%s", path);
-    snprintf(h->tmp, sizeof(h->tmp), "%s/.%s.tmp-%ld", dirname(dir), basename(base),
-             (long)getpid());
+    fab_h5_name(h);
     h->file = h->run = h->kernel = h->table = h->samples = -1;
     h->keep_samples = o->samples;
     memset(sink, 0, sizeof(*sink));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* One JSON document per invocation (out/jsondoc.h):
  *
- *   {"schema": ..., "schema_version": 1, "status": "running|complete|interrupted|failed",
+ *   {"schema": ..., "schema_version": N, "status": "running|complete|interrupted|failed",
  *    "runs": [{"status": ..., "run": {metadata, "units"},
  *              "kernels": [{kernel metadata, "status", "rows": [{column: value}, ...]}],
  *              "end": {status, end_time, stop_reason, ..., exit_code} or null}]}
@@ -11,7 +11,6 @@
  * document or the new one; rows commit under the HDF5 file's cost bound (FAB_COMMIT_GAP),
  * kernels and runs always. For "-" the document is printed once, when the run ends. */
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +36,7 @@ typedef struct fab_piece {
 } fab_piece_t;
 
 typedef struct fab_jdoc {
-    char path[1024], tmp[1100];
+    char path[1024];
     bool is_stdout, final, printed, failed;
     int repeat, nruns;
     fab_piece_t done;    /* the runs that ended, joined by ",\n" */
@@ -200,7 +199,7 @@ static fab_status_t fab_jdoc_commit(fab_jdoc_t *d)
             fflush(fab_outputs_stdout()) != 0)
             err = errno ? errno : EIO;
     } else {
-        err = fab_file_replace(d->path, d->tmp, buf, len, &what);
+        err = fab_file_replace(&d->claim, buf, len, &what);
     }
     free(buf);
     if (err) {
@@ -208,7 +207,7 @@ static fab_status_t fab_jdoc_commit(fab_jdoc_t *d)
             FAB_ERROR("cannot write the JSON document to standard output: %s", strerror(err));
         else
             FAB_ERROR("cannot %s %s: %s; the JSON document %s keeps what was written before", what,
-                      d->tmp, strerror(err), d->path);
+                      d->claim.tmp, strerror(err), d->path);
         d->failed = true;
         return FAB_ERR_IO;
     }
@@ -380,25 +379,26 @@ static void fab_jdoc_close(void *arg)
  * unless --force (--append does not apply: a document holds one invocation). */
 static fab_status_t fab_jdoc_claim(fab_jdoc_t *d, const char *path, const fab_opts_t *o)
 {
-    char dir[1024], base[1024];
-    const char *kind = fab_file_kind(path);
+    const char *kind;
     fab_opts_t replace = *o;
     fab_status_t st;
 
     replace.append = false;
-    replace.force = true; /* an existing file is judged below */
-    snprintf(dir, sizeof(dir), "%s", path);
-    snprintf(base, sizeof(base), "%s", path);
-    snprintf(d->tmp, sizeof(d->tmp), "%s/.%s.tmp-%ld", dirname(dir), basename(base),
-             (long)getpid());
+    replace.force = true; /* an existing file or link is judged below */
     st = fab_output_claim(path, "JSON document", &replace, NULL, &d->claim);
-    if (st == FAB_OK && kind && !o->force) {
+    kind = st == FAB_OK ? fab_claim_kind(&d->claim, NULL) : NULL;
+    if (kind && !o->force) {
+        bool link = strcmp(kind, "a symbolic link") == 0;
+
         fab_claim_release(&d->claim);
-        FAB_ERROR("JSON document %s already exists%s", path,
+        FAB_ERROR("JSON document %s %s%s", path,
+                  link ? "is a symbolic link: fabricbench never writes through a link"
+                       : "already exists",
                   o->append ? " (--append does not apply to --json-doc: one document per "
                               "invocation)"
                             : "");
-        fprintf(stderr, "hint: --force replaces it, or give --json-doc another name\n");
+        fprintf(stderr, "hint: --force replaces %s, or give --json-doc another name\n",
+                link ? "the link by a new file (its target stays as it is)" : "it");
         return FAB_ERR_USAGE;
     }
     return st;

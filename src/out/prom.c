@@ -6,7 +6,6 @@
  * together in memory and replaced atomically (core/file.c) in its directory. */
 #define _DEFAULT_SOURCE 1 /* timegm */
 #include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +43,7 @@ typedef struct fab_prom_row {
 } fab_prom_row_t;
 
 typedef struct fab_prom {
-    char path[1024], tmp[1100];
+    char path[1024];
     bool is_stdout, failed, printed;
     int repeat, nruns;
     const fab_run_info_t *info; /* the run's, from run_begin (it outlives the sink's use) */
@@ -288,11 +287,11 @@ static fab_status_t fab_prom_write(fab_prom_t *p, const char *status, const char
             fflush(fab_outputs_stdout()) != 0)
             err = errno ? errno : EIO;
     } else
-        err = fab_file_replace(p->path, p->tmp, buf, len, &what);
+        err = fab_file_replace(&p->claim, buf, len, &what);
     free(buf);
     if (err) {
         FAB_ERROR("cannot %s the Prometheus textfile %s: %s", what,
-                  p->is_stdout ? "to standard output" : p->tmp, strerror(err));
+                  p->is_stdout ? "to standard output" : p->claim.tmp, strerror(err));
         p->failed = true;
         return FAB_ERR_IO;
     }
@@ -448,7 +447,6 @@ static void fab_prom_close(void *arg)
  * textfile is replaced (--force is implied: it is a snapshot, not a record). */
 static fab_status_t fab_prom_claim(fab_prom_t *p, const char *path, const fab_opts_t *o)
 {
-    char dir[1024], base[1024];
     fab_opts_t replace = *o;
     size_t n = strlen(path);
 
@@ -461,11 +459,7 @@ static fab_status_t fab_prom_claim(fab_prom_t *p, const char *path, const fab_op
         return FAB_ERR_USAGE;
     }
     replace.append = false;
-    replace.force = true;
-    snprintf(dir, sizeof(dir), "%s", path);
-    snprintf(base, sizeof(base), "%s", path);
-    snprintf(p->tmp, sizeof(p->tmp), "%s/.%s.tmp-%ld", dirname(dir), basename(base),
-             (long)getpid());
+    replace.force = true; /* a file or a link there is replaced, never written through */
     return fab_output_claim(path, "Prometheus textfile", &replace, NULL, &p->claim);
 }
 

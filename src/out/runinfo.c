@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What describes a run: versions, hosts, placement counts, Slurm ids, the relevant
  * environment and what the transport detection found. Filled on rank 0. */
-#include <ctype.h>
 #include <hdf5.h>
 #include <hwloc.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/envrec.h"
 #include "core/sim.h"
 #include "core/status.h"
 #include "core/world.h"
@@ -25,32 +26,6 @@ void fab_utc_now(char *buf, size_t len, const char *fmt)
 
     gmtime_r(&now, &tm);
     strftime(buf, len, fmt, &tm);
-}
-
-/* Only variables that shape a run are recorded, never anything else of the environment, and
- * among them never a secret: a name (the part before '=') with KEY, TOKEN, SECRET, PASSW,
- * CRED or AUTH in it (any case), nor Open MPI's per-job transport key (docs/SCHEMA.md). */
-static bool fab_env_relevant(const char *kv)
-{
-    static const char *const prefixes[] = {"UCX_", "OMPI_MCA_", "SLURM_", "FABRICBENCH_"};
-    static const char *const secrets[] = {"KEY", "TOKEN", "SECRET", "PASSW", "CRED", "AUTH"};
-    char name[256];
-    size_t n = strcspn(kv, "=");
-    bool prefixed = false;
-
-    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-        prefixed = prefixed || strncmp(kv, prefixes[i], strlen(prefixes[i])) == 0;
-    if (!prefixed || n >= sizeof(name))
-        return false;
-    for (size_t i = 0; i < n; i++)
-        name[i] = (char)toupper((unsigned char)kv[i]);
-    name[n] = '\0';
-    if (strcmp(name, "OMPI_MCA_ORTE_PRECONDITION_TRANSPORTS") == 0)
-        return false;
-    for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++)
-        if (strstr(name, secrets[i]))
-            return false;
-    return true;
 }
 
 static int fab_cmp_str(const void *a, const void *b)
@@ -113,19 +88,42 @@ static void fab_count_ranks_per_node(const fab_world_t *w, char *out, size_t len
 
 static void fab_copy_env(const char *name, char *out, size_t len)
 {
-    const char *v = getenv(name);
+    snprintf(out, len, "%s", fab_env_value(name));
+}
 
-    snprintf(out, len, "%s", v ? v : "");
+/* Only variables that shape a run are recorded, never anything else of the environment, and
+ * never a secret (core/envrec.h, docs/SCHEMA.md). */
+static void fab_record_env(fab_run_info_t *info, fab_env_ours_fn ours)
+{
+    for (char **e = environ; *e && info->nenv < FAB_MAX_ENV; e++) {
+        fab_env_rule_t r = fab_env_rule(*e, ours);
+        char *kv = NULL;
+
+        if (r == FAB_ENV_RECORD) {
+            kv = strdup(*e);
+        } else if (r == FAB_ENV_WITHHOLD) {
+            size_t n = strcspn(*e, "=") + 1;
+
+            if ((kv = malloc(n + sizeof(FAB_ENV_WITHHELD))) != NULL) {
+                memcpy(kv, *e, n);
+                memcpy(kv + n, FAB_ENV_WITHHELD, sizeof(FAB_ENV_WITHHELD));
+            }
+        }
+        if (kv)
+            info->env[info->nenv++] = kv;
+    }
+    qsort(info->env, (size_t)info->nenv, sizeof(info->env[0]), fab_cmp_str);
 }
 
 fab_status_t fab_run_info_fill(fab_run_info_t *info, const fab_world_t *w, const fab_transport_t *t,
-                               int argc, char **argv)
+                               int argc, char **argv, fab_env_ours_fn ours)
 {
     unsigned maj = 0, min = 0, rel = 0, hw = hwloc_get_api_version();
     char **placement = info->placement, *inventory = info->inventory_json;
     int nremote = info->nwarn_remote;
 
     memset(info, 0, sizeof(*info));
+    info->budget_s = info->budget_cap_s = info->measure_s = NAN;
     info->placement = placement; /* gathered before (fab_setup_*) */
     info->inventory_json = inventory;
     info->nwarn_remote = nremote;
@@ -153,10 +151,7 @@ fab_status_t fab_run_info_fill(fab_run_info_t *info, const fab_world_t *w, const
     fab_copy_env("SLURM_JOB_ID", info->slurm_job, sizeof(info->slurm_job));
     fab_copy_env("SLURM_STEP_ID", info->slurm_step, sizeof(info->slurm_step));
     fab_copy_env("SLURM_JOB_NODELIST", info->slurm_nodelist, sizeof(info->slurm_nodelist));
-    for (char **e = environ; *e && info->nenv < FAB_MAX_ENV; e++)
-        if (fab_env_relevant(*e))
-            info->env[info->nenv++] = strdup(*e);
-    qsort(info->env, (size_t)info->nenv, sizeof(info->env[0]), fab_cmp_str);
+    fab_record_env(info, ours);
     snprintf(info->status, sizeof(info->status), "running");
     return info->command_line ? FAB_OK : FAB_ERR_NOMEM;
 }

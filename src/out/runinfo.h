@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/envrec.h"
 #include "core/world.h"
 #include "net/transport.h"
 
@@ -28,7 +29,7 @@ typedef struct fab_run_info {
     char **hosts;              /* per rank */
     char ranks_per_node[1024]; /* "host:N,host:N" */
     char slurm_job[64], slurm_step[64], slurm_nodelist[512];
-    char *env[FAB_MAX_ENV]; /* "NAME=value": UCX_*, OMPI_MCA_*, SLURM_*, FABRICBENCH_* only */
+    char *env[FAB_MAX_ENV]; /* "NAME=value", sorted: what core/envrec.h allows */
     int nenv;
     char status[32]; /* running, complete, interrupted, failed, check-failed */
     char stop_reason[128];
@@ -40,11 +41,19 @@ typedef struct fab_run_info {
     int nwarn_remote;         /* ranks placed away from their NIC */
     double line_rate_gbps;    /* what line_rate_pct compares with; 0 unknown */
     char line_rate_from[128]; /* --line-rate, or the port it was read from */
+    /* At the end: the adaptive measurement's budget, its overrun cap and what it took (NaN
+     * when not adaptive; capped: rows below the floor were stopped at the cap), and the
+     * rows' quality (measure/quality.h): counts and how disturbed the machine was. */
+    double budget_s, budget_cap_s, measure_s;
+    bool capped;
+    int rows, rows_invalid, rows_disturbed, rows_noisy;
+    char disturbance[320];
 } fab_run_info_t;
 
-/* Rank 0: describe the run (start time, versions, hosts, environment, transport). */
+/* Rank 0: describe the run (start time, versions, hosts, environment, transport). ours: the
+ * FABRICBENCH_ variables the program reads (the only ones recorded, core/envrec.h). */
 fab_status_t fab_run_info_fill(fab_run_info_t *info, const fab_world_t *w, const fab_transport_t *t,
-                               int argc, char **argv);
+                               int argc, char **argv, fab_env_ours_fn ours);
 void fab_run_info_free(fab_run_info_t *info);
 /* The current UTC time formatted with strftime's fmt. */
 void fab_utc_now(char *buf, size_t len, const char *fmt);

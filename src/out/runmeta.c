@@ -56,6 +56,13 @@ enum {
     M_INVENTORY,
     M_ENV,
     M_EXIT,
+    M_DISTURBANCE,
+    M_BUDGET,
+    M_BUDGET_CAP,
+    M_MEASURE,
+    M_ROWS_INVALID,
+    M_ROWS_DISTURBED,
+    M_ROWS_NOISY,
     M_COUNT
 };
 
@@ -113,6 +120,14 @@ const fab_meta_field_t fab_meta_fields[] = {
     [M_ENV] = {"env", NULL, FAB_META_ENV, B, FILES, NULL},
     /* what the run alone exits with (the HDF5 status says the same in words) */
     [M_EXIT] = {"exit_code", NULL, FAB_META_INT, E, FAB_META_JSONL, NULL},
+    /* the measurement's time and the rows' quality (measure/quality.h), at the end */
+    [M_DISTURBANCE] = {"disturbance", NULL, FAB_META_STR, E, FILES, "disturbance"},
+    [M_BUDGET] = {"budget_s", NULL, FAB_META_F64, E, FILES, "budget s"},
+    [M_BUDGET_CAP] = {"budget_cap_s", NULL, FAB_META_F64, E, FILES, NULL},
+    [M_MEASURE] = {"measure_s", NULL, FAB_META_F64, E, FILES, "measured s"},
+    [M_ROWS_INVALID] = {"rows_invalid", NULL, FAB_META_INT, E, FILES, "rows invalid"},
+    [M_ROWS_DISTURBED] = {"rows_disturbed", NULL, FAB_META_INT, E, FILES, "rows disturbed"},
+    [M_ROWS_NOISY] = {"rows_noisy", NULL, FAB_META_INT, E, FILES, "rows noisy"},
 };
 const int fab_nmeta = M_COUNT;
 
@@ -269,6 +284,27 @@ bool fab_meta_get(int i, const fab_run_info_t *info, fab_meta_value_t *v)
         break;
     case M_EXIT:
         v->i = info->exit_code;
+        break;
+    case M_DISTURBANCE:
+        v->s = info->disturbance;
+        break;
+    case M_BUDGET:
+        v->d = info->budget_s;
+        break;
+    case M_BUDGET_CAP:
+        v->d = info->budget_cap_s;
+        break;
+    case M_MEASURE:
+        v->d = info->measure_s;
+        break;
+    case M_ROWS_INVALID:
+        v->i = info->rows_invalid;
+        break;
+    case M_ROWS_DISTURBED:
+        v->i = info->rows_disturbed;
+        break;
+    case M_ROWS_NOISY:
+        v->i = info->rows_noisy;
         break;
     default:
         return false;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/log.h"
 #include "core/status.h"
 #include "core/text.h"
@@ -277,7 +278,7 @@ static double *fab_show_column(fab_show_t *s, hid_t table, const char *where, co
 /* A text column (a collective's type, redop): a 1-D dataset of variable-length strings of *n
  * rows, each made safe and at most FAB_SHOW_NAME_MAX long; NULL when the table has none (a
  * file written before it: the table prints -) or on a problem. */
-#define FAB_SHOW_NAME_MAX 32
+#define FAB_SHOW_NAME_MAX 64 /* type, redop: names; quality_reason: up to 63 */
 
 static char **fab_show_text_column(fab_show_t *s, hid_t table, const char *where, const char *name,
                                    hsize_t *n, bool *first)
@@ -345,6 +346,7 @@ static void fab_show_table(fab_show_t *s, hid_t table, const char *where, fab_ki
     hsize_t n = 0;
     bool first = true;
     fab_text_table_t t;
+    fab_text_marks_t marks;
     int busbw = fab_column_find("busbw_GBps"), nbus = 0;
     double sum = 0;
 
@@ -355,6 +357,8 @@ static void fab_show_table(fab_show_t *s, hid_t table, const char *where, fab_ki
             cols[c] = fab_show_column(s, table, where, fab_columns[c].name, &n, &first);
     }
     fab_text_table(kind, kernel, s->wide, s->columns, &t);
+    fab_text_table_overlap(&t, !s->wide && !s->columns, cols[fab_column_find("overlap_pct")], n);
+    fab_text_marks_init(&marks);
     if (s->st == FAB_OK)
         fab_text_heading(s->f, &t);
     for (hsize_t i = 0; i < n && s->st == FAB_OK; i++) {
@@ -366,13 +370,16 @@ static void fab_show_table(fab_show_t *s, hid_t table, const char *where, fab_ki
             str[c] = text[c] ? text[c][i] : NULL;
         }
         fab_text_row(s->f, &t, v, str);
+        fab_text_marks_add(&marks, v, str);
         if (kind == FAB_KIND_COLLECTIVE && isfinite(v[busbw])) {
             sum += v[busbw];
             nbus++;
         }
     }
-    if (s->st == FAB_OK)
+    if (s->st == FAB_OK) {
         fab_out_text_avg_busbw(s->f, sum, nbus);
+        fab_out_text_marks(s->f, &marks);
+    }
     for (int c = 0; c < fab_ncolumns; c++) {
         free(cols[c]);
         for (hsize_t i = 0; text[c] && i < n; i++)
@@ -528,6 +535,11 @@ fab_status_t fab_show(const char *path, FILE *f, bool wide, const char *columns)
 
     fab_log_init(-1, "fabricbench show");
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (fab_file_kind(path) && strcmp(fab_file_kind(path), "a regular file") != 0) {
+        FAB_ERROR("%s is %s, not a result file: give the path of an .h5 file", path,
+                  fab_file_kind(path)); /* a FIFO would block the reader for good */
+        return FAB_ERR_USAGE;
+    }
     file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file < 0) {
         FAB_ERROR("cannot open %s as an HDF5 file (missing, unreadable or not HDF5)", path);
@@ -541,10 +553,11 @@ fab_status_t fab_show(const char *path, FILE *f, bool wide, const char *columns)
         H5Fclose(file);
         return FAB_ERR_USAGE;
     }
-    snprintf(want, sizeof(want), "%d", FAB_SCHEMA_VERSION);
-    if (s.st == FAB_OK && strcmp(version, want) != 0) {
-        FAB_ERROR("%s has schema version %s; this fabricbench reads version %d", path, version,
-                  FAB_SCHEMA_VERSION);
+    snprintf(want, sizeof(want), "%ld", strtol(version, NULL, 10)); /* versions 1 to ours */
+    if (s.st == FAB_OK &&
+        (strcmp(version, want) != 0 || atol(want) < 1 || atol(want) > FAB_SCHEMA_VERSION)) {
+        FAB_ERROR("%s has schema version %s; this fabricbench reads versions 1 to %d", path,
+                  version, FAB_SCHEMA_VERSION);
         H5Fclose(file);
         return FAB_ERR_USAGE;
     }
@@ -570,24 +583,4 @@ fab_status_t fab_show(const char *path, FILE *f, bool wide, const char *columns)
     }
     H5Fclose(file);
     return s.st;
-}
-
-int fab_show_files(char *const *paths, int n, FILE *f, bool wide, const char *columns)
-{
-    int code = FAB_EXIT_OK;
-
-    for (int i = 0; i < n; i++) {
-        char safe[4200];
-        int rc;
-
-        if (n > 1) {
-            fab_text_safe(paths[i], safe, sizeof(safe));
-            fprintf(f, "%s# ==> %s (file %d of %d) <==\n", i ? "#\n" : "", safe, i + 1, n);
-            fflush(f);
-        }
-        rc = fab_status_exit_code(fab_show(paths[i], f, wide, columns));
-        if (code == FAB_EXIT_OK)
-            code = rc;
-    }
-    return code;
 }

@@ -54,10 +54,12 @@ fab_status_t fab_sinks_matrix(fab_sinks_t *s, const fab_kernel_t *k, const fab_m
 fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kernel_t *k, fab_status_t st);
 fab_status_t fab_sinks_run_end(fab_sinks_t *s, const fab_run_info_t *info);
 /* Before an output writes anything (its constructor): claim its file (core/file.h) and
- * refuse, with FAB_ERR_USAGE (exit 2) and a message naming `what` ("results file"), a path
- * that is not a regular file, one another run is writing, and an existing file without
- * --append or --force. taken (non-NULL, automatic names): for a file that exists or is
- * claimed say nothing, set *taken and return FAB_ERR_USAGE, so the caller tries another. */
+ * refuse, with FAB_ERR_USAGE (exit 2) and a message naming `what` ("results file") and what to
+ * do, a path that is not a regular file, a symbolic link (but under --force, which replaces
+ * the link; never under --append), one another run is writing, a lock file that is not one of
+ * ours (a link, a FIFO, a hard link), and an existing file without --append or --force.
+ * taken (non-NULL, automatic names): for a name that is in use say nothing, set *taken and
+ * return FAB_ERR_USAGE, so the caller tries another. */
 fab_status_t fab_output_claim(const char *path, const char *what, const fab_opts_t *o, bool *taken,
                               fab_claim_t *c);
 

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/sizes.h"
 #include "core/text.h"
+#include "measure/adaptive.h"
+#include "measure/quality.h"
 #include "out/columns.h"
 #include "out/table.h"
 
@@ -176,6 +179,47 @@ static bool fab_text_next_name(const char **p, char *name, size_t len, size_t *f
     return true;
 }
 
+int fab_text_column_find(const char *name, const char **head)
+{
+    static const fab_kind_t kinds[] = {FAB_KIND_LATENCY, FAB_KIND_BANDWIDTH, FAB_KIND_COLLECTIVE};
+    int c = fab_column_find(name);
+
+    *head = NULL;
+    if (c >= 0)
+        return c;
+    for (int k = 0; k < 3; k++)
+        for (int wide = 0; wide < 2; wide++) {
+            int n;
+            const fab_text_cell_t *cells = fab_text_layout(kinds[k], wide, &n);
+
+            for (int i = 0; i < n; i++)
+                if (strcmp(cells[i].head, name) == 0) {
+                    *head = cells[i].head;
+                    return fab_column_find(cells[i].col);
+                }
+        }
+    for (c = 0; c < fab_ncolumns; c++) { /* a kernel's own column by its heading */
+        const fab_kcol_t *kc = fab_column_kcol(c);
+
+        if (kc && kc->head && strcmp(kc->head, name) == 0) {
+            *head = kc->head;
+            return c;
+        }
+    }
+    return -1;
+}
+
+void fab_text_table_overlap(fab_text_table_t *t, bool compact, const double *overlap, size_t n)
+{
+    bool any = false;
+
+    for (size_t i = 0; overlap && i < n && !any; i++)
+        any = !isnan(overlap[i]);
+    for (int i = 0; compact && any && i < t->n; i++)
+        if (strcmp(t->cell[i].col, "count") == 0)
+            t->cell[i] = (fab_text_cell_t)CELL("overlap_pct", "overlap", 9, FAB_TXT_OVERLAP);
+}
+
 fab_status_t fab_text_columns_check(const char *list, char *err, size_t errlen, char *hint,
                                     size_t hintlen)
 {
@@ -186,7 +230,8 @@ fab_status_t fab_text_columns_check(const char *list, char *err, size_t errlen, 
 
     err[0] = '\0';
     while (fab_text_next_name(&p, name, sizeof(name), &full)) {
-        int c = full < sizeof(name) ? fab_column_find(name) : -1;
+        const char *head;
+        int c = full < sizeof(name) ? fab_text_column_find(name, &head) : -1;
 
         if (!name[0])
             snprintf(err, errlen, "--columns '%s' has an empty name", list);
@@ -204,7 +249,9 @@ fab_status_t fab_text_columns_check(const char *list, char *err, size_t errlen, 
         return FAB_OK;
     at = 0;
     hint[0] = '\0';
-    fab_appendf(hint, hintlen, &at, "columns (as in the result files, comma-separated):");
+    fab_appendf(hint, hintlen, &at,
+                "columns (as in the result files, comma-separated; the table's headings, as "
+                "time_us or p99.9_us, name them too):");
     for (int c = 0; c < fab_ncolumns; c++)
         fab_appendf(hint, hintlen, &at, "%s %s", c ? "," : "", fab_columns[c].name);
     return FAB_ERR_USAGE;
@@ -229,19 +276,20 @@ static fab_text_cell_t fab_text_kcol_cell(int col, bool by_name)
 
 /* A cell for column col in a table of kind: a wide layout's cell for it where there is one
  * (its format and width; kind's first, so lat_us's loop_us prints as in the latency table),
- * else one from the column's type; headed by the column's name. */
-static fab_text_cell_t fab_text_named_cell(fab_kind_t kind, int col)
+ * else one from the column's type; headed by head (a table's heading it was named by), else
+ * by the column's name. */
+static fab_text_cell_t fab_text_named_cell(fab_kind_t kind, int col, const char *head)
 {
     const fab_kind_t order[] = {kind, FAB_KIND_COLLECTIVE, FAB_KIND_BANDWIDTH, FAB_KIND_LATENCY};
     const fab_column_t *c = &fab_columns[col];
-    int len = (int)strlen(c->name);
+    int len = (int)strlen(head ? head : c->name);
     fab_text_cell_t cell = CELL(c->name, c->name, 9, FAB_TXT_F3);
     bool found = false;
 
     if (c->ctype == 'k')
-        return fab_text_kcol_cell(col, true);
+        return fab_text_kcol_cell(col, !head);
     if (c->type == FAB_COL_STR)
-        cell = (fab_text_cell_t)CELL(c->name, c->name, 8, FAB_TXT_STR);
+        cell = (fab_text_cell_t)CELL(c->name, c->name, 9, FAB_TXT_STR);
     else if (c->type != FAB_COL_F64)
         cell = (fab_text_cell_t)CELL(c->name, c->name, 8, FAB_TXT_F0);
     else if (strcmp(c->unit, "%") == 0)
@@ -256,7 +304,7 @@ static fab_text_cell_t fab_text_named_cell(fab_kind_t kind, int col)
                 found = true;
             }
     }
-    cell.head = c->name;
+    cell.head = head ? head : c->name;
     cell.head_width = 0;
     if (cell.width < len)
         cell.width = len;
@@ -285,7 +333,7 @@ static fab_text_cell_t fab_text_compact_cell(fab_kind_t kind, int col)
                 cell.width = (int)strlen(cell.head);
             return cell;
         }
-    return fab_text_named_cell(kind, col);
+    return fab_text_named_cell(kind, col, NULL);
 }
 
 void fab_text_table(fab_kind_t kind, const fab_kernel_t *k, bool wide, const char *columns,
@@ -303,11 +351,13 @@ void fab_text_table(fab_kind_t kind, const fab_kernel_t *k, bool wide, const cha
 
         p = own ? k->table : columns;
         while (t->n < FAB_MAX_COLUMNS && fab_text_next_name(&p, name, sizeof(name), &full)) {
-            int c = fab_column_find(name);
+            const char *head;
+            int c = fab_text_column_find(name, &head);
 
-            if (c >= 0)
-                t->cell[t->n++] =
-                    own ? fab_text_compact_cell(kind, c) : fab_text_named_cell(kind, c);
+            if (c < 0)
+                continue;
+            t->cell[t->n++] =
+                own ? fab_text_compact_cell(kind, c) : fab_text_named_cell(kind, c, head);
         }
         return;
     }
@@ -349,11 +399,75 @@ static double fab_text_value(const double *d, const char *name)
     return col >= 0 ? d[col] : NAN;
 }
 
-/* The precision mark of a row: ci%, * where it missed --precision, rN for N regimes. */
-static void fab_text_ci(const fab_text_cell_t *c, double x, const double *d, char *s, size_t len)
+fab_quality_t fab_text_row_quality(const double *d, const char *const *s, unsigned *reasons)
+{
+    int qc = fab_column_find("quality"), rc = fab_column_find("quality_reason");
+    const char *q = qc >= 0 && s ? s[qc] : NULL;
+    fab_quality_in_t in;
+
+    if (q && q[0]) { /* as judged when measured */
+        *reasons = fab_quality_parse_words(rc >= 0 && s[rc] ? s[rc] : "");
+        for (int v = FAB_Q_OK; v <= FAB_Q_INVALID; v++)
+            if (strcmp(q, fab_quality_name((fab_quality_t)v)) == 0)
+                return (fab_quality_t)v;
+        return fab_quality_of(*reasons);
+    }
+    /* a file from before the column: what its columns tell (docs/SCHEMA.md) */
+    memset(&in, 0, sizeof(in));
+    in.iters = isnan(fab_text_value(d, "iterations")) ? FAB_FLOOR_SAMPLES
+                                                      : (uint64_t)fab_text_value(d, "iterations");
+    in.cpu_min_pct = fab_text_value(d, "cpu_rank_min_pct");
+    in.steal_pct = in.runnable_per_cpu = in.ctxsw_per_s = NAN;
+    in.regimes = isnan(fab_text_value(d, "regimes")) ? 0 : (int)fab_text_value(d, "regimes");
+    in.target_met =
+        isnan(fab_text_value(d, "target_met")) ? -1 : (int)fab_text_value(d, "target_met");
+    *reasons = fab_quality_reasons(&in);
+    return fab_quality_of(*reasons);
+}
+
+void fab_text_marks_init(fab_text_marks_t *m)
+{
+    memset(m, 0, sizeof(*m));
+    fab_quality_tally_init(&m->tally);
+}
+
+void fab_text_marks_add(fab_text_marks_t *m, const double *d, const char *const *s)
+{
+    unsigned why;
+    fab_quality_t q = fab_text_row_quality(d, s, &why);
+    fab_quality_in_t in = {
+        .cpu_min_pct = fab_text_value(d, "cpu_rank_min_pct"),
+        .steal_pct = fab_text_value(d, "cpu_steal_pct"),
+        .runnable_per_cpu = fab_text_value(d, "runnable_per_cpu"),
+        .ctxsw_per_s = fab_text_value(d, "ctx_invol_per_s"),
+    };
+    char sz[32];
+    double bytes = fab_text_value(d, "bytes");
+
+    fab_quality_tally_add(&m->tally, &in, why);
+    fab_size_format(isnan(bytes) ? 0 : (size_t)bytes, sz, sizeof(sz));
+    if (q == FAB_Q_INVALID)
+        fab_appendf(m->invalid, sizeof(m->invalid), &m->ilen, "%s%s", m->ilen ? ", " : "", sz);
+    else if (q == FAB_Q_DISTURBED)
+        fab_appendf(m->disturbed, sizeof(m->disturbed), &m->dlen, "%s%s", m->dlen ? ", " : "", sz);
+}
+
+/* The precision mark of a row: ci%, * where it missed --precision, rN for N regimes, ! when
+ * the row was disturbed; INVALID for a row below the floor. Within the cell's width: rN goes
+ * first (the note under the table names the regimes' rows). */
+static void fab_text_ci(const fab_text_cell_t *c, double x, const double *d, const char *const *sv,
+                        char *s, size_t len)
 {
     double met = fab_text_value(d, c->col2), reg = fab_text_value(d, "regimes");
+    unsigned why;
+    fab_quality_t q = fab_text_row_quality(d, sv, &why);
+    const char *bang = q == FAB_Q_DISTURBED ? "!" : "";
+    size_t at;
 
+    if (q == FAB_Q_INVALID) {
+        snprintf(s, len, "INVALID");
+        return;
+    }
     /* No interval (too few samples): "-", a missed target still marked. A half-width of
      * 1000% or more (a busy machine's) says no more than ">999", and fits the cell. */
     if (isnan(x))
@@ -362,8 +476,11 @@ static void fab_text_ci(const fab_text_cell_t *c, double x, const double *d, cha
         snprintf(s, len, ">999%s", met == 0 ? "*" : "");
     else
         snprintf(s, len, "%.*f%s", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, met == 0 ? "*" : "");
-    if (c->fmt == FAB_TXT_CIREG && reg > 1)
-        snprintf(s + strlen(s), len - strlen(s), "r%.0f", reg);
+    at = strlen(s);
+    if (c->fmt == FAB_TXT_CIREG && reg > 1 && at + 2 + strlen(bang) <= (size_t)c->width)
+        snprintf(s + at, len - at, "r%.0f", reg);
+    at = strlen(s);
+    snprintf(s + at, len - at, "%s", bang);
 }
 
 /* One cell's text (without its padding). */
@@ -372,6 +489,8 @@ static void fab_text_cell(const fab_text_cell_t *c, const double *d, const char 
 {
     int col = fab_column_find(c->col);
     double x = col >= 0 ? d[col] : NAN;
+    char num[48];
+    unsigned why;
 
     switch (c->fmt) {
     case FAB_TXT_F0:
@@ -381,12 +500,21 @@ static void fab_text_cell(const fab_text_cell_t *c, const double *d, const char 
             snprintf(buf, len, "-");
         else if (col >= 0 && fab_columns[col].type != FAB_COL_F64)
             snprintf(buf, len, "%.0f", x);
-        else
+        else if (fab_text_row_quality(d, s, &why) == FAB_Q_INVALID) {
+            /* not a measurement: never a plain number; fewer digits where ( ) would not fit */
+            fab_text_number(num, sizeof(num), x,
+                            c->fmt == FAB_TXT_F0   ? 0
+                            : c->fmt == FAB_TXT_F2 ? 2
+                                                   : 3);
+            snprintf(buf, len, "(%s)", num);
+            for (int g = 3; g > 0 && (int)strlen(buf) > c->width; g--)
+                snprintf(buf, len, "(%.*g)", g, x);
+        } else
             fab_text_number(buf, len, x, c->fmt == FAB_TXT_F0 ? 0 : c->fmt == FAB_TXT_F2 ? 2 : 3);
         break;
     case FAB_TXT_CI:
     case FAB_TXT_CIREG:
-        fab_text_ci(c, x, d, buf, len);
+        fab_text_ci(c, x, d, s, buf, len);
         break;
     case FAB_TXT_REGIMES:
     case FAB_TXT_ERRORS:

@@ -12,6 +12,7 @@
 
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
+#include "measure/quality.h"
 #include "out/columns.h"
 
 /* Every line of the table (its heading and rows) and every '#' line the text output wraps
@@ -58,6 +59,13 @@ typedef struct fab_text_table {
     int n;
 } fab_text_table_t;
 
+/* The column a --columns name means: a column of the files, or a heading of the tables
+ * (time_us, p99.9_us, MB/s, ci%, a kernel's own heading) as an alias of the file's column it
+ * shows (*head: that heading, a static string; NULL for a file's name). -1: none. */
+int fab_text_column_find(const char *name, const char **head);
+/* With --overlap-compute (overlap: the rows' overlap_pct, n of them; any not NaN), a compact
+ * collective table (compact) shows overlap in place of count. */
+void fab_text_table_overlap(fab_text_table_t *t, bool compact, const double *overlap, size_t n);
 /* Whether list (--columns) names columns of the files, comma-separated, each once: else
  * FAB_ERR_USAGE with what is wrong in err and the names there are in hint. */
 fab_status_t fab_text_columns_check(const char *list, char *err, size_t errlen, char *hint,
@@ -71,6 +79,19 @@ void fab_text_table(fab_kind_t kind, const fab_kernel_t *k, bool wide, const cha
  * out/columns.c as the files store it; s[i] NULL for a number column or when unknown). */
 void fab_text_heading(FILE *f, const fab_text_table_t *t);
 void fab_text_row(FILE *f, const fab_text_table_t *t, const double *d, const char *const *s);
+/* A row's quality from its columns: the quality column as judged when it was measured
+ * (*reasons from quality_reason), or, in a file from before that column, what its iterations,
+ * regimes, target and CPU share say. */
+fab_quality_t fab_text_row_quality(const double *d, const char *const *s, unsigned *reasons);
+/* The marks of a table's rows, for the notes under it (out/text.h fab_out_text_marks). */
+typedef struct fab_text_marks {
+    fab_quality_tally_t tally;
+    char invalid[160], disturbed[160]; /* the rows' sizes: "8, 1K" */
+    size_t ilen, dlen;
+} fab_text_marks_t;
+void fab_text_marks_init(fab_text_marks_t *m);
+void fab_text_marks_add(fab_text_marks_t *m, const double *d, const char *const *s);
+
 /* x as the table prints numbers: at least `decimals` decimals and FAB_TEXT_SIG significant
  * digits (with no decimals asked: 0.01234, 1.234, 12.35, 1235, 123457), in fixed notation
  * from 1e-5 up, with an exponent below (1.234e-06). */

@@ -19,7 +19,9 @@
 #include "net/fabric.h"
 #include "measure/locate.h"
 #include "measure/pairs.h"
+#include "measure/adaptive.h"
 #include "measure/plan.h"
+#include "measure/quality.h"
 #include "measure/rounds.h"
 #include "out/columns.h"
 #include "out/kernelmeta.h"
@@ -46,6 +48,7 @@ typedef struct fab_text {
     double busbw_sum;
     int busbw_n;
     fab_knee_t knee;
+    fab_text_marks_t marks; /* the kernel's rows' quality marks */
 } fab_text_t;
 
 /* ------------------------------------------------------------------ '#' lines */
@@ -129,8 +132,17 @@ static void fab_out_text_measurement(FILE *f, const fab_opts_t *o)
                       : o->budget_s > 0 ? "--budget"
                                         : "auto: " FAB_STR(FAB_BUDGET_PER_ROW) " s per row",
                       at);
+    fab_out_text_line(f,
+                      "# floor: a row needs %d timed iterations in %d blocks; a size short of them "
+                      "when its share is spent goes on, the run up to %.3g s in all (the cap: "
+                      "the larger of %g x the budget and the budget + %g s); a row still short "
+                      "then is INVALID, its numbers in ( )",
+                      FAB_FLOOR_SAMPLES, FAB_ADAPT_MIN_BLOCKS, fab_quality_cap(budget),
+                      FAB_CAP_FACTOR, FAB_CAP_MIN_S);
     fab_out_text_line(
-        f, "# ci%%: the median's 95%% interval (+-%% of p50); * missed --precision %g%%%s",
+        f,
+        "# ci%%: the median's 95%% interval (+-%% of p50); * missed --precision %g%%%s; ! the "
+        "machine disturbed the row",
         o->precision_pct, o->wide || o->columns ? "" : ", rN: N regimes over time");
 }
 
@@ -209,11 +221,39 @@ static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, co
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
+/* What the measurement took against its budget, and why when it took longer. */
+static void fab_text_measured(FILE *f, const fab_run_info_t *info)
+{
+    char cause[400] = "";
+
+    /* busy: a quarter of the rows or more disturbed (or invalid on a busy machine); a few
+     * disturbed rows do not explain an overrun, the floor of long iterations does */
+    bool busy = strncmp(info->disturbance, "busy", 4) == 0 &&
+                4 * (info->rows_disturbed + info->rows_invalid) >= info->rows;
+
+    if (info->measure_s > FAB_BUDGET_SLACK * info->budget_s) {
+        if (busy)
+            snprintf(cause, sizeof(cause), ": the machine was busy");
+        else
+            snprintf(cause, sizeof(cause),
+                     ": rows short of the floor (%d timed iterations in %d blocks) took longer "
+                     "(long iterations, or a slow machine)",
+                     FAB_FLOOR_SAMPLES, FAB_ADAPT_MIN_BLOCKS);
+    }
+    fab_out_text_line(f,
+                      "# measured: budget %.3g s, took %.2f s%s%s (rounds, from the start of the "
+                      "first kernel's set-up)",
+                      info->budget_s, info->measure_s, cause,
+                      info->capped && info->rows_invalid
+                          ? "; the cap was reached, rows still below the floor are "
+                            "INVALID"
+                          : "");
+}
+
 static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
 {
     fab_text_t *t = arg;
     FILE *f = t->f;
-    int rows = 0;
 
     fprintf(f, "#\n");
     if (strcmp(info->pml, "ucx") == 0)
@@ -238,11 +278,10 @@ static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
     if (info->fabric && info->fabric->name[0])
         fab_out_text_line(f, "# fabric check: %s%s%s", info->fabric->verdict,
                           info->fabric->verdict_why[0] ? ": " : "", info->fabric->verdict_why);
-    if (t->o && t->o->adaptive && fab_rounds_measured_s() > 0)
-        fab_out_text_line(f,
-                          "# measured: %.2f s of the %.3g s budget (rounds, from the start of "
-                          "the first kernel's set-up)",
-                          fab_rounds_measured_s(), fab_rounds_budget(t->o, &rows));
+    if (t->o && t->o->adaptive && info->measure_s > 0)
+        fab_text_measured(f, info);
+    if (info->rows > 0 && (info->rows_invalid || info->rows_disturbed))
+        fab_out_text_line(f, "# machine: %s", info->disturbance);
     fab_out_text_line(f, "# run %s at %s%s%s", info->status, info->end_time,
                       info->stop_reason[0] ? ": " : "", info->stop_reason);
     fflush(f);
@@ -294,6 +333,9 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
     char variant[96];
 
     fab_text_table(k->kind, k, o->wide, o->columns, &t->table);
+    fab_text_table_overlap(&t->table, !o->wide && !o->columns,
+                           &(double){o->nonblocking && o->overlap_us > 0 ? 0.0 : NAN}, 1);
+    fab_text_marks_init(&t->marks);
     t->busbw_sum = 0;
     t->busbw_n = 0;
     fprintf(f, "#\n");
@@ -456,6 +498,7 @@ static fab_status_t fab_text_sink_row(void *arg, const fab_kernel_t *k, const fa
     (void)nsamples;
     fab_column_values(k, t->o, r, d, s);
     fab_text_row(t->f, &t->table, d, s);
+    fab_text_marks_add(&t->marks, d, s);
     if (k->knee_col && k->axis)
         fab_text_knee_add(&t->knee, k, d, r);
     if (k->kind == FAB_KIND_COLLECTIVE && isfinite(r->busbw)) {
@@ -484,6 +527,7 @@ static fab_status_t fab_text_kernel_end(void *arg, const fab_kernel_t *k, fab_st
     if (k->knee_col && k->axis && t->knee.kernel == k->name && fab_text_last_instance(t->o, k))
         fab_text_knee(t->f, &t->knee, k);
     fab_out_text_avg_busbw(t->f, t->busbw_sum, t->busbw_n);
+    fab_out_text_marks(t->f, &t->marks);
     t->busbw_n = 0;
     fflush(t->f);
     return ferror(t->f) ? FAB_ERR_IO : FAB_OK;

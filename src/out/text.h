@@ -9,6 +9,7 @@
 
 #include "kernel/fab_kernel.h"
 #include "out/sink.h"
+#include "out/table.h"
 
 /* The text table on f as a sink: the layout --wide and --columns choose (the run's options,
  * from its run_begin). */
@@ -19,6 +20,9 @@ void fab_out_text_line(FILE *f, const char *fmt, ...) __attribute__((format(prin
 /* A collective's closing line, as nccl-tests' "Avg bus bandwidth": the mean busbw of the n
  * rows printed above (sum their busbw_GBps); nothing when n is 0 (barrier: no busbw). */
 void fab_out_text_avg_busbw(FILE *f, double sum, int n);
+/* The notes under a table on its rows' marks: which rows are INVALID (below the floor) and
+ * which disturbed (!), and by what; nothing when every row is ok or noisy. */
+void fab_out_text_marks(FILE *f, const fab_text_marks_t *m);
 /* A pairs kernel's verdict (out/verdict.c): the slow pairs, the worst ones, the matrix when
  * it is small, and the suspects. */
 void fab_out_text_verdict(FILE *f, const fab_kernel_t *k, const fab_matrix_t *m);

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Fuzz test of the readers of result files (issue 14): mutants of a good result file, each read
 by `fabricbench show` (the ASan/UBSan build under ctest) and by `fabricbench-analyze summary`,
-`export` and `check --baseline GOOD`.
+`export`, `check --baseline GOOD` and `matrix`.
 
 The good file is written by the real tool at the start (latency, bw and allreduce at 8 B and
 1 KiB, 20 iterations, --samples; then, appended, a pairs_latency run with its matrix group and
@@ -19,9 +19,12 @@ another file; a group emptied or renamed to a hostile name; an unknown extra mem
 Each mutant must give:
   show:    exit 0, 3, or 2 (not a fabricbench file / another schema version); no signal, no
            sanitizer report; at most one line on standard error;
-  analyze: exit 0 or 3 (check: also 1, a FAIL, and 4, nothing in common); never 5 (a bug),
-           never a traceback; on standard error at most one `error:` line and its `hint:` line
-           (besides `note:` lines), nothing else;
+  analyze: exit 0 or 3 (check and matrix: also 1, a FAIL or suspects, and 4, nothing in
+           common or no verdict); never 5 (a bug), never a traceback; on standard error at most
+           one `error:` line and its `hint:` line (besides `note:` lines), nothing else; at
+           most 1 MiB on standard output (a string of 500,000 characters is cut when read);
+           matrix exit 3 after a mutation that makes the verdict disagree with the pairs (the
+           verdict flipped, a pair made 10 times slower than the slowest): never believed;
   both:    standard output and error valid UTF-8 without control characters (but newline and
            tab): text from the file reaches a terminal escaped.
 
@@ -68,7 +71,17 @@ PACK = 8  # attribute mutations in one mutant at most (see plan)
 LANES = 2  # mutants read at the same time (this machine: 2 cores)
 LAUNCHER_CHECKS = 6  # mutants also read through the launcher itself
 SHOW_OK = (0, 2, 3)
-ANALYZE_OK = {"summary": (0, 3), "export": (0, 3), "check": (0, 1, 3, 4)}
+ANALYZE_OK = {"summary": (0, 3), "export": (0, 3), "check": (0, 1, 3, 4), "matrix": (0, 1, 3, 4)}
+# What one reader may print of a mutant: every string read from a file is cut at 4096
+# characters (docs/ANALYSIS.md, "Bounds"), so a "long" string (LONG characters) never reaches
+# an output whole; the good file's outputs are a few KB.
+LONG = 500000
+OUT_MAX = 1 << 20
+# Mutations after which `matrix` must refuse the file (exit 3): a verdict that disagrees with
+# the file's own pairs is never believed (flip: the verdict attribute healthy <-> suspects;
+# slow_pair: one pair of the headline matrix made 10 times slower than the slowest, a pair
+# that was ok).
+MUST_REFUSE_MATRIX = ("flip", "slow_pair")
 SANITIZER = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer",
              "AddressSanitizer:DEADLYSIGNAL", "UndefinedBehaviorSanitizer")
 
@@ -84,7 +97,7 @@ DS_NUM = ["remove", "strings", "rank2", "scalar", "longer", "shorter", "zero_len
           "f1e308", "fneg1e308", "inf", "nan", "negative", "int_max", "uint_max",
           "float_for_int", "int_for_float", "bool", "compound", "group", "softlink", "extlink"]
 DS_STR = ["remove", "numbers", "rank2", "scalar", "longer", "zero_len", "nonutf8", "control",
-          "group", "softlink", "extlink"]
+          "group", "softlink", "extlink", "long"]
 PAIRS_RUN = "/runs/run_0001"  # the appended pairs_latency run (main)
 DS_2D = ["remove", "strings", "rank1", "scalar", "nonsquare", "f1e308", "inf", "nan",
          "negative", "int_max", "float_for_int", "int_for_float", "bool", "compound", "group",
@@ -103,6 +116,8 @@ def inventory(path):
                 kinds = ATTR_STR if isinstance(v, (str, bytes)) else ATTR_NUM
                 if name == "columns":
                     kinds = kinds + ["col_unknown", "col_dup", "col_extra_str", "col_extra_2d"]
+                if name == "verdict":
+                    kinds = kinds + ["flip"]
                 out.append(("attr", opath, name, kinds))
 
         attrs_of(f, "/")
@@ -118,7 +133,8 @@ def inventory(path):
             else:
                 kinds = DS_STR if h5py.check_string_dtype(obj.dtype) else DS_NUM
                 if len(obj.shape) == 2:
-                    kinds = DS_2D
+                    kinds = DS_2D + (["slow_pair"] if opath.endswith(("/lat_p50_us",
+                                                                      "/bw_MBps")) else [])
                 out.append(("dataset", opath, None, kinds))
             attrs_of(obj, opath)
 
@@ -190,7 +206,9 @@ def mutate_attr(f, opath, name, kind):
     elif kind == "abspath":
         a[name] = os.path.join(WORKDIR, "abs-escape", "x")
     elif kind == "long":
-        a[name] = "L" * 100000
+        a[name] = "L" * LONG
+    elif kind == "flip":
+        a[name] = "suspects" if str(v) == "healthy" else "healthy"
     elif kind == "empty_str":
         a[name] = ""
     elif kind == "col_unknown":
@@ -274,6 +292,14 @@ def mutate_dataset(f, opath, kind):
         _replace_dataset(parent, name, _vlen([BAD_UTF8] * n))
     elif kind == "control":
         _replace_dataset(parent, name, _vlen([CONTROL] * n))
+    elif kind == "long":
+        _replace_dataset(parent, name, _vlen(["L" * LONG] * n))
+    elif kind == "slow_pair":  # the pair of the first and last member: 10 x the slowest
+        new = np.array(data, dtype=np.float64)
+        m = new.shape[0] - 1
+        v = np.nanmin(new) / 10 if name == "bw_MBps" else np.nanmax(new) * 10
+        new[0, m] = new[m, 0] = v
+        _replace_dataset(parent, name, new)
     elif kind in ("softlink", "extlink"):
         _link(parent, name, opath, kind)
     else:
@@ -479,8 +505,10 @@ def judge_analyze(cmd, rc, out, err, tb):
         return "stray lines on standard error: %r" % [ln for ln in lines if ln not in errors][:3]
     if rc in (0, 1) and errors:
         return "an error line with exit %d" % rc
-    if rc in (3, 4) and not errors:
-        return "exit %d without an error line" % rc
+    if rc in (3, 4) and not errors and not (cmd == "matrix" and rc == 4):
+        return "exit %d without an error line" % rc  # matrix 4: no verdict yet, shown
+    if len(out) > OUT_MAX:
+        return "%d bytes on standard output (a string of the file reached it whole?)" % len(out)
     return text_problem(out) or text_problem("\n".join(lines), "standard error")
 
 
@@ -567,6 +595,30 @@ def plan(entries, everything):
     return cover, [[m] for m in rest]
 
 
+# Mutations every run makes, each alone (whatever the plan's turn and sample give): a long
+# string where it reaches every output (the run's fabric, which names it; its command line,
+# which grouping parses; a host name), and the pairs verdict made to disagree with its pairs.
+FOCUS = [("attr", "/runs/run_0000", "fabric", "long"),
+         ("attr", "/runs/run_0000", "command_line", "long"),
+         ("dataset", "/runs/run_0000/hostnames", None, "long"),
+         ("attr", "MATRIX", "verdict", "flip"),
+         ("dataset", "MATRIX/lat_p50_us", None, "slow_pair")]
+
+
+def focus(entries):
+    matrix = [e[1] for e in entries if e[0] == "group" and e[1].startswith(PAIRS_RUN) and
+              e[1].endswith("/matrix")]
+    check(len(matrix) == 1, "the good file's pairs run has %d matrices, not 1" % len(matrix))
+    out = []
+    for what, opath, name, kind in FOCUS:
+        opath = opath.replace("MATRIX", matrix[0])
+        e = [x for x in entries if x[:3] == (what, opath, name)]
+        check(len(e) == 1 and kind in e[0][3], "no %s %s %s to mutate (%s)" %
+              (what, opath, name or "", kind))
+        out.append([(e[0], kind)])
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("fabricbench")
@@ -605,13 +657,21 @@ def main():
     # The good file itself passes everywhere, with nothing on standard error.
     rc, out, err = finish(run_show(show, GOOD))
     check(rc == 0 and not err.strip(), "show of the good file: exit %s %s" % (rc, err))
-    for cmd in (["summary"], ["export"], ["check", "--baseline", GOOD]):
+    readers = (["summary"], ["export"], ["check", "--baseline", GOOD], ["matrix"])
+    for cmd in readers:
         rc, out, err, tb = analyzers[0].run(cmd + [GOOD])
-        check(rc == 0 and not tb and not err.strip(), "%s of the good file: exit %s\n%s%s" %
+        ok = (0, 1) if cmd[0] == "matrix" else (0,)  # its verdict: this machine's noise
+        check(rc in ok and not tb and not err.strip(), "%s of the good file: exit %s\n%s%s" %
               (cmd[0], rc, err, tb or ""))
+    # slow_pair makes the pair of the first and last member slow: a finding only where that
+    # pair was ok (it is not one the test hook slows)
+    with h5py.File(GOOD, "r") as f:
+        mats = [k["matrix"] for k in f[PAIRS_RUN + "/kernels"].values() if "matrix" in k]
+        slow_pair_ok = all("pair_slow" in g and int(g["pair_slow"][0, -1]) == 0 for g in mats)
 
     entries = inventory(GOOD)
     cover, sample = plan(entries, args.all)
+    cover += focus(entries)
     if args.kinds:
         want = args.kinds.split(",")
         cover, sample = [[(e, k)] for e in entries for k in e[3] if k in want], []
@@ -634,7 +694,7 @@ def main():
                 return done, None, [], notmade
             probs, outcome = [], {}
             sp = run_show(show, mutant)
-            for cmd in (["summary"], ["export"], ["check", "--baseline", GOOD]):
+            for cmd in readers:
                 rc, out, err, tb = an.run(cmd + [mutant])
                 outcome[cmd[0]] = rc
                 bad = judge_analyze(cmd[0], rc, out, err, tb)
@@ -647,6 +707,12 @@ def main():
                         probs.append(("launcher " + cmd[0], "the launcher differs from the "
                                       "in-process run: exit %s, not %s" % (lrc, rc),
                                       lerr[-1500:]))
+            for _e, k in done:
+                if k in MUST_REFUSE_MATRIX and (k != "slow_pair" or slow_pair_ok) and \
+                        outcome["matrix"] != 3:
+                    probs.append(("fabricbench-analyze matrix", "a verdict that disagrees with "
+                                  "its pairs was believed (%s: exit %s, not 3)" %
+                                  (k, outcome["matrix"]), ""))
             rc, out, err = finish(sp)
             outcome["show"] = rc
             bad = judge_show(rc, out, err)
@@ -707,7 +773,8 @@ def main():
           "kinds, seed %d, %.1f s" % (len(log), sum(1 for m in cover if len(m) > 1),
                                       len(splits), len(more), len(entries), len(kinds), SEED,
                                       time.monotonic() - t0))
-    for reader in ("show", "summary", "export", "check", "launcher summary", "launcher check"):
+    for reader in ("show", "summary", "export", "check", "matrix", "launcher summary",
+                   "launcher check", "launcher matrix"):
         print("  %-16s %s" % (reader, ", ".join("%s: %d" % (k[1], v) for k, v in
                                              sorted(counts.items()) if k[0] == reader)))
     if skipped:

@@ -199,8 +199,10 @@ def jobscript(prefix):
     check("decoy ran" not in p.stderr, "the job script ran fabricbench from PATH")
     check(os.path.join(prefix, "bin", "fabricbench") + " run latency" in p.stdout,
           "the job script did not run the installed fabricbench:\n" + p.stdout)
-    check(os.path.isfile(os.path.join(out, "fabricbench-nojob-any.h5")),
-          "no result file in %s: %s" % (out, os.listdir(out) if os.path.isdir(out) else "-"))
+    # outside Slurm: fabricbench-HOST-UTCTIME-PID-any.h5
+    files = os.listdir(out) if os.path.isdir(out) else []
+    check([f for f in files if re.match(r"fabricbench-.+-\d{8}T\d{6}Z-\d+-any\.h5$", f)],
+          "no result file in %s: %s" % (out, files))
 
 
 # -------------------------------------------------------------------------------- module

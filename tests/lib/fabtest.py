@@ -7,6 +7,8 @@ import subprocess
 import sys
 import tempfile
 
+import ompisession  # noqa: F401 (every mpirun of this test: a session directory of its own)
+
 # Every test runs in a scratch directory of its own (result files land there), removed at exit.
 WORKDIR = tempfile.mkdtemp(prefix="fabtest-")
 atexit.register(shutil.rmtree, WORKDIR, True)
@@ -33,6 +35,7 @@ def mpi_env(extra=None):
     env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
     env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
     env.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
+    env[ompisession.VAR] = ompisession.fresh()
     if extra:
         env.update(extra)
     return env
@@ -70,8 +73,9 @@ def parse_tables(stdout):
 
     The column heading of a kernel's table is the '#' line right before its first row
     (--columns may put any column first); '#' lines wrapped at 100 characters are joined.
-    Returns (header: dict, kernels: list of dict(name, header, columns, rows, lines)), lines
-    being the table's heading and row lines as printed."""
+    Returns (header: dict, kernels: list of dict(name, header, columns, rows, lines, invalid)),
+    lines being the table's heading and row lines as printed, invalid whether each row's
+    numbers were printed in ( ) (an INVALID row), rows holding the numbers."""
     header, kernels, cur, prev = {}, [], None, None
     for line in text_lines(stdout):
         if line.startswith("#"):
@@ -79,7 +83,7 @@ def parse_tables(stdout):
             prev = line
             if body.startswith("kernel:"):
                 cur = {"name": body.split()[1].rstrip(":"), "header": {}, "columns": None,
-                       "rows": [], "lines": []}
+                       "rows": [], "lines": [], "invalid": []}
                 kernels.append(cur)
             elif body.startswith("ucx transports by probed pair:"):
                 header["transports by pair"] = body.split(":", 1)[1].strip()
@@ -103,13 +107,18 @@ def parse_tables(stdout):
         check(len(vals) == len(cur["columns"]),
               "row has %d fields, header %d: %s" % (len(vals), len(cur["columns"]), line))
         cur["lines"].append(line)
-        row = {}
+        row, marked = {}, False
         for c, v in zip(cur["columns"], vals):
+            # an INVALID row's measured numbers are printed in ( ): the number here, and the
+            # row in the kernel's "invalid" list
+            if len(v) > 2 and v[0] == "(" and v[-1] == ")":
+                marked, v = True, v[1:-1]
             try:
                 row[c] = float(v)
             except ValueError:
                 row[c] = v
         cur["rows"].append(row)
+        cur["invalid"].append(marked)
     return header, kernels
 
 

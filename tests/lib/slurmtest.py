@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 
+import ompisession  # noqa: F401 (the jobs' mpirun: a session directory of this test's own)
 from nsprobe import namespace_problem
 
 LIB = os.path.dirname(os.path.abspath(__file__))

@@ -16,7 +16,7 @@ import time
 import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, parse_tables  # noqa: E402
+from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, parse_tables, text_lines  # noqa: E402
 
 exe = sys.argv[1]
 ANALYZE = [sys.executable, "-m", "fabricbench_analysis"]
@@ -47,31 +47,69 @@ def timed_run(args):
     return t_last - t_budget, budget, out, err
 
 
+CAP_FACTOR, CAP_MIN_S = 4.0, 2.0  # measure/quality.h: the overrun cap
+FLOOR_SAMPLES, FLOOR_BLOCKS = 10, 3  # measure/quality.h: the floor
+WORDS = {"samples": "invalid", "blocks": "invalid", "cpu": "disturbed", "steal": "disturbed",
+         "runnable": "disturbed", "ctxsw": "disturbed", "regimes": "noisy",
+         "precision": "noisy"}
+ORDER = ["ok", "noisy", "disturbed", "invalid"]
+
+
+def cap_of(budget):
+    return max(CAP_FACTOR * budget, budget + CAP_MIN_S)
+
+
 def within_budget(took, budget, out, err):
-    """The measurement ends within its budget + 10%; or, where the first round alone (one
-    block of every size) did not fit on this machine, the run says so and measured no more
-    after it. Returns a description for the log."""
-    m = re.search(r"the measurement took ([0-9.]+) s, over its budget of ([0-9.]+) s: the "
-                  r"first round alone .* ended ([0-9.]+) s into it", err)
-    own = re.search(r"^# measured: ([0-9.]+) s of the ([0-9.e+]+) s budget", out, re.M)
+    """The measurement ends within its budget + 10%; or later, when sizes short of the floor
+    went on (or the first round alone did not fit), with the run saying so and why, and never
+    much after its cap. Returns a description for the log."""
+    own = re.search(r"^# measured: budget ([0-9.e+]+) s, took ([0-9.]+) s(.*)", out, re.M)
     check(own is not None, "no '# measured' line:\n" + out)
-    said = float(own.group(1))
+    said = float(own.group(2))
     # The run's own account against the outside view (the budget line to the last row line,
     # which adds the rows' printing and mpirun's forwarding: more on a busy machine): it may
     # not claim less than a fraction of what was seen, nor more than was seen at all.
     check(said <= took + 0.5 and took <= 1.5 * said + 1.0,
           "the run says it measured for %.2f s, seen from outside %.2f s" % (said, took))
-    if m is None:
-        check(said <= 1.10 * budget, "measured for %.2f s, beyond the printed budget %.2f s + "
-              "10%%, and no warning:\n%s" % (said, budget, err))
+    if said <= 1.10 * budget:
         return "measured %.2f s within the budget %.2f s (seen from outside: %.2f s)" % (
             said, budget, took)
-    said, first = float(m.group(1)), float(m.group(3))
-    check(first >= 0.9 * budget and said <= first + 0.1 * budget,
-          "over the budget %.2f s after a first round of %.2f s: measured %.2f s" %
-          (budget, first, said))
-    return ("measured %.2f s: the first round alone took %.2f s of the %.2f s budget "
-            "(a slow or busy machine), and the run said so" % (took, first, budget))
+    warn = re.search(r"the measurement took ([0-9.]+) s, over its budget of ([0-9.]+) s \(("
+                     r"the first round alone, one block of every size, ended ([0-9.]+) s|"
+                     r"its first round ended ([0-9.]+) s)", err)
+    check(warn is not None and own.group(3).startswith(": "),
+          "measured for %.2f s, beyond the budget %.2f s + 10%%, without saying why:\n%s\n%s"
+          % (said, budget, own.group(0), err))
+    first = float(warn.group(4) or warn.group(5))
+    check(said <= max(1.10 * cap_of(budget), first + 0.1 * budget) + 0.5,
+          "measured %.2f s, beyond the cap %.2f s (first round %.2f s)" % (said, cap_of(budget),
+                                                                          first))
+    return ("measured %.2f s of the %.2f s budget (cap %.2f s, first round %.2f s): %s" %
+            (said, budget, cap_of(budget), first, own.group(3)[2:].split(" (")[0]))
+
+
+def floor_marked(cols, where, whole=False):
+    """No row below the floor unmarked: a row short of 10 timed iterations (adaptive: or 3
+    blocks) is invalid, with the reason; quality is the worst class of its reasons. Returns
+    the count of invalid rows."""
+    n = 0
+    for i in range(len(cols["bytes"])):
+        q, why = cols["quality"][i], cols["quality_reason"][i]
+        words = [w for w in why.split(";") if w]
+        w = "%s %d B" % (where, cols["bytes"][i])
+        check(q in ORDER and all(x in WORDS for x in words), "%s: quality %r, reason %r" %
+              (w, q, why))
+        check(q == max([WORDS[x] for x in words] + ["ok"], key=ORDER.index),
+              "%s: quality %s, reasons %s" % (w, q, why))
+        adaptive = cols["target_met"][i] >= 0
+        short_s = cols["iterations"][i] < FLOOR_SAMPLES
+        short_b = adaptive and cols["blocks"][i] < (1 if whole else FLOOR_BLOCKS)
+        check(("samples" in words) == short_s and (short_b <= ("blocks" in words)),
+              "%s: %d iterations, %d blocks, reason %r" % (w, cols["iterations"][i],
+                                                           cols["blocks"][i], why))
+        check((q == "invalid") == (short_s or "blocks" in words), "%s: %s" % (w, q))
+        n += q == "invalid"
+    return n
 
 
 def table(path, run="run_0000", kernel=None):
@@ -82,7 +120,8 @@ def table(path, run="run_0000", kernel=None):
             if kernel and not kid.endswith("_" + kernel):
                 continue
             t = ks[kid]["table"]
-            cols = {c: t[c][:] for c in t}
+            cols = {c: list(t[c].asstr()[()]) if t[c].dtype.kind == "O" else t[c][:]
+                    for c in t}
             blocks = {int(b): ks[kid]["blocks"][b][:] for b in ks[kid].get("blocks", {})}
             regattr = {int(b): int(ks[kid]["blocks"][b].attrs["regimes"])
                        for b in ks[kid].get("blocks", {})}
@@ -101,6 +140,7 @@ for kname, (cols, blocks, regattr, policy) in table("default.h5").items():
     check(policy.startswith("adaptive:"), "policy %s" % policy)
     n = len(cols["bytes"])
     check(n == 23, "%s rows %d" % (kname, n))
+    floor_marked(cols, kname)
     for i in range(n):
         b = int(cols["bytes"][i])
         where = "%s %d B" % (kname, b)
@@ -108,6 +148,10 @@ for kname, (cols, blocks, regattr, policy) in table("default.h5").items():
         check(nb >= 1 and len(blocks[b]) == nb, "%s: %d blocks, %d medians" %
               (where, nb, len(blocks.get(b, []))))
         check(int(cols["target_met"][i]) in (0, 1), where + " target_met")
+        # the floor: 10 timed iterations in 3 blocks, or the row is marked invalid
+        check(cols["iterations"][i] >= FLOOR_SAMPLES and nb >= FLOOR_BLOCKS or
+              cols["quality"][i] == "invalid", where + " below the floor, quality %s"
+              % cols["quality"][i])
         check(regattr[b] == int(cols["regimes"][i]) and 1 <= regattr[b] <= 3, where + " regimes")
         ci = float(cols["ci_pct"][i])
         # no 95% interval of the median below 6 samples (a slow machine's rows can be that few)
@@ -127,15 +171,131 @@ for k in kernels:
     for i, r in enumerate(k["rows"]):
         missed = cols["target_met"][i] == 0
         reg = int(cols["regimes"][i])
+        q = cols["quality"][i]
         ci = str(r["ci%"])
-        check(("*" in ci) == missed and ci.endswith("r%d" % reg) == (reg > 1) and
-              ci.endswith("*") == (missed and reg <= 1),
+        # INVALID for a row below the floor; else ! last for a disturbed one
+        check((ci == "INVALID") == (q == "invalid") and ci.endswith("!") == (q == "disturbed"),
+              "%s %s: ci%% %s, quality %s" % (k["name"], r["bytes"], ci, q))
+        ci = ci.rstrip("!")
+        r_mark = re.search(r"r(\d)$", ci)
+        # * for a missed target, then rN for N regimes (left out of a disturbed row's cell
+        # when ! would not fit)
+        check(q == "invalid" or (("*" in ci) == missed and
+                                 (r_mark is None or int(r_mark.group(1)) == reg > 1) and
+                                 (r_mark is not None or reg <= 1 or q == "disturbed")),
               "%s %s: ci%% %s, target_met %d, regimes %d"
               % (k["name"], r["bytes"], ci, cols["target_met"][i], reg))
         for c, need in (("p99_us", 1000), ("p99.9_us", 10000)):
             if c in r:
                 check((r[c] == "-") == (cols["iterations"][i] < need), "%s shown: %s" % (c, r))
 print("ok default run: %s; 92 rows, blocks stored" % how)
+
+# ---- beside a CPU hog (busy loops started here, killed in the finally): whatever the rows
+# measure, none below the floor is published unmarked, in the table, the HDF5 file (h5py),
+# JSON Lines and CSV alike, and the run's counts and disturbance line agree with its rows
+hogs = []
+try:
+    for _ in range(2):
+        hogs.append(subprocess.Popen([sys.executable, "-c", "while True: pass"]))
+    took, budget, out, err = timed_run(["latency,allreduce", "-m", "1,8,1K", "--budget", "0.3",
+                                        "-o", "hog.h5", "--json", "hog.jsonl", "--csv",
+                                        "hog.csv"])
+finally:
+    for h in hogs:
+        h.kill()
+        h.wait()
+how = within_budget(took, budget, out, err)
+check(re.search(r"^# floor: a row needs 10 timed iterations in 3 blocks; .* up to 2\.3 s in all",
+                "\n".join(text_lines(out)), re.M), "the header says the floor and the cap:\n" + out)
+hog = table("hog.h5")
+invalid = sum(floor_marked(hog[k][0], "hog " + k) for k in hog)
+with h5py.File("hog.h5", "r") as f:
+    a = dict(f["runs/run_0000"].attrs)
+    rows = {k: list(hog[k][0]["quality"]) for k in hog}
+    allq = [q for k in rows for q in rows[k]]
+    check(a["rows_invalid"] == allq.count("invalid") == invalid and
+          a["rows_disturbed"] == allq.count("disturbed") and
+          a["rows_noisy"] == allq.count("noisy"), "run counts %s, rows %s" %
+          ({x: a[x] for x in ("rows_invalid", "rows_disturbed", "rows_noisy")}, rows))
+    check(a["budget_s"] == 0.3 and abs(a["budget_cap_s"] - 2.3) < 1e-9 and a["measure_s"] > 0,
+          "budget attributes %s" % {x: a[x] for x in ("budget_s", "budget_cap_s", "measure_s")})
+    dist = a["disturbance"]
+    check(dist == "quiet" if not a["rows_disturbed"] and not a["rows_invalid"] else
+          dist.startswith("busy: ") == (a["rows_disturbed"] > 0 or "busy" in dist),
+          "disturbance %r" % dist)
+    for k in hog:
+        for c in ("cpu_steal_pct", "ctx_invol_per_s", "runnable_per_cpu"):
+            v = hog[k][0][c]
+            check(all(math.isnan(x) or x >= 0 for x in v), "%s %s: %s" % (k, c, v))
+recs = [json.loads(line) for line in open("hog.jsonl")]
+jrows = [r for r in recs if r["record"] == "row"]
+check([(r["kernel"], r["bytes"], r["quality"], r["quality_reason"]) for r in jrows] ==
+      [(k, int(b), q, w) for k in ("latency", "allreduce")
+       for b, q, w in zip(hog[k][0]["bytes"], hog[k][0]["quality"],
+                          hog[k][0]["quality_reason"])],
+      "JSON Lines quality differs from the HDF5 file")
+end = [r for r in recs if r["record"] == "end"][0]
+check(end["rows_invalid"] == invalid and end["disturbance"] == dist and
+      end["budget_cap_s"] == a["budget_cap_s"], "JSON end record %s" % end)
+import csv  # noqa: E402
+with open("hog.csv") as f:
+    crow = list(csv.DictReader(f))
+check([(r["kernel"], int(r["bytes"]), r["quality"], r["quality_reason"]) for r in crow] ==
+      [(r["kernel"], r["bytes"], r["quality"], r["quality_reason"]) for r in jrows],
+      "CSV quality differs from JSON Lines")
+for k in parse_tables(out)[1]:
+    q = hog[k["name"]][0]["quality"]
+    check([r["ci%"] == "INVALID" for r in k["rows"]] == [x == "invalid" for x in q] ==
+          k["invalid"], "%s: the table's INVALID rows %s, the file's %s" % (k["name"],
+                                                                            k["invalid"], q))
+    check(("# INVALID: " in out) == ("invalid" in allq), "the INVALID note")
+print("ok beside a CPU hog: %s; %d of %d rows invalid, all marked (table, HDF5, JSON Lines, "
+      "CSV); %s" % (how, invalid, len(allq), dist))
+
+# ---- the fixed policies keep their meaning, but a row below the floor is marked there too
+for n_, want in (("5", "invalid"), ("10", None)):
+    p = mpirun(2, [exe, "run", "latency", "-m", "8", "-i", n_, "-o", "fixed%s.h5" % n_])
+    check(p.returncode == 0, "-i %s: %d %s" % (n_, p.returncode, p.stderr))
+    cols = table("fixed%s.h5" % n_)["latency"][0]
+    check(cols["iterations"][0] == int(n_) and
+          (cols["quality"][0] == "invalid") == (want == "invalid") and
+          ("samples" in cols["quality_reason"][0]) == (want == "invalid"),
+          "-i %s: quality %s (%s)" % (n_, cols["quality"][0], cols["quality_reason"][0]))
+    check(("INVALID" in p.stdout) == (want == "invalid"), "-i %s table:\n%s" % (n_, p.stdout))
+    floor_marked(cols, "-i " + n_)
+print("ok -i 5 is marked invalid (samples), -i 10 is not")
+
+# ---- the node's runnable tasks from a recorded /proc/loadavg (FABRICBENCH_PROC_LOADAVG):
+# 40 runnable: 40 per online CPU count, every row disturbed by it (or invalid), marked !; a
+# FIFO and a garbage file are read as nothing (NaN), without hanging
+ncpu = os.sysconf("SC_NPROCESSORS_ONLN")
+with open("loadavg", "w") as f:
+    f.write("9.00 9.00 9.00 40/500 12345\n")
+with open("garbage", "w") as f:
+    f.write("x" * 5000 + "\n")
+os.mkfifo("fifo")
+for path, want in (("loadavg", 40.0 / ncpu), ("fifo", None), ("garbage", None)):
+    env = dict(mpi_env(), FABRICBENCH_PROC_LOADAVG=os.path.abspath(path))
+    p = subprocess.run(["mpirun", "-np", "2"] + MPIRUN_OPTS +
+                       [exe, "run", "latency", "-m", "8,1K", "--budget", "0.1", "-o",
+                        "load_%s.h5" % path], capture_output=True, text=True, env=env,
+                       timeout=120)
+    check(p.returncode == 0, "%s: exit %d %s" % (path, p.returncode, p.stderr))
+    cols = table("load_%s.h5" % path)["latency"][0]
+    for i in range(2):
+        v, q, why = cols["runnable_per_cpu"][i], cols["quality"][i], cols["quality_reason"][i]
+        if want is None:
+            check(math.isnan(v) and "runnable" not in why, "%s row %d: %r %s" % (path, i, v, why))
+        else:
+            check(abs(v - want) < 1e-9 and "runnable" in why and q in ("disturbed", "invalid"),
+                  "%s row %d: runnable %r, want %r, quality %s (%s)" % (path, i, v, want, q, why))
+    if want is not None:
+        rows = parse_tables(p.stdout)[1][0]["rows"]
+        check(all(r["ci%"] == "INVALID" or str(r["ci%"]).endswith("!") for r in rows) and
+              ("# ! disturbed: " in p.stdout or "# INVALID: " in p.stdout),
+              "a disturbed row's mark:\n" + p.stdout)
+print("ok recorded /proc/loadavg: %.1f runnable per CPU, every row marked; a FIFO and garbage "
+      "read as unknown" % (40.0 / ncpu))
 
 # ---- --precision tighter gives more samples (same budget). Sizes whose times span many
 # timer steps: at a few microseconds a virtual machine's timer steps (10 ns here) put most

@@ -14,7 +14,7 @@ exe = sys.argv[1]
 # (ranks, arguments after `fabricbench run`, text the error must contain)
 CASES = [
     (2, ["nosuchkernel"], "unknown kernel 'nosuchkernel'"),
-    (2, ["latency", "-m", "0"], "must be positive"),
+    (2, ["latency", "-m", "0"], "size '0' is out of range; give a size from 1 to 1G bytes"),
     (2, ["latency", "-m", "8:abc"], "'abc' is not a size"),
     (2, ["latency", "-m", "1G:1K"], "runs backwards"),
     (2, ["latency", "-i", "-5"], "--iterations"),
@@ -54,12 +54,30 @@ CASES = [
     (2, ["latency", "--device", "eth0"], "needs --fabric"),
     (2, ["latency", "--fabric", "warp"], "no such fabric profile"),
     (2, ["latency", "--placement", "everywhere"], "--placement"),
-    (2, ["latency", "--columns", "p50_us,p99.9_us"], "unknown column 'p99.9_us'"),
+    (2, ["latency", "--columns", "p50_us,p99.5_us"], "unknown column 'p99.5_us'"),
     (2, ["latency", "--columns", "bytes,,p50_us"], "has an empty name"),
     (2, ["latency", "--columns", "bytes,p50_us,bytes"], "names bytes twice"),
     (2, ["latency", "--wide", "--columns", "bytes"], "--wide and --columns"),
 ]
 
+# Numbers (core/num.h, README "Numbers"): refused by the option parser before MPI_Init (the
+# line is "fabricbench: error:", not a rank's), the message stating the range with its sign and
+# unit. Kernel options too, through the kernel's option rows.
+PRE_MPI = [
+    (["tcp_stream", "--omit", "1e9"], "--omit: 1e9 is out of range; give a number from 0 to 60 s"),
+    (["tcp_stream", "--omit", "-1"], "--omit: -1 is out of range; give a number from 0 to 60 s"),
+    (["latency", "--stall-timeout", "1e9"],
+     "--stall-timeout: 1e9 is out of range; give a whole number from 0 to 86400 s"),
+    (["latency", "-i", "0x10"], "'0x10' is not a number (hexadecimal is not accepted"),
+    (["latency", "-i", " 5"], "' 5' is not a number (spaces are not accepted)"),
+    (["latency", "-t", "0x1p-2"], "-t/--time: '0x1p-2' is not a number (hexadecimal"),
+    (["gradsync", "--params", "0.5"], "--params: 0.5 is not a whole number; give a whole number "
+                                      "from 1 to 1e13 parameters"),
+    (["latency", "--pair", "0,99999999999"], "out of range; give a whole number from 0 to 10000000"),
+    (["tcp_stream", "--bind", "127.0.0.1,,::1"], "is not a list of addresses (it has an empty entry)"),
+    (["latency", "--fabric", "tcp", "--device", "lo: 1"], "' 1' is not a number (spaces"),
+]
+CASES += [(2, args, needle) for args, needle in PRE_MPI]
 
 # A size beyond memory, for real: 1G messages under a 2 GB address-space limit (ulimit -v) on
 # each rank; the check refuses before anything is allocated.
@@ -89,6 +107,9 @@ for np, args, needle in CASES:
         problems.append("the error line is not rank 0's: " + lines[0])
     if "hint:" not in errs:
         problems.append("no hint line")
+    if needle in [n for _, n in PRE_MPI] and not (lines and
+                                                  lines[0].startswith("fabricbench: error:")):
+        problems.append("not refused before MPI_Init (the error is not 'fabricbench: error:')")
     if took > 15:
         problems.append("took %.1f s" % took)
     if p.stdout.strip() and "# kernel" in p.stdout:

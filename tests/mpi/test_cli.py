@@ -73,6 +73,12 @@ for args, says in ((["show"], "needs a result file"), (["show", "--frob", "x.h5"
     check(p.returncode == 2 and says in p.stderr and "hint:" in p.stderr,
           "%s: exit %d %s" % (args, p.returncode, p.stderr))
 check("show [--wide | --columns LIST] FILE.h5..." in run("--help").stdout, "--help: show usage")
+# a FIFO or a device given to show is refused at once (HDF5 would wait on the FIFO for good)
+os.mkfifo("fifo.h5")
+for path, kind in (("fifo.h5", "a FIFO"), ("/dev/null", "a character device")):
+    p = run("show", path)
+    check(p.returncode == 2 and "%s is %s, not a result file" % (path, kind) in p.stderr,
+          "show %s: exit %d %s" % (path, p.returncode, p.stderr))
 
 # The README documents every option --help lists.
 readme = open(os.path.join(src, "README.md")).read()

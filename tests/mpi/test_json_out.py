@@ -241,7 +241,7 @@ check(proc.returncode == 0, "--json-doc: exit %d\n%s" % (proc.returncode, err[-2
 check(reads > 5 and running_rows > 0, "read %d times while it ran; at most %d rows seen running"
       % (reads, running_rows))
 doc = json.load(open("d.json"))
-check(doc["schema"] == "fabricbench-results" and doc["schema_version"] == 1 and
+check(doc["schema"] == "fabricbench-results" and doc["schema_version"] == 2 and
       doc["status"] == "complete" and len(doc["runs"]) == 1, "document: %s" %
       {k: doc[k] for k in doc if k != "runs"})
 run = doc["runs"][0]

@@ -63,7 +63,7 @@ header, kernels = parse_tables(p.stdout)
 check(header["results"] == "r.h5", "header names the results file: %s" % header.get("results"))
 
 with h5py.File("r.h5", "r") as f:
-    check(f.attrs["schema"] == "fabricbench-results" and f.attrs["schema_version"] == 1,
+    check(f.attrs["schema"] == "fabricbench-results" and f.attrs["schema_version"] == 2,
           "root schema attributes: %s" % dict(f.attrs))
     check(list(f["runs"]) == ["run_0000"] and f.attrs["latest_run"] == "run_0000", "runs")
     run = f["runs/run_0000"]
@@ -470,6 +470,23 @@ check(len(names) == 2 and all(re.match(r"fabricbench-%s-\d{8}T\d{6}Z(-\d+)?\.h5$
 check("# results: " + names[-1] in p.stdout or "# results: " + names[0] in p.stdout,
       "the header names the automatic file")
 print("ok automatic names, never clobbering: %s" % names)
+# SLURM_JOB_ID goes into the automatic name only as a job number (core/num.h): a job id that
+# is a path ("../x") or padded is left out, never a way to write elsewhere
+os.mkdir("autojob")
+for job in ("4242", "../escape", " 7"):
+    p = subprocess.run(["mpirun", "-np", "2"] + MPIRUN_OPTS +
+                       [exe, "run", "latency", "-m", "8", "-i", "5"], cwd="autojob",
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(mpi_env(), SLURM_JOB_ID=job))
+    check(p.returncode == 0, "auto name with SLURM_JOB_ID=%r: %s" % (job, p.stderr[-2000:]))
+names = sorted(os.listdir("autojob"))
+check(len(names) == 3 and
+      len([n for n in names if re.match(r"fabricbench-%s-\d{8}T\d{6}Z-job4242\.h5$"
+                                        % re.escape(host), n)]) == 1 and
+      len([n for n in names if re.match(r"fabricbench-%s-\d{8}T\d{6}Z(-\d+)?\.h5$"
+                                        % re.escape(host), n)]) == 2 and
+      not os.path.exists("escape.h5"), "automatic names with SLURM_JOB_ID: %s" % names)
+print("ok SLURM_JOB_ID in the automatic name only as a job number: %s" % names)
 
 # ---------------------------------------------------------------- runs that meet
 # Two runs with automatic names started together, 10 times: two files, both complete.
@@ -564,7 +581,9 @@ for i in range(5):
         nrows = 0
         groups = list(run["kernels"].values()) if "kernels" in run else []
         order = groups[0]["table"].attrs["columns"].split(",") if groups else ["redop"]
-        own = set(order[order.index("redop") + 1:])
+        # the kernels' own columns: after redop, before the row's quality (docs/SCHEMA.md)
+        own = set(order[order.index("redop") + 1:order.index("quality")] if "quality" in order
+                  else order[order.index("redop") + 1:])
         check(not groups or ("tcp_retrans" in own and "loss_pct" in own),
               "kill %d: kernels' own columns %s" % (i, sorted(own)))
         for kname, cols in t.items():
@@ -590,7 +609,9 @@ for i in range(5):
                           % (i, kname, c, v))
                 elif v.dtype.kind == "f" and c not in ("algbw_GBps", "busbw_GBps", "comm_us",
                                                        "slowest_share", "overlap_pct",
-                                                       "line_rate_pct", "blocks_ci_pct") and \
+                                                       "line_rate_pct", "blocks_ci_pct",
+                                                       "cpu_steal_pct", "ctx_invol_per_s",
+                                                       "runnable_per_cpu") and \
                         not c.startswith("cpu_node_"):
                     check(np.all(np.isfinite(v)), "kill %d: %s.%s not finite: %s"
                           % (i, kname, c, v))

@@ -105,6 +105,16 @@ def same_as_file(k, cols, where):
     4 significant digits (out/table.h), so it is within 0.05% of the stored one."""
     n = 0
     for i, r in enumerate(k["rows"]):
+        # an INVALID row (quality invalid in the file) and no other shows its numbers in ( )
+        # and INVALID for its ci%; a disturbed one a ! after its ci%
+        q = cols["quality"][i]
+        shown = any(STORED.get(h) in ("loop_us", "p50_us", "mean_us", "MBps") for h in r)
+        check(k["invalid"][i] == (q == "invalid" and shown),
+              "%s row %d: quality %s, printed %s" % (where, i, q, k["lines"][i + 1]))
+        if "ci%" in r:
+            check((r["ci%"] == "INVALID") == (q == "invalid") and
+                  str(r["ci%"]).endswith("!") == (q == "disturbed"),
+                  "%s row %d: quality %s, ci%% printed %s" % (where, i, q, r["ci%"]))
         for head, v in r.items():
             col = STORED.get(head)
             if col is None:
@@ -115,15 +125,17 @@ def same_as_file(k, cols, where):
                     check(math.isnan(want) or (col in ("validation_errors", "count") and
                                                want == -1),
                           "%s %s row %d: printed %s, stored %r" % (where, head, i, v, want))
-                elif head == "ci%" and re.fullmatch(r">999\*?(r\d)?", v):
+                elif head == "ci%" and v == "INVALID":
+                    pass  # checked above against the quality column
+                elif head == "ci%" and re.fullmatch(r">999\*?(r\d)?!?", v):
                     check(want >= 999.5, "%s ci%% row %d: printed %s, stored %r" %
                           (where, i, v, want))
-                elif head == "ci%" and re.fullmatch(r"-\*(r\d)?", v):
+                elif head == "ci%" and re.fullmatch(r"-\*(r\d)?!?", v):
                     # no interval (below 6 samples), the target missed
                     check(math.isnan(want) and cols["target_met"][i] == 0,
                           "%s ci%% row %d: printed %s, stored %r" % (where, i, v, want))
                 else:
-                    m = re.fullmatch(r"([0-9.]+)(\*?)(r(\d))?", v)
+                    m = re.fullmatch(r"([0-9.]+)(\*?)(r(\d))?!?", v)
                     check(head == "ci%" and m and within(float(m.group(1)), want, 0.01, 0.006),
                           "%s %s row %d: printed %s, stored %r" % (where, head, i, v, want))
                 n += 1
@@ -147,6 +159,8 @@ def text_cells(stdout):
     for k in parse_tables(stdout)[1]:
         for line in k["lines"][1:]:
             for head, tok in zip(k["columns"], line.split()):
+                if tok.startswith("("):
+                    continue  # an INVALID row's numbers: fewer digits where ( ) needs room
                 if head not in ("bytes", "count", "errors", "line%", "cpu%", "ci%", "msg/s") \
                         and re.fullmatch(r"[0-9.e+-]+", tok) and tok != "-":
                     cells.append((k["name"], head, tok))
@@ -276,15 +290,31 @@ s = subprocess.run([exe, "show", "cols.h5"], capture_output=True, text=True,
                    env=dict(os.environ, FABRICBENCH_COLUMNS="bytes,p50_us"))
 check(s.returncode == 0 and all(k["columns"] == ["bytes", "p50_us"]
                                 for k in parse_tables(s.stdout)[1]), "FABRICBENCH_COLUMNS")
-bad = run(2, ["latency", "--columns", "p50_us,p99.9_us"], rcs=(2,))
+# the table's headings name the files' columns too (time_us is mean_us, p99.9_us p999_us):
+# headed as given, the same values, in run and show
+heads = ["bytes", "time_us", "p99.9_us", "ci%", "lat_us"]
+p = run(2, ["latency,allreduce", "-m", "8,4K", "-i", "30", "-o", "heads.h5", "--columns",
+            ",".join(heads)])
+ht = tables("heads.h5")
+for k in parse_tables(p.stdout)[1]:
+    check(k["columns"] == heads, "%s --columns by headings: %s" % (k["name"], k["columns"]))
+    check(same_as_file(k, ht[k["name"]], k["name"] + " --columns by headings") ==
+          5 * len(k["rows"]), "%s: every cell compared" % k["name"])
+    check(all(within(r["time_us"], ht[k["name"]]["mean_us"][i]) for i, r in enumerate(k["rows"])),
+          "time_us is mean_us")
+s = show("--columns", "bytes,time_us,p99.9_us,ci%,lat_us", "heads.h5")
+check([k["lines"] for k in parse_tables(s.stdout)[1]] ==
+      [k["lines"] for k in parse_tables(p.stdout)[1]], "show --columns by headings differs")
+bad = run(2, ["latency", "--columns", "p50_us,p99.5_us"], rcs=(2,))
 with h5py.File("cols.h5", "r") as f:
     names = f["runs/run_0000/kernels/00_latency/table"].attrs["columns"].split(",")
 hint = [l for l in bad.stderr.splitlines() if l.startswith("hint:")]
-check("unknown column 'p99.9_us'" in bad.stderr and len(hint) == 1 and
+check("unknown column 'p99.5_us'" in bad.stderr and len(hint) == 1 and
       hint[0].split(":", 1)[1].split(":", 1)[1].replace(" ", "").split(",") == names,
       "the refusal lists every column of the files:\n%s" % bad.stderr)
 check("# kernel" not in bad.stdout, "measured despite a bad --columns")
-print("ok --columns picks and orders the files' columns (run, show, FABRICBENCH_COLUMNS); an "
+print("ok --columns picks and orders the files' columns, by their names or the table's headings "
+      "(run, show, FABRICBENCH_COLUMNS); an "
       "unknown name refused with the list")
 
 # ---------------------------------------------------------------- golden compact table
@@ -305,8 +335,11 @@ def masked(stdout):
             row = [" "] * len(line)
             for col, m in zip(k["columns"], cells):
                 tok = m.group()
-                if col not in ("bytes", "count") and re.fullmatch(r"[0-9.e+-]+", tok) and \
-                        tok != "-":
+                # a measured number, also as the quality marks print it: (1.234) for an
+                # INVALID row, 0.35! for a disturbed one
+                bare = tok.strip("()").rstrip("!")
+                if col not in ("bytes", "count") and re.fullmatch(r"[0-9.e+-]+", bare) and \
+                        bare != "-":
                     tok = "N"
                 row[m.end() - len(tok):m.end()] = tok
             table[line] = "".join(row).rstrip()

@@ -10,12 +10,21 @@ node (own hostname and network namespace), jobs submitted with sbatch.
   - health.sbatch with FB_PAIRS=none (thresholds only; the pairs default is test_health.py):
     PASS with loose thresholds (from a file; the line rate's too: fab0, a veth, reports its
     speed), FAIL with an impossible one (job FAILED, exit 1), exit 2 without thresholds
-    (test_thresholds.py judges each threshold on known values, without Slurm).
+    (test_thresholds.py judges each threshold on known values, without Slurm);
+  - no job script reports another run's rows: outside Slurm (plain bash, mpirun, the
+    environment a user has) each run gets a name of its own, a run that fails before writing
+    says it wrote no rows (not the earlier run's), and no file is written twice; in Slurm,
+    files of the job's name that exist already (a requeued job's earlier attempt) are left
+    alone: the run takes the next free name and counts only its own rows.
 
 usage: test_jobs.py FABRICBENCH       (skips with exit 77 without root, Slurm or munge)"""
+import hashlib
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -23,6 +32,65 @@ import slurmtest  # noqa: E402
 from slurmtest import JOBSCRIPTS, check, check_sweep_skip, csv_rows, read_run  # noqa: E402
 
 T0 = time.monotonic()
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def outside_slurm(exe):
+    """fabricbench.sbatch run as `bash fabricbench.sbatch` on a node, outside Slurm: a run,
+    then a run that fails before writing (a bad option), then another run. Each gets a name of
+    its own; the failed run says it wrote no rows (today's bug: the first run's rows, under a
+    fixed name, reported as "kept"); the first run's files are never written again. No Slurm
+    needed: it runs before the cluster is started."""
+    tmp = tempfile.mkdtemp(prefix="fb-jobs-outside-")
+    try:
+        e = slurmtest.env({"FB_BIN": os.path.abspath(exe), "FB_LAUNCH": "mpirun",
+                           "FB_MPIRUN_ARGS": "-np 2 --oversubscribe --bind-to none",
+                           "FB_KERNELS": "latency", "FB_SIZES": "8,1K", "FB_OUTDIR": tmp,
+                           "OMPI_MCA_orte_tmpdir_base": tmp,
+                           "OMPI_MCA_mpi_yield_when_idle": "1"})
+
+        def job(args):
+            env = dict(e, FB_ARGS=args)
+            p = subprocess.run(["bash", os.path.join(JOBSCRIPTS, "fabricbench.sbatch")],
+                               capture_output=True, text=True, timeout=120, env=env, cwd=tmp)
+            last = [l for l in p.stdout.splitlines() if l.startswith("fabricbench.sbatch:")]
+            return p, last[-1] if last else ""
+
+        p, last = job("-i 10 -q")
+        first = sorted(f for f in os.listdir(tmp) if f.endswith(".h5"))
+        check(p.returncode == 0 and len(first) == 1 and
+              re.match(r"fabricbench-.+-\d{8}T\d{6}Z-\d+-any\.h5$", first[0]) and
+              last.endswith("done: 2 rows in %s (status complete); CSV: %s"
+                            % (os.path.join(tmp, first[0]), os.path.join(tmp, first[0][:-3] +
+                                                                          ".csv"))),
+              "outside Slurm, first run: exit %d, files %r, last line %r\n%s%s"
+              % (p.returncode, first, last, p.stdout[-3000:], p.stderr[-2000:]))
+        kept = {f: digest(os.path.join(tmp, f)) for f in os.listdir(tmp)}
+        p, last = job("-i 0 -q")
+        check(p.returncode == 2 and "this run wrote no result file and no rows" in last and
+              "rows kept" not in p.stdout and first[0] not in last,
+              "outside Slurm, a run refused before writing: exit %d, last line %r (it must "
+              "speak of no other run's rows or file)\n%s" % (p.returncode, last,
+                                                              p.stdout[-3000:]))
+        p, last = job("-i 10 -q")
+        files = sorted(f for f in os.listdir(tmp) if f.endswith(".h5"))
+        check(p.returncode == 0 and len(files) == 2 and "done: 2 rows in " in last and
+              first[0] not in last,
+              "outside Slurm, a second run: exit %d, files %r, last line %r"
+              % (p.returncode, files, last))
+        check(all(digest(os.path.join(tmp, f)) == d for f, d in kept.items()),
+              "outside Slurm: the first run's files were written again")
+        print("ok fabricbench.sbatch outside Slurm: a name per run (%s), a failed run reports "
+              "no rows, no file written twice" % first[0], flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+outside_slurm(sys.argv[1])
 c, res, ENV = slurmtest.start(nodes=2)
 # No core binding on a small busy machine (README, Open MPI notes).
 ENV.update({"FB_ARGS": "-t 0.05 --placement none -q"})
@@ -84,6 +152,30 @@ check_file(path, jid, "tcp", "fab0", ["latency", "allreduce"], [8, 1024])
 check("running: mpirun --bind-to none " in out, "mpirun not used:\n" + out[-3000:])
 print("ok fabricbench.sbatch (FB_LAUNCH=mpirun): COMPLETED in %s s, ranks on vnode1 and vnode2"
       % info["waited_s"], flush=True)
+
+# ------------------------------------------------------------------ fabricbench.sbatch, files
+# of the job's name exist already (a requeued job's earlier attempt, here planted while the job
+# is held): left alone; the run takes the next free name and counts its own rows only
+jid = c.sbatch(os.path.join(JOBSCRIPTS, "fabricbench.sbatch"), opts=["--hold"],
+               args=["FB_KERNELS=latency", "FB_FABRIC=tcp", "FB_DEVICE=fab0", "FB_SIZES=8"],
+               extra_env=ENV)
+os.makedirs(res, exist_ok=True)
+planted = os.path.join(res, "fabricbench-%s-tcp" % jid)
+with open(planted + ".csv", "w") as f:
+    f.write("kernel,bytes\n" + "latency,8\n" * 7)
+before = digest(planted + ".csv")
+check(c.client(["scontrol", "release", jid]).returncode == 0, "scontrol release %s" % jid)
+info = c.wait(jid, 120)
+out = c.output(jid)
+path = planted + "-2.h5"
+check(info.get("JobState") == "COMPLETED" and "done: 1 rows in %s (status complete)" % path in out
+      and digest(planted + ".csv") == before and not os.path.exists(planted + ".h5"),
+      "job %s with its name taken: state %s, files %r\n%s" % (jid, info.get("JobState"),
+                                                              sorted(os.listdir(res)),
+                                                              out[-3000:]))
+check(len(csv_rows(planted + "-2.csv")) == 1, "the run's own CSV")
+print("ok fabricbench.sbatch with the job's file names taken: %s, 1 row of its own, the "
+      "planted files untouched" % os.path.basename(path), flush=True)
 
 # ------------------------------------------------------------------ fabric-sweep.sbatch
 jid, out, info = submit("fabric-sweep.sbatch",

@@ -11,6 +11,7 @@
 #include "core/status.h"
 #include "kernel/registry.h"
 #include "measure/adaptive.h"
+#include "measure/quality.h"
 #include "measure/rounds.h"
 #include "measure/stats.h"
 
@@ -310,7 +311,7 @@ static size_t simulate(stream_t *st, size_t n, double budget_s, fab_adapt_t *row
                 continue;
             CHECK(rows[i].nblocks == rounds - 1); /* it took every round so far */
             block_of(&st[i], rows[i].nblocks, &med);
-            CHECK(fab_adapt_add_block(&rows[i], med, st[i].block_s) == FAB_OK);
+            CHECK(fab_adapt_add_block(&rows[i], med, st[i].block_s, PER_BLOCK) == FAB_OK);
             remaining -= st[i].block_s;
         }
         /* the shares after this round's blocks: does one more block fit? */
@@ -372,7 +373,227 @@ static void test_streams(void)
     CHECK(v[3].pooled_rel <= 0.01 && v[3].blocks_rel > 0.05);
     CHECK(v[3].regimes.n == 1);
     /* a stopped size takes no more blocks */
-    CHECK(fab_adapt_add_block(&rows[0], 1e-6, 0.01) == FAB_ERR_INTERNAL);
+    CHECK(fab_adapt_add_block(&rows[0], 1e-6, 0.01, 100) == FAB_ERR_INTERNAL);
+}
+
+/* ---- the floor and the overrun cap on synthetic streams: a busy machine gives blocks of one
+ * or two samples, each costing far more than its share of the budget. Every size runs in
+ * every round; after each block the size decides with its share of what is left; the cap is
+ * the run's (fab_quality_cap), reached once the blocks so far have taken that long. */
+typedef struct floor_run {
+    size_t rounds;
+    double elapsed;
+    unsigned reasons[NSIZES];
+} floor_run_t;
+
+static floor_run_t simulate_floor(size_t n, const unsigned *per_block, double block_s,
+                                  double budget_s, fab_adapt_t *rows)
+{
+    bool in[NSIZES];
+    double share[NSIZES], cap = fab_quality_cap(budget_s);
+    floor_run_t fr = {0, 0.0, {0}};
+
+    for (size_t i = 0; i < n; i++)
+        fab_adapt_init(&rows[i], 0.01, FAB_ADAPT_MIN_BLOCKS, block_s);
+    while (fab_adapt_schedule(rows, n, budget_s - fr.elapsed, in, share) > 0) {
+        fr.rounds++;
+        for (size_t i = 0; i < n; i++) {
+            fab_interval_t pooled = {.rel_half = 0.5, .n = 0}; /* never precise */
+            fab_adapt_verdict_t v;
+
+            if (!in[i])
+                continue;
+            CHECK(fab_adapt_add_block(&rows[i], 1e-6, block_s, per_block[i]) == FAB_OK);
+            fr.elapsed += block_s;
+            rows[i].capped = fr.elapsed >= cap;
+            fab_adapt_schedule(rows, n, budget_s - fr.elapsed, in, share);
+            in[i] = true;
+            fab_adapt_decide(&rows[i], &pooled, share[i], &v);
+        }
+        CHECK(fr.rounds < 1000);
+    }
+    for (size_t i = 0; i < n; i++) {
+        fab_quality_in_t q = {.iters = rows[i].samples,
+                              .blocks = rows[i].nblocks,
+                              .min_blocks = FAB_ADAPT_MIN_BLOCKS,
+                              .cpu_min_pct = NAN,
+                              .steal_pct = NAN,
+                              .runnable_per_cpu = NAN,
+                              .ctxsw_per_s = NAN,
+                              .regimes = 1,
+                              .target_met = rows[i].decision == FAB_ADAPT_STOP_PRECISE};
+
+        fr.reasons[i] = fab_quality_reasons(&q);
+    }
+    return fr;
+}
+
+static void test_floor(void)
+{
+    fab_adapt_t rows[NSIZES];
+    unsigned one[NSIZES] = {1, 1, 1, 1}, mixed[NSIZES] = {1, 2, 5, 200};
+    floor_run_t fr;
+
+    /* the cap: 4 x the budget or the budget + 2 s, whichever is longer */
+    CHECK_NEAR(fab_quality_cap(2.3), 9.2, 1e-12);
+    CHECK_NEAR(fab_quality_cap(0.075), 2.075, 1e-12);
+    CHECK_NEAR(fab_quality_cap(0.5), 2.5, 1e-12);
+    CHECK_NEAR(fab_quality_cap(1.0), 4.0, 1e-12);
+    CHECK(fab_quality_cap(0.0) == 0.0);
+
+    /* one sample per block of 0.1 s, 4 sizes, a 1 s budget (2.5 rounds): the old rule stopped
+     * every size after 2 blocks of 1 sample; now each goes on to 10 samples (10 blocks: 4 s,
+     * within the cap of 4 s), and every row is at the floor, none precise but marked */
+    fr = simulate_floor(NSIZES, one, 0.1, 1.0, rows);
+    CHECK(fr.rounds == FAB_FLOOR_SAMPLES);
+    CHECK_NEAR(fr.elapsed, 4.0, 1e-9);
+    for (int i = 0; i < NSIZES; i++) {
+        CHECK(rows[i].decision == FAB_ADAPT_STOP_BUDGET && rows[i].samples == FAB_FLOOR_SAMPLES);
+        CHECK(fab_adapt_floor_met(&rows[i]));
+        CHECK(fab_quality_of(fr.reasons[i]) == FAB_Q_NOISY && fr.reasons[i] == FAB_QR_PRECISION);
+    }
+    /* mixed: 200 samples a block meet the samples' floor in a block, but take 3 blocks; 5 a
+     * block take 2 blocks for 10 and a third for the blocks' floor; nobody stops below */
+    fr = simulate_floor(NSIZES, mixed, 0.1, 1.0, rows);
+    CHECK(rows[3].nblocks == FAB_ADAPT_MIN_BLOCKS && rows[2].nblocks == FAB_ADAPT_MIN_BLOCKS);
+    CHECK(rows[1].nblocks == 5 && rows[0].nblocks == 10);
+    for (int i = 0; i < NSIZES; i++)
+        CHECK(fab_adapt_floor_met(&rows[i]) && !(fr.reasons[i] & FAB_QR_INVALID));
+    /* a slower machine: blocks of 0.5 s, a 0.5 s budget; the cap (2.5 s) is reached in the
+     * second round: every size stops there, below the floor, and is invalid */
+    fr = simulate_floor(NSIZES, one, 0.5, 0.5, rows);
+    CHECK(fr.rounds == 2);
+    for (int i = 0; i < NSIZES; i++) {
+        CHECK(rows[i].decision == FAB_ADAPT_STOP_BUDGET && !fab_adapt_floor_met(&rows[i]));
+        CHECK(fab_quality_of(fr.reasons[i]) == FAB_Q_INVALID);
+        CHECK(fr.reasons[i] & FAB_QR_SAMPLES);
+        CHECK((fr.reasons[i] & FAB_QR_BLOCKS) ==
+              (rows[i].nblocks < FAB_ADAPT_MIN_BLOCKS ? FAB_QR_BLOCKS : 0u));
+    }
+    /* precision is not enough below the floor: 3 blocks of 2 identical samples are "precise"
+     * yet 6 samples: no PRECISE stop; the 4th and 5th blocks bring 10 */
+    {
+        fab_adapt_t a;
+        fab_adapt_verdict_t v;
+        fab_interval_t pooled = {.rel_half = 0.0};
+
+        fab_adapt_init(&a, 0.01, FAB_ADAPT_MIN_BLOCKS, 1.0);
+        for (int i = 0; i < 3; i++)
+            CHECK(fab_adapt_add_block(&a, 1e-6, 1.0, 2) == FAB_OK);
+        CHECK(fab_adapt_decide(&a, &pooled, 100.0, &v) == FAB_ADAPT_CONTINUE);
+        CHECK(fab_adapt_add_block(&a, 1e-6, 1.0, 2) == FAB_OK);
+        CHECK(fab_adapt_decide(&a, &pooled, 100.0, &v) == FAB_ADAPT_CONTINUE);
+        CHECK(fab_adapt_add_block(&a, 1e-6, 1.0, 2) == FAB_OK);
+        CHECK(fab_adapt_decide(&a, &pooled, 100.0, &v) == FAB_ADAPT_STOP_PRECISE);
+    }
+}
+
+/* ---- a row's quality from known figures; a run's tally in words */
+static fab_quality_in_t quality_in(uint64_t iters, uint64_t blocks, unsigned min_blocks)
+{
+    fab_quality_in_t q = {iters, blocks, min_blocks, false, 100.0, 0.0, 1.0, 10.0, 1, 1};
+
+    return q;
+}
+
+static void test_quality(void)
+{
+    fab_quality_in_t q;
+    fab_quality_tally_t t;
+    char words[80], line[400];
+
+    /* the floor: 10 samples; adaptive 3 blocks; a fixed policy has no blocks to count */
+    q = quality_in(9, 3, 3);
+    CHECK(fab_quality_reasons(&q) == FAB_QR_SAMPLES);
+    CHECK(fab_quality_of(fab_quality_reasons(&q)) == FAB_Q_INVALID);
+    q = quality_in(10, 2, 3);
+    CHECK(fab_quality_reasons(&q) == FAB_QR_BLOCKS);
+    q = quality_in(10, 0, 0);
+    q.target_met = -1;
+    q.regimes = 0;
+    CHECK(fab_quality_reasons(&q) == 0 && fab_quality_of(0) == FAB_Q_OK);
+    q = quality_in(10, 1, 1); /* a one-block row by design */
+    CHECK(fab_quality_reasons(&q) == 0);
+    /* disturbed: each threshold just past, and just at (not beyond) */
+    q = quality_in(1000, 5, 3);
+    q.cpu_min_pct = 79.9;
+    CHECK(fab_quality_reasons(&q) == FAB_QR_CPU);
+    q.cpu_min_pct = FAB_DISTURB_CPU_PCT;
+    CHECK(fab_quality_reasons(&q) == 0);
+    q.cpu_min_pct = 10.0;
+    q.sleeps = true; /* socket kernels: their ranks sleep by design */
+    CHECK(fab_quality_reasons(&q) == 0);
+    q = quality_in(1000, 5, 3);
+    q.steal_pct = 5.01;
+    q.runnable_per_cpu = 1.26;
+    q.ctxsw_per_s = 100.5;
+    CHECK(fab_quality_reasons(&q) == (FAB_QR_STEAL | FAB_QR_RUNNABLE | FAB_QR_CTXSW));
+    CHECK(fab_quality_of(fab_quality_reasons(&q)) == FAB_Q_DISTURBED);
+    q.steal_pct = FAB_DISTURB_STEAL_PCT;
+    q.runnable_per_cpu = FAB_DISTURB_RUNNABLE;
+    q.ctxsw_per_s = FAB_DISTURB_CTXSW_PER_S;
+    CHECK(fab_quality_reasons(&q) == 0);
+    q.cpu_min_pct = q.steal_pct = q.runnable_per_cpu = q.ctxsw_per_s = NAN; /* unknown */
+    CHECK(fab_quality_reasons(&q) == 0);
+    /* noisy: regimes, a missed target */
+    q = quality_in(1000, 5, 3);
+    q.regimes = 2;
+    q.target_met = 0;
+    CHECK(fab_quality_reasons(&q) == (FAB_QR_REGIMES | FAB_QR_PRECISION));
+    CHECK(fab_quality_of(fab_quality_reasons(&q)) == FAB_Q_NOISY);
+    /* the worst class wins; every reason is kept, in order */
+    q = quality_in(1, 1, 3);
+    q.cpu_min_pct = 20;
+    q.regimes = 2;
+    CHECK(fab_quality_of(fab_quality_reasons(&q)) == FAB_Q_INVALID);
+    fab_quality_words(fab_quality_reasons(&q), words, sizeof(words));
+    CHECK(strcmp(words, "samples;blocks;cpu;regimes") == 0);
+    CHECK(fab_quality_parse_words(words) == fab_quality_reasons(&q));
+    CHECK(fab_quality_parse_words("cpu;nonsense;;steal") == (FAB_QR_CPU | FAB_QR_STEAL));
+    fab_quality_words(FAB_QR_NOISY | FAB_QR_DISTURBED | FAB_QR_INVALID, words, sizeof(words));
+    CHECK(strcmp(words, "samples;blocks;cpu;steal;runnable;ctxsw;regimes;precision") == 0);
+    CHECK(strlen(words) < 64); /* fits fab_row_t.quality_reason */
+    fab_quality_words(0, words, sizeof(words));
+    CHECK(words[0] == '\0');
+    CHECK(strcmp(fab_quality_name(FAB_Q_OK), "ok") == 0 &&
+          strcmp(fab_quality_name(FAB_Q_NOISY), "noisy") == 0 &&
+          strcmp(fab_quality_name(FAB_Q_DISTURBED), "disturbed") == 0 &&
+          strcmp(fab_quality_name(FAB_Q_INVALID), "invalid") == 0);
+
+    /* the tally: 4 rows, two disturbed by CPU (20% and 45%), one by runnable tasks too, one
+     * invalid, one ok */
+    fab_quality_tally_init(&t);
+    q = quality_in(1000, 5, 3);
+    q.cpu_min_pct = 45;
+    fab_quality_tally_add(&t, &q, fab_quality_reasons(&q));
+    q.cpu_min_pct = 20;
+    q.runnable_per_cpu = 2.5;
+    fab_quality_tally_add(&t, &q, fab_quality_reasons(&q));
+    q = quality_in(3, 1, 3);
+    fab_quality_tally_add(&t, &q, fab_quality_reasons(&q));
+    q = quality_in(1000, 5, 3);
+    fab_quality_tally_add(&t, &q, fab_quality_reasons(&q));
+    CHECK(t.rows == 4 && t.disturbed == 2 && t.invalid == 1 && t.noisy == 0);
+    fab_quality_tally_text(&t, line, sizeof(line));
+    CHECK(strcmp(line, "busy: a rank ran only 20-45% of the time, up to 2.5 runnable tasks per "
+                       "CPU; 2 of 4 rows disturbed, 1 invalid") == 0);
+    fab_quality_tally_init(&t);
+    fab_quality_tally_add(&t, &q, fab_quality_reasons(&q));
+    fab_quality_tally_text(&t, line, sizeof(line));
+    CHECK(strcmp(line, "quiet") == 0);
+    q = quality_in(3, 1, 3);
+    fab_quality_tally_add(&t, &q, fab_quality_reasons(&q));
+    fab_quality_tally_text(&t, line, sizeof(line));
+    CHECK(strcmp(line, "quiet; 1 of 2 rows invalid (below the floor)") == 0);
+    /* shares that print alike are one figure, not a range "14-14%" */
+    fab_quality_tally_init(&t);
+    q = quality_in(1000, 5, 3);
+    q.cpu_min_pct = 14.0;
+    fab_quality_tally_add(&t, &q, fab_quality_reasons(&q));
+    q.cpu_min_pct = 14.4;
+    fab_quality_tally_add(&t, &q, fab_quality_reasons(&q));
+    fab_quality_tally_text(&t, line, sizeof(line));
+    CHECK(strcmp(line, "busy: a rank ran only 14% of the time; 2 of 2 rows disturbed") == 0);
 }
 
 static void test_schedule(void)
@@ -394,12 +615,34 @@ static void test_schedule(void)
     CHECK_NEAR(share[2], 0.0, 0.0);
     CHECK_NEAR(share[3], 6.0, 1e-12);
     /* measured blocks replace the estimate: 2 blocks in 8 s cost 4 s each */
-    CHECK(fab_adapt_add_block(&rows[0], 1e-6, 3.0) == FAB_OK);
-    CHECK(fab_adapt_add_block(&rows[0], 1e-6, 5.0) == FAB_OK);
+    CHECK(fab_adapt_add_block(&rows[0], 1e-6, 3.0, 100) == FAB_OK);
+    CHECK(fab_adapt_add_block(&rows[0], 1e-6, 5.0, 100) == FAB_OK);
     CHECK_NEAR(fab_adapt_block_cost(&rows[0]), 4.0, 1e-12);
     CHECK(fab_adapt_schedule(rows, 4, 9.0, in, share) == 3);
     CHECK_NEAR(share[0] + share[1] + share[3], 9.0, 1e-12);
-    CHECK_NEAR(share[0], 4.0, 1e-12);
+    /* the floor first: size 0 lacks 1 block (4 s), sizes 1 and 3 their 3 (6 s, 9 s); 19 s do
+     * not fit in 9: in proportion to them */
+    CHECK_NEAR(fab_adapt_floor_reserve(&rows[0]), 4.0, 1e-12);
+    CHECK_NEAR(fab_adapt_floor_reserve(&rows[1]), 6.0, 1e-12);
+    CHECK_NEAR(share[0], 9.0 * 4.0 / 19.0, 1e-12);
+    CHECK_NEAR(share[3], 9.0 * 9.0 / 19.0, 1e-12);
+    /* 30 s: the reserves whole, the 11 s left by cost (4 : 2 : 3) */
+    CHECK(fab_adapt_schedule(rows, 4, 30.0, in, share) == 3);
+    CHECK_NEAR(share[0], 4.0 + 11.0 * 4.0 / 9.0, 1e-12);
+    CHECK_NEAR(share[1], 6.0 + 11.0 * 2.0 / 9.0, 1e-12);
+    CHECK_NEAR(share[0] + share[1] + share[3], 30.0, 1e-12);
+    /* short of samples, not blocks: 3 blocks of 2 lack 4 samples, 2 more blocks; at the
+     * floor nothing is reserved */
+    {
+        fab_adapt_t a;
+
+        fab_adapt_init(&a, 0.01, 3, 1.0);
+        for (int i = 0; i < 3; i++)
+            CHECK(fab_adapt_add_block(&a, 1e-6, 1.0, 2) == FAB_OK);
+        CHECK_NEAR(fab_adapt_floor_reserve(&a), 2.0, 1e-12);
+        CHECK(fab_adapt_add_block(&a, 1e-6, 1.0, 4) == FAB_OK);
+        CHECK_NEAR(fab_adapt_floor_reserve(&a), 0.0, 0.0);
+    }
     /* costs all 0: an even split; no budget left: shares 0 */
     fab_adapt_init(&rows[0], 0.01, 3, 0.0);
     fab_adapt_init(&rows[1], 0.01, 3, 0.0);
@@ -416,31 +659,35 @@ static void test_schedule(void)
 
         fab_adapt_init(&a, 0.01, 3, 1.0);
         for (int i = 0; i < 2; i++)
-            CHECK(fab_adapt_add_block(&a, 1e-6, 1.0) == FAB_OK);
+            CHECK(fab_adapt_add_block(&a, 1e-6, 1.0, 100) == FAB_OK);
         CHECK(fab_adapt_decide(&a, &pooled, 5.0, &v) == FAB_ADAPT_CONTINUE); /* 2 < 3 blocks */
+        /* below the floor (2 < 3 blocks) a spent share does not stop it; the cap does */
+        CHECK(fab_adapt_decide(&a, &pooled, 0.5, &v) == FAB_ADAPT_CONTINUE);
+        a.capped = true;
         CHECK(fab_adapt_decide(&a, &pooled, 0.5, &v) == FAB_ADAPT_STOP_BUDGET);
+        a.capped = false;
         a.decision = FAB_ADAPT_CONTINUE;
-        CHECK(fab_adapt_add_block(&a, 1e-6, 1.0) == FAB_OK);
+        CHECK(fab_adapt_add_block(&a, 1e-6, 1.0, 100) == FAB_OK);
         CHECK(fab_adapt_decide(&a, &pooled, 0.0, &v) == FAB_ADAPT_STOP_PRECISE);
         /* the block cap is a budget */
         fab_adapt_init(&a, 0.0, 3, 1.0);
         for (int i = 0; i < FAB_ADAPT_MAX_BLOCKS; i++)
-            CHECK(fab_adapt_add_block(&a, 1e-6 * (1 + i % 2), 1.0) == FAB_OK);
-        CHECK(fab_adapt_add_block(&a, 1e-6, 1.0) == FAB_ERR_INTERNAL);
+            CHECK(fab_adapt_add_block(&a, 1e-6 * (1 + i % 2), 1.0, 100) == FAB_OK);
+        CHECK(fab_adapt_add_block(&a, 1e-6, 1.0, 100) == FAB_ERR_INTERNAL);
         CHECK(fab_adapt_decide(&a, &pooled, 1e9, &v) == FAB_ADAPT_STOP_BUDGET);
         /* spend (a loss count): precise goes on while the share buys a block, then stops
          * PRECISE; not precise, it stops BUDGET as before */
         fab_adapt_init(&a, 0.01, 3, 1.0);
         a.spend = true;
         for (int i = 0; i < 3; i++)
-            CHECK(fab_adapt_add_block(&a, 1e-6, 1.0) == FAB_OK);
+            CHECK(fab_adapt_add_block(&a, 1e-6, 1.0, 100) == FAB_OK);
         CHECK(fab_adapt_decide(&a, &pooled, 1.5, &v) == FAB_ADAPT_CONTINUE);
-        CHECK(fab_adapt_add_block(&a, 1e-6, 1.0) == FAB_OK);
+        CHECK(fab_adapt_add_block(&a, 1e-6, 1.0, 100) == FAB_OK);
         CHECK(fab_adapt_decide(&a, &pooled, 0.5, &v) == FAB_ADAPT_STOP_PRECISE);
         fab_adapt_init(&a, 0.01, 3, 1.0);
         a.spend = true;
         for (int i = 0; i < 3; i++)
-            CHECK(fab_adapt_add_block(&a, 1e-6 * (1 + i), 1.0) == FAB_OK);
+            CHECK(fab_adapt_add_block(&a, 1e-6 * (1 + i), 1.0, 100) == FAB_OK);
         CHECK(fab_adapt_decide(&a, &pooled, 0.5, &v) == FAB_ADAPT_STOP_BUDGET);
     }
 }
@@ -494,6 +741,8 @@ int main(void)
     test_groups();
     test_regimes();
     test_streams();
+    test_floor();
+    test_quality();
     test_schedule();
     /* fab_median_select against sorting: random lengths 1..300, values with many ties */
     {

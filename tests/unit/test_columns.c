@@ -218,10 +218,51 @@ static void check_columns_option(void)
 
     CHECK(fab_text_columns_check("p99_us,bytes,busbw_GBps,type", err, sizeof(err), hint,
                                  sizeof(hint)) == FAB_OK);
-    CHECK(fab_text_columns_check("p99_us,p99.9_us", err, sizeof(err), hint, sizeof(hint)) ==
+    CHECK(fab_text_columns_check("p99_us,p99.5_us", err, sizeof(err), hint, sizeof(hint)) ==
               FAB_ERR_USAGE &&
-          strstr(err, "unknown column 'p99.9_us'") && strstr(hint, "p999_us") &&
+          strstr(err, "unknown column 'p99.5_us'") && strstr(hint, "p999_us") &&
           strstr(hint, "redop") && strstr(hint, "bytes"));
+    /* the tables' headings are aliases of the files' names: accepted, headed as given, and a
+     * column named both ways is named twice */
+    CHECK(fab_text_columns_check("bytes,time_us,p99.9_us,ci%,MB/s,cpu%", err, sizeof(err), hint,
+                                 sizeof(hint)) == FAB_OK);
+    CHECK(fab_text_columns_check("bytes,time_us,mean_us", err, sizeof(err), hint, sizeof(hint)) ==
+              FAB_ERR_USAGE &&
+          strstr(err, "mean_us twice"));
+    fab_text_table(FAB_KIND_LATENCY, NULL, false, "bytes,time_us,lat_us,p99.9_us,cpu%", &t);
+    CHECK(t.n == 5 && strcmp(t.cell[1].col, "mean_us") == 0 &&
+          strcmp(t.cell[1].head, "time_us") == 0 && strcmp(t.cell[2].col, "loop_us") == 0 &&
+          strcmp(t.cell[3].col, "p999_us") == 0 && strcmp(t.cell[4].col, "cpu_rank_pct") == 0 &&
+          strcmp(t.cell[4].head, "cpu%") == 0 && t.cell[4].width < 12);
+    {
+        const char *head;
+        static const fab_kind_t kinds[] = {FAB_KIND_LATENCY, FAB_KIND_BANDWIDTH,
+                                           FAB_KIND_COLLECTIVE};
+
+        CHECK(fab_text_column_find("mean_us", &head) == fab_column_find("mean_us") && !head);
+        CHECK(fab_text_column_find("MB/s", &head) == fab_column_find("MBps") &&
+              strcmp(head, "MB/s") == 0);
+        CHECK(fab_text_column_find("p99.5_us", &head) == -1);
+        /* every heading of every layout names the column it shows, and no other */
+        for (int k = 0; k < 3; k++)
+            for (int wide = 0; wide < 2; wide++) {
+                int n;
+                const fab_text_cell_t *cells = fab_text_layout(kinds[k], wide, &n);
+
+                for (int i = 0; i < n; i++)
+                    CHECK(fab_text_column_find(cells[i].head, &head) ==
+                          fab_column_find(cells[i].col));
+            }
+    }
+    /* --overlap-compute: overlap in place of count in the compact collective table only */
+    fab_text_table(FAB_KIND_COLLECTIVE, NULL, false, NULL, &t);
+    fab_text_table_overlap(&t, true, (double[]){NAN, NAN}, 2);
+    CHECK(strcmp(t.cell[2].col, "count") == 0);
+    fab_text_table_overlap(&t, true, (double[]){NAN, 37.5}, 2);
+    CHECK(strcmp(t.cell[2].col, "overlap_pct") == 0 && strcmp(t.cell[2].head, "overlap") == 0);
+    fab_text_table(FAB_KIND_COLLECTIVE, NULL, true, NULL, &t);
+    fab_text_table_overlap(&t, false, (double[]){37.5}, 1);
+    CHECK(strcmp(t.cell[t.n - 3].col, "count") == 0);
     CHECK(fab_text_columns_check("bytes,,p50_us", err, sizeof(err), hint, sizeof(hint)) ==
               FAB_ERR_USAGE &&
           strstr(err, "empty"));
@@ -310,6 +351,14 @@ int main(void)
     CHECK(fab_column_find("tcp_retrans") == 43 && fab_column_find("sndbuf_bytes") == 44 &&
           fab_column_find("rcvbuf_bytes") == 45 && fab_column_find("streams") == 46);
     CHECK(fab_columns[41].type == FAB_COL_STR && fab_columns[40].type == FAB_COL_I64);
+    /* the row's quality and disturbance after every kernel's own: nothing earlier moved */
+    CHECK(fab_column_find("quality") == fab_ncolumns - 5 &&
+          fab_column_find("quality_reason") == fab_ncolumns - 4 &&
+          fab_column_find("cpu_steal_pct") == fab_ncolumns - 3 &&
+          fab_column_find("ctx_invol_per_s") == fab_ncolumns - 2 &&
+          fab_column_find("runnable_per_cpu") == fab_ncolumns - 1);
+    CHECK(fab_columns[fab_ncolumns - 5].type == FAB_COL_STR &&
+          fab_columns[fab_ncolumns - 4].type == FAB_COL_STR);
     check_layouts();
     check_kernel_columns();
     check_counter_kinds();

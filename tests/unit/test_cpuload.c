@@ -2,6 +2,7 @@
 /* CPU cost arithmetic: /proc/stat parsing and node-wide shares. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "measure/cpuload.h"
@@ -53,5 +54,33 @@ int main(void)
     fab_cpu_window(&m0, &m1, w);
     CHECK(m0.node && m1.node);
     CHECK(w[1] >= 0 && w[2] >= 0 && w[3] >= 0 && w[1] + w[2] + w[3] <= 100.0 + 1e-9);
+    /* /proc/loadavg: R of "R/T"; anything else unknown (-1) */
+    CHECK(fab_loadavg_parse("0.50 0.40 0.30 3/456 12345") == 3);
+    CHECK(fab_loadavg_parse("9.00 9.00 9.00 40/500 1") == 40);
+    CHECK(fab_loadavg_parse("0.5 0.4 0.3 7/5 1") == -1); /* more running than tasks */
+    CHECK(fab_loadavg_parse("0.5 0.4 0.3 -1/5 1") == -1);
+    CHECK(fab_loadavg_parse("xxxxxxxxxxxxxxxxxxx") == -1);
+    CHECK(fab_loadavg_parse("") == -1);
+    /* steal: known only with the eighth field; 50 of 200 ticks stolen is 25% */
+    CHECK(fab_proc_stat_fields("cpu  10 0 5 100 0 0 1\n", a) == 7);
+    CHECK(fab_proc_stat_fields("cpu  100 20 30 1000 5 1 4 0 0 0\n", a) == 8);
+    memset(&m0, 0, sizeof(m0));
+    memset(&m1, 0, sizeof(m1));
+    m0.node = m1.node = m0.steal = m1.steal = true;
+    CHECK(fab_proc_stat_parse("cpu  100 0 0 1000 0 0 0 0\n", m0.j));
+    CHECK(fab_proc_stat_parse("cpu  200 0 0 1050 0 0 0 50\n", m1.j));
+    m1.wall = 0.5; /* 5 involuntary switches in 0.5 s: 10 a second */
+    m1.nivcsw = 5;
+    {
+        double cs, steal;
+
+        fab_cpu_disturbance(&m0, &m1, &cs, &steal);
+        CHECK_NEAR(steal, 25.0, 1e-12);
+        CHECK_NEAR(cs, 10.0, 1e-12);
+        m1.steal = false; /* a kernel without the field: unknown, not 0 */
+        m1.wall = 0.005;  /* shorter than a tick: no rate */
+        fab_cpu_disturbance(&m0, &m1, &cs, &steal);
+        CHECK(isnan(steal) && isnan(cs));
+    }
     return fab_test_report("test_cpuload");
 }

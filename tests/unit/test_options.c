@@ -156,9 +156,10 @@ int main(void)
             CHECK(k->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_ERR_CONFIG &&
                   strstr(msg, "own non-blocking mode") && strstr(hint, "--inflight"));
             ctx.nonblocking = false;
-            CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--params", "0.5") == FAB_OK);
-            CHECK(k->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_ERR_CONFIG &&
-                  strstr(msg, "not a whole number"));
+            /* a fraction of a parameter: refused by the option row, before MPI_Init */
+            CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--params", "0.5") == FAB_ERR_USAGE &&
+                  strstr(err, "--params: 0.5 is not a whole number; give a whole number from 1 "
+                              "to 1e13 parameters"));
             CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--bucket", "2") == FAB_OK);
             CHECK(k->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_ERR_CONFIG &&
                   strstr(msg, "smaller than one element"));
@@ -203,9 +204,9 @@ int main(void)
     /* a kernel whose option clashes with one of the harness or of another kernel */
     {
         static const fab_opt_t mine[] = {{"window", 0, FAB_OPT_FLAG, 0, 0, 0, NULL, NULL, "off",
-                                          "a clash with the harness's --window", 0}};
-        static const fab_opt_t other[] = {
-            {"quack", 'q', FAB_OPT_FLAG, 0, 0, 0, NULL, NULL, "off", "a clash with -q", 0}};
+                                          "a clash with the harness's --window", 0, false, NULL}};
+        static const fab_opt_t other[] = {{"quack", 'q', FAB_OPT_FLAG, 0, 0, 0, NULL, NULL, "off",
+                                           "a clash with -q", 0, false, NULL}};
         static bool v;
         const fab_kernel_t bad = {
             .name = "bad", .options = mine, .noptions = 1, .option_values = &v};
@@ -281,13 +282,18 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1,,2") == FAB_ERR_USAGE &&
           strstr(err, "not a list"));
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1,x") == FAB_ERR_USAGE &&
-          strstr(err, "'x' is not a whole number"));
+          strstr(err, "'x' is not a number"));
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1:128") == FAB_OK &&
           o.nkernels == 8);
     /* more instances than a run holds: refused, saying why */
-    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream,tcp_stream,tcp_stream,tcp_stream,tcp_stream",
-                "--streams", "1,2,3,4,5,6,7") == FAB_ERR_USAGE &&
+    CHECK(parse(&o, &cmd, err, 6, "run", "tcp_stream,udp_rate", "--streams",
+                "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,"
+                "31,32",
+                "--rate", "1G") == FAB_ERR_USAGE &&
           strstr(err, "too many kernels"));
+    /* a kernel named twice: refused (its rows would be two kernels of one name) */
+    CHECK(parse(&o, &cmd, err, 2, "run", "latency,bw,latency") == FAB_ERR_USAGE &&
+          strstr(err, "kernel list 'latency,bw,latency' names latency twice"));
     /* a rate list: one udp_rate instance per rate, doubling ranges, written as given */
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "500M,1G") == FAB_OK &&
           o.nkernels == 2 && fabs(o.kernels[0]->axis_value - 0.5) < 1e-12 &&

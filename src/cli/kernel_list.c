@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The kernel list of `fabricbench run LIST` (cli/kernel_list.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/kernel_list.h"
+#include "kernel/registry.h"
+
+fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, size_t errlen,
+                                   char *hint, size_t hintlen)
+{
+    char buf[512], *save = NULL;
+
+    if (strlen(list) >= sizeof(buf) || !*list) {
+        snprintf(err, errlen, "kernel list '%s' is empty or too long", list);
+        snprintf(hint, hintlen,
+                 "name kernels comma-separated, e.g. latency,bw ('fabricbench "
+                 "list' shows them)");
+        return FAB_ERR_USAGE;
+    }
+    strcpy(buf, list);
+    if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,")) {
+        snprintf(err, errlen, "kernel list '%s' has an empty entry", list);
+        snprintf(hint, hintlen,
+                 "name kernels comma-separated, e.g. latency,bw ('fabricbench "
+                 "list' shows them)");
+        return FAB_ERR_USAGE;
+    }
+    o->nkernels = 0;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const fab_kernel_t *k = fab_kernel_find(tok);
+
+        if (!k) {
+            size_t n;
+
+            snprintf(err, errlen, "unknown kernel '%s'", tok);
+            n = (size_t)snprintf(hint, hintlen, "kernels are:");
+            for (int i = 0; i < fab_nkernels && n < hintlen; i++)
+                n += (size_t)snprintf(hint + n, hintlen - n, "%s %s", i ? "," : "",
+                                      fab_kernels[i]->name);
+            if (n < hintlen)
+                snprintf(hint + n, hintlen - n, " ('fabricbench list' describes them)");
+            return FAB_ERR_USAGE;
+        }
+        /* twice in a run, its rows would be two kernels of one name: files and the
+         * analysis tell a kernel's rows apart by its name (and an instance's value) */
+        for (int i = 0; i < o->nkernels; i++)
+            if (o->kernels[i] == k) {
+                snprintf(err, errlen, "kernel list '%s' names %s twice", list, k->name);
+                snprintf(hint, hintlen,
+                         "give each kernel once; --repeat N measures the whole plan N times, "
+                         "a list option (--streams 1,4) runs a kernel once per value");
+                return FAB_ERR_USAGE;
+            }
+        if (o->nkernels >= FAB_MAX_KERNELS) {
+            snprintf(err, errlen, "too many kernels in one run (at most %d)", FAB_MAX_KERNELS);
+            return FAB_ERR_USAGE;
+        }
+        o->kernels[o->nkernels++] = k;
+    }
+    return FAB_OK;
+}
+
+/* The kernels' instances: a kernel with an axis option (fab_kernel_t.axis) runs once per
+ * value of that option, each a copy of its descriptor with axis_value set, in o->kernels in
+ * the order the values were given. */
+static fab_kernel_t fab_instances[FAB_MAX_KERNELS];
+
+fab_status_t fab_kernel_list_expand(fab_opts_t *o, char *err, size_t errlen, char *hint,
+                                    size_t hintlen)
+{
+    const fab_kernel_t *given[FAB_MAX_KERNELS];
+    int n = o->nkernels, used = 0;
+
+    memcpy(given, o->kernels, sizeof(given[0]) * (size_t)n);
+    o->nkernels = 0;
+    for (int i = 0; i < n; i++) {
+        const fab_kernel_t *k = given[i];
+        const fab_opt_t *axis = NULL;
+        const fab_list_t *l;
+
+        for (int j = 0; k->axis && j < k->noptions; j++)
+            if (strcmp(k->options[j].name, k->axis) == 0)
+                axis = &k->options[j];
+        if (!k->axis) {
+            if (o->nkernels >= FAB_MAX_KERNELS)
+                goto too_many;
+            o->kernels[o->nkernels++] = k;
+            continue;
+        }
+        if (!axis || (axis->type != FAB_OPT_INTS && axis->type != FAB_OPT_RATES)) {
+            snprintf(err, errlen, "kernel %s: its axis '%s' is not one of its list options",
+                     k->name, k->axis);
+            snprintf(hint, hintlen, "this is a bug in the kernel's descriptor; please report it");
+            return FAB_ERR_INTERNAL;
+        }
+        l = (const fab_list_t *)((const char *)k->option_values + axis->offset);
+        for (int v = 0; v < l->n; v++) {
+            if (o->nkernels >= FAB_MAX_KERNELS || used >= FAB_MAX_KERNELS)
+                goto too_many;
+            fab_instances[used] = *k;
+            fab_instances[used].axis_value = l->v[v];
+            o->kernels[o->nkernels++] = &fab_instances[used++];
+        }
+    }
+    return FAB_OK;
+too_many:
+    snprintf(err, errlen,
+             "too many kernels in one run (at most %d, counting each value of a list option such "
+             "as --streams 1,4,8 as one)",
+             FAB_MAX_KERNELS);
+    snprintf(hint, hintlen, "give fewer kernels or fewer values, or run them in several runs");
+    return FAB_ERR_USAGE;
+}
