@@ -9,7 +9,7 @@ the noise is a WARN: the measurement cannot tell. docs/ANALYSIS.md has the detai
 import math
 import statistics
 
-from . import noise as noise_mod
+from . import noise as noise_mod, quality
 from .compare import DEFAULT_SIGMA, headline_metric, judge
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
 from .hostile import COLUMNS
@@ -113,13 +113,42 @@ def _setup_items(bsettings, crows, instances):
 DEFAULT_RUN_SPREAD = 0.05
 
 
-def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
-          run_spread=DEFAULT_RUN_SPREAD):
-    """Check every series of `cur` against the baseline table `base` (all its runs pooled).
+def measurements(cur, run="all"):
+    """What check judges in `cur`, one entry per measurement: the runs one `fabricbench run`
+    wrote (grouping.invocations: the N runs of --repeat N together, their median), of every
+    file, or (run 'latest') the last of each file; a run named (run_0001) alone. Each entry:
+    dict(label, file, run (its runs' names, comma-separated), runs, members (series dicts),
+    rows (one per kernel instance and size: the median over its runs, grouping.group_rows))."""
+    from . import grouping
 
-    Returns dict(result, tolerance, sigma, baseline, files: [dict(label, file, run, result,
-    counts, checks)], notes)."""
+    by_file = {}
+    for s in cur.series():
+        by_file.setdefault(s["file"], []).append(s)
+    out = []
+    for file, series in by_file.items():
+        sets = grouping.invocations(series) if run in ("all", "latest", None) else \
+            [[s] for s in series]
+        if run == "latest":
+            sets = sets[-1:]
+        for members in sets:
+            rows = grouping.group_rows(cur, grouping.members_group(members))
+            out.append({"label": members[0]["label"], "file": file,
+                        "run": ", ".join(m["run"] for m in members),
+                        "runs": [m["run"] for m in members], "members": members,
+                        "repeat": grouping.repeat_count(members[0]), "rows": rows})
+    return out
+
+
+def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
+          run_spread=DEFAULT_RUN_SPREAD, sets=None):
+    """Check every measurement of `cur` (`sets`, measurements(); default: every run on its
+    own) against the baseline table `base` (all its runs pooled).
+
+    Returns dict(result, tolerance, sigma, baseline, files: [dict(label, file, run, runs,
+    result, counts, checks, judged, not_comparable)], judged, not_comparable, notes)."""
     _validate_rules(rules, base, cur)
+    if sets is None:
+        sets = measurements(cur, run="each")
     blabels = base.labels()
     bseries = base.series()
     # Baseline rows by (kernel, variant, bytes): one per baseline run, first occurrence per run.
@@ -144,17 +173,25 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
     files = []
     notes = []
     any_common = False
-    for cs in cur.series():
+    for m in sets:
+        cs = m["members"][0]
         lab = cs["label"]
         cidx = {}
-        for r in cur_rows.get(lab, []):
+        for r in m["rows"]:
             cidx.setdefault(row_key(r), r)
-        items = _run_items(bseries, cs, notes)
+        items = []
+        for member in m["members"]:
+            for it in _run_items(bseries, member, notes):
+                if it not in items:
+                    items.append(it)
         common = [k for k in bidx if k in cidx]
         any_common = any_common or bool(common)
+        entry = {"label": lab, "file": cs["file"], "run": m["run"], "runs": m["runs"],
+                 "repeat": m["repeat"]}
         if not common:
-            files.append({"label": lab, "file": cs["file"], "run": cs["run"], "result": "FAIL",
-                          "checks": items, "counts": {}, "common": 0})
+            entry.update({"result": "FAIL", "checks": items, "counts": {}, "common": 0,
+                          "judged": 0, "not_comparable": 0})
+            files.append(entry)
             continue
         items.extend(_setup_items(bsettings, cur_rows.get(lab, []),
                                   sorted({k[:2] for k in common})))
@@ -184,9 +221,11 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
                     it["rule"] = source
                     items.append(it)
         counts = {s: sum(1 for i in items if i["status"] == s) for s in ORDER}
-        files.append({"label": lab, "file": cs["file"], "run": cs["run"],
-                      "result": _worst([i["status"] for i in items]), "counts": counts,
-                      "checks": items, "common": len(common)})
+        entry.update({"result": _worst([i["status"] for i in items]), "counts": counts,
+                      "checks": items, "common": len(common),
+                      "judged": sum(1 for i in items if i.get("comparable") is True),
+                      "not_comparable": sum(1 for i in items if i.get("comparable") is False)})
+        files.append(entry)
     if not any_common:
         raise AnalysisError(
             "nothing in common to check: the baseline (%s) and %s share no kernel and message "
@@ -196,7 +235,39 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
     return {"result": _worst([f["result"] for f in files]), "tolerance": tolerance,
             "sigma": sigma, "run_spread": run_spread,
             "baseline": {"files": sorted({s["file"] for s in bseries}), "runs": blabels},
-            "files": files, "notes": notes}
+            "files": files, "notes": notes,
+            "judged": sum(f["judged"] for f in files),
+            "not_comparable": sum(f["not_comparable"] for f in files)}
+
+
+def pairs_not_comparable(result, base_ms, cur_ms):
+    """A WARN, no verdict, for each pairs matrix of a checked run whose kernel row (or every
+    baseline run's) is disturbed or invalid: its pairs are not judged one by one."""
+    bad = ("disturbed", "invalid")
+    for f in result["files"]:
+        last = (f.get("runs") or [f["run"]])[-1]
+        for cm in cur_ms:
+            if cm["file"] != f["file"] or cm["run"] != last:
+                continue
+            bms = [b for b in base_ms if b["kernel"] == cm["kernel"]]
+            if not bms:
+                continue
+            if cm.get("quality") in bad:
+                why = "this run's %s row is %s" % (cm["kernel"], cm.get("quality_text"))
+            elif all(b.get("quality") in bad for b in bms):
+                why = "the baseline's %s row is %s" % (cm["kernel"], bms[0].get("quality_text"))
+            else:
+                continue
+            it = _item("WARN", (cm["kernel"], ""), cm["bytes"], "pairs", None, None, None, None,
+                       None, "not comparable: %s; its pairs are not judged one by one" % why)
+            it["comparable"] = False
+            f["checks"].append(it)
+            f["not_comparable"] = f.get("not_comparable", 0) + 1
+            f["counts"] = {s: sum(1 for i in f["checks"] if i["status"] == s) for s in ORDER}
+            f["result"] = _worst([i["status"] for i in f["checks"]])
+    result["not_comparable"] = sum(f.get("not_comparable", 0) for f in result["files"])
+    result["result"] = _worst([f["result"] for f in result["files"]])
+    return result
 
 
 def _item(status, inst, nbytes, metric, base, value, change, noise, tol, reason):
@@ -213,6 +284,29 @@ def _missing(inst, nbytes, cs, strict):
         why += " (it is %s)" % cs["run_status"]
     return _item("FAIL" if strict else "WARN", inst, nbytes, "-", None, None, None, None, None,
                  why)
+
+
+def _not_comparable(inst, nbytes, metric, brows, crow, tol):
+    """A WARN with no verdict where this run's row, or every baseline run's, is disturbed or
+    invalid (quality.py): a number that is no measurement neither passes nor fails."""
+    value = crow.get(metric)
+    if not quality.comparable(crow):
+        n = len(crow.get("_runs") or [crow])
+        why = "this run's row is %s" % quality.why(crow) if n == 1 else \
+            "the row is %s in all %d runs measured" % (quality.why(crow), n)
+        q = crow.get("quality")
+    else:
+        bad = [r for r in brows if finite(r.get(metric))]
+        why = "the baseline's row is %s%s" % (
+            quality.why(bad[0]), "" if len(bad) == 1 else " in all its %d runs" % len(bad))
+        q = quality.worst(r.get("quality") for r in bad)
+    it = _item("WARN", inst, nbytes, metric,
+               statistics.median([r[metric] for r in brows if finite(r.get(metric))]),
+               value if finite(value) else None, None, None, tol,
+               "not comparable: %s; no verdict" % why)
+    it["comparable"] = False
+    it["quality"] = q
+    return it
 
 
 def _check_one(inst, nbytes, metric, brows, crow, tol, severity, sigma, run_spread):
@@ -234,6 +328,14 @@ def _check_one(inst, nbytes, metric, brows, crow, tol, severity, sigma, run_spre
             return _item("FAIL", inst, nbytes, metric, None, None, None, None, tol,
                          "impossible value in the baseline: %s is %s (%s); not compared" %
                          (metric, _num_text(b), why))
+    # Only measurements are judged: this run's row and the baseline runs' rows that are
+    # neither disturbed nor invalid (quality.py).
+    good = [r for r in brows if finite(r.get(metric)) and quality.comparable(r)]
+    if not quality.comparable(crow) or not good:
+        return _not_comparable(inst, nbytes, metric, brows, crow, tol)
+    left = len(bvals) - len(good)
+    brows = good
+    bvals = [r[metric] for r in good]
     ref = statistics.median(bvals)
     if not finite(value):
         return _item("WARN", inst, nbytes, metric, ref, None, None, None, tol,
@@ -274,7 +376,9 @@ def _check_one(inst, nbytes, metric, brows, crow, tol, severity, sigma, run_spre
         else:
             status = "WARN" if severity == "warn" else "FAIL"
             reason = "%s by %s: beyond the tolerance (%s) and the %s" % (
-                how, _pct(worse), _pct(tol), noise_txt)
+                how, _pct(worse), _pct(tol), noise_txt) if finite(noise) else \
+                "%s by %s: beyond the tolerance (%s); no noise estimate" % (
+                    how, _pct(worse), _pct(tol))
     elif d and change * d > tol:
         status = "PASS"
         reason = "better by %s" % _pct(change * d)
@@ -285,7 +389,17 @@ def _check_one(inst, nbytes, metric, brows, crow, tol, severity, sigma, run_spre
     else:
         status = "PASS"
         reason = "within the tolerance (%s)" % _pct(tol)
-    return _item(status, inst, nbytes, metric, ref, value, change, noise, tol, reason)
+    it = _item(status, inst, nbytes, metric, ref, value, change, noise, tol, reason)
+    it["comparable"] = True
+    if left:
+        it["reason"] += "; the baseline's median of %d run%s (%d disturbed or invalid left " \
+            "out)" % (len(good), "" if len(good) == 1 else "s", left)
+    mine = len(crow.get("_left_out") or ())
+    if mine:
+        n = len(crow["_runs"])
+        it["reason"] += "; this measurement's median of %d run%s (%d disturbed or invalid " \
+            "left out)" % (n, "" if n == 1 else "s", mine)
+    return it
 
 
 def _num_text(v):
@@ -311,10 +425,27 @@ def impossible(metric, v):
     return None
 
 
+def measured_text(f):
+    """What was checked of a file: 'F.h5 (run_0002)', or for the runs of one --repeat N,
+    'F.h5 (run_0000, run_0001, run_0002: the 3 runs of its --repeat 3 as one, each row their
+    median)'."""
+    runs = f.get("runs") or [f["run"]]
+    if len(runs) < 2:
+        return "%s (%s)" % (f["file"], f["run"])
+    return "%s (%s: the %d runs of its --repeat %d as one, each row their median)" % (
+        f["file"], ", ".join(runs), len(runs), f.get("repeat") or len(runs))
+
+
+def no_verdict(f):
+    """Whether every row check a file needed was not comparable (disturbed or invalid)."""
+    return not f.get("judged") and f.get("not_comparable", 0) > 0 and \
+        not f.get("line_judged")
+
+
 def _header(result, f):
     """The first line of a file's checks: what it is checked against."""
     if result["baseline"] is None:
-        return "check %s (%s): line rate only (no --baseline)" % (f["file"], f["run"])
+        return "check %s: line rate only (no --baseline)" % measured_text(f)
     base = ", ".join(result["baseline"]["files"])
     nb = len(result["baseline"]["runs"])
     if nb >= MIN_SPREAD_RUNS:
@@ -324,8 +455,8 @@ def _header(result, f):
                   "about %s cannot FAIL; a baseline of %d runs measures it)" %
                   (_pct(result.get("run_spread", 0.0)),
                    _pct(result["sigma"] * result.get("run_spread", 0.0)), MIN_SPREAD_RUNS))
-    return "check %s (%s) against %s (%d run%s); tolerance %s, noise %g sigma, %s" % (
-        f["file"], f["run"], base, nb, "" if nb == 1 else "s", _pct(result["tolerance"]),
+    return "check %s against %s (%d run%s); tolerance %s, noise %g sigma, %s" % (
+        measured_text(f), base, nb, "" if nb == 1 else "s", _pct(result["tolerance"]),
         result["sigma"], spread)
 
 
@@ -335,6 +466,12 @@ def _result_line(result, f):
         return "result: FAIL (nothing in common with the baseline)"
     nothing = " (nothing judged against the line rate)" if "min_line_pct" in result and \
         not f.get("line_judged") else ""
+    nc = f.get("not_comparable", 0)
+    if no_verdict(f) and f["result"] != "FAIL":
+        return "result: NO VERDICT: every row it needs is disturbed or invalid (%d not " \
+            "comparable)%s" % (nc, nothing)
+    if nc:
+        nothing += " (%d not comparable: disturbed or invalid, no verdict)" % nc
     return "result: %s (%d FAIL, %d WARN, %d PASS)%s" % (f["result"], c["FAIL"], c["WARN"],
                                                          c["PASS"], nothing)
 

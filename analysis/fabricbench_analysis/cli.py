@@ -15,10 +15,14 @@ PROG = "fabricbench-analyze"
 EPILOG = """exit codes: 0 done (check: no FAIL; WARN allowed; matrix: healthy), 1 check found a
 FAIL (matrix: a verdict named suspects), 2 usage error (bad option or rules file), 3 an input
 could not be read (not HDF5, damaged, newer schema; matrix: no pairs kernel) or an output not
-written, 4 nothing in common to compare or check (check --min-line-pct: no row with a known
-line rate; matrix: no verdict yet, the run was stopped), 5 an unexpected error (a bug of
+written, 4 nothing in common to compare or check (check: no verdict, every row it needs
+disturbed or invalid; check --min-line-pct: no row with a known line rate; matrix: no verdict
+yet, the run was stopped, or its row disturbed), 5 an unexpected error (a bug of
 fabricbench-analyze; FABRICBENCH_ANALYZE_DEBUG=1 shows where).
-docs/ANALYSIS.md describes every command, the table's columns and the noise method."""
+A row fabricbench marked disturbed or invalid (or, in a file from before those marks, with a
+rank's CPU share below 80% or fewer than 10 iterations) is shown marked and never judged.
+docs/ANALYSIS.md describes every command, the table's columns, row quality and the noise
+method."""
 
 
 def _one_line(msg):
@@ -156,7 +160,8 @@ def cmd_plot(args):
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad or not formats:
         raise UsageError("--format %s: formats are png, svg and pdf" % args.format)
-    for path in plot.save(table, outdir, formats, _matrices(args.files, args.run)):
+    for path in plot.save(table, outdir, formats, _matrices(args.files, args.run),
+                          per_run=args.per_run, group_keys=_groups(args)):
         print(path)
     for t in plot.tables(table) if len(table) else ():
         _note("%s not plotted: %s; fabricbench-analyze report shows it as a table" %
@@ -165,9 +170,18 @@ def cmd_plot(args):
 
 
 def _matrices(files, run, kernel=None):
-    """The matrices of the pairs kernels in the files (--kernel: of that kernel only)."""
+    """The matrices of the pairs kernels in the files (--kernel: of that kernel only), each
+    with its kernel row's quality (quality.annotate_matrices)."""
+    from .errors import NoRows
+    from .loading import load
     from .matrix_load import load_matrices
+    from .quality import annotate_matrices
     ms = load_matrices(files, run=run, warn=_note)
+    if ms:
+        try:
+            annotate_matrices(ms, load(files, run=run))  # its notes are the command's own
+        except NoRows:  # a run killed in its first pairs kernel: a matrix but no row
+            pass
     if kernel is not None:
         names = sorted({m["kernel"] for m in ms})
         ms = [m for m in ms if m["kernel"] == kernel]
@@ -212,21 +226,42 @@ def _check_result(args, table=None):
                          "every link at 90% of its line rate")
     base = loading.load([args.baseline], run=args.baseline_run, warn=_note) \
         if args.baseline else None
-    cur = table if table is not None else loading.load(args.files, run=args.run, warn=_note)
+    # The runs of one --repeat N are one measurement (check.measurements): 'latest' is a
+    # file's last run and the others of its --repeat, so a file whose last run was one of a
+    # --repeat is read whole (the notes of the reading that counts are printed).
+    cur = table
+    if cur is None:
+        notes = []
+        cur = loading.load(args.files, run=args.run, warn=notes.append)
+        from .grouping import repeat_count
+        if args.run == "latest" and any(repeat_count(s) > 1 for s in cur.series()):
+            cur = loading.load(args.files, run="all", warn=_note)
+        else:
+            for n in notes:
+                _note(n)
+    sets = check.measurements(cur, args.run)
     if base is None:
         result = linecheck.without_baseline(args.sigma, spread)
     else:
         result = check.check(base, cur, tol, rules, sigma=args.sigma, strict=args.strict,
-                             run_spread=spread)
+                             run_spread=spread, sets=sets)
         # The pairs kernels' matrices, pair by pair (matrix_check.py)
         from .matrix_check import add_pair_checks
         base_ms = _matrices([args.baseline], args.baseline_run)
         if base_ms:
-            add_pair_checks(result, base_ms, _matrices(args.files, args.run), tol, rules,
+            # pair by pair only where both measurements are comparable (quality.py)
+            cur_ms = _matrices(args.files, "all" if args.run == "latest" else args.run)
+            check.pairs_not_comparable(result, base_ms, cur_ms)
+            add_pair_checks(result, [m for m in base_ms if _comparable_matrix(m)],
+                            [m for m in cur_ms if _comparable_matrix(m)], tol, rules,
                             args.sigma, spread, args.strict)
     if line is not None:
-        linecheck.add_line_checks(result, cur, line, args.line_pct_sizes)
+        linecheck.add_line_checks(result, cur, line, args.line_pct_sizes, sets)
     return result
+
+
+def _comparable_matrix(m):
+    return m.get("quality") not in ("disturbed", "invalid")
 
 
 def cmd_check(args):
@@ -238,6 +273,15 @@ def cmd_check(args):
         sys.stdout.write(check.render_text(result, show=args.show))
     if result["result"] == "FAIL":
         return EXIT_FAIL
+    if result.get("not_comparable") and not result.get("judged") and \
+            not result.get("line_judged"):
+        raise AnalysisError(
+            "no verdict: every row the check needs is disturbed or invalid (%d not comparable: "
+            "measured while the machine took the ranks' CPU, or below the floor of samples)" %
+            result["not_comparable"],
+            "measure again on a quiet machine (fabricbench's header and `summary` say how busy "
+            "it was), or with more time (-t); docs/METRICS.md, Row quality",
+            EXIT_NOTHING_IN_COMMON)
     if result.get("line_judged") == 0:
         raise AnalysisError(
             "nothing to judge against the line rate: no bandwidth or collective row of %s has "
@@ -266,7 +310,7 @@ def cmd_report(args):
     base_ms = _matrices([args.baseline], args.baseline_run) if args.baseline else []
     page = report.build(table, cmp_result, cmp_error, chk, title=args.title,
                         matrices=_matrices(args.files, args.run), base_matrices=base_ms,
-                        group_keys=keys, max_loss=max_loss)
+                        group_keys=keys, max_loss=max_loss, per_run=args.per_run)
     if _write_out(args, lambda f: f.write(page)):
         print(args.output)
     return EXIT_OK
@@ -297,12 +341,12 @@ def _parser():
     p.add_argument("--version", action="version", version="%(prog)s " + _version())
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    def common(sp, files=True, run_default="all"):
+    def common(sp, files=True, run_default="all", run_help=None):
         if files:
             sp.add_argument("files", nargs="+", metavar="FILE.h5", help="result files")
         sp.add_argument("--run", default=run_default, metavar="RUN",
-                        help="which runs of each file: all, latest, a run name (run_0001) or "
-                        "number [default: %s]" % run_default)
+                        help=run_help or "which runs of each file: all, latest, a run name "
+                        "(run_0001) or number [default: %s]" % run_default)
         sp.add_argument("--label", action="append", metavar="TEXT",
                         help="name of a file's curve and column, once per file in order "
                         "[default: its fabric, or the transport UCX used]")
@@ -316,6 +360,12 @@ def _parser():
                         "with different --label are never grouped [default: command,fabric, "
                         "and where several files each hold 2 runs or more of a group, each "
                         "file is a group of its own]")
+
+    def per_run(sp):
+        sp.add_argument("--per-run", action="store_true",
+                        help="plots: a curve per run, not per group of runs (by default the "
+                        "repeats of one measurement are one curve, their median, with the "
+                        "range of the runs shaded)")
 
     def max_loss(sp):
         sp.add_argument("--max-loss", default="1%", metavar="PCT",
@@ -371,6 +421,8 @@ def _parser():
     sp = sub.add_parser("plot", help="latency, bandwidth, message rate and busbw vs message "
                         "size, gradsync vs bucket size or buckets in flight; PNG and SVG")
     common(sp)
+    group(sp)
+    per_run(sp)
     sp.add_argument("-o", "--output", required=True, metavar="DIR",
                     help="directory for the plots (created if missing)")
     sp.add_argument("--format", default="png,svg", metavar="FMT[,FMT]",
@@ -391,6 +443,7 @@ def _parser():
     sp.add_argument("--metric", action="append", metavar="COLUMN",
                     help="comparison columns, as for compare")
     sp.add_argument("--reference", metavar="NAME|N|FILE", help="as for compare")
+    per_run(sp)
     max_loss(sp)
     _check_options(sp)
     sp.set_defaults(func=cmd_report)
@@ -398,11 +451,16 @@ def _parser():
     sp = sub.add_parser("check", help="PASS/WARN/FAIL against a baseline file, noise-aware, "
                         "and/or against the line rate (--min-line-pct); exit 1 on FAIL",
                         description="Check runs against a baseline file (--baseline), against "
-                        "the line rate (--min-line-pct), or both. Exit 0 no FAIL (WARN "
+                        "the line rate (--min-line-pct), or both. The runs of one --repeat N "
+                        "are one measurement: each row their median. A disturbed or invalid "
+                        "row is not comparable: a WARN, never a FAIL. Exit 0 no FAIL (WARN "
                         "allowed), 1 a FAIL, 2 usage, 3 a bad file, 4 nothing to judge (no "
-                        "kernel and size in common with the baseline; no row with a known "
-                        "line rate).")
-    common(sp, run_default="latest")
+                        "kernel and size in common with the baseline; every row it needs "
+                        "disturbed or invalid: no verdict; no row with a known line rate).")
+    common(sp, run_default="latest", run_help="which runs of each file: latest (its last run "
+           "and the others of that --repeat N, as one measurement: each row their median), all "
+           "(every such measurement), a run name (run_0001) or number (that run alone) "
+           "[default: latest]")
     noise(sp)
     _check_options(sp)
     sp.add_argument("--json", action="store_true", help="JSON instead of text")

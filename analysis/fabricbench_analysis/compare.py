@@ -2,7 +2,7 @@
 """Side-by-side comparison of series (files or runs) per kernel and size, noise-aware."""
 import math
 
-from . import grouping, layers
+from . import grouping, layers, quality
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
 from .noise import noise_column
 from .table import (KERNEL_COLUMNS, RUN_COLUMNS, direction, finite, fmt_num, instance,
@@ -32,7 +32,8 @@ def metric_columns(table):
     """The columns --metric accepts: the measurements (the result table's columns, those a
     newer file adds, the noise estimates), not the run's or kernel's settings."""
     return [c for c in table.columns if c not in RUN_COLUMNS and c not in KERNEL_COLUMNS
-            and c not in ("bytes", "count", "type", "redop", "noise_method")]
+            and c not in ("bytes", "count", "type", "redop", "noise_method", "quality",
+                          "quality_reason", "quality_from")]
 
 
 def check_metrics(table, metrics):
@@ -115,7 +116,9 @@ def _cell(row, metric, ncol):
     values = [r[metric] for r in row["_runs"] if finite(r.get(metric))]
     return {"value": row[metric], "noise_rel": row.get(ncol, math.nan) if ncol else math.nan,
             "regimes": grouping.row_regimes(row), "runs": len(values), "values": values,
-            "spread": grouping.spread(row, metric)}
+            "spread": grouping.spread(row, metric), "quality": row.get("quality", "ok"),
+            "quality_reason": row.get("quality_reason", ""), "quality_text": quality.why(row),
+            "left_out": len(row.get("_left_out", ()))}
 
 
 def _judge_cells(ref, lab, cells, metric, sigma):
@@ -138,6 +141,14 @@ def _judge_cells(ref, lab, cells, metric, sigma):
     if c.get("verdict") in ("better", "worse", "higher", "lower") and \
             (c["regimes"] or a["regimes"]):
         c["verdict"] = "noisy"
+    # A disturbed or invalid row is no measurement of the fabric (quality.py): no verdict, in
+    # either direction, whatever the numbers say.
+    bad = [(who, x["quality"]) for who, x in (("", c), ("reference ", a))
+           if x["quality"] in quality.NOT_COMPARABLE]
+    if bad and "verdict" in c:
+        c["verdict"] = "not_comparable"
+        c["not_comparable"] = "both " + bad[0][1] if len(bad) == 2 and \
+            bad[0][1] == bad[1][1] else ", ".join(who + q for who, q in bad)
 
 
 def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA, group_keys=None):
@@ -257,7 +268,8 @@ def _coverage(table, group):
 
 
 VERDICT_TEXT = {"better": "better", "worse": "WORSE", "higher": "higher", "lower": "lower",
-                "same": "~", "unknown": "?", "noisy": "noisy"}
+                "same": "~", "unknown": "?", "noisy": "noisy",
+                "not_comparable": "not comparable"}
 
 
 def better_word(d):
@@ -271,6 +283,8 @@ def verdict_text(c):
     """A cell's verdict in words; a difference judged without both groups' spreads (one has a
     single run) carries '*'."""
     v = VERDICT_TEXT[c["verdict"]]
+    if c["verdict"] == "not_comparable":
+        return "%s: %s" % (v, c.get("not_comparable", ""))
     return v + "*" if c["verdict"] in FLAGGED and len(c.get("spread_used", ())) < 2 else v
 
 
@@ -304,6 +318,11 @@ def header_lines(result):
              "groups (--group %s): %s; value: the median of a group's runs; spread: their "
              "run-to-run relative standard deviation; se: a run's own relative standard error "
              "(the median over the runs)" % (by, groups)]
+    if any(c["quality"] in quality.NOT_COMPARABLE for b in result["blocks"]
+           for row in b["rows"] for c in row["cells"].values()):
+        lines.append("[disturbed], [invalid]: a row measured while the machine took the ranks' "
+                     "CPU, or below the floor of samples (docs/METRICS.md, Row quality): no "
+                     "measurement of the fabric, so not comparable: no verdict either way")
     if any(n == 1 for n in sizes.values()):
         lines.append("*: judged without the spread of a group of one run (?: unknown): the "
                      "band holds only what is known (each run's own noise, the other group's "
@@ -340,14 +359,14 @@ def render_text(result):
             line = [row["size"]]
             for lab in labs:
                 c = row["cells"].get(lab)
-                line.append(fmt_num(c["value"]) if c else "-")
+                line.append(value_text(c) if c else "-")
                 if with_spread:
                     line.append(spread_text(c, sizes.get(lab, 1)) if c else "")
                 line.append(_pct(c["noise_rel"]) if c else "")
                 if lab != ref and has_ref:
                     if c and "ratio" in c:
-                        line += [_ratio(c["ratio"]), "%+.1f%%" % (100 * c["change"]),
-                                 verdict_text(c)]
+                        line += [_ratio(c["ratio"]), "" if c["verdict"] == "not_comparable"
+                                 else "%+.1f%%" % (100 * c["change"]), verdict_text(c)]
                     else:
                         line += ["", "", ""]
             lines.append(line)
@@ -365,6 +384,12 @@ def render_text(result):
 
 def _pct(u):
     return "%s%%" % fmt_num(100 * u, 2) if finite(u) else "?"
+
+
+def value_text(c):
+    """A cell's value, marked [disturbed] or [invalid] when it is no measurement."""
+    mark = " [%s]" % c["quality"] if c.get("quality") in quality.NOT_COMPARABLE else ""
+    return fmt_num(c["value"]) + mark
 
 
 def _ratio(r):

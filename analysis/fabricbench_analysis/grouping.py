@@ -22,6 +22,7 @@ import math
 import shlex
 import statistics
 
+from . import quality
 from .errors import UsageError
 from .hostile import safe_text
 from .noise import regimes, run_spread, runs_noise
@@ -252,7 +253,12 @@ def group_rows(table, group):
     """A group's rows, one per kernel instance and size its runs measured (in the order they
     first appear; row_key): the first run's row, every measured quantity replaced by the
     median over the runs that measured it, and `_runs` (those runs' rows, one per run: a
-    kernel instance measured twice in a run counts once, its first time)."""
+    kernel instance measured twice in a run counts once, its first time).
+
+    Row quality (quality.py): only the runs whose row is comparable (not disturbed, not
+    invalid) count where there are any; the others are in `_left_out`. A group row's
+    `quality` is the worst of the runs it counts: disturbed or invalid only when every run's
+    row was."""
     labels = group.labels
     by = {}
     order = []
@@ -268,7 +274,8 @@ def group_rows(table, group):
             lst.append(r)
     out = []
     for key in order:
-        runs = by[key]
+        every = by[key]
+        runs = [x for x in every if quality.comparable(x)] or every
         row = dict(runs[0])
         if len(runs) > 1:
             for c, v in runs[0].items():
@@ -289,8 +296,58 @@ def group_rows(table, group):
                 else:
                     row[c] = statistics.median(vals)
         row["_runs"] = runs
+        row["_left_out"] = [x for x in every if not any(x is y for y in runs)]
+        if len(every) > 1:
+            row["quality"] = quality.worst(x.get("quality") for x in runs)
+            row["quality_reason"] = quality.merge_reasons(runs)
         out.append(row)
     return out
+
+
+def repeat_count(series):
+    """N of the `--repeat N` (or FABRICBENCH_REPEAT=N) a run was measured with; 1 without."""
+    try:
+        words = shlex.split(series.get("command_line") or "")
+    except ValueError:
+        words = (series.get("command_line") or "").split()
+    n = None
+    for i, w in enumerate(words):
+        if w == "--repeat" and i + 1 < len(words):
+            n = words[i + 1]
+        elif w.startswith("--repeat="):
+            n = w.partition("=")[2]
+    if n is None:
+        for w in (series.get("env_options") or "").split(" "):
+            if w.startswith("FABRICBENCH_REPEAT="):
+                n = w.partition("=")[2].strip("'")
+    try:
+        return max(1, int(n)) if n is not None else 1
+    except ValueError:
+        return 1
+
+
+def invocations(series):
+    """The runs of one file (series dicts in file order) cut into what one `fabricbench run`
+    wrote: consecutive runs of one command line (and environment) measured with --repeat N,
+    N at a time (a run that did not complete ends its invocation: --repeat stops there);
+    every other run alone."""
+    out = []
+    for s in series:
+        cur = out[-1] if out else None
+        n = repeat_count(s)
+        if cur and n > 1 and len(cur) < n and repeat_count(cur[0]) == n and \
+                cur[-1]["command_line"] == s["command_line"] and \
+                cur[-1]["env_options"] == s["env_options"] and \
+                cur[-1]["run_status"] == "complete":
+            cur.append(s)
+        else:
+            out.append([s])
+    return out
+
+
+def members_group(members):
+    """A group of the given runs (series dicts), as a check of several repeats takes them."""
+    return Group(list(members), ())
 
 
 def spread(row, metric):

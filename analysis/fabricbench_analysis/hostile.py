@@ -427,6 +427,10 @@ COLUMNS = {
     "line_rate_pct": _PCT, "cpu_rank_pct": _PCT, "cpu_node_user_pct": _PCT,
     "cpu_node_sys_pct": _PCT, "cpu_node_softirq_pct": _PCT, "cpu_rank_min_pct": _PCT,
     "cpu_rank_max_pct": _PCT,
+    # The machine's disturbance during a row (schema version 2; docs/SCHEMA.md).
+    "cpu_steal_pct": _PCT,
+    "ctx_invol_per_s": ("float", 0.0, MAX_VALUE, True, "a rate of context switches"),
+    "runnable_per_cpu": ("float", 0.0, MAX_VALUE, True, "a count of tasks per CPU"),
 }
 for _c in ("min_us", "p50_us", "mean_us", "p90_us", "p99_us", "p999_us", "p9999_us", "max_us",
            "stddev_us", "loop_us", "comm_us"):
@@ -435,9 +439,16 @@ for _c in ("min_us", "p50_us", "mean_us", "p90_us", "p99_us", "p999_us", "p9999_
 
 COLUMNS["count"] = ("int", -1, None, False, "a count of elements (-1: not a collective)")
 # Text columns (a collective's type and reduction as nccl-tests names them; "" for other
-# kernels, "none" where there is none): short names of letters, digits and _.
-TEXT_COLUMNS = ("type", "redop")
+# kernels, "none" where there is none): short names of letters, digits and _. A row's quality
+# (one of four words) and its reasons (words of a-z joined by ';', at most 63 characters).
+TEXT_COLUMNS = ("type", "redop", "quality", "quality_reason")
 TEXT_NAME = re.compile(r"[A-Za-z0-9_]{0,32}\Z")
+TEXT_RULES = {
+    "quality": (re.compile(r"(?:ok|noisy|disturbed|invalid)\Z"),
+                "one of ok, noisy, disturbed, invalid"),
+    "quality_reason": (re.compile(r"[a-z;]{0,63}\Z"),
+                       "words of a-z joined by ';' (at most 63 characters)"),
+}
 
 
 def column_kind(name):
@@ -460,11 +471,12 @@ def holds_strings(ds):
 
 
 def check_text_column(name, values, path, sizes):
-    """Mismatch at the first value of a text column that is not a short name."""
+    """Mismatch at the first value of a text column that is not a short name (or, for the
+    quality columns, not what TEXT_RULES admit)."""
+    pattern, what = TEXT_RULES.get(name, (TEXT_NAME, "a name (letters, digits, _; at most 32)"))
     for i, v in enumerate(values):
-        if not TEXT_NAME.match(v):
-            raise Mismatch(_row(path, i, sizes), "is '%s', not a name (letters, digits, _; at "
-                           "most 32)" % name_text(v))
+        if not pattern.match(v):
+            raise Mismatch(_row(path, i, sizes), "is '%s', not %s" % (name_text(v), what))
 
 
 def check_column(name, data, path, sizes, iterations):

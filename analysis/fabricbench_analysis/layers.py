@@ -59,11 +59,26 @@ def has_layers(rows):
     return lays == {"socket", "MPI"}
 
 
-def _gbps(rows, col, nbytes):
+def _row(rows, col, nbytes):
     for r in rows:
         if (layer(r), r["kernel"], r["variant"]) == col and r["bytes"] == nbytes:
-            return r["Gbps"]
-    return math.nan
+            return r
+    return None
+
+
+def _gbps(rows, col, nbytes):
+    r = _row(rows, col, nbytes)
+    return r["Gbps"] if r is not None else math.nan
+
+
+def _quality(rows, col, nbytes):
+    """The row's quality (quality.py): a disturbed or invalid value is marked, never put in a
+    ratio."""
+    r = _row(rows, col, nbytes)
+    return r.get("quality", "ok") if r is not None else "ok"
+
+
+NOT_COMPARABLE = ("disturbed", "invalid")
 
 
 def _sizes(rows):
@@ -95,10 +110,15 @@ def group_layers(rows):
     out = []
     for b in _sizes(rows):
         vals = [_gbps(rows, c, b) for c in cols]
-        sock = [v for c, v in zip(cols, vals) if c[0] == "socket" and finite(v) and v > 0]
+        qual = [_quality(rows, c, b) for c in cols]
+        sock = [(v, q) for c, v, q in zip(cols, vals, qual)
+                if c[0] == "socket" and finite(v) and v > 0]
         mpi = vals[cols.index(ref)]
-        out.append({"bytes": b, "Gbps": vals,
-                    "ratio": mpi / max(sock) if sock and finite(mpi) else math.nan})
+        best = max(sock) if sock else None
+        ok = best is not None and best[1] not in NOT_COMPARABLE and \
+            qual[cols.index(ref)] not in NOT_COMPARABLE
+        out.append({"bytes": b, "Gbps": vals, "quality": qual,
+                    "ratio": mpi / best[0] if ok and finite(mpi) else math.nan})
     return {"columns": [_column_json(c) for c in cols], "mpi": kernel_name(ref[1], ref[2]),
             "rows": out}
 
@@ -122,7 +142,8 @@ def across(named_rows):
     for name, rows in named_rows:
         cols += [(name, c, rows) for c in _columns(rows)]
     for b in _sizes(allrows):
-        out.append({"bytes": b, "Gbps": [_gbps(rows, c, b) for _, c, rows in cols]})
+        out.append({"bytes": b, "Gbps": [_gbps(rows, c, b) for _, c, rows in cols],
+                    "quality": [_quality(rows, c, b) for _, c, rows in cols]})
     return {"columns": [_column_json(c, name) for name, c, _ in cols], "rows": out}
 
 
@@ -153,8 +174,14 @@ def wide_columns(head_rows, rows, width=WIDTH):
     return out
 
 
-def _num(v):
-    return fmt_num(v) if finite(v) else "-"
+def _num(v, q="ok"):
+    """A value, marked [disturbed] or [invalid] where its row is."""
+    return (fmt_num(v) + (" [%s]" % q if q in NOT_COMPARABLE else "")) if finite(v) else "-"
+
+
+def cells(r):
+    """A layers row's values as text (text and HTML)."""
+    return [_num(v, q) for v, q in zip(r["Gbps"], r.get("quality") or ["ok"] * len(r["Gbps"]))]
 
 
 def _heads(cols, with_group):
@@ -175,7 +202,7 @@ def group_text(block, name):
     ratio = "%s/socket" % block["mpi"]
     for h in heads:
         h.append(ratio if h[0] == "bytes" else "")
-    rows = [[size_label(r["bytes"])] + [_num(v) for v in r["Gbps"]] +
+    rows = [[size_label(r["bytes"])] + cells(r) +
             ["%.2fx" % r["ratio"] if finite(r["ratio"]) else "-"] for r in block["rows"]]
     return ["layers of %s, Gb/s per message size (%s: %s over the best socket instance)" % (
         name, ratio, block["mpi"])] + wide_columns(heads, rows)
@@ -183,7 +210,7 @@ def group_text(block, name):
 
 def across_text(block):
     """compare's layers table: every group's socket and MPI kernels side by side."""
-    rows = [[size_label(r["bytes"])] + [_num(v) for v in r["Gbps"]] for r in block["rows"]]
+    rows = [[size_label(r["bytes"])] + cells(r) for r in block["rows"]]
     return ["== layers: socket (the kernel's TCP) and MPI, Gb/s per message size [higher is "
             "better]"] + \
         wide_columns(_heads(block["columns"], True), rows)

@@ -11,6 +11,7 @@ throughput is the rate they were offered (udp_rate) or a packet rate (udp_pps).
 """
 import math
 
+from . import quality
 from .errors import UsageError
 from .hostile import safe_text
 from .layers import socket_proto
@@ -82,7 +83,11 @@ def line_items(rows, threshold, sizes="largest"):
     items = []
     for r in judged_rows(rows, sizes):
         pct = r.get("line_rate_pct")
-        if not finite(pct):
+        if not quality.comparable(r):  # no measurement: neither passes nor fails
+            items.append(_item(r, "WARN", threshold, "not judged: not comparable: %s" %
+                               quality.why(r)))
+            items[-1]["comparable"] = False
+        elif not finite(pct):
             items.append(_item(r, "WARN", threshold, _unknown(r)))
         elif pct >= threshold:
             items.append(_item(r, "PASS", threshold, "%.1f%% of the line rate, at or above %g%%"
@@ -106,21 +111,27 @@ def _udp_note(rows, label):
             (label, ", ".join(names)))
 
 
-def add_line_checks(result, cur, threshold, sizes="largest"):
-    """Add the line-rate checks of every run of `cur` to check's result (each file's checks,
-    counts and result, the overall result); a run check.py did not list (no baseline) gets
-    a file entry of its own. Sets result's min_line_pct, line_pct_sizes, line_judged."""
-    from .check import ORDER, _worst
+def add_line_checks(result, cur, threshold, sizes="largest", sets=None):
+    """Add the line-rate checks of every measurement of `cur` (`sets`, check.measurements();
+    default every run on its own) to check's result (each file's checks, counts and result,
+    the overall result); one check.py did not list (no baseline) gets a file entry of its
+    own. Sets result's min_line_pct, line_pct_sizes, line_judged."""
+    from .check import ORDER, _worst, measurements
 
     files = {(f["file"], f["run"]): f for f in result["files"]}
-    for s in cur.series():
-        f = files.get((s["file"], s["run"]))
+    for m in (sets if sets is not None else measurements(cur, "each")):
+        s = m["members"][0]
+        f = files.get((m["file"], m["run"]))
         if f is None:
-            f = {"label": s["label"], "file": s["file"], "run": s["run"], "checks": [],
-                 "common": None}
+            f = {"label": s["label"], "file": m["file"], "run": m["run"], "runs": m["runs"],
+                 "repeat": m["repeat"], "checks": [], "common": None, "judged": 0,
+                 "not_comparable": 0}
             result["files"].append(f)
-        rows = cur.where(label=s["label"])
-        f["checks"].extend(line_items(rows, threshold, sizes))
+        rows = m["rows"]
+        got = line_items(rows, threshold, sizes)
+        f["checks"].extend(got)
+        f["not_comparable"] = f.get("not_comparable", 0) + sum(
+            1 for i in got if i.get("comparable") is False)
         f["line_judged"] = judged(f["checks"])
         f["counts"] = {st: sum(1 for i in f["checks"] if i["status"] == st) for st in ORDER}
         # a run with nothing in common with the baseline stays a FAIL (check.py)
@@ -133,6 +144,7 @@ def add_line_checks(result, cur, threshold, sizes="largest"):
     result["min_line_pct"] = threshold
     result["line_pct_sizes"] = sizes
     result["line_judged"] = sum(f.get("line_judged", 0) for f in result["files"])
+    result["not_comparable"] = sum(f.get("not_comparable", 0) for f in result["files"])
     return result
 
 

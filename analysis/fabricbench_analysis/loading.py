@@ -8,7 +8,7 @@ import math
 import os
 import re
 
-from . import files, hostile, jsonload, limits
+from . import files, hostile, jsonload, limits, quality
 from .errors import AnalysisError, NoRows, UsageError
 from .noise import row_noise
 from .table import (DERIVED_COLUMNS, INT_DEFAULTS, KERNEL_COLUMNS, META_UNITS, RUN_COLUMNS,
@@ -44,6 +44,17 @@ _RUN_ATTRS = {
     "timer": ("timer", "str", ""),
     "timer_cost_ns": ("timer_cost_ns", "float", math.nan,
                       hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")),
+    # How disturbed the run was (schema version 2; -1, "" and NaN in files before it).
+    "rows_invalid": ("rows_invalid", "int", -1, hostile.int_at_least(0)),
+    "rows_disturbed": ("rows_disturbed", "int", -1, hostile.int_at_least(0)),
+    "rows_noisy": ("rows_noisy", "int", -1, hostile.int_at_least(0)),
+    "disturbance": ("disturbance", "str", ""),
+    "budget_s": ("budget_s", "float", math.nan,
+                 hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")),
+    "budget_cap_s": ("budget_cap_s", "float", math.nan,
+                     hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")),
+    "measure_s": ("measure_s", "float", math.nan,
+                  hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")),
 }
 _KERNEL_ATTRS = {
     "kernel": ("kernel", "str", "", hostile.matches(
@@ -621,6 +632,11 @@ def _add_rows(meta, kernels, rows, units, extra_cols, note):
             row = {c: meta[c] for c in RUN_COLUMNS}
             row.update({c: kmeta[c] for c in KERNEL_COLUMNS})
             row.update(trow)
+            if "quality" in trow:
+                row["quality_from"] = "file"
+            else:  # a file from before the quality columns: judged by what it has
+                row["quality"], row["quality_reason"] = quality.derive(trow, kmeta["kernel"])
+                row["quality_from"] = "derived"
             noise, method = row_noise(trow, samples, vec["blocks"])
             row.update(noise)
             row["noise_method"] = method

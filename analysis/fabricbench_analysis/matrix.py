@@ -21,14 +21,20 @@ LIST_MAX = 12  # members and retested pairs listed by name before "... and N mor
 
 
 def status(m):
-    """'healthy', 'suspects' or 'incomplete' (no verdict yet: the run was stopped)."""
+    """'healthy', 'suspects', 'incomplete' (no verdict yet: the run was stopped) or
+    'not_comparable' (the pairs kernel's row is disturbed or invalid, quality.py: its
+    verdict is no measurement of the fabric)."""
+    if m["complete"] and m.get("quality") in ("disturbed", "invalid"):
+        return "not_comparable"
     return m["verdict"] if m["complete"] else "incomplete"
 
 
 def exit_status(ms):
-    """The command's verdict over all matrices: suspects > incomplete > healthy."""
+    """The command's verdict over all matrices: suspects > incomplete (or not comparable: no
+    verdict) > healthy."""
     st = {status(m) for m in ms}
-    return "suspects" if "suspects" in st else "incomplete" if "incomplete" in st else "healthy"
+    return "suspects" if "suspects" in st else "incomplete" if st & {
+        "incomplete", "not_comparable"} else "healthy"
 
 
 def slow_words(bits):
@@ -225,6 +231,9 @@ def headline(m):
     if st == "suspects":
         k = len(m["suspects"])
         return "%s: verdict SUSPECTS (%d suspect%s)" % (where, k, "" if k == 1 else "s")
+    if st == "not_comparable":
+        return "%s: NOT COMPARABLE, no verdict: its row is %s (fabricbench's verdict: %s)" % (
+            where, m.get("quality_text") or m["quality"], m["verdict"])
     stop = m["run_status"] or "unknown"
     if m["rounds_done"] >= m["rounds"] and 0 <= m["retested"] and m["retested"] < m["retests"]:
         return "%s: INCOMPLETE, no verdict: all %d rounds done, %d of %d retests (run %s)" % (

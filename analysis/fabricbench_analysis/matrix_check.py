@@ -188,7 +188,8 @@ def add_pair_checks(result, base_ms, cur_ms, tolerance, rules, sigma, run_spread
     from .check import ORDER, _worst
 
     for f in result["files"]:
-        mine = [m for m in cur_ms if m["file"] == f["file"] and m["run"] == f["run"]]
+        last = (f.get("runs") or [f["run"]])[-1]  # of the runs of a --repeat, the last's
+        mine = [m for m in cur_ms if m["file"] == f["file"] and m["run"] == last]
         added = []
         for cm in mine:
             bms, seen = [], set()

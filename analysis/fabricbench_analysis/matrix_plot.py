@@ -36,6 +36,7 @@ def title(m):
     st = matrix.status(m)
     verdict = "verdict healthy" if st == "healthy" else \
         "verdict SUSPECTS: %d" % len(m["suspects"]) if st == "suspects" else \
+        "NOT COMPARABLE (row %s), no verdict" % m["quality"] if st == "not_comparable" else \
         "INCOMPLETE (%d of %d rounds), no verdict" % (m["rounds_done"], m["rounds"])
     what = "bandwidth, MB/s" if matrix.is_bw(m) else "one-way latency p50, \u00b5s"
     return "%s (%s): %s, %s; %s" % (m["kernel"], m["run"], what,

@@ -150,9 +150,10 @@ LEGEND_MAX = 24  # legend entries: more would squeeze the axes to nothing
 
 
 def _legend(ax, handles=None, labels=None):
-    """Below the axes, where it can hide no data, in as many columns as fit. Beyond
-    LEGEND_MAX entries, the first curves and the last entries (the guides: line rate, 90% of
-    it, the band) are kept, and one entry says how many curves the legend leaves out."""
+    """Below the axes, where it can hide no data; fit() later chooses its columns and wraps
+    its texts so that it lies within the figure. Beyond LEGEND_MAX entries, the first curves
+    and the last entries (the guides: line rate, 90% of it, the band) are kept, and one entry
+    says how many curves the legend leaves out."""
     if handles is None:
         handles, labels = ax.get_legend_handles_labels()
     if len(handles) > LEGEND_MAX:
@@ -163,10 +164,22 @@ def _legend(ax, handles=None, labels=None):
         handles = list(handles[:head]) + [Line2D([], [], ls="none")] + list(handles[-tail:])
         labels = list(labels[:head]) + ["... and %d more not named here" % gone] + \
             list(labels[-tail:])
-    longest = max(len(x) for x in labels) if labels else 0
-    ncol = 1 if len(handles) < 2 or longest > 60 else 2 if longest > 38 else 3
-    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=ncol,
-              fontsize=9, frameon=False)
+    ax.fabricbench_legend = (list(handles), list(labels))
+    _place_legend(ax, 3, WRAP[0])
+
+
+WRAP = (90, 70, 50, 36)  # a legend text's widest line, in characters: tried in this order
+LEGEND_FONT = 9
+
+
+def _place_legend(ax, ncol, width):
+    import textwrap
+
+    handles, labels = ax.fabricbench_legend
+    texts = ["\n".join(textwrap.wrap(t, width, break_on_hyphens=False)) or t for t in labels]
+    ncol = max(1, min(ncol, len(handles)))
+    ax.legend(handles, texts, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=ncol,
+              fontsize=LEGEND_FONT, frameon=False)
 
 
 def _new(Figure, title):
@@ -221,20 +234,74 @@ def _series_curves(series, style, variants):
     return curves
 
 
-def _time_figure(Figure, ticker, curves, what, title, xaxis):
-    """Times (p50 line, a band to p99, or a bar where a curve has one point) against x, in a
-    unit chosen for them; xaxis(ax, xs) draws the x axis."""
+def _runs_range(row, column):
+    """(low, high) of a column over the runs a group row's value is the median of (their
+    run-to-run range), None for a row of one run."""
+    vals = [r.get(column) for r in row.get("_runs") or ()]
+    vals = [v for v in vals if finite(v) and v > 0]
+    return (min(vals), max(vals)) if len(vals) > 1 else None
+
+
+def _band(ax, xs, rows, column, div, color):
+    """The run-to-run range of a column as a shaded band (a bar where a curve has one point);
+    the values it reaches (for the axis), [] when no point has several runs."""
+    rng = [(x, _runs_range(r, column), r[column] / div) for x, r in zip(xs, rows)]
+    if not any(g for _, g, _ in rng):
+        return []
+    lo = [g[0] / div if g else y for _, g, y in rng]
+    hi = [g[1] / div if g else y for _, g, y in rng]
+    if len(xs) == 1:
+        ax.errorbar(xs, [rng[0][2]], yerr=[[rng[0][2] - lo[0]], [hi[0] - rng[0][2]]],
+                    color=color, alpha=0.45, capsize=6, lw=6)
+    else:
+        ax.fill_between(xs, lo, hi, color=color, alpha=0.18, lw=0)
+    return lo + hi
+
+
+def _hollow(ax, xs, ys, rows, color, marker):
+    """Hollow markers over the points whose row is disturbed or invalid (quality.py): shown,
+    as no measurement of the fabric. Whether any was drawn."""
+    from . import quality
+    bad = [(x, y) for x, y, r in zip(xs, ys, rows) if not quality.comparable(r)]
+    if bad:
+        ax.plot([b[0] for b in bad], [b[1] for b in bad], ls="none", marker=marker, ms=9,
+                mfc="white", mec=color, mew=1.6)
+    return bool(bad)
+
+
+def _keys(drawn):
+    """Legend entries (grey, for every colour) for what a figure drew besides its curves."""
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    pts = {c.name: [(x, r["p50_us"], r["p99_us"]) for x, r in zip(c.xs, c.rows)
+    out = []
+    if "band" in drawn:
+        out.append((Patch(facecolor="#888888", alpha=0.3, edgecolor="none"),
+                    "shaded (or bar): the range of a group's runs; the line is their median"))
+    if "p99" in drawn:
+        out.append((Line2D([], [], color="#555555", ls=":", lw=1.0),
+                    "dotted: p99, same colour"))
+    if "hollow" in drawn:
+        out.append((Line2D([], [], ls="none", marker="o", ms=8, mfc="white", mec="#555555",
+                           mew=1.6),
+                    "hollow marker: row disturbed or invalid, no measurement of the fabric"))
+    return out
+
+
+def _time_figure(Figure, ticker, curves, what, title, xaxis):
+    """Times against x, in a unit chosen for them: each curve's p50 (a group's: the median of
+    its runs) as a line, its p99 dotted, the run-to-run range of the p50 shaded (a bar where a
+    curve has one point), disturbed or invalid rows hollow; xaxis(ax, xs) draws the x axis."""
+    pts = {c.name: [(x, r) for x, r in zip(c.xs, c.rows)
                     if finite(r["p50_us"]) and r["p50_us"] > 0] for c in curves}
-    times = [v for p in pts.values() for x, a, b in p for v in (a, b) if finite(v) and v > 0]
+    times = [v for p in pts.values() for _, r in p for v in (r["p50_us"], r["p99_us"])
+             if finite(v) and v > 0]
     if not times:
         return None
     div, unit = _time_unit(times)
     fig, ax = _new(Figure, title)
     ys, xs = [], []
-    band_drawn = False
+    drawn = set()
     handles, names = [], []
     for c in curves:
         p = pts[c.name]
@@ -242,32 +309,32 @@ def _time_figure(Figure, ticker, curves, what, title, xaxis):
             continue
         color, marker = c.style
         x = [q[0] for q in p]
-        y50 = [q[1] / div for q in p]
+        rows = [q[1] for q in p]
+        y50 = [r["p50_us"] / div for r in rows]
         line, = ax.plot(x, y50, color=color, marker=marker, ms=5, lw=1.8)
         handles.append(line)
         names.append("%s: p50" % c.legend)
-        band = [(q[0], q[1] / div, q[2] / div) for q in p if finite(q[2])]
-        if len(band) == 1 or (band and len(p) == 1):
-            for bx, b50, b99 in band:  # one point: the band is a bar
-                ax.errorbar([bx], [b50], yerr=[[0], [b99 - b50]], color=color, alpha=0.5,
-                            capsize=6, lw=6)
-            band_drawn = True
-            ys += [b[2] for b in band]
-        elif band:
-            ax.fill_between([b[0] for b in band], [b[1] for b in band], [b[2] for b in band],
-                            color=color, alpha=0.16, lw=0)
-            ax.plot([b[0] for b in band], [b[2] for b in band], color=color, lw=0.8,
-                    ls=":", alpha=0.9)
-            band_drawn = True
-            ys += [b[2] for b in band]
+        p99 = [(a, r["p99_us"] / div) for a, r in zip(x, rows)
+               if finite(r["p99_us"]) and r["p99_us"] > 0]
+        if p99:
+            ax.plot([a for a, _ in p99], [b for _, b in p99], color=color, lw=1.1, ls=":",
+                    marker="_" if len(p99) == 1 else None, ms=12, alpha=0.9)
+            drawn.add("p99")
+            ys += [b for _, b in p99]
+        got = _band(ax, x, rows, "p50_us", div, color)
+        if got:
+            drawn.add("band")
+            ys += got
+        if _hollow(ax, x, y50, rows, color, marker):
+            drawn.add("hollow")
         ys += y50
         xs += x
     xaxis(ax, xs)
     _log_y(ax, ticker, min(v for v in ys if v > 0), max(ys))
     ax.set_ylabel("%s (%s)" % (what, unit))
-    if band_drawn:
-        handles.append(Patch(facecolor="#888888", alpha=0.3, edgecolor="none"))
-        names.append("shaded (dotted edge) or bar: p50 to p99, same colour")
+    for h, n in _keys(drawn):
+        handles.append(h)
+        names.append(n)
     _legend(ax, handles, names)
     return fig
 
@@ -302,13 +369,22 @@ def _rate_figure(Figure, ticker, curves, column, what, unit, title, factor, rate
     div, yunit = _rate_unit(values, unit)
     fig, ax = _new(Figure, title)
     ys, xs = [], []
+    drawn = set()
     for c in plotted:
         color, marker = c.style
         p = pts[c.name]
-        ax.plot([q[0] for q in p], [q[1] / div for q in p], color=color, marker=marker, ms=5,
-                lw=1.8, label=c.legend)
-        ys += [q[1] / div for q in p]
-        xs += [q[0] for q in p]
+        x = [q[0] for q in p]
+        y = [q[1] / div for q in p]
+        rows = [r for x0, r in zip(c.xs, c.rows) if finite(r.get(column)) and r[column] > 0]
+        ax.plot(x, y, color=color, marker=marker, ms=5, lw=1.8, label=c.legend)
+        got = _band(ax, x, rows, column, div, color)
+        if got:
+            drawn.add("band")
+            ys += got
+        if _hollow(ax, x, y, rows, color, marker):
+            drawn.add("hollow")
+        ys += y
+        xs += x
     distinct = sorted(set(rates.values()))
     if len(distinct) == 1 and len(rates) == len(runs):
         lines = [(distinct[0], "black", "")]
@@ -329,7 +405,11 @@ def _rate_figure(Figure, ticker, curves, column, what, unit, title, factor, rate
     xaxis(ax, xs)
     _log_y(ax, ticker, min(ys), max(ys))
     ax.set_ylabel("%s (%s)" % (what, yunit))
-    _legend(ax)
+    handles, names = ax.get_legend_handles_labels()
+    for h, n in _keys(drawn):
+        handles.append(h)
+        names.append(n)
+    _legend(ax, handles, names)
     return fig, bool(rates), unknown
 
 
@@ -396,11 +476,11 @@ def _collective(Figure, ticker, kernel, rows, curves):
                 "%s bus bandwidth (nccl-tests' busbw = algbw x the bus factor), in decimal "
                 "units" % kernel, drawn, unknown, "the line rate recorded with the run"), fig))
     fig = _time_figure(Figure, ticker, curves, "time per call, slowest rank",
-                       "%s: time per call vs message size (p50 line, p50 to p99 band)" %
+                       "%s: time per call vs message size (p50 line, p99 dotted)" %
                        kernel, _size_xaxis(ticker))
     if fig:
         out.append((kernel + "_time", "%s: time per call as its slowest rank saw it; line: "
-                    "median (p50), band (or bar) up to p99. Lower is better." % kernel, fig))
+                    "median (p50), dotted: p99. Lower is better." % kernel, fig))
     return out
 
 
@@ -410,27 +490,185 @@ def tables(table):
     return plot_options.tables(table)
 
 
-def figures(table):
+def _group_curves(table, groups, kernel, variants, cache):
+    """A curve per group of runs (grouping.py: repeats of one measurement) and kernel
+    instance: the group rows (the median over its runs, grouping.group_rows), the group's
+    colour; with several instances, the marker tells the instance."""
+    from . import grouping
+
+    curves = []
+    for i, g in enumerate(groups):
+        if g.name not in cache:
+            cache[g.name] = grouping.group_rows(table, g)
+        color, marker = COLORS[i % len(COLORS)], MARKERS[i % len(MARKERS)]
+        status = [m["run_status"] for m in g.members if m["run_status"] not in ("complete", "")]
+        name = g.name + (" (%d runs)" % len(g) if len(g) > 1 else "")
+        name += "".join(" [%s]" % st for st in dict.fromkeys(status))
+        for v in variants:
+            rs = sorted((r for r in cache[g.name] if r["kernel"] == kernel and
+                         instance(r)[1] == v and r["bytes"] > 0), key=lambda r: r["bytes"])
+            if not rs:
+                continue
+            if len(variants) > 1:
+                marker = MARKERS[variants.index(v) % len(MARKERS)]
+            curves.append(Curve("%s %s" % (g.name, v) if v else g.name, (color, marker),
+                                plain(name) + (" " + plain(v) if v else ""), rs,
+                                [r["bytes"] for r in rs], rs[0]["line_rate_gbps"], g.name))
+    return curves
+
+
+def figures(table, per_run=False, group_keys=None):
     """[(name, caption, Figure)] for every kernel of the table, in kernel order: one figure
-    per kernel (and kind of figure), its instances as curves of their own."""
+    per kernel (and kind of figure), its instances as curves of their own. A curve per group
+    of runs (grouping.py, group_keys as --group): the median of its runs, their range shaded;
+    per_run: a curve per run. A kernel of one message size in every run is a table row, not
+    a figure (tables())."""
+    from . import grouping
+
     Figure, ticker = _mpl()
     style = _style(table)
     labels = table.labels()
+    groups = None if per_run else grouping.make_groups(table, group_keys)
+    several = groups is not None and any(len(g) > 1 for g in groups)
+    points = {t["kernel"] for t in tables(table)}
+    cache = {}
     out = []
     for kernel in table.kernels():
+        if kernel in points:
+            continue
         rows = table.where(kernel=kernel)
-        series = _by_series(rows, labels)
-        if not series:
-            continue  # barrier: one row of 0 bytes, nothing to put on a size axis
         variants = _variants(rows)
-        curves = _series_curves(series, style, variants)
+        if groups is None:
+            series = _by_series(rows, labels)
+            curves = _series_curves(series, style, variants)
+        else:
+            curves = _group_curves(table, groups, kernel, variants, cache)
+        if not curves:
+            continue  # barrier: one row of 0 bytes, nothing to put on a size axis
         figs = _kernel_figures(Figure, ticker, table, kernel, rows, curves)
         if len(variants) > 1:
-            figs = [(name, "%s One curve per run and instance of %s (%s): the colour tells "
-                     "the run, the marker the instance." % (cap, kernel, ", ".join(variants)),
-                     fig) for name, cap, fig in figs]
+            figs = [(name, "%s One curve per %s and instance of %s (%s): the colour tells "
+                     "the %s, the marker the instance." % (
+                         cap, "run" if groups is None else "group of runs", kernel,
+                         ", ".join(variants), "run" if groups is None else "group"), fig)
+                    for name, cap, fig in figs]
+        if several:
+            figs = [(name, cap + " A group's runs (repeats of one measurement) are one curve, "
+                     "their median; the shaded band is the range of its runs "
+                     "(fabricbench-analyze plot --per-run draws each run).", fig)
+                    for name, cap, fig in figs]
         out += figs
     return out
+
+
+def fit(fig):
+    """Lay a figure out so that it can be read as it is shipped (png_bytes and save do it
+    before writing, once): every legend within the figure (its texts wrapped and its columns
+    chosen to fit; the figure taller where the legend needs it), and no two tick labels of an
+    axis overlapping (declutter)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    if getattr(fig, "fabricbench_fitted", False):
+        return
+    fig.fabricbench_fitted = True
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    renderer = fig.canvas.get_renderer()
+    drawn = False
+    for ax in fig.axes:
+        if not hasattr(ax, "fabricbench_legend"):
+            continue
+        n = len(ax.fabricbench_legend[0])
+        tries = [(ncol, width) for width in WRAP for ncol in range(min(3, n), 0, -1)]
+        # A legend's width does not depend on the layout: the widest that leaves 9% of the
+        # figure's width (the axes are off centre by the y label) is tried first; a layout
+        # then says whether it lies within, with 2% to spare (at 72 dpi, SVG, text runs a
+        # little wider).
+        narrow = next((t for t in tries if _legend_width(ax, renderer, *t) <=
+                       0.91 * fig.bbox.width), None)
+        for ncol, width in ([narrow] if narrow else []) + tries:
+            _place_legend(ax, ncol, width)
+            _layout(fig)
+            box = ax.get_legend().get_window_extent(renderer)
+            spare = 0.02 * fig.bbox.width
+            if inside(fig, box) and box.x0 >= spare and box.x1 <= fig.bbox.width - spare:
+                break
+        # A legend of many entries leaves the axes too little height: the figure grows.
+        for _ in range(3):
+            if ax.get_position().height >= 0.45:
+                break
+            leg = ax.get_legend().get_window_extent(renderer)
+            w, h = fig.get_size_inches()
+            fig.set_size_inches(w, h + leg.height / fig.dpi)
+            _layout(fig)
+        drawn = True
+    if not drawn:
+        _layout(fig)
+    declutter(fig, renderer)
+
+
+def _layout(fig):
+    """The figure's constrained layout, without drawing it (the positions fit() measures)."""
+    fig.get_layout_engine().execute(fig)
+
+
+def _legend_width(ax, renderer, ncol, width):
+    _place_legend(ax, ncol, width)
+    return ax.get_legend().get_window_extent(renderer).width
+
+
+def inside(fig, box, margin=1.0):
+    """Whether a box (display units) lies within the figure, `margin` pixels beyond it
+    allowed (negative: that far inside)."""
+    return box.x0 >= -margin and box.y0 >= -margin and \
+        box.x1 <= fig.bbox.width + margin and box.y1 <= fig.bbox.height + margin
+
+
+def _tick_priority(axis, loc, i):
+    """Which tick labels stay when they would overlap: on a log axis, decades first, then 2
+    and 5 x a decade; on others every other, every fourth, ... label first."""
+    if axis.get_scale() == "log" and loc > 0 and axis.axis_name == "y":
+        m = loc / 10 ** math.floor(math.log10(loc) + 1e-9)
+        return 0 if abs(m - 1) < 1e-6 else 1 if min(abs(m - 2), abs(m - 5)) < 1e-6 else 2
+    if i == 0:
+        return 0
+    return -((i & -i).bit_length())
+
+
+TICK_GAP = 0.35  # the least gap between tick labels, in multiples of their font size
+
+
+def declutter(fig, renderer):
+    """No two tick labels of an axis overlap (with a gap of TICK_GAP x the font size, room
+    for an SVG viewer's font to be wider): where they would, the axis keeps the labels of
+    most weight (_tick_priority) that fit, its locator fixed to them."""
+    from matplotlib.ticker import FixedLocator
+
+    changed = False
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            got = []
+            for i, (loc, tick) in enumerate(zip(axis.get_majorticklocs(),
+                                                axis.get_major_ticks())):
+                lab = tick.label1
+                if lab.get_visible() and lab.get_text() and lo <= loc <= hi:
+                    got.append((loc, i, lab.get_window_extent(renderer),
+                                lab.get_fontsize() * fig.dpi / 72.0))
+            kept = []
+            for loc, i, box, size in sorted(got, key=lambda g: (
+                    _tick_priority(axis, g[0], g[1]), g[1])):
+                if all(not _overlap(box, k[2], size * TICK_GAP) for k in kept):
+                    kept.append((loc, i, box, size))
+            if len(kept) < len(got):
+                axis.set_major_locator(FixedLocator(sorted(k[0] for k in kept)))
+                changed = True
+    if changed:
+        _layout(fig)
+
+
+def _overlap(a, b, gap):
+    return a.x0 < b.x1 + gap and b.x0 < a.x1 + gap and a.y0 < b.y1 + gap and b.y0 < a.y1 + gap
 
 
 def _kernel_figures(Figure, ticker, table, kernel, rows, curves):
@@ -438,14 +676,14 @@ def _kernel_figures(Figure, ticker, table, kernel, rows, curves):
 
     kind = rows[0]["kind"]
     if kind == "latency":
-        title = "%s: one-way latency vs message size (p50 line, p50 to p99 band)" % kernel
+        title = "%s: one-way latency vs message size (p50 line, p99 dotted)" % kernel
         fig = _time_figure(Figure, ticker, curves, "one-way latency", title,
                            _size_xaxis(ticker))
         if not fig:
             return []
         return [(kernel, "One-way latency (round trip / 2) per message size: the line is the "
-                 "median (p50) of the per-iteration times, the shaded band reaches the 99th "
-                 "percentile. Lower is better.", fig)]
+                 "median (p50) of the per-iteration times, the dotted line of the same colour "
+                 "the 99th percentile. Lower is better.", fig)]
     if kind == "bandwidth":
         return _bandwidth(Figure, ticker, kernel, rows, curves)
     if kind == "collective" and plot_options.one_size_kernel(rows):
@@ -456,6 +694,7 @@ def _kernel_figures(Figure, ticker, table, kernel, rows, curves):
 
 
 def png_bytes(fig, dpi=None):
+    fit(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
     return buf.getvalue()
@@ -466,28 +705,31 @@ def _savefig(fig, f, fmt, meta):
     reader of the file sees)."""
     import matplotlib
 
+    fit(fig)
     with matplotlib.rc_context({"svg.fonttype": "none"}):
         fig.savefig(f, format=fmt, metadata=meta)
 
 
-def save(table, outdir, formats=("png", "svg"), matrices=()):
+def save(table, outdir, formats=("png", "svg"), matrices=(), per_run=False,
+         group_keys=None):
     """Write every figure (and a heatmap per pairs matrix) as outdir/NAME.FORMAT; returns the
-    paths written. outdir: a files.OutputDir (or a path): every file is written to a
-    temporary file in it and renamed into place, never through a link (files.py)."""
+    paths written. per_run: a curve per run, not per group of runs. outdir: a files.OutputDir
+    (or a path): every file is written to a temporary file in it and renamed into place, never
+    through a link (files.py)."""
     from .files import OutputDir
 
     if not isinstance(outdir, OutputDir):
         outdir = OutputDir(outdir, False)
     outdir.open()
     try:
-        return _save(table, outdir, formats, matrices)
+        return _save(table, outdir, formats, matrices, per_run, group_keys)
     finally:
         outdir.close()
 
 
-def _save(table, outdir, formats, matrices):
+def _save(table, outdir, formats, matrices, per_run, group_keys):
     written = []
-    figs = figures(table)
+    figs = figures(table, per_run=per_run, group_keys=group_keys) if len(table) else []
     if matrices:
         from . import matrix_plot
         used = {name for name, _, _ in figs}

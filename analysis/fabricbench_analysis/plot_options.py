@@ -120,9 +120,15 @@ def _one_size_curves(table, rows, x, style_of):
 
 
 def _median_row(rows):
+    """The median of runs meeting at a point: of those whose row is comparable where there
+    are any (quality.py), marked with their worst quality."""
+    from . import quality
+
+    rows = [r for r in rows if quality.comparable(r)] or rows
     if len(rows) == 1:
         return rows[0]
     out = dict(rows[0])
+    out["quality"] = quality.worst(r.get("quality") for r in rows)
     for c in ("p50_us", "p99_us", "busbw_GBps", "algbw_GBps"):
         vals = [r[c] for r in rows if finite(r.get(c))]
         out[c] = statistics.median(vals) if vals else math.nan
@@ -155,10 +161,11 @@ def figures(Figure, ticker, table, kernel):
     med = " (the median of the runs at each point)" if merged else ""
     out = []
     fig = _time_figure(Figure, ticker, curves, "time per %s, slowest rank" % sync,
-                       "%s: time per %s vs %s (p50, bar to p99)" % (kernel, sync, what), xaxis)
+                       "%s: time per %s vs %s (p50 line, p99 dotted)" % (kernel, sync, what),
+                       xaxis)
     if fig:
         out.append((kernel + "_time", "%s: time of one full %s as its slowest rank saw it, "
-                    "against the %s of each run%s; line: median (p50), bar up to p99 where "
+                    "against the %s of each run%s; line: median (p50), dotted: p99 where "
                     "measured. Lower is better." % (kernel, sync, what, med), fig))
     got = _rate_figure(Figure, ticker, curves, "busbw_GBps", "effective busbw", "GB/s",
                        "%s: effective bus bandwidth vs %s" % (kernel, what), 1, 1 / 8.0,
@@ -178,11 +185,15 @@ def _and(words):
 
 def tables(table):
     """[dict(kernel, why, caption, head, rows)]: what is a table row, not a plot (a one-size
-    kernel such as gradsync whose runs all have one bucket size and in-flight count)."""
+    kernel such as gradsync whose runs all have one bucket size and in-flight count; any other
+    kernel of one message size in every run, the pairs kernels' median pair among them)."""
     out = []
     for kernel in table.kernels():
         rows = table.where(kernel=kernel)
         if not one_size_kernel(rows):
+            t = _one_point(kernel, [r for r in rows if r["bytes"] > 0])
+            if t:
+                out.append(t)
             continue
         x, pts = one_size_points(table, kernel)
         if x is not None or not pts:
@@ -214,6 +225,45 @@ def tables(table):
                                                else "call", "sync" if kernel == "gradsync"
                                                else "call")})
     return out
+
+
+PAIRS = {"pairs_bw": "the median pair's bandwidth per direction",
+         "pairs_latency": "the median pair's one-way latency"}
+
+
+def _one_point(kernel, rows):
+    """The table of a kernel whose every row has one message size (a point, not a curve): a
+    line per run with its headline numbers; None for a kernel of several sizes."""
+    from . import quality
+
+    if not rows or len({r["bytes"] for r in rows}) != 1:
+        return None
+    kind = rows[0]["kind"]
+    size = size_label(rows[0]["bytes"])
+    head = ["run", "bytes", "quality", "time p50", "p99"]
+    if kind == "bandwidth":
+        head += ["Gb/s", "MB/s"]
+    elif kind == "collective":
+        head += ["busbw GB/s", "algbw GB/s"]
+    lines = []
+    for r in rows:
+        times = [v for v in (r["p50_us"], r["p99_us"]) if finite(v) and v > 0]
+        div, unit = _time_unit(times) if times else (1.0, "\u00b5s")
+        line = [r["label"], size, quality.why(r) if not quality.comparable(r) else
+                r.get("quality", "ok") or "ok"]
+        line += ["%s %s" % (_num(r[c] / div), unit) if finite(r[c]) and r[c] > 0 else "n/a"
+                 for c in ("p50_us", "p99_us")]
+        cols = ("Gbps", "MBps") if kind == "bandwidth" else \
+            ("busbw_GBps", "algbw_GBps") if kind == "collective" else ()
+        line += [_num(r[c]) if finite(r.get(c)) and r[c] > 0 else "n/a" for c in cols]
+        lines.append(line)
+    what = PAIRS.get(kernel)
+    why = "one message size (%s) in every run: a point, not a curve" % size
+    more = ("%s over the pairs of each run; its pairs are the heatmap %s_matrix, and "
+            "fabricbench-analyze matrix lists them" % (what, kernel)) if what else \
+        "measure several sizes (-m 8,1K,64K,1M) for a curve"
+    return {"kernel": kernel, "why": why, "head": head, "rows": lines,
+            "caption": "%s: %s, so a table row per run, not a plot: %s." % (kernel, why, more)}
 
 
 def one_size_kernel(rows):

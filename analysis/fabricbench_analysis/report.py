@@ -45,6 +45,14 @@ details { margin: 6px 0; font-size: 13px; }
 code, pre { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
 pre { white-space: pre-wrap; word-break: break-all; background: #f3f5f7; padding: 6px 8px; }
 .small { font-size: 12px; color: #5b6670; }
+td.nc, tr:nth-child(even) td.nc { background: repeating-linear-gradient(135deg, #eceff1,
+    #eceff1 4px, #f8f9fa 4px, #f8f9fa 8px); color: #5b6670; font-style: italic; }
+.quality { border-left: 6px solid #c62828; background: #fdecea; padding: 10px 16px;
+           margin: 12px 0 18px; }
+.quality.quiet { border-left-color: #2e8540; background: #edf7ee; padding: 6px 16px; }
+.quality.few { border-left-color: #c77c02; background: #fff8e1; }
+.quality p { margin: 4px 0; }
+.howto { background: #f3f5f7; padding: 10px 16px; margin: 10px 0 18px; font-size: 14px; }
 @media print { body { background: #fff; } main { padding: 0; } h2 { page-break-after: avoid; } }
 """
 
@@ -79,8 +87,9 @@ def _notes(notes):
 
 
 def _runs(table):
+    from . import quality
     head = ["run", "file", "status", "start (UTC)", "hosts", "ranks", "fabric", "transports",
-            "line rate", "MPI", "UCX", "fabricbench", "timer"]
+            "line rate", "machine", "MPI", "UCX", "fabricbench", "timer"]
     rows = []
     details = []
     for s in table.series():
@@ -96,6 +105,7 @@ def _runs(table):
         rows.append([s["label"], "%s %s" % (s["file_name"], s["run"]), status,
                      s["start_time"].replace("T", " ").rstrip("Z"), s["hosts"] or "?",
                      s["nranks"], fabric, s["ucx_transports"] or s["pml"], rate,
+                     _machine(s, quality.tally(table.where(label=s["label"]))),
                      s["mpi_library"], s["ucx_version"],
                      "%s %s" % (s["tool_version"], s["git_commit"]), s["timer"]])
         details.append("<b>%s</b> (%s %s): <pre>%s</pre>" % (
@@ -104,13 +114,23 @@ def _runs(table):
         "".join(details)
 
 
+def _machine(s, tally):
+    """How disturbed a run was: the line fabricbench wrote (schema version 2), else the
+    analysis's from the rows; with the budget and what the measurement took."""
+    from .quality import tally_text
+    text = s.get("disturbance") or tally_text(tally)
+    if finite(s.get("budget_s")) and finite(s.get("measure_s")):
+        text += "; budget %.1f s, took %.1f s" % (s["budget_s"], s["measure_s"])
+    return text
+
+
 def _layers(block, name=None):
     """A layers table (layers.group_layers, or across groups: layers.across)."""
     cols = block["columns"]
     head = ["bytes"] + ["%s%s: %s" % (c["group"] + " " if "group" in c else "", c["layer"],
                                       c["name"]) for c in cols]
-    rows = [[size_label(r["bytes"])] + [fmt_num(v) if finite(v) else "-" for v in r["Gbps"]]
-            for r in block["rows"]]
+    from .layers import cells
+    rows = [[size_label(r["bytes"])] + cells(r) for r in block["rows"]]
     if name is not None:
         head.append("%s/socket" % block["mpi"])
         for line, r in zip(rows, block["rows"]):
@@ -120,7 +140,8 @@ def _layers(block, name=None):
             "kernels%s." % (", and %s over the best socket instance" % block["mpi"]
                             if name is not None else ", of each group side by side"))
     return "<h3>%s</h3>%s<p class=\"small\">%s</p>" % (
-        _e(title), _table(head, rows, numeric=set(range(1, len(head)))), _e(what))
+        _e(title), _table(head, rows, numeric=set(range(1, len(head))),
+                          classes=[[_nc_class(c) for c in row] for row in rows]), _e(what))
 
 
 def _knees(ks, name):
@@ -136,25 +157,36 @@ def _knees(ks, name):
     return "".join(out)
 
 
-def _summary(table, group_keys=None, max_loss=1.0):
-    recs = summarize(table, group_keys, max_loss)
+def _summary(table, group_keys=None, max_loss=1.0, recs=None):
+    recs = recs if recs is not None else summarize(table, group_keys, max_loss)
     rows = [[c.replace("+-", "\u00b1") for c in text_cells(r)] for r in recs]
+    classes = [[_nc_class(c) for c in row] for row in rows]
     grouped = any(r["runs"] > 1 for r in recs)
     extra = "".join((_layers(r["layers"], r["label"]) if r["layers"] else "") +
                     (_knees(r["knees"], r["label"]) if r["knees"] else "") for r in recs)
-    return _table(SUMMARY_HEAD, rows, numeric={1} | set(range(6, len(SUMMARY_HEAD)))) + extra + (
+    return _table(SUMMARY_HEAD, rows, numeric={1} | set(range(6, len(SUMMARY_HEAD))),
+                  classes=classes) + extra + (
         '<p class="small">lat: one-way latency at 8 B (p50, p99); peak: the highest Gb/s of bw '
         'and the size it was reached at; line%%: that against the line rate (n/a: unknown, or '
         'within one host); msg/s: msgrate\'s aggregate at 8 B (bw\'s when there is no msgrate); '
         'allreduce busbw at 1 MiB and at the largest size measured.%s</p>' % (
             " runs: repeats of one measurement (runs sharing a command and fabric, or as "
             "--group says): each number is their median, &plusmn;N% their run-to-run spread "
-            "(relative standard deviation; ? where one run measured it)." if grouped else ""))
+            "(relative standard deviation; ? where one run measured it)." if grouped else "") +
+        (" [disturbed] and [invalid] (hatched): the row was measured while the machine took "
+         "the ranks' CPU, or below the floor of samples: no measurement of the fabric." if
+         any(c for row in classes for c in row) else ""))
+
+
+def _nc_class(text):
+    """The class of a table cell marked [disturbed] or [invalid] (quality.mark)."""
+    return "nc" if text.endswith("[disturbed]") or text.endswith("[invalid]") else None
 
 
 
 def _comparison(result):
-    from .compare import group_sizes, header_lines, spread_text, verdict_text
+    from .compare import group_sizes, header_lines, spread_text, value_text, verdict_text
+    from .quality import NOT_COMPARABLE
 
     ref, sizes = result["reference"], group_sizes(result)
     out = ["<p>%s</p>" % _e(line) for line in header_lines(result)]
@@ -173,8 +205,8 @@ def _comparison(result):
             line, cls = [row["size"]], [None]
             for lab in labs:
                 c = row["cells"].get(lab)
-                line.append(fmt_num(c["value"]) if c else "-")
-                cls.append(None)
+                line.append(value_text(c) if c else "-")
+                cls.append("nc" if c and c["quality"] in NOT_COMPARABLE else None)
                 if with_spread:
                     line.append(spread_text(c, sizes.get(lab, 1)) if c else "")
                     cls.append(None)
@@ -182,10 +214,11 @@ def _comparison(result):
                     if c and "ratio" in c:
                         v = c["verdict"]
                         text = verdict_text(c)
-                        line += ["%.3gx" % c["ratio"], "%s %+.1f%%" % (
-                            text.lower() if v in ("better", "worse") else text,
-                            100 * c["change"])]
-                        cls += [None, v if v in ("better", "worse", "same") else None]
+                        line += ["%.3gx" % c["ratio"], text if v == "not_comparable" else
+                                 "%s %+.1f%%" % (text.lower() if v in ("better", "worse")
+                                                 else text, 100 * c["change"])]
+                        cls += [None, "nc" if v == "not_comparable" else
+                                v if v in ("better", "worse", "same") else None]
                     else:
                         line += ["", ""]
                         cls += [None, None]
@@ -217,8 +250,11 @@ def _check(result):
         against = [", ".join(result["baseline"]["files"])] if result["baseline"] else []
         if "min_line_pct" in result:
             against.append("%g%% of the line rate" % result["min_line_pct"])
-        out.append('<h3><span class="badge %s">%s</span> %s (%s) against %s</h3>' % (
-            f["result"], f["result"], _e(f["file"]), _e(f["run"]), _e(" and ".join(against))))
+        from .check import measured_text, no_verdict
+        nv = no_verdict(f) and f["result"] != "FAIL"
+        out.append('<h3><span class="badge %s">%s</span> %s against %s</h3>' % (
+            f["result"], "NO VERDICT" if nv else f["result"], _e(measured_text(f)),
+            _e(" and ".join(against))))
         how = ["tolerance %.1f%%, noise %g sigma" % (100 * result["tolerance"], result["sigma"])
                ] if result["baseline"] else []
         if "min_line_pct" in result:
@@ -226,8 +262,12 @@ def _check(result):
             how.append("line rate judged at %s%s" % (
                 sizes_text(result["line_pct_sizes"]), "" if f.get("line_judged") else
                 ": nothing could be judged"))
-        out.append("<p>%d FAIL, %d WARN, %d PASS; %s.</p>" % (
-            c.get("FAIL", 0), c.get("WARN", 0), c.get("PASS", 0), "; ".join(how)))
+        nc = f.get("not_comparable", 0)
+        out.append("<p>%s%d FAIL, %d WARN, %d PASS%s; %s.</p>" % (
+            "No verdict: every row it needs is disturbed or invalid. " if nv else "",
+            c.get("FAIL", 0), c.get("WARN", 0), c.get("PASS", 0),
+            " (%d of the WARN not comparable: disturbed or invalid, no verdict)" % nc
+            if nc else "", "; ".join(how)))
         head = ["status", "kernel", "bytes", "metric", "baseline", "this run", "change",
                 "noise", "reason"]
 
@@ -240,16 +280,19 @@ def _check(result):
                     "\u00b1%.1f%%" % (100 * i["noise"]) if finite(i["noise"]) else "",
                     i["reason"].replace("+-", "\u00b1")]
         probs = [i for i in f["checks"] if i["status"] != "PASS"]
-        cls = [[{"FAIL": "worse", "WARN": "warn"}.get(i["status"])] + [None] * 8
-               for i in probs]
+
+        def status_class(i):
+            return "nc" if i.get("comparable") is False else \
+                {"FAIL": "worse", "WARN": "warn"}.get(i["status"])
+        cls = [[status_class(i)] + [None] * 8 for i in probs]
         if probs:
             out.append(_table(head, [line(i) for i in probs], numeric={4, 5, 6, 7},
                               classes=cls))
         out.append("<details><summary>Every check (%d)</summary>%s</details>" % (
             len(f["checks"]), _table(head, [line(i) for i in f["checks"]],
                                      numeric={4, 5, 6, 7}, classes=[
-                                         [{"FAIL": "worse", "WARN": "warn"}.get(i["status"])] +
-                                         [None] * 8 for i in f["checks"]])))
+                                         [status_class(i)] + [None] * 8
+                                         for i in f["checks"]])))
     out.append(_notes(result["notes"]))
     return "".join(out)
 
@@ -273,6 +316,15 @@ two values and both groups' spreads (and, in a baseline check, also the toleranc
 one run has no spread, and a difference judged without it is marked *. Run-to-run effects a
 single run cannot see (placement, other jobs, clock changes) are what the spread and the
 tolerance are for; a baseline file with several runs adds their measured spread.</p>
+<p><b>Row quality.</b> fabricbench marks every row (docs/METRICS.md, Row quality):
+<i>invalid</i> below the floor of samples (fewer than 10 timed iterations, or an adaptive row
+of fewer than 3 blocks), <i>disturbed</i> when the machine took time from the ranks while it
+was measured (a rank's CPU share below 80%, time stolen by the hypervisor, more runnable tasks
+than CPUs, frequent preemptions), <i>noisy</i> for regimes over time or a missed
+--precision, else ok; files from before those marks are judged by their iterations, interval
+and the ranks' CPU share. A disturbed or invalid row is no measurement of the fabric: it is
+shown, marked and hatched, but never compared, checked or counted in a group's median where
+the group has runs whose row is comparable.</p>
 """
 
 
@@ -280,7 +332,8 @@ def _verdicts(ms, base_ms):
     """The pairs kernels' verdicts (and the baseline's), for the top of the page."""
     from . import matrix
 
-    badge = {"healthy": "PASS", "suspects": "FAIL", "incomplete": "WARN"}
+    badge = {"healthy": "PASS", "suspects": "FAIL", "incomplete": "WARN",
+             "not_comparable": "WARN"}
     out = []
     for title, group in (("", ms), ("Baseline", base_ms)):
         if not group:
@@ -290,7 +343,8 @@ def _verdicts(ms, base_ms):
         for m in group:
             st = matrix.status(m)
             out.append('<p><span class="badge %s">%s</span> %s</p>' % (
-                badge[st], _e(st.upper() if st != "healthy" else st), _e(matrix.headline(m))))
+                badge[st], _e(st.upper().replace("_", " ") if st != "healthy" else st),
+                _e(matrix.headline(m))))
             if m["suspects"]:
                 out.append("<ul>%s</ul>" % "".join("<li>suspect %s</li>" % _e(s)
                                                   for s in m["suspects"]))
@@ -310,14 +364,17 @@ def _verdicts(ms, base_ms):
 
 
 def build(table, compare_result=None, compare_error=None, check_result=None, title=None,
-          matrices=(), base_matrices=(), group_keys=None, max_loss=1.0):
+          matrices=(), base_matrices=(), group_keys=None, max_loss=1.0, per_run=False):
     """The page as a string; matrices (and the baseline's): the pairs kernels' verdicts on
     top, their heatmaps with the plots."""
     from . import plot
 
+    from . import grouping, quality
+
     labels = table.labels()
-    title = title or "fabricbench report: %s" % " vs ".join(labels[:4]) + \
-        (" and %d more" % (len(labels) - 4) if len(labels) > 4 else "")
+    groups = grouping.make_groups(table, group_keys)
+    recs = summarize(table, group_keys, max_loss)
+    title = title or "fabricbench report: %s" % group_title(groups)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = ["<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
@@ -327,6 +384,16 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
                  len(labels), "" if len(labels) == 1 else "s",
                  _e(", ".join(sorted({s["file_name"] for s in table.series()}))), now,
                  __version__)]
+    # How disturbed the machine was, before anything measured on it.
+    head = quality.headline([(r["label"], r["quality"]) for r in recs])
+    if head:
+        parts.append('<div class="quality%s"><p><b>%s</b></p><p>%s</p></div>' % (
+            " few" if quality.severity(head) == "few" else "", _e(head[0]),
+            _e(head[1][:1].upper() + head[1][1:])))
+    else:
+        parts.append('<div class="quality quiet"><p>Measured on a quiet machine: no row was '
+                     'disturbed or below the floor of samples.</p></div>')
+    parts.append('<div class="howto">%s</div>' % HOW_TO_READ)
     parts.append(_notes(table.notes))
     # The verdicts first: what a reader forwards the page for, before any plot.
     if matrices or base_matrices:
@@ -334,13 +401,13 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
     if check_result is not None:
         parts.append("<h2>%s</h2>" % ("Baseline check" if check_result["baseline"] else
                                       "Line-rate check") + _check(check_result))
-    parts.append("<h2>Summary</h2>" + _summary(table, group_keys, max_loss))
+    parts.append("<h2>Summary</h2>" + _summary(table, group_keys, max_loss, recs))
     if compare_result is not None:
         parts.append("<h2>Comparison</h2>" + _comparison(compare_result))
     elif compare_error:
         parts.append("<h2>Comparison</h2>" + _notes([compare_error]))
     parts.append("<h2>Plots</h2>")
-    figs = plot.figures(table)
+    figs = plot.figures(table, per_run=per_run, group_keys=group_keys)
     if matrices:
         from . import matrix_plot
         figs += matrix_plot.figures(matrices)
@@ -353,6 +420,27 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
     parts.append("<h2>Method</h2>" + METHOD)
     parts.append("</main></body></html>\n")
     return "".join(parts)
+
+
+HOW_TO_READ = """<b>How to read this.</b> Runs of the same command on the same fabric are
+one group, one measurement repeated: its number is the median of its runs, &plusmn;N% how
+much they differ from run to run. Verdicts come first (a baseline check's PASS, WARN or
+FAIL, a pairs verdict). In the comparison, <i>WORSE</i> or <i>better</i> means a difference
+larger than the noise of both groups and their run-to-run spread; <i>~</i> means the two
+cannot be told apart. A value marked [disturbed] (the machine took CPU time from the ranks
+while it was measured) or [invalid] (too few samples) is no measurement of the fabric: it is
+shown hatched and never judged. Plots draw each group's median as a line and the range of its
+runs as a shaded band; hollow markers are disturbed or invalid points. Units are decimal; the
+Method section at the end has the details."""
+
+
+def group_title(groups):
+    """'shm (3 runs) vs tcp (3 runs)': the groups of runs a report compares (4 named, then
+    how many more)."""
+    def one(g):
+        return "%s (%d run%s)" % (g.name, len(g), "" if len(g) == 1 else "s")
+    text = " vs ".join(one(g) for g in groups[:4])
+    return text + (" and %d more" % (len(groups) - 4) if len(groups) > 4 else "")
 
 
 def compare_or_note(table, compare_fn):

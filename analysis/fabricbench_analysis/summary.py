@@ -2,7 +2,7 @@
 """One line per run: what it measured on, and the numbers people quote."""
 import math
 
-from . import grouping, knee, layers
+from . import grouping, knee, layers, quality
 from .compare import format_columns
 from .table import finite, fmt_num, kernel_name, size_label
 
@@ -111,6 +111,10 @@ def summarize(table, group_keys=None, max_loss=knee.DEFAULT_MAX_LOSS):
         picked["allreduce_busbw_max_GBps"] = r
         rec["spread"] = {k: (grouping.spread(r, SPREAD_OF[k]) if r else math.nan)
                          for k, r in picked.items()}
+        # Each number's row quality (quality.py): [disturbed] or [invalid] where it is none
+        rec["row_quality"] = {k: (r.get("quality", "ok") if r else None)
+                              for k, r in picked.items()}
+        rec["quality"] = quality.group_quality(table, g.members)
         rec["kernels"] = list(dict.fromkeys(kernel_name(r) for r in rows))
         rec["layers"] = layers.group_layers(rows)
         rec["knees"] = knee.knees(rows, max_loss, table.units)
@@ -126,18 +130,29 @@ def flat(rec):
     """A summary record for CSV: the spreads as spread_NAME columns, the runs as one field
     ('FILE RUN; FILE RUN'), without the kernel list."""
     out = {k: v for k, v in rec.items() if k not in ("kernels", "members", "spread", "layers",
-                                                     "knees")}
+                                                     "knees", "row_quality", "quality")}
     out["members"] = "; ".join("%s %s" % (m["file"], m["run"]) for m in rec["members"])
     for k, v in rec["spread"].items():
         out["spread_" + k] = v
+    for k, v in rec["row_quality"].items():
+        out["quality_" + k] = v or ""
+    q = rec["quality"]
+    out["quality"] = q["text"]
+    for k in ("rows", "disturbed", "invalid", "noisy", "runs_disturbed"):
+        out["rows_" + k if k in ("disturbed", "invalid", "noisy") else k] = q[k]
     return out
 
 
 def _with_spread(rec, key, text):
-    """A number's cell, with its run-to-run spread for a group of several runs."""
-    if rec.get("runs", 1) < 2 or not text or text == "-":
+    """A number's cell, with its run-to-run spread for a group of several runs, and marked
+    [disturbed] or [invalid] when its row is no measurement (quality.py)."""
+    if not text or text == "-":
         return text
-    return "%s +-%s" % (text, _pct(rec["spread"].get(key, math.nan)))
+    q = (rec.get("row_quality") or {}).get(key)
+    mark = " [%s]" % q if q in quality.NOT_COMPARABLE else ""
+    if rec.get("runs", 1) < 2:
+        return text + mark
+    return "%s +-%s%s" % (text, _pct(rec["spread"].get(key, math.nan)), mark)
 
 
 def _pct(u):
@@ -185,9 +200,15 @@ def text_cells(rec):
             _with_spread(rec, "allreduce_busbw_max_GBps", atmax or "-")]
 
 
+def quality_lines(recs):
+    """The headline when runs were disturbed (or rows below the floor), else []."""
+    return quality.headline([(r["label"], r["quality"]) for r in recs if r.get("quality")])
+
+
 def render_text(recs, group_by=None):
     lines = [text_cells(r) for r in recs]
-    out = format_columns(HEAD, lines, left=(0, 2, 3, 4, 5))
+    out = quality_lines(recs)
+    out += format_columns(HEAD, lines, left=(0, 2, 3, 4, 5))
     out.append("")
     out.append("lat: latency kernel, one way, 8 B; peak: bw's highest Gb/s and its size; line%: "
                "of the line rate (n/a: unknown or one host); msg/s: msgrate's aggregate at 8 B "
@@ -195,7 +216,8 @@ def render_text(recs, group_by=None):
     if any(r.get("runs", 1) > 1 for r in recs):
         out.append("runs: repeats of one measurement (--group %s); each number is their "
                    "median, +-N%% their run-to-run spread (relative standard deviation; ?: "
-                   "measured in one run only)" % (",".join(group_by or ()) or "none"))
+                   "measured in one run only)" % (grouping.DEFAULT if group_by is None else
+                                                   ",".join(group_by) or "none"))
     for r in recs:
         members, last = [], None
         for m in r.get("members") or [{"file": r["file"], "run": r["run"]}]:

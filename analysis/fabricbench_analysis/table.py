@@ -112,7 +112,8 @@ RUN_COLUMNS = (
     "ucx_transports", "transport", "fabric", "fabric_requested", "fabric_device", "fabric_port",
     "fabric_netdev", "fabric_check", "fabric_check_reason", "line_rate_gbps", "line_rate_source",
     "nranks", "nhosts", "hosts", "ranks_per_node", "slurm_job_id", "timer", "timer_cost_ns",
-    "env_options", "label_base", "label_given",
+    "env_options", "label_base", "label_given", "rows_invalid", "rows_disturbed", "rows_noisy",
+    "disturbance", "budget_s", "budget_cap_s", "measure_s",
 )
 # Kernel columns (the same on every row of a kernel).
 # variant and axis: an instance of a kernel run once per value of a list option (its value as
@@ -127,18 +128,22 @@ TABLE_COLUMNS = (
     "slowest_rank", "slowest_share", "comm_us", "overlap_pct", "line_rate_pct", "cpu_rank_pct",
     "cpu_node_user_pct", "cpu_node_sys_pct", "cpu_node_softirq_pct", "cpu_rank_min_pct",
     "cpu_rank_max_pct", "cpu_rank_max_rank",
+    # schema version 2: a row's quality and the machine's disturbance during it; files before
+    # it get a quality derived while loading (quality.py) and NaN for the rest
+    "quality", "quality_reason", "cpu_steal_pct", "ctx_invol_per_s", "runnable_per_cpu",
 )
 # Integer table columns: missing ones are filled with these rather than NaN.
 INT_DEFAULTS = {"validation_errors": -1, "slowest_rank": -1, "percentiles_exact": -1,
                 "cpu_rank_max_rank": -1}
 DERIVED_COLUMNS = ("n_samples", "noise_method", "noise_mean_rel", "noise_p50_rel",
-                   "noise_p90_rel", "noise_p99_rel", "noise_p999_rel")
+                   "noise_p90_rel", "noise_p99_rel", "noise_p999_rel", "quality_from")
 
 META_UNITS = {"line_rate_gbps": "Gb/s", "timer_cost_ns": "ns", "nranks": "count",
               "nhosts": "count", "bus_factor": "factor", "window": "messages",
               "n_samples": "count", "noise_mean_rel": "fraction", "noise_p50_rel": "fraction",
               "noise_p90_rel": "fraction", "noise_p99_rel": "fraction",
-              "noise_p999_rel": "fraction"}
+              "noise_p999_rel": "fraction", "rows_invalid": "count", "rows_disturbed": "count",
+              "rows_noisy": "count", "budget_s": "s", "budget_cap_s": "s", "measure_s": "s"}
 
 # What is better for a column: -1 lower, +1 higher, 0 neither.
 HIGHER_IS_BETTER = ("MBps", "Gbps", "msgps", "pair_MBps", "pair_msgps", "algbw_GBps",

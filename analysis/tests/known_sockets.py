@@ -84,11 +84,14 @@ def _copy_table(src, dst, rows, extra):
 
 
 def _rates(r, gbps, line_rate):
-    """A row's rate columns for a throughput of gbps Gb/s."""
+    """A row's rate columns for a throughput of gbps Gb/s; its quality as fabricbench judges
+    a socket kernel's row: not by the CPU share (its ranks sleep in the OS by design)."""
     r.update({"Gbps": gbps, "MBps": gbps * 125.0, "pair_MBps": gbps * 125.0,
               "msgps": gbps * 125.0e6 / r["bytes"], "pair_msgps": gbps * 125.0e6 / r["bytes"],
               "line_rate_pct": 100 * gbps / line_rate if math.isfinite(line_rate)
               else math.nan})
+    r["quality"], r["quality_reason"] = known_values.row_quality(
+        dict(r, cpu_rank_min_pct=100.0), r["blocks"])
     return r
 
 

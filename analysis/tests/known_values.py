@@ -43,6 +43,17 @@ are; `time_scale` multiplies the time columns and leaves the rates; `iterations`
 step by `drift` x t from one batch to the next; `blocks` (factors f) makes the rows adaptive
 ones with block medians f x t (the blocks group; `blocks` column = their number), and
 `regimes` sets the rows' regimes column.
+
+Row quality (docs/METRICS.md, "Row quality"): the known runs are quiet by default, every rank
+busy all the time (cpu_rank_min_pct 100, as polling ranks are), an interval of the median
+(ci_pct 0.11%), 1.0 runnable task per CPU: quality ok. `cpu_min` (a rank's least CPU share,
+%) and `runnable` (runnable tasks per CPU) disturb a run, `iterations` below 10 makes its rows
+invalid; each may be one value or {bytes: value} for some sizes only. The rows' `quality` and
+`quality_reason` are what fabricbench would write for them (cpu < 80 or runnable > 1.25:
+disturbed; iterations < 10: invalid; regimes > 1 or a missed --precision: noisy).
+`quality_columns` says whether the file has those columns: "template" (as the real file the
+shape comes from), True (added: a file of schema version 2) or False (left out: a file from
+before them, whose quality the analysis derives from iterations, ci_pct and the CPU share).
 """
 import math
 
@@ -67,6 +78,14 @@ LINE_RATE_GBPS = 100.0
 # Relative standard errors of every row of a run with the defaults (worked out above).
 NOISE_MEAN_REL = REL_STDDEV / math.sqrt(ITERATIONS)  # 1e-4
 NOISE_P50_REL = 5.625e-4
+CI_PCT = 0.11  # the median's 95% interval, +-% of p50 (about 1.96 x NOISE_P50_REL)
+CPU_MIN_PCT = 100.0  # a polling rank on a quiet machine runs all the time
+RUNNABLE = 1.0  # one polling rank per CPU
+# The row quality columns and run attributes of schema version 2 (docs/SCHEMA.md).
+QUALITY_COLUMNS = {"quality": "name", "quality_reason": "words", "cpu_steal_pct": "%",
+                   "ctx_invol_per_s": "1/s", "runnable_per_cpu": "count"}
+QUALITY_ATTRS = ("rows_invalid", "rows_disturbed", "rows_noisy", "disturbance", "budget_s",
+                 "budget_cap_s", "measure_s")
 
 BANDWIDTH_COLUMNS = ("MBps", "Gbps", "pair_MBps", "msgps", "pair_msgps", "algbw_GBps",
                      "busbw_GBps", "line_rate_pct")
@@ -96,13 +115,51 @@ RUN_ATTRS = {
 
 def run(bw_scale=1.0, time_scale=1.0, iterations=ITERATIONS, rel_stddev=REL_STDDEV,
         kernels=KERNELS, line_rate_gbps=LINE_RATE_GBPS, drift=None, blocks=None, regimes=0,
-        fabric="shm", gradsync=GRADSYNC):
+        fabric="shm", gradsync=GRADSYNC, cpu_min=CPU_MIN_PCT, runnable=RUNNABLE,
+        quality_columns="template", repeat=1):
     """The knobs of one run of a known file (see the module's docstring); `fabric` names the
-    fabric (its command line says --fabric FABRIC), `gradsync` its (bucket, inflight)."""
+    fabric (its command line says --fabric FABRIC), `gradsync` its (bucket, inflight);
+    `iterations`, `cpu_min` and `runnable` a value or {bytes: value}; `repeat` the N of the
+    --repeat N its command line says."""
     return {"bw_scale": bw_scale, "time_scale": time_scale, "iterations": iterations,
             "rel_stddev": rel_stddev, "kernels": tuple(kernels), "line_rate_gbps": line_rate_gbps,
             "drift": drift, "blocks": blocks, "regimes": regimes, "fabric": fabric,
-            "gradsync": tuple(gradsync)}
+            "gradsync": tuple(gradsync), "cpu_min": cpu_min, "runnable": runnable,
+            "quality_columns": quality_columns, "repeat": repeat}
+
+
+def at(knob, nbytes):
+    """A knob's value at a message size: the value, or {bytes: value} (the default elsewhere:
+    what run() gives when the knob is not set for that size)."""
+    if not isinstance(knob, dict):
+        return knob
+    return knob.get(nbytes)
+
+
+def _knob(spec, name, nbytes, default):
+    v = at(spec.get(name, default), nbytes)
+    return default if v is None else v
+
+
+def row_quality(r, blocks):
+    """(quality, quality_reason) of a known row as fabricbench judges it (src/measure/
+    quality.h: the floor, then the machine, then regimes and --precision)."""
+    why = []
+    if r["iterations"] < 10:
+        why.append("samples")
+    if blocks and r["blocks"] < 3:
+        why.append("blocks")
+    if r["cpu_rank_min_pct"] < 80:
+        why.append("cpu")
+    if r["runnable_per_cpu"] > 1.25:
+        why.append("runnable")
+    if r["regimes"] > 1:
+        why.append("regimes")
+    if r["target_met"] == 0:
+        why.append("precision")
+    cls = {"samples": 3, "blocks": 3, "cpu": 2, "runnable": 2, "regimes": 1, "precision": 1}
+    worst = max([cls[w] for w in why] or [0])
+    return ("ok", "noisy", "disturbed", "invalid")[worst], ";".join(why)
 
 
 def gradsync_time_us(bucket, inflight):
@@ -113,6 +170,8 @@ def gradsync_time_us(bucket, inflight):
 def command_line(spec):
     b, k = spec["gradsync"]
     own = " --bucket %d --inflight %d" % (b, k) if "gradsync" in spec["kernels"] else ""
+    if spec.get("repeat", 1) > 1:
+        own += " --repeat %d" % spec["repeat"]
     return ("fabricbench run %s -m 8,1K,64K,1M --fabric %s --line-rate 100G%s (known values: "
             "analysis/tests/known_values.py)" % (",".join(spec["kernels"]), spec["fabric"], own))
 
@@ -137,15 +196,21 @@ def row(kernel, nbytes, spec):
     """Every known column of one row (those the template's table lacks are not written)."""
     t0 = central_time_us(kernel, nbytes, spec)
     t = t0 * spec["time_scale"]
-    r = {"bytes": nbytes, "iterations": spec["iterations"], "warmup": 100,
+    iterations = _knob(spec, "iterations", nbytes, ITERATIONS)
+    cpu = _knob(spec, "cpu_min", nbytes, CPU_MIN_PCT)
+    r = {"bytes": nbytes, "iterations": iterations, "warmup": 100,
          "stddev_us": spec["rel_stddev"] * t, "validation_errors": -1, "percentiles_exact": 1,
          "algbw_GBps": math.nan, "busbw_GBps": math.nan, "slowest_rank": -1,
          "slowest_share": math.nan, "comm_us": math.nan, "overlap_pct": math.nan,
-         "line_rate_pct": math.nan, "cpu_rank_pct": 50.0, "cpu_rank_min_pct": 50.0,
-         "cpu_rank_max_pct": 50.0, "cpu_rank_max_rank": 0, "cpu_node_user_pct": 50.0,
-         "cpu_node_sys_pct": 0.0, "cpu_node_softirq_pct": 0.0, "ci_pct": math.nan,
+         "line_rate_pct": math.nan, "cpu_rank_pct": cpu, "cpu_rank_min_pct": cpu,
+         "cpu_rank_max_pct": cpu, "cpu_rank_max_rank": 0, "cpu_node_user_pct": cpu,
+         "cpu_node_sys_pct": 0.0, "cpu_node_softirq_pct": 0.0,
+         "ci_pct": CI_PCT if iterations >= 6 else math.nan,
          "blocks": len(spec["blocks"] or ()), "blocks_ci_pct": math.nan,
-         "target_met": 0 if spec["blocks"] else -1, "regimes": spec["regimes"]}
+         "target_met": 0 if spec["blocks"] else -1, "regimes": spec["regimes"],
+         "cpu_steal_pct": 0.0, "ctx_invol_per_s": 0.0,
+         "runnable_per_cpu": _knob(spec, "runnable", nbytes, RUNNABLE)}
+    r["quality"], r["quality_reason"] = row_quality(r, spec["blocks"])
     r.update({c: f * t for c, f in TIME_SHAPE.items()})
     # Rates from the unscaled time t0: time_scale moves the times only.
     if kernel == "latency":
@@ -238,6 +303,9 @@ def _write_run(g, trs, spec):
         g.attrs[a] = v
     for a, v in RUN_ATTRS.items():
         _set(g.attrs, a, v)
+    for a in QUALITY_ATTRS:  # the template run's own are not the known run's
+        if a in g.attrs:
+            del g.attrs[a]
     for a in ("fabric", "fabric_requested"):
         _set(g.attrs, a, spec["fabric"])
     _set(g.attrs, "command_line", command_line(spec))
@@ -251,6 +319,8 @@ def _write_run(g, trs, spec):
     for a, v in (("OMPI_MCA_pml", "ucx"), ("UCX_TLS", "sm,self")):
         _set(env.attrs, a, v)
     ks = g.create_group("kernels")
+    every = []
+    wrote_quality = False
     for kid, tk in _template_kernels(trs, spec["kernels"]):
         kernel = tk.attrs["kernel"]
         kg = ks.create_group(kid)
@@ -260,7 +330,7 @@ def _write_run(g, trs, spec):
         _set(kg.attrs, "rows", 1 if kernel == "gradsync" else len(SIZES))
         _set(kg.attrs, "window", WINDOW if kernel in ("bw", "msgrate") else 0)
         _set(kg.attrs, "validate", 0)
-        _set(kg.attrs, "iteration_policy", "fixed: %d iterations per size" % spec["iterations"])
+        _set(kg.attrs, "iteration_policy", "fixed: %s iterations per size" % spec["iterations"])
         if kernel in ("allreduce", "gradsync"):
             _set(kg.attrs, "bus_factor", BUS_FACTOR)
             _set(kg.attrs, "dtype", "float32")
@@ -276,16 +346,29 @@ def _write_run(g, trs, spec):
         tt = tk["table"]
         sizes = (GRADSYNC_BYTES,) if kernel == "gradsync" else SIZES
         rows = [row(kernel, b, spec) for b in sizes]
+        every += rows
         cols = [c for c in str(tt.attrs["columns"]).split(",") if c in tt]
+        if spec["quality_columns"] is False:
+            cols = [c for c in cols if c not in QUALITY_COLUMNS]
+        elif spec["quality_columns"] is True:
+            cols += [c for c in QUALITY_COLUMNS if c not in cols]
         table = kg.create_group("table")
         for c in cols:
-            src = tt[c]
-            data = np.array([r.get(c, _fill(src.dtype)) for r in rows], dtype=src.dtype)
-            ds = table.create_dataset(c, data=data, maxshape=(None,),
-                                      chunks=src.chunks or True)
-            for a, v in src.attrs.items():
-                ds.attrs[a] = v
+            if c in tt:
+                src = tt[c]
+                data = np.array([r.get(c, _fill(src.dtype)) for r in rows], dtype=src.dtype)
+                ds = table.create_dataset(c, data=data, maxshape=(None,),
+                                          chunks=src.chunks or True)
+                for a, v in src.attrs.items():
+                    ds.attrs[a] = v
+            else:  # a quality column the template lacks (run(quality_columns=True))
+                text = c in ("quality", "quality_reason")
+                data = np.array([r[c] for r in rows], dtype=object if text else np.float64)
+                ds = table.create_dataset(c, data=data, maxshape=(None,), chunks=True,
+                                          dtype=h5py.string_dtype() if text else None)
+                _set(ds.attrs, "units", QUALITY_COLUMNS[c])
         _set(table.attrs, "columns", ",".join(cols))
+        wrote_quality = "quality" in cols
         if spec["blocks"]:
             bg = kg.create_group("blocks")
             for r in rows:
@@ -295,7 +378,7 @@ def _write_run(g, trs, spec):
                 _set(ds.attrs, "regimes", spec["regimes"])
         if spec["drift"] is not None:
             sg = kg.create_group("samples")
-            n = spec["iterations"]
+            n = at(spec["iterations"], None) or ITERATIONS
             for r in rows:
                 ds = sg.create_dataset(str(r["bytes"]), data=samples(r["p50_us"], n,
                                                                      spec["drift"]),
@@ -304,6 +387,39 @@ def _write_run(g, trs, spec):
                 _set(ds.attrs, "units", "us")
                 _set(ds.attrs, "iterations", n)
                 _set(ds.attrs, "complete", 1)
+    if wrote_quality:
+        _write_quality_attrs(g, every)
+
+
+def _write_quality_attrs(g, rows):
+    """The run attributes of schema version 2: the rows counted in their worst class, and the
+    run's disturbance in fabricbench's words (out/runmeta.c)."""
+    q = [r["quality"] for r in rows]
+    for name, cls in (("rows_invalid", "invalid"), ("rows_disturbed", "disturbed"),
+                      ("rows_noisy", "noisy")):
+        _set(g.attrs, name, q.count(cls))
+    busy = [r for r in rows if "cpu" in r["quality_reason"] or
+            "runnable" in r["quality_reason"]]
+    if busy:
+        what = []
+        cpus = [r["cpu_rank_min_pct"] for r in busy if "cpu" in r["quality_reason"]]
+        if cpus:
+            lo, hi = min(cpus), max(cpus)
+            what.append("a rank ran only %s of the time" % (
+                "%.0f%%" % lo if round(lo) == round(hi) else "%.0f-%.0f%%" % (lo, hi)))
+        run_ = [r["runnable_per_cpu"] for r in busy if "runnable" in r["quality_reason"]]
+        if run_:
+            what.append("up to %.1f runnable tasks per CPU" % max(run_))
+        text = "busy: %s; %d of %d rows disturbed" % (", ".join(what), q.count("disturbed"),
+                                                      len(rows))
+        if q.count("invalid"):
+            text += ", %d invalid" % q.count("invalid")
+    else:
+        text = "quiet" + ("; %d of %d rows invalid (below the floor)" % (
+            q.count("invalid"), len(rows)) if q.count("invalid") else "")
+    _set(g.attrs, "disturbance", text)
+    for name in ("budget_s", "budget_cap_s", "measure_s"):
+        _set(g.attrs, name, math.nan)  # the known runs are of fixed iterations (no budget)
 
 
 def write_known(path, template, runs=None):

@@ -183,7 +183,8 @@ def test_check_transport_not_probed(results):
     for base, cur, who in ((results.shm, results.signalled, "this run"),
                            (results.signalled, results.shm, "the baseline")):
         p = run_cli("check", "--json", "--baseline", base, cur)
-        assert p.returncode in (0, 1) and "Traceback" not in p.stderr, p.stderr
+        # 4: no verdict where every row was disturbed (this machine may be busy)
+        assert p.returncode in (0, 1, 4) and "Traceback" not in p.stderr, p.stderr
         res, checks = _checks(p)
         assert not [c for c in checks if c["metric"] == "transport"], checks
         assert any("transport not compared" in n and who + " has none recorded" in n and

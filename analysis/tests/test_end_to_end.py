@@ -11,6 +11,7 @@ from conftest import assert_ok, run_launcher as run_cli
 from fabricbench_analysis import load
 
 STATUSES = ("PASS", "WARN", "FAIL")
+NC = ("disturbed", "invalid")
 HEADLINE = {"latency": "p50_us", "bw": "MBps", "allreduce": "busbw_GBps"}
 SIZES = [8, 1024, 65536, 1048576]
 
@@ -51,22 +52,33 @@ def test_real_runs_through_every_command(results, tmp_path):
             ref, other = row["cells"][labels[0]], row["cells"][labels[1]]
             assert math.isclose(other["ratio"], other["value"] / ref["value"], rel_tol=1e-12)
             assert math.isclose(other["change"], other["ratio"] - 1, rel_tol=1e-9, abs_tol=1e-12)
-            assert other["verdict"] in ("better", "worse", "same", "unknown", "noisy"), other
+            assert other["verdict"] in ("better", "worse", "same", "unknown", "noisy",
+                                        "not_comparable"), other
+            # a disturbed or invalid row (a busy machine) is never judged (quality.py)
+            assert (other["verdict"] == "not_comparable") == (
+                other["quality"] in NC or ref["quality"] in NC), other
 
     # check tcp.h5 against shm.h5: one check of the headline metric per kernel and size, each
     # change = value / baseline - 1; the result is the worst status, and exit 1 exactly when it
-    # is FAIL. The transports differ (recorded, not measured): a WARN.
+    # is FAIL, 4 when every row was disturbed or invalid (a busy machine: no verdict). The
+    # transports differ (recorded, not measured): a WARN.
     p = run_cli("check", "--json", "--baseline", shm, tcp)
-    assert p.returncode in (0, 1) and "Traceback" not in p.stderr, p.stderr
+    assert p.returncode in (0, 1, 4) and "Traceback" not in p.stderr, p.stderr
     res = json.loads(p.stdout)
     checks = [c for f in res["files"] for c in f["checks"]]
     assert all(c["status"] in STATUSES for c in checks), checks
     worst = max((c["status"] for c in checks), key=STATUSES.index)
-    assert res["result"] == worst and p.returncode == (1 if worst == "FAIL" else 0)
+    judged = [c for c in checks if c.get("comparable") is True]
+    assert res["result"] == worst and p.returncode == (
+        1 if worst == "FAIL" else 0 if judged else 4), (p.returncode, worst, len(judged))
     values = [c for c in checks if c["kernel"] in HEADLINE and c["bytes"] is not None]
     assert sorted((c["kernel"], c["bytes"], c["metric"]) for c in values) == sorted(
         (k, b, m) for k, m in HEADLINE.items() for b in SIZES)
     for c in values:
+        if c["comparable"] is False:
+            assert c["status"] == "WARN" and c["change"] is None, c
+            assert c["reason"].startswith("not comparable: "), c
+            continue
         assert math.isclose(c["change"], c["value"] / c["baseline"] - 1, rel_tol=1e-9,
                             abs_tol=1e-12), c
         assert c["noise"] is None or c["noise"] >= 0, c

@@ -53,7 +53,8 @@ def known_formats(known, tmp_path_factory):
 
 def _check(base, cur, *extra):
     p = run_cli("check", "--json", "--baseline", base, cur, *extra)
-    assert p.returncode in (0, 1), p.stdout + p.stderr
+    # 4: no verdict, every row disturbed or invalid (a real run on a busy machine)
+    assert p.returncode in (0, 1, 4), p.stdout + p.stderr
     assert "Traceback" not in p.stderr
     res = json.loads(p.stdout)
     checks = [(c["status"], c["kernel"], c["bytes"], c["metric"], c["baseline"], c["value"],

@@ -51,6 +51,9 @@ def socks(results, tmp_path_factory):
         for a in ("variant", "axis"):
             del f[TCP].attrs[a]
     s.lat = known_values.write_known(str(d / "lat.h5"), results.shm, [run(kernels=("latency",))])
+    # bw at 1M measured while a rank ran 20% of the time (the socket kernels are not judged so)
+    s.busybw = make("busybw", run(kernels=("bw",), fabric="tcp", line_rate_gbps=10.0,
+                                  bw_scale=0.1, cpu_min={1048576: 20.0}), ks.spec())
     s.dir = d
     return s
 
@@ -199,16 +202,18 @@ def test_json_input_keeps_instances(socks, tmp_path):
 
 
 def test_plot_a_curve_per_instance(socks):
-    """One figure per kernel (file names from kernel names only), a curve per run and
-    instance, the variant in its legend."""
+    """One figure per kernel (file names from kernel names only), a curve per group of runs
+    (--per-run: per run) and instance, the variant in its legend."""
     from fabricbench_analysis import plot
-    figs = {name: fig for name, _, fig in plot.figures(load([socks.tcp, socks.slow4]))}
-    assert set(figs) == {"bw", "tcp_stream"}
-    legend = [t.get_text() for t in figs["tcp_stream"].axes[0].get_legend().get_texts()]
-    for lab in ("tcp --streams 1", "tcp --streams 4", "tcp (slow4) --streams 1",
-                "tcp (slow4) --streams 4"):
-        assert lab in legend, legend
-    assert len([x for x in legend if x.startswith("line rate")]) == 1  # one rate: one line
+    t = load([socks.tcp, socks.slow4])
+    for per_run, want in ((True, ("tcp --streams 1", "tcp --streams 4", "tcp (slow4) --streams 1",
+                                  "tcp (slow4) --streams 4")),
+                          (False, ("tcp (2 runs) --streams 1", "tcp (2 runs) --streams 4"))):
+        figs = {name: fig for name, _, fig in plot.figures(t, per_run=per_run)}
+        assert set(figs) == {"bw", "tcp_stream"}
+        legend = [x.get_text() for x in figs["tcp_stream"].axes[0].get_legend().get_texts()]
+        assert [x for x in legend if x.startswith("tcp")] == list(want), legend
+        assert len([x for x in legend if x.startswith("line rate")]) == 1  # one rate: one line
 
 
 # ------------------------------------------------------------------ --min-line-pct
@@ -396,3 +401,17 @@ def test_report_shows_layers_knee_and_line_check(socks, tmp_path, capsys):
                    "udp_rate knee of tcp (udp)", "1472: knee at 1 Gb/s offered",
                    "tcp_stream --streams 4"):
         assert phrase in page, phrase
+
+
+def test_layers_mark_a_disturbed_row(socks, capsys):
+    """The layers table marks bw's disturbed 1M row and takes no ratio from it; 64K as
+    before (6.400 over 8.000: 0.80x)."""
+    code, out, _ = _main(capsys, "summary", socks.busybw)
+    assert code == 0
+    lines = out.splitlines()
+    at = lines.index([x for x in lines if x.startswith("layers of ")][0])
+    table = lines[at:]
+    assert [x for x in table if x.strip().startswith("64K")][0].split() == [
+        "64K", "6.000", "8.000", "6.400", "0.80x"], table
+    assert [x for x in table if x.strip().startswith("1M")][0].split() == [
+        "1M", "9.200", "9.410", "8.000", "[disturbed]", "-"], table

@@ -390,7 +390,7 @@ print("ok SIGTERM after a round: all 4 kernels keep their 23 rows")
 
 # ---- a stop mid-run keeps every size that has a block, marked as missing the target
 cmd = ["mpirun", "-np", "2"] + MPIRUN_OPTS + [exe, "run", "latency", "-m", "1:1M", "--budget",
-                                              "30", "--precision", "0.05", "-o", "stop.h5"]
+                                              "30", "--precision", "0.01", "-o", "stop.h5"]
 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                         env=mpi_env())
 t0 = time.monotonic()
@@ -409,9 +409,11 @@ with h5py.File("stop.h5", "r") as f:
     t = f["runs/run_0000/kernels/00_latency/table"]
     met, nb = t["target_met"][:], t["blocks"][:]
     # every size has a row; those still open at the stop missed the target (a size whose
-    # blocks were identical, as a coarse timer makes them, may have met it before)
+    # blocks were identical, as a coarse timer makes them, may have met it before). How many
+    # met it in 2 s depends on the machine's speed; that one at least is open is certain, a
+    # 0.01% target within 30 s being out of reach for the 1 MiB rows here.
     check(len(t["bytes"]) == 21 and (nb >= 1).all() and (nb[met == 1] >= 3).all() and
-          (met == 0).sum() >= 10, "rows after a stop: %d, target_met %s, blocks %s"
+          (met == 0).sum() >= 1, "rows after a stop: %d, target_met %s, blocks %s"
           % (len(t["bytes"]), met, nb))
 print("ok SIGTERM mid-run: 21 rows kept, %d marked as missing the target" % (met == 0).sum())
 
