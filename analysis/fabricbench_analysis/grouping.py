@@ -34,7 +34,8 @@ from .table import KERNEL_COLUMNS, RUN_COLUMNS, finite, row_key
 OUTPUT_OPTIONS = {"output": True, "append": False, "force": False, "repeat": True,
                   "samples": False, "max-samples": True, "json": True, "csv": True,
                   "json-doc": True, "prom": True, "wide": False, "columns": True,
-                  "quiet": False, "verbose": False, "stall-timeout": True, "help": False}
+                  "quiet": False, "verbose": False, "stall-timeout": True,
+                  "startup-timeout": True, "help": False}
 SHORT_OUTPUT = {"o": "output", "q": "quiet", "v": "verbose"}
 
 KEYS = ("command", "fabric", "hosts", "file")

@@ -43,7 +43,8 @@ void fab_opts_print_help(FILE *f)
             "\n"
             "Exit codes: 0 measured, all checks passed; 1 measured, a check failed (--validate);\n"
             "            2 usage or configuration error, nothing measured; 3 environment error\n"
-            "            (MPI, memory, writing results); 4 interrupted, partial results kept.\n",
+            "            (MPI, memory, writing results, a stall, start-up or the end past its\n"
+            "            bound: --stall-timeout, --startup-timeout); 4 interrupted, rows kept.\n",
             FAB_VERSION, FAB_DEFAULT_SUITE);
 }
 

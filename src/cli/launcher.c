@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What the launcher's environment says before MPI_Init (mpirun, srun, other PMIx/PMI
- * launchers): whether this process is the job's or its host's first rank. */
+ * launchers): this process's rank, whether it is the job's or its host's first rank. */
 #include <stdlib.h>
 
 #include "cli/launcher.h"
 #include "core/num.h"
 
-/* Whether the first of vars that holds a rank number (core/num.h, a whole number from 0)
- * says 0; a variable that holds something else is passed over (it is not the launcher's);
- * none: true, a process started alone. */
-static bool fab_rank_zero(const char *const *vars, size_t n)
+/* The rank that the first of vars holding a rank number (core/num.h, a whole number from 0)
+ * says; a variable that holds something else is passed over (it is not the launcher's);
+ * none: -1. */
+static int fab_rank_from(const char *const *vars, size_t n)
 {
     fab_range_t r = {0, 1e9, false, true, NULL};
     char err[256];
@@ -19,19 +19,24 @@ static bool fab_rank_zero(const char *const *vars, size_t n)
         const char *v = getenv(vars[i]);
 
         if (v && fab_num_parse(v, &r, &rank, err, sizeof(err)) == FAB_OK)
-            return rank == 0;
+            return (int)rank;
     }
-    return true;
+    return -1;
 }
 
-/* Before MPI_Init the rank is known only from the launcher's environment. Commands that
- * need no MPI print on the first rank only, so `mpirun -np 4 fabricbench list` prints once. */
-bool fab_first_rank(void)
+int fab_launcher_rank(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
                                        "SLURM_PROCID"};
 
-    return fab_rank_zero(vars, sizeof(vars) / sizeof(vars[0]));
+    return fab_rank_from(vars, sizeof(vars) / sizeof(vars[0]));
+}
+
+/* Commands that need no MPI print on the first rank only, so `mpirun -np 4 fabricbench list`
+ * prints once; a process started alone is the first. */
+bool fab_first_rank(void)
+{
+    return fab_launcher_rank() <= 0;
 }
 
 /* The first rank on this host, from the launcher's environment (before MPI_Init). */
@@ -40,5 +45,5 @@ bool fab_first_local_rank(void)
     static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
                                        "SLURM_LOCALID", "PMI_LOCAL_RANK"};
 
-    return fab_rank_zero(vars, sizeof(vars) / sizeof(vars[0]));
+    return fab_rank_from(vars, sizeof(vars) / sizeof(vars[0])) <= 0;
 }

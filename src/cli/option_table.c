@@ -187,6 +187,11 @@ const fab_opt_t fab_opt_table[] = {
      "a rank without progress this long (or 10 x its expected step, if longer) ends the job "
      "with exit 3, naming what it waited for; 0: never",
      0, false, NULL},
+    {"startup-timeout", 0, FAB_OPT_LONG, OFF(startup_timeout), 0, 86400, "SEC", "s", "300",
+     "start-up (parsing to the first collectives after MPI_Init) and the end (MPI_Finalize to "
+     "the exit) may take this long on a rank, else it ends with exit 3 naming the phase it was "
+     "in; 0: never",
+     0, false, NULL},
     {"quiet", 'q', FAB_OPT_FLAG, OFF(quiet), 0, 0, NULL, NULL, "off",
      "no progress lines on stderr (and no table where an output takes stdout)", 0, false, NULL},
     {"verbose", 'v', FAB_OPT_COUNT, OFF(verbose), 0, 0, NULL, NULL, "0",

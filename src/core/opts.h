@@ -76,7 +76,8 @@ typedef struct fab_opts {
     double slow_bw;           /* pairs verdict: slow below this share of the median pair */
     double slow_latency;      /* pairs verdict: slow above this multiple of the median latency */
     const char *switches;     /* pairs verdict: FILE of "node switch" lines; NULL: host names */
-    long stall_timeout; /* --stall-timeout: seconds without progress that end the job; 0 off */
+    long stall_timeout;   /* --stall-timeout: seconds without progress that end the job; 0 off */
+    long startup_timeout; /* --startup-timeout: start-up's and the end's bound, s; 0 none */
     bool quiet;
     int verbose;
     bool help; /* -h/--help: the value of the help row (the command becomes run --help) */

@@ -14,7 +14,8 @@
  *   cpu%         measure/cpuload.c: NaN (the "waited for a core" warning comes from the
  *                watchdog, which is off)
  *   placement    net/rankinfo.c: no hwloc binding, no inventory of the real machine
- *   watchdog     core/watchdog.c: off (its thread and deadlines run on real time)
+ *   watchdog     core/watchdog.c: off (its thread and deadlines run on real time), and with it
+ *                the start-up and end guard and the side channel (core/peers.c)
  *   buffers      measure/buffers.c: SMPI_SHARED_MALLOC, one copy for all ranks
  *   metadata     out/runinfo.c: the run's "simulated" field, shown by the header and show */
 #ifndef FAB_CORE_SIM_H

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The one reader of the FABRICBENCH_TEST_* switches. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/num.h"
 #include "core/testhook.h"
 
 bool fab_test_switch(const char *name, int *cache)
@@ -13,4 +16,46 @@ bool fab_test_switch(const char *name, int *cache)
         *cache = e && strcmp(e, "1") == 0;
     }
     return *cache;
+}
+
+/* The rank that the first len bytes of s name (core/num.h: a whole number from 0); -1 when
+ * they are not one. */
+static long fab_test_rank(const char *s, size_t len)
+{
+    fab_range_t r = {0, 1e9, false, true, NULL};
+    char buf[32], err[256];
+    double v;
+
+    if (len >= sizeof(buf))
+        return -1;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    return fab_num_parse(buf, &r, &v, err, sizeof(err)) == FAB_OK ? (long)v : -1;
+}
+
+void fab_test_stop_at(const char *point, int rank)
+{
+    const char *e = getenv("FABRICBENCH_TEST_STOP_AT"), *p;
+    size_t n;
+
+    if (!e || !*e || rank < 0 || !strchr(e, ':'))
+        return;
+    p = strchr(e, ':');
+    if (fab_test_rank(e, (size_t)(p - e)) != rank)
+        return;
+    p++;
+    n = strlen(point);
+    if (strncmp(p, point, n) != 0 || (p[n] != '\0' && p[n] != ':'))
+        return;
+    if (strcmp(p + n, ":hang") == 0)
+        for (;;)
+            pause();
+    raise(SIGSTOP);
+}
+
+bool fab_test_peers_drop(int rank)
+{
+    const char *e = getenv("FABRICBENCH_TEST_PEERS_DROP");
+
+    return e && *e && rank >= 0 && fab_test_rank(e, strlen(e)) == rank;
 }

@@ -9,5 +9,13 @@
 
 /* Whether the variable `name` is "1", read once into *cache (initialise it to -1). */
 bool fab_test_switch(const char *name, int *cache);
+/* FABRICBENCH_TEST_STOP_AT=RANK:POINT[:hang]: the rank (from the launcher before MPI_Init)
+ * stops itself with SIGSTOP at that point of start-up or the end (fab_watch_startup's keys:
+ * parse, fabric, init, world, finalize, exit), or hangs there in a sleep (":hang"), so the
+ * tests can prove that the start-up and end guards bound them. */
+void fab_test_stop_at(const char *point, int rank);
+/* FABRICBENCH_TEST_PEERS_DROP=RANK: that rank drops every datagram its watchdog's side channel
+ * receives, as a firewall in front of it would, so the tests see the fallback. */
+bool fab_test_peers_drop(int rank);
 
 #endif

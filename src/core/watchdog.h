@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The watchdog: no rank waits without a bound. A thread of each rank (it makes no MPI call)
- * watches a progress counter the main thread ticks at every step (every iteration, timed or
- * not, an agreement). When it stops moving for longer than the step allows, the rank
- * says what it waited for, the run is marked failed where this rank can write it, and the
- * process ends (exit 3), which ends the job. docs/DEVELOPING.md, "Stalls". */
+/* The watchdog: no rank waits without a bound, from main's first instruction to the
+ * process's exit. One thread of each rank (it makes no MPI call) guards three parts:
+ * - start-up (armed first thing in main, before MPI_Init): it must reach fab_watch_start
+ *   within --startup-timeout, else the rank says which phase it was in and ends (exit 3);
+ * - the run: the main thread ticks a progress counter at every step (every iteration, timed
+ *   or not, an agreement); when it stops moving for longer than the step allows, the rank asks
+ *   the ranks it waits for over a side channel (core/peers.h) and names the one that does not
+ *   answer, the run is marked failed where this rank can write it, and the process ends (exit
+ *   3), which ends the job;
+ * - the end (MPI_Finalize and what follows it): --startup-timeout again.
+ * docs/DEVELOPING.md, "Stalls". */
 #ifndef FAB_CORE_WATCHDOG_H
 #define FAB_CORE_WATCHDOG_H
 
@@ -29,11 +35,20 @@ static inline void fab_watch_tick(void)
  * 0 registers one that marks them) but must not call MPI. */
 typedef void (*fab_watch_fail_fn)(void *arg, const char *status, const char *reason);
 
-/* Start watching (after MPI_Init and fab_world_init): a step may last at most
- * max(timeout_s, 10 x what it is expected to take); 0 turns the watchdog off. */
+/* The start-up guard, armed first thing in main with the default and again once the options
+ * are parsed: start-up must reach fab_watch_start within startup_s of the first arming (0:
+ * no bound). rank: this process's rank from the launcher's environment (-1 unknown). */
+void fab_watch_arm(int rank, double startup_s);
+/* The start-up phase this rank enters: a short key ("parse", "fabric", "init", "world", the
+ * names FABRICBENCH_TEST_STOP_AT takes) and what it is, for the message. */
+void fab_watch_startup(const char *key, const char *phase);
+/* The hand-over from start-up to the run (collective over MPI_COMM_WORLD, after
+ * fab_world_init): the side channel is set up, then a step may last at most max(timeout_s,
+ * 10 x what it is expected to take); 0 turns the run's deadline off. */
 void fab_watch_start(const fab_world_t *w, double timeout_s);
-/* Stop watching (before the process ends). */
-void fab_watch_stop(void);
+/* The end: from here to the process's exit, --startup-timeout again ("finalize" before
+ * MPI_Finalize, "exit" after it). The thread lives until the process ends. */
+void fab_watch_end(const char *key, const char *phase);
 /* On rank 0: what marks the outputs before the process ends (NULL: nothing). */
 void fab_watch_on_fail(fab_watch_fail_fn fn, void *arg);
 /* What the next steps are: a phase ("a timed block", "warm-up", "agreeing with every rank"),

@@ -5,7 +5,12 @@
   exit 3, a message naming the stalled rank, the kernel and the size; the file is marked
   failed with that reason and keeps the rows before.
 - SIGTERM to the live rank while its peer is stopped: the run ends within seconds.
-- Rank 0 stopped for good: another rank says it waited for rank 0; the job ends.
+- Rank 0 stopped for good: another rank says it waited for rank 0, which did not answer; the
+  HDF5 file and the JSON document both say `failed` with that rank's account.
+- Every stall names the rank and host it waited for, asked over the watchdog's side channel:
+  a collective (allreduce, rank 2 of 3 stopped), tcp_stream and udp_rate (rank 1 stopped);
+  with the side channel blocked (FABRICBENCH_TEST_PEERS_DROP), one warning and the run's own
+  view (the rank waited for, unasked).
 - A stall of 6 s that resumes (blocks of 0.2 s: 10 x the step + 1 s is 3 s): the run completes,
   and the row it touched carries stall_s > 0 and a warning naming its size.
 - --time SEC: a size whose blocks took 2 x SEC (a stall inside them) stops at that block's
@@ -14,9 +19,11 @@
   them: the rank gathering the agreement after that kernel's part names it.
 
 usage: test_watchdog.py FABRICBENCH"""
+import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -28,6 +35,7 @@ import fabtest  # noqa: E402
 from fabtest import MPIRUN_OPTS, check, mpi_env  # noqa: E402
 
 exe = sys.argv[1]
+HOST = socket.gethostname()
 
 
 def start(args, np=2):
@@ -112,19 +120,28 @@ check(st == "failed" and "did not answer" in why, "file: %s %r" % (st, why))
 print("ok SIGTERM while the peer is stopped: exit 3 after %.1f s (the timeout was 60 s)" % took)
 
 # ---------------------------------------------------------------- rank 0 stopped
+# Rank 1 (handing its row to rank 0) names it and tells rank 0 why it ends the job; rank 0
+# runs again when mpirun ends the job (SIGCONT, SIGTERM) and writes that account, not the
+# signal, into both files, which agree.
 p = start(["latency", "-m", "8:4M", "-t", "0.3", "--stall-timeout", "4", "--pair", "1,2", "-o",
-           "zero.h5"], np=3)
+           "zero.h5", "--json-doc", "zero.json"], np=3)
 wait_rows("zero.h5", 2, p)
 pids = ranks("zero.h5")
 check(len(pids) == 3, "ranks: %r" % pids)
 os.kill(pids[0], signal.SIGSTOP)
 out, err, took = finish(p, pids[:1], 40)
-check(p.returncode == 3 and took < 4 + 10 and "waiting for rank 0 (" in err,
+check(p.returncode == 3 and took < 4 + 10 and
+      "waiting for rank 0 (%s), which did not answer (stopped, dead or unreachable)" % HOST in err,
       "rank 0 stopped: exit %d after %.1f s\n%s" % (p.returncode, took, err[-2000:]))
 st, why, rows = status("zero.h5")
-check(st in ("running", "interrupted", "failed") and rows >= 2, "file %s, %d rows" % (st, rows))
-print("ok rank 0 stopped: rank 1 says it waited for rank 0, exit 3 after %.1f s (file %s)"
-      % (took, st))
+with open("zero.json") as f:
+    end = json.load(f)["runs"][0]["end"]
+check(st == "failed" and rows >= 2 and why.startswith("on rank 1 (%s): stalled:" % HOST) and
+      "waiting for rank 0 (" in why, "HDF5 file: %s, %d rows, %r" % (st, rows, why))
+check(end["status"] == st and end["stop_reason"] == why,
+      "the JSON document %r disagrees with the HDF5 file (%s, %r)" % (end, st, why))
+print("ok rank 0 stopped: rank 1 names it, exit 3 after %.1f s; HDF5 and JSON both say %s with "
+      "rank 1's account" % (took, st))
 
 # ---------------------------------------------------------------- a stall that resumes
 p = start(["latency", "-m", "8:64K", "-t", "0.4", "-o", "resume.h5"])
@@ -187,4 +204,55 @@ check(p.returncode == 3 and took < 4 + 10 and "waiting for rank 0 (" in err and
       "rank 0 stopped in the rounds: exit %d after %.1f s\n%s" % (p.returncode, took,
                                                                   err[-2000:]))
 print("ok rank 0 stopped in the adaptive rounds: rank 1 names it, exit 3 after %.1f s" % took)
+
+# ---------------------------------------------------------------- the rank a stall waits for
+def stalled_on(kernel, np, extra, stopped, env=None):
+    """Stop rank `stopped` once rows come; every stall line names it (rank and host)."""
+    path = "%s.h5" % kernel
+    cmd = ["mpirun", "-np", str(np), "--oversubscribe"] + MPIRUN_OPTS + [exe, "run", kernel]
+    p = subprocess.Popen(cmd + extra + ["--stall-timeout", "3", "-o", path],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=mpi_env(env))
+    wait_rows(path, 1, p)
+    pids = ranks(path)
+    check(len(pids) == np, "ranks: %r" % pids)
+    os.kill(pids[stopped], signal.SIGSTOP)
+    out, err, took = finish(p, pids[stopped:stopped + 1], 40)
+    lines = [line for line in err.splitlines() if "error: stalled:" in line]
+    check(p.returncode == 3 and took < 3 + 10 and lines,
+          "%s, rank %d stopped: exit %d after %.1f s\n%s" % (kernel, stopped, p.returncode, took,
+                                                            err[-2000:]))
+    return lines, err, took
+
+
+lines, err, took = stalled_on("allreduce", 3, ["-m", "8:64K", "-t", "2"], 2)
+# The first to fire finds rank 2 silent; a later one may find it continued by mpirun, which
+# it says too (it did not run while the others waited).
+named = ["waiting for the other ranks of the kernel: rank 2 (%s) " % HOST + how for how in
+         ("did not answer (stopped, dead or unreachable)", "answered only after not running")]
+check(all(any(n in line for n in named) for line in lines),
+      "every stall names rank 2 and its host:\n%s" % "\n".join(lines))
+check(any("1 other rank waits in the same step" in line for line in lines), "\n".join(lines))
+print("ok allreduce, rank 2 of 3 stopped: %d ranks name it, exit 3 after %.1f s"
+      % (len(lines), took))
+
+lines, err, took = stalled_on("tcp_stream", 2, ["-m", "64K:1M", "-t", "1"], 1)
+check(all("rank 1 (%s) did not answer" % HOST in line for line in lines), "\n".join(lines))
+print("ok tcp_stream, rank 1 stopped: rank 0 names it, exit 3 after %.1f s" % took)
+
+lines, err, took = stalled_on("udp_rate", 2, ["-m", "64:8K", "-t", "0.3"], 1)
+check(all("waiting for rank 1 (%s), which did not answer" % HOST in line for line in lines),
+      "\n".join(lines))
+print("ok udp_rate, rank 1 stopped: rank 0 names it, exit 3 after %.1f s" % took)
+
+# A firewall in front of rank 1 (it drops what its side channel receives): rank 0 says so once
+# at the start, and a stall then names what the rank waited for without asking.
+lines, err, took = stalled_on("latency", 2, ["-m", "8:4M", "-t", "0.3"], 1,
+                              {"FABRICBENCH_TEST_PEERS_DROP": "1"})
+warn = [line for line in err.splitlines() if "side channel is off" in line]
+check(len(warn) == 1 and "rank 0 (%s) got no answer over UDP from rank 1" % HOST in warn[0],
+      "one warning for the blocked side channel: %r" % warn)
+check(all("waiting for rank 1 (%s)" % HOST in line and "answer" not in line for line in lines),
+      "\n".join(lines))
+print("ok side channel blocked: one warning, the stall names rank 1 unasked (%.1f s)" % took)
 print("PASS watchdog")
