@@ -35,7 +35,8 @@ unsigned fab_quality_reasons(const fab_quality_in_t *in)
         r |= FAB_QR_STEAL;
     if (in->runnable_per_cpu > FAB_DISTURB_RUNNABLE)
         r |= FAB_QR_RUNNABLE;
-    if (in->ctxsw_per_s > FAB_DISTURB_CTXSW_PER_S)
+    if (in->ctxsw_per_s > FAB_DISTURB_CTXSW_ALONE_PER_S ||
+        (in->ctxsw_per_s > FAB_DISTURB_CTXSW_PER_S && (r & FAB_QR_DISTURBED)))
         r |= FAB_QR_CTXSW;
     if (in->regimes > 1)
         r |= FAB_QR_REGIMES;

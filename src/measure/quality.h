@@ -61,6 +61,10 @@ enum {
 #define FAB_DISTURB_STEAL_PCT   5.0
 #define FAB_DISTURB_RUNNABLE    1.25
 #define FAB_DISTURB_CTXSW_PER_S 100.0
+/* Preemptions are a second witness: above FAB_DISTURB_CTXSW_PER_S they mark a row only beside
+ * another sign of the machine (cpu, steal, runnable), alone only above this rate (a switch in
+ * each millisecond). A quiet machine's short rows read 0-480 a second from a few switches. */
+#define FAB_DISTURB_CTXSW_ALONE_PER_S 1000.0
 
 /* What the judgement needs of a row; NaN: unknown (not judged). */
 typedef struct fab_quality_in {

@@ -533,6 +533,18 @@ static void test_quality(void)
     q.runnable_per_cpu = FAB_DISTURB_RUNNABLE;
     q.ctxsw_per_s = FAB_DISTURB_CTXSW_PER_S;
     CHECK(fab_quality_reasons(&q) == 0);
+    /* preemptions alone: a row only above the second threshold; beside another sign, from
+     * the first */
+    q = quality_in(1000, 5, 3);
+    q.ctxsw_per_s = 480.0;
+    CHECK(fab_quality_reasons(&q) == 0);
+    q.ctxsw_per_s = FAB_DISTURB_CTXSW_ALONE_PER_S;
+    CHECK(fab_quality_reasons(&q) == 0);
+    q.ctxsw_per_s = FAB_DISTURB_CTXSW_ALONE_PER_S + 0.5;
+    CHECK(fab_quality_reasons(&q) == FAB_QR_CTXSW);
+    q.ctxsw_per_s = 100.5;
+    q.cpu_min_pct = 79.9;
+    CHECK(fab_quality_reasons(&q) == (FAB_QR_CPU | FAB_QR_CTXSW));
     q.cpu_min_pct = q.steal_pct = q.runnable_per_cpu = q.ctxsw_per_s = NAN; /* unknown */
     CHECK(fab_quality_reasons(&q) == 0);
     /* noisy: regimes, a missed target */
