@@ -209,6 +209,10 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *i
                 fab_acc_add(&m->acc, src[i]);
             m->acc.loop_total += src[b];
         }
+        if (st == FAB_OK && ctx->timer) { /* this rank's own time: the peers' definitions */
+            m->own_s += m->block[b];
+            m->own_n += b;
+        }
         /* Block end: agree on the next block's length and on whether to stop. */
         block_time = m->block[b];
         if (st == FAB_OK)
@@ -283,6 +287,8 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
               m->k->name, bytes, (unsigned long long)iters, (unsigned long long)warm,
               m->per_iter * 1e6);
     ctx->bytes = bytes;
+    m->own_s = 0.0; /* not --overlap-compute's call alone */
+    m->own_n = 0;
     fab_kc_mark(m->k, ctx, m->state, kc0);
     fab_cpu_mark(&cpu0, m->node_sampler);
     if (st == FAB_OK)
@@ -302,6 +308,8 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
         st = fab_row_stall(row, ctx, fab_watch_take_stall());
     if (st == FAB_OK)
         st = fab_row_counters(row, m->k, ctx, kc);
+    if (st == FAB_OK)
+        st = fab_row_peers(row, ctx, fab_own_mean(m->k, m->own_s, m->own_n));
     m->last_per_iter = m->per_iter;
     m->last_bytes = bytes;
     row->validation_errors = -1;
