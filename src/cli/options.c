@@ -220,6 +220,7 @@ static const char *const fab_env_other[] = {
     "FABRICBENCH_PROC_LOADAVG",
     "FABRICBENCH_TEST_PAIRS_LOADED",
     "FABRICBENCH_TEST_SOCK_REFUSE",
+    "FABRICBENCH_TEST_LAG", /* a lagging rank: what --sync barrier changes */
     "FABRICBENCH_ARGS",
     "FABRICBENCH_ANALYZE_DEBUG",
     "FABRICBENCH_BUILD_DIR",
@@ -227,7 +228,7 @@ static const char *const fab_env_other[] = {
     "FABRICBENCH_ANALYZE_MAX_KERNELS",
     "FABRICBENCH_ANALYZE_MAX_ROWS",
 };
-#define FAB_ENV_READ 8 /* the first ones of fab_env_other: read by this program */
+#define FAB_ENV_READ 9 /* the first ones of fab_env_other: read by this program */
 
 /* The i-th FABRICBENCH_ name this program knows (the options', then fab_env_other's) into var;
  * false for a help row (no variable). */

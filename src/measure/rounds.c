@@ -375,7 +375,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
             code = FAB_ADAPT_STOP_BUDGET;
         code = fab_pace_encode(code, p);
     }
-    block_time = m->block[b];
+    block_time = m->block_wall;
     st = fab_sync_max(m->ctx->comm, &block_time, &code);
     if (st != FAB_OK)
         return st;

@@ -316,9 +316,11 @@ static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_opts_t
                       fab_text_shows(t, "slowest_rank") ? "; slowest = rank:share of calls" : "");
     if (fab_text_shows(t, "osu_avg_us") || fab_text_shows(t, "imb_tmin_us") ||
         fab_text_shows(t, "imb_tmax_us"))
-        fab_out_text_line(f, "# osu_avg_us = the mean over ranks of each rank's own mean time per "
-                             "call (OSU's avg, IMB's t_avg); imb_tmin_us, imb_tmax_us = the "
-                             "least and largest of them (IMB's t_min, t_max)");
+        fab_out_text_line(f,
+                          "# osu_avg_us = the mean over ranks of each rank's own mean time per "
+                          "call (OSU's avg, IMB's t_avg); imb_tmin_us, imb_tmax_us = the "
+                          "least and largest of them (IMB's t_min, t_max)%s",
+                          o->sync == FAB_SYNC_BARRIER ? "" : "; OSU's loop: --sync barrier");
     if (k->uses_op && (o->dtype == FAB_DT_BFLOAT16 || o->dtype == FAB_DT_FLOAT16))
         fab_out_text_line(f, "# %s: %s; compare with --dtype float32 for the cost",
                           fab_dtype_name(o->dtype), fab_dtype_arithmetic(o->dtype));
