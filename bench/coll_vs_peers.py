@@ -130,15 +130,19 @@ def main(out):
         print("| size | " + " | ".join(x[0] for x in present) + " | OSU avg us | fb osu_avg us |")
         print("|---|" + "---|" * (len(present) + 2))
         per = defaultdict(dict)  # label -> size -> median ratio
+        rom = defaultdict(dict)  # label -> size -> ratio of the medians
         for s in sizes:
             cells = []
             for label, ft, col, pt, stat in present:
-                rat = []
+                rat, fvals, pvals = [], [], []
                 for rd, fv in data[(kernel, np_, ft)].items():
                     pv = data[(kernel, np_, pt)].get(rd, {}).get(s)
                     if s in fv and pv and pv[stat] > 0 and math.isfinite(fv[s][col]):
                         rat.append(fv[s][col] / pv[stat])
+                        fvals.append(fv[s][col])
+                        pvals.append(pv[stat])
                 per[label][s] = float(np.median(rat)) if rat else math.nan
+                rom[label][s] = float(np.median(fvals) / np.median(pvals)) if rat else math.nan
                 cells.append(fmt(per[label][s]))
             osu_avg = [v[s]["avg"] for v in data.get((kernel, np_, "osu"), {}).values() if s in v]
             fb_avg = [v[s]["osu_avg_us"] for v in data.get((kernel, np_, "fb_barrier"), {}).values()
@@ -153,22 +157,28 @@ def main(out):
                             if math.isfinite(kv[1]) else -1)
                 near = sum(abs(v - 1) <= TARGET for v in vals)
                 shown = [per[label].get(s, math.nan) for s in SHOWN] + [per[label][sizes[-1]]]
+                roms = [v for v in rom[label].values() if math.isfinite(v)]
                 summary.append((kernel, np_, label, float(np.median(vals)), worst, shown,
                                 "%s: %s" % (human(sizes[-1]), fmt(shown[-1])),
-                                "%d of %d" % (near, len(vals))))
+                                "%d of %d" % (near, len(vals)),
+                                "%s (%d of %d)" % (fmt(float(np.median(roms))),
+                                                   sum(abs(v - 1) <= TARGET for v in roms),
+                                                   len(roms))))
+    pct = round(TARGET * 100)
     print("\n## Summary: per size the median over the rounds of the ratio; over the sizes their "
-          "median, how many are within %d%%, the furthest from 1" % round(TARGET * 100))
+          "median, how many are within %d%%, the furthest from 1; and per size the ratio of the "
+          "medians over the rounds (median over the sizes, how many within %d%%)" % (pct, pct))
     print("| kernel | ranks | ratio | " + " | ".join(human(s) for s in SHOWN) +
-          " | largest | median | within %d%% | furthest | median within %d%% |"
-          % (round(TARGET * 100), round(TARGET * 100)))
-    print("|---|---|---|" + "---|" * (len(SHOWN) + 5))
-    for kernel, np_, label, med, (ws, wv), shown, largest, near in summary:
+          " | largest | median | within %d%% | furthest | ratio of medians | median within %d%% |"
+          % (pct, pct))
+    print("|---|---|---|" + "---|" * (len(SHOWN) + 6))
+    for kernel, np_, label, med, (ws, wv), shown, largest, near, roms in summary:
         target = ""
         if label == "osu_avg/OSU avg":
             target = "yes" if abs(med - 1) <= TARGET else "no"
-        print("| %s | %d | %s | %s | %s | %s | %s | %s at %s | %s |"
+        print("| %s | %d | %s | %s | %s | %s | %s | %s at %s | %s | %s |"
               % (kernel, np_, label, " | ".join(fmt(v) for v in shown[:-1]), largest, fmt(med),
-                 near, fmt(wv), human(ws), target))
+                 near, fmt(wv), human(ws), roms, target))
     if bad:
         print("\n%d run(s) failed and are left out: %s" % (len(bad), ", ".join(
             "%s np %d %s round %d (exit %d)" % (r["kernel"], r["np"], r["tool"], r["round"], r["rc"])
