@@ -433,7 +433,7 @@ COLUMNS = {
     "runnable_per_cpu": ("float", 0.0, MAX_VALUE, True, "a count of tasks per CPU"),
 }
 for _c in ("min_us", "p50_us", "mean_us", "p90_us", "p99_us", "p999_us", "p9999_us", "max_us",
-           "stddev_us", "loop_us", "comm_us"):
+           "stddev_us", "loop_us", "comm_us", "osu_avg_us", "imb_tmin_us", "imb_tmax_us"):
     COLUMNS[_c] = _TIME
 
 

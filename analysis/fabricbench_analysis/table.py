@@ -131,6 +131,8 @@ TABLE_COLUMNS = (
     # schema version 2: a row's quality and the machine's disturbance during it; files before
     # it get a quality derived while loading (quality.py) and NaN for the rest
     "quality", "quality_reason", "cpu_steal_pct", "ctx_invol_per_s", "runnable_per_cpu",
+    # the peers' definitions of a time (OSU's avg, IMB's t_min and t_max); NaN before them
+    "osu_avg_us", "imb_tmin_us", "imb_tmax_us",
 )
 # Integer table columns: missing ones are filled with these rather than NaN.
 INT_DEFAULTS = {"validation_errors": -1, "slowest_rank": -1, "percentiles_exact": -1,

@@ -68,6 +68,11 @@ const fab_opt_t fab_opt_table[] = {
      "fewest timed iterations per size under --time", 0, false, NULL},
     {"max-iters", 0, FAB_OPT_LONG, OFF(max_iters), 1, 1e9, "N", "iterations", "10000000",
      "most timed iterations per size under --time", 0, false, NULL},
+    {"sync", 0, FAB_OPT_CHOICE, OFF(sync), 0, 0, "none|barrier", NULL, "none",
+     "between timed iterations: none (back to back) or barrier (an MPI_Barrier of the kernel's "
+     "ranks after every iteration, warm-up too, outside the timed call: OSU's method, for "
+     "comparing with osu_allreduce and friends; pairs kernels keep their own loop)",
+     0, false, NULL},
     {"max-samples", 0, FAB_OPT_LONG, OFF(max_samples), 0, 1e8, "N", "samples", "1048576",
      "samples kept per size for exact percentiles; beyond, a histogram (error <= 0.2%)", 0, false,
      NULL},

@@ -382,6 +382,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     if (w->rank == 0) {
         st = fab_run_info_fill(&info, w, &t, argc, argv, fab_env_ours);
         info.fabric = fb;
+        info.sync = o->sync == FAB_SYNC_BARRIER ? "barrier" : "none";
         info.line_rate_gbps = o->line_rate_gbps;
         if (o->line_rate_given)
             snprintf(info.line_rate_from, sizeof(info.line_rate_from), "--line-rate");

@@ -15,6 +15,11 @@ struct fab_kernel;
 /* Values in the order of the options' choice lists: --pml ucx|ob1|env, --timer auto|tsc|clock. */
 typedef enum { FAB_PML_UCX = 0, FAB_PML_OB1 = 1, FAB_PML_ENV = 2 } fab_pml_t;
 typedef enum { FAB_TIMER_AUTO = 0, FAB_TIMER_TSC = 1, FAB_TIMER_CLOCK = 2 } fab_timer_kind_t;
+/* --sync none|barrier: what comes between two timed iterations of a kernel. */
+typedef enum { FAB_SYNC_NONE = 0, FAB_SYNC_BARRIER = 1 } fab_sync_t;
+/* How a run with --sync barrier says so (the iteration policy, the header, the files). */
+#define FAB_SYNC_BARRIER_WORDS                                                                     \
+    "an untimed MPI_Barrier after every iteration (--sync barrier, OSU's method)"
 
 #define FAB_MAX_KERNELS 32
 
@@ -34,6 +39,7 @@ typedef struct fab_opts {
     int repeat;           /* --repeat: the whole plan this many times, each its own run */
     int window;
     bool window_given; /* -w given: it applies to a kernel with a default_window too */
+    int sync;          /* fab_sync_t: back to back, or an untimed barrier after every iteration */
     bool validate;
     bool samples;       /* --samples: keep per-iteration times in the result file */
     const char *output; /* -o: NULL = automatic name, "none" = no file */

@@ -2,6 +2,7 @@
 /* Helpers the collective kernels share: validation values and checks, the non-blocking
  * finish, bus factors and size fitting. */
 #include <math.h>
+#include <time.h>
 
 #include "core/testhook.h"
 #include "kernel/descriptor.h"
@@ -76,6 +77,20 @@ static int fab_nb_corrupt_for_tests(void)
     return fab_test_switch("FABRICBENCH_TEST_NB_CORRUPT", &cached);
 }
 
+/* FABRICBENCH_TEST_LAG=1: the kernel's last rank sleeps FAB_TEST_LAG_S after each
+ * non-blocking collective has completed, inside its iteration, so that the tests know where
+ * the time goes: back to back, every rank's next call waits for it; with --sync barrier, the
+ * barrier does (the others' own times stay short, the peers' t_min and t_max part). */
+#define FAB_TEST_LAG_S 0.02
+static void fab_lag_for_tests(const fab_kctx_t *ctx)
+{
+    static int cached = -1;
+    struct timespec ts = {0, (long)(FAB_TEST_LAG_S * 1e9)};
+
+    if (fab_test_switch("FABRICBENCH_TEST_LAG", &cached) && ctx->rank == ctx->size - 1)
+        nanosleep(&ts, NULL);
+}
+
 fab_status_t fab_coll_finish(fab_kctx_t *ctx, MPI_Request *req)
 {
     fab_status_t st;
@@ -92,6 +107,8 @@ fab_status_t fab_coll_finish(fab_kctx_t *ctx, MPI_Request *req)
         ctx->sbuf[ctx->dtype.size - 1] ^= 0x40;
         ctx->rbuf[ctx->dtype.size - 1] ^= 0x40;
     }
+    if (st == FAB_OK)
+        fab_lag_for_tests(ctx);
     return st;
 }
 

@@ -4,6 +4,7 @@
 #ifndef FAB_MEASURE_MEASURE_INT_H
 #define FAB_MEASURE_MEASURE_INT_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,8 +39,20 @@ typedef struct fab_measure {
     double last_per_iter; /* the previous size's, and its bytes: a first estimate */
     size_t last_bytes;
     bool node_sampler; /* this rank reads /proc/stat for its node (lowest rank there) */
+    bool barrier;      /* --sync barrier: an untimed barrier after every iteration */
+    double block_wall; /* the last block's wall time on this rank (barriers included), s */
+    double own_s;      /* the fixed policies: this timing rank's own timed seconds over the
+                          row's blocks, */
+    uint64_t own_n;    /* and their iterations (for fab_row_peers; 0 on other ranks) */
     int peer;          /* the world rank a pair kernel waits for; -1: all of the kernel */
 } fab_measure_t;
+
+/* A timing rank's own mean time per iteration in the time columns' units (fab_row_peers):
+ * its timed seconds s over n iterations / the kernel's divisor; NaN when it timed none. */
+static inline double fab_own_mean(const fab_kernel_t *k, double s, uint64_t n)
+{
+    return n > 0 ? s / (double)n / k->time_divisor : NAN;
+}
 
 /* The watchdog's phase: what the kernel's ranks do now, and how long one step should take. */
 void fab_measure_phase(const fab_measure_t *m, const char *phase, size_t bytes, double step_s);
@@ -54,8 +67,11 @@ fab_status_t fab_sync_max(MPI_Comm comm, double *v, int *code);
 /* Run n iterations; every rank learns the slowest timer's elapsed time. */
 fab_status_t fab_timed_round(fab_measure_t *m, size_t bytes, uint64_t n, double *elapsed);
 /* One timed block of b <= FAB_BLOCK iterations. On rank 0 of the kernel *samples points to
- * the b per-iteration times (the slowest timing rank's) followed by the block's total, and
- * m->slow_count has counted who was slowest. The caller syncs afterwards. */
+ * the b per-iteration times (the slowest timing rank's) followed by the block's total (the
+ * largest of the ranks' sums of their iterations' times), and m->slow_count has counted who
+ * was slowest. On every rank m->block[b] is then its own sum (0 where it does not time) and
+ * m->block_wall the block's wall time, --sync's barriers included. The caller syncs
+ * afterwards. */
 fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const double **samples);
 /* --validate: patterned rounds; *errors: the wrong bytes of all ranks (every rank). */
 fab_status_t fab_validate_size(fab_measure_t *m, size_t bytes, long *errors);

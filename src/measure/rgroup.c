@@ -131,6 +131,11 @@ void fab_rounds_policy(const fab_opts_t *o, const fab_kernel_t *k, char *buf, si
                  "time: about %g s per size (%ld to %ld iterations); warm-up includes "
                  "calibration",
                  o->time_s, o->min_iters, o->max_iters);
+    if (o->sync == FAB_SYNC_BARRIER) {
+        size_t at2 = strlen(buf);
+
+        snprintf(buf + at2, len - at2, "; %s", FAB_SYNC_BARRIER_WORDS);
+    }
 }
 
 static struct {

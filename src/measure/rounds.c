@@ -27,6 +27,7 @@ typedef struct fab_size_run {
     bool stopped; /* its decision was not to go on (every rank knows) */
     unsigned nblocks;
     uint64_t samples; /* timed iterations so far (every rank: the blocks' lengths agree) */
+    double own_s;     /* a timing rank's own timed seconds over its blocks (fab_row_peers) */
     uint64_t warm;
     double per_iter;               /* estimate, s (0: unknown) */
     double stall;                  /* the longest resumed stall during its blocks, s */
@@ -361,6 +362,8 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
         s->stall = block_time;
     if (st != FAB_OK)
         return st;
+    if (m->ctx->timer)
+        s->own_s += m->block[b];
     if (m->ctx->rank == 0) {
         fab_pace_t p;
 
@@ -372,7 +375,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
             code = FAB_ADAPT_STOP_BUDGET;
         code = fab_pace_encode(code, p);
     }
-    block_time = m->block[b];
+    block_time = m->block_wall;
     st = fab_sync_max(m->ctx->comm, &block_time, &code);
     if (st != FAB_OK)
         return st;
@@ -500,6 +503,9 @@ fab_status_t fab_rounds_fill_row(fab_rounds_t *r, int i, fab_status_t stop, fab_
     }
     if (st == FAB_OK)
         st = fab_row_counters(row, m->k, m->ctx, s->kc);
+    if (st == FAB_OK) /* its iterations: s->samples, the same on every rank */
+        st = fab_row_peers(row, m->ctx,
+                           fab_own_mean(m->k, s->own_s, m->ctx->timer ? s->samples : 0));
     m->per_iter = s->per_iter;
     if (st == FAB_OK && stop == FAB_OK && m->o->validate && m->k->validate)
         st = fab_validate_size(m, s->bytes, &row->validation_errors);

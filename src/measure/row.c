@@ -31,6 +31,7 @@ void fab_row_clear(fab_row_t *row)
     row->cpu_rank_max_rank = -1;
     row->ci_pct = row->blocks_ci_pct = NAN;
     row->cpu_steal_pct = row->runnable_per_cpu = row->ctxsw_per_s = NAN;
+    row->osu_avg = row->imb_tmin = row->imb_tmax = NAN;
     row->target_met = -1;
     for (int j = 0; j < FAB_KCOL_MAX; j++)
         row->kc[j] = NAN;
@@ -186,6 +187,28 @@ fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_ma
     row->cpu_sys_pct = out[4] > 0 ? out[2] / out[4] : NAN;
     row->cpu_softirq_pct = out[4] > 0 ? out[3] / out[4] : NAN;
     return st == FAB_OK ? fab_row_disturbance(row, ctx, a, b, load) : st;
+}
+
+fab_status_t fab_row_peers(fab_row_t *row, const fab_kctx_t *ctx, double mine)
+{
+    /* [0] the largest mean, [1] minus the least, [2] the sum of the means, [3] how many */
+    double in[4], out[4] = {-INFINITY, -INFINITY, 0, 0};
+    fab_status_t st;
+
+    in[0] = isnan(mine) ? -INFINITY : mine;
+    in[1] = isnan(mine) ? -INFINITY : -mine;
+    in[2] = isnan(mine) ? 0.0 : mine;
+    in[3] = isnan(mine) ? 0.0 : 1.0;
+    /* at the row's end, not per block: MPI_MAX of [0..1], MPI_SUM of [2..3] */
+    st = FAB_MPI(MPI_Reduce(in, out, 2, MPI_DOUBLE, MPI_MAX, 0, ctx->comm));
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Reduce(in + 2, out + 2, 2, MPI_DOUBLE, MPI_SUM, 0, ctx->comm));
+    if (st != FAB_OK || ctx->rank != 0 || out[3] < 1)
+        return st;
+    row->imb_tmax = out[0];
+    row->imb_tmin = -out[1];
+    row->osu_avg = out[2] / out[3];
+    return FAB_OK;
 }
 
 static fab_quality_tally_t fab_tally = {.cpu_lo = NAN, .cpu_hi = NAN};

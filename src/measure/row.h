@@ -62,6 +62,7 @@ typedef struct fab_row {
     double regime_share[FAB_REGIME_MAX]; /* fraction of the blocks in each */
     unsigned nblock_medians;
     double block_median[FAB_ADAPT_MAX_BLOCKS]; /* reported time (s), in round order */
+    double osu_avg, imb_tmin, imb_tmax;        /* the peers' times, s (fab_row_peers); NaN: none */
     double kc[FAB_KCOL_MAX]; /* the kernel's COUNTER and GAUGE columns (k->kcols' order)
                                 over the timed blocks; NaN none (fab_row_kcol) */
     int stop_status;         /* not a column: the rounds ended on a stop request (its fab_status_t),
@@ -93,6 +94,10 @@ const fab_quality_tally_t *fab_row_tally(void);
 /* The longest resumed stall of the kernel's ranks (mine: this rank's) into row->stall_s on
  * its rank 0 (collective over ctx->comm). */
 fab_status_t fab_row_stall(fab_row_t *row, const fab_kctx_t *ctx, double mine);
+/* OSU's avg (IMB's t_avg), IMB's t_min, t_max (docs/METRICS.md) into row on rank 0 of ctx->comm:
+ * the mean, least and largest of the ranks' own means per iteration (mine: this rank's, in the
+ * time columns' units, s; NaN where it does not time), reduced once (collective). */
+fab_status_t fab_row_peers(fab_row_t *row, const fab_kctx_t *ctx, double mine);
 /* The kernel's counters (k->counters) now: c[FAB_KCOL_MAX], NaN for what it does not count. */
 void fab_kc_mark(const fab_kernel_t *k, const fab_kctx_t *ctx, void *state, double *c);
 /* Add the window a..b to sum: counters their difference, gauges b's value, totals b minus

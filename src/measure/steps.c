@@ -37,6 +37,8 @@ fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
 
     for (uint64_t i = 0; i < n && st == FAB_OK; i++) {
         st = m->k->iterate(m->ctx, m->state, bytes);
+        if (st == FAB_OK && m->barrier)
+            st = FAB_MPI(MPI_Barrier(m->ctx->comm));
         fab_watch_tick();
     }
     return st;
@@ -133,6 +135,35 @@ static uint64_t fab_block_len(const fab_measure_t *m, uint64_t left)
     return b < left ? b : left;
 }
 
+/* --sync barrier (OSU's loop): each iteration timed alone, then an untimed barrier of the
+ * kernel's ranks. block[i] its time, block[b] their sum, and the wall time, barriers
+ * included, apart. */
+static fab_status_t fab_block_barrier(fab_measure_t *m, size_t bytes, uint64_t b)
+{
+    fab_kctx_t *ctx = m->ctx;
+    uint64_t *stamp = m->stamps, w0 = fab_ticks();
+    double sum = 0.0;
+    fab_status_t st = FAB_OK;
+
+    for (uint64_t i = 0; i < b && st == FAB_OK; i++) {
+        uint64_t t0 = fab_ticks();
+
+        st = m->k->iterate(ctx, m->state, bytes);
+        stamp[i] = fab_ticks() - t0;
+        if (st == FAB_OK)
+            st = FAB_MPI(MPI_Barrier(ctx->comm));
+        fab_watch_tick();
+    }
+    /* like the block's total in the loop without barriers: the timing ranks' (0 elsewhere) */
+    m->block_wall = ctx->timer ? fab_ticks_to_s(fab_ticks() - w0) : 0.0;
+    for (uint64_t i = 0; i < b; i++) {
+        m->block[i] = ctx->timer ? fab_ticks_to_s(stamp[i]) : 0.0;
+        sum += m->block[i];
+    }
+    m->block[b] = sum;
+    return st;
+}
+
 /* Timestamps are contiguous: the end of iteration i is the start of i+1, so one timer
  * reading (on timing ranks only) is all the loop adds to an iteration. */
 fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const double **samples)
@@ -142,7 +173,11 @@ fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const do
     fab_status_t st = FAB_OK;
 
     *samples = m->block;
-    if (ctx->timer) {
+    if (m->barrier) {
+        st = fab_block_barrier(m, bytes, b);
+        if (st != FAB_OK)
+            return st;
+    } else if (ctx->timer) {
         stamp[0] = fab_ticks();
         for (uint64_t i = 0; i < b; i++) {
             st = m->k->iterate(ctx, m->state, bytes);
@@ -153,7 +188,7 @@ fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const do
         }
         for (uint64_t i = 0; i < b; i++)
             m->block[i] = fab_ticks_to_s(stamp[i + 1] - stamp[i]);
-        m->block[b] = fab_ticks_to_s(stamp[b] - stamp[0]);
+        m->block[b] = m->block_wall = fab_ticks_to_s(stamp[b] - stamp[0]);
     } else {
         for (uint64_t i = 0; i < b; i++) {
             st = m->k->iterate(ctx, m->state, bytes);
@@ -162,6 +197,7 @@ fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const do
             fab_watch_tick();
         }
         memset(m->block, 0, sizeof(double) * (b + 1));
+        m->block_wall = 0.0;
     }
     if (!m->reduce)
         return FAB_OK;
@@ -209,8 +245,12 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *i
                 fab_acc_add(&m->acc, src[i]);
             m->acc.loop_total += src[b];
         }
+        if (st == FAB_OK && ctx->timer) { /* this rank's own time: the peers' definitions */
+            m->own_s += m->block[b];
+            m->own_n += b;
+        }
         /* Block end: agree on the next block's length and on whether to stop. */
-        block_time = m->block[b];
+        block_time = m->block_wall;
         if (st == FAB_OK)
             st = fab_sync_max(ctx->comm, &block_time, NULL);
         if (block_time > 0)
@@ -283,6 +323,8 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
               m->k->name, bytes, (unsigned long long)iters, (unsigned long long)warm,
               m->per_iter * 1e6);
     ctx->bytes = bytes;
+    m->own_s = 0.0; /* not --overlap-compute's call alone */
+    m->own_n = 0;
     fab_kc_mark(m->k, ctx, m->state, kc0);
     fab_cpu_mark(&cpu0, m->node_sampler);
     if (st == FAB_OK)
@@ -302,6 +344,8 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
         st = fab_row_stall(row, ctx, fab_watch_take_stall());
     if (st == FAB_OK)
         st = fab_row_counters(row, m->k, ctx, kc);
+    if (st == FAB_OK)
+        st = fab_row_peers(row, ctx, fab_own_mean(m->k, m->own_s, m->own_n));
     m->last_per_iter = m->per_iter;
     m->last_bytes = bytes;
     row->validation_errors = -1;
@@ -333,6 +377,7 @@ fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_k
     m->peer = k->ranks != FAB_RANKS_PAIR ? -1 : ctx->rank == 0 ? o->pair.b : o->pair.a;
     m->ctx = ctx;
     m->state = state;
+    m->barrier = o->sync == FAB_SYNC_BARRIER;
     st = FAB_MPI(MPI_Allreduce(&timer, &ntimers, 1, MPI_INT, MPI_SUM, ctx->comm));
     if (st == FAB_OK)
         st = FAB_MPI(MPI_Bcast(&lead_timer, 1, MPI_INT, 0, ctx->comm));

@@ -196,6 +196,17 @@ static const fab_column_t fab_columns_tail[] = {
      "runnable tasks per online CPU of the node (/proc/loadavg, the ranks included), mean of the "
      "row's block ends, the most of the nodes",
      ROW(runnable_per_cpu), 'd', 1, NULL},
+    /* The peers' definitions (docs/METRICS.md "Collectives: the peers' definitions") */
+    {"osu_avg_us", "us", FAB_COL_F64,
+     "mean over the timing ranks of each rank's own mean time per iteration (OSU's avg latency, "
+     "IMB's t_avg); NaN where no rank timed",
+     ROW(osu_avg), 'd', US, NULL},
+    {"imb_tmin_us", "us", FAB_COL_F64,
+     "least of the timing ranks' own mean times per iteration (IMB's t_min)", ROW(imb_tmin), 'd',
+     US, NULL},
+    {"imb_tmax_us", "us", FAB_COL_F64,
+     "largest of the timing ranks' own mean times per iteration (IMB's t_max)", ROW(imb_tmax), 'd',
+     US, NULL},
 };
 #define FAB_NTAIL ((int)(sizeof(fab_columns_tail) / sizeof(fab_columns_tail[0])))
 

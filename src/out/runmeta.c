@@ -63,6 +63,7 @@ enum {
     M_ROWS_INVALID,
     M_ROWS_DISTURBED,
     M_ROWS_NOISY,
+    M_SYNC,
     M_COUNT
 };
 
@@ -128,6 +129,8 @@ const fab_meta_field_t fab_meta_fields[] = {
     [M_ROWS_INVALID] = {"rows_invalid", NULL, FAB_META_INT, E, FILES, "rows invalid"},
     [M_ROWS_DISTURBED] = {"rows_disturbed", NULL, FAB_META_INT, E, FILES, "rows disturbed"},
     [M_ROWS_NOISY] = {"rows_noisy", NULL, FAB_META_INT, E, FILES, "rows noisy"},
+    /* shown in every kernel's iteration policy instead */
+    [M_SYNC] = {"sync", NULL, FAB_META_STR, B, FILES, NULL},
 };
 const int fab_nmeta = M_COUNT;
 
@@ -305,6 +308,9 @@ bool fab_meta_get(int i, const fab_run_info_t *info, fab_meta_value_t *v)
         break;
     case M_ROWS_NOISY:
         v->i = info->rows_noisy;
+        break;
+    case M_SYNC:
+        v->s = info->sync ? info->sync : "none";
         break;
     default:
         return false;

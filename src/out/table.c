@@ -120,7 +120,7 @@ static const fab_text_cell_t fab_wide_bandwidth[] = {
 };
 
 /* Collectives: time per call (the mean of per-call maxima) second, algbw and busbw as
- * nccl-tests prints them; its count, type and redop last. */
+ * nccl-tests prints them; its count, type and redop, then OSU's and IMB's times, last. */
 static const fab_text_cell_t fab_wide_collective[] = {
     CELL("bytes", "bytes", 10, FAB_TXT_F0),
     CELL("mean_us", "time_us", 10, FAB_TXT_F3),
@@ -143,6 +143,9 @@ static const fab_text_cell_t fab_wide_collective[] = {
     CELL("count", "count", 10, FAB_TXT_ERRORS),
     CELL("type", "type", 8, FAB_TXT_STR),
     CELL("redop", "redop", 5, FAB_TXT_STR),
+    CELL("osu_avg_us", "osu_avg_us", 11, FAB_TXT_F3),
+    CELL("imb_tmin_us", "imb_tmin_us", 11, FAB_TXT_F3),
+    CELL("imb_tmax_us", "imb_tmax_us", 11, FAB_TXT_F3),
 };
 
 #define FAB_N(a) ((int)(sizeof(a) / sizeof((a)[0])))

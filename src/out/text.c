@@ -309,11 +309,18 @@ static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_opts_t
                           k->uses_op ? fab_op_name(o->op) : "", fab_dtype_nccl_name(o->dtype),
                           k->uses_op ? fab_op_name(o->op) : "none");
     fab_out_text_line(f,
-                      "# time_us = mean time per call, a call timed as its slowest rank%s; "
-                      "algbw from %s%s",
+                      "# time_us = mean time per call, a call timed as its slowest rank (the "
+                      "fabric's completion time)%s; algbw from %s%s",
                       fab_text_shows(t, "loop_us") ? "; loop_us = slowest rank's loop / calls" : "",
                       o->nonblocking && o->overlap_us > 0 ? "comm_us (the call alone)" : "time_us",
                       fab_text_shows(t, "slowest_rank") ? "; slowest = rank:share of calls" : "");
+    if (fab_text_shows(t, "osu_avg_us") || fab_text_shows(t, "imb_tmin_us") ||
+        fab_text_shows(t, "imb_tmax_us"))
+        fab_out_text_line(f,
+                          "# osu_avg_us = the mean over ranks of each rank's own mean time per "
+                          "call (OSU's avg, IMB's t_avg); imb_tmin_us, imb_tmax_us = the "
+                          "least and largest of them (IMB's t_min, t_max)%s",
+                          o->sync == FAB_SYNC_BARRIER ? "" : "; OSU's loop: --sync barrier");
     if (k->uses_op && (o->dtype == FAB_DT_BFLOAT16 || o->dtype == FAB_DT_FLOAT16))
         fab_out_text_line(f, "# %s: %s; compare with --dtype float32 for the cost",
                           fab_dtype_name(o->dtype), fab_dtype_arithmetic(o->dtype));

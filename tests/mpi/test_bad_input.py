@@ -54,6 +54,7 @@ CASES = [
     (2, ["latency", "--device", "eth0"], "needs --fabric"),
     (2, ["latency", "--fabric", "warp"], "no such fabric profile"),
     (2, ["latency", "--placement", "everywhere"], "--placement"),
+    (2, ["allreduce", "--sync", "fence"], "--sync: 'fence' is not one of none|barrier"),
     (2, ["latency", "--columns", "p50_us,p99.5_us"], "unknown column 'p99.5_us'"),
     (2, ["latency", "--columns", "bytes,,p50_us"], "has an empty name"),
     (2, ["latency", "--columns", "bytes,p50_us,bytes"], "names bytes twice"),

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Collectives under mpirun -np 2 and -np 4 (oversubscribed), every dtype, with --validate;
 algbw and busbw as nccl-tests defines them; a deliberately wrong reduction must be caught;
-roots; the result file carries the collective columns.
+roots; the result file carries the collective columns; the peers' definitions (OSU, IMB) and
+--sync barrier.
 
 usage: test_collectives.py FABRICBENCH"""
+import csv
+import json
 import math
 import os
 import subprocess
@@ -192,4 +195,94 @@ check("--params is an option of kernel 'gradsync', which this run does not measu
       in p.stderr, "no warning for an option of a kernel not run: %s" % p.stderr[-1000:])
 print("ok gradsync: blocking and 3 in flight, partial last bucket, validated, wrong op caught, "
       "options recorded")
+
+# The peers' definitions (docs/METRICS.md): each rank's own mean time per call over the row;
+# osu_avg_us their mean (OSU's avg, IMB's t_avg), imb_tmin_us/imb_tmax_us their least and
+# largest; time_us (the mean of per-call maxima) is never below any of them. A kernel that one
+# rank times has them all equal to loop_us. The fixed policy and the adaptive one; the same
+# values in HDF5, JSON Lines and CSV.
+PEERS = ("osu_avg_us", "imb_tmin_us", "imb_tmax_us")
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300)
+
+
+def peer_rows(path):
+    out = {}
+    with h5py.File(path, "r") as f:
+        run_ = f["runs/run_0000"]
+        for name, g in run_["kernels"].items():
+            t = g["table"]
+            out[name] = [{c: float(t[c][i]) for c in ("mean_us", "loop_us", "bytes") + PEERS}
+                         for i in range(len(t["bytes"]))]
+        return out, run_.attrs["sync"], [g.attrs["iteration_policy"]
+                                         for g in run_["kernels"].values()]
+
+
+def check_peers(rows, where):
+    for name, krows in rows.items():
+        for r in krows:
+            w = "%s %s %d B: %s" % (where, name, r["bytes"], r)
+            if name.endswith("latency"):  # one timing rank: its loop mean, three times
+                check(all(close(r[c], r["loop_us"]) for c in PEERS), "one timer: " + w)
+                continue
+            check(all(r[c] > 0 and math.isfinite(r[c]) for c in PEERS), "finite: " + w)
+            check(r["imb_tmin_us"] <= r["osu_avg_us"] * (1 + 1e-12) and
+                  r["osu_avg_us"] <= r["imb_tmax_us"] * (1 + 1e-12), "tmin <= avg <= tmax: " + w)
+            check(r["imb_tmax_us"] <= r["mean_us"] * (1 + 1e-9), "tmax <= time_us: " + w)
+
+
+p = mpirun(3, [exe, "run", "allreduce,alltoall,latency", "-m", "8,4K", "-i", "50", "-o", "p.h5",
+               "--json", "p.jsonl", "--csv", "p.csv", "-q"])
+check(p.returncode == 0, "peers, fixed: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+rows, sync, policies = peer_rows("p.h5")
+check(sync == "none" and not any("--sync" in x for x in policies), "sync none: %s" % policies)
+check_peers(rows, "fixed")
+with open("p.jsonl") as f:
+    recs = [json.loads(line) for line in f]
+check(recs[0]["sync"] == "none" and all(recs[0]["units"][c] == "us" for c in PEERS),
+      "json run record: %s" % {k: recs[0].get(k) for k in ("sync", "units")})
+jrows = [r for r in recs if r["record"] == "row"]
+with open("p.csv") as f:
+    crows = list(csv.DictReader(f))
+hrows = [(k[3:], r) for k, krows in sorted(rows.items()) for r in krows]
+check(len(jrows) == len(crows) == len(hrows) == 6, "rows: %d %d %d" % (len(jrows), len(crows),
+                                                                       len(hrows)))
+for (name, h), j, c in zip(hrows, jrows, crows):
+    check(j["kernel"] == c["kernel"] == name, "kernel order %s %s %s" % (name, j, c))
+    for col in PEERS:
+        check(j[col] == h[col] and float(c[col]) == h[col], "%s %s: h5 %r json %r csv %r"
+              % (name, col, h[col], j[col], c[col]))
+s = subprocess.run([exe, "show", "p.h5", "--columns", "bytes,osu_avg_us,imb_tmax_us"],
+                   capture_output=True, text=True, timeout=30)
+check(s.returncode == 0 and "osu_avg_us" in s.stdout, "show --columns: %s" % s.stdout[-1000:])
+p = mpirun(4, [exe, "run", "allreduce", "-m", "8,64K", "--budget", "0.2", "-o", "q.h5", "-q"])
+check(p.returncode == 0, "peers, adaptive: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+check_peers(peer_rows("q.h5")[0], "adaptive")
+print("ok osu_avg_us, imb_tmin_us, imb_tmax_us: tmin <= avg <= tmax <= time_us (fixed, "
+      "adaptive), one timer's loop_us; the same in HDF5, JSON Lines, CSV")
+
+# --sync barrier: a barrier after every call, outside the timed call. One rank lags 20 ms after
+# each call (a test hook, non-blocking calls only): back to back, every rank's next call waits
+# for it (t_min near 20 ms); with the barrier, the barrier does (the others' calls stay short,
+# t_max is the lagging rank's 20 ms). Recorded in the run and the iteration policy.
+LAG_US = 20000.0
+lag = {"FABRICBENCH_TEST_LAG": "1"}
+for sync in ("none", "barrier"):
+    p = mpirun(3, [exe, "run", "allreduce", "--nonblocking", "-m", "8", "-i", "20", "--sync",
+                   sync, "-o", "s-%s.h5" % sync, "--json", "s-%s.jsonl" % sync, "-q"], env=lag)
+    check(p.returncode == 0, "--sync %s: exit %d\n%s" % (sync, p.returncode, p.stderr[-2000:]))
+    rows, got, policies = peer_rows("s-%s.h5" % sync)
+    r = rows["00_allreduce"][0]
+    check(got == sync and json.loads(open("s-%s.jsonl" % sync).readline())["sync"] == sync,
+          "sync recorded: %r" % got)
+    check(("--sync barrier" in policies[0]) == (sync == "barrier"), "policy: %s" % policies)
+    check_peers(rows, "--sync " + sync)
+    check(r["imb_tmax_us"] >= LAG_US * 0.95, "the lagging rank's own time: %s" % r)
+    if sync == "none":
+        check(r["imb_tmin_us"] >= LAG_US / 2, "back to back, every call waits: %s" % r)
+    else:
+        check(r["imb_tmin_us"] < LAG_US / 2, "the barrier takes the wait: %s" % r)
+print("ok --sync barrier recorded, and the wait moves from the next call to the barrier")
 print("PASS collectives")

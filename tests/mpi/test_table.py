@@ -51,12 +51,14 @@ WIDE = {
                   "sys%   si%",
 }
 NCCL = "      count     type redop"
+PEERS = "  osu_avg_us imb_tmin_us imb_tmax_us"  # appended after them: the layout before stays
 # printed heading -> the file's column
 STORED = {"bytes": "bytes", "lat_us": "loop_us", "min_us": "min_us", "p50_us": "p50_us",
           "p99_us": "p99_us", "p99.9_us": "p999_us", "max_us": "max_us", "MB/s": "MBps",
           "Gb/s": "Gbps", "line%": "line_rate_pct", "msg/s": "msgps", "time_us": "mean_us",
           "count": "count", "algbw_GB/s": "algbw_GBps", "busbw_GB/s": "busbw_GBps",
-          "errors": "validation_errors", "cpu%": "cpu_rank_pct", "ci%": "ci_pct"}
+          "errors": "validation_errors", "cpu%": "cpu_rank_pct", "ci%": "ci_pct",
+          "osu_avg_us": "osu_avg_us", "imb_tmin_us": "imb_tmin_us", "imb_tmax_us": "imb_tmax_us"}
 
 
 def run(np_, args, rcs=(0,), env=None):
@@ -258,9 +260,12 @@ print("ok pairs kernels: table, verdict and matrix within %d columns" % COLS)
 p = run(2, ["latency,bw,allreduce", "-m", "8,64K", "-i", "30", "-o", "wide.h5", "--wide"])
 _, kw = parse_tables(p.stdout)
 for k in kw:
-    want = WIDE[KIND[k["name"]]] + (NCCL if KIND[k["name"]] == "collective" else "")
+    want = WIDE[KIND[k["name"]]] + (NCCL + PEERS if KIND[k["name"]] == "collective" else "")
     check(k["lines"][0] == want, "%s --wide heading:\n%s\nwant:\n%s" % (k["name"], k["lines"][0],
                                                                        want))
+wt = tables("wide.h5")
+for k in kw:  # the peers' times among them
+    same_as_file(k, wt[k["name"]], k["name"] + " --wide")
 s = show("--wide", "wide.h5")
 check([k["lines"] for k in parse_tables(s.stdout)[1]] == [k["lines"] for k in kw],
       "show --wide differs from the live --wide table")
@@ -270,7 +275,8 @@ check([k["columns"] for k in parse_tables(s.stdout)[1]] ==
       [k["columns"] for k in parse_tables(c.stdout)[1]] ==
       [COMPACT[KIND[k]].split() for k in ("latency", "bw", "allreduce")],
       "show without --wide: the compact table")
-print("ok --wide: the columns and headings of before (nccl-tests' last); show --wide the same")
+print("ok --wide: the columns and headings of before (nccl-tests', then the peers' last); show "
+      "--wide the same")
 
 # ---------------------------------------------------------------- --columns
 want = ["p99_us", "bytes", "type", "busbw_GBps", "loop_us"]

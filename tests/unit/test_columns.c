@@ -262,7 +262,8 @@ static void check_columns_option(void)
     CHECK(strcmp(t.cell[2].col, "overlap_pct") == 0 && strcmp(t.cell[2].head, "overlap") == 0);
     fab_text_table(FAB_KIND_COLLECTIVE, NULL, true, NULL, &t);
     fab_text_table_overlap(&t, false, (double[]){37.5}, 1);
-    CHECK(strcmp(t.cell[t.n - 3].col, "count") == 0);
+    CHECK(strcmp(t.cell[t.n - 6].col, "count") == 0 &&
+          strcmp(t.cell[t.n - 3].col, "osu_avg_us") == 0);
     CHECK(fab_text_columns_check("bytes,,p50_us", err, sizeof(err), hint, sizeof(hint)) ==
               FAB_ERR_USAGE &&
           strstr(err, "empty"));
@@ -351,20 +352,28 @@ int main(void)
     CHECK(fab_column_find("tcp_retrans") == 43 && fab_column_find("sndbuf_bytes") == 44 &&
           fab_column_find("rcvbuf_bytes") == 45 && fab_column_find("streams") == 46);
     CHECK(fab_columns[41].type == FAB_COL_STR && fab_columns[40].type == FAB_COL_I64);
-    /* the row's quality and disturbance after every kernel's own: nothing earlier moved */
-    CHECK(fab_column_find("quality") == fab_ncolumns - 5 &&
-          fab_column_find("quality_reason") == fab_ncolumns - 4 &&
-          fab_column_find("cpu_steal_pct") == fab_ncolumns - 3 &&
-          fab_column_find("ctx_invol_per_s") == fab_ncolumns - 2 &&
-          fab_column_find("runnable_per_cpu") == fab_ncolumns - 1);
-    CHECK(fab_columns[fab_ncolumns - 5].type == FAB_COL_STR &&
-          fab_columns[fab_ncolumns - 4].type == FAB_COL_STR);
+    /* the row's quality and disturbance after every kernel's own, then the peers' times:
+     * nothing earlier moved */
+    CHECK(fab_column_find("quality") == fab_ncolumns - 8 &&
+          fab_column_find("quality_reason") == fab_ncolumns - 7 &&
+          fab_column_find("cpu_steal_pct") == fab_ncolumns - 6 &&
+          fab_column_find("ctx_invol_per_s") == fab_ncolumns - 5 &&
+          fab_column_find("runnable_per_cpu") == fab_ncolumns - 4);
+    CHECK(fab_column_find("osu_avg_us") == fab_ncolumns - 3 &&
+          fab_column_find("imb_tmin_us") == fab_ncolumns - 2 &&
+          fab_column_find("imb_tmax_us") == fab_ncolumns - 1);
+    CHECK(fab_columns[fab_ncolumns - 8].type == FAB_COL_STR &&
+          fab_columns[fab_ncolumns - 7].type == FAB_COL_STR);
     check_layouts();
     check_kernel_columns();
     check_counter_kinds();
     check_numbers();
     check_columns_option();
     check_verdict_width();
+
+    /* a row no rank timed (a pairs kernel's summary) has none of the peers' times */
+    fab_row_clear(&r);
+    CHECK(isnan(r.osu_avg) && isnan(r.imb_tmin) && isnan(r.imb_tmax));
 
     /* values: as the entries say (seconds to us, integers as integers) */
     memset(&r, 0, sizeof(r));
@@ -390,7 +399,10 @@ int main(void)
     r.ci_pct = 1.25; /* missed the target: marked * */
     r.target_met = 0;
     r.regimes = 2;
-    r.t.p99 = NAN; /* too few samples: "-" */
+    r.t.p99 = NAN;      /* too few samples: "-" */
+    r.osu_avg = 2.5e-6; /* the peers' times: seconds in the row, us in the columns */
+    r.imb_tmin = 2e-6;
+    r.imb_tmax = 3.25e-6;
     CHECK(allreduce && bcast && latency);
     fab_column_values(allreduce, &o, &r, d, s);
     CHECK(d[fab_column_find("bytes")] == 4096 && d[fab_column_find("iterations")] == 1000);
@@ -399,6 +411,9 @@ int main(void)
     CHECK(d[fab_column_find("percentiles_exact")] == 1);
     CHECK(d[fab_column_find("validation_errors")] == -1);
     CHECK(d[fab_column_find("slowest_rank")] == 3 && d[fab_column_find("MBps")] == 1234.5);
+    CHECK(fabs(d[fab_column_find("osu_avg_us")] - 2.5) < 1e-12 &&
+          fabs(d[fab_column_find("imb_tmin_us")] - 2.0) < 1e-12 &&
+          fabs(d[fab_column_find("imb_tmax_us")] - 3.25) < 1e-12);
     /* the nccl-tests columns: elements of 2 bytes, its names for the type and the reduction */
     CHECK(d[fab_column_find("count")] == 2048 && s[fab_column_find("count")] == NULL);
     CHECK(strcmp(s[fab_column_find("type")], "bfloat16") == 0 &&
@@ -444,10 +459,12 @@ int main(void)
               strstr(buf, "    n/a ") && strstr(buf, "  exact   1.25*   2      - ") &&
               strstr(buf, "    1.500         - ") && strstr(buf, "  99.0   n/a   n/a   n/a ") &&
               strstr(buf, "0.000    0.0001234    n/a ") &&
-              strstr(buf, "       2048 bfloat16   max\n"));
+              strstr(buf, "       2048 bfloat16   max       2.500       2.000       3.250\n"));
         CHECK(strstr(buf, "#      bytes    time_us    min_us    p50_us ") == buf);
         CHECK(strstr(buf, "    pct     ci% reg errors ") != NULL);
-        CHECK(strstr(buf, "  si%      count     type redop\n") != NULL);
+        CHECK(
+            strstr(buf, "  si%      count     type redop  osu_avg_us imb_tmin_us imb_tmax_us\n") !=
+            NULL);
         free(buf);
         /* compact: within 100 columns, ci% with its regimes */
         fab_text_table(FAB_KIND_COLLECTIVE, NULL, false, NULL, &t);
