@@ -321,7 +321,7 @@ print("ok --precision: 0.05%% took %s samples, 100%% %s" % (n["0.05"][0], n["100
 # ---- -i and --time keep the fixed policies: no blocks, no target
 p = mpirun(2, [exe, "run", "latency", "-m", "8", "-i", "300", "-o", "fixed.h5",
                "--precision", "5"])
-check(p.returncode == 0 and "--budget and --precision are ignored" in p.stderr, p.stderr)
+check(p.returncode == 0 and "--budget, --precision and --pair-time are ignored" in p.stderr, p.stderr)
 cols, blocks, _, policy = table("fixed.h5")["latency"]
 check(cols["iterations"][0] == 300 and cols["blocks"][0] == 0 and cols["target_met"][0] == -1
       and cols["regimes"][0] == 0 and not blocks and policy.startswith("fixed: 300"),
