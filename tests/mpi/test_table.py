@@ -346,9 +346,11 @@ def masked(stdout):
                 tok = m.group()
                 # a measured number, also as the quality marks print it: (1.234) for an
                 # INVALID row, 0.35! for a disturbed one
+                # and >999 for a wide interval, INVALID in ci%: each what a busy machine gives
                 bare = tok.strip("()").rstrip("!")
-                if col not in ("bytes", "count") and re.fullmatch(r"[0-9.e+-]+", bare) and \
-                        bare != "-":
+                if col not in ("bytes", "count") and bare != "-" and \
+                        (re.fullmatch(r"[0-9.e+-]+", bare) or
+                         (col == "ci%" and re.fullmatch(r">999\*?(r\d)?|INVALID|-\*", bare))):
                     tok = "N"
                 row[m.end() - len(tok):m.end()] = tok
             table[line] = "".join(row).rstrip()
