@@ -95,9 +95,10 @@ void fab_sock_tune(int fd, bool nodelay);
 fab_status_t fab_sock_connect(fab_kctx_t *ctx, int peer, bool sender, int n, bool nodelay,
                               const char *kernel, fab_sock_link_t *l);
 void fab_sock_close(fab_sock_link_t *l);
-/* FABRICBENCH_TEST_SOCK_REFUSE=1: the receiver closes its port (TCP: instead of accepting;
- * UDP: before the probe), so that the tests see what an unreachable peer gives (the sender's
- * error or the receiver's time-out, exit 3 on both). */
+/* FABRICBENCH_TEST_SOCK_REFUSE=1: the receiver closes its port (TCP: before it tells the
+ * sender the port, so that no connect can reach the backlog first; UDP: before the probe), so that
+ * the tests see what an unreachable peer gives (the sender's error or the receiver's time-out, exit
+ * 3 on both). */
 bool fab_sock_refuse_for_tests(void);
 
 /* Write len bytes on stream s / read exactly len bytes from it (poll(2) while it would

@@ -397,6 +397,10 @@ fab_status_t fab_sock_connect(fab_kctx_t *ctx, int peer, bool sender, int n, boo
     st = fab_sock_choose(ctx, them.host, kernel, &me);
     if (st == FAB_OK && !sender)
         st = fab_sock_listen(&me, n, kernel, &lfd);
+    if (st == FAB_OK && !sender && fab_sock_refuse_for_tests()) {
+        close(lfd); /* closed before the port is sent: the sender's connect is always refused */
+        lfd = -1;
+    }
     me.st = (int)st;
     /* 2. addresses and the port, with each side's outcome so far */
     {
@@ -414,10 +418,7 @@ fab_status_t fab_sock_connect(fab_kctx_t *ctx, int peer, bool sender, int n, boo
         st = (fab_status_t)me.st;
     if (st == FAB_OK && sender)
         st = fab_sock_dial(l, &me, &them, peer, nodelay);
-    else if (st == FAB_OK && fab_sock_refuse_for_tests()) {
-        close(lfd); /* the port is closed before the sender dials: its connect is refused */
-        lfd = -1;
-    } else if (st == FAB_OK)
+    else if (st == FAB_OK && lfd >= 0)
         st = fab_sock_take(l, lfd, &me, &them, peer, nodelay);
     if (lfd >= 0)
         close(lfd);
