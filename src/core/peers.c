@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/comm.h"
 #include "core/log.h"
 #include "core/peers.h"
 #include "core/testhook.h"
@@ -360,8 +361,8 @@ static int fab_peers_probe_target_of(const fab_world_t *w, int r)
 }
 
 /* Probe the target until it answers or the bound passes, answering the probes of others
- * until every rank has its outcome (a non-blocking MPI_Iallreduce, MAXLOC). */
-static void fab_peers_check(const fab_world_t *w, int mine, int out[2])
+ * until every rank has its outcome (a non-blocking MPI_Iallreduce, MAXLOC, on comm). */
+static void fab_peers_check_on(const fab_world_t *w, int mine, int out[2], MPI_Comm comm)
 {
     int in[2] = {mine, w->rank};
     double t0 = fab_peers_now(), sent = -1;
@@ -387,8 +388,7 @@ static void fab_peers_check(const fab_world_t *w, int mine, int out[2])
         if (!started && (fab_peers.acked || now - t0 >= FAB_PEER_PROBE_S)) {
             if (!fab_peers.acked)
                 in[0] = FAB_PEERS_NOANSWER;
-            if (MPI_Iallreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD, &req) !=
-                MPI_SUCCESS) {
+            if (MPI_Iallreduce(in, out, 1, MPI_2INT, MPI_MAXLOC, comm, &req) != MPI_SUCCESS) {
                 out[0] = FAB_PEERS_NOSOCK;
                 out[1] = w->rank;
                 return;
@@ -406,6 +406,21 @@ static void fab_peers_check(const fab_world_t *w, int mine, int out[2])
                 usleep(1000);
         }
     }
+}
+
+/* The allreduce runs on a copy of the world that is freed after it: on MPI_COMM_WORLD, libnbc's
+ * progress would stay registered for the whole run (core/comm.h). */
+static void fab_peers_check(const fab_world_t *w, int mine, int out[2])
+{
+    MPI_Comm c = MPI_COMM_NULL;
+
+    if (fab_comm_scratch(MPI_COMM_WORLD, &c) != FAB_OK || c == MPI_COMM_NULL) {
+        out[0] = FAB_PEERS_NOSOCK;
+        out[1] = w->rank;
+        return;
+    }
+    fab_peers_check_on(w, mine, out, c);
+    MPI_Comm_free(&c);
 }
 
 static void fab_peers_close(void)

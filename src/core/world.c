@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/comm.h"
 #include "core/log.h"
 #include "core/mpi_call.h"
 #include "core/world.h"
@@ -16,7 +17,7 @@
 fab_status_t fab_world_init(fab_world_t *w)
 {
     char *all = NULL;
-    MPI_Comm node;
+    int local = 0;
     fab_status_t st;
 
     memset(w, 0, sizeof(*w));
@@ -37,12 +38,9 @@ fab_status_t fab_world_init(fab_world_t *w)
     w->host[sizeof(w->host) - 1] = '\0';
     fab_log_init(w->rank, w->host);
 
-    st =
-        FAB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    st = fab_comm_node_rank(MPI_COMM_WORLD, 0, &local, &w->local_ranks);
     if (st != FAB_OK)
         return st;
-    MPI_Comm_size(node, &w->local_ranks);
-    MPI_Comm_free(&node);
 
     /* Every rank knows every rank's host: messages (a stalled peer) name them. */
     all = malloc((size_t)w->size * FAB_HOST_MAX);

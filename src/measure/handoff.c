@@ -8,6 +8,7 @@
 #include "measure/handoff.h"
 
 #define FAB_ROW_TAG       9001
+#define FAB_IDLE_TAG      9005 /* fab_idle_barrier */
 #define FAB_IDLE_SLEEP_NS 1000000L
 
 fab_status_t fab_idle_wait(MPI_Request *req)
@@ -24,12 +25,29 @@ fab_status_t fab_idle_wait(MPI_Request *req)
     }
 }
 
+/* A dissemination barrier of point-to-point messages: MPI_Ibarrier would register libnbc's
+ * progress for the rest of the run on a communicator never freed (core/comm.h). */
 fab_status_t fab_idle_barrier(MPI_Comm comm)
 {
-    MPI_Request req;
-    fab_status_t st = FAB_MPI(MPI_Ibarrier(comm, &req));
+    int n = 1, me = 0;
+    char out = 0, in = 0;
+    fab_status_t st = FAB_OK;
 
-    return st == FAB_OK ? fab_idle_wait(&req) : st;
+    MPI_Comm_size(comm, &n);
+    MPI_Comm_rank(comm, &me);
+    for (int k = 1; k < n && st == FAB_OK; k <<= 1) {
+        MPI_Request q[2];
+
+        st = FAB_MPI(MPI_Irecv(&in, 1, MPI_CHAR, (me - k + n) % n, FAB_IDLE_TAG, comm, &q[0]));
+        if (st != FAB_OK)
+            break;
+        st = FAB_MPI(MPI_Isend(&out, 1, MPI_CHAR, (me + k) % n, FAB_IDLE_TAG, comm, &q[1]));
+        if (st == FAB_OK)
+            st = fab_idle_wait(&q[0]);
+        if (st == FAB_OK)
+            st = fab_idle_wait(&q[1]);
+    }
+    return st;
 }
 
 fab_status_t fab_handoff_send(fab_handoff_t *h, const double *samples, uint64_t n)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/comm.h"
 #include "core/file.h"
 #include "core/log.h"
 #include "core/mpi_call.h"
@@ -75,7 +76,7 @@ static fab_status_t fab_pairs_round(fab_pairs_t *P, bool shift)
 
         fab_watch_phase("the pairs of a round", P->k->name, P->sizes.v[0], -1,
                         fab_pairs_wait_step(P, false));
-        st = FAB_MPI(MPI_Comm_split(MPI_COMM_WORLD, color, key, &pc));
+        st = fab_comm_split(MPI_COMM_WORLD, color, key, &pc);
         if (st == FAB_OK && pc != MPI_COMM_NULL) {
             st = fab_pairs_measure(P, pc, P->member[p], &rec[d], key == 0 ? P->me : p,
                                    key == 0 ? p : P->me, -1, -1);
@@ -479,8 +480,7 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_
     }
     P.members = MPI_COMM_NULL;
     if (st == FAB_OK && o->schedule == FAB_SCHED_SHIFT)
-        st = FAB_MPI(
-            MPI_Comm_split(MPI_COMM_WORLD, P.me >= 0 ? 0 : MPI_UNDEFINED, P.me, &P.members));
+        st = fab_comm_split(MPI_COMM_WORLD, P.me >= 0 ? 0 : MPI_UNDEFINED, P.me, &P.members);
     if (st == FAB_OK && w->rank == 0)
         st = fab_pairs_matrix_init(&P, msg, sizeof(msg));
     st = fab_agree_msg(w, st,

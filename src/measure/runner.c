@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/comm.h"
 #include "core/log.h"
 #include "core/text.h"
 #include "core/mpi_call.h"
@@ -68,7 +69,8 @@ static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_opts_t *o,
 
     if (k->ranks == FAB_RANKS_PAIR)
         key = w->rank == o->pair.a ? 0 : 1;
-    return FAB_MPI(MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, key, comm));
+    /* not MPI_Comm_split: libnbc's progress would stay registered (core/comm.h) */
+    return fab_comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, key, comm);
 }
 
 /* Rank 0: the row goes to every sink; an output that fails stops the run (exit 3). */

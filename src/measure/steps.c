@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/comm.h"
 #include "core/log.h"
 #include "core/mpi_call.h"
 #include "core/opts.h"
@@ -385,15 +386,12 @@ fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_k
         return st;
     m->reduce = !(ntimers == 1 && lead_timer);
     {
-        MPI_Comm node;
-        int nrank = 1;
+        int nrank = 1, nsize = 1;
 
-        st = FAB_MPI(
-            MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node));
+        /* not on the kernel's communicator itself: its libnbc would stay registered */
+        st = fab_comm_node_rank(ctx->comm, ctx->rank, &nrank, &nsize);
         if (st != FAB_OK)
             return st;
-        MPI_Comm_rank(node, &nrank);
-        MPI_Comm_free(&node);
         m->node_sampler = nrank == 0;
     }
     m->block = malloc(sizeof(double) * (FAB_BLOCK + 1));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/comm.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/mpi_call.h"
@@ -22,16 +23,9 @@
 #define FAB_PLACE_LINE 320
 
 /* This rank's place among the ranks of its host. */
-static fab_status_t fab_local_rank(int *local, int *nlocal, MPI_Comm *node)
+static fab_status_t fab_local_rank(int *local, int *nlocal)
 {
-    fab_status_t st =
-        FAB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, node));
-
-    if (st != FAB_OK)
-        return st;
-    MPI_Comm_rank(*node, local);
-    MPI_Comm_size(*node, nlocal);
-    return FAB_OK;
+    return fab_comm_node_rank(MPI_COMM_WORLD, 0, local, nlocal);
 }
 
 fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, const fab_fabric_t *fb,
@@ -39,7 +33,6 @@ fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, cons
 {
     hwloc_topology_t topo = NULL;
     fab_place_t pl;
-    MPI_Comm node = MPI_COMM_NULL;
     int local = 0, nlocal = 1, remote = 0, nremote = 0;
     char err[256] = "", hint[256] = "", line[FAB_PLACE_LINE], *all = NULL;
     const char *nic = fb && fb->device[0] ? fb->device : NULL;
@@ -52,7 +45,7 @@ fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, cons
     return FAB_OK;
 #endif
     memset(&pl, 0, sizeof(pl));
-    st = fab_local_rank(&local, &nlocal, &node);
+    st = fab_local_rank(&local, &nlocal);
     if (st == FAB_OK)
         st = fab_topo_load(NULL, nic || o->placement == FAB_PLACE_NIC, &topo, err, sizeof(err));
     if (st == FAB_OK)
@@ -64,8 +57,6 @@ fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, cons
                  "leaves the binding to mpirun/srun");
     if (topo)
         hwloc_topology_destroy(topo);
-    if (node != MPI_COMM_NULL)
-        MPI_Comm_free(&node);
     st = fab_agree_msg(w, st, err, hint);
     if (st != FAB_OK)
         return st;
@@ -111,7 +102,7 @@ fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, cons
 
 fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info)
 {
-    MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+    MPI_Comm leaders = MPI_COMM_NULL;
     int local = 0, nlocal = 1, len = 0, nleaders = 0, *lens = NULL, *offs = NULL;
     char *mine = NULL, *all = NULL, err[256] = "";
     size_t mlen = 0;
@@ -121,13 +112,10 @@ fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_opts_t *o, fab_
     (void)o, (void)info; /* the simulated hosts have no inventory (core/sim.h) */
     return FAB_OK;
 #endif
-    st = fab_local_rank(&local, &nlocal, &node);
+    st = fab_local_rank(&local, &nlocal);
     (void)w;
     if (st == FAB_OK)
-        st = FAB_MPI(
-            MPI_Comm_split(MPI_COMM_WORLD, local == 0 ? 0 : MPI_UNDEFINED, w->rank, &leaders));
-    if (node != MPI_COMM_NULL)
-        MPI_Comm_free(&node);
+        st = fab_comm_split(MPI_COMM_WORLD, local == 0 ? 0 : MPI_UNDEFINED, w->rank, &leaders);
     if (st != FAB_OK || local != 0)
         return st;
     /* Host leaders only from here (world rank 0 is one of them). */
