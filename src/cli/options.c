@@ -224,7 +224,8 @@ static const char *const fab_env_other[] = {
     "FABRICBENCH_TEST_SOCK_REFUSE",
     "FABRICBENCH_TEST_STOP_AT",
     "FABRICBENCH_TEST_PEERS_DROP",
-    "FABRICBENCH_TEST_LAG", /* a lagging rank: what --sync barrier changes */
+    "FABRICBENCH_TEST_LAG",    /* a lagging rank: what --sync barrier changes */
+    "FABRICBENCH_TEST_LIBNBC", /* whether libnbc's progress is registered (core/comm.h) */
     "FABRICBENCH_ARGS",
     "FABRICBENCH_ANALYZE_DEBUG",
     "FABRICBENCH_BUILD_DIR",
@@ -232,7 +233,7 @@ static const char *const fab_env_other[] = {
     "FABRICBENCH_ANALYZE_MAX_KERNELS",
     "FABRICBENCH_ANALYZE_MAX_ROWS",
 };
-#define FAB_ENV_READ 11 /* the first ones of fab_env_other: read by this program */
+#define FAB_ENV_READ 12 /* the first ones of fab_env_other: read by this program */
 
 /* The i-th FABRICBENCH_ name this program knows (the options', then fab_env_other's) into var;
  * false for a help row (no variable). */

@@ -19,6 +19,7 @@
 #include "core/signals.h"
 #include "core/sizes.h"
 #include "core/status.h"
+#include "core/testhook.h"
 #include "core/watchdog.h"
 #include "core/world.h"
 #include "kernel/dtype.h"
@@ -59,6 +60,23 @@ static void fab_progress_update(fab_progress_t *p, const fab_opts_t *o, const fa
                      "%.0f s left",
                      k->name, p->done, p->total, sz, elapsed,
                      elapsed / p->done * (p->total - p->done));
+}
+
+/* FABRICBENCH_TEST_LIBNBC=1: whether libnbc's progress was registered when a size's
+ * measurement ended (core/comm.h); the tests expect it not to be for the point-to-point
+ * kernels, whose communicator and harness use no non-blocking collective. */
+static void fab_test_libnbc(const fab_kernel_t *k, size_t bytes)
+{
+    static int cached = -1;
+
+    if (fab_test_switch("FABRICBENCH_TEST_LIBNBC", &cached)) {
+        int reg = fab_comm_libnbc_registered();
+
+        FAB_WARN("test: libnbc's progress after %s at %zu bytes: %s", k->name, bytes,
+                 reg > 0    ? "registered"
+                 : reg == 0 ? "not registered"
+                            : "unknown");
+    }
 }
 
 static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_opts_t *o,
@@ -200,6 +218,7 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
                 fab_watch_idle("waiting for the kernel's rows (rank 0 is not one of its ranks)");
         } else if (r->active) {
             st = fab_measure_size(&r->m, sizes->v[i], &h->row);
+            fab_test_libnbc(k, sizes->v[i]);
             smp = r->m.acc.raw;
             nsmp = r->m.acc.raw_n;
         } else if (w->rank == 0)
