@@ -21,10 +21,11 @@
  * instructions with valgrind --tool=callgrind --toggle-collect=progress_calls, which the
  * machine's load does not change). Rank 0 prints one line: MODE KERNEL SIZE and the median
  * over BLOCKS blocks of ITERS iterations of MB/s (bibw, bw: OSU's definition), the one-way
- * latency in us, or ns per MPI_Test. Not a test: docs/PERFORMANCE.md,
- * "Issue 29".
+ * latency in us, or ns per MPI_Test. Not a test: docs/PERFORMANCE.md, "Issue 29: small
+ * messages and the kernel's communicator" (fabricbench's harness now makes its communicators
+ * as `group` does, src/core/comm.h).
  *
- * build: mpicc -O2 -o comm_cost bench/comm_cost.c
+ * build: mpicc -O2 -g -o comm_cost bench/comm_cost.c
  * usage: mpirun -np 2 comm_cost MODE KERNEL [SIZE [ITERS [BLOCKS]]]   (8 20000 9) */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
