@@ -23,7 +23,7 @@ static int fab_member_cmp(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-fab_status_t fab_comm_split(MPI_Comm parent, int color, int key, MPI_Comm *out)
+static fab_status_t fab_comm_split_group(MPI_Comm parent, int color, int key, MPI_Comm *out)
 {
     int n = 0, me = 0, cnt = 0;
     fab_member_t mine, *all;
@@ -69,6 +69,18 @@ fab_status_t fab_comm_split(MPI_Comm parent, int color, int key, MPI_Comm *out)
     return st;
 }
 
+fab_status_t fab_comm_split(MPI_Comm parent, int color, int key, MPI_Comm *out)
+{
+#ifdef FAB_SIM
+    /* SMPI has no libnbc, and its MPI_Comm_create_group costs the simulator more real time
+     * (core/sim.h) */
+    (void)fab_comm_split_group;
+    return FAB_MPI(MPI_Comm_split(parent, color, key, out));
+#else
+    return fab_comm_split_group(parent, color, key, out);
+#endif
+}
+
 fab_status_t fab_comm_scratch(MPI_Comm parent, MPI_Comm *out)
 {
     MPI_Group g;
@@ -84,8 +96,12 @@ fab_status_t fab_comm_scratch(MPI_Comm parent, MPI_Comm *out)
 
 fab_status_t fab_comm_node_rank(MPI_Comm parent, int key, int *rank, int *size)
 {
-    MPI_Comm scratch, node = MPI_COMM_NULL;
+    MPI_Comm scratch = parent, node = MPI_COMM_NULL;
+#ifdef FAB_SIM
+    fab_status_t st = FAB_OK; /* no libnbc in SMPI: on the parent itself (core/sim.h) */
+#else
     fab_status_t st = fab_comm_scratch(parent, &scratch);
+#endif
 
     if (st == FAB_OK)
         st = FAB_MPI(MPI_Comm_split_type(scratch, MPI_COMM_TYPE_SHARED, key, MPI_INFO_NULL, &node));
@@ -95,7 +111,7 @@ fab_status_t fab_comm_node_rank(MPI_Comm parent, int key, int *rank, int *size)
     }
     if (node != MPI_COMM_NULL)
         MPI_Comm_free(&node);
-    if (scratch != MPI_COMM_NULL)
+    if (scratch != MPI_COMM_NULL && scratch != parent)
         MPI_Comm_free(&scratch); /* the last user of libnbc: its progress is unregistered */
     return st;
 }
