@@ -13,6 +13,8 @@
 
 #define FAB_MSG_TAG 9002
 
+static int fab_node_id = -1; /* fab_world_node_id */
+
 fab_status_t fab_world_init(fab_world_t *w)
 {
     char *all = NULL;
@@ -41,8 +43,16 @@ fab_status_t fab_world_init(fab_world_t *w)
         FAB_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
     if (st != FAB_OK)
         return st;
+    /* The host's ranks and leader, once for the run: a communicator costs Open MPI several
+     * collectives to make (placement, inventory and measurement used to split their own). */
     MPI_Comm_size(node, &w->local_ranks);
+    MPI_Comm_rank(node, &w->local_rank);
+    w->node_id = w->rank;
+    st = FAB_MPI(MPI_Bcast(&w->node_id, 1, MPI_INT, 0, node));
     MPI_Comm_free(&node);
+    if (st != FAB_OK)
+        return st;
+    fab_node_id = w->node_id;
 
     /* Every rank knows every rank's host: messages (a stalled peer) name them. */
     all = malloc((size_t)w->size * FAB_HOST_MAX);
@@ -68,6 +78,11 @@ fab_status_t fab_world_init(fab_world_t *w)
         }
     }
     return st;
+}
+
+int fab_world_node_id(void)
+{
+    return fab_node_id;
 }
 
 void fab_world_free(fab_world_t *w)

@@ -14,6 +14,7 @@
 #include "core/signals.h"
 #include "core/status.h"
 #include "core/watchdog.h"
+#include "core/world.h"
 #include "kernel/fab_kernel.h"
 #include "measure/cpuload.h"
 #include "measure/measure_int.h"
@@ -385,16 +386,20 @@ fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_k
         return st;
     m->reduce = !(ntimers == 1 && lead_timer);
     {
-        MPI_Comm node;
-        int nrank = 1;
+        /* The node's sampler is the kernel's lowest rank on this host: the hosts' ids of the
+         * kernel's ranks, rather than a communicator of its own (core/world.h). */
+        int id = fab_world_node_id(), *ids = malloc(sizeof(int) * (size_t)ctx->size);
 
-        st = FAB_MPI(
-            MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &node));
+        st = fab_agree(ids ? FAB_OK : FAB_ERR_NOMEM, ctx->comm);
+        if (st == FAB_OK)
+            st = FAB_MPI(MPI_Allgather(&id, 1, MPI_INT, ids, 1, MPI_INT, ctx->comm));
+        m->node_sampler = true;
+        for (int r = 0; st == FAB_OK && r < ctx->rank; r++)
+            if (ids[r] == id)
+                m->node_sampler = false;
+        free(ids);
         if (st != FAB_OK)
             return st;
-        MPI_Comm_rank(node, &nrank);
-        MPI_Comm_free(&node);
-        m->node_sampler = nrank == 0;
     }
     m->block = malloc(sizeof(double) * (FAB_BLOCK + 1));
     m->stamps = malloc(sizeof(uint64_t) * (FAB_BLOCK + 1));
