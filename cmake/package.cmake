@@ -28,10 +28,24 @@ percentiles, crash-safe HDF5 result files, fabric selection with verified
 transports, an all-pairs health check naming the bad node, link or switch,
 Slurm job scripts, and fabricbench-analyze for summaries, comparisons, plots,
 reports and baseline checks.")
-# libopenmpi3, libucx0, libhwloc15, libhdf5-*, libibverbs1, libc6: from the binary
+# libopenmpi3, libucx0, libhwloc15, libibverbs1, libc6: from the binary. HDF5 is loaded with
+# dlopen (src/out/h5load.c), so the package that has its SONAME is named here.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(_fab_hdf5_pkg "")
+foreach(_lib IN LISTS HDF5_C_LIBRARIES)
+  get_filename_component(_name ${_lib} NAME)
+  if(_name MATCHES "^libhdf5(_serial)?\\.so")
+    get_filename_component(_real ${_lib} REALPATH)
+    get_filename_component(_dir ${_real} DIRECTORY)
+    execute_process(COMMAND dpkg-query -S ${_dir}/${FAB_HDF5_SONAME}
+                    OUTPUT_VARIABLE _owner ERROR_QUIET)
+    if(_owner MATCHES "^([^:, ]+)")
+      set(_fab_hdf5_pkg "${CMAKE_MATCH_1}, ")
+    endif()
+  endif()
+endforeach()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "openmpi-bin, python3, python3-h5py, python3-numpy, python3-matplotlib")
+    "${_fab_hdf5_pkg}openmpi-bin, python3, python3-h5py, python3-numpy, python3-matplotlib")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bash-completion, hdf5-tools")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "environment-modules | lmod, slurm-client, ucx-utils")
 # postinst/prerm: byte-compile the Python package and remove what that wrote, as Debian's own

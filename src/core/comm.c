@@ -94,7 +94,7 @@ fab_status_t fab_comm_scratch(MPI_Comm parent, MPI_Comm *out)
     return st;
 }
 
-fab_status_t fab_comm_node_rank(MPI_Comm parent, int key, int *rank, int *size)
+fab_status_t fab_comm_node_rank(MPI_Comm parent, int key, int *rank, int *size, int *leader)
 {
     MPI_Comm scratch = parent, node = MPI_COMM_NULL;
 #ifdef FAB_SIM
@@ -108,6 +108,10 @@ fab_status_t fab_comm_node_rank(MPI_Comm parent, int key, int *rank, int *size)
     if (st == FAB_OK) {
         MPI_Comm_rank(node, rank);
         MPI_Comm_size(node, size);
+        if (leader) { /* the parent's rank of the part's first rank */
+            MPI_Comm_rank(parent, leader);
+            st = FAB_MPI(MPI_Bcast(leader, 1, MPI_INT, 0, node));
+        }
     }
     if (node != MPI_COMM_NULL)
         MPI_Comm_free(&node);

@@ -17,10 +17,11 @@
  * the parent's rank), made by an MPI_Allgather and MPI_Comm_create_group. Collective over
  * parent. */
 fab_status_t fab_comm_split(MPI_Comm parent, int color, int key, MPI_Comm *out);
-/* The rank and size of this rank's MPI_COMM_TYPE_SHARED part of parent (ordered by key), from
+/* The rank and size of this rank's MPI_COMM_TYPE_SHARED part of parent (ordered by key) and,
+ * where leader is not NULL, the parent's rank of that part's first rank, from
  * an MPI_Comm_split_type on a copy of parent made by MPI_Comm_create_group and freed again, so
  * that libnbc's progress is unregistered when this returns. Collective over parent. */
-fab_status_t fab_comm_node_rank(MPI_Comm parent, int key, int *rank, int *size);
+fab_status_t fab_comm_node_rank(MPI_Comm parent, int key, int *rank, int *size, int *leader);
 /* A copy of parent made by MPI_Comm_create_group, for a non-blocking collective that must not
  * leave libnbc's progress registered: free it (MPI_Comm_free) when the collective is done. */
 fab_status_t fab_comm_scratch(MPI_Comm parent, MPI_Comm *out);

@@ -14,10 +14,11 @@
 
 #define FAB_MSG_TAG 9002
 
+static int fab_node_id = -1; /* fab_world_node_id */
+
 fab_status_t fab_world_init(fab_world_t *w)
 {
     char *all = NULL;
-    int local = 0;
     fab_status_t st;
 
     memset(w, 0, sizeof(*w));
@@ -38,9 +39,12 @@ fab_status_t fab_world_init(fab_world_t *w)
     w->host[sizeof(w->host) - 1] = '\0';
     fab_log_init(w->rank, w->host);
 
-    st = fab_comm_node_rank(MPI_COMM_WORLD, 0, &local, &w->local_ranks);
+    st = fab_comm_node_rank(MPI_COMM_WORLD, 0, &w->local_rank, &w->local_ranks, &w->node_id);
     if (st != FAB_OK)
         return st;
+    /* The host's ranks and leader, once for the run: placement, inventory and measurement
+     * used to make communicators of their own (each costs Open MPI several collectives). */
+    fab_node_id = w->node_id;
 
     /* Every rank knows every rank's host: messages (a stalled peer) name them. */
     all = malloc((size_t)w->size * FAB_HOST_MAX);
@@ -66,6 +70,11 @@ fab_status_t fab_world_init(fab_world_t *w)
         }
     }
     return st;
+}
+
+int fab_world_node_id(void)
+{
+    return fab_node_id;
 }
 
 void fab_world_free(fab_world_t *w)

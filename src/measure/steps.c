@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/comm.h"
 #include "core/log.h"
 #include "core/mpi_call.h"
 #include "core/opts.h"
 #include "core/signals.h"
 #include "core/status.h"
 #include "core/watchdog.h"
+#include "core/world.h"
 #include "kernel/fab_kernel.h"
 #include "measure/cpuload.h"
 #include "measure/measure_int.h"
@@ -386,13 +386,20 @@ fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_k
         return st;
     m->reduce = !(ntimers == 1 && lead_timer);
     {
-        int nrank = 1, nsize = 1;
+        /* The node's sampler is the kernel's lowest rank on this host: the hosts' ids of the
+         * kernel's ranks, rather than a communicator of its own (core/world.h). */
+        int id = fab_world_node_id(), *ids = malloc(sizeof(int) * (size_t)ctx->size);
 
-        /* not on the kernel's communicator itself: its libnbc would stay registered */
-        st = fab_comm_node_rank(ctx->comm, ctx->rank, &nrank, &nsize);
+        st = fab_agree(ids ? FAB_OK : FAB_ERR_NOMEM, ctx->comm);
+        if (st == FAB_OK)
+            st = FAB_MPI(MPI_Allgather(&id, 1, MPI_INT, ids, 1, MPI_INT, ctx->comm));
+        m->node_sampler = true;
+        for (int r = 0; st == FAB_OK && r < ctx->rank; r++)
+            if (ids[r] == id)
+                m->node_sampler = false;
+        free(ids);
         if (st != FAB_OK)
             return st;
-        m->node_sampler = nrank == 0;
     }
     m->block = malloc(sizeof(double) * (FAB_BLOCK + 1));
     m->stamps = malloc(sizeof(uint64_t) * (FAB_BLOCK + 1));

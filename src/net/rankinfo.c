@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/comm.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/mpi_call.h"
@@ -22,18 +21,12 @@
 
 #define FAB_PLACE_LINE 320
 
-/* This rank's place among the ranks of its host. */
-static fab_status_t fab_local_rank(int *local, int *nlocal)
-{
-    return fab_comm_node_rank(MPI_COMM_WORLD, 0, local, nlocal);
-}
-
 fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, const fab_fabric_t *fb,
                                  fab_run_info_t *info)
 {
     hwloc_topology_t topo = NULL;
     fab_place_t pl;
-    int local = 0, nlocal = 1, remote = 0, nremote = 0;
+    int local = w->local_rank, nlocal = w->local_ranks, remote = 0, nremote = 0;
     char err[256] = "", hint[256] = "", line[FAB_PLACE_LINE], *all = NULL;
     const char *nic = fb && fb->device[0] ? fb->device : NULL;
     fab_status_t st;
@@ -45,9 +38,7 @@ fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, cons
     return FAB_OK;
 #endif
     memset(&pl, 0, sizeof(pl));
-    st = fab_local_rank(&local, &nlocal);
-    if (st == FAB_OK)
-        st = fab_topo_load(NULL, nic || o->placement == FAB_PLACE_NIC, &topo, err, sizeof(err));
+    st = fab_topo_load(NULL, nic || o->placement == FAB_PLACE_NIC, &topo, err, sizeof(err));
     if (st == FAB_OK)
         st = fab_place_apply(topo, o->placement, o->placement_set, nic, local, nlocal, &pl, err,
                              sizeof(err));
@@ -102,24 +93,18 @@ fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, cons
 
 fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info)
 {
-    MPI_Comm leaders = MPI_COMM_NULL;
-    int local = 0, nlocal = 1, len = 0, nleaders = 0, *lens = NULL, *offs = NULL;
+    int len = 0, *lens = NULL, *offs = NULL;
     char *mine = NULL, *all = NULL, err[256] = "";
     size_t mlen = 0;
     fab_status_t st = FAB_OK;
 
 #ifdef FAB_SIM
-    (void)o, (void)info; /* the simulated hosts have no inventory (core/sim.h) */
+    (void)w, (void)o, (void)info; /* the simulated hosts have no inventory (core/sim.h) */
     return FAB_OK;
 #endif
-    st = fab_local_rank(&local, &nlocal);
-    (void)w;
-    if (st == FAB_OK)
-        st = fab_comm_split(MPI_COMM_WORLD, local == 0 ? 0 : MPI_UNDEFINED, w->rank, &leaders);
-    if (st != FAB_OK || local != 0)
-        return st;
-    /* Host leaders only from here (world rank 0 is one of them). */
-    {
+    /* Each host's first rank (its leader) scans it; the others add nothing to the gather
+     * (one gather over every rank: no communicator of leaders to make). */
+    if (w->local_rank == 0) {
         fab_inventory_t *inv = calloc(1, sizeof(*inv));
         FILE *f = open_memstream(&mine, &mlen);
 
@@ -138,16 +123,20 @@ fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_opts_t *o, fab_
             mlen = 0;
     }
     len = (int)mlen;
-    MPI_Comm_size(leaders, &nleaders);
     if (w->rank == 0) {
-        lens = calloc((size_t)nleaders, sizeof(int));
-        offs = calloc((size_t)nleaders, sizeof(int));
+        lens = calloc((size_t)w->size, sizeof(int));
+        offs = calloc((size_t)w->size, sizeof(int));
+        if (!lens || !offs)
+            st = FAB_ERR_NOMEM;
     }
-    st = FAB_MPI(MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, leaders));
+    /* rank 0 alone may have failed: agreed before anyone waits in the gather */
+    st = fab_agree(st, MPI_COMM_WORLD);
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD));
     if (st == FAB_OK && w->rank == 0) {
         int total = 0;
 
-        for (int i = 0; i < nleaders; i++) {
+        for (int i = 0; i < w->size; i++) {
             offs[i] = total;
             total += lens[i];
         }
@@ -156,21 +145,26 @@ fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_opts_t *o, fab_
             st = FAB_ERR_NOMEM;
     }
     if (st == FAB_OK)
-        st = FAB_MPI(MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, leaders));
+        st =
+            FAB_MPI(MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, MPI_COMM_WORLD));
     if (st == FAB_OK && w->rank == 0) {
         FILE *f = open_memstream(&info->inventory_json, &mlen);
 
         if (f) {
+            bool first = true;
+
             fprintf(f, "{");
-            for (int i = 0; i < nleaders; i++)
-                fprintf(f, "%s%.*s", i ? ", " : "", lens[i], all + offs[i]);
+            for (int i = 0; i < w->size; i++)
+                if (lens[i] > 0) { /* the hosts' leaders, in rank order */
+                    fprintf(f, "%s%.*s", first ? "" : ", ", lens[i], all + offs[i]);
+                    first = false;
+                }
             fprintf(f, "}");
             fclose(f);
             if (info->inventory_json)
                 fab_json_compact(info->inventory_json);
         }
     }
-    MPI_Comm_free(&leaders);
     free(mine);
     free(all);
     free(lens);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What describes a run: versions, hosts, placement counts, Slurm ids, the relevant
  * environment and what the transport detection found. Filled on rank 0. */
-#include <hdf5.h>
 #include <hwloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -118,7 +117,7 @@ static void fab_record_env(fab_run_info_t *info, fab_env_ours_fn ours)
 fab_status_t fab_run_info_fill(fab_run_info_t *info, const fab_world_t *w, const fab_transport_t *t,
                                int argc, char **argv, fab_env_ours_fn ours)
 {
-    unsigned maj = 0, min = 0, rel = 0, hw = hwloc_get_api_version();
+    unsigned hw = hwloc_get_api_version();
     char **placement = info->placement, *inventory = info->inventory_json;
     int nremote = info->nwarn_remote;
 
@@ -133,8 +132,6 @@ fab_status_t fab_run_info_fill(fab_run_info_t *info, const fab_world_t *w, const
     snprintf(info->ucx_version, sizeof(info->ucx_version), "%s", t->ucx_version);
     snprintf(info->hwloc_version, sizeof(info->hwloc_version), "%u.%u.%u", hw >> 16,
              (hw >> 8) & 0xff, hw & 0xff);
-    H5get_libversion(&maj, &min, &rel);
-    snprintf(info->hdf5_version, sizeof(info->hdf5_version), "%u.%u.%u", maj, min, rel);
     snprintf(info->pml, sizeof(info->pml), "%s", t->pml);
     snprintf(info->pml_how, sizeof(info->pml_how), "%s", t->pml_how);
     snprintf(info->ucx_tls, sizeof(info->ucx_tls), "%s", t->ucx_tls);

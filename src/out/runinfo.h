@@ -17,7 +17,7 @@ struct fab_fabric;
 typedef struct fab_run_info {
     char start_time[32], end_time[32]; /* UTC, ISO 8601 */
     char *command_line;
-    char mpi_library[256], ucx_version[32], hwloc_version[32], hdf5_version[32];
+    char mpi_library[256], ucx_version[32], hwloc_version[32];
     char pml[32], pml_how[64];
     char ucx_tls[512];    /* the UCX transports of the first probed pair (known at the end) */
     char ucx_pairs[2048]; /* every probed pair's, grouped; "" when one pair was probed */
