@@ -210,8 +210,7 @@ one() { # one ROUND CASE TOOL
         osu) # one run a size: OSU's -m is a range, and the sizes between cost minutes at 8 ranks
             local extra=() s
             [ "$k" = allreduce ] && extra=(-T mpi_float)
-            for s in 8 65536 "$hi"; do
-                [ "$s" = 65536 ] && [ "$hi" = 65536 ] && continue
+            for s in $(printf '%s\n' 8 65536 "$hi" | sort -un); do
                 run "$r" "$c" "$t" "${f%.out}-$s.out" mpirun -np "$np" "${opts[@]}" "${copts[@]}" \
                     "${osu[osu_$k]}" -m "$s:$s" -i "$citers" -x "$cwarm" -f "${extra[@]}"
             done ;;
