@@ -123,19 +123,22 @@ fbq=(-o none -q)
 
 now() { date +%s.%N; }
 failed=0
+sess="" # the running mpirun's session directory, removed also when the script is stopped
+trap 'rm -rf "$sess"' EXIT
 # run ROUND CASE TOOL FILE CMD...: CMD's stdout to FILE, stderr to FILE.err, the command in
 # FILE.cmd, with a time limit and a session directory of its own; a line
 # "ROUND CASE TOOL FILE RC SECONDS LOAD" in runs.txt
 run() {
-    local round=$1 case=$2 tool=$3 file=$4 t0 rc=0 s tmp
+    local round=$1 case=$2 tool=$3 file=$4 t0 rc=0 s
     shift 4
     printf '%q ' "$@" >"$file.cmd"
     echo >>"$file.cmd"
-    tmp=$(mktemp -d /tmp/$me-ompi.XXXXXX)
+    sess=$(mktemp -d /tmp/$me-ompi.XXXXXX)
     t0=$(now)
-    OMPI_MCA_orte_tmpdir_base=$tmp timeout -k 10 "$limit" "$@" >"$file" 2>"$file.err" || rc=$?
+    OMPI_MCA_orte_tmpdir_base=$sess timeout -k 10 "$limit" "$@" >"$file" 2>"$file.err" || rc=$?
     s=$(echo "$(now) - $t0" | bc -l)
-    rm -rf "$tmp"
+    rm -rf "$sess"
+    sess=""
     echo "$round $case $tool $file $rc $s $(cut -d' ' -f1 /proc/loadavg)" >>"$out/runs.txt"
     if [ "$rc" != 0 ]; then
         failed=$((failed + 1))
