@@ -18,11 +18,11 @@ import csv
 import io
 import math
 import os
-import re
 import sys
 from collections import defaultdict
 
 import numpy as np
+from peer_outputs import human, read_imb, read_osu
 
 TARGET = 0.05  # |fabricbench / OSU - 1| for osu_avg_us under --sync barrier
 # (label, fabricbench tool, its column, peer tool, the peer's statistic)
@@ -62,35 +62,6 @@ def read_fb(path, kernel, np_):
     return rows
 
 
-def read_osu(path):
-    """osu -f: size, avg, min, max, iterations."""
-    rows = {}
-    with open(path) as f:
-        for line in f:
-            if re.match(r"^\s*\d", line):
-                p = line.split()
-                rows[int(p[0])] = {"avg": float(p[1]), "min": float(p[2]), "max": float(p[3])}
-    return rows
-
-
-def read_imb(path):
-    """IMB-MPI1: #bytes #repetitions t_min t_max t_avg."""
-    rows = {}
-    with open(path) as f:
-        for line in f:
-            p = line.split()
-            if len(p) == 5 and all(re.match(r"^[\d.]+$", x) for x in p):
-                rows[int(p[0])] = {"min": float(p[2]), "max": float(p[3]), "avg": float(p[4])}
-    return rows
-
-
-def human(n):
-    for unit, div in (("M", 1 << 20), ("K", 1 << 10)):
-        if n >= div and n % div == 0:
-            return "%d%s" % (n // div, unit)
-    return str(n)
-
-
 def fmt(x):
     return "n/a" if x is None or not math.isfinite(x) else "%.3f" % x
 
@@ -106,7 +77,8 @@ def main(out):
         if r["tool"].startswith("fb"):
             data[key][r["round"]] = read_fb(r["file"], r["kernel"], r["np"])
         elif r["tool"] == "osu":
-            data[key][r["round"]] = read_osu(r["file"])
+            data[key][r["round"]] = {size: {"avg": v[0], "min": v[1], "max": v[2]}
+                                     for size, v in read_osu(r["file"]).items() if len(v) >= 3}
         else:
             data[key][r["round"]] = read_imb(r["file"])
     with open(os.path.join(out, "conditions.txt")) as f:

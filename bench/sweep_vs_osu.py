@@ -4,16 +4,15 @@
 (a) wall time per tool and the ratio of medians, (b) each tool's run-to-run spread per
 kernel and size class, (c) the ratio of medians fabricbench / OSU per size.
 With --file-cost outputs (times of fb_none, fb_file, fb_file_samples) it prints those."""
-import csv
 import glob
 import os
-import re
 import sys
 from collections import defaultdict
 
 import numpy as np
+from peer_outputs import human, read_fb, read_osu
 
-# kernel -> (OSU program, OSU column index (0 = size), fabricbench CSV column, unit)
+# kernel -> (OSU program, OSU column index (0 = size; read_osu drops it), fabricbench CSV column, unit)
 METRICS = [
     ("latency", "osu_latency", 1, "loop_us", "us"),
     ("bw", "osu_bw", 1, "MBps", "MB/s"),
@@ -27,13 +26,6 @@ def cls(size):
     return next(name for name, lo, hi in CLASSES if lo <= size <= hi)
 
 
-def human(n):
-    for unit, div in (("M", 1 << 20), ("K", 1 << 10)):
-        if n >= div and n % div == 0:
-            return f"{n // div}{unit}"
-    return str(n)
-
-
 def read_times(out):
     t = defaultdict(dict)  # name -> round -> seconds
     with open(os.path.join(out, "times.txt")) as f:
@@ -41,24 +33,6 @@ def read_times(out):
             r, name, s = line.split()
             t[name][int(r)] = float(s)
     return t
-
-
-def read_fb(path):
-    vals = defaultdict(dict)  # kernel -> size -> row
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            vals[row["kernel"]][int(row["bytes"])] = row
-    return vals
-
-
-def read_osu(path, col):
-    vals = {}
-    with open(path) as f:
-        for line in f:
-            if re.match(r"^\d", line):
-                parts = line.split()
-                vals[int(parts[0])] = float(parts[col])
-    return vals
 
 
 def spread(xs):
@@ -173,8 +147,8 @@ def main():
         for k, prog, col, fcol, _ in METRICS:
             for size, row in fb.get(k, {}).items():
                 fbv[k][size].append(float(row[fcol]))
-            for size, v in read_osu(os.path.join(out, f"{prog}-{r}.out"), col).items():
-                osv[k][size].append(v)
+            for size, v in read_osu(os.path.join(out, f"{prog}-{r}.out")).items():
+                osv[k][size].append(v[col - 1])
 
     # (b) spreads
     print("\n## (b) run-to-run spread: per size (max - min) / median over the rounds, "
