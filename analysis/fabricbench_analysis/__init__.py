@@ -13,5 +13,5 @@ __version__ = "0.1.0"
 
 def load(paths, run="all", labels=None, warn=None):
     """Read fabricbench result files into one Table (see loading.load)."""
-    from .loading import load as _load
+    from .loading import load as _load  # lazy: importing the package loads no numpy
     return _load(paths, run=run, labels=labels, warn=warn)

@@ -379,3 +379,27 @@ def differences(group):
                 group.name, what, "; ".join(v or "-" for v in vals[:4]) +
                 ("; ..." if len(vals) > 4 else "")))
     return out
+
+
+def measurements(cur, run="all"):
+    """What check judges in `cur`, one entry per measurement: the runs one `fabricbench run`
+    wrote (invocations: the N runs of --repeat N together, their median), of every
+    file, or (run 'latest') the last of each file; a run named (run_0001) alone. Each entry:
+    dict(label, file, run (its runs' names, comma-separated), runs, members (series dicts),
+    rows (one per kernel instance and size: the median over its runs, group_rows))."""
+    by_file = {}
+    for s in cur.series():
+        by_file.setdefault(s["file"], []).append(s)
+    out = []
+    for file, series in by_file.items():
+        sets = invocations(series) if run in ("all", "latest", None) else \
+            [[s] for s in series]
+        if run == "latest":
+            sets = sets[-1:]
+        for members in sets:
+            rows = group_rows(cur, members_group(members))
+            out.append({"label": members[0]["label"], "file": file,
+                        "run": ", ".join(m["run"] for m in members),
+                        "runs": [m["run"] for m in members], "members": members,
+                        "repeat": repeat_count(members[0]), "rows": rows})
+    return out

@@ -33,7 +33,7 @@ def env_cap(name, default):
     if text is None:
         return default
     if not _WHOLE.match(text) or int(text) > 10 ** 9:
-        from .hostile import name_text
+        from .hostile import name_text  # lazy: hostile loads numpy; cli parses options without it
         raise UsageError("the environment variable %s is '%s'; it is a whole number from 1 to "
                          "1000000000 (digits only)" % (var, name_text(text)),
                          "unset it for the default, %d" % default)
@@ -56,7 +56,7 @@ class Budget:
         self.used[what] += n
         if self.used[what] <= self.caps[what]:
             return
-        from .hostile import safe_text
+        from .hostile import safe_text  # lazy: hostile loads numpy; cli parses options without it
         var = ENV + "MAX_" + what.upper()
         words = {"runs": "runs", "kernels": "kernel groups (kernel instances of runs)",
                  "rows": "table rows"}[what]
