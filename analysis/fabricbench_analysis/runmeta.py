@@ -3,72 +3,81 @@
 the JSON reader (jsonload.py): the schema's name and version, the run and kernel attributes
 the analysis reads, the tidy columns the loader makes itself, and what a run's metadata gets
 from its host list, file and environment."""
-import json
 import math
 import os
 import re
 import shlex
 
-from . import hostile
+from . import hostile, schema
 from .table import DERIVED_COLUMNS, KERNEL_COLUMNS, RUN_COLUMNS
 
 # The schema's name and version: schema.json, which the C side reads too (CMakeLists.txt).
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema.json"),
-          encoding="utf-8") as _f:
-    _SCHEMA = json.load(_f)
-SCHEMA = _SCHEMA["name"]
-SCHEMA_VERSION = _SCHEMA["version"]
+SCHEMA = schema.NAME
+SCHEMA_VERSION = schema.VERSION
 
-# tidy column -> (run attribute, type, default, value check), as docs/SCHEMA.md has them
-RUN_ATTRS = {
-    "run_status": ("status", "str", ""), "stop_reason": ("stop_reason", "str", ""),
-    "start_time": ("start_time", "str", ""), "end_time": ("end_time", "str", ""),
-    "tool_version": ("tool_version", "str", ""), "git_commit": ("git_commit", "str", ""),
-    "command_line": ("command_line", "str", ""), "mpi_library": ("mpi_library", "str", ""),
-    "ucx_version": ("ucx_version", "str", ""), "pml": ("pml", "str", ""),
-    "ucx_transports": ("ucx_transports", "str", ""), "fabric": ("fabric", "str", ""),
-    "fabric_requested": ("fabric_requested", "str", ""),
-    "fabric_device": ("fabric_device", "str", ""),
-    "fabric_port": ("fabric_port", "int", 0, hostile.int_at_least(0)),
-    "fabric_netdev": ("fabric_netdev", "str", ""),
-    "fabric_check": ("fabric_check", "str", ""),
-    "fabric_check_reason": ("fabric_check_reason", "str", ""),
-    "line_rate_gbps": ("line_rate_gbps", "float", math.nan,
-                       hostile.float_range(0.0, hostile.MAX_VALUE, what="a line rate")),
-    "line_rate_source": ("line_rate_source", "str", ""),
-    "nranks": ("nranks", "int", -1, hostile.int_at_least(1)),
-    "nhosts": ("nhosts", "int", -1, hostile.int_at_least(1)),
-    "ranks_per_node": ("ranks_per_node", "str", ""), "slurm_job_id": ("slurm_job_id", "str", ""),
-    "timer": ("timer", "str", ""),
-    "timer_cost_ns": ("timer_cost_ns", "float", math.nan,
-                      hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")),
+# What the analysis reads of a run and of a kernel: tidy column -> attribute (the schema's
+# run_attributes and kernel_attributes give its type), in the tidy table's order; then the
+# defaults (of a file from before the attribute) where they are not "", -1 or NaN, and the
+# checks of the values (hostile.py).
+_RUN_READ = (
+    ("run_status", "status"), ("stop_reason", "stop_reason"), ("start_time", "start_time"),
+    ("end_time", "end_time"), ("tool_version", "tool_version"), ("git_commit", "git_commit"),
+    ("command_line", "command_line"), ("mpi_library", "mpi_library"),
+    ("ucx_version", "ucx_version"), ("pml", "pml"), ("ucx_transports", "ucx_transports"),
+    ("fabric", "fabric"), ("fabric_requested", "fabric_requested"),
+    ("fabric_device", "fabric_device"), ("fabric_port", "fabric_port"),
+    ("fabric_netdev", "fabric_netdev"), ("fabric_check", "fabric_check"),
+    ("fabric_check_reason", "fabric_check_reason"), ("line_rate_gbps", "line_rate_gbps"),
+    ("line_rate_source", "line_rate_source"), ("nranks", "nranks"), ("nhosts", "nhosts"),
+    ("ranks_per_node", "ranks_per_node"), ("slurm_job_id", "slurm_job_id"), ("timer", "timer"),
+    ("timer_cost_ns", "timer_cost_ns"),
     # How disturbed the run was (schema version 2; -1, "" and NaN in files before it).
-    "rows_invalid": ("rows_invalid", "int", -1, hostile.int_at_least(0)),
-    "rows_disturbed": ("rows_disturbed", "int", -1, hostile.int_at_least(0)),
-    "rows_noisy": ("rows_noisy", "int", -1, hostile.int_at_least(0)),
-    "disturbance": ("disturbance", "str", ""),
-    "budget_s": ("budget_s", "float", math.nan,
-                 hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")),
-    "budget_cap_s": ("budget_cap_s", "float", math.nan,
-                     hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")),
-    "measure_s": ("measure_s", "float", math.nan,
-                  hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")),
+    ("rows_invalid", "rows_invalid"), ("rows_disturbed", "rows_disturbed"),
+    ("rows_noisy", "rows_noisy"), ("disturbance", "disturbance"), ("budget_s", "budget_s"),
+    ("budget_cap_s", "budget_cap_s"), ("measure_s", "measure_s"),
+)
+_KERNEL_READ = (
+    ("kernel", "kernel"), ("variant", "variant"), ("axis", "axis"), ("kind", "kind"),
+    ("kernel_status", "status"), ("dtype", "dtype"), ("op", "op"), ("bus_factor", "bus_factor"),
+    ("window", "window"), ("kernel_detail", "detail"), ("time_columns", "time_columns"),
+    ("kernel_options", "options"),
+)
+# A kernel's status is no field of out/kernelmeta.c's list: each output writes it as the
+# kernel starts (running) and ends (out/hdf5.c, out/jsonrec.c).
+_KERNEL_EXTRA = {"status": {"name": "status", "type": "str"}}
+_DEFAULTS = {"fabric_port": 0, "window": 0}
+_TIME = hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")
+_CHECKS = {
+    "fabric_port": hostile.int_at_least(0),
+    "line_rate_gbps": hostile.float_range(0.0, hostile.MAX_VALUE, what="a line rate"),
+    "nranks": hostile.int_at_least(1), "nhosts": hostile.int_at_least(1),
+    "timer_cost_ns": _TIME,
+    "rows_invalid": hostile.int_at_least(0), "rows_disturbed": hostile.int_at_least(0),
+    "rows_noisy": hostile.int_at_least(0),
+    "budget_s": _TIME, "budget_cap_s": _TIME, "measure_s": _TIME,
+    "kernel": hostile.matches(hostile.KERNEL_NAME,
+                              "a kernel name (a-z, 0-9 and _, starting with a letter)"),
+    "variant": hostile.at_most(hostile.MAX_VARIANT, "a variant"),
+    "axis": hostile.matches(hostile.AXIS_NAME, "a column name (letters, digits and _)"),
+    "kind": hostile.one_of(hostile.KINDS),
+    "bus_factor": hostile.float_range(0.0, hostile.MAX_VALUE, what="a bus factor"),
+    "window": hostile.int_at_least(0),
 }
-KERNEL_ATTRS = {
-    "kernel": ("kernel", "str", "", hostile.matches(
-        hostile.KERNEL_NAME, "a kernel name (a-z, 0-9 and _, starting with a letter)")),
-    "variant": ("variant", "str", "", hostile.at_most(hostile.MAX_VARIANT, "a variant")),
-    "axis": ("axis", "str", "", hostile.matches(
-        hostile.AXIS_NAME, "a column name (letters, digits and _)")),
-    "kind": ("kind", "str", "", hostile.one_of(hostile.KINDS)),
-    "kernel_status": ("status", "str", ""),
-    "dtype": ("dtype", "str", ""), "op": ("op", "str", ""),
-    "bus_factor": ("bus_factor", "float", math.nan,
-                   hostile.float_range(0.0, hostile.MAX_VALUE, what="a bus factor")),
-    "window": ("window", "int", 0, hostile.int_at_least(0)),
-    "kernel_detail": ("detail", "str", ""), "time_columns": ("time_columns", "str", ""),
-    "kernel_options": ("options", "str", ""),
-}
+_EMPTY = {"str": "", "int": -1, "float": math.nan}
+
+
+def _spec(read, declared):
+    """tidy column -> (attribute, type, default[, value check]), for hostile.attribute."""
+    out = {}
+    for col, attr in read:
+        kind = schema.kind(declared[attr])
+        spec = (attr, kind, _DEFAULTS.get(col, _EMPTY[kind]))
+        out[col] = spec + ((_CHECKS[col],) if col in _CHECKS else ())
+    return out
+
+
+RUN_ATTRS = _spec(_RUN_READ, schema.RUN_ATTRIBUTES)
+KERNEL_ATTRS = _spec(_KERNEL_READ, dict(schema.KERNEL_ATTRIBUTES, **_KERNEL_EXTRA))
 
 
 def transport_short(ucx_transports, pml):
