@@ -6,6 +6,7 @@ load(paths) is the only reader; everything else works on the Table it returns.
 import math
 import os
 import re
+from typing import Callable, Dict, List, Optional, Sequence, Union
 
 from . import files, hostile, jsonload, limits, quality
 from .errors import AnalysisError, NoRows, UsageError
@@ -13,7 +14,7 @@ from .noise import row_noise
 from .runmeta import (KERNEL_ATTRS, MAX_ENV, RESERVED, RUN_ATTRS, SCHEMA, SCHEMA_VERSION,
                       env_options, finish_run_meta, transport_short)
 from .table import (DERIVED_COLUMNS, INT_DEFAULTS, KERNEL_COLUMNS, META_UNITS, RUN_COLUMNS,
-                    TABLE_COLUMNS, Table)
+                    TABLE_COLUMNS, Row, Table)
 
 # SCHEMA, SCHEMA_VERSION, transport_short, ...: runmeta.py's, read through this module too.
 __all__ = ["load", "SCHEMA", "SCHEMA_VERSION", "MAX_ENV", "env_options", "finish_run_meta",
@@ -445,16 +446,18 @@ def _labels(runs, user_labels):
     return labs
 
 
-def load(paths, run="all", labels=None, warn=None):
+def load(paths: Sequence[str], run: Union[str, int, None] = "all",
+         labels: Optional[Sequence[str]] = None,
+         warn: Optional[Callable[[str], None]] = None) -> Table:
     """Read result files into one Table (run x kernel x size rows, run metadata on each row).
 
     run: 'all', 'latest', a run name (run_0001) or number; labels: one per path, or None.
     warn: called with each note (interrupted runs, skipped parts); they are also kept in
     Table.notes. Raises AnalysisError with a message naming the file for anything unreadable.
     """
-    notes = []
+    notes: List[str] = []
 
-    def note(msg):
+    def note(msg: str) -> None:
         notes.append(msg)
         if warn:
             warn(msg)
@@ -471,7 +474,9 @@ def load(paths, run="all", labels=None, warn=None):
     for m, lab in zip(metas, _labels(metas, labels)):
         m["label"] = lab
 
-    rows, units, extra_cols = [], {}, []
+    rows: List[Row] = []
+    units: Dict[str, str] = {}
+    extra_cols: List[str] = []
     for meta, kernels in runs:
         try:
             _add_rows(meta, kernels, rows, units, extra_cols, note)

@@ -7,9 +7,15 @@ import math
 import os
 import re
 import shlex
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import hostile, schema
-from .table import DERIVED_COLUMNS, KERNEL_COLUMNS, RUN_COLUMNS
+from .table import DERIVED_COLUMNS, KERNEL_COLUMNS, RUN_COLUMNS, Row
+
+# A check of a value read: None when it is possible, else what is wrong (hostile.py).
+Check = Callable[[Any], Optional[str]]
+# How one attribute is read: (attribute, type, default[, check]) (hostile.attribute).
+AttrSpec = Tuple[Any, ...]
 
 # The schema's name and version: schema.json, which the C side reads too (CMakeLists.txt).
 SCHEMA = schema.NAME
@@ -19,7 +25,7 @@ SCHEMA_VERSION = schema.VERSION
 # run_attributes and kernel_attributes give its type), in the tidy table's order; then the
 # defaults (of a file from before the attribute) where they are not "", -1 or NaN, and the
 # checks of the values (hostile.py).
-_RUN_READ = (
+_RUN_READ: Tuple[Tuple[str, str], ...] = (
     ("run_status", "status"), ("stop_reason", "stop_reason"), ("start_time", "start_time"),
     ("end_time", "end_time"), ("tool_version", "tool_version"), ("git_commit", "git_commit"),
     ("command_line", "command_line"), ("mpi_library", "mpi_library"),
@@ -36,7 +42,7 @@ _RUN_READ = (
     ("rows_noisy", "rows_noisy"), ("disturbance", "disturbance"), ("budget_s", "budget_s"),
     ("budget_cap_s", "budget_cap_s"), ("measure_s", "measure_s"),
 )
-_KERNEL_READ = (
+_KERNEL_READ: Tuple[Tuple[str, str], ...] = (
     ("kernel", "kernel"), ("variant", "variant"), ("axis", "axis"), ("kind", "kind"),
     ("kernel_status", "status"), ("dtype", "dtype"), ("op", "op"), ("bus_factor", "bus_factor"),
     ("window", "window"), ("kernel_detail", "detail"), ("time_columns", "time_columns"),
@@ -44,10 +50,10 @@ _KERNEL_READ = (
 )
 # A kernel's status is no field of out/kernelmeta.c's list: each output writes it as the
 # kernel starts (running) and ends (out/hdf5.c, out/jsonrec.c).
-_KERNEL_EXTRA = {"status": {"name": "status", "type": "str"}}
-_DEFAULTS = {"fabric_port": 0, "window": 0}
+_KERNEL_EXTRA: Dict[str, schema.Entry] = {"status": {"name": "status", "type": "str"}}
+_DEFAULTS: Dict[str, Any] = {"fabric_port": 0, "window": 0}
 _TIME = hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")
-_CHECKS = {
+_CHECKS: Dict[str, Check] = {
     "fabric_port": hostile.int_at_least(0),
     "line_rate_gbps": hostile.float_range(0.0, hostile.MAX_VALUE, what="a line rate"),
     "nranks": hostile.int_at_least(1), "nhosts": hostile.int_at_least(1),
@@ -63,15 +69,16 @@ _CHECKS = {
     "bus_factor": hostile.float_range(0.0, hostile.MAX_VALUE, what="a bus factor"),
     "window": hostile.int_at_least(0),
 }
-_EMPTY = {"str": "", "int": -1, "float": math.nan}
+_EMPTY: Dict[str, Any] = {"str": "", "int": -1, "float": math.nan}
 
 
-def _spec(read, declared):
+def _spec(read: Sequence[Tuple[str, str]],
+          declared: Mapping[str, schema.Entry]) -> Dict[str, AttrSpec]:
     """tidy column -> (attribute, type, default[, value check]), for hostile.attribute."""
-    out = {}
+    out: Dict[str, AttrSpec] = {}
     for col, attr in read:
         kind = schema.kind(declared[attr])
-        spec = (attr, kind, _DEFAULTS.get(col, _EMPTY[kind]))
+        spec: AttrSpec = (attr, kind, _DEFAULTS.get(col, _EMPTY[kind]))
         out[col] = spec + ((_CHECKS[col],) if col in _CHECKS else ())
     return out
 
@@ -80,7 +87,7 @@ RUN_ATTRS = _spec(_RUN_READ, schema.RUN_ATTRIBUTES)
 KERNEL_ATTRS = _spec(_KERNEL_READ, dict(schema.KERNEL_ATTRIBUTES, **_KERNEL_EXTRA))
 
 
-def transport_short(ucx_transports, pml):
+def transport_short(ucx_transports: Optional[str], pml: Optional[str]) -> str:
     """'sysv/memory[am am_bw#0] cma/memory[rma_bw#0]' -> 'sysv+cma'; 'tcp/lo[...]' -> 'tcp/lo'.
 
     What fabricbench writes when it has no probe result is not a transport: 'not used (pml
@@ -90,7 +97,7 @@ def transport_short(ucx_transports, pml):
     s = (ucx_transports or "").strip()
     if not s or s.startswith("not ") or s.startswith("probed"):
         return pml if pml and pml != "ucx" else ""
-    parts = []
+    parts: List[str] = []
     for tok in re.sub(r"\[[^\]]*\]", " ", s).split():
         tl, _, dev = tok.partition("/")
         if tl == "self":
@@ -101,11 +108,10 @@ def transport_short(ucx_transports, pml):
     return "+".join(parts)
 
 
-
-def finish_run_meta(meta, hosts, path, name):
+def finish_run_meta(meta: Row, hosts: Sequence[str], path: str, name: str) -> None:
     """What a run's metadata (RUN_ATTRS, read from an HDF5 file or JSON) gets from its host
     list, file and run name, and the defaults of files from before a field."""
-    uniq = []
+    uniq: List[str] = []
     seen = set()
     for h in hosts:
         if h not in seen:
@@ -127,7 +133,7 @@ def finish_run_meta(meta, hosts, path, name):
 MAX_ENV = 10000  # attributes of a run's env group (the recorded environment variables)
 
 
-def env_options(pairs):
+def env_options(pairs: Iterable[Tuple[str, str]]) -> str:
     """The FABRICBENCH_* variables a run recorded, from (name, value) pairs, as `NAME=value`
     words in name order, values shell-quoted: options given in the environment, which the
     command line does not show (grouping.py). Other variables (UCX_*, SLURM_*) are left out."""

@@ -10,34 +10,39 @@ names and types from here; what it accepts as a value (ranges, defaults) is its 
 """
 import json
 import os
+from typing import Any, Dict, Tuple
+
+# One column or attribute as schema.json declares it: name, type and, for a column, unit and
+# description.
+Entry = Dict[str, Any]
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema.json"),
           encoding="utf-8") as _f:
-    _SCHEMA = json.load(_f)
+    _SCHEMA: Dict[str, Any] = json.load(_f)
 
-NAME = _SCHEMA["name"]
-VERSION = _SCHEMA["version"]
+NAME: str = _SCHEMA["name"]
+VERSION: int = _SCHEMA["version"]
 
 # The schema's types as the analysis reads values: a column's u64/i64/f64/str, an attribute's
 # int/f64/str ("strs", "json" and "env" are read by code of their own).
-_KINDS = {"u64": "int", "i64": "int", "f64": "float", "int": "int", "str": "str"}
+_KINDS: Dict[str, str] = {"u64": "int", "i64": "int", "f64": "float", "int": "int", "str": "str"}
 
 # column name -> {"name", "unit", "type", "description"}, in the files' order
-COLUMNS = {c["name"]: c for c in _SCHEMA["columns"]}
-RUN_ATTRIBUTES = {a["name"]: a for a in _SCHEMA["run_attributes"]}
-KERNEL_ATTRIBUTES = {a["name"]: a for a in _SCHEMA["kernel_attributes"]}
+COLUMNS: Dict[str, Entry] = {c["name"]: c for c in _SCHEMA["columns"]}
+RUN_ATTRIBUTES: Dict[str, Entry] = {a["name"]: a for a in _SCHEMA["run_attributes"]}
+KERNEL_ATTRIBUTES: Dict[str, Entry] = {a["name"]: a for a in _SCHEMA["kernel_attributes"]}
 
 
-def kind(entry):
+def kind(entry: Entry) -> str:
     """'int', 'float' or 'str': how a value of a column or attribute entry is read."""
     return _KINDS[entry["type"]]
 
 
-def column_kind(name):
+def column_kind(name: str) -> str:
     """kind() of the column called name (a KeyError for one the schema does not have)."""
     return kind(COLUMNS[name])
 
 
-def text_columns():
+def text_columns() -> Tuple[str, ...]:
     """The text columns, in the schema's order."""
     return tuple(n for n, c in COLUMNS.items() if c["type"] == "str")
