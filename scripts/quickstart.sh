@@ -31,6 +31,8 @@ packages=(cmake make gcc pkg-config git python3
     openmpi-bin libopenmpi-dev libucx-dev libhwloc-dev libibverbs-dev libhdf5-dev)
 [ "$mode" = test ] && packages+=(ucx-utils hwloc hdf5-tools
     python3-numpy python3-h5py python3-matplotlib python3-pytest)
+# analysis.mypy type-checks the analysis package (analysis/pyproject.toml, [tool.mypy]).
+[ "$mode" = test ] && packages+=(python3-mypy)
 # The test suite also checks formatting against the committed .clang-format.
 [ "$mode" = test ] && packages+=(clang-format)
 # The multi-node tests (tests/cluster) build a virtual cluster with ip and tc.

@@ -10,20 +10,16 @@ import math
 import statistics
 
 from . import noise as noise_mod, quality
-from .compare import DEFAULT_SIGMA, headline_metric, judge
+from .compare import DEFAULT_SIGMA, format_columns, headline_metric, judge
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
+from .grouping import measurements
 from .hostile import COLUMNS
+from .linecheck import RULE, render
 from .noise import MIN_SPREAD_RUNS, noise_column, regimes, runs_noise
 from .rules import checks_for
+from .status import ORDER, worst
 from .table import (direction, finite, fmt_num, instance, kernel_name, row_key, setup_text,
                     size_label)
-
-ORDER = {"PASS": 0, "WARN": 1, "FAIL": 2}
-
-
-def _worst(statuses):
-    return max(statuses, key=lambda s: ORDER[s]) if statuses else "PASS"
-
 
 def _pct(x):
     return "%.1f%%" % (100 * x)
@@ -113,32 +109,6 @@ def _setup_items(bsettings, crows, instances):
 DEFAULT_RUN_SPREAD = 0.05
 
 
-def measurements(cur, run="all"):
-    """What check judges in `cur`, one entry per measurement: the runs one `fabricbench run`
-    wrote (grouping.invocations: the N runs of --repeat N together, their median), of every
-    file, or (run 'latest') the last of each file; a run named (run_0001) alone. Each entry:
-    dict(label, file, run (its runs' names, comma-separated), runs, members (series dicts),
-    rows (one per kernel instance and size: the median over its runs, grouping.group_rows))."""
-    from . import grouping
-
-    by_file = {}
-    for s in cur.series():
-        by_file.setdefault(s["file"], []).append(s)
-    out = []
-    for file, series in by_file.items():
-        sets = grouping.invocations(series) if run in ("all", "latest", None) else \
-            [[s] for s in series]
-        if run == "latest":
-            sets = sets[-1:]
-        for members in sets:
-            rows = grouping.group_rows(cur, grouping.members_group(members))
-            out.append({"label": members[0]["label"], "file": file,
-                        "run": ", ".join(m["run"] for m in members),
-                        "runs": [m["run"] for m in members], "members": members,
-                        "repeat": grouping.repeat_count(members[0]), "rows": rows})
-    return out
-
-
 def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
           run_spread=DEFAULT_RUN_SPREAD, sets=None):
     """Check every measurement of `cur` (`sets`, measurements(); default: every run on its
@@ -221,7 +191,7 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
                     it["rule"] = source
                     items.append(it)
         counts = {s: sum(1 for i in items if i["status"] == s) for s in ORDER}
-        entry.update({"result": _worst([i["status"] for i in items]), "counts": counts,
+        entry.update({"result": worst([i["status"] for i in items]), "counts": counts,
                       "checks": items, "common": len(common),
                       "judged": sum(1 for i in items if i.get("comparable") is True),
                       "not_comparable": sum(1 for i in items if i.get("comparable") is False)})
@@ -232,7 +202,7 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
             "size" % (", ".join(sorted({s["file"] for s in bseries})),
                       ", ".join(sorted({s["file"] for s in cur.series()}))),
             "check a run of the same kernels and sizes as the baseline", EXIT_NOTHING_IN_COMMON)
-    return {"result": _worst([f["result"] for f in files]), "tolerance": tolerance,
+    return {"result": worst([f["result"] for f in files]), "tolerance": tolerance,
             "sigma": sigma, "run_spread": run_spread,
             "baseline": {"files": sorted({s["file"] for s in bseries}), "runs": blabels},
             "files": files, "notes": notes,
@@ -264,9 +234,9 @@ def pairs_not_comparable(result, base_ms, cur_ms):
             f["checks"].append(it)
             f["not_comparable"] = f.get("not_comparable", 0) + 1
             f["counts"] = {s: sum(1 for i in f["checks"] if i["status"] == s) for s in ORDER}
-            f["result"] = _worst([i["status"] for i in f["checks"]])
+            f["result"] = worst([i["status"] for i in f["checks"]])
     result["not_comparable"] = sum(f.get("not_comparable", 0) for f in result["files"])
-    result["result"] = _worst([f["result"] for f in result["files"]])
+    result["result"] = worst([f["result"] for f in result["files"]])
     return result
 
 
@@ -477,9 +447,6 @@ def _result_line(result, f):
 
 
 def render_text(result, show="all"):
-    from .compare import format_columns
-    from .linecheck import RULE, render
-
     out = []
     for f in result["files"]:
         out.append(_header(result, f))

@@ -10,6 +10,10 @@ import sys
 from .errors import (EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL, EXIT_NOTHING_IN_COMMON, EXIT_OK,
                      EXIT_USAGE, AnalysisError, UsageError)
 
+# The commands' modules are imported by the functions that run them, not here: --help,
+# --version and the message of a missing numpy or h5py come without loading either
+# (tests/style/test_analysis_imports.py allows this in the entry points only).
+
 PROG = "fabricbench-analyze"
 
 EPILOG = """exit codes: 0 done (check: no FAIL; WARN allowed; matrix: healthy), 1 check found a

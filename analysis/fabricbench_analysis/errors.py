@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Errors that end a command with a message (never a traceback) and a documented exit code."""
+from typing import Optional
 
 EXIT_OK = 0  # success; check: no FAIL (WARN allowed)
 EXIT_FAIL = 1  # check: at least one FAIL
@@ -12,7 +13,7 @@ EXIT_INTERNAL = 5  # an unexpected error: a bug of fabricbench-analyze, reported
 class AnalysisError(Exception):
     """An error the user can act on: what was wrong, with which file, and what to do."""
 
-    def __init__(self, message, hint=None, code=EXIT_INPUT):
+    def __init__(self, message: str, hint: Optional[str] = None, code: int = EXIT_INPUT) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
@@ -20,7 +21,7 @@ class AnalysisError(Exception):
 
 
 class UsageError(AnalysisError):
-    def __init__(self, message, hint=None):
+    def __init__(self, message: str, hint: Optional[str] = None) -> None:
         super().__init__(message, hint, EXIT_USAGE)
 
 

@@ -3,23 +3,25 @@
 import csv
 import json
 import math
+from typing import IO, Any, List, Optional, Sequence
 
 from .errors import UsageError
+from .table import Table
 
 
-def _cell_csv(v):
+def _cell_csv(v: Any) -> Any:
     if isinstance(v, float):
         return "" if not math.isfinite(v) else repr(v)
     return v
 
 
-def _cell_json(v):
+def _cell_json(v: Any) -> Any:
     if isinstance(v, float) and not math.isfinite(v):
         return None
     return v
 
 
-def select_columns(table, columns):
+def select_columns(table: Table, columns: Optional[Sequence[str]]) -> List[str]:
     if not columns:
         return list(table.columns)
     unknown = [c for c in columns if c not in table.columns]
@@ -29,7 +31,7 @@ def select_columns(table, columns):
     return list(columns)
 
 
-def write_csv(table, out, columns=None):
+def write_csv(table: Table, out: IO[str], columns: Optional[Sequence[str]] = None) -> None:
     """One header line, then one line per row; a value that is not a number is empty; floats
     with repr() (shortest text that reads back as the same double)."""
     cols = select_columns(table, columns)
@@ -39,7 +41,7 @@ def write_csv(table, out, columns=None):
         w.writerow([_cell_csv(r[c]) for c in cols])
 
 
-def write_jsonl(table, out, columns=None):
+def write_jsonl(table: Table, out: IO[str], columns: Optional[Sequence[str]] = None) -> None:
     """One JSON object per row; NaN is null."""
     cols = select_columns(table, columns)
     for r in table.rows:

@@ -42,7 +42,7 @@ def _kind(mode):
 
 
 def _shown(path):
-    from .hostile import safe_text
+    from .hostile import safe_text  # lazy: hostile loads numpy; cli parses options without it
     return safe_text(str(path))
 
 

@@ -21,12 +21,17 @@ merged, and the copies of a file given twice are never repeats of each other.
 import math
 import shlex
 import statistics
+from typing import Any, Dict, List, Optional
 
 from . import quality
 from .errors import UsageError
 from .hostile import safe_text
 from .noise import regimes, run_spread, runs_noise
-from .table import KERNEL_COLUMNS, RUN_COLUMNS, finite, row_key
+from .table import KERNEL_COLUMNS, RUN_COLUMNS, Series, Table, finite, row_key
+
+# What check judges at once (measurements()): label, file, run, runs, members (the series),
+# repeat and rows.
+Measurement = Dict[str, Any]
 
 # fabricbench run's options that say where and how results go, not what is measured
 # (src/cli/option_table.c, and --json-doc, --prom, --wide, --columns of issue 17): left out of
@@ -378,4 +383,28 @@ def differences(group):
             out.append("%s: its runs differ in %s (%s); their spread includes that" % (
                 group.name, what, "; ".join(v or "-" for v in vals[:4]) +
                 ("; ..." if len(vals) > 4 else "")))
+    return out
+
+
+def measurements(cur: Table, run: Optional[str] = "all") -> List[Measurement]:
+    """What check judges in `cur`, one entry per measurement: the runs one `fabricbench run`
+    wrote (invocations: the N runs of --repeat N together, their median), of every
+    file, or (run 'latest') the last of each file; a run named (run_0001) alone. Each entry:
+    dict(label, file, run (its runs' names, comma-separated), runs, members (series dicts),
+    rows (one per kernel instance and size: the median over its runs, group_rows))."""
+    by_file: Dict[str, List[Series]] = {}
+    for s in cur.series():
+        by_file.setdefault(s["file"], []).append(s)
+    out: List[Measurement] = []
+    for file, series in by_file.items():
+        sets = invocations(series) if run in ("all", "latest", None) else \
+            [[s] for s in series]
+        if run == "latest":
+            sets = sets[-1:]
+        for members in sets:
+            rows = group_rows(cur, members_group(members))
+            out.append({"label": members[0]["label"], "file": file,
+                        "run": ", ".join(m["run"] for m in members),
+                        "runs": [m["run"] for m in members], "members": members,
+                        "repeat": repeat_count(members[0]), "rows": rows})
     return out

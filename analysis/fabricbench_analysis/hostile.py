@@ -13,6 +13,8 @@ import re
 
 import numpy as np
 
+from . import schema
+
 # Names that reach output file names (kernel names: plot's NAME.png) or messages: a fixed
 # pattern, so no path separator, no "..", no control character, nothing a shell or a
 # terminal reads specially.
@@ -406,42 +408,47 @@ MAX_VARIANT = 256
 AXIS_NAME = re.compile(r"(?:[A-Za-z0-9_]{1,64})?\Z")
 
 
-# The table's columns as docs/SCHEMA.md defines them: (type, lowest, highest, NaN allowed, what
-# the value is). NaN "rate": a rate is NaN only in a row of no timed iteration.
-_TIME = ("float", 0.0, MAX_VALUE, True, "a time")
-_RATE = ("float", 0.0, MAX_VALUE, "rate", "a measured rate")
-_PCT = ("float", 0.0, MAX_VALUE, True, "a percentage")
-COLUMNS = {
-    "bytes": ("int", 0, None, False, "a message size"),
-    "iterations": ("int", 0, None, False, "a count of iterations"),
-    "warmup": ("int", 0, None, False, "a count of iterations"),
-    "validation_errors": ("int", -1, None, False, "a count of errors (-1: not validated)"),
-    "percentiles_exact": ("int", 0, 1, False, "a flag"),
-    "slowest_rank": ("int", -1, None, False, "a rank (-1: none)"),
-    "cpu_rank_max_rank": ("int", -1, None, False, "a rank (-1: unknown)"),
+# What the analysis accepts in a column: (lowest, highest, NaN allowed, what the value is),
+# as docs/SCHEMA.md defines them; its type (int, float) is the schema's (schema.json, from
+# out/columns.c). NaN "rate": a rate is NaN only in a row of no timed iteration. A column
+# not listed here is read as a number of either type ('num').
+_TIME = (0.0, MAX_VALUE, True, "a time")
+_RATE = (0.0, MAX_VALUE, "rate", "a measured rate")
+_PCT = (0.0, MAX_VALUE, True, "a percentage")
+_RANGES = {
+    "bytes": (0, None, False, "a message size"),
+    "iterations": (0, None, False, "a count of iterations"),
+    "warmup": (0, None, False, "a count of iterations"),
+    "validation_errors": (-1, None, False, "a count of errors (-1: not validated)"),
+    "percentiles_exact": (0, 1, False, "a flag"),
+    "slowest_rank": (-1, None, False, "a rank (-1: none)"),
+    "cpu_rank_max_rank": (-1, None, False, "a rank (-1: unknown)"),
     "MBps": _RATE, "Gbps": _RATE, "msgps": _RATE, "pair_MBps": _RATE, "pair_msgps": _RATE,
-    "algbw_GBps": ("float", 0.0, MAX_VALUE, True, "a bandwidth"),
-    "busbw_GBps": ("float", 0.0, MAX_VALUE, True, "a bandwidth"),
-    "slowest_share": ("float", 0.0, 1.0, True, "a share"),
-    "overlap_pct": ("float", 0.0, 100.0, True, "a share in percent"),
+    "algbw_GBps": (0.0, MAX_VALUE, True, "a bandwidth"),
+    "busbw_GBps": (0.0, MAX_VALUE, True, "a bandwidth"),
+    "slowest_share": (0.0, 1.0, True, "a share"),
+    "overlap_pct": (0.0, 100.0, True, "a share in percent"),
     "line_rate_pct": _PCT, "cpu_rank_pct": _PCT, "cpu_node_user_pct": _PCT,
     "cpu_node_sys_pct": _PCT, "cpu_node_softirq_pct": _PCT, "cpu_rank_min_pct": _PCT,
     "cpu_rank_max_pct": _PCT,
     # The machine's disturbance during a row (schema version 2; docs/SCHEMA.md).
     "cpu_steal_pct": _PCT,
-    "ctx_invol_per_s": ("float", 0.0, MAX_VALUE, True, "a rate of context switches"),
-    "runnable_per_cpu": ("float", 0.0, MAX_VALUE, True, "a count of tasks per CPU"),
+    "ctx_invol_per_s": (0.0, MAX_VALUE, True, "a rate of context switches"),
+    "runnable_per_cpu": (0.0, MAX_VALUE, True, "a count of tasks per CPU"),
 }
 for _c in ("min_us", "p50_us", "mean_us", "p90_us", "p99_us", "p999_us", "p9999_us", "max_us",
            "stddev_us", "loop_us", "comm_us", "osu_avg_us", "imb_tmin_us", "imb_tmax_us"):
-    COLUMNS[_c] = _TIME
+    _RANGES[_c] = _TIME
+_RANGES["count"] = (-1, None, False, "a count of elements (-1: not a collective)")
+# column -> (type, lowest, highest, NaN allowed, what)
+COLUMNS = {c: (schema.column_kind(c),) + r for c, r in _RANGES.items()}
 
 
-COLUMNS["count"] = ("int", -1, None, False, "a count of elements (-1: not a collective)")
-# Text columns (a collective's type and reduction as nccl-tests names them; "" for other
-# kernels, "none" where there is none): short names of letters, digits and _. A row's quality
-# (one of four words) and its reasons (words of a-z joined by ';', at most 63 characters).
-TEXT_COLUMNS = ("type", "redop", "quality", "quality_reason")
+# Text columns (the schema's str columns: a collective's type and reduction as nccl-tests
+# names them, "" for other kernels, "none" where there is none): short names of letters,
+# digits and _. A row's quality (one of four words) and its reasons (words of a-z joined by
+# ';', at most 63 characters).
+TEXT_COLUMNS = schema.text_columns()
 TEXT_NAME = re.compile(r"[A-Za-z0-9_]{0,32}\Z")
 TEXT_RULES = {
     "quality": (re.compile(r"(?:ok|noisy|disturbed|invalid)\Z"),

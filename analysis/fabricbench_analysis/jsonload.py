@@ -23,7 +23,7 @@ import re
 
 import numpy as np
 
-from . import hostile
+from . import hostile, runmeta
 from .errors import AnalysisError, UsageError
 
 MAX_LINE = 64 << 20  # a line of JSON Lines (a run record of a huge cluster is the longest)
@@ -216,8 +216,7 @@ def _units(run):
 
 
 def _reserved():
-    from .loading import _RESERVED
-    return _RESERVED
+    return runmeta.RESERVED
 
 
 def _column(kernel, c, kind):
@@ -296,8 +295,6 @@ def _blocks(row, where):
 
 
 def _meta(run, path, name):
-    from . import loading
-
     merged = _Obj(run.rec)
     if run.end is not None:
         merged.update(run.end)
@@ -307,23 +304,23 @@ def _meta(run, path, name):
         merged["status"] = "running"  # no end record: killed, or still going
     if "schema" not in merged:
         raise Bad(run.where, "has no schema; fabricbench writes \"schema\": \"%s\"" %
-                  loading.SCHEMA)
+                  runmeta.SCHEMA)
     schema = _value(merged["schema"], "str", run.where + ": field schema")
-    if schema != loading.SCHEMA:
-        raise Bad(run.where + ": field schema", "is '%s', not '%s'" % (schema, loading.SCHEMA))
+    if schema != runmeta.SCHEMA:
+        raise Bad(run.where + ": field schema", "is '%s', not '%s'" % (schema, runmeta.SCHEMA))
     version = merged.get("schema_version")
     if version is None:
         raise Bad(run.where, "has no schema_version; fabricbench writes one")
     version = _value(version, "int", run.where + ": field schema_version")
-    if version > loading.SCHEMA_VERSION:
+    if version > runmeta.SCHEMA_VERSION:
         raise AnalysisError(
             "%s has schema_version %d; this fabricbench-analyze reads version %d only" %
-            (path, version, loading.SCHEMA_VERSION),
+            (path, version, runmeta.SCHEMA_VERSION),
             "use the fabricbench-analyze installed with the fabricbench that wrote it")
     if version < 1:
         raise Bad(run.where + ": field schema_version", "is %d, which no fabricbench wrote" %
                   version)
-    meta = _fields(merged, run.where, loading._RUN_ATTRS)
+    meta = _fields(merged, run.where, runmeta.RUN_ATTRS)
     hosts = merged.get("hostnames", [])
     if not isinstance(hosts, list):
         raise Bad(run.where + ": field hostnames", "is %s; an array of host names is expected" %
@@ -333,28 +330,26 @@ def _meta(run, path, name):
                   (len(hosts), hostile.MAX_HOSTS))
     hosts = [_value(h, "str", "%s: hostnames element %d" % (run.where, i))
              for i, h in enumerate(hosts)]
-    loading.finish_run_meta(meta, hosts, path, name)
+    runmeta.finish_run_meta(meta, hosts, path, name)
     env = merged.get("env", {})
     if not isinstance(env, dict):
         raise Bad(run.where + ": field env", "is %s; an object of variables is expected" %
                   _type(env))
-    if len(env) > loading.MAX_ENV:
+    if len(env) > runmeta.MAX_ENV:
         raise Bad(run.where + ": field env", "has %d entries; at most %d" %
-                  (len(env), loading.MAX_ENV))
-    meta["env_options"] = loading.env_options(
+                  (len(env), runmeta.MAX_ENV))
+    meta["env_options"] = runmeta.env_options(
         (k, _value(v, "str", "%s: env %s" % (run.where, k))) for k, v in env.items()
         if isinstance(k, str))
     return meta
 
 
 def _kernels(run, path, name, cols, units):
-    from . import loading
-
     out = []
     for i, k in enumerate(run.kernels):
         fields = _Obj(k.fields)
         fields["status"] = k.status
-        kmeta = _fields(fields, k.where, loading._KERNEL_ATTRS)
+        kmeta = _fields(fields, k.where, runmeta.KERNEL_ATTRS)
         if not kmeta["kernel"]:
             raise Bad(k.where, "names no kernel")
         kmeta["kernel_id"] = "%02d_%s" % (i, kmeta["kernel"])

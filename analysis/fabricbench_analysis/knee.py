@@ -10,6 +10,7 @@ one that loses more already at its lowest rate names that (the knee lies below).
 """
 from .errors import UsageError
 from .hostile import safe_text
+from .rules import decimal
 from .table import finite, size_label
 
 DEFAULT_MAX_LOSS = 1.0  # percent
@@ -17,8 +18,6 @@ DEFAULT_MAX_LOSS = 1.0  # percent
 
 def parse_max_loss(text, where="--max-loss"):
     """'1%' or '1' (percent) -> 1.0; from 0 to below 100."""
-    from .rules import decimal
-
     t = str(text)
     v = decimal(t[:-1] if t.endswith("%") else t)
     if v is None:

@@ -11,6 +11,7 @@ digits only); raising them lets a command take longer.
 """
 import os
 import re
+from typing import Dict
 
 from .errors import AnalysisError, UsageError
 
@@ -25,7 +26,7 @@ ENV = "FABRICBENCH_ANALYZE_"
 _WHOLE = re.compile(r"[1-9][0-9]{0,9}\Z")
 
 
-def env_cap(name, default):
+def env_cap(name: str, default: int) -> int:
     """FABRICBENCH_ANALYZE_<name> as a whole number from 1 to 10^9, else default; anything
     else in it (a sign, blanks, hex, 0) is a usage error naming it."""
     var = ENV + name
@@ -33,7 +34,7 @@ def env_cap(name, default):
     if text is None:
         return default
     if not _WHOLE.match(text) or int(text) > 10 ** 9:
-        from .hostile import name_text
+        from .hostile import name_text  # lazy: hostile loads numpy; cli parses options without it
         raise UsageError("the environment variable %s is '%s'; it is a whole number from 1 to "
                          "1000000000 (digits only)" % (var, name_text(text)),
                          "unset it for the default, %d" % default)
@@ -44,19 +45,19 @@ class Budget:
     """The runs, kernel groups and rows one reading pass (load(), load_matrices()) has read,
     against the caps (read from the environment when the pass starts)."""
 
-    def __init__(self):
-        self.caps = {"runs": env_cap("MAX_RUNS", MAX_RUNS),
+    def __init__(self) -> None:
+        self.caps: Dict[str, int] = {"runs": env_cap("MAX_RUNS", MAX_RUNS),
                      "kernels": env_cap("MAX_KERNELS", MAX_KERNELS),
                      "rows": env_cap("MAX_ROWS", MAX_ROWS)}
-        self.used = {"runs": 0, "kernels": 0, "rows": 0}
+        self.used: Dict[str, int] = {"runs": 0, "kernels": 0, "rows": 0}
 
-    def add(self, what, n, path, where=""):
+    def add(self, what: str, n: int, path: object, where: str = "") -> None:
         """Count n more `what` ('runs', 'kernels', 'rows') read from path (at where); an
         AnalysisError when that passes the cap."""
         self.used[what] += n
         if self.used[what] <= self.caps[what]:
             return
-        from .hostile import safe_text
+        from .hostile import safe_text  # lazy: hostile loads numpy; cli parses options without it
         var = ENV + "MAX_" + what.upper()
         words = {"runs": "runs", "kernels": "kernel groups (kernel instances of runs)",
                  "rows": "table rows"}[what]

@@ -12,9 +12,13 @@ throughput is the rate they were offered (udp_rate) or a packet rate (udp_pps).
 import math
 
 from . import quality
+from .compare import format_columns
 from .errors import UsageError
+from .grouping import measurements
 from .hostile import safe_text
 from .layers import socket_proto
+from .rules import decimal
+from .status import ORDER, worst
 from .table import finite, fmt_num, instance, kernel_name, size_label
 
 SIZES = ("largest", "all")
@@ -23,8 +27,6 @@ RULE = "--min-line-pct"
 
 def parse_min_line_pct(text):
     """'90' or '90%' (percent of the line rate) -> 90.0; above 0, at most 100."""
-    from .rules import decimal
-
     t = str(text)
     v = decimal(t[:-1] if t.endswith("%") else t)
     if v is None:
@@ -112,12 +114,10 @@ def _udp_note(rows, label):
 
 
 def add_line_checks(result, cur, threshold, sizes="largest", sets=None):
-    """Add the line-rate checks of every measurement of `cur` (`sets`, check.measurements();
+    """Add the line-rate checks of every measurement of `cur` (`sets`, grouping.measurements();
     default every run on its own) to check's result (each file's checks, counts and result,
     the overall result); one check.py did not list (no baseline) gets a file entry of its
     own. Sets result's min_line_pct, line_pct_sizes, line_judged."""
-    from .check import ORDER, _worst, measurements
-
     files = {(f["file"], f["run"]): f for f in result["files"]}
     for m in (sets if sets is not None else measurements(cur, "each")):
         s = m["members"][0]
@@ -135,12 +135,12 @@ def add_line_checks(result, cur, threshold, sizes="largest", sets=None):
         f["line_judged"] = judged(f["checks"])
         f["counts"] = {st: sum(1 for i in f["checks"] if i["status"] == st) for st in ORDER}
         # a run with nothing in common with the baseline stays a FAIL (check.py)
-        f["result"] = _worst([i["status"] for i in f["checks"]] +
+        f["result"] = worst([i["status"] for i in f["checks"]] +
                              (["FAIL"] if f["common"] == 0 else []))
         note = _udp_note(rows, s["label"])
         if note:
             result["notes"].append(note)
-    result["result"] = _worst([f["result"] for f in result["files"]])
+    result["result"] = worst([f["result"] for f in result["files"]])
     result["min_line_pct"] = threshold
     result["line_pct_sizes"] = sizes
     result["line_judged"] = sum(f.get("line_judged", 0) for f in result["files"])
@@ -165,7 +165,6 @@ def render(items, result, show="all"):
                       if finite(i["line_rate_gbps"]) else "?",
                       "%.1f%%" % i["value"] if finite(i["value"]) else "?",
                       "%g%%" % i["threshold"], i["reason"]])
-    from .compare import format_columns
     out = ["line rate >= %g%% (--min-line-pct) at %s" % (
         result["min_line_pct"], sizes_text(result["line_pct_sizes"]))]
     return out + (format_columns(head, lines, left=(0, 1, 7)) if lines else [])

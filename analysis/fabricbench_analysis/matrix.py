@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 
+from .compare import format_columns
 from .matrix_load import NOT_MEASURED, SLOW_BITS
-
-LOAD_ONLY = 8  # pair_slow of a pair slow in the parallel schedule and ok when retested alone
 from .table import fmt_num, size_label
 
+LOAD_ONLY = 8  # pair_slow of a pair slow in the parallel schedule and ok when retested alone
 MATRIX_MAX = 12  # members up to which the text output prints the matrix itself
 JSON_MATRIX_MAX = 64  # members up to which --json carries the matrix
 LINE_FRAC = 0.90  # fabricbench's line-rate rule: slow below 90% of the line rate
@@ -386,7 +386,6 @@ def _pct(x):
 
 
 def _worst_table(rows, bw):
-    from .compare import format_columns
     head = ["from", "to", "MB/s" if bw else "p50 us", "of median",
             "line%" if bw else "p99 us", "pair slow", "retest alone"]
     lines = []

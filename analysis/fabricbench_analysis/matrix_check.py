@@ -18,6 +18,7 @@ import numpy as np
 from .matrix import is_bw
 from .noise import MIN_SPREAD_RUNS
 from .rules import checks_for
+from .status import ORDER, worst
 from .table import fmt_num, size_label
 
 # Table metric of a rule -> the matrix dataset that holds it per pair.
@@ -185,8 +186,6 @@ def _unit(k, directed):
 def add_pair_checks(result, base_ms, cur_ms, tolerance, rules, sigma, run_spread, strict):
     """Add the pair-by-pair items of every current matrix to check's result (each file's
     checks, counts and result, and the overall result)."""
-    from .check import ORDER, _worst
-
     for f in result["files"]:
         last = (f.get("runs") or [f["run"]])[-1]  # of the runs of a --repeat, the last's
         mine = [m for m in cur_ms if m["file"] == f["file"] and m["run"] == last]
@@ -205,6 +204,6 @@ def add_pair_checks(result, base_ms, cur_ms, tolerance, rules, sigma, run_spread
             continue
         f["checks"].extend(added)
         f["counts"] = {s: sum(1 for i in f["checks"] if i["status"] == s) for s in ORDER}
-        f["result"] = _worst([i["status"] for i in f["checks"]])
-    result["result"] = _worst([f["result"] for f in result["files"]])
+        f["result"] = worst([i["status"] for i in f["checks"]])
+    result["result"] = worst([f["result"] for f in result["files"]])
     return result

@@ -12,8 +12,9 @@ import os
 
 import numpy as np
 
-from . import hostile, matrix_verdict
+from . import hostile, loading, matrix_verdict
 from .errors import AnalysisError
+from .limits import Budget
 
 # Members of one matrix: 4096 nodes (or ranks) make 8 million pairs, a 128 MiB dataset.
 MAX_MEMBERS = 4096
@@ -246,8 +247,6 @@ def read_matrix(k, kwhere, kmeta):
 
 
 def _read(path, run, note, budget):
-    from . import loading
-
     src, head, kind = loading.open_input(path)
     try:
         if kind:
@@ -258,8 +257,6 @@ def _read(path, run, note, budget):
 
 
 def _read_hdf5(src, path, head, run, note, budget):
-    from . import loading
-
     f = loading._open(src, path, head)
     try:
         loading._check_schema(f, path)
@@ -306,8 +303,6 @@ def _read_hdf5(src, path, head, run, note, budget):
 
 def load_matrices(paths, run="all", warn=None):
     """Every matrix of the files' selected runs, in file, run and kernel order."""
-    from .limits import Budget
-
     out = []
     budget = Budget()
     for path in paths:

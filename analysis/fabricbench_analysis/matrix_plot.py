@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from . import matrix
-from .plot import _mpl, plain
+from .plot_base import _mpl, plain
 
 TICKS_ALL = 64  # members up to which every name is a tick label; above, thinned
 NOT_MEASURED_COLOR = "#d0d0d0"

@@ -6,8 +6,9 @@ row where nothing varies (one point). plot.py draws the figures; this finds the 
 import math
 import statistics
 
+from . import grouping, quality
 from .hostile import MAX_VALUE
-from .plot import (COLORS, MARKERS, Curve, _busbw_text, _num, _rate_caption, _rate_figure,
+from .plot_base import (COLORS, MARKERS, Curve, _busbw_text, _num, _rate_caption, _rate_figure,
                    _time_figure, _time_unit, plain)
 from .table import finite, size_label
 
@@ -94,8 +95,6 @@ def _one_size_curves(table, rows, x, style_of):
     """Curves of a one-size kernel against x: one per group of runs on one fabric (the
     grouping's fabric key) and value of the other options that vary; the median over the
     runs at each x."""
-    from . import grouping
-
     groups = grouping.make_groups(table, ("fabric",))
     group_of = {lab: g for g in groups for lab in g.labels}
     others = [k for k in dict.fromkeys(k for r in rows for k in r["_options"])
@@ -122,8 +121,6 @@ def _one_size_curves(table, rows, x, style_of):
 def _median_row(rows):
     """The median of runs meeting at a point: of those whose row is comparable where there
     are any (quality.py), marked with their worst quality."""
-    from . import quality
-
     rows = [r for r in rows if quality.comparable(r)] or rows
     if len(rows) == 1:
         return rows[0]
@@ -234,8 +231,6 @@ PAIRS = {"pairs_bw": "the median pair's bandwidth per direction",
 def _one_point(kernel, rows):
     """The table of a kernel whose every row has one message size (a point, not a curve): a
     line per run with its headline numbers; None for a kernel of several sizes."""
-    from . import quality
-
     if not rows or len({r["bytes"] for r in rows}) != 1:
         return None
     kind = rows[0]["kind"]

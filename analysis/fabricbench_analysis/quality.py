@@ -16,6 +16,7 @@ baseline, and a group's value is the median of its comparable runs where it has 
 """
 import math
 
+from .layers import socket_proto
 from .table import finite
 
 QUALITIES = ("ok", "noisy", "disturbed", "invalid")  # better to worse
@@ -46,7 +47,6 @@ PAIRS_KERNELS = ("pairs_latency", "pairs_bw")
 
 
 def _is_socket(row):
-    from .layers import socket_proto
     return bool(socket_proto(row))
 
 

@@ -8,9 +8,13 @@ import base64
 import datetime
 import html
 
-from . import __version__
-from .compare import better_word
+from . import __version__, grouping, knee, matrix, matrix_plot, plot, quality
+from .check import measured_text, no_verdict
+from .compare import better_word, group_sizes, header_lines, spread_text, value_text, verdict_text
 from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError
+from .layers import cells
+from .linecheck import sizes_text
+from .quality import NOT_COMPARABLE, tally_text
 from .summary import HEAD as SUMMARY_HEAD, summarize, text_cells
 from .table import finite, fmt_num, kernel_name, size_label
 
@@ -87,7 +91,6 @@ def _notes(notes):
 
 
 def _runs(table):
-    from . import quality
     head = ["run", "file", "status", "start (UTC)", "hosts", "ranks", "fabric", "transports",
             "line rate", "machine", "MPI", "UCX", "fabricbench", "timer"]
     rows = []
@@ -117,7 +120,6 @@ def _runs(table):
 def _machine(s, tally):
     """How disturbed a run was: the line fabricbench wrote (schema version 2), else the
     analysis's from the rows; with the budget and what the measurement took."""
-    from .quality import tally_text
     text = s.get("disturbance") or tally_text(tally)
     if finite(s.get("budget_s")) and finite(s.get("measure_s")):
         text += "; budget %.1f s, took %.1f s" % (s["budget_s"], s["measure_s"])
@@ -129,7 +131,6 @@ def _layers(block, name=None):
     cols = block["columns"]
     head = ["bytes"] + ["%s%s: %s" % (c["group"] + " " if "group" in c else "", c["layer"],
                                       c["name"]) for c in cols]
-    from .layers import cells
     rows = [[size_label(r["bytes"])] + cells(r) for r in block["rows"]]
     if name is not None:
         head.append("%s/socket" % block["mpi"])
@@ -145,8 +146,6 @@ def _layers(block, name=None):
 
 
 def _knees(ks, name):
-    from . import knee
-
     out = []
     for kernel in dict.fromkeys(k["kernel"] for k in ks):
         mine = [k for k in ks if k["kernel"] == kernel]
@@ -185,9 +184,6 @@ def _nc_class(text):
 
 
 def _comparison(result):
-    from .compare import group_sizes, header_lines, spread_text, value_text, verdict_text
-    from .quality import NOT_COMPARABLE
-
     ref, sizes = result["reference"], group_sizes(result)
     out = ["<p>%s</p>" % _e(line) for line in header_lines(result)]
     for b in result["blocks"]:
@@ -250,7 +246,6 @@ def _check(result):
         against = [", ".join(result["baseline"]["files"])] if result["baseline"] else []
         if "min_line_pct" in result:
             against.append("%g%% of the line rate" % result["min_line_pct"])
-        from .check import measured_text, no_verdict
         nv = no_verdict(f) and f["result"] != "FAIL"
         out.append('<h3><span class="badge %s">%s</span> %s against %s</h3>' % (
             f["result"], "NO VERDICT" if nv else f["result"], _e(measured_text(f)),
@@ -258,7 +253,6 @@ def _check(result):
         how = ["tolerance %.1f%%, noise %g sigma" % (100 * result["tolerance"], result["sigma"])
                ] if result["baseline"] else []
         if "min_line_pct" in result:
-            from .linecheck import sizes_text
             how.append("line rate judged at %s%s" % (
                 sizes_text(result["line_pct_sizes"]), "" if f.get("line_judged") else
                 ": nothing could be judged"))
@@ -330,8 +324,6 @@ the group has runs whose row is comparable.</p>
 
 def _verdicts(ms, base_ms):
     """The pairs kernels' verdicts (and the baseline's), for the top of the page."""
-    from . import matrix
-
     badge = {"healthy": "PASS", "suspects": "FAIL", "incomplete": "WARN",
              "not_comparable": "WARN"}
     out = []
@@ -367,10 +359,6 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
           matrices=(), base_matrices=(), group_keys=None, max_loss=1.0, per_run=False):
     """The page as a string; matrices (and the baseline's): the pairs kernels' verdicts on
     top, their heatmaps with the plots."""
-    from . import plot
-
-    from . import grouping, quality
-
     labels = table.labels()
     groups = grouping.make_groups(table, group_keys)
     recs = summarize(table, group_keys, max_loss)
@@ -409,7 +397,6 @@ def build(table, compare_result=None, compare_error=None, check_result=None, tit
     parts.append("<h2>Plots</h2>")
     figs = plot.figures(table, per_run=per_run, group_keys=group_keys)
     if matrices:
-        from . import matrix_plot
         figs += matrix_plot.figures(matrices)
     for name, cap, fig in figs:
         data = base64.b64encode(plot.png_bytes(fig)).decode("ascii")

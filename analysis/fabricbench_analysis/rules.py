@@ -21,6 +21,7 @@ import fnmatch
 import math
 import re
 
+from . import files
 from .errors import AnalysisError, UsageError
 
 _SIZE = re.compile(r"([0-9]+)([KMGkmg]?)\Z")
@@ -43,7 +44,7 @@ def decimal(text):
 def parse_tolerance(text, where="--tolerance"):
     """'10%' or '0.1' -> 0.1. A bare number of 1 or more is refused: 10 could mean either.
     At most 1000%; nan, inf, 1e400, hex and padded numbers are refused."""
-    from .hostile import name_text
+    from .hostile import name_text  # lazy: hostile loads numpy; cli parses options without it
 
     t = str(text)
     shown = name_text(t)
@@ -128,7 +129,7 @@ def parse_kernel(text, where):
 
 
 def _shown(text):
-    from .hostile import name_text
+    from .hostile import name_text  # lazy: hostile loads numpy; cli parses options without it
     return name_text(text)
 
 
@@ -164,8 +165,6 @@ def _rules_lines(path):
     """(number, text) of the lines of the rules file: a regular file (files.open_input: a
     FIFO or a device is refused at once) of at most MAX_RULES_BYTES, UTF-8 line by line (a
     byte that is not is a usage error naming the line)."""
-    from . import files
-
     shown = _shown(path)
     try:
         f = files.open_input(path, "a rules file")

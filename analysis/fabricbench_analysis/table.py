@@ -2,47 +2,64 @@
 """The tidy table: one row per run x kernel x message size, with the run's metadata on every row.
 
 Everything after loading (summary, compare, check, plot, report, export) reads only this.
+
+A row is a dict, not a class of its own: its columns are the file's (a kernel's own columns,
+those of a newer tool) besides the schema's, and every command reads them by name (`r[c]`,
+`r.get(c)`); Row says so for the type checker. The table itself is a dataclass.
 """
 import math
 import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, Hashable, Iterable, Iterator, List, Optional, Tuple, TypeVar, Union
+
+# One row: column name -> value (int, float, str); every row of a table has every column.
+Row = Dict[str, Any]
+# A series (one file and run): its run's metadata columns, rows and kernels (Table.series).
+Series = Dict[str, Any]
+# A kernel instance: (kernel, variant), variant "" for a kernel without one.
+Instance = Tuple[str, str]
+_T = TypeVar("_T", bound=Hashable)
 
 
+@dataclass(eq=False)
 class Table:
     """rows: list of dicts (every row has every column); columns: their order; units: column ->
     unit string ('' when none); notes: what loading had to say (interrupted runs, ...)."""
 
-    def __init__(self, rows, columns, units, notes=None):
-        self.rows = rows
-        self.columns = columns
-        self.units = units
-        self.notes = list(notes or [])
+    rows: List[Row]
+    columns: List[str]
+    units: Dict[str, str]
+    notes: List[str] = field(default_factory=list)
 
-    def __len__(self):
+    def __post_init__(self) -> None:
+        self.notes = list(self.notes or [])
+
+    def __len__(self) -> int:
         return len(self.rows)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)
 
-    def labels(self):
+    def labels(self) -> List[str]:
         """Series labels (one per file and run) in load order."""
         return _unique(r["label"] for r in self.rows)
 
-    def kernels(self):
+    def kernels(self) -> List[str]:
         """Kernel names in the order they first appear."""
         return _unique(r["kernel"] for r in self.rows)
 
-    def instances(self):
+    def instances(self) -> List[Instance]:
         """Kernel instances, (kernel, variant), in the order they first appear: a kernel run
         once per value of a list option (tcp_stream --streams 1,4) is one instance per value,
         never merged with another; a kernel without one is (kernel, "")."""
         return _unique(instance(r) for r in self.rows)
 
-    def where(self, **conds):
+    def where(self, **conds: Any) -> List[Row]:
         return [r for r in self.rows if all(r.get(k) == v for k, v in conds.items())]
 
-    def series(self):
+    def series(self) -> List[Series]:
         """One dict per series: the run metadata columns of its first row, and its row count."""
-        out = {}
+        out: Dict[str, Series] = {}
         for r in self.rows:
             s = out.get(r["label"])
             if s is None:
@@ -55,12 +72,13 @@ class Table:
                 s["kernels"].append(name)
         return list(out.values())
 
-    def has_values(self, column):
+    def has_values(self, column: str) -> bool:
         return any(finite(r.get(column)) for r in self.rows)
 
 
-def _unique(it):
-    seen, out = set(), []
+def _unique(it: Iterable[_T]) -> List[_T]:
+    seen: set = set()
+    out: List[_T] = []
     for x in it:
         if x not in seen:
             seen.add(x)
@@ -68,17 +86,17 @@ def _unique(it):
     return out
 
 
-def finite(x):
+def finite(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def instance(row):
+def instance(row: Row) -> Instance:
     """The key of a row's kernel instance: (kernel, variant), variant "" for a kernel without
     one (and in files from before variants)."""
     return row["kernel"], row.get("variant") or ""
 
 
-def row_key(row):
+def row_key(row: Row) -> Tuple[str, str, int]:
     """What identifies a row within a run: kernel, variant and message size. Rows of different
     instances of one kernel (tcp_stream --streams 1 and --streams 4) are never merged or
     compared with each other."""
@@ -88,14 +106,14 @@ def row_key(row):
 _PORT = re.compile(r"(\d+\.\d+\.\d+\.\d+|\]):\d+\b")
 
 
-def setup_text(detail):
+def setup_text(detail: Any) -> str:
     """A kernel's setup in words (its `detail`) as compared between runs: the socket kernels'
     ports (chosen by the OS at every run: `127.0.0.1:40585`) as `:*`, so that they alone do not
     make two setups differ."""
     return _PORT.sub(r"\1:*", str(detail))
 
 
-def kernel_name(row, variant=None):
+def kernel_name(row: Union[Row, str], variant: Optional[str] = None) -> str:
     """A kernel instance as people read it: 'tcp_stream --streams 4', or the kernel alone;
     row is a row (or anything with kernel and variant) or a kernel name with `variant`."""
     if isinstance(row, str):
@@ -135,8 +153,8 @@ TABLE_COLUMNS = (
     "osu_avg_us", "imb_tmin_us", "imb_tmax_us",
 )
 # Integer table columns: missing ones are filled with these rather than NaN.
-INT_DEFAULTS = {"validation_errors": -1, "slowest_rank": -1, "percentiles_exact": -1,
-                "cpu_rank_max_rank": -1}
+INT_DEFAULTS: Dict[str, float] = {"validation_errors": -1, "slowest_rank": -1,
+                                   "percentiles_exact": -1, "cpu_rank_max_rank": -1}
 DERIVED_COLUMNS = ("n_samples", "noise_method", "noise_mean_rel", "noise_p50_rel",
                    "noise_p90_rel", "noise_p99_rel", "noise_p999_rel", "quality_from")
 
@@ -152,7 +170,7 @@ HIGHER_IS_BETTER = ("MBps", "Gbps", "msgps", "pair_MBps", "pair_msgps", "algbw_G
                     "busbw_GBps", "line_rate_pct", "overlap_pct")
 
 
-def direction(column):
+def direction(column: str) -> int:
     if column in HIGHER_IS_BETTER:
         return 1
     if column.endswith("_us") or column.startswith("cpu_") or column == "validation_errors":
@@ -160,7 +178,7 @@ def direction(column):
     return 0
 
 
-def size_label(n):
+def size_label(n: Any) -> str:
     """8, 1K, 64K, 1M: as on fabricbench's command line (K, M, G = 1024^n)."""
     try:
         n = int(n)
@@ -172,7 +190,7 @@ def size_label(n):
     return str(n)
 
 
-def fmt_num(x, digits=4):
+def fmt_num(x: Any, digits: int = 4) -> str:
     """A number for a table: 4 significant digits, no exponent for everyday magnitudes."""
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "n/a"

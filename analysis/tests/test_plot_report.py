@@ -350,7 +350,7 @@ def test_axis_labels_read_right(known, results):
 
 
 def test_plain_numbers_and_units():
-    from fabricbench_analysis import plot
+    from fabricbench_analysis import plot_base as plot
     assert [plot._num(v) for v in (0.0005, 0.012, 1.5, 150, 1234, 600000)] == [
         "0.0005", "0.012", "1.5", "150", "1234", "600,000"]
     assert plot._time_unit([0.3, 5000]) == (1.0, "\u00b5s")
