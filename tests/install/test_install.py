@@ -33,7 +33,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from fabtest import MPIRUN_OPTS, WORKDIR, check, fail, mpi_env  # noqa: E402
+from fabtest import MPIRUN_OPTS, WORKDIR, check, enter_scratch, fail, mpi_env  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 CASE, EXE, BUILD, SRC = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3], sys.argv[4]
 PYTHON = "/usr/bin/python3"

@@ -63,7 +63,7 @@ def require_cluster(extra_tools=()):
         skip(why)
 
 
-from fabtest import MPIRUN_OPTS, check, mpi_env  # noqa: E402 (changes the directory)
+from fabtest import MPIRUN_OPTS, check, mpi_env  # noqa: E402
 
 
 def budget(want):

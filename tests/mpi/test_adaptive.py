@@ -16,7 +16,10 @@ import time
 import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, parse_tables, text_lines  # noqa: E402
+from fabtest import (MPIRUN_OPTS, check, enter_scratch, mpi_env, mpirun,  # noqa: E402
+                     parse_tables, text_lines)
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 ANALYZE = [sys.executable, "-m", "fabricbench_analysis"]

@@ -8,7 +8,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import check, mpirun  # noqa: E402
+from fabtest import check, enter_scratch, mpirun  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 # (ranks, arguments after `fabricbench run`, text the error must contain)

@@ -27,7 +27,9 @@ import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import fabtest  # noqa: E402
-from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, parse_tables  # noqa: E402
+from fabtest import MPIRUN_OPTS, check, enter_scratch, mpi_env, mpirun, parse_tables  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 END_FIELDS = ("status", "end_time", "stop_reason", "ucx_transports", "ucx_transports_by_pair",

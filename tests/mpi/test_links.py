@@ -18,7 +18,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, rank_pids  # noqa: E402
+from fabtest import MPIRUN_OPTS, check, enter_scratch, mpi_env, mpirun, rank_pids  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 OPTS = ("-o", "--csv", "--json", "--json-doc", "--prom")

@@ -30,7 +30,9 @@ import urllib.request
 import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun  # noqa: E402
+from fabtest import MPIRUN_OPTS, check, enter_scratch, mpi_env, mpirun  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe, test_prom = sys.argv[1], sys.argv[2]
 HOST = os.uname().nodename

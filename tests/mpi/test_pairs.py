@@ -37,7 +37,9 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, fail, mpi_env, mpirun  # noqa: E402
+from fabtest import MPIRUN_OPTS, check, enter_scratch, fail, mpi_env, mpirun  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 

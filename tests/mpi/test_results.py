@@ -23,7 +23,9 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, parse_tables  # noqa: E402
+from fabtest import MPIRUN_OPTS, check, enter_scratch, mpi_env, mpirun, parse_tables  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 ALLOWED_ENV = ("UCX_", "OMPI_MCA_", "SLURM_", "FABRICBENCH_")

@@ -28,7 +28,9 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, mpi_env  # noqa: E402
+from fabtest import MPIRUN_OPTS, check, enter_scratch, mpi_env  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 WITHHELD = "(withheld: the value looks like a secret)"

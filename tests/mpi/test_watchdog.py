@@ -32,7 +32,9 @@ import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import fabtest  # noqa: E402
-from fabtest import MPIRUN_OPTS, check, mpi_env  # noqa: E402
+from fabtest import MPIRUN_OPTS, check, enter_scratch, mpi_env  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 HOST = socket.gethostname()
