@@ -82,10 +82,10 @@ def mpi_env(extra=None):
     return env
 
 
-def mpirun_cmd(np, args, mpirun_args=(), prefix=()):
+def mpirun_cmd(np, args=(), mpirun_args=(), prefix=()):
     """The command line `[prefix] mpirun -np NP --oversubscribe MPIRUN_OPTS [mpirun_args] args`:
-    every launch of the tool by the tests is built here. prefix: a command mpirun runs under
-    (["taskset", "-c", "0"])."""
+    every launch of the tool by the tests is built here (mpirun_cmd(2) + [exe, "run", ...] where
+    the arguments come later). prefix: a command mpirun runs under (["taskset", "-c", "0"])."""
     return (list(prefix) + ["mpirun", "-np", str(np), "--oversubscribe"] + MPIRUN_OPTS +
             list(mpirun_args) + list(args))
 

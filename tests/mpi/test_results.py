@@ -23,7 +23,7 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, enter_scratch, mpi_env, mpirun, parse_tables  # noqa: E402
+from fabtest import check, enter_scratch, mpi_env, mpirun, mpirun_cmd, parse_tables  # noqa: E402
 
 enter_scratch()  # result files by relative names land in the test's own scratch directory
 
@@ -195,7 +195,7 @@ check("# dtype: float16, op sum (emulated: 16-bit storage" in s.stdout and
       "# root: fixed, rank 1" in s.stdout, "show lacks dtype/root:\n%s" % s.stdout[:3000])
 # Bytes that are not UTF-8 in an argument and in a recorded variable: every output is valid
 # UTF-8 (the bytes written as \xNN), parsed by strict readers
-cmd = [b"mpirun", b"-np", b"2", b"--oversubscribe"] + [x.encode() for x in MPIRUN_OPTS] + \
+cmd = [x.encode() for x in mpirun_cmd(2)] + \
     [exe.encode(), b"run", b"latency", b"-m", b"8", b"-i", b"5", b"-o", b"u8.h5", b"--json",
      b"u8.json", b"--fabrics-file", b"/nonexistent/\xff\xfe.conf"]
 env_b = {k.encode(): v.encode() for k, v in mpi_env().items()}
@@ -399,7 +399,7 @@ else:
 
 # ---------------------------------------------------------------- SIGTERM to the ranks
 def start(out):
-    return subprocess.Popen(["mpirun", "-np", "2"] + MPIRUN_OPTS +
+    return subprocess.Popen(mpirun_cmd(2) +
                             [exe, "run", "latency,bw", "-m", "1:64K", "-t", "0.1", "-o", out],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=mpi_env())
@@ -460,7 +460,7 @@ for sig, targets in ((signal.SIGUSR1, "all"), (signal.SIGINT, "one"), (signal.SI
 # ---------------------------------------------------------------- the automatic name
 os.mkdir("auto")
 for i in range(2):
-    p = subprocess.run(["mpirun", "-np", "2"] + MPIRUN_OPTS +
+    p = subprocess.run(mpirun_cmd(2) +
                        [exe, "run", "latency", "-m", "8", "-t", "0.01"], cwd="auto",
                        capture_output=True, text=True, timeout=60, env=mpi_env())
     check(p.returncode == 0, "auto name run: %s" % p.stderr)
@@ -476,7 +476,7 @@ print("ok automatic names, never clobbering: %s" % names)
 # is a path ("../x") or padded is left out, never a way to write elsewhere
 os.mkdir("autojob")
 for job in ("4242", "../escape", " 7"):
-    p = subprocess.run(["mpirun", "-np", "2"] + MPIRUN_OPTS +
+    p = subprocess.run(mpirun_cmd(2) +
                        [exe, "run", "latency", "-m", "8", "-i", "5"], cwd="autojob",
                        capture_output=True, text=True, timeout=60,
                        env=dict(mpi_env(), SLURM_JOB_ID=job))
@@ -493,8 +493,7 @@ print("ok SLURM_JOB_ID in the automatic name only as a job number: %s" % names)
 # ---------------------------------------------------------------- runs that meet
 # Two runs with automatic names started together, 10 times: two files, both complete.
 os.mkdir("meet")
-cmd = ["mpirun", "-np", "2", "--oversubscribe"] + MPIRUN_OPTS + [exe, "run", "latency", "-m",
-                                                                 "8,1K", "-i", "50", "-q"]
+cmd = mpirun_cmd(2) + [exe, "run", "latency", "-m", "8,1K", "-i", "50", "-q"]
 for i in range(10):
     a = subprocess.Popen(cmd, cwd="meet", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          env=mpi_env())
@@ -518,7 +517,7 @@ p = mpirun(2, [exe, "run", "latency", "-m", "8", "-i", "5", "-q", "-o", "shared.
 check(p.returncode == 0, "shared.h5: %s" % p.stderr[-1000:])
 landed = refused = 0
 for i in range(3):
-    qs = [subprocess.Popen(["mpirun", "-np", "2", "--oversubscribe"] + MPIRUN_OPTS +
+    qs = [subprocess.Popen(mpirun_cmd(2) +
                            [exe, "run", "latency", "-m", "8,1K,64K", "-t", "0.05", "-q", "-o",
                             "shared.h5", "--append"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env=mpi_env()) for _ in range(2)]
