@@ -14,14 +14,12 @@ Two kinds of input, for two kinds of test:
 The fabricbench binary comes from --fabricbench PATH or the FABRICBENCH environment variable
 (ctest sets it). Without it every test errors with a message saying so: nothing is skipped.
 """
-import atexit
 import math
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import types
 
@@ -35,15 +33,14 @@ sys.path.insert(0, ANALYSIS)
 from fabricbench_analysis.loading import SCHEMA_VERSION  # noqa: E402
 LAUNCHER = os.path.join(ANALYSIS, "fabricbench-analyze")
 
-# Short runs: this may be a 2-core machine doing other work. mpirun options as tests/lib.
-MPIRUN = ["mpirun", "-np", "2", "--oversubscribe", "--bind-to", "none", "--mca",
-          "mpi_yield_when_idle", "1"]
+# Every launch as the other tests make it (tests/lib/fabtest.py: mpirun_cmd, mpi_env; an Open
+# MPI session directory of its own for every mpirun, since two MPI jobs at once on one machine
+# can race for the default one in /tmp). Short runs: this may be a 2-core machine doing other
+# work.
+sys.path.insert(0, os.path.join(ANALYSIS, "..", "tests", "lib"))
+from fabtest import mpi_env, mpirun_cmd  # noqa: E402
+MPIRUN = mpirun_cmd(2)
 SIZES = "8,1K,64K,1M"
-# Every mpirun of this session gets an Open MPI session directory of its own (as tests/lib/
-# ompisession.py): two MPI jobs at once on one machine can race for the default one in /tmp.
-OMPI_SESSION = tempfile.mkdtemp(prefix="fbompi-", dir="/tmp")
-atexit.register(shutil.rmtree, OMPI_SESSION, True)
-os.environ["OMPI_MCA_orte_tmpdir_base"] = OMPI_SESSION
 KERNELS = "latency,bw,allreduce"
 
 
@@ -54,11 +51,7 @@ def pytest_addoption(parser):
 
 
 def _mpi_env(extra=None):
-    env = dict(os.environ)
-    env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
-    env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
-    env.update(extra or {})
-    return env
+    return mpi_env(extra)
 
 
 @pytest.fixture(scope="session")
@@ -434,9 +427,8 @@ def pairs(fabricbench, tmp_path_factory):
     d = tmp_path_factory.mktemp("pairs")
     p = types.SimpleNamespace(dir=str(d))
     p.real = str(d / "real.h5")
-    cmd = ["mpirun", "-np", "4"] + MPIRUN[3:] + [fabricbench, "run", "pairs_latency,pairs_bw",
-                                                "--pairs-per", "rank", "-i", "50", "-o",
-                                                p.real]
+    cmd = mpirun_cmd(4) + [fabricbench, "run", "pairs_latency,pairs_bw", "--pairs-per", "rank",
+                           "-i", "50", "-o", p.real]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=_mpi_env())
     if r.returncode not in (0, 1):
         pytest.fail("%s failed (exit %d):\n%s\n%s" % (" ".join(cmd), r.returncode,

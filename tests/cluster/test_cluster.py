@@ -56,7 +56,9 @@ try:
 except ImportError:
     skip("h5py not installed (apt-get install python3-h5py): the test reads the result files "
          "with it")
-from fabtest import WORKDIR, check, parse_tables, text_lines  # noqa: E402
+from fabtest import WORKDIR, check, enter_scratch, parse_tables, text_lines  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 VC_NAME = ct.VC_NAME
 RATES = {"fab0": "1gbit", "fab1": "250mbit"}  # ratio 4: faster shaping is CPU-bound on 2 cores

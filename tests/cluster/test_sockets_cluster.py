@@ -42,7 +42,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import clustertest as ct  # noqa: E402
 
 ct.require_cluster()  # the only reasons to skip: no namespaces, or not the tools to make them
-from fabtest import WORKDIR, check, parse_tables  # noqa: E402
+from fabtest import WORKDIR, check, enter_scratch, parse_tables  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 NODES = ["vnode1", "vnode2"]  # rank 0 (the sender of every kernel here) on vnode1
 SHAPE = {"fab0": ("1gbit", 1e9), "fab1": ("250mbit", 250e6)}  # tc's gbit, mbit: 10^9, 10^6

@@ -61,9 +61,11 @@ from concurrent.futures import ThreadPoolExecutor
 import h5py
 import numpy as np
 
-_CWD = os.getcwd()  # fabtest moves into its scratch directory: paths given are from here
+_CWD = os.getcwd()  # enter_scratch() below moves to the scratch directory: paths are from here
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from fabtest import WORKDIR, check, fail, mpirun  # noqa: E402
+from fabtest import WORKDIR, check, enter_scratch, fail, mpirun  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 SEED = 14
 BUDGET = 380  # mutants in a default run: those covering every object, then a sample

@@ -33,7 +33,10 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from fabtest import MPIRUN_OPTS, WORKDIR, check, fail, mpi_env  # noqa: E402
+from fabtest import (MPIRUN_OPTS, WORKDIR, check, enter_scratch, fail, mpi_env,  # noqa: E402
+                     mpirun_cmd)
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 CASE, EXE, BUILD, SRC = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3], sys.argv[4]
 PYTHON = "/usr/bin/python3"
@@ -578,7 +581,7 @@ def case_pip():
     check(p.stdout.strip() == "fabricbench-analyze " + ver, p.stdout)
     # on a real result file
     h5 = os.path.join(WORKDIR, "r.h5")
-    cmd = ["mpirun", "-np", "2", "--oversubscribe"] + MPIRUN_OPTS + \
+    cmd = mpirun_cmd(2) + \
         [EXE, "run", "latency,bw", "-m", "8,64K", "-i", "100", "-x", "5", "--timer", "clock",
          "-q", "-o", h5]
     ok(cmd, "fabricbench run", timeout=180, env=mpi_env())

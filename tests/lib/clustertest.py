@@ -63,7 +63,7 @@ def require_cluster(extra_tools=()):
         skip(why)
 
 
-from fabtest import MPIRUN_OPTS, check, mpi_env  # noqa: E402 (changes the directory)
+from fabtest import check, mpi_env, mpirun_cmd  # noqa: E402
 
 
 def budget(want):
@@ -196,8 +196,8 @@ def counters(nodes=("vnode1", "vnode2"), devs=("fab0", "fab1")):
 
 def mpirun_in_cluster(exe, hosts, args, timeout=150):
     """mpirun inside vnode1, one rank per host, launched through the agent."""
-    cmd = [VCLUSTER, "exec", "vnode1", "mpirun", "--mca", "plm_rsh_agent", AGENT,
-           "--host", ",".join(hosts), "-np", str(len(hosts))] + MPIRUN_OPTS + [exe] + args
+    cmd = mpirun_cmd(len(hosts), [exe] + args, prefix=[VCLUSTER, "exec", "vnode1"],
+                     mpirun_args=["--mca", "plm_rsh_agent", AGENT, "--host", ",".join(hosts)])
     env = {k: v for k, v in mpi_env().items() if not k.startswith("VC_")}
     env["VC_NAME"] = VC_NAME
     t = time.monotonic()

@@ -1,5 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Helpers for the fabricbench tests: launching under mpirun, parsing the text table."""
+"""Helpers for the fabricbench tests: launching the tool under mpirun (mpirun, mpirun_cmd,
+mpirun_popen: the one place that knows how), failures checked hard (check, fail: the test stops)
+or soft (expect: the test goes on and exits 1 at its end), parsing the text table.
+
+Importing this module changes no directory: a test that writes files by relative names calls
+enter_scratch() first (docs/DEVELOPING.md, "Write a test")."""
 import atexit
 import os
 import shutil
@@ -7,12 +12,34 @@ import subprocess
 import sys
 import tempfile
 
-import ompisession  # noqa: F401 (every mpirun of this test: a session directory of its own)
+# The failures expect() collected: reported, and the exit status made 1, when the test ends.
+# Registered before the cleanups below, so that it runs after them (atexit runs in reverse).
+FAILURES = []
 
-# Every test runs in a scratch directory of its own (result files land there), removed at exit.
+
+def _report_failures():
+    if FAILURES:
+        print("FAIL: %d check(s) failed:" % len(FAILURES))
+        for msg in FAILURES:
+            print("  - " + msg.splitlines()[0][:300] if msg else "  -")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)
+
+
+atexit.register(_report_failures)
+
+import ompisession  # noqa: E402,F401 (every mpirun of this test: a session directory of its own)
+
+# Every test has a scratch directory of its own (result files land there), removed at exit.
 WORKDIR = tempfile.mkdtemp(prefix="fabtest-")
 atexit.register(shutil.rmtree, WORKDIR, True)
-os.chdir(WORKDIR)
+
+
+def enter_scratch():
+    """Make the test's scratch directory (WORKDIR) the current one; returns it."""
+    os.chdir(WORKDIR)
+    return WORKDIR
 
 # mpirun options every MPI test uses: no core binding and yielding when idle, because on a
 # small busy machine default binding turns microseconds into scheduler ticks.
@@ -20,13 +47,27 @@ MPIRUN_OPTS = ["--bind-to", "none", "--mca", "mpi_yield_when_idle", "1"]
 
 
 def fail(msg):
+    """Stop the test here: what follows depends on what failed."""
     print("FAIL: " + msg)
+    sys.stdout.flush()
     sys.exit(1)
 
 
 def check(cond, msg):
+    """A hard check: the test stops at the first that fails (use it where later checks depend
+    on this one: a run that failed has no file to read)."""
     if not cond:
         fail(msg)
+
+
+def expect(cond, msg):
+    """A soft check: a failure is printed and collected, the test goes on, and it exits 1 at
+    its end naming every failure. Returns whether it held, for a caller that skips what
+    depends on it."""
+    if not cond:
+        print("FAIL: " + msg)
+        FAILURES.append(msg)
+    return bool(cond)
 
 
 def mpi_env(extra=None):
@@ -41,14 +82,41 @@ def mpi_env(extra=None):
     return env
 
 
-def mpirun(np, args, timeout=120, env=None, mpirun_args=()):
-    """Run `mpirun -np NP ... args`; returns CompletedProcess with text stdout/stderr."""
-    cmd = ["mpirun", "-np", str(np), "--oversubscribe"] + MPIRUN_OPTS + list(mpirun_args) + args
+def mpirun_cmd(np, args=(), mpirun_args=(), prefix=()):
+    """The command line `[prefix] mpirun -np NP --oversubscribe MPIRUN_OPTS [mpirun_args] args`:
+    every launch of the tool by the tests is built here (mpirun_cmd(2) + [exe, "run", ...] where
+    the arguments come later). prefix: a command mpirun runs under (["taskset", "-c", "0"])."""
+    return (list(prefix) + ["mpirun", "-np", str(np), "--oversubscribe"] + MPIRUN_OPTS +
+            list(mpirun_args) + list(args))
+
+
+def mpirun_popen(np, args, env=None, mpirun_args=(), prefix=(), **kw):
+    """Start mpirun_cmd(...) in the background with mpi_env(env); kw goes to subprocess.Popen
+    (stdout=, stderr=, text=, start_new_session=, ...). The caller waits for it."""
+    return subprocess.Popen(mpirun_cmd(np, args, mpirun_args, prefix), env=mpi_env(env), **kw)
+
+
+def mpirun(np, args, timeout=120, env=None, mpirun_args=(), prefix=()):
+    """Run mpirun_cmd(...) to its end; returns CompletedProcess with text stdout/stderr. A run
+    past timeout fails the test (a hang is never a pass)."""
+    cmd = mpirun_cmd(np, args, mpirun_args, prefix)
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                               env=mpi_env(env))
     except subprocess.TimeoutExpired as e:
         fail("timed out after %ss: %s\nstdout:%s\nstderr:%s" % (timeout, " ".join(cmd),
+                                                               e.stdout, e.stderr))
+
+
+def direct(args, timeout=30, env=None):
+    """Run the tool without mpirun (a refusal made before MPI_Init needs no launcher); returns
+    CompletedProcess with text stdout/stderr, stdin closed. A run past timeout fails the
+    test."""
+    try:
+        return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout,
+                              env=mpi_env(env), stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as e:
+        fail("timed out after %ss: %s\nstdout:%s\nstderr:%s" % (timeout, " ".join(args),
                                                                e.stdout, e.stderr))
 
 

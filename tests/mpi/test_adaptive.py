@@ -16,7 +16,10 @@ import time
 import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, parse_tables, text_lines  # noqa: E402
+from fabtest import (check, enter_scratch, mpi_env, mpirun, mpirun_cmd,  # noqa: E402
+                     parse_tables, text_lines)
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 ANALYZE = [sys.executable, "-m", "fabricbench_analysis"]
@@ -27,7 +30,7 @@ AENV = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..",
 def timed_run(args):
     """Run 2 ranks, reading stdout as it comes: the seconds from the '# budget' line to the
     last row's line (the measurement), the budget printed, and the whole output."""
-    cmd = ["mpirun", "-np", "2"] + MPIRUN_OPTS + [exe, "run"] + args
+    cmd = mpirun_cmd(2) + [exe, "run"] + args
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=mpi_env())
     lines, t_budget, t_last, budget = [], None, None, None
@@ -276,7 +279,7 @@ with open("garbage", "w") as f:
 os.mkfifo("fifo")
 for path, want in (("loadavg", 40.0 / ncpu), ("fifo", None), ("garbage", None)):
     env = dict(mpi_env(), FABRICBENCH_PROC_LOADAVG=os.path.abspath(path))
-    p = subprocess.run(["mpirun", "-np", "2"] + MPIRUN_OPTS +
+    p = subprocess.run(mpirun_cmd(2) +
                        [exe, "run", "latency", "-m", "8,1K", "--budget", "0.1", "-o",
                         "load_%s.h5" % path], capture_output=True, text=True, env=env,
                        timeout=120)
@@ -363,8 +366,8 @@ print("ok three kernels measured together on 4 ranks (a pair kernel on ranks 2, 
 
 # ---- ... so a stop after the first round finds every kernel measured: each size of each
 # kernel has its rows, not only the first kernel's (as when kernels took turns)
-cmd = ["mpirun", "-np", "2"] + MPIRUN_OPTS + [exe, "run", "--budget", "60", "--precision",
-                                              "0.02", "-o", "groupstop.h5"]
+cmd = mpirun_cmd(2) + [exe, "run", "--budget", "60", "--precision", "0.02", "-o",
+                       "groupstop.h5"]
 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                         env=mpi_env())
 seen = ""
@@ -389,8 +392,8 @@ with h5py.File("groupstop.h5", "r") as f:
 print("ok SIGTERM after a round: all 4 kernels keep their 23 rows")
 
 # ---- a stop mid-run keeps every size that has a block, marked as missing the target
-cmd = ["mpirun", "-np", "2"] + MPIRUN_OPTS + [exe, "run", "latency", "-m", "1:1M", "--budget",
-                                              "30", "--precision", "0.01", "-o", "stop.h5"]
+cmd = mpirun_cmd(2) + [exe, "run", "latency", "-m", "1:1M", "--budget", "30", "--precision",
+                       "0.01", "-o", "stop.h5"]
 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                         env=mpi_env())
 t0 = time.monotonic()
@@ -447,9 +450,8 @@ def rows_now(path):
 
 # A budget no machine spends early (0.02% is out of reach at 1 MiB), killed as soon as a
 # row is committed: the kill lands in the middle of the rounds however fast they go.
-cmd = ["mpirun", "-np", "2"] + MPIRUN_OPTS + [exe, "run", "latency,bw", "-m", "1:1M",
-                                              "--budget", "20", "--precision", "0.02",
-                                              "-o", "kill.h5"]
+cmd = mpirun_cmd(2) + [exe, "run", "latency,bw", "-m", "1:1M", "--budget", "20",
+                       "--precision", "0.02", "-o", "kill.h5"]
 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                         env=mpi_env())
 t0 = time.monotonic()

@@ -2,13 +2,21 @@
 """Bad command lines: each must end within a few seconds with exit 2 and a message that
 names the problem (on rank 0 only), and no rank may be left waiting.
 
+Most are refused by the option parser before MPI_Init ("fabricbench: error:"): those run once
+each without mpirun (fabtest.direct, a twentieth of a second), which also shows that they are
+refused before MPI starts. The refusals that need the ranks (their count, a rank that does not
+exist, the memory of a rank) run under mpirun (AFTER_INIT), and so do a few of the others
+(UNDER_MPIRUN), to show that a refusal before MPI_Init also ends every rank of a real launch.
+
 usage: test_bad_input.py FABRICBENCH"""
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import check, mpirun  # noqa: E402
+from fabtest import FAILURES, check, direct, enter_scratch, expect, mpirun  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 # (ranks, arguments after `fabricbench run`, text the error must contain)
@@ -88,12 +96,19 @@ CASES.append((2, ["latency", "-m", "1G"], "ulimit -v"))
 CASES.append((2, ["gradsync", "--params", "1e9", "--bucket", "256M", "--inflight", "8"],
               "lower --bucket or --inflight, or raise ulimit -v"))
 
-failed = 0
-for np, args, needle in CASES:
-    t0 = time.monotonic()
-    launch = (LIMITED if "ulimit" in needle else []) + [exe, "run"]
-    p = mpirun(np, launch + args, timeout=30)
-    took = time.monotonic() - t0
+# Refused by rank 0 after MPI_Init: they need the ranks (their count, a rank that does not
+# exist, the memory of each). Every other case is refused before MPI_Init and runs directly.
+AFTER_INIT = ("multiple of 2 ranks", "needs at least 2 ranks", "rank 9 does not exist",
+              "rank 5 does not exist", "smaller than one element", "more than a million buckets",
+              "own non-blocking mode", "ulimit -v", "lower --bucket or --inflight")
+# Refused before MPI_Init, and also run under mpirun (2 and 3 ranks): every rank ends, rank 0
+# alone says why.
+UNDER_MPIRUN = ("unknown kernel 'nosuchkernel'", "'abc' is not a size",
+                "--omit: 1e9 is out of range; give a number from 0 to 60 s")
+
+
+def judge(np, args, needle, p, took, launched):
+    """Check one refusal (soft: every case is checked and the failures reported at the end)."""
     errs = p.stderr
     problems = []
     if p.returncode != 2:
@@ -108,17 +123,45 @@ for np, args, needle in CASES:
         problems.append("the error line is not rank 0's: " + lines[0])
     if "hint:" not in errs:
         problems.append("no hint line")
-    if needle in [n for _, n in PRE_MPI] and not (lines and
-                                                  lines[0].startswith("fabricbench: error:")):
+    before_init = not any(n in needle for n in AFTER_INIT)
+    if before_init and not (lines and lines[0].startswith("fabricbench: error:")):
         problems.append("not refused before MPI_Init (the error is not 'fabricbench: error:')")
     if took > 15:
         problems.append("took %.1f s" % took)
     if p.stdout.strip() and "# kernel" in p.stdout:
         problems.append("something was measured")
     status = "ok" if not problems else "FAIL (" + "; ".join(problems) + ")"
-    print("%-4s np=%d %-40s %.1fs %s" % ("", np, " ".join(args), took, status))
+    print("%-8s np=%d %-40s %.2fs %s" % (launched, np, " ".join(args), took, status))
     if problems:
-        failed += 1
         print("    stderr: " + errs.replace("\n", "\n    "))
-check(failed == 0, "%d of %d bad command lines misbehaved" % (failed, len(CASES)))
-print("PASS: %d bad command lines" % len(CASES))
+    expect(not problems, "%s %s (np=%d): %s" % (launched, " ".join(args), np,
+                                                "; ".join(problems)))
+
+
+launches = 0
+for np, args, needle in CASES:
+    launch = (LIMITED if "ulimit" in needle else []) + [exe, "run"]
+    after_init = any(n in needle for n in AFTER_INIT)
+    runs = []
+    if not after_init:
+        runs.append("direct")
+    if after_init or needle in UNDER_MPIRUN:
+        runs.append("mpirun")
+    for how in runs:
+        t0 = time.monotonic()
+        if how == "direct":
+            p = direct(launch + args, timeout=30)
+            judge(1, args, needle, p, time.monotonic() - t0, how)
+        else:
+            launches += 1
+            p = mpirun(np, launch + args, timeout=30)
+            judge(np, args, needle, p, time.monotonic() - t0, how)
+        if how == "mpirun" and not after_init and np == 2:
+            launches += 1  # the same refusal on 3 ranks
+            t0 = time.monotonic()
+            p = mpirun(3, launch + args, timeout=30)
+            judge(3, args, needle, p, time.monotonic() - t0, how)
+check(all(any(n in c[2] for c in CASES) for n in AFTER_INIT + UNDER_MPIRUN),
+      "a name in AFTER_INIT or UNDER_MPIRUN matches no case")
+print("%s: %d bad command lines, %d mpirun launches" % ("FAIL" if FAILURES else "PASS",
+                                                       len(CASES), launches))

@@ -8,7 +8,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import check  # noqa: E402
+from fabtest import check, enter_scratch  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe, src = sys.argv[1], sys.argv[2]
 

@@ -15,7 +15,9 @@ import sys
 import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, parse_tables  # noqa: E402
+from fabtest import check, enter_scratch, mpi_env, mpirun, mpirun_cmd, parse_tables  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 KERNELS = ["allreduce", "reduce_scatter", "allgather", "alltoall", "bcast", "reduce", "barrier"]
@@ -76,7 +78,7 @@ for np in (2, 4):
 # 2 polling ranks confined to one core (taskset; the binding is inherited and kept) wait for it
 # in turn: the run says so, naming the kernel and sizes (a rank that polls should run all the
 # time)
-cmd = ["taskset", "-c", "0", "mpirun", "-np", "2", "--oversubscribe"] + MPIRUN_OPTS + \
+cmd = mpirun_cmd(2, prefix=["taskset", "-c", "0"]) + \
     [exe, "run", "allreduce", "-m", "8,1K", "-t", "0.2", "-o", "none"]
 p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=mpi_env())
 check(p.returncode == 0, p.stderr[-2000:])

@@ -15,7 +15,9 @@ import sys
 import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import check, mpirun, parse_tables, text_lines  # noqa: E402
+from fabtest import check, enter_scratch, mpirun, parse_tables, text_lines  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 

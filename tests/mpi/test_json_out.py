@@ -27,7 +27,9 @@ import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import fabtest  # noqa: E402
-from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, parse_tables  # noqa: E402
+from fabtest import check, enter_scratch, mpi_env, mpirun, mpirun_cmd, parse_tables  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 END_FIELDS = ("status", "end_time", "stop_reason", "ucx_transports", "ucx_transports_by_pair",
@@ -94,7 +96,7 @@ def run_attrs(path, run="run_0000"):
 
 
 def start(args, np=2):
-    cmd = ["mpirun", "-np", str(np), "--oversubscribe"] + MPIRUN_OPTS + [exe, "run"] + args
+    cmd = mpirun_cmd(np) + [exe, "run"] + args
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=mpi_env())
 

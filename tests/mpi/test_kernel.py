@@ -8,7 +8,9 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import check, mpirun, parse_tables  # noqa: E402
+from fabtest import check, enter_scratch, mpirun, parse_tables  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe, kernel, np = sys.argv[1], sys.argv[2], int(sys.argv[3])
 extra = sys.argv[4:]

@@ -18,7 +18,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun, rank_pids  # noqa: E402
+from fabtest import check, enter_scratch, mpi_env, mpirun, mpirun_cmd, rank_pids  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 OPTS = ("-o", "--csv", "--json", "--json-doc", "--prom")
@@ -156,7 +158,7 @@ print("ok --append to a file with another hard link: refused, the other name unt
 # Nothing may be written through them, and no temporary may be left.
 d = fresh("t")
 outs = {"-o": "t.h5", "--json-doc": "t.json", "--prom": "t.prom"}
-cmd = (["mpirun", "-np", "2", "--oversubscribe"] + MPIRUN_OPTS +
+cmd = (mpirun_cmd(2) +
        [exe, "run", "latency", "-m", "8:64K", "-t", "0.1", "--csv", os.path.join(d, "t.csv")] +
        [x for o, n in outs.items() for x in (o, os.path.join(d, n))])
 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -30,7 +30,9 @@ import urllib.request
 import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, mpi_env, mpirun  # noqa: E402
+from fabtest import check, enter_scratch, mpi_env, mpirun, mpirun_cmd  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe, test_prom = sys.argv[1], sys.argv[2]
 HOST = os.uname().nodename
@@ -246,7 +248,7 @@ print("ok a crafted textfile (quote, backslash, newline, non-UTF-8 byte in a hos
       "-Inf) is accepted and reads back")
 
 # ---------------------------------------------------------------- SIGTERM: interrupted
-proc = subprocess.Popen(["mpirun", "-np", "2", "--oversubscribe"] + MPIRUN_OPTS +
+proc = subprocess.Popen(mpirun_cmd(2) +
                         [exe, "run", "latency", "-m", "1:64K", "-t", "0.2", "-o", "t.h5",
                          "--json", "t.jsonl", "--prom", prom], stdout=subprocess.PIPE,
                         stderr=subprocess.PIPE, text=True, env=mpi_env())

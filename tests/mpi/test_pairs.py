@@ -37,7 +37,9 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, fail, mpi_env, mpirun  # noqa: E402
+from fabtest import check, enter_scratch, fail, mpi_env, mpirun, mpirun_cmd  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 
@@ -216,7 +218,7 @@ check(r.returncode == 2 and "one message size" in r.stderr, "two sizes: exit %d 
 
 # kill -9 in the middle: finished rounds kept. Rounds long enough (200000 round trips, about
 # a second) that the poll below cannot miss the middle of the run on a fast machine.
-cmd = (["mpirun", "-np", "4", "--oversubscribe"] + MPIRUN_OPTS +
+cmd = (mpirun_cmd(4) +
        [exe, "run", "pairs_latency", "--pairs-per", "rank", "--schedule", "serial", "-i",
         "200000", "-o", "kill.h5"])
 p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=mpi_env(),
@@ -259,7 +261,7 @@ def rank_pid(proc_pid, rank):
     return None
 
 
-cmd = (["mpirun", "-np", "4", "--oversubscribe"] + MPIRUN_OPTS +
+cmd = (mpirun_cmd(4) +
        [exe, "run", "pairs_latency", "--pairs-per", "rank", "--schedule", "serial", "-i",
         "100000000", "--stall-timeout", "5", "-o", "stop.h5"])
 p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

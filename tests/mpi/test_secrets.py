@@ -28,7 +28,9 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import MPIRUN_OPTS, check, mpi_env  # noqa: E402
+from fabtest import check, enter_scratch, mpi_env, mpirun_cmd  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 WITHHELD = "(withheld: the value looks like a secret)"
@@ -91,7 +93,7 @@ with open("fabsec.conf", "w") as f:
             "OMPI_MCA_plm_rsh_args ?= -x\nexpect = sysv,posix,cma\n")
 env = {k: v for k, v in values.items() if k not in VIA_ENV}
 wrap = ["env"] + ["%s=%s" % (k, values[k]) for k in VIA_ENV]
-cmd = (["mpirun", "-np", "2", "--oversubscribe"] + MPIRUN_OPTS + wrap +
+cmd = (mpirun_cmd(2) + wrap +
        [exe, "run", "latency", "-m", "8", "-i", "10", "--fabrics-file", "fabsec.conf",
         "--fabric", "fabsec", "-o", "s.h5", "--json", "s.jsonl", "--csv", "s.csv",
         "--json-doc", "s.json", "--prom", "s.prom"])

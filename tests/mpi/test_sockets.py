@@ -25,7 +25,9 @@ import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import fabtest  # noqa: E402
-from fabtest import check, mpirun, parse_tables  # noqa: E402
+from fabtest import check, enter_scratch, mpirun, parse_tables  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 tmp = tempfile.mkdtemp(prefix="fab_sockets_")

@@ -26,7 +26,9 @@ import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import fabtest  # noqa: E402
-from fabtest import MPIRUN_OPTS, check, mpi_env  # noqa: E402
+from fabtest import check, enter_scratch, mpi_env, mpirun_cmd  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 HOST = socket.gethostname()
@@ -35,7 +37,7 @@ BOUND = 3  # --startup-timeout of the cases
 
 def launch(np, args, env=None, limit=40):
     """mpirun NP fabricbench run ARGS: (exit code, stdout, stderr, seconds)."""
-    cmd = ["mpirun", "-np", str(np), "--oversubscribe"] + MPIRUN_OPTS + [exe, "run"] + args
+    cmd = mpirun_cmd(np) + [exe, "run"] + args
     return timed(cmd, env, limit)
 
 
@@ -108,8 +110,7 @@ print("ok rank 1 stopped after MPI_Init: rank 0 names the set-up, exit 3 after %
 # ---------------------------------------------------------------- hung before MPI_Init
 # MPMD: rank 0 with a bound of 30 s, rank 1 with 2 s: rank 1's own guard is the one to end it.
 base = ["run", "latency", "-m", "8", "-i", "100", "-o", "fabric.h5", "--startup-timeout"]
-cmd = (["mpirun", "--oversubscribe"] + MPIRUN_OPTS + ["-np", "1", exe] + base + ["30"] +
-       [":", "-np", "1", exe] + base + ["2"])
+cmd = mpirun_cmd(1, [exe] + base + ["30"] + [":", "-np", "1", exe] + base + ["2"])
 rc, out, err, took = timed(cmd, {"FABRICBENCH_TEST_STOP_AT": "1:fabric:hang"}, 40)
 nothing_left("fabric.h5")
 check(rc == 3 and took < 2 + 10, "rank 1 hung before MPI_Init: exit %d after %.1f s\n%s"
@@ -139,7 +140,7 @@ print("ok rank 1 hung after MPI_Finalize: its own guard ends it, exit 3 after %.
 
 # ---------------------------------------------------------------- a file-size limit
 # The limit on the ranks only (mpirun itself breaks under it: its PMIx data store is a file).
-rc, out, err, took = timed(["mpirun", "-np", "2", "--oversubscribe"] + MPIRUN_OPTS +
+rc, out, err, took = timed(mpirun_cmd(2) +
                            ["sh", "-c", 'ulimit -f 600; exec "$0" "$@"', exe, "run", "latency",
                             "-m", "8", "-i", "100", "-o", "fsize.h5"], None, 60)
 nothing_left("fsize.h5")

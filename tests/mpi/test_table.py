@@ -19,7 +19,9 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import check, mpirun, parse_tables, text_lines, within  # noqa: E402
+from fabtest import check, enter_scratch, mpirun, parse_tables, text_lines, within  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe, golden = sys.argv[1], sys.argv[2]
 COLS = 100

@@ -32,14 +32,16 @@ import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import fabtest  # noqa: E402
-from fabtest import MPIRUN_OPTS, check, mpi_env  # noqa: E402
+from fabtest import check, enter_scratch, mpi_env, mpirun_cmd  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 exe = sys.argv[1]
 HOST = socket.gethostname()
 
 
 def start(args, np=2):
-    cmd = ["mpirun", "-np", str(np), "--oversubscribe"] + MPIRUN_OPTS + [exe, "run"] + args
+    cmd = mpirun_cmd(np) + [exe, "run"] + args
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=mpi_env())
 
@@ -209,7 +211,7 @@ print("ok rank 0 stopped in the adaptive rounds: rank 1 names it, exit 3 after %
 def stalled_on(kernel, np, extra, stopped, env=None):
     """Stop rank `stopped` once rows come; every stall line names it (rank and host)."""
     path = "%s.h5" % kernel
-    cmd = ["mpirun", "-np", str(np), "--oversubscribe"] + MPIRUN_OPTS + [exe, "run", kernel]
+    cmd = mpirun_cmd(np) + [exe, "run", kernel]
     p = subprocess.Popen(cmd + extra + ["--stall-timeout", "3", "-o", path],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=mpi_env(env))

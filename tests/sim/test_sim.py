@@ -21,7 +21,9 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from fabtest import check, fail  # noqa: E402
+from fabtest import check, enter_scratch, fail  # noqa: E402
+
+enter_scratch()  # result files by relative names land in the test's own scratch directory
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "smpirun.sh")
