@@ -134,7 +134,9 @@ bool fab_h5_load(void)
     fab_h5_state = -1;
     lib = dlopen(FAB_HDF5_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        FAB_ERROR("cannot load the HDF5 library (%s), which the result file needs: %s",
+        FAB_ERROR("cannot load the HDF5 library (%s), which the result file needs: %s; install "
+                  "the HDF5 library package (Debian: libhdf5-103-1), or write no HDF5 file (-o "
+                  "none with --csv FILE for the rows)",
                   FAB_HDF5_SONAME, dlerror());
         return false;
     }
