@@ -353,7 +353,7 @@ print("ok unwritable outputs refused before measuring (exit 3)")
 # is set inside the ranks): a write error, exit 3 with a message, the rows before kept.
 p = mpirun(2, ["bash", "-c", 'ulimit -f 5000 && exec "$@"', "sh", exe, "run", "latency", "-m",
                "1:128", "-i", "200000", "--samples", "-q", "-o", "fsize.h5", "--json",
-               "fsize.json"], timeout=300)  # a bound for a busy machine, not a speed
+               "fsize.json"], timeout=600)  # a bound for a busy machine, not a speed
 check(p.returncode == 3 and "File too large" in p.stderr and
       p.stderr.count("cannot write") == 1, "ulimit -f: exit %d\n%s" % (p.returncode, p.stderr))
 with h5py.File("fsize.h5", "r") as f:
