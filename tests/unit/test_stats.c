@@ -170,13 +170,20 @@ int main(void)
         char err[256];
 
         if (fab_timer_init(FAB_TIMER_TSC, err, sizeof(err)) == FAB_OK) {
-            uint64_t n0 = fab_now_ns(), c0 = fab_ticks(), n1, c1;
-            struct timespec nap = {0, 30000000};
+            /* A preemption between the two clocks' readings (a busy machine) widens the gap,
+             * never narrows it: the best of five tries is the timer's own error. */
+            double best = INFINITY;
 
-            nanosleep(&nap, NULL);
-            n1 = fab_now_ns();
-            c1 = fab_ticks();
-            CHECK_NEAR(fab_ticks_to_s(c1 - c0), (double)(n1 - n0) * 1e-9, 0.001 * 0.03);
+            for (int t = 0; t < 5; t++) {
+                uint64_t n0 = fab_now_ns(), c0 = fab_ticks(), n1, c1;
+                struct timespec nap = {0, 30000000};
+
+                nanosleep(&nap, NULL);
+                n1 = fab_now_ns();
+                c1 = fab_ticks();
+                best = fmin(best, fabs(fab_ticks_to_s(c1 - c0) - (double)(n1 - n0) * 1e-9));
+            }
+            CHECK(best <= 0.001 * 0.03);
             CHECK(strncmp(fab_timer_describe(), "tsc (", 5) == 0);
         } else {
             printf("no invariant TSC here: %s\n", err);
