@@ -15,7 +15,7 @@ import re
 import sys
 
 src = sys.argv[1]
-FOLDERS = ("core", "kernel", "measure", "net", "out", "cli")
+FOLDERS = ("core", "kernel", "sock", "net", "measure", "pairs", "output", "cli")
 MAX_C, MAX_H, MAX_MAIN = 600, 150, 150
 problems = []
 
