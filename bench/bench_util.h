@@ -10,15 +10,15 @@
 #include "cli/options.h"
 #include "core/opts.h"
 #include "core/status.h"
+#include "core/timing.h"
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
 #include "kernel/registry.h"
 #include "measure/buffers.h"
 #include "measure/row.h"
 #include "measure/runner.h"
-#include "measure/timing.h"
+#include "measure/sink.h"
 #include "net/transport.h"
-#include "out/sink.h"
 
 static fab_status_t keep_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
                              const double *samples, size_t nsamples)

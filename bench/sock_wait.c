@@ -4,7 +4,7 @@
  * round trips; each round runs one block per waiting style, the order rotated every round:
  *   block      blocking socket, recv() until the message is in (sockperf ping-pong's way)
  *   eagain     non-blocking socket, recv(); on EAGAIN poll(2), then recv() again
- *              (fabricbench's fab_sock_read in src/kernel/sock.c: three calls per message)
+ *              (fabricbench's fab_sock_read in src/sock/sock.c: three calls per message)
  *   pollfirst  non-blocking socket, poll(2) first, then recv() (two calls per message)
  *   timeo      blocking socket with SO_RCVTIMEO of 1 s (a blocking wait that a watchdog can
  *              still bound: what tcp_rr could do instead of eagain)

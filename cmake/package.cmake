@@ -29,7 +29,7 @@ transports, an all-pairs health check naming the bad node, link or switch,
 Slurm job scripts, and fabricbench-analyze for summaries, comparisons, plots,
 reports and baseline checks.")
 # libopenmpi3, libucx0, libhwloc15, libibverbs1, libc6: from the binary. HDF5 is loaded with
-# dlopen (src/out/h5load.c), so the package that has its SONAME is named here.
+# dlopen (src/output/h5load.c), so the package that has its SONAME is named here.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(_fab_hdf5_pkg "")
 foreach(_lib IN LISTS HDF5_C_LIBRARIES)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* pairs_bw: windowed bandwidth (as bw) of every pair of nodes, each direction in turn, as
- * --schedule says (measure/pairs.c runs the pairs, keeps the matrix and judges it). */
+ * --schedule says (pairs/pairs.c runs the pairs, keeps the matrix and judges it). */
 #include "fab_kernel.h"
 
 static fab_status_t pairs_bw_setup(fab_kctx_t *ctx, void **state)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* pairs_latency: ping-pong (as latency) between every pair of nodes, as --schedule says
- * (measure/pairs.c runs the pairs, keeps the matrix and judges it). */
+ * (pairs/pairs.c runs the pairs, keeps the matrix and judges it). */
 #include "fab_kernel.h"
 
 static fab_status_t pairs_latency_setup(fab_kctx_t *ctx, void **state)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tcp_rr: TCP request/response (sockperf ping-pong, netperf TCP_RR). The two ranks of --pair
- * share one TCP connection with TCP_NODELAY (kernel/sock.h: the address, port 0); A writes
+ * share one TCP connection with TCP_NODELAY (sock/sock.h: the address, port 0); A writes
  * `bytes`, B reads them all and writes as many back, A reads them: one iteration is one round
  * trip, timed by A. Reported: one-way latency = round trip / 2, as sockperf and osu_latency
  * report it (loop_us x 2 is the round trip, netperf TCP_RR's 1 / transaction rate). */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fab_kernel.h"
-#include "kernel/sock.h"
+#include "sock/sock.h"
 
 static char tcp_rr_where[192]; /* rank 0's connection, for describe */
 

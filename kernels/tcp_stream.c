@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tcp_stream: TCP throughput over the kernel's socket stack (iperf3, netperf TCP_STREAM). With
- * 2P ranks, rank i < P connects --streams TCP connections to rank i + P (kernel/sock.h: the
+ * 2P ranks, rank i < P connects --streams TCP connections to rank i + P (sock/sock.h: the
  * address, port 0, only the pair's own addresses); one iteration writes -w messages of
  * `bytes` on every connection at once (non-blocking sockets, one poll(2) loop per rank), the
  * receiver reads them all and answers with one byte on the first connection. The harness
@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "fab_kernel.h"
-#include "kernel/sock.h"
+#include "sock/sock.h"
 
 #define TCP_STREAM_CHECK_MSGS 4 /* messages per stream a validation round checks */
 

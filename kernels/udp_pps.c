@@ -2,10 +2,10 @@
 /* udp_pps: the small-datagram rate (netperf UDP_STREAM with 64-byte messages): rank A of
  * --pair sends -w datagrams per iteration as fast as its socket takes them (sendmmsg; a full
  * socket is waited for), B counts them by sequence number. msgps is what A sent per second,
- * rx_pps what B received; loss, out of order and jitter as udp_rate (kernel/udp.h). */
+ * rx_pps what B received; loss, out of order and jitter as udp_rate (sock/udp.h). */
 #include "fab_kernel.h"
-#include "kernel/sock.h"
-#include "kernel/udp.h"
+#include "sock/sock.h"
+#include "sock/udp.h"
 
 static fab_status_t udp_pps_setup(fab_kctx_t *ctx, void **state)
 {

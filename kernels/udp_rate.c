@@ -3,12 +3,12 @@
  * datagrams per iteration, each at its time for --rate (a list: one instance per rate), B
  * counts them by sequence number. Reported next to the offered rate (Gbps, msgps: what the
  * socket was given): loss, out-of-order and duplicate datagrams, sender-side drops, the
- * received rate and the jitter (kernel/udp.h; docs/METRICS.md, "UDP kernels"). */
+ * received rate and the jitter (sock/udp.h; docs/METRICS.md, "UDP kernels"). */
 #include <stdio.h>
 
 #include "fab_kernel.h"
-#include "kernel/sock.h"
-#include "kernel/udp.h"
+#include "sock/sock.h"
+#include "sock/udp.h"
 
 #define UDP_RATE_MAX_ITER_S 1.0 /* an iteration (W datagrams at the rate) at most this long */
 

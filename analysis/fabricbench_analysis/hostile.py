@@ -410,7 +410,7 @@ AXIS_NAME = re.compile(r"(?:[A-Za-z0-9_]{1,64})?\Z")
 
 # What the analysis accepts in a column: (lowest, highest, NaN allowed, what the value is),
 # as docs/SCHEMA.md defines them; its type (int, float) is the schema's (schema.json, from
-# out/columns.c). NaN "rate": a rate is NaN only in a row of no timed iteration. A column
+# output/columns.c). NaN "rate": a rate is NaN only in a row of no timed iteration. A column
 # not listed here is read as a number of either type ('num').
 _TIME = (0.0, MAX_VALUE, True, "a time")
 _RATE = (0.0, MAX_VALUE, "rate", "a measured rate")

@@ -3,12 +3,12 @@
 held against what the file says (docs/ANALYSIS.md, "Hostile files": the verdict is never
 believed).
 
-fabricbench judges every pair (src/measure/locate.c, fab_loc_judge): with three members or
+fabricbench judges every pair (src/pairs/locate.c, fab_loc_judge): with three members or
 more, a pair is slow when in either direction its bandwidth is below slow_bw_share of the
 median pair (bit 1) or its p50 latency above slow_latency_factor times the median pair's
 (bit 2); with a known line rate, when its bandwidth is below 90% of it (bit 4). The median
 pair is the median of the measured directions (NaN not measured, the diagonal left out).
-With retests (src/measure/pairs.c, fab_pairs_judge) a retested pair is judged on its value
+With retests (src/pairs/pairs.c, fab_pairs_judge) a retested pair is judged on its value
 alone against the schedule's median pair, and a pair slow in the schedule and ok alone is
 bit 8 (slow only under load, counted as ok). Every slow pair is explained by a suspect, so
 the verdict is `suspects` exactly when a pair is slow.
@@ -24,7 +24,7 @@ import numpy as np
 
 from . import hostile
 
-BW_FRAC, LAT_FACTOR, LINE_FRAC = 0.90, 1.5, 0.90  # FAB_LOCATE_* (src/measure/locate.h)
+BW_FRAC, LAT_FACTOR, LINE_FRAC = 0.90, 1.5, 0.90  # FAB_LOCATE_* (src/pairs/locate.h)
 SLOW_BW, SLOW_LAT, SLOW_LINE, SLOW_LOAD, NOT_MEASURED = 1, 2, 4, 8, 255
 
 

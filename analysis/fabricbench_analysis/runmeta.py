@@ -48,8 +48,8 @@ _KERNEL_READ: Tuple[Tuple[str, str], ...] = (
     ("window", "window"), ("kernel_detail", "detail"), ("time_columns", "time_columns"),
     ("kernel_options", "options"),
 )
-# A kernel's status is no field of out/kernelmeta.c's list: each output writes it as the
-# kernel starts (running) and ends (out/hdf5.c, out/jsonrec.c).
+# A kernel's status is no field of output/kernelmeta.c's list: each output writes it as the
+# kernel starts (running) and ends (output/hdf5.c, output/jsonrec.c).
 _KERNEL_EXTRA: Dict[str, schema.Entry] = {"status": {"name": "status", "type": "str"}}
 _DEFAULTS: Dict[str, Any] = {"fabric_port": 0, "window": 0}
 _TIME = hostile.float_range(0.0, hostile.MAX_VALUE, what="a time")

@@ -3,7 +3,7 @@
 
 Its name and version are the file's own (CMake reads them into fab_schema.h); its columns (name,
 unit, type, description), run attributes and kernel attributes (name, type) are made from
-fabricbench's tables (out/columns.c, out/runmeta.c, out/kernelmeta.c) by
+fabricbench's tables (output/columns.c, output/runmeta.c, output/kernelmeta.c) by
 tests/unit/test_schema.c, which fails while the committed file differs. The analysis takes
 names and types from here; what it accepts as a value (ranges, defaults) is its own
 (hostile.py, runmeta.py).

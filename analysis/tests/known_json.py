@@ -13,7 +13,7 @@ import math
 import h5py
 import numpy as np
 
-# The run fields written at the end (JSON Lines' end record), as out/runmeta.c has them.
+# The run fields written at the end (JSON Lines' end record), as output/runmeta.c has them.
 END_FIELDS = ("end_time", "status", "stop_reason", "ucx_transports", "ucx_transports_by_pair",
               "fabric_check", "fabric_check_reason", "rows_invalid", "rows_disturbed",
               "rows_noisy", "disturbance", "budget_s", "budget_cap_s", "measure_s")

@@ -5,7 +5,7 @@ the report's verdict and the pair-by-pair check.
 The SHAPE comes from a real file fabricbench wrote during the session (`template`: a run of
 pairs_latency,pairs_bw under mpirun -np 4): the root and run attributes, and each pairs kernel's
 group with its attributes and its one-row table. The group `matrix` is written here as
-src/out/h5matrix.c writes it (the same attribute and dataset names and types), with these
+src/output/h5matrix.c writes it (the same attribute and dataset names and types), with these
 values:
 
   members     8 nodes on 2 switches: sw1-n01..sw1-n04, sw2-n05..sw2-n08 (switches sw1, sw2)
@@ -162,7 +162,7 @@ def write_matrix(kg, kernel, sp):
     if sp["retest"]:
         rv = {k: np.full((n, n), np.nan) for k in ("retest_bw_MBps", "retest_line_pct",
                                                    "retest_lat_p50_us", "retest_lat_p99_us")}
-        # Every slow pair retested alone at the healthy values: as measure/pairs.c judges
+        # Every slow pair retested alone at the healthy values: as pairs/pairs.c judges
         # it, slow in the schedule and ok alone, pair_slow exactly 8, no suspect from it.
         for i, j in zip(*np.nonzero((slow > 0) & (slow < 255))):
             rv["retest_bw_MBps"][i, j] = BW * sp["scale"]

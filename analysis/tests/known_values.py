@@ -393,7 +393,7 @@ def _write_run(g, trs, spec):
 
 def _write_quality_attrs(g, rows):
     """The run attributes of schema version 2: the rows counted in their worst class, and the
-    run's disturbance in fabricbench's words (out/runmeta.c)."""
+    run's disturbance in fabricbench's words (output/runmeta.c)."""
     q = [r["quality"] for r in rows]
     for name, cls in (("rows_invalid", "invalid"), ("rows_disturbed", "disturbed"),
                       ("rows_noisy", "noisy")):

@@ -10,7 +10,7 @@
 #include "net/fabric.h"
 #include "net/inventory.h"
 #include "net/placement.h"
-#include "out/show.h"
+#include "output/show.h"
 
 #include "fab_version.h"
 

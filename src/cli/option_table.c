@@ -6,11 +6,11 @@
 #include "cli/option_table.h"
 #include "core/opts.h"
 #include "core/text.h"
-#include "measure/locate.h"
-#include "measure/pairs.h"
 #include "measure/plan.h"
 #include "measure/quality.h"
 #include "measure/rounds.h"
+#include "pairs/locate.h"
+#include "pairs/pairs.h"
 
 #define OFF(field) offsetof(fab_opts_t, field)
 /* --root, --pair: the largest rank number taken (the run's size is checked after MPI_Init) */

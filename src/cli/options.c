@@ -13,8 +13,8 @@
 #include "cli/options.h"
 #include "core/text.h"
 #include "kernel/registry.h"
-#include "out/outputs.h"
-#include "out/table.h"
+#include "output/outputs.h"
+#include "output/table.h"
 
 #define FAB_MAX_ROWS 256
 #define FAB_NHARNESS fab_opt_table_n

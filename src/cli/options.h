@@ -49,10 +49,10 @@ fab_status_t fab_opts_check_kernels(const struct fab_kernel *const *kernels, int
                                     size_t errlen);
 /* The harness's row called name (the first len characters of it), or NULL. */
 const fab_opt_t *fab_opts_harness(const char *name, size_t len);
-/* cli/subcommand.c: the options of `inventory` and `placement` (argv[2] on). */
+/* cli/options_subcommand.c: the options of `inventory` and `placement` (argv[2] on). */
 fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts_t *o, char *err,
                                   size_t errlen, char *hint, size_t hintlen);
-/* cli/subcommand.c: `show [--wide | --columns LIST] FILE...` (and its FABRICBENCH_WIDE,
+/* cli/options_subcommand.c: `show [--wide | --columns LIST] FILE...` (and its FABRICBENCH_WIDE,
  * FABRICBENCH_COLUMNS); --help sets o->sub_usage. */
 fab_status_t fab_show_parse(int argc, char **argv, fab_opts_t *o, char *err, size_t errlen,
                             char *hint, size_t hintlen);

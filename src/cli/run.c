@@ -15,23 +15,24 @@
 #include "core/num.h"
 #include "core/signals.h"
 #include "core/text.h"
+#include "core/timing.h"
 #include "core/watchdog.h"
 #include "measure/check.h"
 #include "measure/plan.h"
 #include "measure/rounds.h"
 #include "measure/row.h"
 #include "measure/runner.h"
-#include "measure/timing.h"
+#include "measure/sink.h"
 #include "net/rankinfo.h"
+#include "net/runinfo.h"
 #include "net/transport.h"
-#include "out/export.h"
-#include "out/hdf5.h"
-#include "out/jsondoc.h"
-#include "out/outputs.h"
-#include "out/prom.h"
-#include "out/runinfo.h"
-#include "out/sink.h"
-#include "out/text.h"
+#include "output/export.h"
+#include "output/hdf5.h"
+#include "output/jsondoc.h"
+#include "output/outputs.h"
+#include "output/prom.h"
+#include "output/text.h"
+#include "pairs/pairs.h"
 
 /* -v -v: how long each step of the start-up took on this rank (start-up cost is part of a
  * benchmark's cost: docs/PERFORMANCE.md). */
@@ -190,7 +191,12 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
     fab_status_t st, worst = FAB_OK;
 
     for (int i = 0, n = 1; i < o->nkernels; i += n) {
-        st = fab_run_kernels_at(w, o, i, &n, sinks, agreed);
+        if (o->kernels[i]->ranks == FAB_RANKS_NODES) { /* alone, by pairs/ */
+            n = 1;
+            st = fab_run_pairs(w, o, o->kernels[i], sinks, agreed);
+        } else {
+            st = fab_run_kernels_at(w, o, i, &n, sinks, agreed);
+        }
         if (!*agreed)
             return st;
         /* A stop asked on any rank (signal, failed output) ends the run everywhere. */
@@ -350,7 +356,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
         return st;
     }
     fab_watch_phase("checking the run with every rank", NULL, 0, -1, 0);
-    st = fab_run_check(w, o);
+    st = fab_run_check(w, o, fab_pairs_check);
     fab_startup_step(&since, "checking the run with every rank");
     if (st != FAB_OK)
         return st;

@@ -10,7 +10,7 @@
 #include "core/watchdog.h"
 #include "core/world.h"
 #include "net/transport.h"
-#include "out/outputs.h"
+#include "output/outputs.h"
 
 static void fab_startup_usage(const char *err, const char *hint)
 {

@@ -65,7 +65,7 @@ bool fab_same_file(const char *a, const char *b);
 
 /* Crash safety's cost bound: a commit (the whole file rewritten) waits until this many times
  * the last one's duration has passed since it, so commits take at most about 1/10 of a run.
- * Rows (out/hdf5.c) and the pairs matrix (measure/pairs.c) follow it. */
+ * Rows (output/hdf5.c) and the pairs matrix (pairs/pairs.c) follow it. */
 #define FAB_COMMIT_GAP 10.0
 
 #endif

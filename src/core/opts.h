@@ -44,7 +44,7 @@ typedef struct fab_opts {
     bool samples;       /* --samples: keep per-iteration times in the result file */
     const char *output; /* -o: NULL = automatic name, "none" = no file */
     bool append, force;
-    const char *json, *csv; /* NULL: none; "-": standard output (out/outputs.h) */
+    const char *json, *csv; /* NULL: none; "-": standard output (output/outputs.h) */
     const char *json_doc;   /* --json-doc: one JSON document; NULL none, "-" stdout */
     const char *prom;       /* --prom: a Prometheus textfile; NULL none, "-" stdout */
     char note[512];         /* warnings about the options, for rank 0 to print */

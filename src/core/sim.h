@@ -5,8 +5,8 @@
  * says, so such a run tests logic at scale (an all-pairs schedule, a localisation) and never
  * measures a fabric. What is wrong under simulation is switched off or replaced by
  * `#ifdef FAB_SIM` at one place each; the normal build compiles none of it:
- *   timer        measure/timing.[ch]: CLOCK_MONOTONIC only (SMPI maps it to simulated time);
- *                fab_real_ns the real clock, for the result file's commit times (out/hdf5.c)
+ *   timer        core/timing.[ch]: CLOCK_MONOTONIC only (SMPI maps it to simulated time);
+ *                fab_real_ns the real clock, for the result file's commit times (output/hdf5.c)
  *   host names   core/world.c: MPI_Get_processor_name (the simulated host)
  *   pml, UCX     net/transport.c (no pml selection, "simulated" instead of a probe),
  *                net/fabric.c (nothing resolved; measure/check.c refuses --fabric, and
@@ -17,7 +17,7 @@
  *   watchdog     core/watchdog.c: off (its thread and deadlines run on real time), and with it
  *                the start-up and end guard and the side channel (core/peers.c)
  *   buffers      measure/buffers.c: SMPI_SHARED_MALLOC, one copy for all ranks
- *   metadata     out/runinfo.c: the run's "simulated" field, shown by the header and show
+ *   metadata     net/runinfo.c: the run's "simulated" field, shown by the header and show
  *   communicators core/comm.c: MPI_Comm_split and _split_type as such (SMPI has no libnbc to
  *                keep away from, and its MPI_Comm_create_group cost sim.pairs_bw.faults256
  *                66 s of CPU instead of 40 s) */

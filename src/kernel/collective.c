@@ -5,10 +5,10 @@
 #include <time.h>
 
 #include "core/testhook.h"
-#include "kernel/descriptor.h"
+#include "core/timing.h"
 #include "kernel/collective.h"
+#include "kernel/descriptor.h"
 #include "kernel/patterns.h"
-#include "measure/timing.h"
 
 double fab_coll_value(int rank, size_t i, uint32_t seed)
 {

@@ -28,7 +28,7 @@ typedef enum {
     FAB_RANKS_PAIR = 0,  /* two ranks, --pair A,B (default 0,1); the others wait idle */
     FAB_RANKS_ALL = 1,   /* every rank takes part */
     FAB_RANKS_NODES = 2, /* every pair of nodes (--pairs-per), pair by pair as --schedule says
-                          * (measure/pairs.c): iterate runs on a 2-rank comm, 0 the sender */
+                          * (pairs/pairs.c): iterate runs on a 2-rank comm, 0 the sender */
 } fab_ranks_t;
 
 /* What the harness hands a kernel. Fields above the line are set by the harness before setup;
@@ -51,7 +51,7 @@ typedef struct fab_kctx {
     bool nonblocking;   /* collectives: --nonblocking (MPI_Iallreduce and friends) */
     double compute_s;   /* seconds of synthetic compute between start and wait */
     const char *netdev; /* the network interface of --fabric on this host ("" none): the
-                         * socket kernels' default address (kernel/sock.h) */
+                         * socket kernels' default address (sock/sock.h) */
     double axis;        /* this instance's value of the kernel's axis option; NaN none */
     size_t bytes;       /* the size being measured (for counters and settle) */
     /* ---- set by setup ---- */

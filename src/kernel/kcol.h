@@ -9,7 +9,7 @@
 
 /* Columns a kernel adds to its rows (the socket kernels' retransmits, UDP loss and jitter):
  * it lists them in fab_kernel_t.kcols, and each becomes a column of every output, named,
- * with its unit and meaning (out/columns.c appends every registered kernel's columns to the
+ * with its unit and meaning (output/columns.c appends every registered kernel's columns to the
  * harness's; NaN in the rows of kernels without it). Kernels that share columns share one
  * definition (a table or a macro); a name has one definition wherever it appears. */
 #define FAB_KCOL_MAX 12 /* columns one kernel may add */

@@ -9,11 +9,10 @@
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/timing.h"
 #include "kernel/dtype.h"
 #include "measure/check.h"
-#include "measure/pairs.h"
 #include "measure/plan.h"
-#include "measure/timing.h"
 
 /* Memory this host can give: MemAvailable from /proc/meminfo, bytes (0 if unknown). */
 static size_t fab_mem_available(void)
@@ -54,7 +53,7 @@ static size_t fab_address_headroom(void)
 
 static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
                                     const fab_kernel_t *k, char *msg, size_t len, char *hint,
-                                    size_t hlen)
+                                    size_t hlen, fab_nodes_check_fn nodes_check)
 {
     if (w->size < k->min_ranks) {
         snprintf(msg, len, "kernel '%s' needs at least %d ranks; this run has %d", k->name,
@@ -94,7 +93,7 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
         return FAB_ERR_CONFIG;
     }
     if (k->ranks == FAB_RANKS_NODES)
-        return fab_pairs_check(w, o, k, msg, len, hint, hlen);
+        return nodes_check(w, o, k, msg, len, hint, hlen);
     if (k->ranks == FAB_RANKS_PAIR && (o->pair.a >= w->size || o->pair.b >= w->size)) {
         snprintf(msg, len, "--pair %d,%d: rank %d does not exist; this run has ranks 0 to %d",
                  o->pair.a, o->pair.b, o->pair.a >= w->size ? o->pair.a : o->pair.b, w->size - 1);
@@ -104,7 +103,8 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
     return FAB_OK;
 }
 
-fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
+fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o,
+                           fab_nodes_check_fn nodes_check)
 {
     char msg[512] = "", hint[256] = "";
     fab_status_t st;
@@ -129,7 +129,8 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
 
     /* Rank counts are the same everywhere: every rank reaches the same verdict. */
     for (int i = 0; i < o->nkernels && st == FAB_OK; i++)
-        st = fab_check_ranks(w, o, o->kernels[i], msg, sizeof(msg), hint, sizeof(hint));
+        st =
+            fab_check_ranks(w, o, o->kernels[i], msg, sizeof(msg), hint, sizeof(hint), nodes_check);
     /* Memory is per host: each rank checks its own host, counting every rank there that takes
      * part (a pair kernel: at most two). */
     for (int i = 0; i < o->nkernels && st == FAB_OK; i++) {

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/timing.h"
 #include "measure/cpuload.h"
-#include "measure/timing.h"
 
 int fab_proc_stat_fields(const char *line, uint64_t j[FAB_CPU_NJ])
 {

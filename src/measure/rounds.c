@@ -4,7 +4,7 @@
  * kernel pools each size's samples, keeps its block medians and decides (measure/adaptive.c);
  * the decision travels with the block's closing reduction, so every rank of the kernel knows
  * at once which sizes go on. The rounds across kernels, the budget and the grouping are
- * measure/rgroup.c. */
+ * measure/rounds_group.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,13 +12,13 @@
 
 #include "core/log.h"
 #include "core/signals.h"
+#include "core/timing.h"
 #include "core/watchdog.h"
 #include "measure/adaptive.h"
 #include "measure/cpuload.h"
 #include "measure/plan.h"
 #include "measure/rounds.h"
 #include "measure/rounds_int.h"
-#include "measure/timing.h"
 
 typedef struct fab_size_run {
     size_t bytes;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The adaptive measurement (measure/rounds.c, measure/rgroup.c): the sizes of the kernels
+/* The adaptive measurement (measure/rounds.c, measure/rounds_group.c): the sizes of the kernels
  * measured together go in interleaved rounds, one short block per unfinished size and round,
  * each size stopping when its median is precise enough and its blocks agree
  * (measure/adaptive.h), or when its share of the budget is spent. docs/METRICS.md defines
@@ -12,7 +12,7 @@
 
 #include "core/sizes.h"
 #include "core/status.h"
-#include "measure/measure_int.h"
+#include "measure/measurement.h"
 #include "measure/row.h"
 
 /* The adaptive measurement's defaults (measure/rounds.c, docs/METRICS.md): the budget of a

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What the group's rounds (measure/rgroup.c) need of one kernel's part (measure/rounds.c).
+/* What the group's rounds (measure/rounds_group.c) need of one kernel's part (measure/rounds.c).
  * Internal to measure/. */
 #ifndef FAB_MEASURE_ROUNDS_INT_H
 #define FAB_MEASURE_ROUNDS_INT_H

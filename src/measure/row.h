@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A result row: what one message size of one kernel measured, as rank 0 hands it to the
- * outputs (out/columns.c turns it into the columns of every format). */
+ * outputs (output/columns.c turns it into the columns of every format). */
 #ifndef FAB_MEASURE_ROW_H
 #define FAB_MEASURE_ROW_H
 

@@ -13,13 +13,14 @@
 
 #include "core/comm.h"
 #include "core/log.h"
-#include "core/text.h"
 #include "core/mpi_call.h"
 #include "core/opts.h"
 #include "core/signals.h"
 #include "core/sizes.h"
 #include "core/status.h"
 #include "core/testhook.h"
+#include "core/text.h"
+#include "core/timing.h"
 #include "core/watchdog.h"
 #include "core/world.h"
 #include "kernel/dtype.h"
@@ -27,15 +28,13 @@
 #include "measure/buffers.h"
 #include "measure/cpuload.h"
 #include "measure/handoff.h"
-#include "measure/measure_int.h"
-#include "measure/pairs.h"
+#include "measure/measurement.h"
 #include "measure/plan.h"
 #include "measure/rounds.h"
 #include "measure/row.h"
 #include "measure/runner.h"
+#include "measure/sink.h"
 #include "measure/stats.h"
-#include "measure/timing.h"
-#include "out/sink.h"
 
 /* ------------------------------------------------------------------ one kernel */
 
@@ -284,8 +283,8 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
     return st;
 }
 
-/* A kernel measured alone: the pairs kernels, the fixed policies, a kernel with buffers of
- * its own. */
+/* A kernel measured alone: the fixed policies, a kernel with buffers of its own (the pairs
+ * kernels are pairs/pairs.c's, run by the caller). */
 static fab_status_t fab_run_alone(const fab_world_t *w, const fab_opts_t *o, int i,
                                   fab_sinks_t *sinks, bool *agreed)
 {
@@ -294,8 +293,6 @@ static fab_status_t fab_run_alone(const fab_world_t *w, const fab_opts_t *o, int
     fab_rgroup_t *g = NULL;
     fab_status_t st;
 
-    if (k->ranks == FAB_RANKS_NODES)
-        return fab_run_pairs(w, o, k, sinks, agreed);
     *agreed = true;
     st = fab_krun_setup(&r, w, o, k);
     if (st == FAB_OK && o->adaptive) {

@@ -15,9 +15,9 @@
 #include "net/fabric.h"
 #include "net/inventory.h"
 #include "net/placement.h"
-#include "net/topology.h"
 #include "net/rankinfo.h"
-#include "out/runinfo.h"
+#include "net/runinfo.h"
+#include "net/topology.h"
 
 #define FAB_PLACE_LINE 320
 

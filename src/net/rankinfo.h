@@ -7,7 +7,7 @@
 #include "core/opts.h"
 #include "core/status.h"
 #include "core/world.h"
-#include "out/runinfo.h"
+#include "net/runinfo.h"
 
 /* Collective over MPI_COMM_WORLD. Bind each rank as --placement says (near fb's device), and gather
  * one line per rank into info->placement on rank 0. */

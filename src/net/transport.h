@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Which point-to-point layer and which UCX transports are really in use: the pml selected
  * before MPI_Init and detected after it (net/transport.c), the UCX probe between measured
- * pairs (net/probe.c). */
+ * pairs (net/transport_probe.c). */
 #ifndef FAB_NET_TRANSPORT_H
 #define FAB_NET_TRANSPORT_H
 
@@ -27,9 +27,9 @@ void fab_transport_prepare(const fab_opts_t *o);
 void fab_transport_detect(fab_transport_t *t);
 /* Whether the UCX transports still have to be probed (pml ucx). */
 bool fab_transport_needs_probe(const fab_transport_t *t);
-/* net/probe.c: probe the UCX transports of the pairs (a[i], b[i]), which share no rank, all at once
- * (collective over MPI_COMM_WORLD). On rank 0, out + i x len holds pair i's lanes, such as
- * "tcp/eth0[rma_bw#0 am am_bw#0 wireup]", or why they are unknown. */
+/* net/transport_probe.c: probe the UCX transports of the pairs (a[i], b[i]), which share no rank,
+ * all at once (collective over MPI_COMM_WORLD). On rank 0, out + i x len holds pair i's lanes, such
+ * as "tcp/eth0[rma_bw#0 am am_bw#0 wireup]", or why they are unknown. */
 #define FAB_LANES_LEN 512
 fab_status_t fab_transport_probe_pairs(const fab_world_t *w, int n, const int *a, const int *b,
                                        char *out, size_t len);

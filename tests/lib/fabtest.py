@@ -122,7 +122,7 @@ def direct(args, timeout=30, env=None):
 
 def text_lines(stdout):
     """The output's lines with every wrapped '#' line joined again: a '#' line longer than 100
-    characters continues on lines starting "#   " (out/text.c), which are not a table's
+    characters continues on lines starting "#   " (output/text.c), which are not a table's
     column heading (the '#' line right before a kernel's first row)."""
     lines, out = stdout.splitlines(), []
     for i, line in enumerate(lines):
@@ -192,7 +192,7 @@ def parse_tables(stdout):
 
 def within(a, b, rel=1e-3, abs_=1e-9):
     """Whether two values printed by the table agree: each shows at least 4 significant
-    digits (out/table.h), so a printed value is within 0.05% of the number it shows."""
+    digits (output/table.h), so a printed value is within 0.05% of the number it shows."""
     return abs(a - b) <= rel * max(abs(a), abs(b)) + abs_
 
 

@@ -134,7 +134,7 @@ with h5py.File("r.h5", "r") as f:
                     compared += 1
                     continue
                 # at least 3 decimals (times, Gb/s, GB/s) or 2 (MB/s), and at least 4
-                # significant digits, which small values need (out/table.h)
+                # significant digits, which small values need (output/table.h)
                 tol = 0.0051 * max(1.0, abs(want)) if printed.endswith("_us") else \
                     0.5 + 1e-6 * abs(want) if printed in whole else 0.005 + 5e-4 * abs(want)
                 expect(abs(r[printed] - want) <= tol, "%s %d B %s: printed %s, stored %s"

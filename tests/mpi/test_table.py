@@ -121,7 +121,7 @@ def shown_rel(line, v):
 
 def same_as_file(k, cols, where):
     """Each printed cell of kernel section k equals the file's value: a number shows at least
-    4 significant digits (out/table.h), so it is within 0.05% of the stored one."""
+    4 significant digits (output/table.h), so it is within 0.05% of the stored one."""
     n = 0
     for i, r in enumerate(k["rows"]):
         # an INVALID row (quality invalid in the file) and no other shows its numbers in ( )
@@ -163,12 +163,12 @@ def same_as_file(k, cols, where):
                 check(abs(v - want) <= 0.05 + 1e-9, "%s %s row %d: %s vs %r" % (where, head, i,
                                                                               v, want))
             elif head == "ci%":
-                # 2 decimals below 10%, 1 below 100%, none above (out/table.c fab_text_ci)
+                # 2 decimals below 10%, 1 below 100%, none above (output/table.c fab_text_ci)
                 half = 0.005 if want < 9.995 else 0.05 if want < 99.95 else 0.5
                 check(abs(v - want) <= half + 1e-9, "%s ci%% row %d: %s vs %r" % (where, i, v,
                                                                                  want))
             else:
-                # an INVALID row's ( ) may leave room for fewer digits (out/table.c): the
+                # an INVALID row's ( ) may leave room for fewer digits (output/table.c): the
                 # tolerance is half a unit of the last digit the row printed for this value
                 check(within(v, float(want), shown_rel(k["lines"][i + 1], v)
                              if k["invalid"][i] else 1e-3),

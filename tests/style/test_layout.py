@@ -4,8 +4,13 @@
 - no .c file over 600 lines, no header over 150, src/cli/main.c under 150;
 - every file of src/ sits in one of the concern folders, and includes project headers by
   their folder ("core/log.h");
+- the folders' include graph has only the arrows of ALLOWED (docs/DEVELOPING.md, "The folder
+  graph"), and no cycle: a folder includes only folders below it;
 - no include cycle between modules (a module is a .c file and its header: A depends on B when
   A.c or A.h includes B.h);
+- every .c file of src/ has a header of its own (name.h), or is a part of a module, named
+  module_part.c beside module.h (net/fabric_check.c implements part of net/fabric.h); but
+  cli/main.c;
 - the harness (src/) names no kernel that owns options or checks of its own, nor those
   options: what a kernel owns lives in its file in kernels/.
 
@@ -15,7 +20,21 @@ import re
 import sys
 
 src = sys.argv[1]
-FOLDERS = ("core", "kernel", "measure", "net", "out", "cli")
+FOLDERS = ("core", "kernel", "sock", "net", "measure", "pairs", "output", "cli")
+# The arrows of the folder graph: which folders the files of a folder may include (besides
+# its own). kernels/ is the kernels' folder (fab_kernel.h is kernel/'s). A new arrow is a
+# decision about the layers: add it here and to the graph in docs/DEVELOPING.md.
+ALLOWED = {
+    "core": (),
+    "kernel": ("core",),
+    "sock": ("core", "kernel"),
+    "kernels": ("kernel", "sock"),
+    "net": ("core",),
+    "measure": ("core", "kernel", "net"),
+    "pairs": ("core", "kernel", "net", "measure"),
+    "output": ("core", "kernel", "net", "measure", "pairs"),
+    "cli": ("core", "kernel", "net", "measure", "pairs", "output"),
+}
 MAX_C, MAX_H, MAX_MAIN = 600, 150, 150
 problems = []
 
@@ -37,9 +56,17 @@ for top in ("src", "kernels"):
         files += [os.path.join(root, n) for n in names if n.endswith((".c", ".h"))]
 
 modules = {}  # "core/log" -> set of "core/world", ...
+folders = {}  # "measure" -> {"core": 'src/measure/row.h includes "core/opts.h"', ...}
 for path in sorted(files):
     rel = os.path.relpath(path, src)
     n = lines(path)
+    folder = rel.split(os.sep)[1] if rel.startswith("src" + os.sep) else rel.split(os.sep)[0]
+    with open(path, encoding="utf-8") as f:
+        incs = re.findall(r'^\s*#\s*include\s*"([^"]+)"', f.read(), re.M)
+    for inc in incs:
+        dep = "kernel" if inc == "fab_kernel.h" else inc.split("/")[0] if "/" in inc else None
+        if dep in FOLDERS and dep != folder:
+            folders.setdefault(folder, {}).setdefault(dep, '%s includes "%s"' % (rel, inc))
     if path.endswith(".c") and n > MAX_C:
         problems.append("%s has %d lines (at most %d for a .c file)" % (rel, n, MAX_C))
     if path.endswith(".h") and n > MAX_H:
@@ -63,6 +90,46 @@ for path in sorted(files):
             if dep != mod:
                 modules.setdefault(mod, set()).add(dep)
         modules.setdefault(mod, set())
+
+# A .c file of src/ has its header, or is part of a module: module_part.c beside module.h.
+for path in sorted(files):
+    rel = os.path.relpath(path, src)
+    if not rel.startswith("src" + os.sep) or not path.endswith(".c"):
+        continue
+    d, name = os.path.split(path)
+    base = name[:-2]
+    parts = base.split("_")
+    owners = ["_".join(parts[:i]) + ".h" for i in range(len(parts), 0, -1)]
+    if rel != os.path.join("src", "cli", "main.c") and \
+            not any(os.path.isfile(os.path.join(d, h)) for h in owners):
+        problems.append("%s has no header of its own (%s.h) and is no part of a module "
+                        "(module_part.c beside module.h)" % (rel, base))
+
+# The folder graph: only the arrows of ALLOWED, and no cycle.
+for f in sorted(folders):
+    for dep in sorted(folders[f]):
+        if dep not in ALLOWED.get(f, ()):
+            problems.append("folder %s includes %s, an arrow the folder graph does not have (%s; "
+                            "allowed from %s: %s)" % (f, dep, folders[f][dep], f,
+                                                      ", ".join(ALLOWED.get(f, ())) or "none"))
+fstate = {}
+
+
+def fvisit(f, path):
+    fstate[f] = 1
+    for d in sorted(folders.get(f, ())):
+        if fstate.get(d) == 1:
+            cyc = path[path.index(d):] + [d]
+            problems.append("folder cycle: " + " -> ".join(
+                "%s (%s)" % (a, folders[a][b]) for a, b in zip(cyc, cyc[1:])))
+        elif fstate.get(d) is None:
+            fvisit(d, path + [d])
+    fstate[f] = 2
+
+
+for f in sorted(folders):
+    if fstate.get(f) is None:
+        fvisit(f, [f])
 
 main = os.path.join(src, "src", "cli", "main.c")
 if lines(main) >= MAX_MAIN:
@@ -145,6 +212,9 @@ for p in problems:
     print("FAIL: " + p)
 if problems:
     sys.exit(1)
-print("PASS layout: %d files, %d modules, no cycle; %d source files name their licence; "
-      "kernel-owned names: %s"
-      % (len(files), len(modules), nspdx, ", ".join(w for w, _ in owned) or "none"))
+nfolders = len({os.path.relpath(p, src).split(os.sep)[0 if p.startswith(kdir) else 1]
+                for p in files})
+print("PASS layout: %d files, %d modules, no cycle; %d folders, %d arrows, all allowed, no "
+      "cycle; %d source files name their licence; kernel-owned names: %s"
+      % (len(files), len(modules), nfolders, sum(len(v) for v in folders.values()), nspdx,
+         ", ".join(w for w, _ in owned) or "none"))

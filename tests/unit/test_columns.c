@@ -12,11 +12,11 @@
 #include "core/opts.h"
 #include "kernel/dtype.h"
 #include "kernel/registry.h"
-#include "measure/locate.h"
-#include "measure/matrix.h"
-#include "out/columns.h"
-#include "out/table.h"
-#include "out/text.h"
+#include "output/columns.h"
+#include "output/table.h"
+#include "output/text.h"
+#include "pairs/locate.h"
+#include "pairs/matrix.h"
 
 /* What fab_text_number prints for x with `decimals` decimals. */
 static int number_is(double x, int decimals, const char *want)

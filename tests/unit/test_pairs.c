@@ -6,8 +6,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "measure/locate.h"
-#include "measure/schedule.h"
+#include "pairs/locate.h"
+#include "pairs/schedule.h"
 
 /* Every unordered pair meets exactly once, no member twice in a round, partner symmetric;
  * shift: every member sends to one and receives from one in every round, and every ordered

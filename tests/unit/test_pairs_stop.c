@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* How long one pair is measured (measure/pairs_stop.c): the warm-up rounds, the blocks, the
+/* How long one pair is measured (pairs/pairs_stop.c): the warm-up rounds, the blocks, the
  * floor, the stop on a stable rate, the pair's time and its cap, -i and -t, and the expected
  * duration, fed with iteration times of known values. */
 #include <math.h>
 #include <stdint.h>
 
 #include "check.h"
-#include "measure/pairs_stop.h"
 #include "measure/quality.h"
+#include "pairs/pairs_stop.h"
 
 static fab_interval_t fab_iv(double rel)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The Prometheus textfile (out/prom.c) from a run of known values: label values escaped as the
+/* The Prometheus textfile (output/prom.c) from a run of known values: label values escaped as the
  * text format wants (a host name with a quote, a backslash, a newline, a byte that is not
  * UTF-8), sample values in base units and read back exactly, NaN left out, +Inf and -Inf
  * spelled as the format does, one HELP and TYPE per family, no series twice.
@@ -17,10 +17,10 @@
 #include "check.h"
 #include "kernel/registry.h"
 #include "measure/row.h"
-#include "out/columns.h"
-#include "out/prom.h"
-#include "out/promtext.h"
-#include "out/runinfo.h"
+#include "net/runinfo.h"
+#include "output/columns.h"
+#include "output/prom.h"
+#include "output/promtext.h"
 
 /* The host of both ranks: every character the format escapes, and a byte that is not UTF-8. */
 #define ODD_HOST         "node\"1\\evil\nhost\xff"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The result schema as the analysis reads it: analysis/fabricbench_analysis/schema.json is
  * this program's output, made from the C side's one declaration of each table (the columns,
- * out/columns.c; the run's metadata fields, out/runmeta.c; a kernel's metadata fields,
- * out/kernelmeta.c, of every registered kernel) and the schema's name and version (the file's
+ * output/columns.c; the run's metadata fields, output/runmeta.c; a kernel's metadata fields,
+ * output/kernelmeta.c, of every registered kernel) and the schema's name and version (the file's
  * own, which CMake reads into fab_schema.h). Run by ctest, it fails when the committed file
  * differs from what the tables make; `test_schema --write FILE` (the build's `schema_json`
  * target) writes it.
@@ -18,9 +18,9 @@
 #include "core/opts.h"
 #include "core/world.h"
 #include "kernel/registry.h"
-#include "out/columns.h"
-#include "out/kernelmeta.h"
-#include "out/runmeta.h"
+#include "output/columns.h"
+#include "output/kernelmeta.h"
+#include "output/runmeta.h"
 
 #include "fab_schema.h"
 
@@ -116,10 +116,10 @@ static void write_schema(FILE *f)
     fprintf(f, "{\n  \"name\": ");
     json_string(f, FAB_SCHEMA_NAME);
     fprintf(f, ",\n  \"version\": %d,\n", FAB_SCHEMA_VERSION);
-    fprintf(f, "  \"_generated\": \"by tests/unit/test_schema.c from out/columns.c, "
-               "out/runmeta.c and out/kernelmeta.c (make schema_json); name and version are "
+    fprintf(f, "  \"_generated\": \"by tests/unit/test_schema.c from output/columns.c, "
+               "output/runmeta.c and output/kernelmeta.c (make schema_json); name and version are "
                "this file's own\",\n");
-    /* the harness's columns; a kernel's own (out/columns.c's kcols) are the kernel's */
+    /* the harness's columns; a kernel's own (output/columns.c's kcols) are the kernel's */
     fprintf(f, "  \"columns\": [");
     for (int i = 0; i < fab_ncolumns; i++) {
         const fab_column_t *c = &fab_columns[i];
@@ -216,7 +216,7 @@ int main(int argc, char **argv)
     if (have && strcmp(have, made) != 0) {
         fab_test_failures++;
         fprintf(stderr,
-                "%s differs from what out/columns.c, out/runmeta.c and out/kernelmeta.c "
+                "%s differs from what output/columns.c, output/runmeta.c and output/kernelmeta.c "
                 "declare: regenerate it (make schema_json) and commit it\n",
                 path);
     }

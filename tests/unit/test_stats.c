@@ -6,9 +6,9 @@
 #include "check.h"
 #include "core/opts.h"
 #include "core/status.h"
+#include "core/timing.h"
 #include "kernel/patterns.h"
 #include "measure/stats.h"
-#include "measure/timing.h"
 
 static void add_all(fab_acc_t *a, const double *v, size_t n)
 {

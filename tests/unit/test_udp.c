@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The UDP kernels' accounting and pacing (kernel/udp_acct.h) on sequences and clocks with
+/* The UDP kernels' accounting and pacing (sock/udp_acct.h) on sequences and clocks with
  * values worked out by hand: loss by sequence numbers with a gap, reordering, duplicates
  * (within the window and beyond it), the RFC 3550 jitter, the pacing schedule (on time,
  * early, a late sender catching up within a burst, a restart beyond it, unpaced), and the
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "kernel/udp_acct.h"
+#include "sock/udp_acct.h"
 
 static void feed(fab_udp_acct_t *a, const uint64_t *seq, int n)
 {

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The steps of measuring a kernel's sizes (measure/measurement.h): untimed and timed
+ * iterations, a timed block and its cross-rank reduction, the fixed policies (a count, or a
+ * time budget with calibration), validation, and the measurement's state. The adaptive
+ * rounds are measure/rounds.c; the kernel's run and its rows measure/runner.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "core/mpi_call.h"
+#include "core/opts.h"
+#include "core/signals.h"
+#include "core/status.h"
+#include "core/timing.h"
+#include "core/watchdog.h"
+#include "core/world.h"
+#include "kernel/fab_kernel.h"
+#include "measure/cpuload.h"
+#include "measure/measurement.h"
+#include "measure/plan.h"
+#include "measure/row.h"
+#include "measure/stats.h"
+
+#define FAB_CALIB_SHARE 0.05 /* each calibration round lasts at least this share of --time */
+
+/* ------------------------------------------------------------------ measuring one size */
+
+void fab_measure_phase(const fab_measure_t *m, const char *phase, size_t bytes, double step_s)
+{
+    fab_watch_phase(phase, m->k->name, bytes, m->peer, step_s);
+}
+
+fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
+{
+    fab_status_t st = FAB_OK;
+
+    for (uint64_t i = 0; i < n && st == FAB_OK; i++) {
+        st = m->k->iterate(m->ctx, m->state, bytes);
+        if (st == FAB_OK && m->barrier)
+            st = FAB_MPI(MPI_Barrier(m->ctx->comm));
+        fab_watch_tick();
+    }
+    return st;
+}
+
+fab_status_t fab_sync_max(MPI_Comm comm, double *v, int *code)
+{
+    double in[3] = {*v, (double)fab_stop_flag, code ? (double)*code : 0.0}, out[3];
+    fab_status_t st = FAB_MPI(MPI_Allreduce(in, out, 3, MPI_DOUBLE, MPI_MAX, comm));
+
+    if (st != FAB_OK)
+        return st;
+    *v = out[0];
+    if (code)
+        *code = (int)out[2];
+    if (out[1] > 0) {
+        fab_stop_request((int)out[1]);
+        return fab_stop_status((int)out[1]);
+    }
+    return FAB_OK;
+}
+
+fab_status_t fab_timed_round(fab_measure_t *m, size_t bytes, uint64_t n, double *elapsed)
+{
+    uint64_t t0 = fab_ticks();
+    fab_status_t st = fab_iterate_n(m, bytes, n);
+
+    *elapsed = m->ctx->timer ? fab_ticks_to_s(fab_ticks() - t0) : 0.0;
+    return st != FAB_OK ? st : fab_sync_max(m->ctx->comm, elapsed, NULL);
+}
+
+/* Decide the number of timed iterations; run the warm-up (and calibration) iterations. */
+static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iters, uint64_t *warm)
+{
+    const fab_opts_t *o = m->o;
+    uint64_t k = 1;
+    double t = 0.0, prev = 0.0;
+    fab_status_t st = FAB_OK;
+
+    /* An iteration's time, guessed from the previous size until calibration measures it. */
+    m->per_iter = 0.0;
+    fab_measure_phase(m, "warm-up and calibration", bytes,
+                      m->last_bytes
+                          ? m->last_per_iter *
+                                (bytes > m->last_bytes ? (double)bytes / m->last_bytes : 1.0)
+                          : 0.0);
+    if (o->iters > 0) {
+        *iters = (uint64_t)o->iters;
+        *warm = fab_plan_warmup(o);
+        st = fab_timed_round(m, bytes, *warm, &t);
+        if (*warm > 0)
+            m->per_iter = t / (double)*warm;
+        return st;
+    }
+    *warm = fab_plan_warmup(o);
+    st = fab_iterate_n(m, bytes, *warm);
+    /* Calibrate: double the round until it lasts FAB_CALIB_SHARE of the budget (at least two
+     * rounds, so the estimate never comes from the very first, cold, iteration alone). */
+    for (int round = 0; st == FAB_OK; round++, k *= 2) {
+        double per;
+
+        st = fab_timed_round(m, bytes, k, &t);
+        *warm += k;
+        /* The faster of the last two rounds: one stalled round must not shrink the count. */
+        per = t / (double)k;
+        m->per_iter = round == 0 || per < prev ? per : prev;
+        prev = per;
+        if ((t >= FAB_CALIB_SHARE * o->time_s && round >= 1) || k >= (uint64_t)o->max_iters)
+            break;
+    }
+    if (st == FAB_OK) {
+        double want;
+
+        want = m->per_iter > 0 ? o->time_s / m->per_iter : (double)o->max_iters;
+        if (want < (double)o->min_iters)
+            want = (double)o->min_iters;
+        if (want > (double)o->max_iters)
+            want = (double)o->max_iters;
+        *iters = (uint64_t)llround(want);
+    }
+    return st;
+}
+
+/* Iterations in the next block: about FAB_BLOCK_SECONDS of work, so a stop request is
+ * answered within that, and at most FAB_BLOCK. */
+static uint64_t fab_block_len(const fab_measure_t *m, uint64_t left)
+{
+    double want = m->per_iter > 0 ? FAB_BLOCK_SECONDS / m->per_iter : 1.0;
+    uint64_t b = want < 1.0 ? 1 : (want > FAB_BLOCK ? FAB_BLOCK : (uint64_t)want);
+
+    if (m->k->whole_block) /* all of the row at once, as far as a block holds */
+        b = FAB_BLOCK;
+
+    return b < left ? b : left;
+}
+
+/* --sync barrier (OSU's loop): each iteration timed alone, then an untimed barrier of the
+ * kernel's ranks. block[i] its time, block[b] their sum, and the wall time, barriers
+ * included, apart. */
+static fab_status_t fab_block_barrier(fab_measure_t *m, size_t bytes, uint64_t b)
+{
+    fab_kctx_t *ctx = m->ctx;
+    uint64_t *stamp = m->stamps, w0 = fab_ticks();
+    double sum = 0.0;
+    fab_status_t st = FAB_OK;
+
+    for (uint64_t i = 0; i < b && st == FAB_OK; i++) {
+        uint64_t t0 = fab_ticks();
+
+        st = m->k->iterate(ctx, m->state, bytes);
+        stamp[i] = fab_ticks() - t0;
+        if (st == FAB_OK)
+            st = FAB_MPI(MPI_Barrier(ctx->comm));
+        fab_watch_tick();
+    }
+    /* like the block's total in the loop without barriers: the timing ranks' (0 elsewhere) */
+    m->block_wall = ctx->timer ? fab_ticks_to_s(fab_ticks() - w0) : 0.0;
+    for (uint64_t i = 0; i < b; i++) {
+        m->block[i] = ctx->timer ? fab_ticks_to_s(stamp[i]) : 0.0;
+        sum += m->block[i];
+    }
+    m->block[b] = sum;
+    return st;
+}
+
+/* Timestamps are contiguous: the end of iteration i is the start of i+1, so one timer
+ * reading (on timing ranks only) is all the loop adds to an iteration. */
+fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const double **samples)
+{
+    fab_kctx_t *ctx = m->ctx;
+    uint64_t *stamp = m->stamps;
+    fab_status_t st = FAB_OK;
+
+    *samples = m->block;
+    if (m->barrier) {
+        st = fab_block_barrier(m, bytes, b);
+        if (st != FAB_OK)
+            return st;
+    } else if (ctx->timer) {
+        stamp[0] = fab_ticks();
+        for (uint64_t i = 0; i < b; i++) {
+            st = m->k->iterate(ctx, m->state, bytes);
+            if (st != FAB_OK)
+                return st;
+            stamp[i + 1] = fab_ticks();
+            fab_watch_tick(); /* a plain store: the watchdog sees a slow block progress */
+        }
+        for (uint64_t i = 0; i < b; i++)
+            m->block[i] = fab_ticks_to_s(stamp[i + 1] - stamp[i]);
+        m->block[b] = m->block_wall = fab_ticks_to_s(stamp[b] - stamp[0]);
+    } else {
+        for (uint64_t i = 0; i < b; i++) {
+            st = m->k->iterate(ctx, m->state, bytes);
+            if (st != FAB_OK)
+                return st;
+            fab_watch_tick();
+        }
+        memset(m->block, 0, sizeof(double) * (b + 1));
+        m->block_wall = 0.0;
+    }
+    if (!m->reduce)
+        return FAB_OK;
+    /* Per iteration: the slowest timing rank's time, and which rank that was. */
+    for (uint64_t i = 0; i <= b; i++) {
+        m->pin[i].v = m->block[i];
+        m->pin[i].rank = ctx->rank;
+    }
+    st = FAB_MPI(MPI_Reduce(m->pin, m->pout, (int)b + 1, MPI_DOUBLE_INT, MPI_MAXLOC, 0, ctx->comm));
+    if (st == FAB_OK && ctx->rank == 0)
+        for (uint64_t i = 0; i <= b; i++) {
+            m->reduced[i] = m->pout[i].v;
+            if (i < b)
+                m->slow_count[m->pout[i].rank]++;
+        }
+    *samples = m->reduced;
+    return st;
+}
+
+/* The fixed policies' timed blocks, *iters in all. Under --time a size whose blocks have
+ * taken FAB_TIME_OVERRUN x SEC (the machine slowed after the calibration) stops at that
+ * block's end, with at least --min-iters: *iters is then what was measured. Every rank
+ * agrees without a word more: the blocks' times are the reduced ones. */
+#define FAB_TIME_OVERRUN 2.0
+static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *iters,
+                                     fab_load_t *load)
+{
+    fab_kctx_t *ctx = m->ctx;
+    const fab_opts_t *o = m->o;
+    double spent = 0.0;
+    uint64_t done = 0;
+    fab_status_t st = FAB_OK;
+
+    while (done < *iters && st == FAB_OK) {
+        uint64_t b = fab_block_len(m, *iters - done);
+        const double *src = NULL;
+        double block_time;
+
+        fab_measure_phase(m, "a timed block", bytes, m->per_iter * (double)b);
+        st = fab_block_once(m, bytes, b, &src);
+        if (m->node_sampler && load)
+            fab_load_sample(load); /* the node's runnable tasks, at each block's end */
+        if (st == FAB_OK && ctx->rank == 0) {
+            for (uint64_t i = 0; i < b; i++)
+                fab_acc_add(&m->acc, src[i]);
+            m->acc.loop_total += src[b];
+        }
+        if (st == FAB_OK && ctx->timer) { /* this rank's own time: the peers' definitions */
+            m->own_s += m->block[b];
+            m->own_n += b;
+        }
+        /* Block end: agree on the next block's length and on whether to stop. */
+        block_time = m->block_wall;
+        if (st == FAB_OK)
+            st = fab_sync_max(ctx->comm, &block_time, NULL);
+        if (block_time > 0)
+            m->per_iter = block_time / (double)b;
+        done += b;
+        spent += block_time;
+        if (o->iters == 0 && o->time_s > 0 && spent >= FAB_TIME_OVERRUN * o->time_s &&
+            done >= (uint64_t)o->min_iters && done < *iters) {
+            FAB_DEBUG("%s %zu bytes: stopped after %llu of %llu iterations (%.3g s, --time %g)",
+                      m->k->name, bytes, (unsigned long long)done, (unsigned long long)*iters,
+                      spent, o->time_s);
+            *iters = done;
+        }
+    }
+    return st;
+}
+
+fab_status_t fab_validate_size(fab_measure_t *m, size_t bytes, long *errors)
+{
+    long mine = 0;
+    fab_status_t st = FAB_OK;
+
+    fab_measure_phase(m, "validation", bytes, m->per_iter);
+    for (uint32_t r = 0; r < FAB_VALIDATE_ROUNDS && st == FAB_OK; r++)
+        st = m->k->validate(m->ctx, m->state, bytes, (uint32_t)bytes * 2654435761u + r, &mine);
+    if (st != FAB_OK)
+        return st;
+    return FAB_MPI(MPI_Allreduce(&mine, errors, 1, MPI_LONG, MPI_SUM, m->ctx->comm));
+}
+
+fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
+{
+    fab_kctx_t *ctx = m->ctx;
+    double comm_mean = NAN;
+    uint64_t iters = 0, warm = 0;
+    fab_cpu_mark_t cpu0, cpu1;
+    fab_load_t load = {0, 0};
+    double kc0[FAB_KCOL_MAX], kc1[FAB_KCOL_MAX], kc[FAB_KCOL_MAX], first[FAB_KCOL_MAX];
+    fab_status_t st;
+
+    fab_row_clear(row);
+    fab_acc_reset(&m->acc);
+    fab_watch_take_stall(); /* a stall before this size is not this row's */
+    if (m->slow_count)
+        memset(m->slow_count, 0, sizeof(uint64_t) * (size_t)ctx->size);
+    if (m->k->fit_bytes)
+        bytes = m->k->fit_bytes(ctx, bytes);
+    /* --overlap-compute: first the call alone (its time is the reference), then with the
+     * compute between start and wait; the row is the second. */
+    if (ctx->nonblocking && m->o->overlap_us > 0) {
+        ctx->compute_s = 0.0;
+        st = fab_plan_size(m, bytes, &iters, &warm);
+        if (st == FAB_OK)
+            st = fab_timed_blocks(m, bytes, &iters, NULL);
+        comm_mean = m->acc.mean;
+        fab_acc_reset(&m->acc);
+        if (m->slow_count)
+            memset(m->slow_count, 0, sizeof(uint64_t) * (size_t)ctx->size);
+        ctx->compute_s = m->o->overlap_us * 1e-6;
+        if (st != FAB_OK)
+            return st;
+    }
+    st = fab_plan_size(m, bytes, &iters, &warm);
+    if (st == FAB_OK) {
+        double none = 0.0;
+
+        st = fab_sync_max(ctx->comm, &none, NULL); /* all start the timed blocks together */
+    }
+    FAB_DEBUG("%s %zu bytes: %llu iterations, %llu warm-up, %.3g us per iteration estimated",
+              m->k->name, bytes, (unsigned long long)iters, (unsigned long long)warm,
+              m->per_iter * 1e6);
+    ctx->bytes = bytes;
+    m->own_s = 0.0; /* not --overlap-compute's call alone */
+    m->own_n = 0;
+    fab_kc_mark(m->k, ctx, m->state, kc0);
+    fab_cpu_mark(&cpu0, m->node_sampler);
+    if (st == FAB_OK)
+        st = fab_timed_blocks(m, bytes, &iters, &load);
+    fab_cpu_mark(&cpu1, m->node_sampler);
+    fab_kc_mark(m->k, ctx, m->state, kc1);
+    for (int j = 0; j < FAB_KCOL_MAX; j++)
+        kc[j] = first[j] = NAN;
+    fab_kc_add(m->k, kc, first, kc0, kc1);
+    if (st == FAB_OK) {
+        fab_measure_phase(m, "letting the row's traffic arrive", bytes, FAB_SETTLE_S);
+        st = fab_kc_settle(m->k, ctx, m->state, bytes, kc, first);
+    }
+    if (st == FAB_OK)
+        st = fab_row_cpu(row, ctx, &cpu0, &cpu1, &load);
+    if (st == FAB_OK)
+        st = fab_row_stall(row, ctx, fab_watch_take_stall());
+    if (st == FAB_OK)
+        st = fab_row_counters(row, m->k, ctx, kc);
+    if (st == FAB_OK)
+        st = fab_row_peers(row, ctx, fab_own_mean(m->k, m->own_s, m->own_n));
+    m->last_per_iter = m->per_iter;
+    m->last_bytes = bytes;
+    row->validation_errors = -1;
+    if (st == FAB_OK && m->o->validate && m->k->validate)
+        st = fab_validate_size(m, bytes, &row->validation_errors);
+    if (st != FAB_OK || ctx->rank != 0)
+        return st;
+
+    row->bytes = bytes;
+    row->iters = iters;
+    row->warmup = warm;
+    fab_acc_stats(&m->acc, m->k->time_divisor, &row->t);
+    fab_row_precision(row, &m->acc);
+    row->iter_time = m->acc.loop_total / (double)iters;
+    fab_row_rates(row, m->k, ctx, comm_mean);
+    fab_row_slowest(row, ctx, m->slow_count);
+    return FAB_OK;
+}
+
+fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_kernel_t *k,
+                              fab_kctx_t *ctx, void *state)
+{
+    int timer = ctx->timer, ntimers = 0, lead_timer = ctx->timer;
+    fab_status_t st;
+
+    memset(m, 0, sizeof(*m));
+    m->o = o;
+    m->k = k;
+    m->peer = k->ranks != FAB_RANKS_PAIR ? -1 : ctx->rank == 0 ? o->pair.b : o->pair.a;
+    m->ctx = ctx;
+    m->state = state;
+    m->barrier = o->sync == FAB_SYNC_BARRIER;
+    st = FAB_MPI(MPI_Allreduce(&timer, &ntimers, 1, MPI_INT, MPI_SUM, ctx->comm));
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Bcast(&lead_timer, 1, MPI_INT, 0, ctx->comm));
+    if (st != FAB_OK)
+        return st;
+    m->reduce = !(ntimers == 1 && lead_timer);
+    {
+        /* The node's sampler is the kernel's lowest rank on this host: the hosts' ids of the
+         * kernel's ranks, rather than a communicator of its own (core/world.h). */
+        int id = fab_world_node_id(), *ids = malloc(sizeof(int) * (size_t)ctx->size);
+
+        st = fab_agree(ids ? FAB_OK : FAB_ERR_NOMEM, ctx->comm);
+        if (st == FAB_OK)
+            st = FAB_MPI(MPI_Allgather(&id, 1, MPI_INT, ids, 1, MPI_INT, ctx->comm));
+        m->node_sampler = true;
+        for (int r = 0; st == FAB_OK && r < ctx->rank; r++)
+            if (ids[r] == id)
+                m->node_sampler = false;
+        free(ids);
+        if (st != FAB_OK)
+            return st;
+    }
+    m->block = malloc(sizeof(double) * (FAB_BLOCK + 1));
+    m->stamps = malloc(sizeof(uint64_t) * (FAB_BLOCK + 1));
+    m->reduced = m->reduce && ctx->rank == 0 ? malloc(sizeof(double) * (FAB_BLOCK + 1)) : NULL;
+    if (m->reduce) {
+        m->pin = malloc(sizeof(*m->pin) * (FAB_BLOCK + 1));
+        m->pout = ctx->rank == 0 ? malloc(sizeof(*m->pout) * (FAB_BLOCK + 1)) : NULL;
+        m->slow_count = ctx->rank == 0 ? calloc((size_t)ctx->size, sizeof(uint64_t)) : NULL;
+        if (!m->pin || (ctx->rank == 0 && (!m->pout || !m->slow_count)))
+            return FAB_ERR_NOMEM;
+    }
+    if (!m->block || !m->stamps || (m->reduce && ctx->rank == 0 && !m->reduced))
+        return FAB_ERR_NOMEM;
+    return fab_acc_init(&m->acc, ctx->rank == 0 ? (size_t)o->max_samples : 0);
+}
+
+void fab_measure_free(fab_measure_t *m)
+{
+    free(m->pin);
+    free(m->pout);
+    free(m->slow_count);
+    free(m->stamps);
+    free(m->block);
+    free(m->reduced);
+    fab_acc_free(&m->acc);
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The notes under a table (output/text.h): which of its rows are INVALID (below the floor,
+ * measure/adaptive.h) and which the machine disturbed, and by what (measure/quality.h). */
+#include <math.h>
+#include <stdio.h>
+
+#include "core/text.h"
+#include "measure/adaptive.h"
+#include "measure/quality.h"
+#include "output/table.h"
+#include "output/text.h"
+
+void fab_out_text_marks(FILE *f, const fab_text_marks_t *m)
+{
+    const fab_quality_tally_t *t = &m->tally;
+    char why[320];
+    size_t at = 0;
+
+    if (t->invalid)
+        fab_out_text_line(f,
+                          "# INVALID: %s%s (%d of %d rows): below the floor of %d timed "
+                          "iterations (adaptive: in %d blocks); not measurements, their numbers "
+                          "in ( )",
+                          m->invalid, m->ilen >= sizeof(m->invalid) - 1 ? "..." : "", t->invalid,
+                          t->rows, FAB_FLOOR_SAMPLES, FAB_ADAPT_MIN_BLOCKS);
+    if (!t->disturbed)
+        return;
+    why[0] = '\0';
+    if ((t->reasons & FAB_QR_CPU) && lround(t->cpu_hi) != lround(t->cpu_lo))
+        fab_appendf(why, sizeof(why), &at, ", a rank ran only %.0f-%.0f%% of the time", t->cpu_lo,
+                    t->cpu_hi);
+    else if (t->reasons & FAB_QR_CPU)
+        fab_appendf(why, sizeof(why), &at, ", a rank ran only %.0f%% of the time", t->cpu_lo);
+    if (t->reasons & FAB_QR_RUNNABLE)
+        fab_appendf(why, sizeof(why), &at, ", up to %.2g runnable tasks per CPU", t->runnable_max);
+    if (t->reasons & FAB_QR_STEAL)
+        fab_appendf(why, sizeof(why), &at, ", up to %.0f%% of the CPUs stolen", t->steal_max);
+    if (t->reasons & FAB_QR_CTXSW)
+        fab_appendf(why, sizeof(why), &at, ", a rank preempted up to %.0f times a second",
+                    t->ctxsw_max);
+    fab_out_text_line(f,
+                      "# ! disturbed: %s%s (%d of %d rows): the machine took time from the "
+                      "ranks%s; their times include waiting for it",
+                      m->disturbed, m->dlen >= sizeof(m->disturbed) - 1 ? "..." : "", t->disturbed,
+                      t->rows, why);
+}

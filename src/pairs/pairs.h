@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The pairs kernels (FAB_RANKS_NODES): every pair of members measured in the rounds of a
+ * schedule, the matrix and its verdict (pairs/pairs.c). */
+#ifndef FAB_PAIRS_PAIRS_H
+#define FAB_PAIRS_PAIRS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/opts.h"
+#include "core/status.h"
+#include "core/world.h"
+#include "kernel/fab_kernel.h"
+#include "measure/sink.h"
+#include "pairs/pairs_stop.h"
+
+/* How long each pair and direction is measured (pairs/pairs_stop.h): -i (fixed), -t (time),
+ * else adaptive with --pair-time or the kernel's default time. */
+void fab_pairs_stop_conf(const fab_kernel_t *k, const fab_opts_t *o, fab_pstop_conf_t *c);
+/* That policy in words (the table's header, the file's iteration_policy). */
+void fab_pairs_policy(const fab_kernel_t *k, const fab_opts_t *o, char *buf, size_t len);
+/* The members of the run's pairs: world ranks, one per host (the lowest) or every rank;
+ * member[] holds w->size entries. Returns their count. */
+int fab_pairs_members(const fab_world_t *w, const fab_opts_t *o, int *member);
+/* Before measuring: FAB_ERR_CONFIG with msg and hint when k cannot run (fewer than two
+ * members, more than one size). */
+fab_status_t fab_pairs_check(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
+                             char *msg, size_t len, char *hint, size_t hlen);
+/* Run pairs kernel k (collective over MPI_COMM_WORLD). FAB_ERR_SUSPECT (exit 1) when the
+ * verdict names a suspect. *agreed as for fab_run_kernel. */
+fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
+                           fab_sinks_t *sinks, bool *agreed);
+
+#endif

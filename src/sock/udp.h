@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the UDP kernels (in kernels/) share: the pair's UDP sockets
+ * (sock/udp.c: the address as for the TCP kernels, sock/sock.h; each rank binds port 0,
+ * the ports are exchanged over MPI and each socket is connected to the other's address, so
+ * that the receiver takes datagrams from its partner only; a probe datagram proves the path
+ * within FAB_SOCK_CONNECT_S), the sender and receiver of one iteration, validation, their
+ * columns and counters. sock/udp_acct.h counts and paces.
+ *
+ * One iteration: the sender (rank 0 of the pair) sends W (-w) datagrams of `bytes`, each
+ * with a sequence number and its send time, paced at the instance's rate (the paced
+ * kernel's --rate) or as fast as the socket takes them; a datagram the socket refuses
+ * (EAGAIN, ENOBUFS) is a sender-side drop, not sent and not numbered. Then it tells the
+ * receiver over MPI the number after its last. The receiver reads datagrams (recvmmsg, the
+ * kernel's receive timestamps) until it is told, takes what is there and goes on: it never
+ * holds the sender back, so the queues on the way stay as full as the rate makes them. Each
+ * size's datagrams are counted apart, whenever they arrive; after a row's last block its
+ * settle waits for the datagrams still in flight (until the sender's last, or
+ * FAB_UDP_LINGER_S of silence). docs/METRICS.md, "UDP kernels". */
+#ifndef FAB_SOCK_UDP_H
+#define FAB_SOCK_UDP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/descriptor.h"
+#include "sock/udp_acct.h"
+
+#define FAB_UDP_LINGER_S  0.02       /* silence after the sender's last: the rest was lost */
+#define FAB_UDP_PAUSE_NS  100000     /* between two iterations: a pause that restarts the pacing */
+#define FAB_UDP_SETTLE_S  5.0        /* after a row, the longest wait for its datagrams in flight */
+#define FAB_UDP_PROBE     UINT64_MAX /* the sequence number of the path's probe datagrams */
+#define FAB_UDP_PATTERNED (1ull << 62) /* in a number on the wire: --validate's pattern follows */
+
+/* Their columns (fab_kcol_t), one table for both kernels (unpaced: offered_Gbps NaN). */
+enum {
+    FAB_UDP_C_OFFERED = 0, /* AXIS: --rate of the instance, Gb/s */
+    FAB_UDP_C_SENT,        /* TOTAL: datagrams the sender's socket took */
+    FAB_UDP_C_DROPS,       /* TOTAL: datagrams the sender's socket refused */
+    FAB_UDP_C_RECEIVED,    /* TOTAL: unique datagrams received */
+    FAB_UDP_C_OOO,         /* TOTAL: arrived after a higher sequence number */
+    FAB_UDP_C_DUP,         /* TOTAL: arrived twice */
+    FAB_UDP_C_JITTER,      /* GAUGE: RFC 3550 jitter at the block's end, us */
+    FAB_UDP_C_OVERFLOW,    /* COUNTER: dropped by the receiver's full socket (SO_MEMINFO) */
+    FAB_UDP_C_LOSS,        /* DERIVED: 100 x (sent - received) / sent */
+    FAB_UDP_C_RX_GBPS,     /* DERIVED: received payload, Gb/s */
+    FAB_UDP_C_RX_PPS,      /* DERIVED: received datagrams per s */
+    FAB_UDP_C_UNDELIVERED, /* DERIVED: 100 x (sent + drops - received) / (sent + drops) */
+    FAB_UDP_NKCOLS
+};
+extern const fab_kcol_t fab_udp_kcols[FAB_UDP_NKCOLS];
+
+/* The descriptor fields both UDP kernels share (each file adds its name, summary, sizes,
+ * setup, describe, check, table and, for the paced one, its axis and knee): a pair, a window
+ * of datagrams, the shared socket options, the columns above, and rows that count a stream
+ * (1 s of the automatic budget each, used whole, in one timed block). */
+#define FAB_UDP_KERNEL                                                                             \
+    .kind = FAB_KIND_BANDWIDTH, .ranks = FAB_RANKS_PAIR, .min_ranks = 2, .rank_multiple = 1,       \
+    .uses_window = true, .sleeps = true, .time_divisor = 1.0, .iterate = fab_udp_iterate,          \
+    .validate = fab_udp_validate, .cleanup = fab_udp_cleanup, .counters = fab_udp_counters,        \
+    .settle = fab_udp_settle, .derive = fab_udp_derive, .kcols = fab_udp_kcols,                    \
+    .nkcols = FAB_UDP_NKCOLS, .options = fab_sock_options, .noptions = FAB_SOCK_NOPTIONS,          \
+    .option_values = &fab_sock_opt, .own_bytes = fab_udp_own_bytes,                                \
+    .own_bytes_hint = "lower -w or -m", .budget_row_s = 1.0, .spend_budget = true,                 \
+    .whole_block = true
+
+/* The kernels' hooks; rate_gbps 0: unpaced. */
+fab_status_t fab_udp_setup(fab_kctx_t *ctx, void **state, double rate_gbps, const char *kernel);
+fab_status_t fab_udp_iterate(fab_kctx_t *ctx, void *state, size_t bytes);
+fab_status_t fab_udp_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
+                              long *errors);
+void fab_udp_counters(const fab_kctx_t *ctx, void *state, double *c);
+fab_status_t fab_udp_settle(fab_kctx_t *ctx, void *state);
+double fab_udp_derive(const fab_krow_t *row, int j);
+void fab_udp_cleanup(fab_kctx_t *ctx, void *state);
+/* What setup allocates beyond the harness's buffers: the send and receive batches. */
+size_t fab_udp_own_bytes(const fab_kctx_t *ctx);
+/* Sizes from the header (FAB_UDP_HEADER) to FAB_UDP_MAX, a window the batch holds. */
+fab_status_t fab_udp_check(const fab_kctx_t *ctx, char *msg, size_t len, char *hint, size_t hlen);
+/* The instance's address and pacing in words, for describe. */
+void fab_udp_describe(const fab_kctx_t *ctx, char *buf, size_t len, double rate_gbps);
+
+#endif
