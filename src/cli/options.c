@@ -226,6 +226,7 @@ static const char *const fab_env_other[] = {
     "FABRICBENCH_TEST_PEERS_DROP",
     "FABRICBENCH_TEST_LAG",    /* a lagging rank: what --sync barrier changes */
     "FABRICBENCH_TEST_LIBNBC", /* whether libnbc's progress is registered (core/comm.h) */
+    "FABRICBENCH_TEST_FSIZE",  /* a small file-size limit after MPI_Init (core/testhook.h) */
     "FABRICBENCH_ARGS",
     "FABRICBENCH_ANALYZE_DEBUG",
     "FABRICBENCH_BUILD_DIR",

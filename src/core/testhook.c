@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The one reader of the FABRICBENCH_TEST_* switches. */
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,4 +59,20 @@ bool fab_test_peers_drop(int rank)
     const char *e = getenv("FABRICBENCH_TEST_PEERS_DROP");
 
     return e && *e && rank >= 0 && fab_test_rank(e, strlen(e)) == rank;
+}
+
+void fab_test_fsize(const char *point)
+{
+    const char *e = getenv("FABRICBENCH_TEST_FSIZE");
+    struct rlimit rl;
+    long kib;
+
+    if (!e || !*e || strcmp(point, "world") != 0 || (kib = fab_test_rank(e, strlen(e))) <= 0)
+        return;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0) {
+        rl.rlim_cur = (rlim_t)kib << 10;
+        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_cur > rl.rlim_max)
+            rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_FSIZE, &rl);
+    }
 }

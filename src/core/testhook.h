@@ -17,5 +17,9 @@ void fab_test_stop_at(const char *point, int rank);
 /* FABRICBENCH_TEST_PEERS_DROP=RANK: that rank drops every datagram its watchdog's side channel
  * receives, as a firewall in front of it would, so the tests see the fallback. */
 bool fab_test_peers_drop(int rank);
+/* FABRICBENCH_TEST_FSIZE=KIB: at start-up point `world` (after MPI_Init, whose shared-memory
+ * files need more) this process's file-size limit becomes KIB KiB, as a small `ulimit -f`
+ * would make it, so a test reaches the limit with few rows on a busy machine. */
+void fab_test_fsize(const char *point);
 
 #endif

@@ -347,6 +347,7 @@ void fab_watch_startup(const char *key, const char *phase)
     snprintf(d->phase, sizeof(d->phase), "%s", phase);
     pthread_mutex_unlock(&d->lock);
     fab_test_stop_at(key, d->rank);
+    fab_test_fsize(key);
 }
 
 void fab_watch_start(const fab_world_t *w, double timeout_s)
