@@ -312,9 +312,16 @@ for prec in ("100", "0.05"):
     cols = table("p%s.h5" % prec)["latency"][0]
     n[prec] = (list(cols["iterations"]), list(cols["blocks"]), list(cols["target_met"]),
                list(cols["ci_pct"]), list(cols["blocks_ci_pct"]))
+# --precision 100 is met at the floor of blocks; 0.05 is met at that precision or measures
+# on: more blocks or more samples than 100 took. Not both: the samples a block holds depend on
+# how fast the machine is at that moment (beside busy loops the second run's blocks were
+# shorter: 11 blocks, fewer samples).
 for i in range(2):
-    check(n["0.05"][0][i] > n["100"][0][i] and n["0.05"][1][i] > n["100"][1][i],
-          "tighter --precision, not more samples and blocks: %s" % n)
+    check(n["100"][2][i] == 1 and n["100"][1][i] <= n["0.05"][1][i],
+          "--precision 100: not met at the floor of blocks: %s" % n)
+    check((n["0.05"][2][i] == 1 and n["0.05"][3][i] <= 0.05) or
+          n["0.05"][0][i] > n["100"][0][i] or n["0.05"][1][i] > n["100"][1][i],
+          "tighter --precision, neither met nor more samples or blocks: %s" % n)
     # a quiet stretch may meet even 0.05%; then by its definition: both intervals within it
     check(n["0.05"][2][i] == 0 or (n["0.05"][3][i] <= 0.05 + 1e-9 and
                                    n["0.05"][4][i] <= 0.05 + 1e-9),

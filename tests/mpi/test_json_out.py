@@ -96,9 +96,10 @@ def run_attrs(path, run="run_0000"):
 
 
 def start(args, np=2):
+    """mpirun in a session of its own, so that stop() can end it with its ranks."""
     cmd = mpirun_cmd(np) + [exe, "run"] + args
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=mpi_env())
+                            env=mpi_env(), start_new_session=True)
 
 
 def rank_pids(path):
@@ -123,10 +124,19 @@ def wait_for(cond, proc, what, limit=90):
 
 
 def stop(proc):
-    """End our mpirun (it takes its ranks with it) if a check left it running."""
-    if proc.poll() is None:
-        proc.kill()
-        proc.communicate()
+    """End our mpirun and its ranks if a check left them running. The whole process group: a
+    rank that outlived a killed mpirun would hold the pipes, and communicate() would wait for
+    it (seen beside busy loops: the test ran into ctest's limit instead of saying why)."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        check(False, "mpirun %d: its output pipes still open 30 s after SIGKILL" % proc.pid)
 
 
 # ---------------------------------------------------------------- --json -: JSON Lines on stdout

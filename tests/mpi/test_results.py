@@ -352,11 +352,11 @@ print("ok unwritable outputs refused before measuring (exit 3)")
 # A file-size limit on the ranks: a write error, exit 3 with a message, the rows before kept.
 # A real `ulimit -f` must leave MPI_Init 4.5 MiB (mpi.startup refuses less before MPI_Init),
 # which takes about 600,000 ping-pongs of samples to outgrow: minutes beside busy loops. So the
-# ranks lower their own limit to 200 KiB just after MPI_Init (FABRICBENCH_TEST_FSIZE): 80 KB
-# of samples a row, the third or so row cannot be written.
+# ranks lower their own limit to 400 KiB just after MPI_Init (FABRICBENCH_TEST_FSIZE): 80 KB
+# of samples and about as much HDF5 around them a row: the third to fifth row cannot be written.
 p = mpirun(2, [exe, "run", "latency", "-m", "1:128", "-i", "10000", "-x", "100", "--samples",
                "-q", "-o", "fsize.h5", "--json", "fsize.json"],
-           env={"FABRICBENCH_TEST_FSIZE": "200"},
+           env={"FABRICBENCH_TEST_FSIZE": "400"},
            timeout=600)  # a bound for a busy machine, not a speed
 check(p.returncode == 3 and "File too large" in p.stderr and
       p.stderr.count("cannot write") == 1, "ulimit -f: exit %d\n%s" % (p.returncode, p.stderr))

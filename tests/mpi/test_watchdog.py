@@ -147,7 +147,7 @@ print("ok rank 0 stopped: rank 1 names it, exit 3 after %.1f s; HDF5 and JSON bo
       "rank 1's account" % (took, st))
 
 # ---------------------------------------------------------------- a stall that resumes
-p = start(["latency", "-m", "8:64K", "-t", "0.4", "-o", "resume.h5"])
+p = start(["latency", "-m", "8:2K", "-t", "0.4", "-o", "resume.h5"])
 wait_rows("resume.h5", 2, p)
 pids = ranks("resume.h5")
 os.kill(pids[1], signal.SIGSTOP)
