@@ -331,6 +331,184 @@ fab_status_t fab_opts_table_check(const fab_opts_t *o, char *err, size_t errlen,
     return o->columns ? fab_text_columns_check(o->columns, err, errlen, hint, hintlen) : FAB_OK;
 }
 
+/* The commands, by their first word (`completion` is main's: it reads no options). */
+static const struct fab_command {
+    const char *word;
+    fab_cmd_t cmd;
+} fab_commands[] = {
+    {"--help", FAB_CMD_HELP},         {"-h", FAB_CMD_HELP},
+    {"help", FAB_CMD_HELP},           {"--version", FAB_CMD_VERSION},
+    {"version", FAB_CMD_VERSION},     {"list", FAB_CMD_LIST},
+    {"show", FAB_CMD_SHOW},           {"inventory", FAB_CMD_INVENTORY},
+    {"placement", FAB_CMD_PLACEMENT}, {"run", FAB_CMD_RUN},
+};
+
+/* The command argv[1] names, into *cmd, and the arguments of those other than `run`. */
+static fab_status_t fab_opts_command(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o,
+                                     char *err, size_t errlen, char *hint, size_t hintlen)
+{
+    for (size_t i = 0; i < sizeof(fab_commands) / sizeof(fab_commands[0]); i++)
+        if (strcmp(argv[1], fab_commands[i].word) == 0)
+            *cmd = fab_commands[i].cmd;
+    switch (*cmd) {
+    case FAB_CMD_NONE:
+        snprintf(err, errlen, "unknown command '%s'", argv[1]);
+        snprintf(hint, hintlen,
+                 "commands are: run, list, show, inventory, placement, completion (see "
+                 "'fabricbench --help')");
+        return FAB_ERR_USAGE;
+    case FAB_CMD_LIST:
+        if (argc > 2) {
+            snprintf(err, errlen, "'list' takes no arguments (got '%s')", argv[2]);
+            snprintf(hint, hintlen, "run 'fabricbench list'");
+            return FAB_ERR_USAGE;
+        }
+        return FAB_OK;
+    case FAB_CMD_SHOW:
+        return fab_show_parse(argc, argv, o, err, errlen, hint, hintlen);
+    case FAB_CMD_INVENTORY:
+    case FAB_CMD_PLACEMENT:
+        return fab_subcommand_parse(argc, argv, *cmd, o, err, errlen, hint, hintlen);
+    default:
+        return FAB_OK;
+    }
+}
+
+static fab_status_t fab_opts_unknown(const char *a, char *err, size_t errlen, char *hint,
+                                     size_t hintlen)
+{
+    snprintf(err, errlen, "unknown option '%s'", a);
+    snprintf(hint, hintlen, "'fabricbench run --help' lists every option");
+    return FAB_ERR_USAGE;
+}
+
+/* -qv: several flags in one word, each applied in turn; a help flag ends the parsing. */
+static fab_status_t fab_opts_flags(const char *a, bool *set, fab_cmd_t *cmd, char *err,
+                                   size_t errlen, char *hint, size_t hintlen)
+{
+    for (const char *c = a + 1; *c; c++) {
+        const fab_optrow_t *d = fab_opt_find_short(*c);
+
+        if (!d)
+            return fab_opts_unknown(a, err, errlen, hint, hintlen);
+        if (fab_opt_takes_value(d->d)) {
+            snprintf(err, errlen, "option -%c in '%s' needs a value; give it separately", *c, a);
+            snprintf(hint, hintlen, "'fabricbench run --help' lists every option");
+            return FAB_ERR_USAGE;
+        }
+        if (fab_row_is_help(d)) {
+            *cmd = FAB_CMD_RUN_HELP;
+            return FAB_OK;
+        }
+        fab_opt_apply(d->d, d->base, NULL, err, errlen);
+        set[d - fab_rows] = true;
+    }
+    return FAB_OK;
+}
+
+/* One argument of `run` (argv[*i]; *i moves past a separate value): the kernels, an option
+ * (--name, --name=value, -n value, -nvalue) or flags (-qv). */
+static fab_status_t fab_opts_arg(int argc, char **argv, int *i, bool *set, const char **kernels,
+                                 fab_cmd_t *cmd, char *err, size_t errlen, char *hint,
+                                 size_t hintlen)
+{
+    const char *a = argv[*i], *val = NULL;
+    const fab_optrow_t *d;
+    fab_status_t st;
+
+    if (a[0] != '-' || a[1] == '\0') {
+        if (*kernels) {
+            snprintf(err, errlen, "unexpected argument '%s' (kernels were already given)", a);
+            snprintf(hint, hintlen, "list kernels comma-separated: latency,bw");
+            return FAB_ERR_USAGE;
+        }
+        *kernels = a;
+        return FAB_OK;
+    }
+    if (a[1] == '-') {
+        const char *eq = strchr(a + 2, '=');
+
+        d = fab_opt_find_long(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+        if (eq)
+            val = eq + 1;
+    } else {
+        d = fab_opt_find_short(a[1]);
+        if (d && a[2] && !fab_opt_takes_value(d->d))
+            return fab_opts_flags(a, set, cmd, err, errlen, hint, hintlen);
+        if (d && a[2])
+            val = a + 2;
+    }
+    if (!d)
+        return fab_opts_unknown(a, err, errlen, hint, hintlen);
+    if (fab_row_is_help(d)) {
+        *cmd = FAB_CMD_RUN_HELP;
+        return FAB_OK;
+    }
+    if (fab_opt_takes_value(d->d) && !val) {
+        if (*i + 1 >= argc) {
+            snprintf(err, errlen, "option '%s' needs a value (%s)", a, d->d->arg);
+            snprintf(hint, hintlen, "'fabricbench run --help' shows each option's value");
+            return FAB_ERR_USAGE;
+        }
+        val = argv[++*i];
+    } else if (!fab_opt_takes_value(d->d) && val) {
+        snprintf(err, errlen, "option '%s' takes no value", a);
+        snprintf(hint, hintlen, "'fabricbench run --help' lists every option");
+        return FAB_ERR_USAGE;
+    }
+    st = fab_opt_apply(d->d, d->base, val, err, errlen);
+    if (st != FAB_OK) {
+        snprintf(hint, hintlen, "'fabricbench run --help' shows the accepted values");
+        return st;
+    }
+    set[d - fab_rows] = true;
+    return FAB_OK;
+}
+
+/* Options of `run` that contradict each other or the outputs. */
+static fab_status_t fab_opts_refuse(const fab_opts_t *o, char *err, size_t errlen, char *hint,
+                                    size_t hintlen)
+{
+    fab_status_t st;
+
+    if (o->overlap_us > 0 && !o->nonblocking) {
+        snprintf(err, errlen, "--overlap-compute needs --nonblocking");
+        snprintf(hint, hintlen,
+                 "add --nonblocking: the compute goes between the start of a "
+                 "non-blocking collective and its wait");
+        return FAB_ERR_USAGE;
+    }
+    st = fab_opts_table_check(o, err, errlen, hint, hintlen);
+    if (st == FAB_OK && o->append && o->force) {
+        snprintf(err, errlen, "--append and --force contradict each other");
+        snprintf(hint, hintlen, "--append adds a run to the file, --force replaces it: pick one");
+        st = FAB_ERR_USAGE;
+    }
+    if (st == FAB_OK && o->min_iters > o->max_iters) {
+        snprintf(err, errlen, "--min-iters %ld is larger than --max-iters %ld", o->min_iters,
+                 o->max_iters);
+        snprintf(hint, hintlen, "make --min-iters at most --max-iters");
+        st = FAB_ERR_USAGE;
+    }
+    if (st == FAB_OK)
+        st = fab_outputs_check(o, err, errlen, hint, hintlen);
+    return st;
+}
+
+/* Options given that this run ignores, said in o->note. */
+static void fab_opts_ignored(fab_opts_t *o, const bool *set)
+{
+    if (o->iters > 0 && set[fab_opt_index("time")])
+        snprintf(o->note, sizeof(o->note), "-t/--time is ignored: -i fixes the iterations");
+    if (!o->adaptive && (set[fab_opt_index("budget")] || set[fab_opt_index("precision")] ||
+                         set[fab_opt_index("pair-time")]))
+        snprintf(o->note, sizeof(o->note),
+                 "--budget, --precision and --pair-time are ignored: %s fixes the "
+                 "measurement",
+                 o->iters > 0 ? "-i" : "--time");
+    fab_opts_unused(o, set);
+}
+
 fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o, char *err,
                             size_t errlen, char *hint, size_t hintlen)
 {
@@ -339,7 +517,6 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
     bool set[FAB_MAX_ROWS] = {false};
     int env_bad = -1;
     fab_status_t st;
-    int i = 1;
 
     *cmd = FAB_CMD_NONE;
     err[0] = hint[0] = '\0';
@@ -351,116 +528,14 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         snprintf(hint, hintlen, "try 'fabricbench run' or 'fabricbench --help'");
         return FAB_ERR_USAGE;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-        strcmp(argv[1], "help") == 0) {
-        *cmd = FAB_CMD_HELP;
-        return FAB_OK;
-    }
-    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-        *cmd = FAB_CMD_VERSION;
-        return FAB_OK;
-    }
-    if (strcmp(argv[1], "list") == 0) {
-        *cmd = FAB_CMD_LIST;
-        if (argc > 2) {
-            snprintf(err, errlen, "'list' takes no arguments (got '%s')", argv[2]);
-            snprintf(hint, hintlen, "run 'fabricbench list'");
-            return FAB_ERR_USAGE;
-        }
-        return FAB_OK;
-    }
-    if (strcmp(argv[1], "show") == 0) {
-        *cmd = FAB_CMD_SHOW;
-        return fab_show_parse(argc, argv, o, err, errlen, hint, hintlen);
-    }
-    if (strcmp(argv[1], "inventory") == 0 || strcmp(argv[1], "placement") == 0) {
-        *cmd = argv[1][0] == 'i' ? FAB_CMD_INVENTORY : FAB_CMD_PLACEMENT;
-        return fab_subcommand_parse(argc, argv, *cmd, o, err, errlen, hint, hintlen);
-    }
-    if (strcmp(argv[1], "run") != 0) {
-        snprintf(err, errlen, "unknown command '%s'", argv[1]);
-        snprintf(hint, hintlen,
-                 "commands are: run, list, show, inventory, placement, completion (see "
-                 "'fabricbench --help')");
-        return FAB_ERR_USAGE;
-    }
-    *cmd = FAB_CMD_RUN;
+    st = fab_opts_command(argc, argv, cmd, o, err, errlen, hint, hintlen);
+    if (st != FAB_OK || *cmd != FAB_CMD_RUN)
+        return st;
     fab_opts_from_env(set, &env_bad, env_err, sizeof(env_err));
-    for (i = 2; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        const fab_optrow_t *d;
-
-        if (a[0] != '-' || a[1] == '\0') {
-            if (kernels) {
-                snprintf(err, errlen, "unexpected argument '%s' (kernels were already given)", a);
-                snprintf(hint, hintlen, "list kernels comma-separated: latency,bw");
-                return FAB_ERR_USAGE;
-            }
-            kernels = a;
-            continue;
-        }
-        if (a[1] == '-') {
-            const char *eq = strchr(a + 2, '=');
-
-            d = fab_opt_find_long(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
-            if (eq)
-                val = eq + 1;
-        } else {
-            d = fab_opt_find_short(a[1]);
-            if (d && a[2] && fab_opt_takes_value(d->d))
-                val = a + 2;
-            else if (d && a[2]) { /* -qv: several flags in one word */
-                for (const char *c = a + 1; *c && d; c++) {
-                    d = fab_opt_find_short(*c);
-                    if (d && fab_opt_takes_value(d->d)) {
-                        snprintf(err, errlen,
-                                 "option -%c in '%s' needs a value; give it "
-                                 "separately",
-                                 *c, a);
-                        snprintf(hint, hintlen, "'fabricbench run --help' lists every option");
-                        return FAB_ERR_USAGE;
-                    }
-                    if (d && fab_row_is_help(d)) {
-                        *cmd = FAB_CMD_RUN_HELP;
-                        return FAB_OK;
-                    }
-                    if (d) {
-                        fab_opt_apply(d->d, d->base, NULL, err, errlen);
-                        set[d - fab_rows] = true;
-                    }
-                }
-                if (d)
-                    continue;
-            }
-        }
-        if (!d) {
-            snprintf(err, errlen, "unknown option '%s'", a);
-            snprintf(hint, hintlen, "'fabricbench run --help' lists every option");
-            return FAB_ERR_USAGE;
-        }
-        if (fab_row_is_help(d)) {
-            *cmd = FAB_CMD_RUN_HELP;
-            return FAB_OK;
-        }
-        if (fab_opt_takes_value(d->d) && !val) {
-            if (i + 1 >= argc) {
-                snprintf(err, errlen, "option '%s' needs a value (%s)", a, d->d->arg);
-                snprintf(hint, hintlen, "'fabricbench run --help' shows each option's value");
-                return FAB_ERR_USAGE;
-            }
-            val = argv[++i];
-        } else if (!fab_opt_takes_value(d->d) && val) {
-            snprintf(err, errlen, "option '%s' takes no value", a);
-            snprintf(hint, hintlen, "'fabricbench run --help' lists every option");
-            return FAB_ERR_USAGE;
-        }
-        st = fab_opt_apply(d->d, d->base, val, err, errlen);
-        if (st != FAB_OK) {
-            snprintf(hint, hintlen, "'fabricbench run --help' shows the accepted values");
-            return st;
-        }
-        set[d - fab_rows] = true;
-    }
+    for (int i = 2; i < argc && st == FAB_OK && *cmd == FAB_CMD_RUN; i++)
+        st = fab_opts_arg(argc, argv, &i, set, &kernels, cmd, err, errlen, hint, hintlen);
+    if (st != FAB_OK || *cmd != FAB_CMD_RUN)
+        return st;
     fab_opts_given(o, set);
     st = fab_env_unknown(err, errlen, hint, hintlen);
     if (st != FAB_OK)
@@ -474,40 +549,11 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         fab_kernel_list_parse(kernels ? kernels : FAB_DEFAULT_SUITE, o, err, errlen, hint, hintlen);
     if (st == FAB_OK)
         st = fab_kernel_list_expand(o, err, errlen, hint, hintlen);
-    if (st == FAB_OK && o->overlap_us > 0 && !o->nonblocking) {
-        snprintf(err, errlen, "--overlap-compute needs --nonblocking");
-        snprintf(hint, hintlen,
-                 "add --nonblocking: the compute goes between the start of a "
-                 "non-blocking collective and its wait");
-        st = FAB_ERR_USAGE;
-    }
-    if (st == FAB_OK)
-        st = fab_opts_table_check(o, err, errlen, hint, hintlen);
-    if (st == FAB_OK && o->append && o->force) {
-        snprintf(err, errlen, "--append and --force contradict each other");
-        snprintf(hint, hintlen, "--append adds a run to the file, --force replaces it: pick one");
-        st = FAB_ERR_USAGE;
-    }
-    if (st == FAB_OK && o->iters > 0 && set[fab_opt_index("time")])
-        snprintf(o->note, sizeof(o->note), "-t/--time is ignored: -i fixes the iterations");
     /* --overlap-compute measures the call alone first, with the same iterations: --time */
     o->adaptive = o->iters == 0 && !set[fab_opt_index("time")] && o->overlap_us == 0;
-    if (st == FAB_OK && !o->adaptive &&
-        (set[fab_opt_index("budget")] || set[fab_opt_index("precision")] ||
-         set[fab_opt_index("pair-time")]))
-        snprintf(o->note, sizeof(o->note),
-                 "--budget, --precision and --pair-time are ignored: %s fixes the "
-                 "measurement",
-                 o->iters > 0 ? "-i" : "--time");
     if (st == FAB_OK)
-        fab_opts_unused(o, set);
-    if (st == FAB_OK && o->min_iters > o->max_iters) {
-        snprintf(err, errlen, "--min-iters %ld is larger than --max-iters %ld", o->min_iters,
-                 o->max_iters);
-        snprintf(hint, hintlen, "make --min-iters at most --max-iters");
-        st = FAB_ERR_USAGE;
-    }
+        st = fab_opts_refuse(o, err, errlen, hint, hintlen);
     if (st == FAB_OK)
-        st = fab_outputs_check(o, err, errlen, hint, hintlen);
+        fab_opts_ignored(o, set);
     return st;
 }

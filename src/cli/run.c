@@ -337,6 +337,101 @@ static void fab_run_mark(void *arg, const char *status, const char *reason)
     fab_sinks_mark(arg, status, reason, strcmp(status, "failed") == 0);
 }
 
+/* The transport MPI uses (t); under --strict-fabric or --repeat, probed before measuring
+ * (*probed). */
+static fab_status_t fab_run_transport(const fab_world_t *w, const fab_opts_t *o, fab_fabric_t *fb,
+                                      fab_transport_t *t, fab_run_info_t *info, bool *probed)
+{
+    fab_status_t st = FAB_OK;
+
+    fab_transport_detect(t);
+    /* --strict-fabric checks the transport before measuring (the probe's own UCX context then
+     * exists during the measurements; see docs/FABRICS.md). */
+    if (o->strict_fabric && fb->name[0] && !fab_transport_needs_probe(t)) {
+        char why[256];
+
+        snprintf(why, sizeof(why),
+                 "--strict-fabric: pml %s: UCX is not in use, so the transport of --fabric %s "
+                 "cannot be verified",
+                 t->pml, fb->name);
+        return fab_agree_msg(w, FAB_ERR_ENV, why,
+                             "drop --pml ob1 (or mpirun --mca pml ob1) to measure through UCX, or "
+                             "drop --strict-fabric");
+    }
+    /* --repeat: every run records the same transports, so they are probed before the
+     * first (as --strict-fabric does) rather than after the last. */
+    if ((o->strict_fabric || o->repeat > 1) && fab_transport_needs_probe(t)) {
+        fab_watch_phase("probing the transports", NULL, 0, -1, 0);
+        st = fab_check_transport(w, o, t, fb, info);
+        *probed = true;
+    }
+    return st;
+}
+
+/* Rank 0: what describes the run (info), and the outputs opened (sinks). */
+static fab_status_t fab_run_outputs(const fab_world_t *w, const fab_opts_t *o, fab_fabric_t *fb,
+                                    const fab_transport_t *t, bool probed, int argc, char **argv,
+                                    fab_run_info_t *info, fab_sinks_t *sinks)
+{
+    fab_status_t st = fab_run_info_fill(info, w, t, argc, argv, fab_env_ours);
+
+    info->fabric = fb;
+    info->sync = o->sync == FAB_SYNC_BARRIER ? "barrier" : "none";
+    info->line_rate_gbps = o->line_rate_gbps;
+    if (o->line_rate_given)
+        snprintf(info->line_rate_from, sizeof(info->line_rate_from), "--line-rate");
+    else
+        snprintf(info->line_rate_from, sizeof(info->line_rate_from), "%s", fb->line_rate_from);
+    info->probed_early = probed;
+    if (probed)
+        snprintf(info->ucx_tls, sizeof(info->ucx_tls), "%s", t->ucx_tls);
+    if (st == FAB_OK)
+        st = fab_open_sinks(w, o, info, sinks);
+    if (st == FAB_OK)
+        fab_watch_on_fail(fab_run_mark, sinks);
+    return st;
+}
+
+/* Rank 0, --repeat: a new run, running until its own end says otherwise. */
+static void fab_run_info_restart(fab_run_info_t *info)
+{
+    fab_utc_now(info->start_time, sizeof(info->start_time), "%Y-%m-%dT%H:%M:%SZ");
+    snprintf(info->status, sizeof(info->status), "running");
+    info->end_time[0] = info->stop_reason[0] = info->disturbance[0] = '\0';
+    info->budget_s = info->budget_cap_s = info->measure_s = NAN;
+    info->rows = info->rows_invalid = info->rows_disturbed = info->rows_noisy = 0;
+}
+
+/* --repeat N: the whole plan N times, each repetition a run of its own in the outputs; a
+ * finding (validation, suspects) of any of them is the run's exit status. */
+static fab_status_t fab_run_repeats(const fab_world_t *w, const fab_opts_t *o, fab_fabric_t *fb,
+                                    fab_transport_t *t, fab_run_info_t *info, fab_sinks_t *sinks,
+                                    bool probed, bool *agreed)
+{
+    fab_status_t st = FAB_OK, finding = FAB_OK;
+
+    for (int rep = 0; rep < o->repeat && st == FAB_OK; rep++) {
+        if (w->rank == 0) {
+            if (rep > 0)
+                fab_run_info_restart(info);
+            st = fab_sinks_run_begin(sinks, info, o);
+        }
+        fab_watch_phase("starting the run's outputs", NULL, 0, -1, 0);
+        st = fab_agree(st, MPI_COMM_WORLD);
+        if (st != FAB_OK)
+            return st;
+        st = fab_run_once(w, o, fb, t, info, sinks, probed || rep + 1 < o->repeat, agreed);
+        if (!*agreed)
+            return st;
+        if (st == FAB_ERR_VALIDATION || st == FAB_ERR_SUSPECT) { /* a finding: go on */
+            if (finding == FAB_OK || st < finding)
+                finding = st;
+            st = FAB_OK;
+        }
+    }
+    return st == FAB_OK ? finding : st;
+}
+
 fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, int argc,
                          char **argv, bool *agreed)
 {
@@ -344,7 +439,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     fab_transport_t t;
     fab_run_info_t info;
     fab_sinks_t sinks = {0};
-    fab_status_t st, finding = FAB_OK;
+    fab_status_t st;
     bool probed = false;
 
     *agreed = true;
@@ -370,84 +465,19 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     if (st == FAB_OK)
         st = fab_agree(fab_setup_inventory(w, o, &info), MPI_COMM_WORLD);
     fab_startup_step(&since, "gathering the inventory");
+    if (st == FAB_OK)
+        st = fab_run_transport(w, o, fb, &t, &info, &probed);
     if (st != FAB_OK)
         goto out;
-    fab_transport_detect(&t);
-    /* --strict-fabric checks the transport before measuring (the probe's own UCX context then
-     * exists during the measurements; see docs/FABRICS.md). */
-    if (o->strict_fabric && fb->name[0] && !fab_transport_needs_probe(&t)) {
-        char why[256];
-
-        snprintf(why, sizeof(why),
-                 "--strict-fabric: pml %s: UCX is not in use, so the transport of --fabric %s "
-                 "cannot be verified",
-                 t.pml, fb->name);
-        st = fab_agree_msg(w, FAB_ERR_ENV, why,
-                           "drop --pml ob1 (or mpirun --mca pml ob1) to measure through UCX, or "
-                           "drop --strict-fabric");
-        goto out;
-    }
-    /* --repeat: every run records the same transports, so they are probed before the
-     * first (as --strict-fabric does) rather than after the last. */
-    if ((o->strict_fabric || o->repeat > 1) && fab_transport_needs_probe(&t)) {
-        fab_watch_phase("probing the transports", NULL, 0, -1, 0);
-        st = fab_check_transport(w, o, &t, fb, &info);
-        probed = true;
-        if (st != FAB_OK)
-            goto out;
-    }
     /* The outputs open before the first measurement: a refused or unwritable file ends the
      * run here, on every rank. */
-    if (w->rank == 0) {
-        st = fab_run_info_fill(&info, w, &t, argc, argv, fab_env_ours);
-        info.fabric = fb;
-        info.sync = o->sync == FAB_SYNC_BARRIER ? "barrier" : "none";
-        info.line_rate_gbps = o->line_rate_gbps;
-        if (o->line_rate_given)
-            snprintf(info.line_rate_from, sizeof(info.line_rate_from), "--line-rate");
-        else
-            snprintf(info.line_rate_from, sizeof(info.line_rate_from), "%s", fb->line_rate_from);
-        info.probed_early = probed;
-        if (probed)
-            snprintf(info.ucx_tls, sizeof(info.ucx_tls), "%s", t.ucx_tls);
-        if (st == FAB_OK)
-            st = fab_open_sinks(w, o, &info, &sinks);
-        if (st == FAB_OK)
-            fab_watch_on_fail(fab_run_mark, &sinks);
-    }
+    if (w->rank == 0)
+        st = fab_run_outputs(w, o, fb, &t, probed, argc, argv, &info, &sinks);
     fab_watch_phase("opening the outputs", NULL, 0, -1, 0);
     st = fab_agree(st, MPI_COMM_WORLD);
     fab_startup_step(&since, "the run's information and its outputs");
-    if (st != FAB_OK)
-        goto out; /* nothing was measured; the sink that refused said why */
-    /* --repeat N: the whole plan N times, each repetition a run of its own in the outputs;
-     * a finding (validation, suspects) of any of them is the run's exit status. */
-    for (int rep = 0; rep < o->repeat && st == FAB_OK; rep++) {
-        if (w->rank == 0) {
-            if (rep > 0) { /* a new run: running until its own end says otherwise */
-                fab_utc_now(info.start_time, sizeof(info.start_time), "%Y-%m-%dT%H:%M:%SZ");
-                snprintf(info.status, sizeof(info.status), "running");
-                info.end_time[0] = info.stop_reason[0] = info.disturbance[0] = '\0';
-                info.budget_s = info.budget_cap_s = info.measure_s = NAN;
-                info.rows = info.rows_invalid = info.rows_disturbed = info.rows_noisy = 0;
-            }
-            st = fab_sinks_run_begin(&sinks, &info, o);
-        }
-        fab_watch_phase("starting the run's outputs", NULL, 0, -1, 0);
-        st = fab_agree(st, MPI_COMM_WORLD);
-        if (st != FAB_OK)
-            goto out;
-        st = fab_run_once(w, o, fb, &t, &info, &sinks, probed || rep + 1 < o->repeat, agreed);
-        if (!*agreed)
-            goto out;
-        if (st == FAB_ERR_VALIDATION || st == FAB_ERR_SUSPECT) { /* a finding: go on */
-            if (finding == FAB_OK || st < finding)
-                finding = st;
-            st = FAB_OK;
-        }
-    }
-    if (st == FAB_OK)
-        st = finding;
+    if (st == FAB_OK) /* else nothing was measured; the sink that refused said why */
+        st = fab_run_repeats(w, o, fb, &t, &info, &sinks, probed, agreed);
 out:
     fab_watch_on_fail(NULL, NULL);
     fab_sinks_close(&sinks);

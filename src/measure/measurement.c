@@ -282,6 +282,64 @@ fab_status_t fab_validate_size(fab_measure_t *m, size_t bytes, long *errors)
     return FAB_MPI(MPI_Allreduce(&mine, errors, 1, MPI_LONG, MPI_SUM, m->ctx->comm));
 }
 
+/* Rank 0: no iteration counted yet for the rank that was slowest in it. */
+static void fab_slow_reset(fab_measure_t *m)
+{
+    if (m->slow_count)
+        memset(m->slow_count, 0, sizeof(uint64_t) * (size_t)m->ctx->size);
+}
+
+/* --overlap-compute: first the call alone (its time is the reference, *comm_mean), then with
+ * the compute between start and wait (ctx->compute_s, for the row's blocks). */
+static fab_status_t fab_overlap_reference(fab_measure_t *m, size_t bytes, uint64_t *iters,
+                                          uint64_t *warm, double *comm_mean)
+{
+    fab_kctx_t *ctx = m->ctx;
+    fab_status_t st;
+
+    ctx->compute_s = 0.0;
+    st = fab_plan_size(m, bytes, iters, warm);
+    if (st == FAB_OK)
+        st = fab_timed_blocks(m, bytes, iters, NULL);
+    *comm_mean = m->acc.mean;
+    fab_acc_reset(&m->acc);
+    fab_slow_reset(m);
+    ctx->compute_s = m->o->overlap_us * 1e-6;
+    return st;
+}
+
+/* The row's iterations planned (warm-up and calibration included), then every rank starts the
+ * timed blocks together. */
+static fab_status_t fab_plan_together(fab_measure_t *m, size_t bytes, uint64_t *iters,
+                                      uint64_t *warm)
+{
+    fab_status_t st = fab_plan_size(m, bytes, iters, warm);
+
+    if (st == FAB_OK) {
+        double none = 0.0;
+
+        st = fab_sync_max(m->ctx->comm, &none, NULL);
+    }
+    FAB_DEBUG("%s %zu bytes: %llu iterations, %llu warm-up, %.3g us per iteration estimated",
+              m->k->name, bytes, (unsigned long long)*iters, (unsigned long long)*warm,
+              m->per_iter * 1e6);
+    return st;
+}
+
+/* Rank 0: the row from the timed samples. */
+static void fab_row_fill(fab_measure_t *m, size_t bytes, uint64_t iters, uint64_t warm,
+                         double comm_mean, fab_row_t *row)
+{
+    row->bytes = bytes;
+    row->iters = iters;
+    row->warmup = warm;
+    fab_acc_stats(&m->acc, m->k->time_divisor, &row->t);
+    fab_row_precision(row, &m->acc);
+    row->iter_time = m->acc.loop_total / (double)iters;
+    fab_row_rates(row, m->k, m->ctx, comm_mean);
+    fab_row_slowest(row, m->ctx, m->slow_count);
+}
+
 fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
 {
     fab_kctx_t *ctx = m->ctx;
@@ -295,37 +353,19 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     fab_row_clear(row);
     fab_acc_reset(&m->acc);
     fab_watch_take_stall(); /* a stall before this size is not this row's */
-    if (m->slow_count)
-        memset(m->slow_count, 0, sizeof(uint64_t) * (size_t)ctx->size);
+    fab_slow_reset(m);
     if (m->k->fit_bytes)
         bytes = m->k->fit_bytes(ctx, bytes);
-    /* --overlap-compute: first the call alone (its time is the reference), then with the
-     * compute between start and wait; the row is the second. */
     if (ctx->nonblocking && m->o->overlap_us > 0) {
-        ctx->compute_s = 0.0;
-        st = fab_plan_size(m, bytes, &iters, &warm);
-        if (st == FAB_OK)
-            st = fab_timed_blocks(m, bytes, &iters, NULL);
-        comm_mean = m->acc.mean;
-        fab_acc_reset(&m->acc);
-        if (m->slow_count)
-            memset(m->slow_count, 0, sizeof(uint64_t) * (size_t)ctx->size);
-        ctx->compute_s = m->o->overlap_us * 1e-6;
+        st = fab_overlap_reference(m, bytes, &iters, &warm, &comm_mean);
         if (st != FAB_OK)
             return st;
     }
-    st = fab_plan_size(m, bytes, &iters, &warm);
-    if (st == FAB_OK) {
-        double none = 0.0;
-
-        st = fab_sync_max(ctx->comm, &none, NULL); /* all start the timed blocks together */
-    }
-    FAB_DEBUG("%s %zu bytes: %llu iterations, %llu warm-up, %.3g us per iteration estimated",
-              m->k->name, bytes, (unsigned long long)iters, (unsigned long long)warm,
-              m->per_iter * 1e6);
+    st = fab_plan_together(m, bytes, &iters, &warm);
     ctx->bytes = bytes;
     m->own_s = 0.0; /* not --overlap-compute's call alone */
     m->own_n = 0;
+    /* The timed blocks between marks of the kernel's counters and the CPU's time. */
     fab_kc_mark(m->k, ctx, m->state, kc0);
     fab_cpu_mark(&cpu0, m->node_sampler);
     if (st == FAB_OK)
@@ -352,18 +392,9 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     row->validation_errors = -1;
     if (st == FAB_OK && m->o->validate && m->k->validate)
         st = fab_validate_size(m, bytes, &row->validation_errors);
-    if (st != FAB_OK || ctx->rank != 0)
-        return st;
-
-    row->bytes = bytes;
-    row->iters = iters;
-    row->warmup = warm;
-    fab_acc_stats(&m->acc, m->k->time_divisor, &row->t);
-    fab_row_precision(row, &m->acc);
-    row->iter_time = m->acc.loop_total / (double)iters;
-    fab_row_rates(row, m->k, ctx, comm_mean);
-    fab_row_slowest(row, ctx, m->slow_count);
-    return FAB_OK;
+    if (st == FAB_OK && ctx->rank == 0)
+        fab_row_fill(m, bytes, iters, warm, comm_mean, row);
+    return st;
 }
 
 fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_kernel_t *k,

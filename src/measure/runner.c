@@ -167,100 +167,98 @@ static void fab_krun_free(fab_krun_t *r)
     r->comm = MPI_COMM_NULL;
 }
 
-/* Every rank of the run: the kernel's rows, each measured (the fixed policies, or the
- * group g's rounds, the kernel being its j-th) and handed to rank 0, which gives it to the
- * outputs between the kernel's begin and end. */
-static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab_opts_t *o,
-                                  fab_sinks_t *sinks, fab_rgroup_t *g, int j, bool *agreed)
+/* Rank 0: the kernel's begin in the outputs. */
+static void fab_krun_begin(const fab_krun_t *r, const fab_opts_t *o, fab_sinks_t *sinks,
+                           const fab_world_t *w)
 {
     const fab_kernel_t *k = r->k;
-    const fab_sizes_t *sizes = r->sizes;
+    int pair[2] = {o->pair.a, o->pair.b};
+    char detail[512] = "";
+
+    if (k->describe && r->active)
+        k->describe(&r->ctx, detail, sizeof(detail));
+    if (fab_sinks_kernel_begin(sinks, k, o, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w, detail) !=
+        FAB_OK)
+        fab_stop_request(FAB_STOP_OUTPUT);
+}
+
+/* Sizes a collective rounds to the same value are measured once. (Every rank of a collective
+ * is active, so all of them skip alike.) */
+static bool fab_krun_same_size(fab_krun_t *r, int i, size_t *last_fitted)
+{
+    const fab_kernel_t *k = r->k;
+    size_t fitted;
+
+    if (!r->active || !k->fit_bytes || k->no_sizes)
+        return false;
+    fitted = k->fit_bytes(&r->ctx, r->sizes->v[i]);
+    if (fitted == *last_fitted)
+        return true;
+    *last_fitted = fitted;
+    return false;
+}
+
+/* Size i's row on the kernel's ranks (the fixed policies, or the group g's rounds) into r->h.row,
+ * with its samples (*smp, *nsmp); the other ranks wait. */
+static fab_status_t fab_krun_measure(fab_krun_t *r, const fab_world_t *w, fab_rgroup_t *g, int j,
+                                     int i, const double **smp, size_t *nsmp)
+{
     fab_handoff_t *h = &r->h;
-    int lead = r->lead;
-    fab_row_notes_t notes;
-    size_t last_fitted = 0;
-    fab_progress_t prog = {fab_now_ns(), fab_now_ns(), 0, sizes->n};
-    int stopped = 0; /* rank 0: a row said the lead's rounds ended on a stop request */
-    fab_status_t st = FAB_OK, kst;
+    size_t bytes = r->sizes->v[i];
+    fab_status_t st = FAB_OK;
 
-    fab_row_notes_init(&notes);
-    if (w->rank == 0) {
-        int pair[2] = {o->pair.a, o->pair.b};
-        char detail[512] = "";
-
-        if (k->describe && r->active)
-            k->describe(&r->ctx, detail, sizeof(detail));
-        if (fab_sinks_kernel_begin(sinks, k, o, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w,
-                                   detail) != FAB_OK)
-            fab_stop_request(FAB_STOP_OUTPUT);
-    }
-    *agreed = false; /* from here on a failure is known only where it happened */
-    for (int i = 0; i < sizes->n && st == FAB_OK; i++) {
-        const double *smp;
-        size_t nsmp;
-
-        /* Sizes a collective rounds to the same value are measured once. (Every rank of a
-         * collective is active, so all of them skip alike.) */
-        if (r->active && k->fit_bytes && !k->no_sizes) {
-            size_t fitted = k->fit_bytes(&r->ctx, sizes->v[i]);
-
-            if (fitted == last_fitted)
-                continue;
-            last_fitted = fitted;
-        }
-        memset(&h->row, 0, sizeof(h->row));
-        smp = r->m.acc.raw;
-        nsmp = r->m.acc.raw_n;
-        if (g) {
-            st = fab_rgroup_row(g, j, i, r->active ? &h->row : NULL, &smp, &nsmp);
-            if (w->rank == 0 && !r->active)
-                fab_watch_idle("waiting for the kernel's rows (rank 0 is not one of its ranks)");
-        } else if (r->active) {
-            st = fab_measure_size(&r->m, sizes->v[i], &h->row);
-            fab_test_libnbc(k, sizes->v[i]);
-            smp = r->m.acc.raw;
-            nsmp = r->m.acc.raw_n;
-        } else if (w->rank == 0)
+    memset(&h->row, 0, sizeof(h->row));
+    *smp = r->m.acc.raw;
+    *nsmp = r->m.acc.raw_n;
+    if (g) {
+        st = fab_rgroup_row(g, j, i, r->active ? &h->row : NULL, smp, nsmp);
+        if (w->rank == 0 && !r->active)
             fab_watch_idle("waiting for the kernel's rows (rank 0 is not one of its ranks)");
-        else
-            fab_watch_idle("waiting while the kernel runs (this rank is not one of its ranks)");
-        /* A stop agreed among the kernel's ranks: the lead tells rank 0 there is no row. */
-        kst = st;
-        if (st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO)
-            memset(&h->row, 0, sizeof(h->row));
-        else if (st != FAB_OK)
-            break;
-        if (w->rank == lead && lead != 0) {
-            fab_watch_phase("handing the row to rank 0", k->name, sizes->v[i], 0, 0);
-            st = fab_handoff_send(h, smp, nsmp);
-        } else if (w->rank == 0 && lead != 0)
-            st = fab_handoff_recv(h, lead, r->active);
-        if (st != FAB_OK)
-            break;
-        if (w->rank == 0 && h->row.iters == 0) {
-            st = fab_stop_status(fab_stop_flag ? fab_stop_flag : FAB_STOP_SIGNAL);
-            break;
-        }
-        if (w->rank == 0) {
-            if (lead != 0) {
-                smp = h->samples;
-                nsmp = h->nsamples;
-            }
-            h->row.line_pct = fab_row_line_pct(w, o, k, &h->row);
-            fab_row_quality(&h->row, k);
-            fab_watch_phase("writing the row", k->name, h->row.bytes, -1, 0);
-            fab_root_emit(sinks, k, h, smp, nsmp);
-            if (h->row.stop_status)
-                stopped = h->row.stop_status;
-            fab_row_notes_add(&notes, &h->row);
-            if (!o->adaptive) /* the rounds say how far they are themselves */
-                fab_progress_update(&prog, o, k, sizes->v[i]);
-            if (lead != 0)
-                st = fab_handoff_answer(lead);
-        }
-        if (kst != FAB_OK)
-            st = kst;
+    } else if (r->active) {
+        st = fab_measure_size(&r->m, bytes, &h->row);
+        fab_test_libnbc(r->k, bytes);
+        *smp = r->m.acc.raw;
+        *nsmp = r->m.acc.raw_n;
+    } else if (w->rank == 0)
+        fab_watch_idle("waiting for the kernel's rows (rank 0 is not one of its ranks)");
+    else
+        fab_watch_idle("waiting while the kernel runs (this rank is not one of its ranks)");
+    return st;
+}
+
+/* Rank 0: size i's row (from the lead when it is another rank) given to the outputs; *stopped:
+ * the lead's rounds ended on a stop request. */
+static fab_status_t fab_krun_emit(fab_krun_t *r, const fab_world_t *w, const fab_opts_t *o,
+                                  fab_sinks_t *sinks, int i, const double *smp, size_t nsmp,
+                                  fab_row_notes_t *notes, fab_progress_t *prog, int *stopped)
+{
+    const fab_kernel_t *k = r->k;
+    fab_handoff_t *h = &r->h;
+
+    if (r->lead != 0) {
+        smp = h->samples;
+        nsmp = h->nsamples;
     }
+    h->row.line_pct = fab_row_line_pct(w, o, k, &h->row);
+    fab_row_quality(&h->row, k);
+    fab_watch_phase("writing the row", k->name, h->row.bytes, -1, 0);
+    fab_root_emit(sinks, k, h, smp, nsmp);
+    if (h->row.stop_status)
+        *stopped = h->row.stop_status;
+    fab_row_notes_add(notes, &h->row);
+    if (!o->adaptive) /* the rounds say how far they are themselves */
+        fab_progress_update(prog, o, k, r->sizes->v[i]);
+    return r->lead != 0 ? fab_handoff_answer(r->lead) : FAB_OK;
+}
+
+/* The kernel's end, its rows having ended with st: every rank agrees (unless a rank failed),
+ * rank 0 reports the rows' notes and ends the kernel in the outputs. */
+static fab_status_t fab_krun_end(fab_krun_t *r, const fab_world_t *w, fab_sinks_t *sinks,
+                                 fab_rgroup_t *g, fab_status_t st, int stopped,
+                                 fab_row_notes_t *notes, bool *agreed)
+{
+    const fab_kernel_t *k = r->k;
+
     if (st == FAB_OK && g)
         st = fab_rgroup_status(g); /* rows measured before a stop were kept */
     if (st == FAB_OK && stopped)
@@ -276,11 +274,62 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
         if (bst != FAB_OK)
             st = bst;
     }
-    if (w->rank == 0 && fab_row_notes_report(&notes, k) && st == FAB_OK)
+    if (w->rank == 0 && fab_row_notes_report(notes, k) && st == FAB_OK)
         st = FAB_ERR_VALIDATION;
     if (w->rank == 0 && fab_sinks_kernel_end(sinks, k, st) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
     return st;
+}
+
+/* Every rank of the run: the kernel's rows, each measured (the fixed policies, or the
+ * group g's rounds, the kernel being its j-th) and handed to rank 0, which gives it to the
+ * outputs between the kernel's begin and end. */
+static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab_opts_t *o,
+                                  fab_sinks_t *sinks, fab_rgroup_t *g, int j, bool *agreed)
+{
+    const fab_sizes_t *sizes = r->sizes;
+    fab_handoff_t *h = &r->h;
+    int lead = r->lead;
+    fab_row_notes_t notes;
+    size_t last_fitted = 0;
+    fab_progress_t prog = {fab_now_ns(), fab_now_ns(), 0, sizes->n};
+    int stopped = 0; /* rank 0: a row said the lead's rounds ended on a stop request */
+    fab_status_t st = FAB_OK, kst;
+
+    fab_row_notes_init(&notes);
+    if (w->rank == 0)
+        fab_krun_begin(r, o, sinks, w);
+    *agreed = false; /* from here on a failure is known only where it happened */
+    for (int i = 0; i < sizes->n && st == FAB_OK; i++) {
+        const double *smp;
+        size_t nsmp;
+
+        if (fab_krun_same_size(r, i, &last_fitted))
+            continue;
+        st = fab_krun_measure(r, w, g, j, i, &smp, &nsmp);
+        /* A stop agreed among the kernel's ranks: the lead tells rank 0 there is no row. */
+        kst = st;
+        if (st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO)
+            memset(&h->row, 0, sizeof(h->row));
+        else if (st != FAB_OK)
+            break;
+        if (w->rank == lead && lead != 0) {
+            fab_watch_phase("handing the row to rank 0", r->k->name, sizes->v[i], 0, 0);
+            st = fab_handoff_send(h, smp, nsmp);
+        } else if (w->rank == 0 && lead != 0)
+            st = fab_handoff_recv(h, lead, r->active);
+        if (st != FAB_OK)
+            break;
+        if (w->rank == 0 && h->row.iters == 0) {
+            st = fab_stop_status(fab_stop_flag ? fab_stop_flag : FAB_STOP_SIGNAL);
+            break;
+        }
+        if (w->rank == 0)
+            st = fab_krun_emit(r, w, o, sinks, i, smp, nsmp, &notes, &prog, &stopped);
+        if (kst != FAB_OK)
+            st = kst;
+    }
+    return fab_krun_end(r, w, sinks, g, st, stopped, &notes, agreed);
 }
 
 /* A kernel measured alone: the fixed policies, a kernel with buffers of its own (the pairs

@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* --fabric: profiles from a data file (share/fabricbench/fabrics.conf), resolved on each host
- * to a device from the inventory, applied as UCX / Open MPI environment before MPI_Init, and
- * checked afterwards against the transports UCX reports for a probe endpoint. */
+/* --fabric: profiles from a data file (net/profiles.h), resolved on each host to a device from
+ * the inventory, applied as UCX / Open MPI environment before MPI_Init, and checked afterwards
+ * against the transports UCX reports for a probe endpoint. */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/envrec.h"
 #include "core/log.h"
@@ -21,162 +18,7 @@
 #include "core/status.h"
 #include "net/fabric.h"
 #include "net/inventory.h"
-
-#ifndef FAB_DATADIR
-#define FAB_DATADIR "/usr/local/share/fabricbench"
-#endif
-#ifndef FAB_SOURCE_DATADIR
-#define FAB_SOURCE_DATADIR ""
-#endif
-
-#define FAB_MAX_PROFILES 32
-#define FAB_MAX_PENV     12
-
-typedef struct fab_profile {
-    char name[32], match[32], expect[128], description[160];
-    int nenv;
-    char env_name[FAB_MAX_PENV][64], env_val[FAB_MAX_PENV][256];
-    bool env_soft[FAB_MAX_PENV]; /* NAME ?= value: a value already in the environment wins */
-} fab_profile_t;
-
-/* The profile table: --fabrics-file, else next to the executable (bin/../share/fabricbench:
- * an installed tree, or a build directory inside the source tree), else the install prefix,
- * else the source tree this binary was built from. */
-static bool fab_profiles_path(const fab_opts_t *o, char *out, size_t len)
-{
-    char exe[PATH_MAX];
-    ssize_t n;
-
-    if (o->fabrics_file) {
-        snprintf(out, len, "%s", o->fabrics_file);
-        return true;
-    }
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        char *slash;
-
-        exe[n] = '\0';
-        slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            char real[PATH_MAX];
-
-            if (snprintf(out, len, "%s/../share/fabricbench/fabrics.conf", exe) < (int)len &&
-                access(out, R_OK) == 0) {
-                if (realpath(out, real) && strlen(real) < len)
-                    strcpy(out, real);
-                return true;
-            }
-        }
-    }
-    snprintf(out, len, "%s/fabrics.conf", FAB_DATADIR);
-    if (access(out, R_OK) == 0)
-        return true;
-    snprintf(out, len, "%s/fabrics.conf", FAB_SOURCE_DATADIR);
-    return FAB_SOURCE_DATADIR[0] && access(out, R_OK) == 0;
-}
-
-static fab_status_t fab_profiles_load(const char *path, fab_profile_t *p, int *np, char *msg,
-                                      size_t msglen)
-{
-    FILE *f = fopen(path, "r");
-    char line[512];
-    int lineno = 0;
-    fab_profile_t *cur = NULL;
-
-    struct stat sb;
-    size_t total = 0;
-
-    *np = 0;
-    if (!f) {
-        snprintf(msg, msglen, "cannot read the fabric profile table %s", path);
-        return FAB_ERR_ENV;
-    }
-    /* A device (/dev/zero) would be read for ever: a table is a file or a pipe (<(...)) */
-    if (fstat(fileno(f), &sb) != 0 || !(S_ISREG(sb.st_mode) || S_ISFIFO(sb.st_mode))) {
-        snprintf(msg, msglen, "the fabric profile table %s is not a regular file or a pipe", path);
-        fclose(f);
-        return FAB_ERR_USAGE;
-    }
-    while (fgets(line, sizeof(line), f)) {
-        total += strlen(line);
-        if (total > (1 << 20)) {
-            snprintf(msg, msglen, "the fabric profile table %s is over 1 MiB", path);
-            fclose(f);
-            return FAB_ERR_USAGE;
-        }
-        char *s = fab_trim(line), *eq;
-
-        lineno++;
-        if (!*s || *s == '#')
-            continue;
-        if (*s == '[') {
-            char *end = strchr(s, ']');
-
-            if (!end || end == s + 1 || *np >= FAB_MAX_PROFILES) {
-                snprintf(msg, msglen, "%s line %d: a bad or one too many [section]", path, lineno);
-                fclose(f);
-                return FAB_ERR_USAGE;
-            }
-            *end = '\0';
-            cur = &p[(*np)++];
-            memset(cur, 0, sizeof(*cur));
-            snprintf(cur->name, sizeof(cur->name), "%s", s + 1);
-            continue;
-        }
-        eq = strchr(s, '=');
-        if (!eq || !cur) {
-            snprintf(msg, msglen, "%s line %d: expected [name] or key = value", path, lineno);
-            fclose(f);
-            return FAB_ERR_USAGE;
-        }
-        *eq = '\0';
-        {
-            bool soft = eq > s && eq[-1] == '?';
-            char *key, *val = fab_trim(eq + 1);
-
-            if (soft)
-                eq[-1] = '\0';
-            key = fab_trim(s);
-            if (soft && strncmp(key, "UCX_", 4) != 0 && strncmp(key, "OMPI_MCA_", 9) != 0) {
-                snprintf(msg, msglen,
-                         "%s line %d: '?=' (keep the environment's value) is for UCX_* and "
-                         "OMPI_MCA_* only, not '%s'",
-                         path, lineno, key);
-                fclose(f);
-                return FAB_ERR_USAGE;
-            }
-
-            if (strcmp(key, "match") == 0)
-                snprintf(cur->match, sizeof(cur->match), "%s", val);
-            else if (strcmp(key, "expect") == 0)
-                snprintf(cur->expect, sizeof(cur->expect), "%s", val);
-            else if (strcmp(key, "description") == 0)
-                snprintf(cur->description, sizeof(cur->description), "%s", val);
-            else if ((strncmp(key, "UCX_", 4) == 0 || strncmp(key, "OMPI_MCA_", 9) == 0) &&
-                     cur->nenv < FAB_MAX_PENV) {
-                snprintf(cur->env_name[cur->nenv], sizeof(cur->env_name[0]), "%s", key);
-                snprintf(cur->env_val[cur->nenv], sizeof(cur->env_val[0]), "%s", val);
-                cur->env_soft[cur->nenv] = soft;
-                cur->nenv++;
-            } else {
-                snprintf(msg, msglen,
-                         "%s line %d: unknown key '%s' (match, expect, description, UCX_*, "
-                         "OMPI_MCA_*)",
-                         path, lineno, key);
-                fclose(f);
-                return FAB_ERR_USAGE;
-            }
-        }
-    }
-    fclose(f);
-    for (int i = 0; i < *np; i++)
-        if (!p[i].match[0]) {
-            snprintf(msg, msglen, "%s: profile [%s] has no match rule", path, p[i].name);
-            return FAB_ERR_USAGE;
-        }
-    return FAB_OK;
-}
+#include "net/profiles.h"
 
 fab_status_t fab_fabric_names(const fab_opts_t *o, char *out, size_t len, char *msg, size_t msglen)
 {
@@ -401,156 +243,159 @@ static bool fab_expand(const char *tmpl, const fab_fabric_t *fb, char *out, size
     return true;
 }
 
-fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg, size_t msglen,
-                                char *hint, size_t hintlen, char *note, size_t notelen)
+/* --device NAME[:PORT]: the name into want, the port (0: none given) into *port. */
+static fab_status_t fab_device_parse(const char *device, char *want, size_t wantlen, int *port,
+                                     char *msg, size_t msglen, char *hint, size_t hintlen)
 {
-    fab_profile_t *prof = NULL;
-    fab_inventory_t *inv = NULL;
-    int np = 0, want_port = 0;
-    char want[64] = "", brief[768], err[256] = "";
-    const fab_profile_t *use = NULL;
-    fab_status_t st = FAB_OK;
-    size_t nn = 0, en = 0;
+    const char *colon = strchr(device, ':');
+    fab_range_t r = {1, 255, false, true, NULL};
+    char q[64], sub[384];
+    double v;
 
-    memset(fb, 0, sizeof(*fb));
-    fb->gid_index = -1;
-    msg[0] = hint[0] = note[0] = '\0';
-    snprintf(fb->verdict, sizeof(fb->verdict), "not verified");
-#ifdef FAB_SIM
-    return FAB_OK; /* no real fabric to resolve; --fabric is refused after MPI_Init (check.c) */
-#endif
-    if (!o->fabric || strcmp(o->fabric, "any") == 0) {
-        if (o->device) {
-            snprintf(msg, msglen, "--device %s needs --fabric (which fabric is it for?)",
-                     o->device);
-            snprintf(hint, hintlen, "add --fabric tcp, ib, roce, ... (docs/FABRICS.md)");
-            return FAB_ERR_USAGE;
-        }
+    snprintf(want, wantlen, "%.*s", colon ? (int)(colon - device) : (int)wantlen - 1, device);
+    if (colon == device) {
+        fab_num_quote(device, q, sizeof(q));
+        snprintf(msg, msglen, "--device %s: the name before ':' is empty", q);
+        snprintf(hint, hintlen, "write NAME or NAME:PORT, e.g. mlx5_0:1 or eth0");
+        return FAB_ERR_USAGE;
+    }
+    if (!colon)
         return FAB_OK;
+    if (fab_num_parse(colon + 1, &r, &v, sub, sizeof(sub)) != FAB_OK) {
+        fab_num_quote(device, q, sizeof(q));
+        snprintf(msg, msglen, "--device %s: the port after ':': %s", q, sub);
+        snprintf(hint, hintlen, "write NAME or NAME:PORT, e.g. mlx5_0:1 or eth0");
+        return FAB_ERR_USAGE;
     }
-    snprintf(fb->requested, sizeof(fb->requested), "%s", o->fabric);
-    if (o->device) {
-        const char *colon = strchr(o->device, ':');
-        char q[64];
+    *port = (int)v;
+    return FAB_OK;
+}
 
-        snprintf(want, sizeof(want), "%.*s", colon ? (int)(colon - o->device) : 63, o->device);
-        if (colon == o->device) {
-            fab_num_quote(o->device, q, sizeof(q));
-            snprintf(msg, msglen, "--device %s: the name before ':' is empty", q);
-            snprintf(hint, hintlen, "write NAME or NAME:PORT, e.g. mlx5_0:1 or eth0");
-            return FAB_ERR_USAGE;
-        }
-        if (colon) {
-            fab_range_t r = {1, 255, false, true, NULL};
-            char sub[384];
-            double port;
+/* The profile --fabric names (*use), or FAB_ERR_USAGE with the names there are in hint. */
+static fab_status_t fab_profile_named(const char *name, const fab_profile_t *prof, int np,
+                                      const char *file, const fab_profile_t **use, char *msg,
+                                      size_t msglen, char *hint, size_t hintlen)
+{
+    size_t n;
 
-            if (fab_num_parse(colon + 1, &r, &port, sub, sizeof(sub)) != FAB_OK) {
-                fab_num_quote(o->device, q, sizeof(q));
-                snprintf(msg, msglen, "--device %s: the port after ':': %s", q, sub);
-                snprintf(hint, hintlen, "write NAME or NAME:PORT, e.g. mlx5_0:1 or eth0");
-                return FAB_ERR_USAGE;
-            }
-            want_port = (int)port;
+    for (int i = 0; i < np && !*use; i++)
+        if (strcmp(prof[i].name, name) == 0)
+            *use = &prof[i];
+    if (*use)
+        return FAB_OK;
+    n = (size_t)snprintf(hint, hintlen, "fabrics in %s: any, auto", file);
+    for (int i = 0; i < np && n < hintlen; i++)
+        n += (size_t)snprintf(hint + n, hintlen - n, ", %s", prof[i].name);
+    snprintf(msg, msglen, "--fabric %s: no such fabric profile", name);
+    return FAB_ERR_USAGE;
+}
+
+/* --fabric auto: the fastest active device over every device profile, then a network
+ * interface, then shared memory (*use), and fb resolved with it. want: --device's name or
+ * NULL; brief: what this host has. */
+static fab_status_t fab_fabric_auto(const fab_profile_t *prof, int np, const fab_inventory_t *inv,
+                                    const char *want, int want_port, const char *brief,
+                                    fab_fabric_t *fb, const fab_profile_t **use, char *msg,
+                                    size_t msglen, char *hint, size_t hintlen)
+{
+    char err[256] = "";
+    double best = -1;
+    fab_fabric_t tmp;
+    fab_status_t st;
+
+    for (int i = 0; i < np; i++) {
+        bool rdma = fab_match_class(prof[i].match) != FAB_CLASS_UNKNOWN;
+
+        if (!rdma)
+            continue;
+        memset(&tmp, 0, sizeof(tmp));
+        if (fab_resolve(&prof[i], inv, want, want_port, &tmp, err, sizeof(err)) == FAB_OK &&
+            tmp.line_rate_gbps > best) {
+            best = tmp.line_rate_gbps;
+            *use = &prof[i];
         }
     }
-    prof = calloc(FAB_MAX_PROFILES, sizeof(*prof));
-    inv = calloc(1, sizeof(*inv));
-    if (!prof || !inv) {
-        free(prof);
-        free(inv);
-        return FAB_ERR_NOMEM;
+    for (int i = 0; i < np && !*use; i++)
+        if (strcmp(prof[i].match, "net") == 0) {
+            memset(&tmp, 0, sizeof(tmp));
+            if (fab_resolve(&prof[i], inv, want, 0, &tmp, err, sizeof(err)) == FAB_OK)
+                *use = &prof[i];
+        }
+    for (int i = 0; i < np && !*use; i++)
+        if (strcmp(prof[i].match, "local") == 0 && !want)
+            *use = &prof[i];
+    if (!*use) {
+        snprintf(msg, msglen, "--fabric auto: no usable device on this host. This host has %s",
+                 brief);
+        snprintf(hint, hintlen, "check the profiles in %s", fb->profiles_file);
+        return FAB_ERR_ENV;
     }
+    st = fab_resolve(*use, inv, want, want_port, fb, err, sizeof(err));
+    if (st != FAB_OK)
+        return st;
+    if (snprintf(fb->why, sizeof(fb->why), "auto: the fastest active device of %s", brief) < 0)
+        fb->why[0] = '\0';
+    return FAB_OK;
+}
+
+/* The profile (*use) for --fabric on this host, and fb resolved with it: the table read, the
+ * host's devices scanned (into inv). */
+static fab_status_t fab_fabric_choose(const fab_opts_t *o, fab_profile_t *prof,
+                                      fab_inventory_t *inv, const char *want, int want_port,
+                                      fab_fabric_t *fb, const fab_profile_t **use, char *msg,
+                                      size_t msglen, char *hint, size_t hintlen)
+{
+    char brief[768], err[256] = "";
+    int np = 0;
+    fab_status_t st;
+
     if (!fab_profiles_path(o, fb->profiles_file, sizeof(fb->profiles_file))) {
         snprintf(msg, msglen, "cannot find the fabric profile table fabrics.conf");
         snprintf(hint, hintlen,
                  "give it with --fabrics-file (the source tree has "
                  "share/fabricbench/fabrics.conf)");
-        st = FAB_ERR_ENV;
-        goto out;
+        return FAB_ERR_ENV;
     }
     st = fab_profiles_load(fb->profiles_file, prof, &np, msg, msglen);
     if (st != FAB_OK) {
         snprintf(hint, hintlen, "fix the file; docs/FABRICS.md describes its format");
-        goto out;
+        return st;
     }
     if (strcmp(o->fabric, "auto") != 0) {
-        for (int i = 0; i < np && !use; i++)
-            if (strcmp(prof[i].name, o->fabric) == 0)
-                use = &prof[i];
-        if (!use) {
-            size_t n =
-                (size_t)snprintf(hint, hintlen, "fabrics in %s: any, auto", fb->profiles_file);
-
-            for (int i = 0; i < np && n < hintlen; i++)
-                n += (size_t)snprintf(hint + n, hintlen - n, ", %s", prof[i].name);
-            snprintf(msg, msglen, "--fabric %s: no such fabric profile", o->fabric);
-            st = FAB_ERR_USAGE;
-            goto out;
-        }
+        st = fab_profile_named(o->fabric, prof, np, fb->profiles_file, use, msg, msglen, hint,
+                               hintlen);
+        if (st != FAB_OK)
+            return st;
     }
     st = fab_inventory_scan(o->sysfs_root, inv, err, sizeof(err));
     if (st != FAB_OK) {
         snprintf(msg, msglen, "cannot read this host's devices: %s", err);
         snprintf(hint, hintlen, "check --sysfs-root; 'fabricbench inventory' shows what is read");
-        st = FAB_ERR_ENV;
-        goto out;
+        return FAB_ERR_ENV;
     }
     fab_inventory_brief(inv, brief, sizeof(brief));
-    if (use) {
-        st = fab_resolve(use, inv, want[0] ? want : NULL, want_port, fb, err, sizeof(err));
-        if (st != FAB_OK) {
-            snprintf(msg, msglen, "--fabric %s%s%s: %s. This host has %s", o->fabric,
-                     o->device ? " --device " : "", o->device ? o->device : "", err, brief);
-            snprintf(hint, hintlen,
-                     "choose a fabric and device that exist here ('fabricbench inventory'), or "
-                     "--fabric auto");
-            goto out;
-        }
-        snprintf(fb->why, sizeof(fb->why), "%s", o->device ? "--device" : "the fastest active");
-    } else {
-        /* auto: the fastest active device over every device profile, then a network
-         * interface, then shared memory. */
-        double best = -1;
-        fab_fabric_t tmp;
-
-        for (int i = 0; i < np; i++) {
-            bool rdma = fab_match_class(prof[i].match) != FAB_CLASS_UNKNOWN;
-
-            if (!rdma)
-                continue;
-            memset(&tmp, 0, sizeof(tmp));
-            if (fab_resolve(&prof[i], inv, want[0] ? want : NULL, want_port, &tmp, err,
-                            sizeof(err)) == FAB_OK &&
-                tmp.line_rate_gbps > best) {
-                best = tmp.line_rate_gbps;
-                use = &prof[i];
-            }
-        }
-        for (int i = 0; i < np && !use; i++)
-            if (strcmp(prof[i].match, "net") == 0) {
-                memset(&tmp, 0, sizeof(tmp));
-                if (fab_resolve(&prof[i], inv, want[0] ? want : NULL, 0, &tmp, err, sizeof(err)) ==
-                    FAB_OK)
-                    use = &prof[i];
-            }
-        for (int i = 0; i < np && !use; i++)
-            if (strcmp(prof[i].match, "local") == 0 && !want[0])
-                use = &prof[i];
-        if (!use) {
-            snprintf(msg, msglen, "--fabric auto: no usable device on this host. This host has %s",
-                     brief);
-            snprintf(hint, hintlen, "check the profiles in %s", fb->profiles_file);
-            st = FAB_ERR_ENV;
-            goto out;
-        }
-        st = fab_resolve(use, inv, want[0] ? want : NULL, want_port, fb, err, sizeof(err));
-        if (st != FAB_OK)
-            goto out;
-        if (snprintf(fb->why, sizeof(fb->why), "auto: the fastest active device of %s", brief) < 0)
-            fb->why[0] = '\0';
+    if (!*use)
+        return fab_fabric_auto(prof, np, inv, want, want_port, brief, fb, use, msg, msglen, hint,
+                               hintlen);
+    st = fab_resolve(*use, inv, want, want_port, fb, err, sizeof(err));
+    if (st != FAB_OK) {
+        snprintf(msg, msglen, "--fabric %s%s%s: %s. This host has %s", o->fabric,
+                 o->device ? " --device " : "", o->device ? o->device : "", err, brief);
+        snprintf(hint, hintlen,
+                 "choose a fabric and device that exist here ('fabricbench inventory'), or "
+                 "--fabric auto");
+        return st;
     }
-    /* The environment: every variable of the profile whose placeholders are known. */
+    snprintf(fb->why, sizeof(fb->why), "%s", o->device ? "--device" : "the fastest active");
+    return FAB_OK;
+}
+
+/* The profile's environment: every variable whose placeholders are known is set (and listed in
+ * fb->env); note says which were not set and which values of the environment were replaced. */
+static void fab_fabric_env(const fab_profile_t *use, fab_fabric_t *fb, char *note, size_t notelen)
+{
+    size_t nn = 0, en = 0;
+
     for (int i = 0; i < use->nenv; i++) {
         char val[256];
         const char *cur = getenv(use->env_name[i]);
@@ -584,7 +429,52 @@ fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg
         fab_appendf(fb->env, sizeof(fb->env), &en, "%s%s=%s", en ? " " : "", use->env_name[i],
                     fab_env_shown(use->env_name[i], val));
     }
-out:
+}
+
+fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg, size_t msglen,
+                                char *hint, size_t hintlen, char *note, size_t notelen)
+{
+    fab_profile_t *prof;
+    fab_inventory_t *inv;
+    const fab_profile_t *use = NULL;
+    char want[64] = "";
+    int want_port = 0;
+    fab_status_t st;
+
+    memset(fb, 0, sizeof(*fb));
+    fb->gid_index = -1;
+    msg[0] = hint[0] = note[0] = '\0';
+    snprintf(fb->verdict, sizeof(fb->verdict), "not verified");
+#ifdef FAB_SIM
+    return FAB_OK; /* no real fabric to resolve; --fabric is refused after MPI_Init (check.c) */
+#endif
+    if (!o->fabric || strcmp(o->fabric, "any") == 0) {
+        if (o->device) {
+            snprintf(msg, msglen, "--device %s needs --fabric (which fabric is it for?)",
+                     o->device);
+            snprintf(hint, hintlen, "add --fabric tcp, ib, roce, ... (docs/FABRICS.md)");
+            return FAB_ERR_USAGE;
+        }
+        return FAB_OK;
+    }
+    snprintf(fb->requested, sizeof(fb->requested), "%s", o->fabric);
+    if (o->device) {
+        st =
+            fab_device_parse(o->device, want, sizeof(want), &want_port, msg, msglen, hint, hintlen);
+        if (st != FAB_OK)
+            return st;
+    }
+    prof = calloc(FAB_MAX_PROFILES, sizeof(*prof));
+    inv = calloc(1, sizeof(*inv));
+    if (!prof || !inv) {
+        free(prof);
+        free(inv);
+        return FAB_ERR_NOMEM;
+    }
+    st = fab_fabric_choose(o, prof, inv, want[0] ? want : NULL, want_port, fb, &use, msg, msglen,
+                           hint, hintlen);
+    if (st == FAB_OK)
+        fab_fabric_env(use, fb, note, notelen);
     free(prof);
     free(inv);
     return st;

@@ -450,17 +450,12 @@ static bool fab_inv_is_real_root(const char *root)
            a.st_ino == b.st_ino;
 }
 
-fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char *err, size_t errlen)
+/* The sysfs root: recorded in inv, and a directory. */
+static fab_status_t fab_inv_root(const char *root, fab_inventory_t *inv, char *err, size_t errlen)
 {
-    const char *root = sysroot && *sysroot ? sysroot : "/";
-    char path[PATH_MAX], why[32], unknown_speed[256] = "";
-    fab_inv_list_t l;
     struct stat sb;
-    bool ib_mtu_unknown = false;
     int rc;
 
-    memset(inv, 0, sizeof(*inv));
-    fab_inv_copy(inv->source, sizeof(inv->source), "sysfs");
     if (strlen(root) >= sizeof(inv->sysroot)) {
         snprintf(err, errlen, "sysfs root '%.64s...' is too long (%zu characters at most)", root,
                  sizeof(inv->sysroot) - 1);
@@ -478,6 +473,17 @@ fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char 
                  root, reason);
         return FAB_ERR_IO;
     }
+    return FAB_OK;
+}
+
+/* The network interfaces (sys/class/net, which must exist); those whose speed is unknown, with
+ * why, into unknown_speed. */
+static fab_status_t fab_inv_scan_nets(const char *root, fab_inventory_t *inv, char *unknown_speed,
+                                      size_t unknown_len, char *err, size_t errlen)
+{
+    char path[PATH_MAX], why[32];
+    fab_inv_list_t l;
+
     if (!fab_inv_path(path, sizeof(path), root, "sys/class/net") || !fab_inv_list(path, &l)) {
         snprintf(err, errlen,
                  "cannot read '%s' (%s): the sysfs root '%s' must contain sys/class/net; give "
@@ -497,12 +503,20 @@ fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char 
         if (why[0]) {
             size_t u = strlen(unknown_speed);
 
-            snprintf(unknown_speed + u, sizeof(unknown_speed) - u, "%s%s (%s)", u ? ", " : "",
+            snprintf(unknown_speed + u, unknown_len - u, "%s%s (%s)", u ? ", " : "",
                      inv->net[inv->nnet].name, why);
         }
         inv->nnet++;
     }
     fab_inv_list_free(&l);
+    return FAB_OK;
+}
+
+/* The RDMA devices (sys/class/infiniband; none, or unreadable, is a note). */
+static void fab_inv_scan_rdma(const char *root, fab_inventory_t *inv)
+{
+    char path[PATH_MAX];
+    fab_inv_list_t l;
 
     if (!fab_inv_path(path, sizeof(path), root, "sys/class/infiniband") ||
         !fab_inv_list(path, &l)) {
@@ -510,30 +524,51 @@ fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char 
             fab_inv_note(inv, "no RDMA devices (no sys/class/infiniband)");
         else
             fab_inv_note(inv, "RDMA devices unknown (sys/class/infiniband: %s)", strerror(errno));
-    } else {
-        if (l.n == 0)
-            fab_inv_note(inv, "no RDMA devices (sys/class/infiniband is empty)");
-        for (int i = 0; i < l.n; i++) {
-            if (strlen(l.v[i]) >= sizeof(inv->rdma[0].name))
-                continue;
-            if (inv->nrdma == FAB_MAX_RDMA) {
-                fab_inv_note(inv, "RDMA devices after %d not listed", FAB_MAX_RDMA);
-                break;
-            }
-            fab_inv_scan_dev(root, l.v[i], &inv->rdma[inv->nrdma++], inv);
-        }
-        fab_inv_list_free(&l);
+        return;
     }
+    if (l.n == 0)
+        fab_inv_note(inv, "no RDMA devices (sys/class/infiniband is empty)");
+    for (int i = 0; i < l.n; i++) {
+        if (strlen(l.v[i]) >= sizeof(inv->rdma[0].name))
+            continue;
+        if (inv->nrdma == FAB_MAX_RDMA) {
+            fab_inv_note(inv, "RDMA devices after %d not listed", FAB_MAX_RDMA);
+            break;
+        }
+        fab_inv_scan_dev(root, l.v[i], &inv->rdma[inv->nrdma++], inv);
+    }
+    fab_inv_list_free(&l);
+}
 
-    fab_inv_link_ports(inv);
-    if (fab_inv_is_real_root(root) && fab_inv_verbs(inv))
-        fab_inv_copy(inv->source, sizeof(inv->source), "sysfs+libibverbs");
+/* Whether an InfiniBand port's active MTU is unknown (sysfs does not have it). */
+static bool fab_inv_ib_mtu_unknown(const fab_inventory_t *inv)
+{
     for (int i = 0; i < inv->nrdma; i++)
         for (int j = 0; j < inv->rdma[i].nports; j++)
             if (inv->rdma[i].ports[j].mtu == 0 &&
                 strcmp(inv->rdma[i].ports[j].link_layer, "InfiniBand") == 0)
-                ib_mtu_unknown = true;
-    if (ib_mtu_unknown)
+                return true;
+    return false;
+}
+
+fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char *err, size_t errlen)
+{
+    const char *root = sysroot && *sysroot ? sysroot : "/";
+    char unknown_speed[256] = "";
+    fab_status_t st;
+
+    memset(inv, 0, sizeof(*inv));
+    fab_inv_copy(inv->source, sizeof(inv->source), "sysfs");
+    st = fab_inv_root(root, inv, err, errlen);
+    if (st == FAB_OK)
+        st = fab_inv_scan_nets(root, inv, unknown_speed, sizeof(unknown_speed), err, errlen);
+    if (st != FAB_OK)
+        return st;
+    fab_inv_scan_rdma(root, inv);
+    fab_inv_link_ports(inv);
+    if (fab_inv_is_real_root(root) && fab_inv_verbs(inv))
+        fab_inv_copy(inv->source, sizeof(inv->source), "sysfs+libibverbs");
+    if (fab_inv_ib_mtu_unknown(inv))
         fab_inv_note(inv, "active MTU of InfiniBand ports unknown (not in sysfs; libibverbs "
                           "reports it on the real root)");
     if (unknown_speed[0])

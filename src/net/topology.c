@@ -152,10 +152,73 @@ static void fab_nic_order(fab_topo_ctx_t *c)
     }
 }
 
+/* The context's arrays for total_nodes NUMA nodes and c->nunits cores; false when out of
+ * memory. */
+static bool fab_topo_ctx_alloc(fab_topo_ctx_t *c, int total_nodes)
+{
+    c->nodes = calloc((size_t)total_nodes, sizeof(*c->nodes));
+    c->first = calloc((size_t)total_nodes, sizeof(*c->first));
+    c->count = calloc((size_t)total_nodes, sizeof(*c->count));
+    c->units = calloc((size_t)c->nunits, sizeof(*c->units));
+    c->order = calloc(2 * (size_t)total_nodes, sizeof(*c->order));
+    c->cpu_nodes = hwloc_bitmap_alloc();
+    c->nic_nodes = hwloc_bitmap_alloc();
+    return c->nodes && c->first && c->count && c->units && c->order && c->cpu_nodes && c->nic_nodes;
+}
+
+/* The NUMA nodes with cores, and their cores (c->nodes, first, count, units, cpu_nodes); the
+ * number of those nodes. A NUMA node's cpuset is the cores near it: CPU-less nodes (HBM, CXL
+ * or GPU memory) repeat the cores of the node they hang under. Keep the first node of each set
+ * of cores, and give each core to one node only. covered: scratch. */
+static int fab_topo_core_nodes(fab_topo_ctx_t *c, int total_nodes, hwloc_bitmap_t covered)
+{
+    int n = 0, k = 0;
+
+    for (int i = 0; i < total_nodes; i++) {
+        hwloc_obj_t node = hwloc_get_obj_by_type(c->topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
+        hwloc_obj_t u = NULL;
+
+        if (!node->cpuset || hwloc_bitmap_iszero(node->cpuset) ||
+            hwloc_bitmap_isincluded(node->cpuset, covered))
+            continue;
+        c->first[n] = k;
+        while ((u = hwloc_get_next_obj_inside_cpuset_by_type(c->topo, node->cpuset, c->unit, u)))
+            if (!hwloc_bitmap_intersects(u->cpuset, covered) && k < c->nunits)
+                c->units[k++] = u;
+        hwloc_bitmap_or(covered, covered, node->cpuset);
+        c->count[n] = k - c->first[n];
+        if (c->count[n] == 0)
+            continue;
+        c->nodes[n++] = node;
+        hwloc_bitmap_set(c->cpu_nodes, node->os_index);
+    }
+    return n;
+}
+
+/* The NIC named nic ("mlx5_0:1": its device) in the topology, its NUMA nodes, and the nodes
+ * in order of their distance to it. */
+static void fab_topo_find_nic(fab_topo_ctx_t *c, const char *nic)
+{
+    hwloc_obj_t o = NULL;
+    size_t len = strcspn(nic, ":");
+
+    snprintf(c->nic_name, sizeof(c->nic_name), "%.*s", (int)len, nic);
+    while ((o = hwloc_get_next_osdev(c->topo, o)))
+        if (fab_topo_is_nic(o) && strcmp(o->name, c->nic_name) == 0)
+            break;
+    c->nic = o;
+    if (o) {
+        fab_topo_nic_nodes(c, o, c->nic_nodes);
+        if (hwloc_bitmap_weight(c->nic_nodes) == 1)
+            c->nic_numa = hwloc_bitmap_first(c->nic_nodes);
+        fab_nic_order(c);
+    }
+}
+
 fab_status_t fab_topo_ctx_init(fab_topo_ctx_t *c, hwloc_topology_t topo, const char *nic, char *err,
                                size_t errlen)
 {
-    int total_nodes, n = 0, k = 0;
+    int total_nodes;
     hwloc_bitmap_t covered;
     unsigned nr = 1;
 
@@ -169,46 +232,17 @@ fab_status_t fab_topo_ctx_init(fab_topo_ctx_t *c, hwloc_topology_t topo, const c
         snprintf(err, errlen, "the topology has no %s", c->nunits <= 0 ? "cores" : "NUMA node");
         return FAB_ERR_CONFIG;
     }
-    c->nodes = calloc((size_t)total_nodes, sizeof(*c->nodes));
-    c->first = calloc((size_t)total_nodes, sizeof(*c->first));
-    c->count = calloc((size_t)total_nodes, sizeof(*c->count));
-    c->units = calloc((size_t)c->nunits, sizeof(*c->units));
-    c->order = calloc(2 * (size_t)total_nodes, sizeof(*c->order));
-    c->cpu_nodes = hwloc_bitmap_alloc();
-    c->nic_nodes = hwloc_bitmap_alloc();
     covered = hwloc_bitmap_alloc();
-    if (!c->nodes || !c->first || !c->count || !c->units || !c->order || !c->cpu_nodes ||
-        !c->nic_nodes || !covered) {
+    if (!covered || !fab_topo_ctx_alloc(c, total_nodes)) {
         hwloc_bitmap_free(covered);
         fab_topo_ctx_free(c);
         snprintf(err, errlen, "out of memory reading the topology");
         return FAB_ERR_NOMEM;
     }
-    /* A NUMA node's cpuset is the cores near it: CPU-less nodes (HBM, CXL or GPU memory)
-     * repeat the cores of the node they hang under. Keep the first node of each set of
-     * cores, and give each core to one node only. */
-    for (int i = 0; i < total_nodes; i++) {
-        hwloc_obj_t node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, (unsigned)i);
-        hwloc_obj_t u = NULL;
-
-        if (!node->cpuset || hwloc_bitmap_iszero(node->cpuset) ||
-            hwloc_bitmap_isincluded(node->cpuset, covered))
-            continue;
-        c->first[n] = k;
-        while ((u = hwloc_get_next_obj_inside_cpuset_by_type(topo, node->cpuset, c->unit, u)))
-            if (!hwloc_bitmap_intersects(u->cpuset, covered) && k < c->nunits)
-                c->units[k++] = u;
-        hwloc_bitmap_or(covered, covered, node->cpuset);
-        c->count[n] = k - c->first[n];
-        if (c->count[n] == 0)
-            continue;
-        c->nodes[n++] = node;
-        hwloc_bitmap_set(c->cpu_nodes, node->os_index);
-    }
+    c->nnodes = fab_topo_core_nodes(c, total_nodes, covered);
     hwloc_bitmap_free(covered);
-    c->nnodes = n;
     c->key = c->order + total_nodes;
-    if (n == 0) {
+    if (c->nnodes == 0) {
         fab_topo_ctx_free(c);
         snprintf(err, errlen, "the topology has no NUMA node with cores");
         return FAB_ERR_CONFIG;
@@ -217,23 +251,8 @@ fab_status_t fab_topo_ctx_init(fab_topo_ctx_t *c, hwloc_topology_t topo, const c
                                     HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) < 0 ||
         nr == 0)
         c->dist = NULL;
-
-    if (nic && *nic) {
-        hwloc_obj_t o = NULL;
-        size_t len = strcspn(nic, ":");
-
-        snprintf(c->nic_name, sizeof(c->nic_name), "%.*s", (int)len, nic);
-        while ((o = hwloc_get_next_osdev(topo, o)))
-            if (fab_topo_is_nic(o) && strcmp(o->name, c->nic_name) == 0)
-                break;
-        c->nic = o;
-        if (o) {
-            fab_topo_nic_nodes(c, o, c->nic_nodes);
-            if (hwloc_bitmap_weight(c->nic_nodes) == 1)
-                c->nic_numa = hwloc_bitmap_first(c->nic_nodes);
-            fab_nic_order(c);
-        }
-    }
+    if (nic && *nic)
+        fab_topo_find_nic(c, nic);
     return FAB_OK;
 }
 

@@ -53,6 +53,94 @@ static void fab_parse_lanes(const char *info, char *out, size_t len)
         snprintf(out, len, "unknown (no lanes in UCX endpoint info)");
 }
 
+/* A UCX context and worker from the UCX_* environment, and the worker's address; *alen 0
+ * (said once) when a step failed. */
+static void fab_ucx_open(ucp_context_h *ctx, ucp_worker_h *worker, ucp_address_t **addr,
+                         size_t *alen)
+{
+    ucp_config_t *cfg = NULL;
+    ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_TAG};
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_SINGLE};
+    ucs_status_t us = ucp_config_read(NULL, NULL, &cfg);
+
+    if (us == UCS_OK) {
+        us = ucp_init(&params, cfg, ctx);
+        ucp_config_release(cfg);
+    }
+    if (us == UCS_OK)
+        us = ucp_worker_create(*ctx, &wp, worker);
+    if (us == UCS_OK)
+        us = ucp_worker_get_address(*worker, addr, alen);
+    if (us != UCS_OK) {
+        FAB_WARN("UCX probe could not start: %s", ucs_status_string(us));
+        *alen = 0;
+    }
+}
+
+/* The lanes UCX prints for the endpoint, parsed into out. */
+static void fab_ucx_ep_lanes(ucp_ep_h ep, char *out, size_t len)
+{
+    char *info = NULL;
+    size_t infolen = 0;
+    FILE *mem = open_memstream(&info, &infolen);
+
+    if (!mem)
+        return;
+    ucp_ep_print_info(ep, mem);
+    fclose(mem);
+    fab_parse_lanes(info, out, len);
+    free(info);
+}
+
+/* Close the endpoint at once, progressing the worker until it is closed. */
+static void fab_ucx_ep_close(ucp_worker_h worker, ucp_ep_h ep)
+{
+    ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                              .flags = UCP_EP_CLOSE_FLAG_FORCE};
+    void *req = ucp_ep_close_nbx(ep, &rp);
+
+    while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS)
+        ucp_worker_progress(worker);
+    if (UCS_PTR_IS_PTR(req))
+        ucp_request_free(req);
+}
+
+/* Both sides have an address (alen, plen bytes): exchange them, make the endpoint to the peer's
+ * and keep its lanes in out; close it only after both sides have theirs. */
+static fab_status_t fab_ucx_connect(ucp_worker_h worker, int peer, ucp_address_t *addr, size_t alen,
+                                    size_t plen, char *out, size_t len)
+{
+    void *paddr = malloc(plen);
+    ucp_ep_h ep = NULL;
+    char dummy = 0;
+    fab_status_t st;
+
+    /* Without memory for the peer's address, receive nothing: MPI reports a truncation
+     * instead of the peer waiting forever. */
+    st = FAB_MPI(MPI_Sendrecv(addr, (int)alen, MPI_BYTE, peer, 9101, paddr ? paddr : addr,
+                              paddr ? (int)plen : 0, MPI_BYTE, peer, 9101, MPI_COMM_WORLD,
+                              MPI_STATUS_IGNORE));
+    if (!paddr && st == FAB_OK)
+        st = FAB_ERR_NOMEM;
+    if (st == FAB_OK && paddr) {
+        ucp_ep_params_t ep_params = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+                                     .address = paddr};
+        ucs_status_t us = ucp_ep_create(worker, &ep_params, &ep);
+
+        if (us != UCS_OK)
+            FAB_WARN("UCX probe endpoint failed: %s", ucs_status_string(us));
+    }
+    if (ep)
+        fab_ucx_ep_lanes(ep, out, len);
+    MPI_Sendrecv(&dummy, 1, MPI_CHAR, peer, 9102, &dummy, 1, MPI_CHAR, peer, 9102, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    if (ep)
+        fab_ucx_ep_close(worker, ep);
+    free(paddr);
+    return st;
+}
+
 /* A probe endpoint between world ranks a and b, built from the same UCX_* environment MPI's
  * pml ucx reads; UCX prints the lanes it chose and we keep rank a's view.
  *
@@ -62,78 +150,19 @@ static void fab_parse_lanes(const char *info, char *out, size_t len)
  * that have none. */
 static fab_status_t fab_ucx_probe(int peer, char *out, size_t len)
 {
-    ucp_config_t *cfg = NULL;
-    ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_TAG};
-    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-                              .thread_mode = UCS_THREAD_MODE_SINGLE};
     ucp_context_h ctx = NULL;
     ucp_worker_h worker = NULL;
     ucp_address_t *addr = NULL;
     size_t alen = 0, plen = 0;
-    void *paddr = NULL;
-    ucp_ep_h ep = NULL;
-    char *info = NULL;
-    size_t infolen = 0;
-    FILE *mem;
-    ucs_status_t us;
-    fab_status_t st = FAB_OK;
-    char dummy = 0;
+    fab_status_t st;
 
     snprintf(out, len, "unknown (UCX probe failed)");
-    us = ucp_config_read(NULL, NULL, &cfg);
-    if (us == UCS_OK) {
-        us = ucp_init(&params, cfg, &ctx);
-        ucp_config_release(cfg);
-    }
-    if (us == UCS_OK)
-        us = ucp_worker_create(ctx, &wp, &worker);
-    if (us == UCS_OK)
-        us = ucp_worker_get_address(worker, &addr, &alen);
-    if (us != UCS_OK) {
-        FAB_WARN("UCX probe could not start: %s", ucs_status_string(us));
-        alen = 0;
-    }
+    fab_ucx_open(&ctx, &worker, &addr, &alen);
     /* Both sides exchange lengths even on failure, so neither waits forever. */
     st = FAB_MPI(MPI_Sendrecv(&alen, sizeof(alen), MPI_BYTE, peer, 9100, &plen, sizeof(plen),
                               MPI_BYTE, peer, 9100, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-    if (st == FAB_OK && alen && plen) {
-        /* Without memory for the peer's address, receive nothing: MPI reports a truncation
-         * instead of the peer waiting forever. */
-        paddr = malloc(plen);
-        st = FAB_MPI(MPI_Sendrecv(addr, (int)alen, MPI_BYTE, peer, 9101, paddr ? paddr : addr,
-                                  paddr ? (int)plen : 0, MPI_BYTE, peer, 9101, MPI_COMM_WORLD,
-                                  MPI_STATUS_IGNORE));
-        if (!paddr && st == FAB_OK)
-            st = FAB_ERR_NOMEM;
-        if (st == FAB_OK && paddr) {
-            ucp_ep_params_t ep_params = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
-                                         .address = paddr};
-
-            us = ucp_ep_create(worker, &ep_params, &ep);
-            if (us != UCS_OK)
-                FAB_WARN("UCX probe endpoint failed: %s", ucs_status_string(us));
-        }
-        if (ep && (mem = open_memstream(&info, &infolen)) != NULL) {
-            ucp_ep_print_info(ep, mem);
-            fclose(mem);
-            fab_parse_lanes(info, out, len);
-            free(info);
-        }
-        /* Close only after both sides have their endpoint, then drop the worker. */
-        MPI_Sendrecv(&dummy, 1, MPI_CHAR, peer, 9102, &dummy, 1, MPI_CHAR, peer, 9102,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        if (ep) {
-            ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                                      .flags = UCP_EP_CLOSE_FLAG_FORCE};
-            void *req = ucp_ep_close_nbx(ep, &rp);
-
-            while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS)
-                ucp_worker_progress(worker);
-            if (UCS_PTR_IS_PTR(req))
-                ucp_request_free(req);
-        }
-    }
-    free(paddr);
+    if (st == FAB_OK && alen && plen)
+        st = fab_ucx_connect(worker, peer, addr, alen, plen, out, len);
     if (addr)
         ucp_worker_release_address(worker, addr);
     if (worker)

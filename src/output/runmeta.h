@@ -6,6 +6,7 @@
 #define FAB_OUTPUT_RUNMETA_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "net/runinfo.h"
@@ -25,15 +26,6 @@ enum { FAB_META_BEGIN = 1, FAB_META_END = 2 };
 /* Which files carry it. */
 enum { FAB_META_H5 = 1, FAB_META_JSONL = 2, FAB_META_FILES = 3 };
 
-typedef struct fab_meta_field {
-    const char *name; /* attribute and JSON key */
-    const char *json; /* JSON key where it differs from name, else NULL */
-    fab_meta_type_t type;
-    int when;         /* FAB_META_BEGIN or FAB_META_END */
-    int where;        /* FAB_META_H5 | FAB_META_JSONL */
-    const char *show; /* label in `fabricbench show` (in table order), NULL: not shown */
-} fab_meta_field_t;
-
 typedef struct fab_meta_value {
     const char *s;     /* STR, JSON */
     int64_t i;         /* INT */
@@ -41,6 +33,20 @@ typedef struct fab_meta_value {
     char *const *list; /* STRS, ENV: n strings */
     int n;
 } fab_meta_value_t;
+
+typedef struct fab_meta_field fab_meta_field_t;
+struct fab_meta_field {
+    const char *name; /* attribute and JSON key */
+    const char *json; /* JSON key where it differs from name, else NULL */
+    fab_meta_type_t type;
+    /* Where the value comes from (out/runmeta.c): the member at off of the run's info or of its
+     * fabric, or a value of its own; false when this run has no such field. */
+    bool (*get)(const fab_meta_field_t *f, const fab_run_info_t *info, fab_meta_value_t *v);
+    size_t off;
+    int when;         /* FAB_META_BEGIN or FAB_META_END */
+    int where;        /* FAB_META_H5 | FAB_META_JSONL */
+    const char *show; /* label in `fabricbench show` (in table order), NULL: not shown */
+};
 
 extern const fab_meta_field_t fab_meta_fields[];
 extern const int fab_nmeta;

@@ -444,100 +444,139 @@ static fab_status_t fab_pairs_retests(fab_pairs_t *P, fab_sinks_t *sinks)
     return st;
 }
 
-fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
-                           fab_sinks_t *sinks, bool *agreed)
+/* Every rank: the pairs' state for kernel k (buffers, the members and this rank's place among
+ * them, their communicator for the shift schedule; rank 0: the matrix), not yet agreed on;
+ * msg: why rank 0's matrix could not be made. */
+static fab_status_t fab_pairs_setup(fab_pairs_t *P, const fab_world_t *w, const fab_opts_t *o,
+                                    const fab_kernel_t *k, char *msg, size_t msglen)
 {
-    fab_pairs_t P;
-    fab_locate_t verdict;
     fab_sizes_t tmp;
-    char msg[512] = "";
-    int rounds;
-    uint64_t start = fab_real_ns(), last = start;
     fab_status_t st = FAB_OK;
 
-    memset(&P, 0, sizeof(P));
-    memset(&verdict, 0, sizeof(verdict));
-    *agreed = true;
-    P.w = w;
-    P.o = o;
-    P.k = k;
-    P.sizes = *fab_kernel_sizes(k, o, &tmp);
-    P.start = fab_now_ns();
-    fab_pairs_stop_conf(k, o, &P.stop);
-    P.window = fab_plan_window(k, o);
-    P.member = malloc(sizeof(int) * (size_t)w->size);
-    P.partner = malloc(sizeof(int) * (size_t)w->size);
-    P.ticks = malloc(sizeof(uint64_t) * FAB_PAIRS_BLOCK_MAX);
-    P.secs = malloc(sizeof(double) * FAB_PAIRS_BLOCK_MAX);
-    if (!P.member || !P.partner || !P.ticks || !P.secs)
+    P->w = w;
+    P->o = o;
+    P->k = k;
+    P->sizes = *fab_kernel_sizes(k, o, &tmp);
+    P->start = fab_now_ns();
+    fab_pairs_stop_conf(k, o, &P->stop);
+    P->window = fab_plan_window(k, o);
+    P->member = malloc(sizeof(int) * (size_t)w->size);
+    P->partner = malloc(sizeof(int) * (size_t)w->size);
+    P->ticks = malloc(sizeof(uint64_t) * FAB_PAIRS_BLOCK_MAX);
+    P->secs = malloc(sizeof(double) * FAB_PAIRS_BLOCK_MAX);
+    if (!P->member || !P->partner || !P->ticks || !P->secs)
         st = FAB_ERR_NOMEM;
     if (st == FAB_OK) {
-        P.n = fab_pairs_members(w, o, P.member);
-        P.me = -1;
-        for (int i = 0; i < P.n; i++)
-            if (P.member[i] == w->rank)
-                P.me = i;
+        P->n = fab_pairs_members(w, o, P->member);
+        P->me = -1;
+        for (int i = 0; i < P->n; i++)
+            if (P->member[i] == w->rank)
+                P->me = i;
     }
-    P.members = MPI_COMM_NULL;
+    P->members = MPI_COMM_NULL;
     if (st == FAB_OK && o->schedule == FAB_SCHED_SHIFT)
-        st = fab_comm_split(MPI_COMM_WORLD, P.me >= 0 ? 0 : MPI_UNDEFINED, P.me, &P.members);
+        st = fab_comm_split(MPI_COMM_WORLD, P->me >= 0 ? 0 : MPI_UNDEFINED, P->me, &P->members);
     if (st == FAB_OK && w->rank == 0)
-        st = fab_pairs_matrix_init(&P, msg, sizeof(msg));
-    st = fab_agree_msg(w, st,
-                       st == FAB_OK ? NULL
-                       : msg[0]     ? msg
-                                    : "pairs set-up failed",
-                       "check the file --switches names");
-    if (st != FAB_OK)
-        goto out;
-    rounds = fab_sched_rounds((fab_sched_t)o->schedule, P.n);
-    if (w->rank == 0) {
-        char detail[1024];
+        st = fab_pairs_matrix_init(P, msg, msglen);
+    return st;
+}
 
-        snprintf(detail, sizeof(detail), "%d %ss, %s schedule (%d rounds)%s", P.n, P.m.pairs_per,
-                 P.m.schedule, P.m.rounds, P.m.retest ? ", slow pairs retested alone" : "");
-        fab_pairs_estimate(&P, rounds, detail, sizeof(detail));
-        if (fab_sinks_kernel_begin(sinks, k, o, NULL, w, detail) != FAB_OK)
-            fab_stop_request(FAB_STOP_OUTPUT);
-    }
+/* Rank 0: the kernel's begin in the outputs, with the plan of its rounds. */
+static void fab_pairs_begin(fab_pairs_t *P, fab_sinks_t *sinks, int rounds)
+{
+    char detail[1024];
+
+    snprintf(detail, sizeof(detail), "%d %ss, %s schedule (%d rounds)%s", P->n, P->m.pairs_per,
+             P->m.schedule, P->m.rounds, P->m.retest ? ", slow pairs retested alone" : "");
+    fab_pairs_estimate(P, rounds, detail, sizeof(detail));
+    if (fab_sinks_kernel_begin(sinks, P->k, P->o, NULL, P->w, detail) != FAB_OK)
+        fab_stop_request(FAB_STOP_OUTPUT);
+}
+
+/* The schedule's rounds, each committed to the outputs by rank 0 as it ends (its progress
+ * counted from start). */
+static fab_status_t fab_pairs_rounds(fab_pairs_t *P, fab_sinks_t *sinks, int rounds, uint64_t start)
+{
+    const fab_opts_t *o = P->o;
+    uint64_t last = start;
+    fab_status_t st = FAB_OK;
+
     for (int r = 0; r < rounds && st == FAB_OK; r++) {
-        fab_watch_phase("agreeing on the next round", k->name, P.sizes.v[0], -1, P.round_s);
-        st = fab_pairs_stop(&P);
+        fab_watch_phase("agreeing on the next round", P->k->name, P->sizes.v[0], -1, P->round_s);
+        st = fab_pairs_stop(P);
         if (st == FAB_OK) {
-            fab_sched_round((fab_sched_t)o->schedule, P.n, r, P.partner);
-            st = fab_pairs_round(&P, o->schedule == FAB_SCHED_SHIFT);
+            fab_sched_round((fab_sched_t)o->schedule, P->n, r, P->partner);
+            st = fab_pairs_round(P, o->schedule == FAB_SCHED_SHIFT);
         }
-        if (st == FAB_OK && w->rank == 0) {
-            fab_pairs_fill(&P, r, false);
-            fab_pairs_commit(&P, sinks, r + 1 == rounds);
-            fab_pairs_progress(&P, r, rounds, "round", start, &last);
+        if (st == FAB_OK && P->w->rank == 0) {
+            fab_pairs_fill(P, r, false);
+            fab_pairs_commit(P, sinks, r + 1 == rounds);
+            fab_pairs_progress(P, r, rounds, "round", start, &last);
         }
     }
-    if (st == FAB_OK && o->retest && o->schedule != FAB_SCHED_SERIAL)
-        st = fab_pairs_retests(&P, sinks);
+    return st;
+}
+
+/* The kernel's end, its rounds having ended with st: rank 0's verdict (into verdict) and the
+ * kernel's end in the outputs, then every rank learns the status (exit 1 everywhere when a
+ * suspect is named). */
+static fab_status_t fab_pairs_end(fab_pairs_t *P, fab_sinks_t *sinks, fab_status_t st,
+                                  fab_locate_t *verdict, bool *agreed)
+{
+    const fab_world_t *w = P->w;
+
     if (w->rank == 0 && (st == FAB_OK || st == FAB_ERR_INTERRUPTED || st == FAB_ERR_IO)) {
-        fab_status_t fst = fab_pairs_finish(&P, sinks, &verdict);
+        fab_status_t fst = fab_pairs_finish(P, sinks, verdict);
 
         if (fst != FAB_OK)
             fab_stop_request(FAB_STOP_OUTPUT);
-        else if (st == FAB_OK && verdict.nsuspects > 0)
+        else if (st == FAB_OK && verdict->nsuspects > 0)
             st = FAB_ERR_SUSPECT;
     }
-    if (w->rank == 0 && fab_sinks_kernel_end(sinks, k, st) != FAB_OK)
+    if (w->rank == 0 && fab_sinks_kernel_end(sinks, P->k, st) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
     if (st == FAB_ERR_MPI) {
         *agreed = false; /* the others may wait in a collective: the caller ends the job */
     } else {
-        /* Every rank learns the verdict's status (exit 1 everywhere when a suspect is named) */
         int code = st;
 
-        fab_watch_phase("agreeing with every rank on the kernel's end", k->name, 0, -1, 0);
+        fab_watch_phase("agreeing with every rank on the kernel's end", P->k->name, 0, -1, 0);
         if (FAB_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD)) != FAB_OK)
             *agreed = false;
         else if (st == FAB_OK)
             st = (fab_status_t)code;
     }
-out:
+    return st;
+}
+
+fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
+                           fab_sinks_t *sinks, bool *agreed)
+{
+    fab_pairs_t P;
+    fab_locate_t verdict;
+    char msg[512] = "";
+    int rounds;
+    uint64_t start = fab_real_ns();
+    fab_status_t st;
+
+    memset(&P, 0, sizeof(P));
+    memset(&verdict, 0, sizeof(verdict));
+    *agreed = true;
+    st = fab_pairs_setup(&P, w, o, k, msg, sizeof(msg));
+    st = fab_agree_msg(w, st,
+                       st == FAB_OK ? NULL
+                       : msg[0]     ? msg
+                                    : "pairs set-up failed",
+                       "check the file --switches names");
+    if (st == FAB_OK) {
+        rounds = fab_sched_rounds((fab_sched_t)o->schedule, P.n);
+        if (w->rank == 0)
+            fab_pairs_begin(&P, sinks, rounds);
+        st = fab_pairs_rounds(&P, sinks, rounds, start);
+        if (st == FAB_OK && o->retest && o->schedule != FAB_SCHED_SERIAL)
+            st = fab_pairs_retests(&P, sinks);
+        st = fab_pairs_end(&P, sinks, st, &verdict, agreed);
+    }
     fab_locate_free(&verdict);
     if (w->rank == 0)
         fab_pairs_matrix_free(&P.m);

@@ -12,7 +12,9 @@
   module_part.c beside module.h (net/fabric_check.c implements part of net/fabric.h); but
   cli/main.c;
 - the harness (src/) names no kernel that owns options or checks of its own, nor those
-  options: what a kernel owns lives in its file in kernels/.
+  options: what a kernel owns lives in its file in kernels/;
+- no C function (src/, kernels/) over 80 lines unless the comment directly above it says why,
+  with the marker "long:" and a reason (/* long: one switch over the schema's attributes */).
 
 usage: test_layout.py SOURCE_DIR"""
 import os
@@ -207,6 +209,78 @@ for top in ("src", "kernels", "analysis", "bench", "cmake", "jobscripts", "scrip
                 problems.append("%s does not start with %s" % (os.path.relpath(path, src), SPDX))
 if not os.path.isfile(os.path.join(src, "LICENSE")):
     problems.append("no LICENSE at the top of the tree")
+
+# Functions by meaning: no C function over MAX_FUNC lines (from its first line to its closing
+# brace) unless the comment block directly above it says why: "long: REASON". The sources are
+# clang-formatted (BreakBeforeBraces: Linux), so a function's body opens with "{" alone at the
+# start of a line, outside any braces.
+MAX_FUNC = 80
+LONG_MARKER = re.compile(r"\blong:\s*\S")
+
+
+def blank_comments_strings(text):
+    """Comments, strings and character constants blanked, newlines kept (lines stay lines)."""
+    def blank(m):
+        return re.sub(r"[^\n]", " ", m.group(0))
+    return re.sub(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', blank, text,
+                  flags=re.S)
+
+
+def functions(text):
+    """(name, first line, length, reason) of each function defined in C text: lines 0-based;
+    reason: the "long:" comment directly above it, or None."""
+    raw, code = text.split("\n"), blank_comments_strings(text).split("\n")
+    found, depth, start = [], 0, None
+    for i, line in enumerate(code):
+        if depth == 0 and line.rstrip() == "{" and i > 0 and code[i - 1].rstrip().endswith(")"):
+            first = i - 1  # the signature: back to a blank line or the end of a declaration
+            while first > 0 and code[first - 1].strip() and \
+                    not code[first - 1].rstrip().endswith((";", "}", "{")) and \
+                    not code[first - 1].startswith("#"):
+                first -= 1
+            name = re.search(r"(\w+)\s*\(", " ".join(code[first:i]))
+            start = (name.group(1) if name else "?", first)
+        for c in line:
+            depth += {"{": 1, "}": -1}.get(c, 0)
+        if depth == 0 and start and "}" in line:
+            name, first = start
+            above, j = [], first - 1  # the comment block ending on the line above
+            if j >= 0 and raw[j].rstrip().endswith("*/"):
+                while j >= 0:
+                    above.insert(0, raw[j])
+                    if "/*" in raw[j]:
+                        break
+                    j -= 1
+            reason = LONG_MARKER.search(" ".join(above))
+            found.append((name, first, i - first + 1, reason.group(0) if reason else None))
+            start = None
+    return found
+
+
+def long_functions(text):
+    return [(n, first, length) for n, first, length, reason in functions(text)
+            if length > MAX_FUNC and not reason]
+
+
+# The check checks itself: a function one line too long is found, and passes with a reason.
+_body = "int f(int a)\n{\n" + "    a++;\n" * (MAX_FUNC - 3) + "    return a;\n}\n"
+assert long_functions("/* short */\n" + _body.replace("    a++;\n", "", 1)) == []
+assert [n for n, _, _ in long_functions("/* no reason */\n" + _body)] == ["f"]
+assert long_functions("/* f: one switch\n * long: one case per field */\n" + _body) == []
+nfunc, nlong = 0, 0
+for path in sorted(files):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    found = functions(text)
+    nfunc += len(found)
+    nlong += sum(1 for f in found if f[2] > MAX_FUNC and f[3])
+    for name, first, length in long_functions(text):
+        problems.append("%s:%d: %s has %d lines (at most %d): split it into functions by meaning, "
+                        "or say why above it (/* long: REASON */)"
+                        % (os.path.relpath(path, src), first + 1, name, length, MAX_FUNC))
+if nfunc < 100:
+    problems.append("only %d C functions found: the function scan is broken" % nfunc)
+print("functions: %d, %d over %d lines with a reason (long:)" % (nfunc, nlong, MAX_FUNC))
 
 for p in problems:
     print("FAIL: " + p)
