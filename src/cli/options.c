@@ -13,6 +13,7 @@
 #include "cli/options.h"
 #include "core/text.h"
 #include "kernel/registry.h"
+#include "kernel/traits.h"
 #include "out/outputs.h"
 #include "out/table.h"
 
@@ -51,8 +52,8 @@ static fab_status_t fab_rows_from(fab_opts_t *o, const fab_kernel_t *const *kern
 
         for (int j = 0; j < k && !shared; j++)
             shared = kn->options && kernels[j]->options == kn->options;
-        for (int i = 0; !shared && i < kn->noptions; i++) {
-            const fab_opt_t *d = &kn->options[i];
+        for (int i = 0; !shared && i < fab_kopts(kn)->n; i++) {
+            const fab_opt_t *d = &kn->options->rows[i];
 
             for (int r = 0; r < fab_nrows; r++)
                 if (strcmp(fab_rows[r].d->name, d->name) == 0 ||
@@ -67,7 +68,7 @@ static fab_status_t fab_rows_from(fab_opts_t *o, const fab_kernel_t *const *kern
                 snprintf(err, errlen, "more than %d options (kernels' included)", FAB_MAX_ROWS);
                 return FAB_ERR_INTERNAL;
             }
-            fab_rows[fab_nrows++] = (fab_optrow_t){d, kn->option_values, kn->name, kn};
+            fab_rows[fab_nrows++] = (fab_optrow_t){d, kn->options->values, kn->name, kn};
         }
     }
     /* --help last, after the kernels' options */
@@ -170,7 +171,7 @@ static void fab_opts_unused(fab_opts_t *o, const bool *set)
         if (!set[i] || !r->kernel)
             continue;
         for (int k = 0; k < o->nkernels && !used; k++)
-            used = o->kernels[k]->options == r->kernel->options;
+            used = o->kernels[k].k->options == r->kernel->options;
         if (!used)
             fab_appendf(o->note, sizeof(o->note), &at,
                         "%s--%s is an option of kernel '%s', which this run does not measure: it "

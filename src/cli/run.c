@@ -196,8 +196,8 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
         /* A stop asked on any rank (signal, failed output) ends the run everywhere. */
         if (st == FAB_OK && fab_stop_flag)
             st = fab_stop_status(fab_stop_flag);
-        fab_watch_phase("agreeing with every rank after the kernel", o->kernels[i + n - 1]->name, 0,
-                        -1, 0);
+        fab_watch_phase("agreeing with every rank after the kernel", o->kernels[i + n - 1].k->name,
+                        0, -1, 0);
         st = fab_agree(st, MPI_COMM_WORLD);
         /* A validation failure or a suspect is a finding, not a reason to stop: run the rest. */
         if (st != FAB_OK && st != FAB_ERR_VALIDATION && st != FAB_ERR_SUSPECT)

@@ -23,8 +23,17 @@ typedef enum { FAB_SYNC_NONE = 0, FAB_SYNC_BARRIER = 1 } fab_sync_t;
 
 #define FAB_MAX_KERNELS 32
 
+/* A kernel as the run runs it (cli/kernel_list.c): its descriptor, which is the same for
+ * every run, and what differs between its instances (a kernel with an axis option runs once
+ * per value of it). The harness hands kernels' outputs the instance, never a changed copy of
+ * the descriptor. */
+typedef struct fab_kinst {
+    const struct fab_kernel *k;
+    double axis; /* this instance's value of the kernel's axis option; NaN without one */
+} fab_kinst_t;
+
 typedef struct fab_opts {
-    const struct fab_kernel *kernels[FAB_MAX_KERNELS];
+    fab_kinst_t kernels[FAB_MAX_KERNELS]; /* the run's instances, in order */
     int nkernels;
     fab_sizes_t sizes;    /* empty: the default sweep */
     long iters;           /* > 0: fixed iterations per size; 0: time budget */

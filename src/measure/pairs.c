@@ -23,6 +23,7 @@
 #include "core/signals.h"
 #include "core/text.h"
 #include "core/watchdog.h"
+#include "kernel/traits.h"
 #include "measure/pairs.h"
 #include "measure/pairs_int.h"
 #include "measure/plan.h"
@@ -113,7 +114,7 @@ static void fab_pairs_count(fab_matrix_t *m, const fab_pair_rec_t *c)
 static void fab_pairs_fill(fab_pairs_t *P, int r, bool retest)
 {
     fab_matrix_t *m = &P->m;
-    double div = P->k->time_divisor > 0 ? P->k->time_divisor : 1.0;
+    double div = fab_ktime_divisor(P->k);
     double line = P->o->line_rate_gbps * 1e3 / 8.0; /* MB/s */
     double *p50 = retest ? m->re_lat_p50 : m->lat_p50, *p99 = retest ? m->re_lat_p99 : m->lat_p99;
     double *bw = retest ? m->re_bw : m->bw, *lpct = retest ? m->re_line_pct : m->line_pct;
@@ -155,7 +156,7 @@ static void fab_pairs_commit(fab_pairs_t *P, fab_sinks_t *sinks, bool force)
 
     if (!force && (double)(t0 - P->commit_at) * 1e-9 < FAB_COMMIT_GAP * P->commit_s)
         return;
-    if (fab_sinks_matrix(sinks, P->k, &P->m) != FAB_OK)
+    if (fab_sinks_matrix(sinks, P->ki, &P->m) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
     P->commit_at = fab_real_ns();
     P->commit_s = (double)(P->commit_at - t0) * 1e-9;
@@ -230,7 +231,7 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
     fab_acc_t acc;
     fab_row_t row;
     fab_kctx_t ctx;
-    double div = P->k->time_divisor > 0 ? P->k->time_divisor : 1.0;
+    double div = fab_ktime_divisor(P->k);
     bool directed = P->o->schedule == FAB_SCHED_SHIFT;
     fab_status_t st;
 
@@ -268,13 +269,13 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
         row.cpu_rank_pct = row.cpu_user_pct = row.cpu_sys_pct = NAN;
         row.cpu_softirq_pct = row.cpu_rank_min_pct = row.cpu_rank_max_pct = NAN;
         fab_row_quality(&row, P->k);
-        st = fab_sinks_row(sinks, P->k, &row, NULL, 0);
+        st = fab_sinks_row(sinks, P->ki, &row, NULL, 0);
     } else {
         st = FAB_OK;
     }
     fab_acc_free(&acc);
     if (st == FAB_OK)
-        st = fab_sinks_matrix(sinks, P->k, m);
+        st = fab_sinks_matrix(sinks, P->ki, m);
     return st;
 }
 
@@ -444,9 +445,10 @@ static fab_status_t fab_pairs_retests(fab_pairs_t *P, fab_sinks_t *sinks)
     return st;
 }
 
-fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
+fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kinst_t *ki,
                            fab_sinks_t *sinks, bool *agreed)
 {
+    const fab_kernel_t *k = ki->k;
     fab_pairs_t P;
     fab_locate_t verdict;
     fab_sizes_t tmp;
@@ -460,6 +462,7 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_
     *agreed = true;
     P.w = w;
     P.o = o;
+    P.ki = ki;
     P.k = k;
     P.sizes = *fab_kernel_sizes(k, o, &tmp);
     P.start = fab_now_ns();
@@ -497,7 +500,7 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_
         snprintf(detail, sizeof(detail), "%d %ss, %s schedule (%d rounds)%s", P.n, P.m.pairs_per,
                  P.m.schedule, P.m.rounds, P.m.retest ? ", slow pairs retested alone" : "");
         fab_pairs_estimate(&P, rounds, detail, sizeof(detail));
-        if (fab_sinks_kernel_begin(sinks, k, o, NULL, w, detail) != FAB_OK)
+        if (fab_sinks_kernel_begin(sinks, ki, o, NULL, w, detail) != FAB_OK)
             fab_stop_request(FAB_STOP_OUTPUT);
     }
     for (int r = 0; r < rounds && st == FAB_OK; r++) {
@@ -523,7 +526,7 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_
         else if (st == FAB_OK && verdict.nsuspects > 0)
             st = FAB_ERR_SUSPECT;
     }
-    if (w->rank == 0 && fab_sinks_kernel_end(sinks, k, st) != FAB_OK)
+    if (w->rank == 0 && fab_sinks_kernel_end(sinks, ki, st) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
     if (st == FAB_ERR_MPI) {
         *agreed = false; /* the others may wait in a collective: the caller ends the job */

@@ -11,6 +11,7 @@
 
 #include "core/log.h"
 #include "core/text.h"
+#include "kernel/traits.h"
 #include "measure/pairs.h"
 #include "measure/pairs_int.h"
 #include "measure/quality.h"
@@ -118,7 +119,7 @@ fab_status_t fab_pairs_check(const fab_world_t *w, const fab_opts_t *o, const fa
             return FAB_ERR_CONFIG;
         }
     }
-    if (o->schedule == FAB_SCHED_SHIFT && !k->shift) {
+    if (o->schedule == FAB_SCHED_SHIFT && !fab_kp2p(k)->shift) {
         snprintf(msg, len, "kernel '%s' has no --schedule shift", k->name);
         snprintf(hint, hlen, "use --schedule rounds or serial with it");
         return FAB_ERR_CONFIG;

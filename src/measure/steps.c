@@ -130,7 +130,7 @@ static uint64_t fab_block_len(const fab_measure_t *m, uint64_t left)
     double want = m->per_iter > 0 ? FAB_BLOCK_SECONDS / m->per_iter : 1.0;
     uint64_t b = want < 1.0 ? 1 : (want > FAB_BLOCK ? FAB_BLOCK : (uint64_t)want);
 
-    if (m->k->whole_block) /* all of the row at once, as far as a block holds */
+    if (fab_kbudget(m->k)->whole_block) /* all of the row at once, as far as a block holds */
         b = FAB_BLOCK;
 
     return b < left ? b : left;
@@ -297,8 +297,8 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     fab_watch_take_stall(); /* a stall before this size is not this row's */
     if (m->slow_count)
         memset(m->slow_count, 0, sizeof(uint64_t) * (size_t)ctx->size);
-    if (m->k->fit_bytes)
-        bytes = m->k->fit_bytes(ctx, bytes);
+    if (fab_kcoll(m->k)->fit_bytes)
+        bytes = m->k->coll->fit_bytes(ctx, bytes);
     /* --overlap-compute: first the call alone (its time is the reference), then with the
      * compute between start and wait; the row is the second. */
     if (ctx->nonblocking && m->o->overlap_us > 0) {
@@ -358,7 +358,7 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     row->bytes = bytes;
     row->iters = iters;
     row->warmup = warm;
-    fab_acc_stats(&m->acc, m->k->time_divisor, &row->t);
+    fab_acc_stats(&m->acc, fab_ktime_divisor(m->k), &row->t);
     fab_row_precision(row, &m->acc);
     row->iter_time = m->acc.loop_total / (double)iters;
     fab_row_rates(row, m->k, ctx, comm_mean);
