@@ -147,12 +147,12 @@ static void fab_opts_given(fab_opts_t *o, const bool *set)
     for (int i = 0; i < fab_nrows; i++) {
         if (!set[i] || fab_rows[i].base != o)
             continue;
-        if (fab_rows[i].d->offset == OFF(pml))
-            o->pml_set = true;
-        else if (fab_rows[i].d->offset == OFF(placement))
-            o->placement_set = true;
-        else if (fab_rows[i].d->offset == OFF(line_rate_gbps))
-            o->line_rate_given = true;
+        if (fab_rows[i].d->offset == OFF(net.pml))
+            o->net.pml_set = true;
+        else if (fab_rows[i].d->offset == OFF(net.placement))
+            o->net.placement_set = true;
+        else if (fab_rows[i].d->offset == OFF(net.line_rate_gbps))
+            o->net.line_rate_given = true;
         else if (fab_rows[i].d->offset == OFF(window))
             o->window_given = true;
     }

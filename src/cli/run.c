@@ -254,13 +254,13 @@ static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *
                      strcmp(fb->verdict, "differs") == 0 ? "uses something else"
                                                          : "could not be checked",
                      fb->verdict_why, ranks,
-                     o->strict_fabric ? "" : "; --strict-fabric makes this an error");
+                     o->net.strict_fabric ? "" : "; --strict-fabric makes this an error");
         }
     }
     free(lanes);
     free(pa);
     free(pb);
-    if (st == FAB_OK && o->strict_fabric) {
+    if (st == FAB_OK && o->net.strict_fabric) {
         int bad = !ok;
 
         MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -355,21 +355,21 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     if (st != FAB_OK)
         return st;
     /* The line rate efficiency compares with: --line-rate, else the port --fabric chose. */
-    if (!o->line_rate_given)
-        o->line_rate_gbps = fb->line_rate_gbps;
-    o->netdev = fb->netdev; /* this host's: the socket kernels' default address */
+    if (!o->net.line_rate_given)
+        o->net.line_rate_gbps = fb->line_rate_gbps;
+    o->net.netdev = fb->netdev; /* this host's: the socket kernels' default address */
     fab_watch_phase("placing the ranks, gathering the inventory", NULL, 0, -1, 0);
-    st = fab_setup_placement(w, o, fb, &info);
+    st = fab_setup_placement(w, &o->net, fb, &info);
     fab_startup_step(&since, "placing the ranks (hwloc)");
     if (st == FAB_OK)
-        st = fab_agree(fab_setup_inventory(w, o, &info), MPI_COMM_WORLD);
+        st = fab_agree(fab_setup_inventory(w, &o->net, &info), MPI_COMM_WORLD);
     fab_startup_step(&since, "gathering the inventory");
     if (st != FAB_OK)
         goto out;
     fab_transport_detect(&t);
     /* --strict-fabric checks the transport before measuring (the probe's own UCX context then
      * exists during the measurements; see docs/FABRICS.md). */
-    if (o->strict_fabric && fb->name[0] && !fab_transport_needs_probe(&t)) {
+    if (o->net.strict_fabric && fb->name[0] && !fab_transport_needs_probe(&t)) {
         char why[256];
 
         snprintf(why, sizeof(why),
@@ -383,7 +383,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     }
     /* --repeat: every run records the same transports, so they are probed before the
      * first (as --strict-fabric does) rather than after the last. */
-    if ((o->strict_fabric || o->repeat > 1) && fab_transport_needs_probe(&t)) {
+    if ((o->net.strict_fabric || o->repeat > 1) && fab_transport_needs_probe(&t)) {
         fab_watch_phase("probing the transports", NULL, 0, -1, 0);
         st = fab_check_transport(w, o, &t, fb, &info);
         probed = true;
@@ -396,8 +396,8 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
         st = fab_run_info_fill(&info, w, &t, argc, argv, fab_env_ours);
         info.fabric = fb;
         info.sync = o->sync == FAB_SYNC_BARRIER ? "barrier" : "none";
-        info.line_rate_gbps = o->line_rate_gbps;
-        if (o->line_rate_given)
+        info.line_rate_gbps = o->net.line_rate_gbps;
+        if (o->net.line_rate_given)
             snprintf(info.line_rate_from, sizeof(info.line_rate_from), "--line-rate");
         else
             snprintf(info.line_rate_from, sizeof(info.line_rate_from), "%s", fb->line_rate_from);

@@ -123,7 +123,7 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o)
         snprintf(hint, sizeof(hint), "leave --validate out, or run the normal build");
         st = FAB_ERR_CONFIG;
     }
-    if (st == FAB_OK && ((o->fabric && strcmp(o->fabric, "any") != 0) || o->device)) {
+    if (st == FAB_OK && ((o->net.fabric && strcmp(o->net.fabric, "any") != 0) || o->net.device)) {
         snprintf(msg, sizeof(msg), "--fabric/--device: a simulated build has no fabric to choose");
         snprintf(hint, sizeof(hint), "leave them out (the platform describes the network)");
         st = FAB_ERR_CONFIG;

@@ -115,7 +115,7 @@ static void fab_pairs_fill(fab_pairs_t *P, int r, bool retest)
 {
     fab_matrix_t *m = &P->m;
     double div = fab_ktime_divisor(P->k);
-    double line = P->o->line_rate_gbps * 1e3 / 8.0; /* MB/s */
+    double line = P->o->net.line_rate_gbps * 1e3 / 8.0; /* MB/s */
     double *p50 = retest ? m->re_lat_p50 : m->lat_p50, *p99 = retest ? m->re_lat_p99 : m->lat_p99;
     double *bw = retest ? m->re_bw : m->bw, *lpct = retest ? m->re_line_pct : m->line_pct;
     int *iters = retest ? m->re_iters : m->iters;
@@ -141,7 +141,7 @@ static void fab_pairs_fill(fab_pairs_t *P, int r, bool retest)
         }
         bw[at] = (double)m->bytes * c->msgs_per_iter / c->mean_s / 1e6;
         across = strcmp(P->w->hosts[m->world_rank[s]], P->w->hosts[m->world_rank[d]]) != 0;
-        if (line > 0 && (across || P->o->line_rate_given))
+        if (line > 0 && (across || P->o->net.line_rate_given))
             lpct[at] = 100.0 * bw[at] / line;
     }
     if (!retest)

@@ -237,8 +237,8 @@ fab_status_t fab_pairs_matrix_init(fab_pairs_t *P, char *msg, size_t len)
             m->re_iters[i] = -1;
     }
     /* the line rate the verdict uses: a port's between hosts, or one given */
-    if (P->o->line_rate_gbps > 0 && (P->w->nhosts > 1 || P->o->line_rate_given))
-        m->line_MBps = P->o->line_rate_gbps * 1e3 / 8.0;
+    if (P->o->net.line_rate_gbps > 0 && (P->w->nhosts > 1 || P->o->net.line_rate_given))
+        m->line_MBps = P->o->net.line_rate_gbps * 1e3 / 8.0;
     m->bw_frac = P->o->slow_bw;
     m->lat_factor = P->o->slow_latency;
     P->all = calloc(2 * (size_t)P->w->size, sizeof(fab_pair_rec_t));

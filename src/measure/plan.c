@@ -131,7 +131,7 @@ fab_status_t fab_plan_ctx(const fab_kinst_t *ki, const fab_opts_t *o, int nranks
     ctx->streams = 1;
     ctx->root = o->root;
     ctx->nonblocking = o->nonblocking && k->kind == FAB_KIND_COLLECTIVE;
-    ctx->netdev = o->netdev ? o->netdev : "";
+    ctx->netdev = o->net.netdev ? o->net.netdev : "";
     ctx->axis = k->axis ? ki->axis : NAN;
     st = fab_dtype_init(o->dtype, o->op, fab_test_wrong_op(), &ctx->dtype);
     if (st != FAB_OK)

@@ -312,7 +312,7 @@ void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_t *slow
 double fab_row_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
                         const fab_row_t *r)
 {
-    double gbps, rate = o->line_rate_gbps * (fab_kp2p(k)->duplex ? 2.0 : 1.0);
+    double gbps, rate = o->net.line_rate_gbps * (fab_kp2p(k)->duplex ? 2.0 : 1.0);
     bool crosses = false;
 
     if (rate <= 0 || k->kind == FAB_KIND_LATENCY || !w->hosts)
@@ -321,7 +321,7 @@ double fab_row_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_ker
         crosses = strcmp(w->hosts[o->pair.a], w->hosts[o->pair.b]) != 0;
     else
         crosses = w->nhosts > 1;
-    if (!crosses && !o->line_rate_given)
+    if (!crosses && !o->net.line_rate_given)
         return NAN;
     gbps = k->kind == FAB_KIND_COLLECTIVE ? r->busbw * 8.0 : r->gbps;
     return isnan(gbps) ? NAN : 100.0 * gbps / rate;

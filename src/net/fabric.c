@@ -17,7 +17,7 @@
 #include "core/log.h"
 #include "core/num.h"
 #include "core/text.h"
-#include "core/opts.h"
+#include "core/netopts.h"
 #include "core/status.h"
 #include "net/fabric.h"
 #include "net/inventory.h"
@@ -42,7 +42,7 @@ typedef struct fab_profile {
 /* The profile table: --fabrics-file, else next to the executable (bin/../share/fabricbench:
  * an installed tree, or a build directory inside the source tree), else the install prefix,
  * else the source tree this binary was built from. */
-static bool fab_profiles_path(const fab_opts_t *o, char *out, size_t len)
+static bool fab_profiles_path(const fab_netopts_t *o, char *out, size_t len)
 {
     char exe[PATH_MAX];
     ssize_t n;
@@ -178,7 +178,8 @@ static fab_status_t fab_profiles_load(const char *path, fab_profile_t *p, int *n
     return FAB_OK;
 }
 
-fab_status_t fab_fabric_names(const fab_opts_t *o, char *out, size_t len, char *msg, size_t msglen)
+fab_status_t fab_fabric_names(const fab_netopts_t *o, char *out, size_t len, char *msg,
+                              size_t msglen)
 {
     fab_profile_t *prof = calloc(FAB_MAX_PROFILES, sizeof(*prof));
     char path[512];
@@ -401,7 +402,7 @@ static bool fab_expand(const char *tmpl, const fab_fabric_t *fb, char *out, size
     return true;
 }
 
-fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg, size_t msglen,
+fab_status_t fab_fabric_prepare(const fab_netopts_t *o, fab_fabric_t *fb, char *msg, size_t msglen,
                                 char *hint, size_t hintlen, char *note, size_t notelen)
 {
     fab_profile_t *prof = NULL;

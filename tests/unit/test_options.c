@@ -71,7 +71,7 @@ int main(void)
     CHECK(o.nkernels == 4 && strcmp(o.kernels[0].k->name, "latency") == 0 &&
           strcmp(o.kernels[3].k->name, "msgrate") == 0);
     CHECK(o.iters == 0 && o.window == 64 && o.time_s > 0 && !o.validate);
-    CHECK(o.pair.a == 0 && o.pair.b == 1 && o.pml == FAB_PML_UCX && !o.pml_set);
+    CHECK(o.pair.a == 0 && o.pair.b == 1 && o.net.pml == FAB_PML_UCX && !o.net.pml_set);
 
     CHECK(parse(&o, &cmd, err, 9, "run", "bw,latency", "-m", "8,1K", "-i", "100", "-x5",
                 "--validate", "--window=16") == FAB_OK);
@@ -79,7 +79,7 @@ int main(void)
     CHECK(o.sizes.n == 2 && o.sizes.v[1] == 1024);
     CHECK(o.iters == 100 && o.warmup == 5 && o.validate && o.window == 16);
     CHECK(parse(&o, &cmd, err, 5, "run", "--pair", "2,3", "--pml", "ob1") == FAB_OK);
-    CHECK(o.pair.a == 2 && o.pair.b == 3 && o.pml == FAB_PML_OB1 && o.pml_set);
+    CHECK(o.pair.a == 2 && o.pair.b == 3 && o.net.pml == FAB_PML_OB1 && o.net.pml_set);
     CHECK(parse(&o, &cmd, err, 4, "run", "-t", "0.5", "-vv") == FAB_OK && o.verbose == 2);
     CHECK(parse(&o, &cmd, err, 2, "run", "-qcv") == FAB_OK && o.quiet && o.validate &&
           o.verbose == 1);
@@ -115,7 +115,7 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 1, "frob") == FAB_ERR_USAGE && strstr(err, "frob"));
     CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "psm") == FAB_ERR_USAGE && strstr(err, "psm"));
     CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "uc") == FAB_ERR_USAGE);
-    CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "env") == FAB_OK && o.pml == FAB_PML_ENV);
+    CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "env") == FAB_OK && o.net.pml == FAB_PML_ENV);
     CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.timer == FAB_TIMER_AUTO);
     CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "tsc") == FAB_OK && o.timer == FAB_TIMER_TSC);
     CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "clock") == FAB_OK &&
@@ -317,7 +317,7 @@ int main(void)
     }
     /* rates: units K, M, G, T; beyond the option's range named as such */
     CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--line-rate", "500M") == FAB_OK &&
-          fabs(o.line_rate_gbps - 0.5) < 1e-12);
+          fabs(o.net.line_rate_gbps - 0.5) < 1e-12);
     CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--line-rate", "2000T") == FAB_ERR_USAGE &&
           strstr(err, "out of range"));
     return fab_test_report("test_options");
