@@ -3,6 +3,7 @@
 #ifndef FAB_BENCH_UTIL_H
 #define FAB_BENCH_UTIL_H
 
+#include <math.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +21,10 @@
 #include "measure/sink.h"
 #include "net/transport.h"
 
-static fab_status_t keep_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
+static fab_status_t keep_row(void *arg, const fab_kinst_t *ki, const fab_row_t *r,
                              const double *samples, size_t nsamples)
 {
-    (void)k, (void)samples, (void)nsamples;
+    (void)ki, (void)samples, (void)nsamples;
     *(fab_row_t *)arg = *r;
     return FAB_OK;
 }
@@ -42,7 +43,7 @@ static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t by
     fab_opts_defaults(&o);
     if (fab_sinks_add(&sinks, keep) != FAB_OK)
         MPI_Abort(MPI_COMM_WORLD, 3);
-    o.kernels[0] = fab_kernel_find(kernel);
+    o.kernels[0] = (fab_kinst_t){fab_kernel_find(kernel), NAN};
     o.nkernels = 1;
     o.sizes.v[0] = bytes;
     o.sizes.n = 1;

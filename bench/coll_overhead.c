@@ -64,7 +64,7 @@ int main(int argc, char **argv)
     char err[256];
 
     fab_opts_defaults(&defaults);
-    fab_transport_prepare(&defaults);
+    fab_transport_prepare(&defaults.net);
     MPI_Init(&argc, &argv);
     if (fab_world_init(&w) != FAB_OK || rounds < 1 ||
         fab_timer_init(tk, err, sizeof(err)) != FAB_OK) {

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
     fab_opts_t defaults;
 
     fab_opts_defaults(&defaults);
-    fab_transport_prepare(&defaults); /* pml ucx, as the tool selects it */
+    fab_transport_prepare(&defaults.net); /* pml ucx, as the tool selects it */
     MPI_Init(&argc, &argv);
     if (fab_world_init(&w) != FAB_OK || w.size != 2 || rounds < 1 ||
         fab_timer_init(tk, err, sizeof(err)) != FAB_OK) {

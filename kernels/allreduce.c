@@ -48,10 +48,9 @@ const fab_kernel_t fab_kernel_allreduce = {
     .ranks = FAB_RANKS_ALL,
     .min_ranks = 2,
     .rank_multiple = 1,
-    .time_divisor = 1.0,
-    .bus_factor = fab_bus_allreduce,
-    .fit_bytes = fab_fit_elements,
-    .uses_op = true,
     .iterate = allreduce_iterate,
     .validate = allreduce_validate,
+    .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_allreduce,
+                                 .fit_bytes = fab_fit_elements,
+                                 .uses_op = true},
 };

@@ -53,9 +53,7 @@ const fab_kernel_t fab_kernel_alltoall = {
     .ranks = FAB_RANKS_ALL,
     .min_ranks = 2,
     .rank_multiple = 1,
-    .time_divisor = 1.0,
-    .bus_factor = fab_bus_ring,
-    .fit_bytes = fab_fit_blocks,
     .iterate = alltoall_iterate,
     .validate = alltoall_validate,
+    .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_ring, .fit_bytes = fab_fit_blocks},
 };

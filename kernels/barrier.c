@@ -22,7 +22,6 @@ const fab_kernel_t fab_kernel_barrier = {
     .ranks = FAB_RANKS_ALL,
     .min_ranks = 2,
     .rank_multiple = 1,
-    .time_divisor = 1.0,
-    .no_sizes = true,
     .iterate = barrier_iterate,
+    .coll = &(const fab_kcoll_t){.no_sizes = true},
 };

@@ -49,10 +49,9 @@ const fab_kernel_t fab_kernel_bcast = {
     .ranks = FAB_RANKS_ALL,
     .min_ranks = 2,
     .rank_multiple = 1,
-    .time_divisor = 1.0,
-    .bus_factor = fab_bus_one,
-    .fit_bytes = fab_fit_elements,
-    .uses_root = true,
     .iterate = bcast_iterate,
     .validate = bcast_validate,
+    .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_one,
+                                 .fit_bytes = fab_fit_elements,
+                                 .uses_root = true},
 };

@@ -58,10 +58,8 @@ const fab_kernel_t fab_kernel_bibw = {
     .ranks = FAB_RANKS_PAIR,
     .min_ranks = 2,
     .rank_multiple = 1,
-    .uses_window = true,
-    .time_divisor = 1.0,
-    .duplex = true,
     .setup = bibw_setup,
     .iterate = bibw_iterate,
     .validate = bibw_validate,
+    .p2p = &(const fab_kp2p_t){.uses_window = true, .duplex = true},
 };

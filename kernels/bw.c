@@ -31,9 +31,8 @@ const fab_kernel_t fab_kernel_bw = {
     .ranks = FAB_RANKS_PAIR,
     .min_ranks = 2,
     .rank_multiple = 1,
-    .uses_window = true,
-    .time_divisor = 1.0,
     .setup = bw_setup,
     .iterate = bw_iterate,
     .validate = bw_validate,
+    .p2p = &(const fab_kp2p_t){.uses_window = true},
 };

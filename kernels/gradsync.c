@@ -33,6 +33,8 @@ static const fab_opt_t gradsync_options[] = {
      "gradsync: buckets in flight (1: blocking MPI_Allreduce; more: MPI_Iallreduce)", 0, false,
      NULL},
 };
+static const fab_kopts_t gradsync_kopts = {
+    gradsync_options, sizeof(gradsync_options) / sizeof(gradsync_options[0]), &gradsync_opt};
 
 typedef struct gradsync {
     size_t total, nbuckets, last, bucket; /* bytes */
@@ -221,23 +223,19 @@ const fab_kernel_t fab_kernel_gradsync = {
     .ranks = FAB_RANKS_ALL,
     .min_ranks = 2,
     .rank_multiple = 1,
-    .time_divisor = 1.0,
-    .no_sizes = true,
-    .bus_factor = fab_bus_allreduce, /* a sync is allreduces */
-    .fit_bytes = gradsync_fit,
-    .uses_op = true,
     .setup = gradsync_setup,
     .iterate = gradsync_iterate,
     .validate = gradsync_validate,
     .cleanup = gradsync_cleanup,
-    .own_bytes = gradsync_own_bytes,
-    .own_bytes_hint = "lower --bucket or --inflight",
     .describe = gradsync_describe,
-    .options = gradsync_options,
-    .noptions = sizeof(gradsync_options) / sizeof(gradsync_options[0]),
-    .option_values = &gradsync_opt,
     .check = gradsync_check,
+    .options = &gradsync_kopts,
+    .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_allreduce, /* a sync is allreduces */
+                                 .fit_bytes = gradsync_fit,
+                                 .uses_op = true,
+                                 .no_sizes = true},
     /* A sync of the default model (400 MB of float32 gradient) takes 0.1-0.7 s: its row asks
      * for 10 of them, the floor's samples for a median (docs/METRICS.md, "gradsync"). */
-    .budget_row_s = 10.0,
+    .budget = &(const fab_kbudget_t){.row_s = 10.0},
+    .mem = &(const fab_kmem_t){gradsync_own_bytes, "lower --bucket or --inflight"},
 };

@@ -51,9 +51,8 @@ const fab_kernel_t fab_kernel_latency = {
     .ranks = FAB_RANKS_PAIR,
     .min_ranks = 2,
     .rank_multiple = 1,
-    .uses_window = false,
-    .time_divisor = 2.0,
     .setup = latency_setup,
     .iterate = latency_iterate,
     .validate = latency_validate,
+    .p2p = &(const fab_kp2p_t){.time_divisor = 2.0},
 };

@@ -42,9 +42,8 @@ const fab_kernel_t fab_kernel_msgrate = {
     .ranks = FAB_RANKS_ALL,
     .min_ranks = 2,
     .rank_multiple = 2,
-    .uses_window = true,
-    .time_divisor = 1.0,
     .setup = msgrate_setup,
     .iterate = msgrate_iterate,
     .validate = msgrate_validate,
+    .p2p = &(const fab_kp2p_t){.uses_window = true},
 };

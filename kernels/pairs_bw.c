@@ -31,12 +31,9 @@ const fab_kernel_t fab_kernel_pairs_bw = {
     .ranks = FAB_RANKS_NODES,
     .min_ranks = 2,
     .rank_multiple = 1,
-    .uses_window = true,
-    /* 8 MiB in flight at the default 1 MiB: many times any fabric's bandwidth-delay product, and
-     * an iteration short enough for the floor of timed iterations per pair (70 ms at 1 Gb/s) */
-    .default_window = 8,
-    .time_divisor = 1.0,
     .setup = pairs_bw_setup,
     .iterate = pairs_bw_iterate,
-    .shift = pairs_bw_shift,
+    /* 8 MiB in flight at the default 1 MiB: many times any fabric's bandwidth-delay product, and
+     * an iteration short enough for the floor of timed iterations per pair (70 ms at 1 Gb/s) */
+    .p2p = &(const fab_kp2p_t){.uses_window = true, .default_window = 8, .shift = pairs_bw_shift},
 };

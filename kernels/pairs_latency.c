@@ -32,8 +32,7 @@ const fab_kernel_t fab_kernel_pairs_latency = {
     .ranks = FAB_RANKS_NODES,
     .min_ranks = 2,
     .rank_multiple = 1,
-    .time_divisor = 2.0,
     .setup = pairs_latency_setup,
     .iterate = pairs_latency_iterate,
-    .shift = pairs_latency_shift,
+    .p2p = &(const fab_kp2p_t){.time_divisor = 2.0, .shift = pairs_latency_shift},
 };

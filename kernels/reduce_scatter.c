@@ -48,10 +48,9 @@ const fab_kernel_t fab_kernel_reduce_scatter = {
     .ranks = FAB_RANKS_ALL,
     .min_ranks = 2,
     .rank_multiple = 1,
-    .time_divisor = 1.0,
-    .bus_factor = fab_bus_ring,
-    .fit_bytes = fab_fit_blocks,
-    .uses_op = true,
     .iterate = reduce_scatter_iterate,
     .validate = reduce_scatter_validate,
+    .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_ring,
+                                 .fit_bytes = fab_fit_blocks,
+                                 .uses_op = true},
 };

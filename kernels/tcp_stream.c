@@ -160,28 +160,23 @@ const fab_kernel_t fab_kernel_tcp_stream = {
     .ranks = FAB_RANKS_ALL,
     .min_ranks = 2,
     .rank_multiple = 2,
-    .uses_window = true,
-    .sleeps = true,
-    .time_divisor = 1.0,
     .default_sizes = "128K", /* iperf3's default write length */
-    /* A row is one continuous stream of 2 s (docs/METRICS.md, "tcp_stream's duration"): the
-     * harness's warm-up covers slow start, and a stream never paused for the harness keeps
-     * its window; 2 s of a 100 Gb/s link is 25 GB, its ramp under 0.5% of it. */
-    .budget_row_s = 2.0,
-    .spend_budget = true,
-    .whole_block = true,
     .setup = tcp_stream_setup,
     .iterate = tcp_stream_iterate,
     .validate = tcp_stream_validate,
     .cleanup = tcp_stream_cleanup,
     .describe = tcp_stream_describe,
-    .counters = tcp_stream_counters,
-    .kcols = tcp_stream_kcols,
-    .nkcols = FAB_SOCK_TCP_NKCOLS + 1,
-    .axis = "streams",
-    .table = "bytes,MBps,Gbps,line_rate_pct,tcp_retrans,p50_us,ci_pct,validation_errors,"
-             "cpu_rank_pct,cpu_node_sys_pct,cpu_node_softirq_pct",
-    .options = fab_sock_options,
-    .noptions = FAB_SOCK_NOPTIONS,
-    .option_values = &fab_sock_opt,
+    .options = &fab_sock_kopts,
+    .p2p = &(const fab_kp2p_t){.uses_window = true, .sleeps = true},
+    .columns = &(const fab_kcolumns_t){.kcols = tcp_stream_kcols,
+                                       .nkcols = FAB_SOCK_TCP_NKCOLS + 1,
+                                       .counters = tcp_stream_counters,
+                                       .table = "bytes,MBps,Gbps,line_rate_pct,tcp_retrans,p50_us,"
+                                                "ci_pct,validation_errors,cpu_rank_pct,"
+                                                "cpu_node_sys_pct,cpu_node_softirq_pct"},
+    /* A row is one continuous stream of 2 s (docs/METRICS.md, "tcp_stream's duration"): the
+     * harness's warm-up covers slow start, and a stream never paused for the harness keeps
+     * its window; 2 s of a 100 Gb/s link is 25 GB, its ramp under 0.5% of it. */
+    .budget = &(const fab_kbudget_t){.row_s = 2.0, .spend_all = true, .whole_block = true},
+    .axis = &(const fab_kaxis_t){.option = "streams"},
 };

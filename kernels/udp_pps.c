@@ -4,7 +4,6 @@
  * socket is waited for), B counts them by sequence number. msgps is what A sent per second,
  * rx_pps what B received; loss, out of order and jitter as udp_rate (sock/udp.h). */
 #include "fab_kernel.h"
-#include "sock/sock.h"
 #include "sock/udp.h"
 
 static fab_status_t udp_pps_setup(fab_kctx_t *ctx, void **state)
@@ -25,7 +24,9 @@ const fab_kernel_t fab_kernel_udp_pps = {
     .default_sizes = "64",
     .setup = udp_pps_setup,
     .describe = udp_pps_describe,
-    .table = "bytes,msgps,rx_pps,loss_pct,udp_rx_overflow,Gbps,rx_Gbps,jitter_us,"
-             "validation_errors,cpu_rank_pct,cpu_node_sys_pct",
     .check = fab_udp_check,
+    .columns = &(const fab_kcolumns_t){FAB_UDP_COLUMNS,
+                                       .table = "bytes,msgps,rx_pps,loss_pct,udp_rx_overflow,Gbps,"
+                                                "rx_Gbps,jitter_us,validation_errors,cpu_rank_pct,"
+                                                "cpu_node_sys_pct"},
 };

@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 #include "fab_kernel.h"
-#include "sock/sock.h"
 #include "sock/udp.h"
 
 #define UDP_RATE_MAX_ITER_S 1.0 /* an iteration (W datagrams at the rate) at most this long */
@@ -55,10 +54,11 @@ const fab_kernel_t fab_kernel_udp_rate = {
     .default_sizes = "1460", /* iperf3's UDP datagram: one 1500-byte frame */
     .setup = udp_rate_setup,
     .describe = udp_rate_describe,
-    .axis = "rate",
-    .table = "bytes,offered_Gbps,Gbps,rx_Gbps,loss_pct,udp_rx_overflow,jitter_us,udp_drops,"
-             "line_rate_pct,validation_errors,cpu_rank_pct",
     .check = udp_rate_check,
-    .knee_col = "undelivered_pct", /* where loss starts: iperf3 users raise -b until it does */
-    .knee_max = 1.0,
+    .columns = &(const fab_kcolumns_t){FAB_UDP_COLUMNS,
+                                       .table = "bytes,offered_Gbps,Gbps,rx_Gbps,loss_pct,"
+                                                "udp_rx_overflow,jitter_us,udp_drops,line_rate_pct,"
+                                                "validation_errors,cpu_rank_pct"},
+    /* the knee: where loss starts (iperf3 users raise -b until it does) */
+    .axis = &(const fab_kaxis_t){.option = "rate", .knee_col = "undelivered_pct", .knee_max = 1.0},
 };

@@ -45,7 +45,7 @@ static int fab_fabric_command(const fab_opts_t *o)
     fab_fabric_t fb;
     char err[1024], hint[512], note[512];
     fab_status_t st =
-        fab_fabric_prepare(o, &fb, err, sizeof(err), hint, sizeof(hint), note, sizeof(note));
+        fab_fabric_prepare(&o->net, &fb, err, sizeof(err), hint, sizeof(hint), note, sizeof(note));
 
     if (st != FAB_OK) {
         fprintf(stderr, "fabricbench: error: %s\n", err);
@@ -86,13 +86,13 @@ int fab_command_without_mpi(fab_cmd_t cmd, const fab_opts_t *o)
         printf("usage: %s\n", o->sub_usage);
         return FAB_EXIT_OK;
     }
-    if (cmd == FAB_CMD_INVENTORY && o->fabric)
+    if (cmd == FAB_CMD_INVENTORY && o->net.fabric)
         return fab_fabric_command(o);
     if (cmd == FAB_CMD_INVENTORY)
-        return fab_inventory_command(o->sysfs_root, o->json_flag, stdout, stderr);
+        return fab_inventory_command(o->net.sysfs_root, o->json_flag, stdout, stderr);
     if (cmd == FAB_CMD_PLACEMENT)
-        return fab_place_command(o->topology, o->placement, o->device, o->place_ranks, o->json_flag,
-                                 stdout, stderr);
+        return fab_place_command(o->topology, o->net.placement, o->net.device, o->place_ranks,
+                                 o->json_flag, stdout, stderr);
     if (!fab_first_rank())
         return FAB_EXIT_OK;
     switch (cmd) {

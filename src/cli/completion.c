@@ -280,7 +280,7 @@ static void fab_compl_safe_names(const char *in, char *out, size_t len)
 
 static int fab_completion_bash(void)
 {
-    fab_opts_t o;
+    fab_netopts_t o;
     char names[1024], fabrics[1024], msg[512];
 
     memset(&o, 0, sizeof(o));
@@ -300,7 +300,7 @@ static int fab_completion_bash(void)
 
 static int fab_completion_fabrics(int argc, char **argv)
 {
-    fab_opts_t o;
+    fab_netopts_t o;
     char names[1024], safe[1024], msg[512];
     const char *env = getenv("FABRICBENCH_FABRICS_FILE");
     fab_status_t st;

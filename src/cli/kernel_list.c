@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernel list of `fabricbench run LIST` (cli/kernel_list.h). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/kernel_list.h"
 #include "kernel/registry.h"
+#include "kernel/traits.h"
 
 fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, size_t errlen,
                                    char *hint, size_t hintlen)
@@ -45,7 +47,7 @@ fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, s
         /* twice in a run, its rows would be two kernels of one name: files and the
          * analysis tell a kernel's rows apart by its name (and an instance's value) */
         for (int i = 0; i < o->nkernels; i++)
-            if (o->kernels[i] == k) {
+            if (o->kernels[i].k == k) {
                 snprintf(err, errlen, "kernel list '%s' names %s twice", list, k->name);
                 snprintf(hint, hintlen,
                          "give each kernel once; --repeat N measures the whole plan N times, "
@@ -56,51 +58,49 @@ fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, s
             snprintf(err, errlen, "too many kernels in one run (at most %d)", FAB_MAX_KERNELS);
             return FAB_ERR_USAGE;
         }
-        o->kernels[o->nkernels++] = k;
+        o->kernels[o->nkernels++] = (fab_kinst_t){k, NAN};
     }
     return FAB_OK;
 }
 
 /* The kernels' instances: a kernel with an axis option (fab_kernel_t.axis) runs once per
- * value of that option, each a copy of its descriptor with axis_value set, in o->kernels in
- * the order the values were given. */
-static fab_kernel_t fab_instances[FAB_MAX_KERNELS];
-
+ * value of that option, each an instance with that value, in o->kernels in the order the
+ * values were given. */
 fab_status_t fab_kernel_list_expand(fab_opts_t *o, char *err, size_t errlen, char *hint,
                                     size_t hintlen)
 {
-    const fab_kernel_t *given[FAB_MAX_KERNELS];
-    int n = o->nkernels, used = 0;
+    fab_kinst_t given[FAB_MAX_KERNELS];
+    int n = o->nkernels;
 
     memcpy(given, o->kernels, sizeof(given[0]) * (size_t)n);
     o->nkernels = 0;
     for (int i = 0; i < n; i++) {
-        const fab_kernel_t *k = given[i];
+        const fab_kernel_t *k = given[i].k;
+        const fab_kopts_t *ko = fab_kopts(k);
+        const char *name = fab_kaxis_option(k);
         const fab_opt_t *axis = NULL;
         const fab_list_t *l;
 
-        for (int j = 0; k->axis && j < k->noptions; j++)
-            if (strcmp(k->options[j].name, k->axis) == 0)
-                axis = &k->options[j];
-        if (!k->axis) {
+        for (int j = 0; name && j < ko->n; j++)
+            if (strcmp(ko->rows[j].name, name) == 0)
+                axis = &ko->rows[j];
+        if (!name) {
             if (o->nkernels >= FAB_MAX_KERNELS)
                 goto too_many;
-            o->kernels[o->nkernels++] = k;
+            o->kernels[o->nkernels++] = (fab_kinst_t){k, NAN};
             continue;
         }
         if (!axis || (axis->type != FAB_OPT_INTS && axis->type != FAB_OPT_RATES)) {
             snprintf(err, errlen, "kernel %s: its axis '%s' is not one of its list options",
-                     k->name, k->axis);
+                     k->name, name);
             snprintf(hint, hintlen, "this is a bug in the kernel's descriptor; please report it");
             return FAB_ERR_INTERNAL;
         }
-        l = (const fab_list_t *)((const char *)k->option_values + axis->offset);
+        l = (const fab_list_t *)((const char *)ko->values + axis->offset);
         for (int v = 0; v < l->n; v++) {
-            if (o->nkernels >= FAB_MAX_KERNELS || used >= FAB_MAX_KERNELS)
+            if (o->nkernels >= FAB_MAX_KERNELS)
                 goto too_many;
-            fab_instances[used] = *k;
-            fab_instances[used].axis_value = l->v[v];
-            o->kernels[o->nkernels++] = &fab_instances[used++];
+            o->kernels[o->nkernels++] = (fab_kinst_t){k, l->v[v]};
         }
     }
     return FAB_OK;

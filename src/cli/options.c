@@ -13,6 +13,7 @@
 #include "cli/options.h"
 #include "core/text.h"
 #include "kernel/registry.h"
+#include "kernel/traits.h"
 #include "output/outputs.h"
 #include "output/table.h"
 
@@ -51,8 +52,8 @@ static fab_status_t fab_rows_from(fab_opts_t *o, const fab_kernel_t *const *kern
 
         for (int j = 0; j < k && !shared; j++)
             shared = kn->options && kernels[j]->options == kn->options;
-        for (int i = 0; !shared && i < kn->noptions; i++) {
-            const fab_opt_t *d = &kn->options[i];
+        for (int i = 0; !shared && i < fab_kopts(kn)->n; i++) {
+            const fab_opt_t *d = &kn->options->rows[i];
 
             for (int r = 0; r < fab_nrows; r++)
                 if (strcmp(fab_rows[r].d->name, d->name) == 0 ||
@@ -67,7 +68,7 @@ static fab_status_t fab_rows_from(fab_opts_t *o, const fab_kernel_t *const *kern
                 snprintf(err, errlen, "more than %d options (kernels' included)", FAB_MAX_ROWS);
                 return FAB_ERR_INTERNAL;
             }
-            fab_rows[fab_nrows++] = (fab_optrow_t){d, kn->option_values, kn->name, kn};
+            fab_rows[fab_nrows++] = (fab_optrow_t){d, kn->options->values, kn->name, kn};
         }
     }
     /* --help last, after the kernels' options */
@@ -146,12 +147,12 @@ static void fab_opts_given(fab_opts_t *o, const bool *set)
     for (int i = 0; i < fab_nrows; i++) {
         if (!set[i] || fab_rows[i].base != o)
             continue;
-        if (fab_rows[i].d->offset == OFF(pml))
-            o->pml_set = true;
-        else if (fab_rows[i].d->offset == OFF(placement))
-            o->placement_set = true;
-        else if (fab_rows[i].d->offset == OFF(line_rate_gbps))
-            o->line_rate_given = true;
+        if (fab_rows[i].d->offset == OFF(net.pml))
+            o->net.pml_set = true;
+        else if (fab_rows[i].d->offset == OFF(net.placement))
+            o->net.placement_set = true;
+        else if (fab_rows[i].d->offset == OFF(net.line_rate_gbps))
+            o->net.line_rate_given = true;
         else if (fab_rows[i].d->offset == OFF(window))
             o->window_given = true;
     }
@@ -170,7 +171,7 @@ static void fab_opts_unused(fab_opts_t *o, const bool *set)
         if (!set[i] || !r->kernel)
             continue;
         for (int k = 0; k < o->nkernels && !used; k++)
-            used = o->kernels[k]->options == r->kernel->options;
+            used = o->kernels[k].k->options == r->kernel->options;
         if (!used)
             fab_appendf(o->note, sizeof(o->note), &at,
                         "%s--%s is an option of kernel '%s', which this run does not measure: it "

@@ -26,7 +26,7 @@ fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts
     const char *env = getenv("FABRICBENCH_SYSFS_ROOT");
 
     if (env && *env)
-        o->sysfs_root = env;
+        o->net.sysfs_root = env;
     o->place_ranks = 1;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '='), *val = NULL;

@@ -191,9 +191,9 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
     fab_status_t st, worst = FAB_OK;
 
     for (int i = 0, n = 1; i < o->nkernels; i += n) {
-        if (o->kernels[i]->ranks == FAB_RANKS_NODES) { /* alone, by pairs/ */
+        if (o->kernels[i].k->ranks == FAB_RANKS_NODES) { /* alone, by pairs/ */
             n = 1;
-            st = fab_run_pairs(w, o, o->kernels[i], sinks, agreed);
+            st = fab_run_pairs(w, o, &o->kernels[i], sinks, agreed);
         } else {
             st = fab_run_kernels_at(w, o, i, &n, sinks, agreed);
         }
@@ -202,8 +202,8 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
         /* A stop asked on any rank (signal, failed output) ends the run everywhere. */
         if (st == FAB_OK && fab_stop_flag)
             st = fab_stop_status(fab_stop_flag);
-        fab_watch_phase("agreeing with every rank after the kernel", o->kernels[i + n - 1]->name, 0,
-                        -1, 0);
+        fab_watch_phase("agreeing with every rank after the kernel", o->kernels[i + n - 1].k->name,
+                        0, -1, 0);
         st = fab_agree(st, MPI_COMM_WORLD);
         /* A validation failure or a suspect is a finding, not a reason to stop: run the rest. */
         if (st != FAB_OK && st != FAB_ERR_VALIDATION && st != FAB_ERR_SUSPECT)
@@ -260,13 +260,13 @@ static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *
                      strcmp(fb->verdict, "differs") == 0 ? "uses something else"
                                                          : "could not be checked",
                      fb->verdict_why, ranks,
-                     o->strict_fabric ? "" : "; --strict-fabric makes this an error");
+                     o->net.strict_fabric ? "" : "; --strict-fabric makes this an error");
         }
     }
     free(lanes);
     free(pa);
     free(pb);
-    if (st == FAB_OK && o->strict_fabric) {
+    if (st == FAB_OK && o->net.strict_fabric) {
         int bad = !ok;
 
         MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -347,7 +347,7 @@ static fab_status_t fab_run_transport(const fab_world_t *w, const fab_opts_t *o,
     fab_transport_detect(t);
     /* --strict-fabric checks the transport before measuring (the probe's own UCX context then
      * exists during the measurements; see docs/FABRICS.md). */
-    if (o->strict_fabric && fb->name[0] && !fab_transport_needs_probe(t)) {
+    if (o->net.strict_fabric && fb->name[0] && !fab_transport_needs_probe(t)) {
         char why[256];
 
         snprintf(why, sizeof(why),
@@ -360,7 +360,7 @@ static fab_status_t fab_run_transport(const fab_world_t *w, const fab_opts_t *o,
     }
     /* --repeat: every run records the same transports, so they are probed before the
      * first (as --strict-fabric does) rather than after the last. */
-    if ((o->strict_fabric || o->repeat > 1) && fab_transport_needs_probe(t)) {
+    if ((o->net.strict_fabric || o->repeat > 1) && fab_transport_needs_probe(t)) {
         fab_watch_phase("probing the transports", NULL, 0, -1, 0);
         st = fab_check_transport(w, o, t, fb, info);
         *probed = true;
@@ -377,8 +377,8 @@ static fab_status_t fab_run_outputs(const fab_world_t *w, const fab_opts_t *o, f
 
     info->fabric = fb;
     info->sync = o->sync == FAB_SYNC_BARRIER ? "barrier" : "none";
-    info->line_rate_gbps = o->line_rate_gbps;
-    if (o->line_rate_given)
+    info->line_rate_gbps = o->net.line_rate_gbps;
+    if (o->net.line_rate_given)
         snprintf(info->line_rate_from, sizeof(info->line_rate_from), "--line-rate");
     else
         snprintf(info->line_rate_from, sizeof(info->line_rate_from), "%s", fb->line_rate_from);
@@ -456,14 +456,14 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
     if (st != FAB_OK)
         return st;
     /* The line rate efficiency compares with: --line-rate, else the port --fabric chose. */
-    if (!o->line_rate_given)
-        o->line_rate_gbps = fb->line_rate_gbps;
-    o->netdev = fb->netdev; /* this host's: the socket kernels' default address */
+    if (!o->net.line_rate_given)
+        o->net.line_rate_gbps = fb->line_rate_gbps;
+    o->net.netdev = fb->netdev; /* this host's: the socket kernels' default address */
     fab_watch_phase("placing the ranks, gathering the inventory", NULL, 0, -1, 0);
-    st = fab_setup_placement(w, o, fb, &info);
+    st = fab_setup_placement(w, &o->net, fb, &info);
     fab_startup_step(&since, "placing the ranks (hwloc)");
     if (st == FAB_OK)
-        st = fab_agree(fab_setup_inventory(w, o, &info), MPI_COMM_WORLD);
+        st = fab_agree(fab_setup_inventory(w, &o->net, &info), MPI_COMM_WORLD);
     fab_startup_step(&since, "gathering the inventory");
     if (st == FAB_OK)
         st = fab_run_transport(w, o, fb, &t, &info, &probed);

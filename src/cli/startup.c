@@ -57,7 +57,8 @@ bool fab_startup_prepare(fab_opts_t *o, fab_fabric_t *fb, fab_status_t *fst, int
      * A host without it still starts MPI, so that every rank learns of the failure and none
      * waits; the first rank of that host says why right away. */
     fab_watch_startup("fabric", "preparing the fabric before MPI_Init (--fabric, the pml)");
-    *fst = fab_fabric_prepare(o, fb, err, sizeof(err), hint, sizeof(hint), note, sizeof(note));
+    *fst =
+        fab_fabric_prepare(&o->net, fb, err, sizeof(err), hint, sizeof(hint), note, sizeof(note));
     if (*fst == FAB_ERR_USAGE) {
         /* The same on every host (a bad name or option): all ranks stop here, as for any
          * other usage error. */
@@ -75,7 +76,7 @@ bool fab_startup_prepare(fab_opts_t *o, fab_fabric_t *fb, fab_status_t *fst, int
     }
     if (note[0] && fab_first_rank())
         fprintf(stderr, "fabricbench: warning: %s\n", note);
-    fab_transport_prepare(o);
+    fab_transport_prepare(&o->net);
     fab_outputs_prepare(o);
     return fab_startup_fsize(code);
 }

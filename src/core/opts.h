@@ -7,13 +7,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/netopts.h"
 #include "core/opt.h"
 #include "core/sizes.h"
 
 struct fab_kernel;
 
-/* Values in the order of the options' choice lists: --pml ucx|ob1|env, --timer auto|tsc|clock. */
-typedef enum { FAB_PML_UCX = 0, FAB_PML_OB1 = 1, FAB_PML_ENV = 2 } fab_pml_t;
+/* Values in the order of the option's choice list: --timer auto|tsc|clock. */
 typedef enum { FAB_TIMER_AUTO = 0, FAB_TIMER_TSC = 1, FAB_TIMER_CLOCK = 2 } fab_timer_kind_t;
 /* --sync none|barrier: what comes between two timed iterations of a kernel. */
 typedef enum { FAB_SYNC_NONE = 0, FAB_SYNC_BARRIER = 1 } fab_sync_t;
@@ -23,8 +23,17 @@ typedef enum { FAB_SYNC_NONE = 0, FAB_SYNC_BARRIER = 1 } fab_sync_t;
 
 #define FAB_MAX_KERNELS 32
 
+/* A kernel as the run runs it (cli/kernel_list.c): its descriptor, which is the same for
+ * every run, and what differs between its instances (a kernel with an axis option runs once
+ * per value of it). The harness hands kernels' outputs the instance, never a changed copy of
+ * the descriptor. */
+typedef struct fab_kinst {
+    const struct fab_kernel *k;
+    double axis; /* this instance's value of the kernel's axis option; NaN without one */
+} fab_kinst_t;
+
 typedef struct fab_opts {
-    const struct fab_kernel *kernels[FAB_MAX_KERNELS];
+    fab_kinst_t kernels[FAB_MAX_KERNELS]; /* the run's instances, in order */
     int nkernels;
     fab_sizes_t sizes;    /* empty: the default sweep */
     long iters;           /* > 0: fixed iterations per size; 0: time budget */
@@ -49,41 +58,29 @@ typedef struct fab_opts {
     const char *prom;       /* --prom: a Prometheus textfile; NULL none, "-" stdout */
     char note[512];         /* warnings about the options, for rank 0 to print */
     fab_pair_t pair;        /* --pair: the ranks pair kernels measure between */
-    int pml;                /* fab_pml_t */
-    bool pml_set;           /* --pml given explicitly */
     int timer;              /* fab_timer_kind_t */
     int dtype, op;          /* FAB_DT_*, FAB_OP_* */
     int root;               /* -1: rotate */
     bool nonblocking;
-    double overlap_us;        /* 0: none */
-    const char *fabric;       /* --fabric: a profile name, auto, or NULL/any (UCX chooses) */
-    const char *device;       /* --device NAME[:PORT], NULL: chosen by the fabric profile */
-    bool strict_fabric;       /* a verified transport that differs from the request: exit 3 */
-    double line_rate_gbps;    /* --line-rate, or the port in use (set before the run); 0 unknown */
-    bool line_rate_given;     /* --line-rate was given: applies within a node too */
-    const char *netdev;       /* the network interface of --fabric on this host (set before
-                                 the run); NULL or "" none */
-    int placement;            /* FAB_PLACE_* */
-    bool placement_set;       /* --placement given explicitly (overrides a launcher binding) */
-    const char *sysfs_root;   /* NULL: "/" */
-    const char *fabrics_file; /* NULL: the installed profile table */
-    const char *topology;     /* placement command: an lstopo XML file, NULL: this machine */
-    int place_ranks;          /* placement command: ranks per node */
-    bool json_flag;           /* inventory, placement commands: --json */
-    const char *sub_usage;    /* inventory, placement commands: --help was asked (their usage) */
-    bool wide;                /* --wide: the text table with every column (run, show) */
-    const char *columns;      /* --columns: the text table's columns, checked; NULL: a layout */
-    char *const *show_files;  /* show: the files, in order */
-    int nshow_files;          /* show: how many */
-    int schedule;             /* pairs kernels: fab_sched_t (--schedule) */
-    int retest;               /* pairs kernels: retest slow pairs alone (--retest on: 1) */
-    int pairs_per;            /* pairs kernels: 0 one rank per node, 1 every rank (--pairs-per) */
-    double pair_time_s;       /* pairs kernels, adaptive: the most per pair and direction; 0 auto */
-    double slow_bw;           /* pairs verdict: slow below this share of the median pair */
-    double slow_latency;      /* pairs verdict: slow above this multiple of the median latency */
-    const char *switches;     /* pairs verdict: FILE of "node switch" lines; NULL: host names */
-    long stall_timeout;   /* --stall-timeout: seconds without progress that end the job; 0 off */
-    long startup_timeout; /* --startup-timeout: start-up's and the end's bound, s; 0 none */
+    double overlap_us;       /* 0: none */
+    fab_netopts_t net;       /* the network and the host: fabric, device, pml, placement */
+    const char *topology;    /* placement command: an lstopo XML file, NULL: this machine */
+    int place_ranks;         /* placement command: ranks per node */
+    bool json_flag;          /* inventory, placement commands: --json */
+    const char *sub_usage;   /* inventory, placement commands: --help was asked (their usage) */
+    bool wide;               /* --wide: the text table with every column (run, show) */
+    const char *columns;     /* --columns: the text table's columns, checked; NULL: a layout */
+    char *const *show_files; /* show: the files, in order */
+    int nshow_files;         /* show: how many */
+    int schedule;            /* pairs kernels: fab_sched_t (--schedule) */
+    int retest;              /* pairs kernels: retest slow pairs alone (--retest on: 1) */
+    int pairs_per;           /* pairs kernels: 0 one rank per node, 1 every rank (--pairs-per) */
+    double pair_time_s;      /* pairs kernels, adaptive: the most per pair and direction; 0 auto */
+    double slow_bw;          /* pairs verdict: slow below this share of the median pair */
+    double slow_latency;     /* pairs verdict: slow above this multiple of the median latency */
+    const char *switches;    /* pairs verdict: FILE of "node switch" lines; NULL: host names */
+    long stall_timeout;      /* --stall-timeout: seconds without progress that end the job; 0 off */
+    long startup_timeout;    /* --startup-timeout: start-up's and the end's bound, s; 0 none */
     bool quiet;
     int verbose;
     bool help; /* -h/--help: the value of the help row (the command becomes run --help) */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What a kernel is (fab_kernel_t, the descriptor a file in kernels/ fills) and what the
- * harness hands it (fab_kctx_t). Kernels include fab_kernel.h, which includes this. */
+ * harness hands it (fab_kctx_t). Kernels include fab_kernel.h, which includes this and
+ * kernel/kext.h (the parts only some kernels have). */
 #ifndef FAB_KERNEL_DESCRIPTOR_H
 #define FAB_KERNEL_DESCRIPTOR_H
 
@@ -11,10 +12,8 @@
 
 #include "core/log.h"
 #include "core/mpi_call.h"
-#include "core/opt.h"
 #include "core/status.h"
 #include "kernel/dtype.h"
-#include "kernel/kcol.h"
 
 /* What the headline of a row is: a time (latency) or a rate (bandwidth). */
 typedef enum {
@@ -60,29 +59,26 @@ typedef struct fab_kctx {
     int streams;          /* independent streams (pairs) sharing that traffic; 1 if unset */
 } fab_kctx_t;
 
+/* The parts only some kernels have (kernel/kext.h); NULL where a kernel has none. */
+typedef struct fab_kopts fab_kopts_t;
+typedef struct fab_kp2p fab_kp2p_t;
+typedef struct fab_kcoll fab_kcoll_t;
+typedef struct fab_kcolumns fab_kcolumns_t;
+typedef struct fab_kbudget fab_kbudget_t;
+typedef struct fab_kaxis fab_kaxis_t;
+typedef struct fab_kmem fab_kmem_t;
+
+/* A kernel: what every kernel has, and pointers to the parts only some have. It is const: what
+ * differs between runs of a kernel is in fab_kctx_t (this rank's) and in the harness's
+ * instance (fab_kinst_t, core/opts.h: an axis value). */
 typedef struct fab_kernel {
-    const char *name;    /* fabricbench run <name> */
-    const char *summary; /* one line for `fabricbench list` */
-    fab_kind_t kind;
-    fab_ranks_t ranks;
-    int min_ranks;       /* fewest ranks the kernel can run on */
-    int rank_multiple;   /* the rank count must be a multiple of this (1: any) */
-    bool uses_window;    /* -w/--window applies */
-    double time_divisor; /* reported time = iteration time / divisor (ping-pong: 2) */
-    bool duplex;         /* traffic flows both ways at once: line rate counts twice (bibw) */
-    /* Collectives: busbw = algbw x bus_factor(ranks) (nccl-tests); NULL for point-to-point */
-    double (*bus_factor)(int nranks);
-    /* Collectives: the message size actually used for a requested one (whole elements,
-     * divisible as the pattern needs); NULL: as requested */
-    size_t (*fit_bytes)(const fab_kctx_t *ctx, size_t bytes);
-    bool uses_op;   /* --op applies */
-    bool no_sizes;  /* one row of 0 bytes, whatever -m says (barrier) */
-    bool uses_root; /* --root applies */
-    bool sleeps;    /* its ranks sleep in the OS while waiting (sockets, poll(2)): a rank's CPU
-                     * share below 100% is its cost, not a wait for a core (no warning) */
-    /* Optional: sizes without -m ("128K"; NULL: the kind's), window without -w (0: -w's) */
-    const char *default_sizes;
-    int default_window;
+    const char *name;          /* fabricbench run <name> */
+    const char *summary;       /* one line for `fabricbench list` */
+    fab_kind_t kind;           /* the headline of its rows */
+    fab_ranks_t ranks;         /* which ranks take part */
+    int min_ranks;             /* fewest ranks the kernel can run on */
+    int rank_multiple;         /* the rank count must be a multiple of this (1: any) */
+    const char *default_sizes; /* optional: sizes without -m ("128K"; NULL: the kind's) */
     /* Optional: set ctx->timer, ->msgs_per_iter, ->streams; allocate per-run state if any.
      * Without it every rank of a collective times and nothing else does. */
     fab_status_t (*setup)(fab_kctx_t *ctx, void **state);
@@ -93,58 +89,22 @@ typedef struct fab_kernel {
     fab_status_t (*validate)(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
                              long *errors);
     void (*cleanup)(fab_kctx_t *ctx, void *state); /* optional: frees what setup made */
-    /* Optional: options of its own (--name, FABRICBENCH_NAME, `run --help`), parsed like the
-     * harness's into option_values at each row's offset; a kernel reads them there. Kernels
-     * that share options share one table and its values. */
-    const fab_opt_t *options;
-    int noptions;
-    void *option_values;
+    /* Optional: one line on what the kernel models (header line, result-file attribute). */
+    void (*describe)(const fab_kctx_t *ctx, char *buf, size_t len);
     /* Optional: refuse, before anything is measured, what it cannot run: called on every
      * rank with ctx as setup would get it but without communicator or buffers (size: the
      * ranks it runs on; sizes, dtype, window, root, nonblocking set). Returns FAB_OK, or
      * FAB_ERR_CONFIG (exit 2) with what is wrong in msg and what to do in hint. */
     fab_status_t (*check)(const fab_kctx_t *ctx, char *msg, size_t msglen, char *hint,
                           size_t hintlen);
-    /* Optional: bytes of buffers setup will allocate on each rank beyond the harness's
-     * message buffers (the harness counts them in its memory check before measuring); ctx as
-     * for check. */
-    size_t (*own_bytes)(const fab_kctx_t *ctx);
-    const char *own_bytes_hint; /* what lowers them, for the error message */
-    /* Optional: one line on what the kernel models (header line, result-file attribute). */
-    void (*describe)(const fab_kctx_t *ctx, char *buf, size_t len);
-    /* Pairs kernels, optional: one iteration of --schedule shift, where every member sends to
-     * member `to` and receives from member `from` at the same time (ctx->comm holds every
-     * member, ctx->rank is this one, and every member times). NULL: no shift schedule. */
-    fab_status_t (*shift)(fab_kctx_t *ctx, void *state, size_t bytes, int to, int from);
-    /* Optional: columns of its own (fab_kcol_t), at most FAB_KCOL_MAX. */
-    const fab_kcol_t *kcols;
-    int nkcols;
-    /* Optional: this rank's values of its COUNTER and GAUGE columns into c[j], j its index
-     * in kcols (preset to NaN: this rank does not count it). Called at both ends of every
-     * timed block: it must be cheap and make no MPI call. */
-    void (*counters)(const fab_kctx_t *ctx, void *state, double *c);
-    /* Optional: after a row's last timed block, on its ranks (untimed, inside the counters'
-     * window): wait for the row's traffic still in flight (UDP datagrams in queues). */
-    fab_status_t (*settle)(fab_kctx_t *ctx, void *state);
-    /* Optional: the value of its DERIVED column j from the row (the kernel's first rank). */
-    double (*derive)(const fab_krow_t *row, int j);
-    /* Optional: its compact text table, column names as in the files ("bytes,Gbps,loss_pct");
-     * NULL: its kind's. --wide shows the kind's wide table and then every column of kcols. */
-    const char *table;
-    /* Optional: one of its own list options (FAB_OPT_INTS, FAB_OPT_RATES): the kernel runs
-     * once per value (instances: consecutive kernels, ctx->axis set, the AXIS column). */
-    const char *axis;
-    /* Set by the harness in an instance's copy of the descriptor: the value of axis. */
-    double axis_value;
-    /* Optional: seconds of the automatic budget each of its rows asks for (0: the harness's
-     * per-row default); spend_budget: its rows use their whole share even once precise (a
-     * loss count needs time); whole_block: each row is one timed block (its traffic never
-     * pauses for the harness, whose pauses would let a UDP stream's queues drain). */
-    double budget_row_s;
-    bool spend_budget, whole_block;
-    /* Optional, with an axis: the column the text table's knee line judges (UDP: loss_pct) */
-    const char *knee_col;
-    double knee_max;
+    const fab_kopts_t *options; /* optional: options of its own */
+    /* The optional parts (kernel/kext.h). */
+    const fab_kp2p_t *p2p;         /* point to point: window, time divisor, shift */
+    const fab_kcoll_t *coll;       /* collectives: bus factor, size fitting, --op, --root */
+    const fab_kcolumns_t *columns; /* columns of its own, their counters, its text table */
+    const fab_kbudget_t *budget;   /* its rows' share of the automatic budget */
+    const fab_kaxis_t *axis;       /* one instance per value of one of its list options */
+    const fab_kmem_t *mem;         /* buffers of its own beyond the harness's */
 } fab_kernel_t;
 
 #endif

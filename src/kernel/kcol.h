@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 /* Columns a kernel adds to its rows (the socket kernels' retransmits, UDP loss and jitter):
- * it lists them in fab_kernel_t.kcols, and each becomes a column of every output, named,
+ * it lists them in fab_kcolumns_t.kcols, and each becomes a column of every output, named,
  * with its unit and meaning (output/columns.c appends every registered kernel's columns to the
  * harness's; NaN in the rows of kernels without it). Kernels that share columns share one
  * definition (a table or a macro); a name has one definition wherever it appears. */
@@ -23,7 +23,7 @@ typedef enum {
     FAB_KCOL_GAUGE,
     /* The counters hook gives this rank's cumulative value for the size being measured
      * (ctx->bytes); the row holds its change from the start of the row's first timed block
-     * to the end of its settle (fab_kernel_t.settle) or last block: what that size's traffic
+     * to the end of its settle (fab_kcolumns_t.settle) or last block: what that size's traffic
      * did in the row, also when it arrived during another size's block. */
     FAB_KCOL_TOTAL,
     /* The value of the kernel's axis option for this instance (fab_kernel_t.axis). */

@@ -18,9 +18,9 @@
 fab_status_t fab_buffers_get(size_t bytes, char **sbuf, char **rbuf);
 void fab_buffers_free(void);
 
-/* A kernel's context on comm (its ranks): planned, buffers and requests allocated, the
+/* An instance's context on comm (its ranks): planned, buffers and requests allocated, the
  * kernel's setup run; fab_ctx_free undoes all but the setup (the kernel's cleanup). */
-fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kernel_t *k, const fab_sizes_t *sizes,
+fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kinst_t *ki, const fab_sizes_t *sizes,
                            MPI_Comm comm, fab_kctx_t *ctx, void **state);
 void fab_ctx_free(fab_kctx_t *ctx);
 

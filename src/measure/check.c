@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/timing.h"
 #include "kernel/dtype.h"
+#include "kernel/traits.h"
 #include "measure/check.h"
 #include "measure/plan.h"
 
@@ -52,9 +53,11 @@ static size_t fab_address_headroom(void)
 }
 
 static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
-                                    const fab_kernel_t *k, char *msg, size_t len, char *hint,
+                                    const fab_kinst_t *ki, char *msg, size_t len, char *hint,
                                     size_t hlen, fab_nodes_check_fn nodes_check)
 {
+    const fab_kernel_t *k = ki->k;
+
     if (w->size < k->min_ranks) {
         snprintf(msg, len, "kernel '%s' needs at least %d ranks; this run has %d", k->name,
                  k->min_ranks, w->size);
@@ -75,7 +78,7 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
         fab_sizes_t tmp;
         fab_kctx_t ctx;
         fab_status_t st =
-            fab_plan_ctx(k, o, fab_plan_ranks(k, w), fab_kernel_sizes(k, o, &tmp), &ctx);
+            fab_plan_ctx(ki, o, fab_plan_ranks(k, w), fab_kernel_sizes(k, o, &tmp), &ctx);
 
         if (st != FAB_OK) {
             snprintf(msg, len, "kernel '%s': %s while checking it", k->name, fab_status_string(st));
@@ -86,7 +89,7 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
         if (st != FAB_OK)
             return st;
     }
-    if (k->uses_root && o->root >= w->size) {
+    if (fab_kcoll(k)->uses_root && o->root >= w->size) {
         snprintf(msg, len, "--root %d: rank %d does not exist; this run has ranks 0 to %d", o->root,
                  o->root, w->size - 1);
         snprintf(hint, hlen, "pick a root below %d, or -1 to rotate it", w->size);
@@ -120,7 +123,7 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o,
         snprintf(hint, sizeof(hint), "leave --validate out, or run the normal build");
         st = FAB_ERR_CONFIG;
     }
-    if (st == FAB_OK && ((o->fabric && strcmp(o->fabric, "any") != 0) || o->device)) {
+    if (st == FAB_OK && ((o->net.fabric && strcmp(o->net.fabric, "any") != 0) || o->net.device)) {
         snprintf(msg, sizeof(msg), "--fabric/--device: a simulated build has no fabric to choose");
         snprintf(hint, sizeof(hint), "leave them out (the platform describes the network)");
         st = FAB_ERR_CONFIG;
@@ -129,27 +132,27 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o,
 
     /* Rank counts are the same everywhere: every rank reaches the same verdict. */
     for (int i = 0; i < o->nkernels && st == FAB_OK; i++)
-        st =
-            fab_check_ranks(w, o, o->kernels[i], msg, sizeof(msg), hint, sizeof(hint), nodes_check);
+        st = fab_check_ranks(w, o, &o->kernels[i], msg, sizeof(msg), hint, sizeof(hint),
+                             nodes_check);
     /* Memory is per host: each rank checks its own host, counting every rank there that takes
      * part (a pair kernel: at most two). */
     for (int i = 0; i < o->nkernels && st == FAB_OK; i++) {
-        const fab_kernel_t *k = o->kernels[i];
+        const fab_kernel_t *k = o->kernels[i].k;
         fab_sizes_t tmp;
         const fab_sizes_t *sizes = fab_kernel_sizes(k, o, &tmp);
         size_t maxb = fab_sizes_max(sizes);
-        size_t own = fab_own_bytes(k, o, fab_plan_ranks(k, w), sizes);
+        size_t own = fab_own_bytes(&o->kernels[i], o, fab_plan_ranks(k, w), sizes);
         size_t need = fab_buffer_bytes(k, o, maxb) + own;
         int here = k->ranks == FAB_RANKS_PAIR && w->local_ranks > 2 ? 2 : w->local_ranks;
         size_t host_need = need * (size_t)here;
         char what[160], sz[32];
-        const char *lower = own * 2 > need && k->own_bytes_hint ? k->own_bytes_hint
+        const char *lower = own * 2 > need && fab_kmem(k)->hint ? fab_kmem(k)->hint
                                                                 : "lower the largest size in -m";
 
         if (!fab_rank_active(k, o, w->rank))
             continue;
         fab_size_format(maxb, sz, sizeof(sz));
-        if (k->no_sizes)
+        if (fab_kcoll(k)->no_sizes)
             snprintf(what, sizeof(what), "kernel '%s'", k->name);
         else
             snprintf(what, sizeof(what), "kernel '%s' at %s per message", k->name, sz);

@@ -17,6 +17,7 @@
 #include "core/watchdog.h"
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
+#include "kernel/traits.h"
 #include "measure/cpuload.h"
 #include "measure/measurement.h"
 #include "measure/plan.h"
@@ -130,7 +131,7 @@ static uint64_t fab_block_len(const fab_measure_t *m, uint64_t left)
     double want = m->per_iter > 0 ? FAB_BLOCK_SECONDS / m->per_iter : 1.0;
     uint64_t b = want < 1.0 ? 1 : (want > FAB_BLOCK ? FAB_BLOCK : (uint64_t)want);
 
-    if (m->k->whole_block) /* all of the row at once, as far as a block holds */
+    if (fab_kbudget(m->k)->whole_block) /* all of the row at once, as far as a block holds */
         b = FAB_BLOCK;
 
     return b < left ? b : left;
@@ -333,7 +334,7 @@ static void fab_row_fill(fab_measure_t *m, size_t bytes, uint64_t iters, uint64_
     row->bytes = bytes;
     row->iters = iters;
     row->warmup = warm;
-    fab_acc_stats(&m->acc, m->k->time_divisor, &row->t);
+    fab_acc_stats(&m->acc, fab_ktime_divisor(m->k), &row->t);
     fab_row_precision(row, &m->acc);
     row->iter_time = m->acc.loop_total / (double)iters;
     fab_row_rates(row, m->k, m->ctx, comm_mean);
@@ -354,8 +355,8 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     fab_acc_reset(&m->acc);
     fab_watch_take_stall(); /* a stall before this size is not this row's */
     fab_slow_reset(m);
-    if (m->k->fit_bytes)
-        bytes = m->k->fit_bytes(ctx, bytes);
+    if (fab_kcoll(m->k)->fit_bytes)
+        bytes = fab_kcoll(m->k)->fit_bytes(ctx, bytes);
     if (ctx->nonblocking && m->o->overlap_us > 0) {
         st = fab_overlap_reference(m, bytes, &iters, &warm, &comm_mean);
         if (st != FAB_OK)

@@ -13,6 +13,7 @@
 #include "core/opts.h"
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
+#include "kernel/traits.h"
 #include "measure/stats.h"
 
 struct fab_row;
@@ -52,12 +53,12 @@ typedef struct fab_measure {
  * its timed seconds s over n iterations / the kernel's divisor; NaN when it timed none. */
 static inline double fab_own_mean(const fab_kernel_t *k, double s, uint64_t n)
 {
-    return n > 0 ? s / (double)n / k->time_divisor : NAN;
+    return n > 0 ? s / (double)n / fab_ktime_divisor(k) : NAN;
 }
 
 /* The watchdog's phase: what the kernel's ranks do now, and how long one step should take. */
 void fab_measure_phase(const fab_measure_t *m, const char *phase, size_t bytes, double step_s);
-/* A kernel's settle after a row (fab_kernel_t.settle): its expected step for the watchdog. */
+/* A kernel's settle after a row (fab_kcolumns_t.settle): its expected step for the watchdog. */
 #define FAB_SETTLE_S 1.0
 /* Untimed iterations, each a step for the watchdog. */
 fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n);

@@ -8,6 +8,7 @@
 #include "core/testhook.h"
 
 #include "kernel/dtype.h"
+#include "kernel/traits.h"
 #include "measure/plan.h"
 
 #define FAB_VALIDATE_SLOTS 4   /* distinct buffers a validation window uses */
@@ -16,14 +17,16 @@
 
 int fab_plan_window(const fab_kernel_t *k, const fab_opts_t *o)
 {
-    return k->default_window > 0 && !o->window_given ? k->default_window : o->window;
+    int def = fab_kp2p(k)->default_window;
+
+    return def > 0 && !o->window_given ? def : o->window;
 }
 
 int fab_slots(const fab_kernel_t *k, const fab_opts_t *o)
 {
     int w = fab_plan_window(k, o);
 
-    if (!o->validate || !k->uses_window)
+    if (!o->validate || !fab_kp2p(k)->uses_window)
         return 1;
     return w < FAB_VALIDATE_SLOTS ? w : FAB_VALIDATE_SLOTS;
 }
@@ -47,7 +50,7 @@ void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out)
 
 const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_opts_t *o, fab_sizes_t *tmp)
 {
-    if (k->no_sizes) {
+    if (fab_kcoll(k)->no_sizes) {
         tmp->v[0] = 0;
         tmp->n = 1;
         return tmp;
@@ -68,7 +71,7 @@ void fab_probe_pair(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
     /* A pair kernel measures --pair; an all-ranks kernel, rank 0 and its partner size/2
      * (msgrate's first pair; on several nodes, the pair that crosses the network). */
     for (int i = 0; i < o->nkernels; i++)
-        if (o->kernels[i]->ranks == FAB_RANKS_PAIR) {
+        if (o->kernels[i].k->ranks == FAB_RANKS_PAIR) {
             *a = o->pair.a;
             *b = o->pair.b;
             return;
@@ -84,7 +87,7 @@ int fab_probe_pairs(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
 
     fab_probe_pair(w, o, &a[0], &b[0]);
     for (int i = 0; i < o->nkernels; i++)
-        all = all || o->kernels[i]->ranks == FAB_RANKS_ALL;
+        all = all || o->kernels[i].k->ranks == FAB_RANKS_ALL;
     if (!all || w->size < 4)
         return n;
     for (int i = 0; i < w->size / 2; i++) {
@@ -106,9 +109,11 @@ static bool fab_test_wrong_op(void)
     return fab_test_switch("FABRICBENCH_TEST_WRONG_OP", &cached);
 }
 
-fab_status_t fab_plan_ctx(const fab_kernel_t *k, const fab_opts_t *o, int nranks,
+fab_status_t fab_plan_ctx(const fab_kinst_t *ki, const fab_opts_t *o, int nranks,
                           const fab_sizes_t *sizes, fab_kctx_t *ctx)
 {
+    const fab_kernel_t *k = ki->k;
+    const fab_kcoll_t *coll = fab_kcoll(k);
     fab_status_t st;
 
     memset(ctx, 0, sizeof(*ctx));
@@ -126,14 +131,14 @@ fab_status_t fab_plan_ctx(const fab_kernel_t *k, const fab_opts_t *o, int nranks
     ctx->streams = 1;
     ctx->root = o->root;
     ctx->nonblocking = o->nonblocking && k->kind == FAB_KIND_COLLECTIVE;
-    ctx->netdev = o->netdev ? o->netdev : "";
-    ctx->axis = k->axis ? k->axis_value : NAN;
+    ctx->netdev = o->net.netdev ? o->net.netdev : "";
+    ctx->axis = k->axis ? ki->axis : NAN;
     st = fab_dtype_init(o->dtype, o->op, fab_test_wrong_op(), &ctx->dtype);
     if (st != FAB_OK)
         return st;
     /* A collective may round a size up (one element per rank at least): room for that. */
-    if (k->fit_bytes && !k->no_sizes) {
-        size_t fitted = k->fit_bytes(ctx, fab_sizes_max(sizes));
+    if (coll->fit_bytes && !coll->no_sizes) {
+        size_t fitted = coll->fit_bytes(ctx, fab_sizes_max(sizes));
 
         if (fitted > ctx->max_bytes)
             ctx->max_bytes = fitted;
@@ -141,15 +146,16 @@ fab_status_t fab_plan_ctx(const fab_kernel_t *k, const fab_opts_t *o, int nranks
     return FAB_OK;
 }
 
-size_t fab_own_bytes(const fab_kernel_t *k, const fab_opts_t *o, int nranks,
+size_t fab_own_bytes(const fab_kinst_t *ki, const fab_opts_t *o, int nranks,
                      const fab_sizes_t *sizes)
 {
+    size_t (*own)(const fab_kctx_t *ctx) = fab_kmem(ki->k)->own_bytes;
     fab_kctx_t ctx;
     size_t n;
 
-    if (!k->own_bytes || fab_plan_ctx(k, o, nranks, sizes, &ctx) != FAB_OK)
+    if (!own || fab_plan_ctx(ki, o, nranks, sizes, &ctx) != FAB_OK)
         return 0;
-    n = k->own_bytes(&ctx);
+    n = own(&ctx);
     fab_dtype_free(&ctx.dtype);
     return n;
 }

@@ -27,13 +27,13 @@ int fab_slots(const fab_kernel_t *k, const fab_opts_t *o);
 size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes);
 /* The ranks kernel k runs on in world w: 2 for a pair or pairs kernel, else all. */
 int fab_plan_ranks(const fab_kernel_t *k, const fab_world_t *w);
-/* The context kernel k gets on nranks ranks, before it has a communicator and buffers: sizes,
- * window, root, dtype and op, slots, max_bytes (the largest size fitted, at least a slot).
- * The caller frees ctx->dtype (fab_dtype_free). */
-fab_status_t fab_plan_ctx(const fab_kernel_t *k, const fab_opts_t *o, int nranks,
+/* The context instance ki gets on nranks ranks, before it has a communicator and buffers:
+ * sizes, window, root, dtype and op, slots, max_bytes (the largest size fitted, at least a
+ * slot), its axis value. The caller frees ctx->dtype (fab_dtype_free). */
+fab_status_t fab_plan_ctx(const fab_kinst_t *ki, const fab_opts_t *o, int nranks,
                           const fab_sizes_t *sizes, fab_kctx_t *ctx);
-/* Bytes of the buffers kernel k allocates itself in its setup (its own_bytes), 0 if none. */
-size_t fab_own_bytes(const fab_kernel_t *k, const fab_opts_t *o, int nranks,
+/* Bytes of the buffers instance ki allocates itself in its setup (fab_kmem_t), 0 if none. */
+size_t fab_own_bytes(const fab_kinst_t *ki, const fab_opts_t *o, int nranks,
                      const fab_sizes_t *sizes);
 /* The default size list for a kernel. */
 void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out);

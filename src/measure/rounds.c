@@ -14,6 +14,7 @@
 #include "core/signals.h"
 #include "core/timing.h"
 #include "core/watchdog.h"
+#include "kernel/traits.h"
 #include "measure/adaptive.h"
 #include "measure/cpuload.h"
 #include "measure/plan.h"
@@ -61,6 +62,7 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
 {
     fab_rounds_t *r = calloc(1, sizeof(*r));
     const fab_kernel_t *k = m->k;
+    const fab_kcoll_t *coll = fab_kcoll(k);
     bool root = m->ctx->rank == 0;
     size_t last = 0;
 
@@ -81,16 +83,16 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
     for (int i = 0; i < r->n; i++) {
         fab_size_run_t *s = &r->s[i];
 
-        s->bytes = k->fit_bytes ? k->fit_bytes(m->ctx, sizes->v[i]) : sizes->v[i];
-        s->skip = k->fit_bytes && !k->no_sizes && i > 0 && s->bytes == last;
+        s->bytes = coll->fit_bytes ? coll->fit_bytes(m->ctx, sizes->v[i]) : sizes->v[i];
+        s->skip = coll->fit_bytes && !coll->no_sizes && i > 0 && s->bytes == last;
         last = s->bytes;
         s->cpu.node = s->cpu.steal = m->node_sampler;
         for (int j = 0; j < FAB_KCOL_MAX; j++)
             s->kc[j] = s->kc_first[j] = NAN;
         /* the floor's blocks: one for a kernel whose row is one block by design */
         fab_adapt_init(&r->ad[i], m->o->precision_pct / 100.0,
-                       k->whole_block ? 1 : FAB_ADAPT_MIN_BLOCKS, FAB_ROUND_BLOCK_S);
-        r->ad[i].spend = k->spend_budget;
+                       fab_kbudget(k)->whole_block ? 1 : FAB_ADAPT_MIN_BLOCKS, FAB_ROUND_BLOCK_S);
+        r->ad[i].spend = fab_kbudget(k)->spend_all;
         if (s->skip) {
             s->stopped = true;
             r->ad[i].decision = FAB_ADAPT_STOP_BUDGET;
@@ -334,11 +336,11 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     if (st != FAB_OK)
         return st;
     want = fab_block_want(r, i);
-    if (m->k->whole_block && s->per_iter > 0) /* the row's whole share in one block */
+    if (fab_kbudget(m->k)->whole_block && s->per_iter > 0) /* the row's whole share in one block */
         want = (r->share[i] > r->pace.block_s ? r->share[i] : r->pace.block_s) / s->per_iter;
     b = want < 1.0 ? 1 : want > FAB_BLOCK ? FAB_BLOCK : (uint64_t)want;
     /* the share is rank 0's: every rank takes its length */
-    if (m->k->whole_block)
+    if (fab_kbudget(m->k)->whole_block)
         st = FAB_MPI(MPI_Bcast(&b, 1, MPI_UINT64_T, 0, m->ctx->comm));
     if (st != FAB_OK)
         return st;
@@ -455,7 +457,7 @@ static void fab_rounds_fill(fab_rounds_t *r, int i, fab_row_t *row)
     fab_measure_t *m = r->m;
     fab_size_run_t *s = &r->s[i];
     fab_adapt_t *ad = &r->ad[i];
-    double div = m->k->time_divisor;
+    double div = fab_ktime_divisor(m->k);
 
     row->bytes = s->bytes;
     row->iters = s->acc.n;

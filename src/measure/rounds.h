@@ -38,7 +38,7 @@ typedef struct fab_rounds fab_rounds_t;
 typedef struct fab_rgroup fab_rgroup_t;
 
 /* Kernels measured together: under the adaptive policy, consecutive kernels of the run that
- * are neither pairs kernels nor allocate buffers of their own (own_bytes, which would all
+ * are neither pairs kernels nor allocate buffers of their own (fab_kmem_t, which would all
  * be held at once) share their rounds: a round is every open size of every such kernel, one
  * block each, kernel after kernel, so that every kernel samples the whole run's stretch of
  * time, not only its own part of it. The group of kernel index i: its first index (*first)
@@ -48,18 +48,18 @@ int fab_rounds_group(const fab_opts_t *o, int i, int *first);
 
 /* Rows the adaptive budget covers (every size of every kernel but the pairs kernels, which
  * measure a fixed count per pair) and the run's budget: --budget, else FAB_BUDGET_PER_ROW
- * per row (a kernel's budget_row_s for its rows). 0 rows: 0 s. Kernels share it in
+ * per row (a kernel's fab_kbudget_t.row_s for its rows). 0 rows: 0 s. Kernels share it in
  * proportion to those per-row seconds. */
 double fab_rounds_budget(const fab_opts_t *o, int *rows);
 /* Rows of kernel k the budget covers (0 for pairs kernels). */
 int fab_rounds_budget_rows(const fab_kernel_t *k, const fab_opts_t *o);
 /* Whether the automatic budget is FAB_BUDGET_PER_ROW for every row (no kernel of the run asks
- * for more per row: fab_kernel_t.budget_row_s). */
+ * for more per row: fab_kbudget_t.row_s). */
 bool fab_rounds_budget_auto(const fab_opts_t *o);
-/* How kernel k's sizes' iterations are chosen, in words (the table's header, the file's
- * iteration_policy): adaptive (naming the kernels measured with it), -i, or --time. Not for
- * pairs kernels. */
-void fab_rounds_policy(const fab_opts_t *o, const fab_kernel_t *k, char *buf, size_t len);
+/* How instance ki's sizes' iterations are chosen, in words (the table's header, the file's
+ * iteration_policy): adaptive (naming the kernels measured with it, when ki is one of
+ * o->kernels), -i, or --time. Not for pairs kernels. */
+void fab_rounds_policy(const fab_opts_t *o, const fab_kinst_t *ki, char *buf, size_t len);
 
 /* The run's budget (fab_plan_budget) starts now (every rank, before the first kernel). */
 void fab_rounds_budget_begin(const fab_opts_t *o);

@@ -19,6 +19,7 @@
 #include "core/signals.h"
 #include "core/timing.h"
 #include "core/watchdog.h"
+#include "kernel/traits.h"
 #include "measure/adaptive.h"
 #include "measure/handoff.h"
 #include "measure/plan.h"
@@ -38,7 +39,7 @@
 
 bool fab_rounds_groupable(const fab_kernel_t *k)
 {
-    return k->ranks != FAB_RANKS_NODES && !k->own_bytes;
+    return k->ranks != FAB_RANKS_NODES && !fab_kmem(k)->own_bytes;
 }
 
 int fab_rounds_group(const fab_opts_t *o, int i, int *first)
@@ -46,11 +47,11 @@ int fab_rounds_group(const fab_opts_t *o, int i, int *first)
     int a = i, b = i;
 
     *first = i;
-    if (!o->adaptive || i < 0 || i >= o->nkernels || !fab_rounds_groupable(o->kernels[i]))
+    if (!o->adaptive || i < 0 || i >= o->nkernels || !fab_rounds_groupable(o->kernels[i].k))
         return 1;
-    while (a > 0 && fab_rounds_groupable(o->kernels[a - 1]))
+    while (a > 0 && fab_rounds_groupable(o->kernels[a - 1].k))
         a--;
-    while (b + 1 < o->nkernels && fab_rounds_groupable(o->kernels[b + 1]))
+    while (b + 1 < o->nkernels && fab_rounds_groupable(o->kernels[b + 1].k))
         b++;
     *first = a;
     return b - a + 1;
@@ -69,8 +70,9 @@ int fab_rounds_budget_rows(const fab_kernel_t *k, const fab_opts_t *o)
  * the sum of the weights; --budget is split in proportion to them). */
 static double fab_rounds_weight(const fab_kernel_t *k, const fab_opts_t *o)
 {
-    return fab_rounds_budget_rows(k, o) *
-           (k->budget_row_s > 0 ? k->budget_row_s : FAB_BUDGET_PER_ROW);
+    double row_s = fab_kbudget(k)->row_s;
+
+    return fab_rounds_budget_rows(k, o) * (row_s > 0 ? row_s : FAB_BUDGET_PER_ROW);
 }
 
 double fab_rounds_budget(const fab_opts_t *o, int *rows)
@@ -79,8 +81,8 @@ double fab_rounds_budget(const fab_opts_t *o, int *rows)
     double w = 0;
 
     for (int i = 0; i < o->nkernels; i++) {
-        n += fab_rounds_budget_rows(o->kernels[i], o);
-        w += fab_rounds_weight(o->kernels[i], o);
+        n += fab_rounds_budget_rows(o->kernels[i].k, o);
+        w += fab_rounds_weight(o->kernels[i].k, o);
     }
     *rows = n;
     if (n == 0)
@@ -91,19 +93,20 @@ double fab_rounds_budget(const fab_opts_t *o, int *rows)
 bool fab_rounds_budget_auto(const fab_opts_t *o)
 {
     for (int i = 0; i < o->nkernels; i++)
-        if (o->kernels[i]->budget_row_s > 0 && fab_rounds_budget_rows(o->kernels[i], o) > 0)
+        if (fab_kbudget(o->kernels[i].k)->row_s > 0 &&
+            fab_rounds_budget_rows(o->kernels[i].k, o) > 0)
             return false;
     return true;
 }
 
-void fab_rounds_policy(const fab_opts_t *o, const fab_kernel_t *k, char *buf, size_t len)
+void fab_rounds_policy(const fab_opts_t *o, const fab_kinst_t *ki, char *buf, size_t len)
 {
     int rows, first = 0, n = 1, at = 0;
     double budget = fab_rounds_budget(o, &rows);
     char with[256] = "";
 
     for (int i = 0; i < o->nkernels; i++)
-        if (o->kernels[i] == k)
+        if (&o->kernels[i] == ki)
             n = fab_rounds_group(o, i, &first);
     if (n > 1) {
         at = snprintf(with, sizeof(with), " of ");
@@ -112,7 +115,7 @@ void fab_rounds_policy(const fab_opts_t *o, const fab_kernel_t *k, char *buf, si
                            i == first           ? ""
                            : i + 1 == first + n ? " and "
                                                 : ", ",
-                           o->kernels[i]->name);
+                           o->kernels[i].k->name);
         if (at < (int)sizeof(with))
             snprintf(with + at, sizeof(with) - (size_t)at, " together");
     }
@@ -154,7 +157,7 @@ void fab_rounds_budget_begin(const fab_opts_t *o)
     fab_budget.capped = false;
     fab_budget.weight_left = 0;
     for (int i = 0; i < o->nkernels; i++)
-        fab_budget.weight_left += fab_rounds_weight(o->kernels[i], o);
+        fab_budget.weight_left += fab_rounds_weight(o->kernels[i].k, o);
     fab_budget.start_ns = fab_now_ns();
     fab_budget.end_ns = 0;
 }
@@ -181,7 +184,7 @@ double fab_rounds_budget_take(const fab_opts_t *o, int first, int n, double *cap
     double share;
 
     for (int j = first; j < first + n && j < o->nkernels; j++)
-        w += fab_rounds_weight(o->kernels[j], o);
+        w += fab_rounds_weight(o->kernels[j].k, o);
     share = fab_budget.weight_left > 0 && left > 0 ? left * w / fab_budget.weight_left : 0.0;
     /* the cap left is shared as the budget is: a busy start cannot take all of it */
     *cap_s =
@@ -309,7 +312,7 @@ void fab_rgroup_report(const fab_rgroup_t *g)
     if (g->stop != FAB_OK || took <= FAB_BUDGET_SLACK * budget)
         return;
     for (int j = 0; j < g->nk; j++)
-        whole = whole && g->k[j].k->whole_block;
+        whole = whole && fab_kbudget(g->k[j].k)->whole_block;
     if (first >= budget && whole)
         snprintf(why, sizeof(why), "its rows' blocks took longer than their share");
     else if (first >= budget)

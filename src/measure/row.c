@@ -8,6 +8,7 @@
 #include "core/mpi_call.h"
 #include "core/sizes.h"
 #include "core/text.h"
+#include "kernel/traits.h"
 #include "measure/row.h"
 
 int fab_comm_world_rank(MPI_Comm comm, int r)
@@ -39,16 +40,20 @@ void fab_row_clear(fab_row_t *row)
 
 void fab_kc_mark(const fab_kernel_t *k, const fab_kctx_t *ctx, void *state, double *c)
 {
+    const fab_kcolumns_t *kc = fab_kcolumns(k);
+
     for (int j = 0; j < FAB_KCOL_MAX; j++)
         c[j] = NAN;
-    if (k->counters)
-        k->counters(ctx, state, c);
+    if (kc->counters)
+        kc->counters(ctx, state, c);
 }
 
 void fab_kc_add(const fab_kernel_t *k, double *sum, double *first, const double *a, const double *b)
 {
-    for (int j = 0; j < k->nkcols && j < FAB_KCOL_MAX; j++) {
-        fab_kcol_kind_t kind = k->kcols[j].kind;
+    const fab_kcolumns_t *kc = fab_kcolumns(k);
+
+    for (int j = 0; j < kc->nkcols && j < FAB_KCOL_MAX; j++) {
+        fab_kcol_kind_t kind = kc->kcols[j].kind;
 
         if (isnan(a[j]) || isnan(b[j]))
             continue;
@@ -69,11 +74,11 @@ fab_status_t fab_kc_settle(const fab_kernel_t *k, fab_kctx_t *ctx, void *state, 
     double a[FAB_KCOL_MAX], b[FAB_KCOL_MAX];
     fab_status_t st;
 
-    if (!k->settle)
+    if (!fab_kcolumns(k)->settle)
         return FAB_OK;
     ctx->bytes = bytes;
     fab_kc_mark(k, ctx, state, a);
-    st = k->settle(ctx, state);
+    st = k->columns->settle(ctx, state);
     fab_kc_mark(k, ctx, state, b);
     fab_kc_add(k, sum, first, a, b);
     return st;
@@ -82,10 +87,11 @@ fab_status_t fab_kc_settle(const fab_kernel_t *k, fab_kctx_t *ctx, void *state, 
 fab_status_t fab_row_counters(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
                               const double *mine)
 {
+    const fab_kcolumns_t *kc = fab_kcolumns(k);
     double in[2 * FAB_KCOL_MAX], out[2 * FAB_KCOL_MAX];
     fab_status_t st;
 
-    if (!k->counters)
+    if (!kc->counters)
         return FAB_OK;
     for (int j = 0; j < FAB_KCOL_MAX; j++) {
         in[j] = isnan(mine[j]) ? 0.0 : mine[j];
@@ -94,32 +100,36 @@ fab_status_t fab_row_counters(fab_row_t *row, const fab_kernel_t *k, const fab_k
     st = FAB_MPI(MPI_Reduce(in, out, 2 * FAB_KCOL_MAX, MPI_DOUBLE, MPI_SUM, 0, ctx->comm));
     if (st != FAB_OK || ctx->rank != 0)
         return st;
-    for (int j = 0; j < k->nkcols && j < FAB_KCOL_MAX; j++) {
+    for (int j = 0; j < kc->nkcols && j < FAB_KCOL_MAX; j++) {
         double n = out[FAB_KCOL_MAX + j];
 
-        row->kc[j] = n == 0 ? NAN : k->kcols[j].kind == FAB_KCOL_GAUGE ? out[j] / n : out[j];
+        row->kc[j] = n == 0 ? NAN : kc->kcols[j].kind == FAB_KCOL_GAUGE ? out[j] / n : out[j];
     }
     return FAB_OK;
 }
 
-double fab_row_kcol(const fab_kernel_t *k, const fab_row_t *row, int j)
+double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j)
 {
+    const fab_kcolumns_t *kc;
     fab_krow_t kr;
 
-    if (!k || j < 0 || j >= k->nkcols || j >= FAB_KCOL_MAX)
+    if (!ki)
         return NAN;
-    switch (k->kcols[j].kind) {
+    kc = fab_kcolumns(ki->k);
+    if (j < 0 || j >= kc->nkcols || j >= FAB_KCOL_MAX)
+        return NAN;
+    switch (kc->kcols[j].kind) {
     case FAB_KCOL_AXIS:
-        return k->axis ? k->axis_value : NAN;
+        return ki->k->axis ? ki->axis : NAN;
     case FAB_KCOL_DERIVED:
-        if (!k->derive)
+        if (!kc->derive)
             return NAN;
         kr.bytes = row->bytes;
         kr.iterations = row->iters;
         kr.seconds = (double)row->iters * row->t.loop_mean;
-        kr.axis = k->axis ? k->axis_value : NAN;
+        kr.axis = ki->k->axis ? ki->axis : NAN;
         kr.c = row->kc;
-        return k->derive(&kr, j);
+        return kc->derive(&kr, j);
     default:
         return row->kc[j];
     }
@@ -229,10 +239,10 @@ void fab_row_quality(fab_row_t *row, const fab_kernel_t *k)
         .iters = row->iters,
         .blocks = row->blocks,
         /* an adaptive row (it has a target) has blocks; a whole-block kernel's is one */
-        .min_blocks = row->target_met < 0 ? 0
-                      : k->whole_block    ? 1
-                                          : FAB_ADAPT_MIN_BLOCKS,
-        .sleeps = k->sleeps,
+        .min_blocks = row->target_met < 0           ? 0
+                      : fab_kbudget(k)->whole_block ? 1
+                                                    : FAB_ADAPT_MIN_BLOCKS,
+        .sleeps = fab_kp2p(k)->sleeps,
         .cpu_min_pct = row->cpu_rank_min_pct,
         .steal_pct = row->cpu_steal_pct,
         .runnable_per_cpu = row->runnable_per_cpu,
@@ -267,11 +277,11 @@ void fab_row_rates(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
     row->mbps_stream = row->mbps / row->streams;
     row->algbw = NAN;
     row->busbw = NAN;
-    if (k->bus_factor) {
+    if (fab_kcoll(k)->bus_factor) {
         /* The time of a call is its slowest rank's (the per-iteration maximum), so algbw comes
          * from the mean of those maxima; with --overlap-compute, of the call without compute. */
         row->algbw = (double)row->bytes / (isnan(comm_mean) ? row->t.mean : comm_mean) / 1e9;
-        row->busbw = row->algbw * k->bus_factor(ctx->size);
+        row->busbw = row->algbw * k->coll->bus_factor(ctx->size);
     }
     row->comm_time = comm_mean;
     row->overlap_pct = NAN;
@@ -302,7 +312,7 @@ void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_t *slow
 double fab_row_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
                         const fab_row_t *r)
 {
-    double gbps, rate = o->line_rate_gbps * (k->duplex ? 2.0 : 1.0);
+    double gbps, rate = o->net.line_rate_gbps * (fab_kp2p(k)->duplex ? 2.0 : 1.0);
     bool crosses = false;
 
     if (rate <= 0 || k->kind == FAB_KIND_LATENCY || !w->hosts)
@@ -311,7 +321,7 @@ double fab_row_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_ker
         crosses = strcmp(w->hosts[o->pair.a], w->hosts[o->pair.b]) != 0;
     else
         crosses = w->nhosts > 1;
-    if (!crosses && !o->line_rate_given)
+    if (!crosses && !o->net.line_rate_given)
         return NAN;
     gbps = k->kind == FAB_KIND_COLLECTIVE ? r->busbw * 8.0 : r->gbps;
     return isnan(gbps) ? NAN : 100.0 * gbps / rate;
@@ -355,7 +365,7 @@ void fab_row_notes_add(fab_row_notes_t *n, const fab_row_t *r)
 
 bool fab_row_notes_report(const fab_row_notes_t *n, const fab_kernel_t *k)
 {
-    if (n->idle_rows > 0 && !k->sleeps)
+    if (n->idle_rows > 0 && !fab_kp2p(k)->sleeps)
         FAB_WARN("kernel '%s': in %d row%s (%s%s) a rank ran only %.0f%% of the time: it waited "
                  "for a core (another process on it, or more ranks than cores), so those times "
                  "include scheduler delays; see the cpu%% column and cpu_rank_min_pct",

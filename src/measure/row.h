@@ -63,7 +63,7 @@ typedef struct fab_row {
     unsigned nblock_medians;
     double block_median[FAB_ADAPT_MAX_BLOCKS]; /* reported time (s), in round order */
     double osu_avg, imb_tmin, imb_tmax;        /* the peers' times, s (fab_row_peers); NaN: none */
-    double kc[FAB_KCOL_MAX]; /* the kernel's COUNTER and GAUGE columns (k->kcols' order)
+    double kc[FAB_KCOL_MAX]; /* the kernel's COUNTER and GAUGE columns (its kcols' order)
                                 over the timed blocks; NaN none (fab_row_kcol) */
     int stop_status;         /* not a column: the rounds ended on a stop request (its fab_status_t),
                                 so that rank 0 learns it with the row from a lead rank; 0 none */
@@ -98,7 +98,7 @@ fab_status_t fab_row_stall(fab_row_t *row, const fab_kctx_t *ctx, double mine);
  * the mean, least and largest of the ranks' own means per iteration (mine: this rank's, in the
  * time columns' units, s; NaN where it does not time), reduced once (collective). */
 fab_status_t fab_row_peers(fab_row_t *row, const fab_kctx_t *ctx, double mine);
-/* The kernel's counters (k->counters) now: c[FAB_KCOL_MAX], NaN for what it does not count. */
+/* The kernel's counters hook now: c[FAB_KCOL_MAX], NaN for what it does not count. */
 void fab_kc_mark(const fab_kernel_t *k, const fab_kctx_t *ctx, void *state, double *c);
 /* Add the window a..b to sum: counters their difference, gauges b's value, totals b minus
  * the first window's a (kept in first; sum and first start NaN). */
@@ -113,9 +113,9 @@ fab_status_t fab_kc_settle(const fab_kernel_t *k, fab_kctx_t *ctx, void *state, 
  * over ctx->comm when k has counters; nothing otherwise). */
 fab_status_t fab_row_counters(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
                               const double *mine);
-/* The value of k's column j (k->kcols) in a finished row: counters and gauges as gathered,
- * the instance's axis value, or the kernel's derive hook; NaN where it has none. */
-double fab_row_kcol(const fab_kernel_t *k, const fab_row_t *row, int j);
+/* The value of column j of instance ki's kernel (its kcols) in a finished row: counters and
+ * gauges as gathered, the instance's axis value, or the derive hook; NaN where none. */
+double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j);
 /* Efficiency against the line rate (world rank 0): bandwidth kernels' Gb/s, collectives'
  * busbw, over the data rate of the port in use (--line-rate or the fabric's), twice that when
  * the kernel sends both ways at once. Only when the traffic crosses hosts (within a node no

@@ -25,6 +25,7 @@
 #include "core/world.h"
 #include "kernel/dtype.h"
 #include "kernel/fab_kernel.h"
+#include "kernel/traits.h"
 #include "measure/buffers.h"
 #include "measure/cpuload.h"
 #include "measure/handoff.h"
@@ -91,10 +92,10 @@ static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_opts_t *o,
 }
 
 /* Rank 0: the row goes to every sink; an output that fails stops the run (exit 3). */
-static void fab_root_emit(fab_sinks_t *sinks, const fab_kernel_t *k, fab_handoff_t *h,
+static void fab_root_emit(fab_sinks_t *sinks, const fab_kinst_t *ki, fab_handoff_t *h,
                           const double *samples, size_t n)
 {
-    if (fab_sinks_row(sinks, k, &h->row, h->want_samples ? samples : NULL, n) != FAB_OK) {
+    if (fab_sinks_row(sinks, ki, &h->row, h->want_samples ? samples : NULL, n) != FAB_OK) {
         FAB_ERROR("an output failed (see above): stopping after the current block; rows "
                   "written before are kept");
         fab_stop_request(FAB_STOP_OUTPUT);
@@ -104,7 +105,8 @@ static void fab_root_emit(fab_sinks_t *sinks, const fab_kernel_t *k, fab_handoff
 /* One kernel's run, on every rank of the run: its communicator, context and state, its
  * measurement (on its ranks), and rank 0's room for rows handed over by another lead. */
 typedef struct fab_krun {
-    const fab_kernel_t *k;
+    const fab_kinst_t *ki;
+    const fab_kernel_t *k; /* ki->k */
     fab_sizes_t tmp;
     const fab_sizes_t *sizes;
     MPI_Comm comm;
@@ -117,15 +119,17 @@ typedef struct fab_krun {
     int lead;
 } fab_krun_t;
 
-/* Every rank of the run (collective): set kernel k up. Set-up problems end it on every rank
+/* Every rank of the run (collective): set instance ki up. Set-up problems end it on every rank
  * before anything is measured: local steps (allocations) are agreed on before the next
  * collective, so a rank that failed never leaves a peer waiting in one. */
 static fab_status_t fab_krun_setup(fab_krun_t *r, const fab_world_t *w, const fab_opts_t *o,
-                                   const fab_kernel_t *k)
+                                   const fab_kinst_t *ki)
 {
+    const fab_kernel_t *k = ki->k;
     fab_status_t st;
 
     memset(r, 0, sizeof(*r));
+    r->ki = ki;
     r->k = k;
     r->comm = MPI_COMM_NULL;
     r->sizes = fab_kernel_sizes(k, o, &r->tmp); /* r is not moved after this */
@@ -135,7 +139,7 @@ static fab_status_t fab_krun_setup(fab_krun_t *r, const fab_world_t *w, const fa
     fab_watch_phase("setting the kernel up", k->name, 0, -1, 0);
     st = fab_kernel_comm(w, o, k, &r->comm);
     if (st == FAB_OK && r->active) {
-        st = fab_ctx_setup(o, k, r->sizes, r->comm, &r->ctx, &r->state);
+        st = fab_ctx_setup(o, ki, r->sizes, r->comm, &r->ctx, &r->state);
         r->ready = st == FAB_OK;
     }
     if (st == FAB_OK && w->rank == 0 && r->lead != 0 && o->samples) {
@@ -177,8 +181,8 @@ static void fab_krun_begin(const fab_krun_t *r, const fab_opts_t *o, fab_sinks_t
 
     if (k->describe && r->active)
         k->describe(&r->ctx, detail, sizeof(detail));
-    if (fab_sinks_kernel_begin(sinks, k, o, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w, detail) !=
-        FAB_OK)
+    if (fab_sinks_kernel_begin(sinks, r->ki, o, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w,
+                               detail) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
 }
 
@@ -189,9 +193,9 @@ static bool fab_krun_same_size(fab_krun_t *r, int i, size_t *last_fitted)
     const fab_kernel_t *k = r->k;
     size_t fitted;
 
-    if (!r->active || !k->fit_bytes || k->no_sizes)
+    if (!r->active || !fab_kcoll(k)->fit_bytes || fab_kcoll(k)->no_sizes)
         return false;
-    fitted = k->fit_bytes(&r->ctx, r->sizes->v[i]);
+    fitted = fab_kcoll(k)->fit_bytes(&r->ctx, r->sizes->v[i]);
     if (fitted == *last_fitted)
         return true;
     *last_fitted = fitted;
@@ -242,7 +246,7 @@ static fab_status_t fab_krun_emit(fab_krun_t *r, const fab_world_t *w, const fab
     h->row.line_pct = fab_row_line_pct(w, o, k, &h->row);
     fab_row_quality(&h->row, k);
     fab_watch_phase("writing the row", k->name, h->row.bytes, -1, 0);
-    fab_root_emit(sinks, k, h, smp, nsmp);
+    fab_root_emit(sinks, r->ki, h, smp, nsmp);
     if (h->row.stop_status)
         *stopped = h->row.stop_status;
     fab_row_notes_add(notes, &h->row);
@@ -276,7 +280,7 @@ static fab_status_t fab_krun_end(fab_krun_t *r, const fab_world_t *w, fab_sinks_
     }
     if (w->rank == 0 && fab_row_notes_report(notes, k) && st == FAB_OK)
         st = FAB_ERR_VALIDATION;
-    if (w->rank == 0 && fab_sinks_kernel_end(sinks, k, st) != FAB_OK)
+    if (w->rank == 0 && fab_sinks_kernel_end(sinks, r->ki, st) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
     return st;
 }
@@ -337,13 +341,14 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
 static fab_status_t fab_run_alone(const fab_world_t *w, const fab_opts_t *o, int i,
                                   fab_sinks_t *sinks, bool *agreed)
 {
-    const fab_kernel_t *k = o->kernels[i];
+    const fab_kinst_t *ki = &o->kernels[i];
+    const fab_kernel_t *k = ki->k;
     fab_krun_t r;
     fab_rgroup_t *g = NULL;
     fab_status_t st;
 
     *agreed = true;
-    st = fab_krun_setup(&r, w, o, k);
+    st = fab_krun_setup(&r, w, o, ki);
     if (st == FAB_OK && o->adaptive) {
         /* every rank alike: from the same clock start */
         double cap, budget = fab_rounds_budget_take(o, i, 1, &cap);
@@ -372,7 +377,7 @@ static fab_status_t fab_group_buffers(const fab_world_t *w, const fab_opts_t *o,
     char *sbuf, *rbuf;
 
     for (int j = first; j < first + n; j++) {
-        const fab_kernel_t *k = o->kernels[j];
+        const fab_kernel_t *k = o->kernels[j].k;
         fab_sizes_t tmp;
         fab_kctx_t ctx;
 
@@ -380,8 +385,8 @@ static fab_status_t fab_group_buffers(const fab_world_t *w, const fab_opts_t *o,
             continue;
         active = true;
         memset(&ctx, 0, sizeof(ctx));
-        if (fab_plan_ctx(k, o, fab_plan_ranks(k, w), fab_kernel_sizes(k, o, &tmp), &ctx) ==
-                FAB_OK &&
+        if (fab_plan_ctx(&o->kernels[j], o, fab_plan_ranks(k, w), fab_kernel_sizes(k, o, &tmp),
+                         &ctx) == FAB_OK &&
             (size_t)ctx.slots * ctx.max_bytes > most)
             most = (size_t)ctx.slots * ctx.max_bytes;
         fab_dtype_free(&ctx.dtype);
@@ -411,7 +416,7 @@ static fab_status_t fab_run_group(const fab_world_t *w, const fab_opts_t *o, int
         st = fab_group_buffers(w, o, first, n);
     st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
     for (; set < n && st == FAB_OK; set++)
-        st = fab_krun_setup(&r[set], w, o, o->kernels[first + set]);
+        st = fab_krun_setup(&r[set], w, o, &o->kernels[first + set]);
     if (st == FAB_OK) {
         /* From now: the set-up's time came out of the budget (as a lone kernel's does), and
          * rank 0's clock, which decides, starts the rounds' deadline after it. */

@@ -41,44 +41,44 @@ fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info, con
     return st;
 }
 
-fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kernel_t *k, const fab_opts_t *o,
+fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kinst_t *ki, const fab_opts_t *o,
                                     const int *pair, const fab_world_t *w, const char *detail)
 {
     fab_status_t st = FAB_OK;
 
     pthread_mutex_lock(&fab_sinks_lock);
-    FAB_SINKS_CALL(s, kernel_begin, k, o, pair, w, detail);
+    FAB_SINKS_CALL(s, kernel_begin, ki, o, pair, w, detail);
     pthread_mutex_unlock(&fab_sinks_lock);
     return st;
 }
 
-fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kernel_t *k, const fab_row_t *r,
+fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kinst_t *ki, const fab_row_t *r,
                            const double *samples, size_t nsamples)
 {
     fab_status_t st = FAB_OK;
 
     pthread_mutex_lock(&fab_sinks_lock);
-    FAB_SINKS_CALL(s, row, k, r, samples, nsamples);
+    FAB_SINKS_CALL(s, row, ki, r, samples, nsamples);
     pthread_mutex_unlock(&fab_sinks_lock);
     return st;
 }
 
-fab_status_t fab_sinks_matrix(fab_sinks_t *s, const fab_kernel_t *k, const struct fab_matrix *m)
+fab_status_t fab_sinks_matrix(fab_sinks_t *s, const fab_kinst_t *ki, const struct fab_matrix *m)
 {
     fab_status_t st = FAB_OK;
 
     pthread_mutex_lock(&fab_sinks_lock);
-    FAB_SINKS_CALL(s, matrix, k, m);
+    FAB_SINKS_CALL(s, matrix, ki, m);
     pthread_mutex_unlock(&fab_sinks_lock);
     return st;
 }
 
-fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kernel_t *k, fab_status_t kst)
+fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kinst_t *ki, fab_status_t kst)
 {
     fab_status_t st = FAB_OK;
 
     pthread_mutex_lock(&fab_sinks_lock);
-    FAB_SINKS_CALL(s, kernel_end, k, kst);
+    FAB_SINKS_CALL(s, kernel_end, ki, kst);
     pthread_mutex_unlock(&fab_sinks_lock);
     return st;
 }

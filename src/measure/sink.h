@@ -15,20 +15,22 @@
 struct fab_matrix;
 
 /* Where rank 0 sends what a run produces, as it is produced. Every callback may be NULL;
- * a failing callback makes the run stop after the current block (exit 3). */
+ * a failing callback makes the run stop after the current block (exit 3). The kernel a
+ * callback is about is an instance of o->kernels (ki->k its descriptor, ki->axis its value). */
 typedef struct fab_sink {
     const char *name;
     fab_status_t (*run_begin)(void *arg, const fab_run_info_t *info, const fab_opts_t *o);
-    fab_status_t (*kernel_begin)(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
+    fab_status_t (*kernel_begin)(void *arg, const fab_kinst_t *ki, const fab_opts_t *o,
                                  const int *pair, const fab_world_t *w, const char *detail);
     /* samples: the first nsamples per-iteration times in seconds, whole iterations (divide
-     * by k->time_divisor for the table's times), in iteration order; NULL unless --samples */
-    fab_status_t (*row)(void *arg, const fab_kernel_t *k, const fab_row_t *r, const double *samples,
+     * by the kernel's time divisor for the table's times), in iteration order; NULL unless
+     * --samples */
+    fab_status_t (*row)(void *arg, const fab_kinst_t *ki, const fab_row_t *r, const double *samples,
                         size_t nsamples);
     /* Pairs kernels: the matrix as it stands after each round, and with its verdict at the
      * end (m->verdict set); before kernel_end. */
-    fab_status_t (*matrix)(void *arg, const fab_kernel_t *k, const struct fab_matrix *m);
-    fab_status_t (*kernel_end)(void *arg, const fab_kernel_t *k, fab_status_t st);
+    fab_status_t (*matrix)(void *arg, const fab_kinst_t *ki, const struct fab_matrix *m);
+    fab_status_t (*kernel_end)(void *arg, const fab_kinst_t *ki, fab_status_t st);
     fab_status_t (*run_end)(void *arg, const fab_run_info_t *info);
     /* The run's status as it now stands, written at once from the watchdog's thread (a stall,
      * a signal the run may not live to handle); final: the process ends right after. */
@@ -47,12 +49,12 @@ typedef struct fab_sinks {
 fab_status_t fab_sinks_add(fab_sinks_t *s, fab_sink_t sink);
 
 fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info, const fab_opts_t *o);
-fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kernel_t *k, const fab_opts_t *o,
+fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kinst_t *ki, const fab_opts_t *o,
                                     const int *pair, const fab_world_t *w, const char *detail);
-fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kernel_t *k, const fab_row_t *r,
+fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kinst_t *ki, const fab_row_t *r,
                            const double *samples, size_t nsamples);
-fab_status_t fab_sinks_matrix(fab_sinks_t *s, const fab_kernel_t *k, const struct fab_matrix *m);
-fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kernel_t *k, fab_status_t st);
+fab_status_t fab_sinks_matrix(fab_sinks_t *s, const fab_kinst_t *ki, const struct fab_matrix *m);
+fab_status_t fab_sinks_kernel_end(fab_sinks_t *s, const fab_kinst_t *ki, fab_status_t st);
 fab_status_t fab_sinks_run_end(fab_sinks_t *s, const fab_run_info_t *info);
 /* Mark every output (sink.mark): callable from another thread while the main thread is not
  * in an output (the outputs are used under one lock); gives up after half a second. */

@@ -14,13 +14,14 @@
 #include "core/log.h"
 #include "core/num.h"
 #include "core/text.h"
-#include "core/opts.h"
+#include "core/netopts.h"
 #include "core/status.h"
 #include "net/fabric.h"
 #include "net/inventory.h"
 #include "net/profiles.h"
 
-fab_status_t fab_fabric_names(const fab_opts_t *o, char *out, size_t len, char *msg, size_t msglen)
+fab_status_t fab_fabric_names(const fab_netopts_t *o, char *out, size_t len, char *msg,
+                              size_t msglen)
 {
     fab_profile_t *prof = calloc(FAB_MAX_PROFILES, sizeof(*prof));
     char path[512];
@@ -340,7 +341,7 @@ static fab_status_t fab_fabric_auto(const fab_profile_t *prof, int np, const fab
 
 /* The profile (*use) for --fabric on this host, and fb resolved with it: the table read, the
  * host's devices scanned (into inv). */
-static fab_status_t fab_fabric_choose(const fab_opts_t *o, fab_profile_t *prof,
+static fab_status_t fab_fabric_choose(const fab_netopts_t *o, fab_profile_t *prof,
                                       fab_inventory_t *inv, const char *want, int want_port,
                                       fab_fabric_t *fb, const fab_profile_t **use, char *msg,
                                       size_t msglen, char *hint, size_t hintlen)
@@ -431,7 +432,7 @@ static void fab_fabric_env(const fab_profile_t *use, fab_fabric_t *fb, char *not
     }
 }
 
-fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg, size_t msglen,
+fab_status_t fab_fabric_prepare(const fab_netopts_t *o, fab_fabric_t *fb, char *msg, size_t msglen,
                                 char *hint, size_t hintlen, char *note, size_t notelen)
 {
     fab_profile_t *prof;

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/opts.h"
+#include "core/netopts.h"
 #include "core/status.h"
 #include "net/inventory.h"
 
@@ -38,12 +38,13 @@ typedef struct fab_fabric {
  * say what is wrong and what exists. FAB_ERR_USAGE: unknown profile or bad --device syntax;
  * FAB_ERR_ENV: the fabric or device does not exist here, or the profile table is unreadable.
  * note receives a warning to print (an environment variable overridden), or "". */
-fab_status_t fab_fabric_prepare(const fab_opts_t *o, fab_fabric_t *fb, char *msg, size_t msglen,
+fab_status_t fab_fabric_prepare(const fab_netopts_t *o, fab_fabric_t *fb, char *msg, size_t msglen,
                                 char *hint, size_t hintlen, char *note, size_t notelen);
 /* The names --fabric takes, one a line into out: any, auto and every profile of the table
  * (o->fabrics_file, else the installed one). FAB_ERR_ENV or FAB_ERR_USAGE with msg when the
  * table cannot be found or read (the shell completion, cli/completion.c). */
-fab_status_t fab_fabric_names(const fab_opts_t *o, char *out, size_t len, char *msg, size_t msglen);
+fab_status_t fab_fabric_names(const fab_netopts_t *o, char *out, size_t len, char *msg,
+                              size_t msglen);
 /* After the UCX probe: compare the lanes it reported ("tcp/eth0[am] ...") with the profile.
  * Returns true when they match (or nothing was asked). */
 bool fab_fabric_verify(fab_fabric_t *fb, const char *lanes);

@@ -21,7 +21,7 @@
 /* The profile table: --fabrics-file, else next to the executable (bin/../share/fabricbench:
  * an installed tree, or a build directory inside the source tree), else the install prefix,
  * else the source tree this binary was built from. */
-bool fab_profiles_path(const fab_opts_t *o, char *out, size_t len)
+bool fab_profiles_path(const fab_netopts_t *o, char *out, size_t len)
 {
     char exe[PATH_MAX];
     ssize_t n;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/opts.h"
+#include "core/netopts.h"
 #include "core/status.h"
 
 #define FAB_MAX_PROFILES 32
@@ -23,7 +23,7 @@ typedef struct fab_profile {
 
 /* The table's path into out: --fabrics-file, else next to the executable, else the install
  * prefix, else the source tree; false when none is there. */
-bool fab_profiles_path(const fab_opts_t *o, char *out, size_t len);
+bool fab_profiles_path(const fab_netopts_t *o, char *out, size_t len);
 /* The table at path into p (FAB_MAX_PROFILES of them), *np profiles. FAB_ERR_ENV when it cannot
  * be opened; FAB_ERR_USAGE, msg saying why, for neither a file nor a pipe, over 1 MiB, a bad line
  * or a profile without a match rule. */

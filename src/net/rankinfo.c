@@ -9,7 +9,7 @@
 #include "core/json.h"
 #include "core/log.h"
 #include "core/mpi_call.h"
-#include "core/opts.h"
+#include "core/netopts.h"
 #include "core/status.h"
 #include "core/world.h"
 #include "net/fabric.h"
@@ -21,8 +21,8 @@
 
 #define FAB_PLACE_LINE 320
 
-fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, const fab_fabric_t *fb,
-                                 fab_run_info_t *info)
+fab_status_t fab_setup_placement(const fab_world_t *w, const fab_netopts_t *o,
+                                 const fab_fabric_t *fb, fab_run_info_t *info)
 {
     hwloc_topology_t topo = NULL;
     fab_place_t pl;
@@ -91,7 +91,7 @@ fab_status_t fab_setup_placement(const fab_world_t *w, const fab_opts_t *o, cons
     return info->placement ? FAB_OK : FAB_ERR_NOMEM;
 }
 
-fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_opts_t *o, fab_run_info_t *info)
+fab_status_t fab_setup_inventory(const fab_world_t *w, const fab_netopts_t *o, fab_run_info_t *info)
 {
     int len = 0, *lens = NULL, *offs = NULL;
     char *mine = NULL, *all = NULL, err[256] = "";

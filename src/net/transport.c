@@ -13,7 +13,7 @@
 
 #include "core/log.h"
 #include "core/mpi_call.h"
-#include "core/opts.h"
+#include "core/netopts.h"
 #include "core/status.h"
 #include "core/world.h"
 #include "net/transport.h"
@@ -32,7 +32,7 @@ static void fab_setenv_pml(const char *var, const char *val, bool force)
     setenv(var, val, 1);
 }
 
-void fab_transport_prepare(const fab_opts_t *o)
+void fab_transport_prepare(const fab_netopts_t *o)
 {
 #ifdef FAB_SIM
     (void)o; /* SMPI has no pml to select (core/sim.h) */

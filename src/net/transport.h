@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/opts.h"
+#include "core/netopts.h"
 #include "core/status.h"
 #include "core/world.h"
 
@@ -22,7 +22,7 @@ typedef struct fab_transport {
 } fab_transport_t;
 
 /* Before MPI_Init: select the pml the options ask for, unless the environment already has. */
-void fab_transport_prepare(const fab_opts_t *o);
+void fab_transport_prepare(const fab_netopts_t *o);
 /* After MPI_Init: versions and the pml in use (local, nothing started). */
 void fab_transport_detect(fab_transport_t *t);
 /* Whether the UCX transports still have to be probed (pml ucx). */

@@ -9,6 +9,7 @@
 
 #include "kernel/dtype.h"
 #include "kernel/registry.h"
+#include "kernel/traits.h"
 #include "measure/adaptive.h"
 #include "measure/row.h"
 #include "measure/stats.h"
@@ -21,7 +22,7 @@
 /* A collective's row with data: barrier's one row of 0 bytes moves none (it has no type). */
 static bool fab_col_typed(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r)
 {
-    return o && k && k->kind == FAB_KIND_COLLECTIVE && !(k->no_sizes && r->bytes == 0);
+    return o && k && k->kind == FAB_KIND_COLLECTIVE && !(fab_kcoll(k)->no_sizes && r->bytes == 0);
 }
 
 static void fab_col_count(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
@@ -47,7 +48,7 @@ static void fab_col_redop(const fab_kernel_t *k, const fab_opts_t *o, const fab_
 {
     (void)r;
     if (o && k && k->kind == FAB_KIND_COLLECTIVE)
-        v->s = k->uses_op ? fab_op_name(o->op) : "none";
+        v->s = fab_kcoll(k)->uses_op ? fab_op_name(o->op) : "none";
     else
         v->s = "";
 }
@@ -210,7 +211,7 @@ static const fab_column_t fab_columns_tail[] = {
 };
 #define FAB_NTAIL ((int)(sizeof(fab_columns_tail) / sizeof(fab_columns_tail[0])))
 
-/* The harness's columns, then every registered kernel's own (fab_kernel_t.kcols), each name
+/* The harness's columns, then every registered kernel's own (fab_kcolumns_t.kcols), each name
  * once, in registry order: filled before main (fab_columns_build). */
 static fab_column_t fab_columns_all[FAB_MAX_COLUMNS];
 const fab_column_t *const fab_columns = fab_columns_all;
@@ -224,10 +225,10 @@ static void fab_columns_build(void)
     for (int c = 0; c < FAB_NBASE; c++)
         fab_columns_all[n++] = fab_columns_base[c];
     for (int i = 0; i < fab_nkernels; i++) {
-        const fab_kernel_t *k = fab_kernels[i];
+        const fab_kcolumns_t *kcs = fab_kcolumns(fab_kernels[i]);
 
-        for (int j = 0; j < k->nkcols && j < FAB_KCOL_MAX; j++) {
-            const fab_kcol_t *kc = &k->kcols[j];
+        for (int j = 0; j < kcs->nkcols && j < FAB_KCOL_MAX; j++) {
+            const fab_kcol_t *kc = &kcs->kcols[j];
             bool seen = false;
 
             for (int c = FAB_NBASE; c < n && !seen; c++)
@@ -253,10 +254,13 @@ const fab_kcol_t *fab_column_kcol(int col)
 {
     if (col < 0 || col >= fab_ncolumns || fab_columns[col].ctype != 'k')
         return NULL;
-    for (int i = 0; i < fab_nkernels; i++)
-        for (int j = 0; j < fab_kernels[i]->nkcols; j++)
-            if (strcmp(fab_kernels[i]->kcols[j].name, fab_columns[col].name) == 0)
-                return &fab_kernels[i]->kcols[j];
+    for (int i = 0; i < fab_nkernels; i++) {
+        const fab_kcolumns_t *kcs = fab_kcolumns(fab_kernels[i]);
+
+        for (int j = 0; j < kcs->nkcols; j++)
+            if (strcmp(kcs->kcols[j].name, fab_columns[col].name) == 0)
+                return &kcs->kcols[j];
+    }
     return NULL;
 }
 
@@ -266,8 +270,8 @@ int fab_columns_wanted(void)
     int n = 0;
 
     for (int i = 0; i < fab_nkernels; i++)
-        for (int j = 0; j < fab_kernels[i]->nkcols; j++) {
-            const char *name = fab_kernels[i]->kcols[j].name;
+        for (int j = 0; j < fab_kcolumns(fab_kernels[i])->nkcols; j++) {
+            const char *name = fab_kernels[i]->columns->kcols[j].name;
             bool seen = false;
 
             for (int c = 0; c < n && !seen; c++)
@@ -281,15 +285,16 @@ int fab_columns_wanted(void)
 /* The index of the column called name in kernel k's own columns, or -1. */
 static int fab_kcol_index(const fab_kernel_t *k, const char *name)
 {
-    for (int j = 0; k && j < k->nkcols && j < FAB_KCOL_MAX; j++)
-        if (strcmp(k->kcols[j].name, name) == 0)
+    for (int j = 0; k && j < fab_kcolumns(k)->nkcols && j < FAB_KCOL_MAX; j++)
+        if (strcmp(k->columns->kcols[j].name, name) == 0)
             return j;
     return -1;
 }
 
-void fab_column_value(int col, const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
+void fab_column_value(int col, const fab_kinst_t *ki, const fab_opts_t *o, const fab_row_t *r,
                       fab_value_t *v)
 {
+    const fab_kernel_t *k = ki ? ki->k : NULL;
     const fab_column_t *c = &fab_columns[col];
     const char *at = (const char *)r + c->offset;
 
@@ -298,7 +303,7 @@ void fab_column_value(int col, const fab_kernel_t *k, const fab_opts_t *o, const
     v->s = NULL;
     switch (c->ctype) {
     case 'k':
-        v->d = fab_row_kcol(k, r, fab_kcol_index(k, c->name));
+        v->d = fab_row_kcol(ki, r, fab_kcol_index(k, c->name));
         break;
     case 'f':
         v->s = c->type == FAB_COL_STR ? "" : NULL;
@@ -322,13 +327,13 @@ void fab_column_value(int col, const fab_kernel_t *k, const fab_opts_t *o, const
     }
 }
 
-void fab_column_values(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r, double *d,
+void fab_column_values(const fab_kinst_t *ki, const fab_opts_t *o, const fab_row_t *r, double *d,
                        const char **s)
 {
     for (int c = 0; c < fab_ncolumns; c++) {
         fab_value_t v;
 
-        fab_column_value(c, k, o, r, &v);
+        fab_column_value(c, ki, o, r, &v);
         d[c] = fab_columns[c].type == FAB_COL_F64   ? v.d
                : fab_columns[c].type == FAB_COL_STR ? NAN
                                                     : (double)v.i;

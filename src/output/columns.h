@@ -3,7 +3,7 @@
  * has one name, unit and meaning in the HDF5 file, JSON Lines, CSV, `show` and the text
  * table. Adding a harness column is one entry there (and, to show it in the text table, a
  * cell in the layouts of output/table.c); a kernel's own columns come from its descriptor
- * (fab_kernel_t.kcols). */
+ * (fab_kcolumns_t.kcols). */
 #ifndef FAB_OUTPUT_COLUMNS_H
 #define FAB_OUTPUT_COLUMNS_H
 
@@ -45,19 +45,19 @@ typedef struct fab_column {
     fab_col_fn_t fn; /* ctype 'f' */
 } fab_column_t;
 
-/* The harness's columns, then the registered kernels' own (fab_kernel_t.kcols), each name
+/* The harness's columns, then the registered kernels' own (fab_kcolumns_t.kcols), each name
  * once: every output has all of them, NaN (or "", -1) where a row's kernel has none. */
 extern const fab_column_t *const fab_columns;
 extern int fab_ncolumns;
 /* The columns there would be without the room's limit (unit.columns: at most
  * FAB_MAX_COLUMNS); kernels sharing a column table count it twice. */
 int fab_columns_wanted(void);
-/* Column col of row r, measured by kernel k with options o. */
-void fab_column_value(int col, const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
+/* Column col of row r, measured by instance ki (NULL: unknown) with options o. */
+void fab_column_value(int col, const fab_kinst_t *ki, const fab_opts_t *o, const fab_row_t *r,
                       fab_value_t *v);
 /* Every column of row r: as a double in d[0 .. fab_ncolumns-1] (integers converted, text
  * NaN) and, for text columns, in s[] (NULL for the others). */
-void fab_column_values(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r, double *d,
+void fab_column_values(const fab_kinst_t *ki, const fab_opts_t *o, const fab_row_t *r, double *d,
                        const char **s);
 /* A kernel's own column's definition (ctype 'k'), NULL for the harness's. */
 const fab_kcol_t *fab_column_kcol(int col);

@@ -79,7 +79,7 @@ static fab_status_t fab_export_run_begin(void *arg, const fab_run_info_t *info, 
     return fab_export_flush(e);
 }
 
-static fab_status_t fab_export_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
+static fab_status_t fab_export_kernel_begin(void *arg, const fab_kinst_t *ki, const fab_opts_t *o,
                                             const int *pair, const fab_world_t *w,
                                             const char *detail)
 {
@@ -90,14 +90,14 @@ static fab_status_t fab_export_kernel_begin(void *arg, const fab_kernel_t *k, co
     e->rows = 0;
     if (e->csv)
         return FAB_OK;
-    fab_kmeta_fill(&km, k, o, pair, w, detail);
+    fab_kmeta_fill(&km, ki, o, pair, w, detail);
     fprintf(e->f, "{\"record\":\"kernel\"");
     fab_jsonrec_kernel(&j, &km);
     fprintf(e->f, "}\n");
     return fab_export_flush(e);
 }
 
-static fab_status_t fab_export_kernel_end(void *arg, const fab_kernel_t *k, fab_status_t st)
+static fab_status_t fab_export_kernel_end(void *arg, const fab_kinst_t *ki, fab_status_t st)
 {
     fab_export_t *e = arg;
     fab_jw_t j = {e->f, true};
@@ -105,7 +105,7 @@ static fab_status_t fab_export_kernel_end(void *arg, const fab_kernel_t *k, fab_
     if (e->csv)
         return FAB_OK;
     fprintf(e->f, "{\"record\":\"kernel_end\"");
-    fab_jw_str(&j, "kernel", k->name);
+    fab_jw_str(&j, "kernel", ki->k->name);
     fab_jw_str(&j, "status", fab_status_done(st));
     fab_jw_int(&j, "rows", (long long)e->rows);
     fprintf(e->f, "}\n");
@@ -125,9 +125,10 @@ static fab_status_t fab_export_run_end(void *arg, const fab_run_info_t *info)
     return fab_export_flush(e);
 }
 
-static fab_status_t fab_export_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
+static fab_status_t fab_export_row(void *arg, const fab_kinst_t *ki, const fab_row_t *r,
                                    const double *samples, size_t nsamples)
 {
+    const fab_kernel_t *k = ki->k;
     fab_export_t *e = arg;
     FILE *f = e->f;
 
@@ -144,11 +145,11 @@ static fab_status_t fab_export_row(void *arg, const fab_kernel_t *k, const fab_r
         if (k->axis) { /* an instance: its rows say which, as its kernel record does */
             char variant[96];
 
-            fab_kernel_variant(k, variant, sizeof(variant), true);
+            fab_kernel_variant(k, ki->axis, variant, sizeof(variant), true);
             fab_jw_str(&j, "variant", variant);
         }
         fab_jw_str(&j, "kind", fab_kind_name(k->kind));
-        fab_jsonrec_columns(&j, k, e->o, r);
+        fab_jsonrec_columns(&j, ki, e->o, r);
         fputs("}\n", f);
         return fab_export_flush(e);
     }
@@ -156,7 +157,7 @@ static fab_status_t fab_export_row(void *arg, const fab_kernel_t *k, const fab_r
     for (int c = 0; c < fab_ncolumns; c++) {
         fab_value_t v;
 
-        fab_column_value(c, k, e->o, r, &v);
+        fab_column_value(c, ki, e->o, r, &v);
         fputc(',', f);
         if (fab_columns[c].type == FAB_COL_STR)
             fputs(v.s, f); /* names of letters and digits: nothing to quote */

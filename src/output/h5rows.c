@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "kernel/traits.h"
 #include "output/h5rows.h"
 #include "output/h5write.h"
 
@@ -16,7 +17,7 @@ fab_status_t fab_h5_row_samples(hid_t group, const fab_kernel_t *k, const fab_ro
     if (!us)
         return FAB_ERR_NOMEM;
     for (size_t i = 0; i < n; i++)
-        us[i] = samples[i] / k->time_divisor * 1e6;
+        us[i] = samples[i] / fab_ktime_divisor(k) * 1e6;
     snprintf(name, sizeof(name), "%llu", (unsigned long long)r->bytes);
     ds = fab_h5_vector(group, name, us, n, true);
     free(us);

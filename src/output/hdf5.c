@@ -371,9 +371,10 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
     return fab_h5_commit(h);
 }
 
-static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
+static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kinst_t *ki, const fab_opts_t *o,
                                         const int *pair, const fab_world_t *w, const char *detail)
 {
+    const fab_kernel_t *k = ki->k;
     fab_h5_t *h = arg;
     hid_t kernels = H5Gopen2(h->run, "kernels", H5P_DEFAULT);
     char name[96];
@@ -386,7 +387,7 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
     H5Gclose(kernels);
     if (h->kernel < 0)
         return FAB_ERR_IO;
-    fab_kmeta_fill(&km, k, o, pair, w, detail);
+    fab_kmeta_fill(&km, ki, o, pair, w, detail);
     for (int i = 0; i < km.n; i++) {
         const fab_kfield_t *f = &km.f[i];
 
@@ -429,7 +430,7 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kernel_t *k, const 
     return fab_h5_commit(h);
 }
 
-static fab_status_t fab_h5_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
+static fab_status_t fab_h5_row(void *arg, const fab_kinst_t *ki, const fab_row_t *r,
                                const double *samples, size_t nsamples)
 {
     fab_h5_t *h = arg;
@@ -438,7 +439,7 @@ static fab_status_t fab_h5_row(void *arg, const fab_kernel_t *k, const fab_row_t
         fab_value_t v;
         herr_t rc;
 
-        fab_column_value(c, k, h->o, r, &v);
+        fab_column_value(c, ki, h->o, r, &v);
         rc = fab_h5_append_value(h->table, fab_columns[c].name, fab_columns[c].type, h->nrows, &v);
         if (rc < 0) {
             FAB_ERROR("results file %s: cannot append to column %s", h->path, fab_columns[c].name);
@@ -452,7 +453,7 @@ static fab_status_t fab_h5_row(void *arg, const fab_kernel_t *k, const fab_row_t
         return FAB_ERR_IO;
     }
     if (h->keep_samples && samples && h->samples >= 0 &&
-        fab_h5_row_samples(h->samples, k, r, samples, nsamples) != FAB_OK) {
+        fab_h5_row_samples(h->samples, ki->k, r, samples, nsamples) != FAB_OK) {
         FAB_ERROR("results file %s: cannot store the samples of %llu bytes", h->path,
                   (unsigned long long)r->bytes);
         return FAB_ERR_IO;
@@ -465,19 +466,19 @@ static fab_status_t fab_h5_row(void *arg, const fab_kernel_t *k, const fab_row_t
     return fab_h5_commit(h);
 }
 
-static fab_status_t fab_h5_matrix_cb(void *arg, const fab_kernel_t *k, const fab_matrix_t *m)
+static fab_status_t fab_h5_matrix_cb(void *arg, const fab_kinst_t *ki, const fab_matrix_t *m)
 {
     fab_h5_t *h = arg;
 
-    (void)k;
+    (void)ki;
     return h->kernel < 0 ? FAB_OK : fab_h5_matrix(h->kernel, m) < 0 ? FAB_ERR_IO : fab_h5_commit(h);
 }
 
-static fab_status_t fab_h5_kernel_end(void *arg, const fab_kernel_t *k, fab_status_t st)
+static fab_status_t fab_h5_kernel_end(void *arg, const fab_kinst_t *ki, fab_status_t st)
 {
     fab_h5_t *h = arg;
 
-    (void)k;
+    (void)ki;
     if (h->kernel < 0)
         return FAB_OK;
     fab_h5_attr_str(h->kernel, "status", fab_status_done(st));

@@ -256,7 +256,7 @@ static fab_status_t fab_jdoc_run_begin(void *arg, const fab_run_info_t *info, co
     return fab_jdoc_commit(d);
 }
 
-static fab_status_t fab_jdoc_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
+static fab_status_t fab_jdoc_kernel_begin(void *arg, const fab_kinst_t *ki, const fab_opts_t *o,
                                           const int *pair, const fab_world_t *w, const char *detail)
 {
     fab_jdoc_t *d = arg;
@@ -265,7 +265,7 @@ static fab_status_t fab_jdoc_kernel_begin(void *arg, const fab_kernel_t *k, cons
 
     if (!fab_piece_reset(&d->khead) || !fab_piece_reset(&d->rows))
         return FAB_ERR_NOMEM;
-    fab_kmeta_fill(&km, k, o, pair, w, detail);
+    fab_kmeta_fill(&km, ki, o, pair, w, detail);
     j = (fab_jw_t){d->khead.f, false};
     fab_jsonrec_kernel(&j, &km);
     d->in_kernel = true;
@@ -274,7 +274,7 @@ static fab_status_t fab_jdoc_kernel_begin(void *arg, const fab_kernel_t *k, cons
     return fab_jdoc_commit(d);
 }
 
-static fab_status_t fab_jdoc_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
+static fab_status_t fab_jdoc_row(void *arg, const fab_kinst_t *ki, const fab_row_t *r,
                                  const double *samples, size_t nsamples)
 {
     fab_jdoc_t *d = arg;
@@ -288,7 +288,7 @@ static fab_status_t fab_jdoc_row(void *arg, const fab_kernel_t *k, const fab_row
         return FAB_OK;
     fab_piece_sep(&d->rows);
     fputc('{', d->rows.f);
-    fab_jsonrec_columns(&j, k, d->o, r);
+    fab_jsonrec_columns(&j, ki, d->o, r);
     fputc('}', d->rows.f);
     d->nrows++;
     /* rows in a burst share a commit, as in the HDF5 file (FAB_COMMIT_GAP) */
@@ -297,11 +297,11 @@ static fab_status_t fab_jdoc_row(void *arg, const fab_kernel_t *k, const fab_row
     return fab_jdoc_commit(d);
 }
 
-static fab_status_t fab_jdoc_kernel_end(void *arg, const fab_kernel_t *k, fab_status_t st)
+static fab_status_t fab_jdoc_kernel_end(void *arg, const fab_kinst_t *ki, fab_status_t st)
 {
     fab_jdoc_t *d = arg;
 
-    (void)k;
+    (void)ki;
     if (!d->in_kernel)
         return FAB_OK;
     snprintf(d->kernel_status, sizeof(d->kernel_status), "%s", fab_status_done(st));

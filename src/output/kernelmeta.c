@@ -6,6 +6,7 @@
 #include "core/opt.h"
 #include "core/text.h"
 #include "kernel/dtype.h"
+#include "kernel/traits.h"
 #include "measure/plan.h"
 #include "measure/rounds.h"
 #include "output/kernelmeta.h"
@@ -38,52 +39,62 @@ static void fab_kmeta_f64(fab_kmeta_t *m, const char *name, double d)
 
 /* The kernel's own options as they were in effect: "name=value name=value" (an instance's
  * axis option: its own value). */
-static void fab_kmeta_options(const fab_kernel_t *k, char *buf, size_t len)
+static void fab_kmeta_options(const fab_kinst_t *ki, char *buf, size_t len)
 {
+    const fab_kopts_t *ko = fab_kopts(ki->k);
+    const char *axis = fab_kaxis_option(ki->k);
     size_t at = 0;
 
     buf[0] = '\0';
-    for (int i = 0; i < k->noptions; i++) {
+    for (int i = 0; i < ko->n; i++) {
         char v[256];
 
-        if (k->axis && strcmp(k->axis, k->options[i].name) == 0)
-            fab_kernel_variant(k, v, sizeof(v), false);
+        if (axis && strcmp(axis, ko->rows[i].name) == 0)
+            fab_kernel_variant(ki->k, ki->axis, v, sizeof(v), false);
         else
-            fab_opt_format(&k->options[i], k->option_values, v, sizeof(v));
-        fab_appendf(buf, len, &at, "%s%s=%s", i ? " " : "", k->options[i].name, v);
+            fab_opt_format(&ko->rows[i], ko->values, v, sizeof(v));
+        fab_appendf(buf, len, &at, "%s%s=%s", i ? " " : "", ko->rows[i].name, v);
     }
 }
 
-void fab_kernel_variant(const fab_kernel_t *k, char *buf, size_t len, bool with_option)
+void fab_kernel_variant(const fab_kernel_t *k, double value, char *buf, size_t len,
+                        bool with_option)
 {
+    const fab_kopts_t *ko = fab_kopts(k);
+    const char *name = fab_kaxis_option(k);
     const fab_opt_t *axis = NULL;
 
     buf[0] = '\0';
-    for (int i = 0; k->axis && i < k->noptions; i++)
-        if (strcmp(k->options[i].name, k->axis) == 0)
-            axis = &k->options[i];
+    for (int i = 0; name && i < ko->n; i++)
+        if (strcmp(ko->rows[i].name, name) == 0)
+            axis = &ko->rows[i];
     if (!axis)
         return;
     snprintf(buf, len, "%s%s%s", with_option ? "--" : "", with_option ? axis->name : "",
              with_option ? " " : "");
     if (axis->type == FAB_OPT_RATES) /* as a person writes it: 100M, 2.5G */
-        fab_rate_text(k->axis_value, buf + strlen(buf), len - strlen(buf));
+        fab_rate_text(value, buf + strlen(buf), len - strlen(buf));
     else
-        snprintf(buf + strlen(buf), len - strlen(buf), "%g", k->axis_value);
+        snprintf(buf + strlen(buf), len - strlen(buf), "%g", value);
 }
 
 /* The name of k's AXIS column ("" none). */
 static const char *fab_kmeta_axis_column(const fab_kernel_t *k)
 {
-    for (int j = 0; k->axis && j < k->nkcols; j++)
-        if (k->kcols[j].kind == FAB_KCOL_AXIS)
-            return k->kcols[j].name;
+    const fab_kcolumns_t *kc = fab_kcolumns(k);
+
+    for (int j = 0; k->axis && j < kc->nkcols; j++)
+        if (kc->kcols[j].kind == FAB_KCOL_AXIS)
+            return kc->kcols[j].name;
     return "";
 }
 
-void fab_kmeta_fill(fab_kmeta_t *m, const fab_kernel_t *k, const fab_opts_t *o, const int *pair,
+void fab_kmeta_fill(fab_kmeta_t *m, const fab_kinst_t *ki, const fab_opts_t *o, const int *pair,
                     const fab_world_t *w, const char *detail)
 {
+    const fab_kernel_t *k = ki->k;
+    const fab_kcoll_t *coll = fab_kcoll(k);
+
     memset(m, 0, sizeof(*m));
     if (pair)
         snprintf(m->ranks, sizeof(m->ranks), "%d,%d", pair[0], pair[1]);
@@ -92,33 +103,33 @@ void fab_kmeta_fill(fab_kmeta_t *m, const fab_kernel_t *k, const fab_opts_t *o, 
     if (k->ranks == FAB_RANKS_NODES)
         fab_pairs_policy(k, o, m->policy, sizeof(m->policy));
     else
-        fab_rounds_policy(o, k, m->policy, sizeof(m->policy));
+        fab_rounds_policy(o, ki, m->policy, sizeof(m->policy));
     fab_kmeta_str(m, "kernel", k->name);
     if (k->axis) {
-        fab_kernel_variant(k, m->variant, sizeof(m->variant), true);
+        fab_kernel_variant(k, ki->axis, m->variant, sizeof(m->variant), true);
         fab_kmeta_str(m, "variant", m->variant);
         fab_kmeta_str(m, "axis", fab_kmeta_axis_column(k));
     }
     fab_kmeta_str(m, "summary", k->summary);
     fab_kmeta_str(m, "detail", detail);
-    if (k->noptions > 0) {
-        fab_kmeta_options(k, m->options, sizeof(m->options));
+    if (fab_kopts(k)->n > 0) {
+        fab_kmeta_options(ki, m->options, sizeof(m->options));
         fab_kmeta_str(m, "options", m->options);
     }
     fab_kmeta_str(m, "kind", fab_kind_name(k->kind));
     if (k->kind == FAB_KIND_COLLECTIVE) {
         fab_kmeta_str(m, "dtype", fab_dtype_name(o->dtype));
         fab_kmeta_str(m, "dtype_arithmetic", fab_dtype_arithmetic(o->dtype));
-        fab_kmeta_str(m, "op", k->uses_op ? fab_op_name(o->op) : "");
-        fab_kmeta_int(m, "root", k->uses_root ? o->root : -2);
-        fab_kmeta_f64(m, "bus_factor", k->bus_factor ? k->bus_factor(w->size) : 1.0);
+        fab_kmeta_str(m, "op", coll->uses_op ? fab_op_name(o->op) : "");
+        fab_kmeta_int(m, "root", coll->uses_root ? o->root : -2);
+        fab_kmeta_f64(m, "bus_factor", coll->bus_factor ? coll->bus_factor(w->size) : 1.0);
     }
     fab_kmeta_str(m, "time_columns",
                   k->kind == FAB_KIND_LATENCY      ? "one-way time per iteration (round trip / 2)"
                   : k->kind == FAB_KIND_COLLECTIVE ? "time per call, as its slowest rank"
                                                    : "time of one whole iteration");
     fab_kmeta_str(m, "ranks", m->ranks);
-    fab_kmeta_int(m, "window", k->uses_window ? fab_plan_window(k, o) : 0);
+    fab_kmeta_int(m, "window", fab_kp2p(k)->uses_window ? fab_plan_window(k, o) : 0);
     fab_kmeta_str(m, "iteration_policy", m->policy);
     fab_kmeta_int(m, "validate", o->validate);
 }

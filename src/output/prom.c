@@ -312,13 +312,15 @@ static fab_status_t fab_prom_run_begin(void *arg, const fab_run_info_t *info, co
     p->nruns++;
     p->kernels[0] = '\0';
     for (int i = 0; i < o->nkernels; i++)
-        fab_appendf(p->kernels, sizeof(p->kernels), &at, "%s%s", i ? "," : "", o->kernels[i]->name);
+        fab_appendf(p->kernels, sizeof(p->kernels), &at, "%s%s", i ? "," : "",
+                    o->kernels[i].k->name);
     return FAB_OK;
 }
 
-static fab_status_t fab_prom_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
+static fab_status_t fab_prom_kernel_begin(void *arg, const fab_kinst_t *ki, const fab_opts_t *o,
                                           const int *pair, const fab_world_t *w, const char *detail)
 {
+    const fab_kernel_t *k = ki->k;
     fab_prom_t *p = arg;
     fab_prom_kernel_t *pk;
 
@@ -339,8 +341,8 @@ static fab_status_t fab_prom_kernel_begin(void *arg, const fab_kernel_t *k, cons
     if (k->axis) {
         char v[64];
 
-        fab_kernel_variant(k, v, sizeof(v), false);
-        snprintf(pk->variant, sizeof(pk->variant), "%s=%s", k->axis, v);
+        fab_kernel_variant(k, ki->axis, v, sizeof(v), false);
+        snprintf(pk->variant, sizeof(pk->variant), "%s=%s", k->axis->option, v);
     }
     if (pair && w->hosts) {
         snprintf(pk->host_a, sizeof(pk->host_a), "%s", w->hosts[pair[0]]);
@@ -376,7 +378,7 @@ static fab_prom_row_t *fab_prom_slot(fab_prom_t *p, int kernel, double bytes)
     return &p->r[p->nr++];
 }
 
-static fab_status_t fab_prom_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
+static fab_status_t fab_prom_row(void *arg, const fab_kinst_t *ki, const fab_row_t *r,
                                  const double *samples, size_t nsamples)
 {
     fab_prom_t *p = arg;
@@ -392,16 +394,16 @@ static fab_status_t fab_prom_row(void *arg, const fab_kernel_t *k, const fab_row
         return FAB_ERR_NOMEM;
     slot->kernel = p->nk - 1;
     /* text columns (type, redop) come out NaN: they make no series */
-    fab_column_values(k, p->o, r, slot->v, text);
+    fab_column_values(ki, p->o, r, slot->v, text);
     return FAB_OK;
 }
 
-static fab_status_t fab_prom_matrix(void *arg, const fab_kernel_t *k, const fab_matrix_t *m)
+static fab_status_t fab_prom_matrix(void *arg, const fab_kinst_t *ki, const fab_matrix_t *m)
 {
     fab_prom_t *p = arg;
     fab_prom_kernel_t *pk = p->nk > 0 ? &p->k[p->nk - 1] : NULL;
 
-    (void)k;
+    (void)ki;
     if (!pk || !m->verdict)
         return FAB_OK;
     pk->verdict = true;

@@ -7,6 +7,7 @@
 
 #include "core/sizes.h"
 #include "core/text.h"
+#include "kernel/traits.h"
 #include "measure/adaptive.h"
 #include "measure/quality.h"
 #include "output/columns.h"
@@ -314,7 +315,7 @@ static fab_text_cell_t fab_text_named_cell(fab_kind_t kind, int col, const char 
     return cell;
 }
 
-/* A cell of a kernel's own compact table (fab_kernel_t.table) for column col: the kind's
+/* A cell of a kernel's own compact table (fab_kcolumns_t.table) for column col: the kind's
  * compact cell where it has one (its heading), the kernel's column's, else as --columns. */
 static fab_text_cell_t fab_text_compact_cell(fab_kind_t kind, int col)
 {
@@ -347,12 +348,13 @@ void fab_text_table(fab_kind_t kind, const fab_kernel_t *k, bool wide, const cha
     size_t full;
     int n;
     const fab_text_cell_t *cells;
+    const fab_kcolumns_t *kc = k ? fab_kcolumns(k) : NULL;
 
     t->n = 0;
-    if (columns || (k && k->table && !wide)) {
+    if (columns || (kc && kc->table && !wide)) {
         bool own = !columns;
 
-        p = own ? k->table : columns;
+        p = own ? kc->table : columns;
         while (t->n < FAB_MAX_COLUMNS && fab_text_next_name(&p, name, sizeof(name), &full)) {
             const char *head;
             int c = fab_text_column_find(name, &head);
@@ -367,8 +369,8 @@ void fab_text_table(fab_kind_t kind, const fab_kernel_t *k, bool wide, const cha
     cells = fab_text_layout(kind, wide, &n);
     for (int i = 0; i < n && i < FAB_MAX_COLUMNS; i++)
         t->cell[t->n++] = cells[i];
-    for (int j = 0; wide && k && j < k->nkcols && t->n < FAB_MAX_COLUMNS; j++) {
-        int c = fab_column_find(k->kcols[j].name);
+    for (int j = 0; wide && kc && j < kc->nkcols && t->n < FAB_MAX_COLUMNS; j++) {
+        int c = fab_column_find(kc->kcols[j].name);
 
         if (c >= 0)
             t->cell[t->n++] = fab_text_kcol_cell(c, false);

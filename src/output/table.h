@@ -72,7 +72,7 @@ fab_status_t fab_text_columns_check(const char *list, char *err, size_t errlen, 
                                     size_t hintlen);
 /* The table of kind (k: the kernel, NULL when not known): columns (a checked --columns list,
  * NULL: none) in its order, headed by the files' names; else the wide layout and then k's own
- * columns; else k's own compact table (fab_kernel_t.table) or the kind's. */
+ * columns; else k's own compact table (fab_kcolumns_t.table) or the kind's. */
 void fab_text_table(fab_kind_t kind, const fab_kernel_t *k, bool wide, const char *columns,
                     fab_text_table_t *t);
 /* The heading line, and one row from its columns' values (d[i], s[i]: column i of

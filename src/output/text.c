@@ -15,6 +15,7 @@
 #include "core/world.h"
 #include "kernel/dtype.h"
 #include "kernel/fab_kernel.h"
+#include "kernel/traits.h"
 #include "measure/adaptive.h"
 #include "measure/plan.h"
 #include "measure/quality.h"
@@ -33,7 +34,7 @@
 
 /* The text sink: where it prints, the run's options (--wide, --columns) and the kernel's
  * table, with the busbw of its rows so far. */
-/* A kernel's instances so far, for its knee line (fab_kernel_t.knee_col). */
+/* A kernel's instances so far, for its knee line (fab_kaxis_t.knee_col). */
 #define FAB_KNEE_MAX 256
 typedef struct fab_knee {
     const char *kernel; /* NULL: none */
@@ -120,10 +121,11 @@ static void fab_out_text_measurement(FILE *f, const fab_opts_t *o)
 
         fab_appendf(how, sizeof(how), &n, "%s", o->budget_s > 0 ? "--budget, shared as" : "auto:");
         for (int i = 0; i < o->nkernels; i++) {
-            const fab_kernel_t *k = o->kernels[i];
+            const fab_kernel_t *k = o->kernels[i].k;
+            double row_s = fab_kbudget(k)->row_s;
 
-            if (k->budget_row_s > 0 && (i == 0 || strcmp(o->kernels[i - 1]->name, k->name) != 0))
-                fab_appendf(how, sizeof(how), &n, " %s %g s,", k->name, k->budget_row_s);
+            if (row_s > 0 && (i == 0 || strcmp(o->kernels[i - 1].k->name, k->name) != 0))
+                fab_appendf(how, sizeof(how), &n, " %s %g s,", k->name, row_s);
         }
         fab_appendf(how, sizeof(how), &n, " others " FAB_STR(FAB_BUDGET_PER_ROW) " s per row");
     }
@@ -288,13 +290,13 @@ static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
 
-static fab_status_t fab_text_matrix(void *arg, const fab_kernel_t *k, const fab_matrix_t *m)
+static fab_status_t fab_text_matrix(void *arg, const fab_kinst_t *ki, const fab_matrix_t *m)
 {
     FILE *f = ((fab_text_t *)arg)->f;
 
     if (!m->verdict)
         return FAB_OK;
-    fab_out_text_verdict(f, k, m);
+    fab_out_text_verdict(f, ki->k, m);
     fflush(f);
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
 }
@@ -303,11 +305,13 @@ static fab_status_t fab_text_matrix(void *arg, const fab_kernel_t *k, const fab_
 static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_opts_t *o,
                                 const fab_text_table_t *t)
 {
-    if (!k->no_sizes || k->uses_op) /* barrier moves no data */
+    const fab_kcoll_t *coll = fab_kcoll(k);
+
+    if (!coll->no_sizes || coll->uses_op) /* barrier moves no data */
         fab_out_text_line(f, "# dtype: %s%s%s (nccl-tests: type %s, redop %s)",
-                          fab_dtype_name(o->dtype), k->uses_op ? ", op " : "",
-                          k->uses_op ? fab_op_name(o->op) : "", fab_dtype_nccl_name(o->dtype),
-                          k->uses_op ? fab_op_name(o->op) : "none");
+                          fab_dtype_name(o->dtype), coll->uses_op ? ", op " : "",
+                          coll->uses_op ? fab_op_name(o->op) : "", fab_dtype_nccl_name(o->dtype),
+                          coll->uses_op ? fab_op_name(o->op) : "none");
     fab_out_text_line(f,
                       "# time_us = mean time per call, a call timed as its slowest rank (the "
                       "fabric's completion time)%s; algbw from %s%s",
@@ -321,7 +325,7 @@ static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_opts_t
                           "call (OSU's avg, IMB's t_avg); imb_tmin_us, imb_tmax_us = the "
                           "least and largest of them (IMB's t_min, t_max)%s",
                           o->sync == FAB_SYNC_BARRIER ? "" : "; OSU's loop: --sync barrier");
-    if (k->uses_op && (o->dtype == FAB_DT_BFLOAT16 || o->dtype == FAB_DT_FLOAT16))
+    if (coll->uses_op && (o->dtype == FAB_DT_BFLOAT16 || o->dtype == FAB_DT_FLOAT16))
         fab_out_text_line(f, "# %s: %s; compare with --dtype float32 for the cost",
                           fab_dtype_name(o->dtype), fab_dtype_arithmetic(o->dtype));
     if (o->nonblocking)
@@ -332,9 +336,10 @@ static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_opts_t
                                             : "");
 }
 
-static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, const fab_opts_t *o,
+static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, const fab_opts_t *o,
                                           const int *pair, const fab_world_t *w, const char *detail)
 {
+    const fab_kernel_t *k = ki->k;
     fab_text_t *t = arg;
     FILE *f = t->f;
     char variant[96];
@@ -346,7 +351,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
     t->busbw_sum = 0;
     t->busbw_n = 0;
     fprintf(f, "#\n");
-    fab_kernel_variant(k, variant, sizeof(variant), true);
+    fab_kernel_variant(k, ki->axis, variant, sizeof(variant), true);
     fab_out_text_line(f, "# kernel: %s%s%s: %s", k->name, variant[0] ? " " : "", variant,
                       k->summary);
     if (k->ranks == FAB_RANKS_NODES) {
@@ -369,10 +374,10 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
     if (k->ranks != FAB_RANKS_NODES) {
         char policy[512];
 
-        fab_rounds_policy(o, k, policy, sizeof(policy));
+        fab_rounds_policy(o, ki, policy, sizeof(policy));
         fab_out_text_line(f, "# iterations: %s", policy);
     }
-    if (k->uses_window)
+    if (fab_kp2p(k)->uses_window)
         fab_out_text_line(f,
                           "# window: %d messages per iteration; *_us columns time one "
                           "iteration",
@@ -381,7 +386,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kernel_t *k, cons
         fab_text_collective(f, k, o, &t->table);
     if (detail && *detail)
         fab_out_text_line(f, "# %s: %s", k->name, detail);
-    if (k->kind == FAB_KIND_COLLECTIVE && k->uses_root)
+    if (k->kind == FAB_KIND_COLLECTIVE && fab_kcoll(k)->uses_root)
         fab_out_text_line(f, "# root: %s",
                           o->root < 0 ? "rotates (iteration i uses rank i mod ranks)"
                                       : "fixed (--root)");
@@ -411,11 +416,12 @@ void fab_out_text_avg_busbw(FILE *f, double sum, int n)
                       v, n, n == 1 ? "" : "s");
 }
 
-/* Row r of instance k: its knee column's value. */
-static void fab_text_knee_add(fab_knee_t *kn, const fab_kernel_t *k, const double *d,
+/* Row r of instance ki: its knee column's value. */
+static void fab_text_knee_add(fab_knee_t *kn, const fab_kinst_t *ki, const double *d,
                               const fab_row_t *r)
 {
-    int c = fab_column_find(k->knee_col);
+    const fab_kernel_t *k = ki->k;
+    int c = fab_column_find(k->axis->knee_col);
 
     if (kn->kernel != k->name) { /* the first instance of a series */
         kn->kernel = k->name;
@@ -423,27 +429,19 @@ static void fab_text_knee_add(fab_knee_t *kn, const fab_kernel_t *k, const doubl
     }
     if (c < 0 || kn->n >= FAB_KNEE_MAX)
         return;
-    kn->axis[kn->n] = k->axis_value;
+    kn->axis[kn->n] = ki->axis;
     kn->bytes[kn->n] = (double)r->bytes;
     kn->value[kn->n++] = d[c];
-}
-
-/* An axis value of k as its option is written (2.5G, 4). */
-static void fab_text_axis(const fab_kernel_t *k, double v, char *buf, size_t len)
-{
-    fab_kernel_t one = *k;
-
-    one.axis_value = v;
-    fab_kernel_variant(&one, buf, len, false);
 }
 
 /* After the last instance of a series: per size, the highest axis value whose column stays
  * within knee_max (the values in axis order), and the first beyond it. */
 static void fab_text_knee(FILE *f, fab_knee_t *kn, const fab_kernel_t *k)
 {
-    int c = fab_column_find(k->knee_col);
+    const fab_kaxis_t *ax = k->axis;
+    int c = fab_column_find(ax->knee_col);
     const fab_kcol_t *kc = fab_column_kcol(c);
-    const char *col = kc && kc->head ? kc->head : k->knee_col;
+    const char *col = kc && kc->head ? kc->head : ax->knee_col;
 
     for (int i = 0; i < kn->n; i++) {
         int below = -1, above = -1;
@@ -457,7 +455,7 @@ static void fab_text_knee(FILE *f, fab_knee_t *kn, const fab_kernel_t *k)
         for (int j = 0; j < kn->n; j++) { /* the axis values of this size, in order */
             if (kn->bytes[j] != kn->bytes[i] || isnan(kn->value[j]))
                 continue;
-            if (kn->value[j] > k->knee_max) {
+            if (kn->value[j] > ax->knee_max) {
                 if (above < 0 || kn->axis[j] < kn->axis[above])
                     above = j;
             }
@@ -469,46 +467,48 @@ static void fab_text_knee(FILE *f, fab_knee_t *kn, const fab_kernel_t *k)
                 below = j;
         if (below < 0 && above < 0)
             continue;
-        fab_text_axis(k, below >= 0 ? kn->axis[below] : 0, a, sizeof(a));
-        fab_text_axis(k, above >= 0 ? kn->axis[above] : 0, b, sizeof(b));
+        /* the axis values as the option is written (2.5G, 4) */
+        fab_kernel_variant(k, below >= 0 ? kn->axis[below] : 0, a, sizeof(a), false);
+        fab_kernel_variant(k, above >= 0 ? kn->axis[above] : 0, b, sizeof(b), false);
         if (above < 0)
             fab_out_text_line(f, "# knee, %s %.0f bytes: %s <= %g at every --%s up to %s", k->name,
-                              kn->bytes[i], col, k->knee_max, k->axis, a);
+                              kn->bytes[i], col, ax->knee_max, ax->option, a);
         else if (below < 0)
             fab_out_text_line(f, "# knee, %s %.0f bytes: %s %.3g already at the lowest --%s, %s",
-                              k->name, kn->bytes[i], col, kn->value[above], k->axis, b);
+                              k->name, kn->bytes[i], col, kn->value[above], ax->option, b);
         else
             fab_out_text_line(f, "# knee, %s %.0f bytes: %s <= %g up to --%s %s (%.3g); %.3g at %s",
-                              k->name, kn->bytes[i], col, k->knee_max, k->axis, a, kn->value[below],
-                              kn->value[above], b);
+                              k->name, kn->bytes[i], col, ax->knee_max, ax->option, a,
+                              kn->value[below], kn->value[above], b);
     }
     kn->kernel = NULL;
     kn->n = 0;
 }
 
-/* Whether k is the last of its series of instances in the run. */
-static bool fab_text_last_instance(const fab_opts_t *o, const fab_kernel_t *k)
+/* Whether ki is the last of its series of instances in the run. */
+static bool fab_text_last_instance(const fab_opts_t *o, const fab_kinst_t *ki)
 {
     for (int i = 0; i < o->nkernels; i++)
-        if (o->kernels[i] == k)
-            return i + 1 == o->nkernels || strcmp(o->kernels[i + 1]->name, k->name) != 0;
+        if (&o->kernels[i] == ki)
+            return i + 1 == o->nkernels || strcmp(o->kernels[i + 1].k->name, ki->k->name) != 0;
     return true;
 }
 
-static fab_status_t fab_text_sink_row(void *arg, const fab_kernel_t *k, const fab_row_t *r,
+static fab_status_t fab_text_sink_row(void *arg, const fab_kinst_t *ki, const fab_row_t *r,
                                       const double *samples, size_t nsamples)
 {
+    const fab_kernel_t *k = ki->k;
     fab_text_t *t = arg;
     double d[FAB_MAX_COLUMNS];
     const char *s[FAB_MAX_COLUMNS];
 
     (void)samples;
     (void)nsamples;
-    fab_column_values(k, t->o, r, d, s);
+    fab_column_values(ki, t->o, r, d, s);
     fab_text_row(t->f, &t->table, d, s);
     fab_text_marks_add(&t->marks, d, s);
-    if (k->knee_col && k->axis)
-        fab_text_knee_add(&t->knee, k, d, r);
+    if (k->axis && k->axis->knee_col)
+        fab_text_knee_add(&t->knee, ki, d, r);
     if (k->kind == FAB_KIND_COLLECTIVE && isfinite(r->busbw)) {
         t->busbw_sum += r->busbw;
         t->busbw_n++;
@@ -527,12 +527,14 @@ static fab_status_t fab_text_sink_row(void *arg, const fab_kernel_t *k, const fa
     return ferror(t->f) ? FAB_ERR_IO : FAB_OK;
 }
 
-static fab_status_t fab_text_kernel_end(void *arg, const fab_kernel_t *k, fab_status_t st)
+static fab_status_t fab_text_kernel_end(void *arg, const fab_kinst_t *ki, fab_status_t st)
 {
+    const fab_kernel_t *k = ki->k;
     fab_text_t *t = arg;
 
     (void)st;
-    if (k->knee_col && k->axis && t->knee.kernel == k->name && fab_text_last_instance(t->o, k))
+    if (k->axis && k->axis->knee_col && t->knee.kernel == k->name &&
+        fab_text_last_instance(t->o, ki))
         fab_text_knee(t->f, &t->knee, k);
     fab_out_text_avg_busbw(t->f, t->busbw_sum, t->busbw_n);
     fab_out_text_marks(t->f, &t->marks);

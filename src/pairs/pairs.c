@@ -24,6 +24,7 @@
 #include "core/text.h"
 #include "core/timing.h"
 #include "core/watchdog.h"
+#include "kernel/traits.h"
 #include "measure/plan.h"
 #include "measure/quality.h"
 #include "measure/row.h"
@@ -113,8 +114,8 @@ static void fab_pairs_count(fab_matrix_t *m, const fab_pair_rec_t *c)
 static void fab_pairs_fill(fab_pairs_t *P, int r, bool retest)
 {
     fab_matrix_t *m = &P->m;
-    double div = P->k->time_divisor > 0 ? P->k->time_divisor : 1.0;
-    double line = P->o->line_rate_gbps * 1e3 / 8.0; /* MB/s */
+    double div = fab_ktime_divisor(P->k);
+    double line = P->o->net.line_rate_gbps * 1e3 / 8.0; /* MB/s */
     double *p50 = retest ? m->re_lat_p50 : m->lat_p50, *p99 = retest ? m->re_lat_p99 : m->lat_p99;
     double *bw = retest ? m->re_bw : m->bw, *lpct = retest ? m->re_line_pct : m->line_pct;
     int *iters = retest ? m->re_iters : m->iters;
@@ -140,7 +141,7 @@ static void fab_pairs_fill(fab_pairs_t *P, int r, bool retest)
         }
         bw[at] = (double)m->bytes * c->msgs_per_iter / c->mean_s / 1e6;
         across = strcmp(P->w->hosts[m->world_rank[s]], P->w->hosts[m->world_rank[d]]) != 0;
-        if (line > 0 && (across || P->o->line_rate_given))
+        if (line > 0 && (across || P->o->net.line_rate_given))
             lpct[at] = 100.0 * bw[at] / line;
     }
     if (!retest)
@@ -155,7 +156,7 @@ static void fab_pairs_commit(fab_pairs_t *P, fab_sinks_t *sinks, bool force)
 
     if (!force && (double)(t0 - P->commit_at) * 1e-9 < FAB_COMMIT_GAP * P->commit_s)
         return;
-    if (fab_sinks_matrix(sinks, P->k, &P->m) != FAB_OK)
+    if (fab_sinks_matrix(sinks, P->ki, &P->m) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
     P->commit_at = fab_real_ns();
     P->commit_s = (double)(P->commit_at - t0) * 1e-9;
@@ -230,7 +231,7 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
     fab_acc_t acc;
     fab_row_t row;
     fab_kctx_t ctx;
-    double div = P->k->time_divisor > 0 ? P->k->time_divisor : 1.0;
+    double div = fab_ktime_divisor(P->k);
     bool directed = P->o->schedule == FAB_SCHED_SHIFT;
     fab_status_t st;
 
@@ -268,13 +269,13 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
         row.cpu_rank_pct = row.cpu_user_pct = row.cpu_sys_pct = NAN;
         row.cpu_softirq_pct = row.cpu_rank_min_pct = row.cpu_rank_max_pct = NAN;
         fab_row_quality(&row, P->k);
-        st = fab_sinks_row(sinks, P->k, &row, NULL, 0);
+        st = fab_sinks_row(sinks, P->ki, &row, NULL, 0);
     } else {
         st = FAB_OK;
     }
     fab_acc_free(&acc);
     if (st == FAB_OK)
-        st = fab_sinks_matrix(sinks, P->k, m);
+        st = fab_sinks_matrix(sinks, P->ki, m);
     return st;
 }
 
@@ -489,7 +490,7 @@ static void fab_pairs_begin(fab_pairs_t *P, fab_sinks_t *sinks, int rounds)
     snprintf(detail, sizeof(detail), "%d %ss, %s schedule (%d rounds)%s", P->n, P->m.pairs_per,
              P->m.schedule, P->m.rounds, P->m.retest ? ", slow pairs retested alone" : "");
     fab_pairs_estimate(P, rounds, detail, sizeof(detail));
-    if (fab_sinks_kernel_begin(sinks, P->k, P->o, NULL, P->w, detail) != FAB_OK)
+    if (fab_sinks_kernel_begin(sinks, P->ki, P->o, NULL, P->w, detail) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
 }
 
@@ -533,7 +534,7 @@ static fab_status_t fab_pairs_end(fab_pairs_t *P, fab_sinks_t *sinks, fab_status
         else if (st == FAB_OK && verdict->nsuspects > 0)
             st = FAB_ERR_SUSPECT;
     }
-    if (w->rank == 0 && fab_sinks_kernel_end(sinks, P->k, st) != FAB_OK)
+    if (w->rank == 0 && fab_sinks_kernel_end(sinks, P->ki, st) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
     if (st == FAB_ERR_MPI) {
         *agreed = false; /* the others may wait in a collective: the caller ends the job */
@@ -549,9 +550,10 @@ static fab_status_t fab_pairs_end(fab_pairs_t *P, fab_sinks_t *sinks, fab_status
     return st;
 }
 
-fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
+fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kinst_t *ki,
                            fab_sinks_t *sinks, bool *agreed)
 {
+    const fab_kernel_t *k = ki->k;
     fab_pairs_t P;
     fab_locate_t verdict;
     char msg[512] = "";
@@ -562,6 +564,7 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_
     memset(&P, 0, sizeof(P));
     memset(&verdict, 0, sizeof(verdict));
     *agreed = true;
+    P.ki = ki;
     st = fab_pairs_setup(&P, w, o, k, msg, sizeof(msg));
     st = fab_agree_msg(w, st,
                        st == FAB_OK ? NULL

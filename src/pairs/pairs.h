@@ -26,9 +26,9 @@ int fab_pairs_members(const fab_world_t *w, const fab_opts_t *o, int *member);
  * members, more than one size). */
 fab_status_t fab_pairs_check(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
                              char *msg, size_t len, char *hint, size_t hlen);
-/* Run pairs kernel k (collective over MPI_COMM_WORLD). FAB_ERR_SUSPECT (exit 1) when the
- * verdict names a suspect. *agreed as for fab_run_kernel. */
-fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
+/* Run instance ki of a pairs kernel (collective over MPI_COMM_WORLD). FAB_ERR_SUSPECT (exit 1)
+ * when the verdict names a suspect. *agreed as for fab_run_kernel. */
+fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kinst_t *ki,
                            fab_sinks_t *sinks, bool *agreed);
 
 #endif

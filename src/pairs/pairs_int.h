@@ -26,7 +26,8 @@ typedef struct fab_pair_rec {
 typedef struct fab_pairs {
     const fab_world_t *w;
     const fab_opts_t *o;
-    const fab_kernel_t *k;
+    const fab_kinst_t *ki;
+    const fab_kernel_t *k; /* ki->k */
     fab_sizes_t sizes;
     int n, me, *member, *partner;
     MPI_Comm members;      /* shift: every member (MPI_COMM_NULL elsewhere) */

@@ -56,7 +56,7 @@ static fab_status_t fab_pairs_iterations(fab_pairs_t *P, fab_kctx_t *ctx, void *
     fab_status_t st = FAB_OK;
 
     for (uint64_t i = 0; i < n && st == FAB_OK; i++) {
-        st = to >= 0 ? k->shift(ctx, state, bytes, to, from) : k->iterate(ctx, state, bytes);
+        st = to >= 0 ? k->p2p->shift(ctx, state, bytes, to, from) : k->iterate(ctx, state, bytes);
         if (ctx->timer && timed) {
             uint64_t now;
 
@@ -118,7 +118,7 @@ fab_status_t fab_pairs_measure(fab_pairs_t *P, MPI_Comm pc, int peer, fab_pair_r
     uint64_t t0 = fab_now_ns(), n = 0;
     double secs = 0;
     size_t bytes = P->sizes.v[0];
-    fab_status_t st = fab_ctx_setup(P->o, k, &P->sizes, pc, &ctx, &state);
+    fab_status_t st = fab_ctx_setup(P->o, P->ki, &P->sizes, pc, &ctx, &state);
 
     if (to >= 0)
         ctx.timer = true; /* shift: every member times its own sends */

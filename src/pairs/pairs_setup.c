@@ -11,6 +11,7 @@
 
 #include "core/log.h"
 #include "core/text.h"
+#include "kernel/traits.h"
 #include "measure/quality.h"
 #include "pairs/pairs.h"
 #include "pairs/pairs_int.h"
@@ -118,7 +119,7 @@ fab_status_t fab_pairs_check(const fab_world_t *w, const fab_opts_t *o, const fa
             return FAB_ERR_CONFIG;
         }
     }
-    if (o->schedule == FAB_SCHED_SHIFT && !k->shift) {
+    if (o->schedule == FAB_SCHED_SHIFT && !fab_kp2p(k)->shift) {
         snprintf(msg, len, "kernel '%s' has no --schedule shift", k->name);
         snprintf(hint, hlen, "use --schedule rounds or serial with it");
         return FAB_ERR_CONFIG;
@@ -236,8 +237,8 @@ fab_status_t fab_pairs_matrix_init(fab_pairs_t *P, char *msg, size_t len)
             m->re_iters[i] = -1;
     }
     /* the line rate the verdict uses: a port's between hosts, or one given */
-    if (P->o->line_rate_gbps > 0 && (P->w->nhosts > 1 || P->o->line_rate_given))
-        m->line_MBps = P->o->line_rate_gbps * 1e3 / 8.0;
+    if (P->o->net.line_rate_gbps > 0 && (P->w->nhosts > 1 || P->o->net.line_rate_given))
+        m->line_MBps = P->o->net.line_rate_gbps * 1e3 / 8.0;
     m->bw_frac = P->o->slow_bw;
     m->lat_factor = P->o->slow_latency;
     P->all = calloc(2 * (size_t)P->w->size, sizeof(fab_pair_rec_t));

@@ -20,7 +20,7 @@
 fab_sock_opts_t fab_sock_opt;
 
 #define OFF(f) offsetof(fab_sock_opts_t, f)
-const fab_opt_t fab_sock_options[FAB_SOCK_NOPTIONS] = {
+static const fab_opt_t fab_sock_options[] = {
     {"bind", 0, FAB_OPT_STRING, OFF(bind), 0, 0, "ADDR[,ADDR...]", NULL, "the fabric's interface",
      "socket kernels: the address the sockets use; each rank takes the first one of the list "
      "that is its host's (default: the address of --fabric's interface, or 127.0.0.1 when the "
@@ -42,6 +42,8 @@ const fab_opt_t fab_sock_options[FAB_SOCK_NOPTIONS] = {
      "(1G,2G,4G or 1G:8G) runs the kernel once per rate, so that loss shows where it starts",
      0, true, NULL},
 };
+const fab_kopts_t fab_sock_kopts = {
+    fab_sock_options, sizeof(fab_sock_options) / sizeof(fab_sock_options[0]), &fab_sock_opt};
 
 fab_status_t fab_sock_bind_check(const char *val, char *err, size_t errlen)
 {

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "kernel/descriptor.h"
+#include "kernel/kext.h"
 
 #define FAB_SOCK_MAX_STREAMS 128 /* --streams */
 #define FAB_SOCK_CONNECT_S   10  /* a connection that is not up within this ends the run */
@@ -35,8 +35,7 @@ typedef struct fab_sock_opts {
 } fab_sock_opts_t;
 
 extern fab_sock_opts_t fab_sock_opt;
-#define FAB_SOCK_NOPTIONS 5
-extern const fab_opt_t fab_sock_options[FAB_SOCK_NOPTIONS];
+extern const fab_kopts_t fab_sock_kopts; /* their rows, values in fab_sock_opt */
 
 /* --bind's check (fab_opt_t.check), before MPI_Init: numeric addresses separated by commas,
  * none empty, at most FAB_SOCK_BIND_MAX - 1 characters in all. */

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "kernel/patterns.h"
-#include "sock/sock.h"
 #include "sock/udp.h"
 #include "sock/udp_int.h"
 
@@ -90,12 +89,17 @@ static fab_udp_size_t *fab_udp_size(fab_udp_t *u, size_t bytes)
     return &u->size[u->nsizes - 1];
 }
 
-size_t fab_udp_own_bytes(const fab_kctx_t *ctx)
+/* What setup allocates beyond the harness's buffers: the send and receive batches. */
+static size_t fab_udp_own_bytes(const fab_kctx_t *ctx)
 {
     size_t n = (size_t)(ctx->window > FAB_UDP_BATCH ? ctx->window : FAB_UDP_BATCH);
 
     return n * ctx->max_bytes;
 }
+
+const fab_kp2p_t fab_udp_p2p = {.uses_window = true, .sleeps = true};
+const fab_kbudget_t fab_udp_budget = {.row_s = 1.0, .spend_all = true, .whole_block = true};
+const fab_kmem_t fab_udp_mem = {fab_udp_own_bytes, "lower -w or -m"};
 
 fab_status_t fab_udp_setup(fab_kctx_t *ctx, void **state, double rate_gbps, const char *kernel)
 {

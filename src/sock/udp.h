@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What the UDP kernels (in kernels/) share: the pair's UDP sockets
+/* What the UDP kernels (in kernels/) share, and all they include besides fab_kernel.h (this
+ * includes sock/sock.h, whose options they use): the pair's UDP sockets
  * (sock/udp.c: the address as for the TCP kernels, sock/sock.h; each rank binds port 0,
  * the ports are exchanged over MPI and each socket is connected to the other's address, so
  * that the receiver takes datagrams from its partner only; a probe datagram proves the path
@@ -23,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/descriptor.h"
+#include "sock/sock.h"
 #include "sock/udp_acct.h"
 
 #define FAB_UDP_LINGER_S  0.02       /* silence after the sender's last: the rest was lost */
@@ -50,19 +51,24 @@ enum {
 };
 extern const fab_kcol_t fab_udp_kcols[FAB_UDP_NKCOLS];
 
-/* The descriptor fields both UDP kernels share (each file adds its name, summary, sizes,
- * setup, describe, check, table and, for the paced one, its axis and knee): a pair, a window
- * of datagrams, the shared socket options, the columns above, and rows that count a stream
- * (1 s of the automatic budget each, used whole, in one timed block). */
+/* The parts of a descriptor both UDP kernels share (each file adds its name, summary, sizes,
+ * setup, describe, check and, for the paced one, its axis and knee): a pair with a window of
+ * datagrams whose ranks sleep in poll(2), the shared socket options, buffers of their own (the
+ * send and receive batches), and rows that count a stream (1 s of the automatic budget each,
+ * used whole, in one timed block). */
+extern const fab_kp2p_t fab_udp_p2p;
+extern const fab_kbudget_t fab_udp_budget;
+extern const fab_kmem_t fab_udp_mem;
 #define FAB_UDP_KERNEL                                                                             \
     .kind = FAB_KIND_BANDWIDTH, .ranks = FAB_RANKS_PAIR, .min_ranks = 2, .rank_multiple = 1,       \
-    .uses_window = true, .sleeps = true, .time_divisor = 1.0, .iterate = fab_udp_iterate,          \
-    .validate = fab_udp_validate, .cleanup = fab_udp_cleanup, .counters = fab_udp_counters,        \
-    .settle = fab_udp_settle, .derive = fab_udp_derive, .kcols = fab_udp_kcols,                    \
-    .nkcols = FAB_UDP_NKCOLS, .options = fab_sock_options, .noptions = FAB_SOCK_NOPTIONS,          \
-    .option_values = &fab_sock_opt, .own_bytes = fab_udp_own_bytes,                                \
-    .own_bytes_hint = "lower -w or -m", .budget_row_s = 1.0, .spend_budget = true,                 \
-    .whole_block = true
+    .iterate = fab_udp_iterate, .validate = fab_udp_validate, .cleanup = fab_udp_cleanup,          \
+    .options = &fab_sock_kopts, .p2p = &fab_udp_p2p, .budget = &fab_udp_budget,                    \
+    .mem = &fab_udp_mem
+/* Their columns' part (the columns above), which each file completes with its text table:
+ * .columns = &(const fab_kcolumns_t){FAB_UDP_COLUMNS, .table = "..."} */
+#define FAB_UDP_COLUMNS                                                                            \
+    .kcols = fab_udp_kcols, .nkcols = FAB_UDP_NKCOLS, .counters = fab_udp_counters,                \
+    .settle = fab_udp_settle, .derive = fab_udp_derive
 
 /* The kernels' hooks; rate_gbps 0: unpaced. */
 fab_status_t fab_udp_setup(fab_kctx_t *ctx, void **state, double rate_gbps, const char *kernel);
@@ -73,8 +79,6 @@ void fab_udp_counters(const fab_kctx_t *ctx, void *state, double *c);
 fab_status_t fab_udp_settle(fab_kctx_t *ctx, void *state);
 double fab_udp_derive(const fab_krow_t *row, int j);
 void fab_udp_cleanup(fab_kctx_t *ctx, void *state);
-/* What setup allocates beyond the harness's buffers: the send and receive batches. */
-size_t fab_udp_own_bytes(const fab_kctx_t *ctx);
 /* Sizes from the header (FAB_UDP_HEADER) to FAB_UDP_MAX, a window the batch holds. */
 fab_status_t fab_udp_check(const fab_kctx_t *ctx, char *msg, size_t len, char *hint, size_t hlen);
 /* The instance's address and pacing in words, for describe. */

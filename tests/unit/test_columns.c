@@ -12,6 +12,7 @@
 #include "core/opts.h"
 #include "kernel/dtype.h"
 #include "kernel/registry.h"
+#include "kernel/traits.h"
 #include "output/columns.h"
 #include "output/table.h"
 #include "output/text.h"
@@ -103,7 +104,8 @@ static void check_counter_kinds(void)
         {"c", "c", "count", "c", FAB_KCOL_TOTAL},
         {"d", "d", "count", "d", FAB_KCOL_DERIVED},
     };
-    fab_kernel_t k = {.name = "k", .kcols = cols, .nkcols = 4};
+    const fab_kernel_t k = {.name = "k",
+                            .columns = &(const fab_kcolumns_t){.kcols = cols, .nkcols = 4}};
     double sum[FAB_KCOL_MAX], first[FAB_KCOL_MAX];
     /* two windows: 10..14 and 20..23 (a counter); the total moved from 100 to 130 overall */
     const double a1[] = {10, 1000, 100, 5}, b1[] = {14, 2000, 110, 6};
@@ -124,11 +126,13 @@ static void check_kernel_columns(void)
     CHECK(fab_columns_wanted() == fab_ncolumns && fab_ncolumns <= FAB_MAX_COLUMNS);
     for (int i = 0; i < fab_nkernels; i++) {
         const fab_kernel_t *k = fab_kernels[i];
+        const fab_kcolumns_t *kcs = fab_kcolumns(k);
+        const fab_kopts_t *ko = fab_kopts(k);
         int axes = 0;
 
-        CHECK(k->nkcols >= 0 && k->nkcols <= FAB_KCOL_MAX && (k->nkcols == 0 || k->kcols));
-        for (int j = 0; j < k->nkcols; j++) {
-            const fab_kcol_t *kc = &k->kcols[j];
+        CHECK(kcs->nkcols >= 0 && kcs->nkcols <= FAB_KCOL_MAX && (kcs->nkcols == 0 || kcs->kcols));
+        for (int j = 0; j < kcs->nkcols; j++) {
+            const fab_kcol_t *kc = &kcs->kcols[j];
             int c = fab_column_find(kc->name);
             const fab_kcol_t *def = fab_column_kcol(c);
 
@@ -137,32 +141,31 @@ static void check_kernel_columns(void)
             CHECK(def && strcmp(def->unit, kc->unit) == 0 && strcmp(def->doc, kc->doc) == 0 &&
                   def->kind == kc->kind && strcmp(def->head, kc->head) == 0);
             CHECK(strpbrk(kc->name, "/ .%") == NULL && kc->head && kc->head[0]);
-            CHECK(kc->kind != FAB_KCOL_DERIVED || k->derive);
-            CHECK((kc->kind != FAB_KCOL_COUNTER && kc->kind != FAB_KCOL_GAUGE) || k->counters);
+            CHECK(kc->kind != FAB_KCOL_DERIVED || kcs->derive);
+            CHECK((kc->kind != FAB_KCOL_COUNTER && kc->kind != FAB_KCOL_GAUGE) || kcs->counters);
             axes += kc->kind == FAB_KCOL_AXIS;
         }
         if (k->axis) {
             bool list = false;
 
-            for (int j = 0; j < k->noptions; j++)
-                list =
-                    list ||
-                    (strcmp(k->options[j].name, k->axis) == 0 &&
-                     (k->options[j].type == FAB_OPT_INTS || k->options[j].type == FAB_OPT_RATES));
+            for (int j = 0; j < ko->n; j++)
+                list = list ||
+                       (strcmp(ko->rows[j].name, k->axis->option) == 0 &&
+                        (ko->rows[j].type == FAB_OPT_INTS || ko->rows[j].type == FAB_OPT_RATES));
             if (!list || axes != 1)
                 fprintf(stderr,
                         "kernel %s: axis %s is no list option of its own, or %d AXIS "
                         "columns\n",
-                        k->name, k->axis, axes);
+                        k->name, k->axis->option, axes);
             CHECK(list && axes == 1);
         }
-        if (k->table) {
+        if (kcs->table) {
             fab_text_table_t t;
             double d[FAB_MAX_COLUMNS];
             char *buf;
             int line = 1;
 
-            CHECK(fab_text_columns_check(k->table, (char[256]){0}, 256, (char[2048]){0}, 2048) ==
+            CHECK(fab_text_columns_check(kcs->table, (char[256]){0}, 256, (char[2048]){0}, 2048) ==
                   FAB_OK);
             fab_text_table(k->kind, k, false, NULL, &t);
             CHECK(strcmp(t.cell[0].col, "bytes") == 0);
@@ -187,7 +190,7 @@ static void check_kernel_columns(void)
 
         fab_text_layout(FAB_KIND_BANDWIDTH, true, &n);
         fab_text_table(k->kind, k, true, NULL, &t);
-        CHECK(t.n == n + k->nkcols && strcmp(t.cell[n].head, "retr") == 0 &&
+        CHECK(t.n == n + k->columns->nkcols && strcmp(t.cell[n].head, "retr") == 0 &&
               strcmp(t.cell[n + 3].head, "streams") == 0);
         fab_text_table(k->kind, k, false, NULL, &t);
         CHECK(strcmp(t.cell[4].head, "retr") == 0 && strcmp(t.cell[9].head, "sys%") == 0);
@@ -328,8 +331,10 @@ int main(void)
     fab_opts_t o;
     double d[FAB_MAX_COLUMNS];
     const char *s[FAB_MAX_COLUMNS];
-    const fab_kernel_t *allreduce = fab_kernel_find("allreduce"), *bcast = fab_kernel_find("bcast");
-    const fab_kernel_t *latency = fab_kernel_find("latency");
+    const fab_kinst_t allreduce_i = {fab_kernel_find("allreduce"), NAN};
+    const fab_kinst_t bcast_i = {fab_kernel_find("bcast"), NAN};
+    const fab_kinst_t latency_i = {fab_kernel_find("latency"), NAN};
+    const fab_kinst_t *allreduce = &allreduce_i, *bcast = &bcast_i, *latency = &latency_i;
     fab_text_table_t t;
 
     /* names: unique, file-safe; at most FAB_MAX_COLUMNS */
@@ -366,8 +371,9 @@ int main(void)
             prev = at;
         }
         for (int k = 0; k < fab_nkernels; k++)
-            for (int c = 0; c < fab_kernels[k]->nkcols; c++)
-                CHECK(fab_column_find(fab_kernels[k]->kcols[c].name) < fab_column_find("quality"));
+            for (int c = 0; c < fab_kcolumns(fab_kernels[k])->nkcols; c++)
+                CHECK(fab_column_find(fab_kernels[k]->columns->kcols[c].name) <
+                      fab_column_find("quality"));
         CHECK(fab_columns[fab_column_find("quality")].type == FAB_COL_STR &&
               fab_columns[fab_column_find("quality_reason")].type == FAB_COL_STR);
     }
@@ -410,7 +416,7 @@ int main(void)
     r.osu_avg = 2.5e-6; /* the peers' times: seconds in the row, us in the columns */
     r.imb_tmin = 2e-6;
     r.imb_tmax = 3.25e-6;
-    CHECK(allreduce && bcast && latency);
+    CHECK(allreduce->k && bcast->k && latency->k);
     fab_column_values(allreduce, &o, &r, d, s);
     CHECK(d[fab_column_find("bytes")] == 4096 && d[fab_column_find("iterations")] == 1000);
     CHECK(fabs(d[fab_column_find("p50_us")] - 1.5) < 1e-12);
@@ -436,9 +442,8 @@ int main(void)
      * instance's axis value */
     CHECK(isnan(d[fab_column_find("tcp_retrans")]) && isnan(d[fab_column_find("streams")]));
     {
-        fab_kernel_t inst = *fab_kernel_find("tcp_stream");
+        const fab_kinst_t inst = {fab_kernel_find("tcp_stream"), 4};
 
-        inst.axis_value = 4;
         for (int j = 0; j < FAB_KCOL_MAX; j++)
             r.kc[j] = NAN;
         r.kc[0] = 7;

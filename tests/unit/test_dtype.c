@@ -90,15 +90,15 @@ int main(void)
                   isnan(fab_f16_to_f32((pos ? fn : fo)[1])));
         }
     /* bus factors as nccl-tests defines them */
-    CHECK_NEAR(fab_kernel_find("allreduce")->bus_factor(4), 1.5, 1e-12);
-    CHECK_NEAR(fab_kernel_find("allreduce")->bus_factor(2), 1.0, 1e-12);
-    CHECK_NEAR(fab_kernel_find("allgather")->bus_factor(4), 0.75, 1e-12);
-    CHECK_NEAR(fab_kernel_find("reduce_scatter")->bus_factor(8), 0.875, 1e-12);
-    CHECK_NEAR(fab_kernel_find("alltoall")->bus_factor(2), 0.5, 1e-12);
-    CHECK_NEAR(fab_kernel_find("bcast")->bus_factor(16), 1.0, 1e-12);
-    CHECK_NEAR(fab_kernel_find("reduce")->bus_factor(3), 1.0, 1e-12);
-    CHECK(fab_kernel_find("barrier")->bus_factor == NULL);
-    CHECK_NEAR(fab_kernel_find("gradsync")->bus_factor(4), 1.5, 1e-12);
-    CHECK(fab_kernel_find("latency")->bus_factor == NULL);
+    CHECK_NEAR(fab_kernel_find("allreduce")->coll->bus_factor(4), 1.5, 1e-12);
+    CHECK_NEAR(fab_kernel_find("allreduce")->coll->bus_factor(2), 1.0, 1e-12);
+    CHECK_NEAR(fab_kernel_find("allgather")->coll->bus_factor(4), 0.75, 1e-12);
+    CHECK_NEAR(fab_kernel_find("reduce_scatter")->coll->bus_factor(8), 0.875, 1e-12);
+    CHECK_NEAR(fab_kernel_find("alltoall")->coll->bus_factor(2), 0.5, 1e-12);
+    CHECK_NEAR(fab_kernel_find("bcast")->coll->bus_factor(16), 1.0, 1e-12);
+    CHECK_NEAR(fab_kernel_find("reduce")->coll->bus_factor(3), 1.0, 1e-12);
+    CHECK(fab_kernel_find("barrier")->coll->bus_factor == NULL);
+    CHECK_NEAR(fab_kernel_find("gradsync")->coll->bus_factor(4), 1.5, 1e-12);
+    CHECK(fab_kernel_find("latency")->coll == NULL);
     return fab_test_report("test_dtype");
 }

@@ -13,6 +13,7 @@
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
 #include "kernel/registry.h"
+#include "kernel/traits.h"
 
 /* Hostile numbers, for every kind of value (core/num.h): each command line (after "run") or
  * FABRICBENCH_ variable is refused by the parser, before MPI_Init, with a message that says
@@ -187,13 +188,15 @@ static void value_of(const char *name, const fab_opts_t *o, char *buf, size_t le
         fab_opt_format(d, o, buf, len);
         return;
     }
-    for (int k = 0; k < fab_nkernels; k++)
-        for (int i = 0; i < fab_kernels[k]->noptions; i++)
-            if (strcmp(fab_kernels[k]->options[i].name, name) == 0) {
-                fab_opt_format(&fab_kernels[k]->options[i], fab_kernels[k]->option_values, buf,
-                               len);
+    for (int k = 0; k < fab_nkernels; k++) {
+        const fab_kopts_t *ko = fab_kopts(fab_kernels[k]);
+
+        for (int i = 0; i < ko->n; i++)
+            if (strcmp(ko->rows[i].name, name) == 0) {
+                fab_opt_format(&ko->rows[i], ko->values, buf, len);
                 return;
             }
+    }
 }
 
 /* Numbers written in every form the grammar takes: each accepted with its value. */

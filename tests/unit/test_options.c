@@ -68,18 +68,18 @@ int main(void)
 
     /* defaults: the point-to-point suite, time budget, window 64 */
     CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && cmd == FAB_CMD_RUN);
-    CHECK(o.nkernels == 4 && strcmp(o.kernels[0]->name, "latency") == 0 &&
-          strcmp(o.kernels[3]->name, "msgrate") == 0);
+    CHECK(o.nkernels == 4 && strcmp(o.kernels[0].k->name, "latency") == 0 &&
+          strcmp(o.kernels[3].k->name, "msgrate") == 0);
     CHECK(o.iters == 0 && o.window == 64 && o.time_s > 0 && !o.validate);
-    CHECK(o.pair.a == 0 && o.pair.b == 1 && o.pml == FAB_PML_UCX && !o.pml_set);
+    CHECK(o.pair.a == 0 && o.pair.b == 1 && o.net.pml == FAB_PML_UCX && !o.net.pml_set);
 
     CHECK(parse(&o, &cmd, err, 9, "run", "bw,latency", "-m", "8,1K", "-i", "100", "-x5",
                 "--validate", "--window=16") == FAB_OK);
-    CHECK(o.nkernels == 2 && strcmp(o.kernels[0]->name, "bw") == 0);
+    CHECK(o.nkernels == 2 && strcmp(o.kernels[0].k->name, "bw") == 0);
     CHECK(o.sizes.n == 2 && o.sizes.v[1] == 1024);
     CHECK(o.iters == 100 && o.warmup == 5 && o.validate && o.window == 16);
     CHECK(parse(&o, &cmd, err, 5, "run", "--pair", "2,3", "--pml", "ob1") == FAB_OK);
-    CHECK(o.pair.a == 2 && o.pair.b == 3 && o.pml == FAB_PML_OB1 && o.pml_set);
+    CHECK(o.pair.a == 2 && o.pair.b == 3 && o.net.pml == FAB_PML_OB1 && o.net.pml_set);
     CHECK(parse(&o, &cmd, err, 4, "run", "-t", "0.5", "-vv") == FAB_OK && o.verbose == 2);
     CHECK(parse(&o, &cmd, err, 2, "run", "-qcv") == FAB_OK && o.quiet && o.validate &&
           o.verbose == 1);
@@ -115,7 +115,7 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 1, "frob") == FAB_ERR_USAGE && strstr(err, "frob"));
     CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "psm") == FAB_ERR_USAGE && strstr(err, "psm"));
     CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "uc") == FAB_ERR_USAGE);
-    CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "env") == FAB_OK && o.pml == FAB_PML_ENV);
+    CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "env") == FAB_OK && o.net.pml == FAB_PML_ENV);
     CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.timer == FAB_TIMER_AUTO);
     CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "tsc") == FAB_OK && o.timer == FAB_TIMER_TSC);
     CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "clock") == FAB_OK &&
@@ -150,7 +150,8 @@ int main(void)
             memset(&ctx, 0, sizeof(ctx));
             ctx.dtype.size = 4;
             ctx.size = 2;
-            CHECK(k->own_bytes(&ctx) == 2 * 4096 * 3); /* 1e8 params: full buckets, 3 in flight */
+            CHECK(k->mem->own_bytes(&ctx) ==
+                  2 * 4096 * 3); /* 1e8 params: full buckets, 3 in flight */
             CHECK(k->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_OK);
             ctx.nonblocking = true;
             CHECK(k->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_ERR_CONFIG &&
@@ -208,10 +209,9 @@ int main(void)
         static const fab_opt_t other[] = {{"quack", 'q', FAB_OPT_FLAG, 0, 0, 0, NULL, NULL, "off",
                                            "a clash with -q", 0, false, NULL}};
         static bool v;
-        const fab_kernel_t bad = {
-            .name = "bad", .options = mine, .noptions = 1, .option_values = &v};
-        const fab_kernel_t bad2 = {
-            .name = "bad2", .options = other, .noptions = 1, .option_values = &v};
+        const fab_kopts_t bad_opts = {mine, 1, &v}, bad2_opts = {other, 1, &v};
+        const fab_kernel_t bad = {.name = "bad", .options = &bad_opts};
+        const fab_kernel_t bad2 = {.name = "bad2", .options = &bad2_opts};
         const fab_kernel_t *list[] = {fab_kernel_find("gradsync"), &bad, &bad2};
 
         CHECK(fab_opts_check_kernels(list, 1, err, 256) == FAB_OK);
@@ -263,16 +263,16 @@ int main(void)
     /* list options and kernel instances: --streams 1,4,8 runs tcp_stream three times, each
      * its value; ranges double; bad lists refused with the option named */
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream,bw", "--streams", "1,4,8") == FAB_OK &&
-          o.nkernels == 4 && strcmp(o.kernels[0]->name, "tcp_stream") == 0 &&
-          o.kernels[0]->axis_value == 1 && o.kernels[1]->axis_value == 4 &&
-          o.kernels[2]->axis_value == 8 && o.kernels[0] != o.kernels[1] &&
-          strcmp(o.kernels[3]->name, "bw") == 0 && !o.kernels[3]->axis);
+          o.nkernels == 4 && strcmp(o.kernels[0].k->name, "tcp_stream") == 0 &&
+          o.kernels[0].axis == 1 && o.kernels[1].axis == 4 && o.kernels[2].axis == 8 &&
+          o.kernels[0].k == o.kernels[1].k && strcmp(o.kernels[3].k->name, "bw") == 0 &&
+          !o.kernels[3].k->axis && isnan(o.kernels[3].axis));
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1:8") == FAB_OK &&
-          o.nkernels == 4 && o.kernels[3]->axis_value == 8 && o.kernels[2]->axis_value == 4);
+          o.nkernels == 4 && o.kernels[3].axis == 8 && o.kernels[2].axis == 4);
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "3:10") == FAB_OK &&
-          o.nkernels == 3 && o.kernels[2]->axis_value == 10 && o.kernels[1]->axis_value == 6);
+          o.nkernels == 3 && o.kernels[2].axis == 10 && o.kernels[1].axis == 6);
     CHECK(parse(&o, &cmd, err, 2, "run", "tcp_stream") == FAB_OK && o.nkernels == 1 &&
-          o.kernels[0]->axis_value == 1);
+          o.kernels[0].axis == 1);
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "0") == FAB_ERR_USAGE &&
           strstr(err, "--streams") && strstr(err, "out of range"));
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "4,4") == FAB_ERR_USAGE &&
@@ -296,12 +296,11 @@ int main(void)
           strstr(err, "kernel list 'latency,bw,latency' names latency twice"));
     /* a rate list: one udp_rate instance per rate, doubling ranges, written as given */
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "500M,1G") == FAB_OK &&
-          o.nkernels == 2 && fabs(o.kernels[0]->axis_value - 0.5) < 1e-12 &&
-          o.kernels[1]->axis_value == 1.0);
+          o.nkernels == 2 && fabs(o.kernels[0].axis - 0.5) < 1e-12 && o.kernels[1].axis == 1.0);
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "1G:4G") == FAB_OK &&
-          o.nkernels == 3 && o.kernels[2]->axis_value == 4.0);
+          o.nkernels == 3 && o.kernels[2].axis == 4.0);
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "2,1G") == FAB_OK &&
-          o.nkernels == 2 && o.kernels[0]->axis_value == 2.0);
+          o.nkernels == 2 && o.kernels[0].axis == 2.0);
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "1G,1000M") == FAB_ERR_USAGE &&
           strstr(err, "twice"));
     {
@@ -318,7 +317,7 @@ int main(void)
     }
     /* rates: units K, M, G, T; beyond the option's range named as such */
     CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--line-rate", "500M") == FAB_OK &&
-          fabs(o.line_rate_gbps - 0.5) < 1e-12);
+          fabs(o.net.line_rate_gbps - 0.5) < 1e-12);
     CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--line-rate", "2000T") == FAB_ERR_USAGE &&
           strstr(err, "out of range"));
     return fab_test_report("test_options");

@@ -84,9 +84,10 @@ static int kernel_fields(const char **name, fab_meta_type_t *type)
 
     fab_opts_defaults(&o);
     for (int k = 0; k < fab_nkernels; k++) {
+        fab_kinst_t ki = {fab_kernels[k], NAN};
         fab_kmeta_t m;
 
-        fab_kmeta_fill(&m, fab_kernels[k], &o, NULL, &w, "");
+        fab_kmeta_fill(&m, &ki, &o, NULL, &w, "");
         for (int i = 0; i < m.n; i++) {
             int j = 0;
 
