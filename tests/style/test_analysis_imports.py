@@ -9,6 +9,12 @@ import a command's modules when it runs, so that --help, --version and a missing
 message come without loading numpy and h5py) and where its line ends with a comment
 `# lazy: WHY`. Imports of other packages (h5py, matplotlib) are not checked here.
 
+The layers: the subpackages by concern, lowest first, model, load, checks, render, and the
+modules at the top of the package (cli, __main__) above them. A module imports modules of its
+own layer or of a lower one, never of a higher one (an upward import fails, at the top of a
+module or inside a function alike). The package's __init__ (its version, load()) is loaded
+before any of its modules: importing it is allowed from anywhere.
+
 usage: test_analysis_imports.py SOURCE_DIR [PACKAGE_DIR]
 (PACKAGE_DIR: default SOURCE_DIR/analysis/fabricbench_analysis; another one to test the check.)
 Prints what it finds; exit 0 clean, 1 a cycle or an import it does not allow."""
@@ -17,6 +23,20 @@ import os
 import sys
 
 ENTRY = {"cli", "__init__", "__main__"}  # module paths below the package, dotted
+LAYERS = ("model", "load", "checks", "render")  # lowest first; the top-level modules above
+
+
+def layer(mod):
+    """A module's layer: the index of its subpackage in LAYERS; len(LAYERS) for the modules
+    at the top of the package; None for the package's __init__ (importable from anywhere)."""
+    if mod == "__init__":
+        return None
+    top = mod.split(".")[0]
+    return LAYERS.index(top) if top in LAYERS else len(LAYERS)
+
+
+def layer_name(i):
+    return LAYERS[i] if i < len(LAYERS) else "the top of the package"
 
 
 def modules(pkg_dir):
@@ -89,6 +109,12 @@ def scan(pkg_dir):
             got = list(dict.fromkeys(t for t in targets(n, me, path, mods, top_name) if t != me))
             for t in got:
                 graph[me].setdefault(t, n.lineno)
+                lo, hi = layer(me), layer(t)
+                if hi is not None and lo is not None and hi > lo:
+                    problems.append("%s:%d: imports %s, a layer above it (%s imports %s): the "
+                                    "layers, lowest first, are %s, then the top of the package"
+                                    % (os.path.relpath(path, pkg_dir), n.lineno, t,
+                                       layer_name(lo), layer_name(hi), ", ".join(LAYERS)))
             if got and id(n) in in_function and me.split(".")[-1] not in ENTRY and \
                     "# lazy:" not in lines[n.end_lineno - 1]:
                 problems.append("%s:%d: imports %s inside a function: move it to the top, or "
@@ -170,7 +196,8 @@ def main(argv):
         print("FAIL " + p)
     n = sum(len(v) for v in graph.values())
     print("%d modules, %d imports between them: %s" % (
-        len(graph), n, "no cycle, no unexplained import inside a function" if not problems
+        len(graph), n, "no cycle, no upward import between layers, no unexplained import "
+        "inside a function" if not problems
         else "%d problem(s)" % len(problems)))
     return 1 if problems else 0
 

@@ -2,9 +2,10 @@
 """One line per run: what it measured on, and the numbers people quote."""
 import math
 
-from . import grouping, knee, layers, quality
-from .compare import format_columns
-from .table import finite, fmt_num, kernel_name, size_label
+from ..checks.compare import format_columns
+from ..model import grouping, layers, quality
+from ..model.table import finite, fmt_num, kernel_name, size_label
+from . import knee
 
 MIB = 1 << 20
 

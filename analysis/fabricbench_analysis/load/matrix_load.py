@@ -12,8 +12,9 @@ import os
 
 import numpy as np
 
-from . import hostile, loading, matrix_verdict
-from .errors import AnalysisError
+from ..model import hostile
+from ..model.errors import AnalysisError
+from . import loading, matrix_verdict
 from .limits import Budget
 
 # Members of one matrix: 4096 nodes (or ranks) make 8 million pairs, a 128 MiB dataset.
@@ -32,6 +33,11 @@ RETEST = tuple(("retest_" + name, what) for name, what in VALUES)
 
 _FLOAT_ATTRS = (("bw_median_MBps", "a bandwidth"), ("lat_median_us", "a time"),
                 ("slow_latency_factor", "a factor"), ("line_rate_MBps", "a line rate"))
+
+
+def is_bw(m):
+    """A bandwidth matrix (directed), not a latency one."""
+    return m["metric"] == "bw_MBps"
 
 
 def _attrs(g, where):

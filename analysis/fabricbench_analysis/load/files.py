@@ -26,7 +26,7 @@ import os
 import secrets
 import stat
 
-from .errors import AnalysisError, UsageError
+from ..model.errors import AnalysisError, UsageError
 
 # What a FIFO's, device's or socket's mode is, in words.
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
@@ -42,7 +42,7 @@ def _kind(mode):
 
 
 def _shown(path):
-    from .hostile import safe_text  # lazy: hostile loads numpy; cli parses options without it
+    from ..model.hostile import safe_text  # lazy: hostile loads numpy; cli parses options first
     return safe_text(str(path))
 
 

@@ -21,8 +21,8 @@ import fnmatch
 import math
 import re
 
-from . import files
-from .errors import AnalysisError, UsageError
+from ..load import files
+from ..model.errors import AnalysisError, UsageError
 
 _SIZE = re.compile(r"([0-9]+)([KMGkmg]?)\Z")
 _SCALE = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -44,7 +44,7 @@ def decimal(text):
 def parse_tolerance(text, where="--tolerance"):
     """'10%' or '0.1' -> 0.1. A bare number of 1 or more is refused: 10 could mean either.
     At most 1000%; nan, inf, 1e400, hex and padded numbers are refused."""
-    from .hostile import name_text  # lazy: hostile loads numpy; cli parses options without it
+    from ..model.hostile import name_text  # lazy: hostile loads numpy; cli parses options first
 
     t = str(text)
     shown = name_text(t)
@@ -129,7 +129,7 @@ def parse_kernel(text, where):
 
 
 def _shown(text):
-    from .hostile import name_text  # lazy: hostile loads numpy; cli parses options without it
+    from ..model.hostile import name_text  # lazy: hostile loads numpy; cli parses options first
     return name_text(text)
 
 

@@ -11,15 +11,15 @@ throughput is the rate they were offered (udp_rate) or a packet rate (udp_pps).
 """
 import math
 
-from . import quality
+from ..model import quality
+from ..model.errors import UsageError
+from ..model.grouping import measurements
+from ..model.hostile import safe_text
+from ..model.layers import socket_proto
+from ..model.status import ORDER, worst
+from ..model.table import finite, fmt_num, instance, kernel_name, size_label
 from .compare import format_columns
-from .errors import UsageError
-from .grouping import measurements
-from .hostile import safe_text
-from .layers import socket_proto
 from .rules import decimal
-from .status import ORDER, worst
-from .table import finite, fmt_num, instance, kernel_name, size_label
 
 SIZES = ("largest", "all")
 RULE = "--min-line-pct"

@@ -8,10 +8,10 @@ size, the knee is the highest offered rate whose loss stays at or below the thre
 that loses more. A sweep that never loses more names its highest rate (the knee lies beyond);
 one that loses more already at its lowest rate names that (the knee lies below).
 """
-from .errors import UsageError
-from .hostile import safe_text
-from .rules import decimal
-from .table import finite, size_label
+from ..checks.rules import decimal
+from ..model.errors import UsageError
+from ..model.hostile import safe_text
+from ..model.table import finite, size_label
 
 DEFAULT_MAX_LOSS = 1.0  # percent
 

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from . import hostile
+from ..model import hostile
 
 BW_FRAC, LAT_FACTOR, LINE_FRAC = 0.90, 1.5, 0.90  # FAB_LOCATE_* (src/pairs/locate.h)
 SLOW_BW, SLOW_LAT, SLOW_LINE, SLOW_LOAD, NOT_MEASURED = 1, 2, 4, 8, 255

@@ -15,11 +15,11 @@ import warnings
 
 import numpy as np
 
-from .matrix import is_bw
-from .noise import MIN_SPREAD_RUNS
+from ..load.matrix_load import is_bw
+from ..model.noise import MIN_SPREAD_RUNS
+from ..model.status import ORDER, worst
+from ..model.table import fmt_num, size_label
 from .rules import checks_for
-from .status import ORDER, worst
-from .table import fmt_num, size_label
 
 # Table metric of a rule -> the matrix dataset that holds it per pair.
 MATRIX_METRIC = {"MBps": "bw_MBps", "p50_us": "lat_p50_us", "p99_us": "lat_p99_us",
