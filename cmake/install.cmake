@@ -46,7 +46,7 @@ add_custom_target(fab_install_files ALL DEPENDS ${FAB_GEN}/man/fabricbench.1
 # ---- installed as they are
 install(TARGETS fabricbench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES share/fabricbench/fabrics.conf DESTINATION ${CMAKE_INSTALL_DATADIR}/fabricbench)
-# the package with its subpackages (model, load, checks, render) and schema.json
+# the package with its subpackages (model, reading, checks, render) and schema.json
 install(DIRECTORY analysis/fabricbench_analysis DESTINATION ${FAB_INSTALL_PYTHONDIR}
         PATTERN __pycache__ EXCLUDE)
 install(FILES ${FAB_GEN}/man/fabricbench.1 ${FAB_GEN}/man/fabricbench-analyze.1

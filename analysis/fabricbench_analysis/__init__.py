@@ -20,5 +20,5 @@ def load(paths: Sequence[str], run: Union[str, int, None] = "all",
          labels: Optional[Sequence[str]] = None,
          warn: Optional[Callable[[str], None]] = None) -> "Table":
     """Read fabricbench result files into one Table (see loading.load)."""
-    from .load.loading import load as _load  # lazy: importing the package loads no numpy
+    from .reading.loading import load as _load  # lazy: importing the package loads no numpy
     return _load(paths, run=run, labels=labels, warn=warn)

@@ -64,7 +64,7 @@ def _dump_json(obj, out=None):
 
 
 def _load(args, files=None, run=None):
-    from .load.loading import load
+    from .reading.loading import load
     return load(files if files is not None else args.files,
                 run=run if run is not None else args.run, labels=args.label or None,
                 warn=_note)
@@ -92,7 +92,7 @@ def _groups(args):
 def _check_out(args):
     """Refuse the output path (-o) before any work when what is there may not be replaced:
     a symlink, FIFO, device or socket without --force, a directory (files.py)."""
-    from .load import files
+    from .reading import files
     if args.output not in (None, "-"):
         files.check_output(args.output, args.force)
 
@@ -100,7 +100,7 @@ def _check_out(args):
 def _write_out(args, write):
     """write(f) to standard output (-o -, or no -o), else to the output file, written safely
     (files.write_output: a temporary file renamed into place, never through a link)."""
-    from .load import files
+    from .reading import files
     if args.output in (None, "-"):
         write(sys.stdout)
         return False
@@ -145,7 +145,7 @@ def cmd_compare(args):
 
 
 def cmd_plot(args):
-    from .load import files
+    from .reading import files
     from .render import plot
     from .model.errors import NoRows
     from .model.table import Table
@@ -178,8 +178,8 @@ def _matrices(files, run, kernel=None):
     """The matrices of the pairs kernels in the files (--kernel: of that kernel only), each
     with its kernel row's quality (quality.annotate_matrices)."""
     from .model.errors import NoRows
-    from .load.loading import load
-    from .load.matrix_load import load_matrices
+    from .reading.loading import load
+    from .reading.matrix_load import load_matrices
     from .model.quality import annotate_matrices
     ms = load_matrices(files, run=run, warn=_note)
     if ms:
@@ -220,7 +220,7 @@ def _check_result(args, table=None):
     """check's result: against --baseline (check.py; the pairs matrices, matrix_check.py),
     and/or the line rate (--min-line-pct, linecheck.py)."""
     from .checks import check, linecheck, rules as rules_mod
-    from .load import loading
+    from .reading import loading
     tol = rules_mod.parse_tolerance(args.tolerance)
     rules = rules_mod.parse_rules(args.rules) if args.rules else []
     spread = rules_mod.parse_tolerance(args.run_spread, where="--run-spread")

@@ -5,7 +5,7 @@ import pytest
 from conftest import assert_error, assert_ok, run_cli, run_launcher
 
 from fabricbench_analysis.model.errors import AnalysisError
-from fabricbench_analysis.load.loading import SCHEMA_VERSION
+from fabricbench_analysis.reading.loading import SCHEMA_VERSION
 
 COMMANDS = [("summary",), ("compare", "SHM"), ("plot", "-o", "OUT"), ("report", "-o", "OUT"),
             ("check", "--baseline", "SHM"), ("export", "--csv")]
@@ -39,7 +39,7 @@ def test_damaged_baseline(results):
 
 def test_unexpected_error_while_loading(results, monkeypatch):
     """What no damaged file is known to raise still names the file, exit 3."""
-    from fabricbench_analysis.load import loading
+    from fabricbench_analysis.reading import loading
 
     class Odd(Exception):
         pass

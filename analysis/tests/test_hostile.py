@@ -17,7 +17,7 @@ from conftest import assert_error, assert_ok, run_cli
 
 from fabricbench_analysis.checks import check as check_mod
 from fabricbench_analysis import cli
-from fabricbench_analysis.load import loading
+from fabricbench_analysis.reading import loading
 from fabricbench_analysis.model import hostile
 from fabricbench_analysis.model.errors import AnalysisError
 

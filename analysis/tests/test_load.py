@@ -9,7 +9,7 @@ import pytest
 from known_values import NOISE_MEAN_REL, NOISE_P50_REL
 
 from fabricbench_analysis import load
-from fabricbench_analysis.load.loading import transport_short
+from fabricbench_analysis.reading.loading import transport_short
 from fabricbench_analysis.model.errors import AnalysisError
 from fabricbench_analysis.model.table import RUN_COLUMNS, TABLE_COLUMNS
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import assert_error, assert_ok, run_cli
 
 from fabricbench_analysis.render import matrix, matrix_plot
-from fabricbench_analysis.load.matrix_load import load_matrices
+from fabricbench_analysis.reading.matrix_load import load_matrices
 
 
 def _matrix(p, *args):

@@ -9,11 +9,13 @@ import a command's modules when it runs, so that --help, --version and a missing
 message come without loading numpy and h5py) and where its line ends with a comment
 `# lazy: WHY`. Imports of other packages (h5py, matplotlib) are not checked here.
 
-The layers: the subpackages by concern, lowest first, model, load, checks, render, and the
-modules at the top of the package (cli, __main__) above them. A module imports modules of its
+The layers: the subpackages by concern, lowest first, model, reading, checks, render, and
+the modules at the top of the package (cli, __main__) above them. A module imports modules of its
 own layer or of a lower one, never of a higher one (an upward import fails, at the top of a
 module or inside a function alike). The package's __init__ (its version, load()) is loaded
-before any of its modules: importing it is allowed from anywhere.
+before any of its modules: importing it is allowed from anywhere. No module or subpackage at
+the top of the package has the name of something its __init__ defines (importing the module
+would replace that: a subpackage `load` replaced the function load).
 
 usage: test_analysis_imports.py SOURCE_DIR [PACKAGE_DIR]
 (PACKAGE_DIR: default SOURCE_DIR/analysis/fabricbench_analysis; another one to test the check.)
@@ -23,7 +25,7 @@ import os
 import sys
 
 ENTRY = {"cli", "__init__", "__main__"}  # module paths below the package, dotted
-LAYERS = ("model", "load", "checks", "render")  # lowest first; the top-level modules above
+LAYERS = ("model", "reading", "checks", "render")  # lowest first; the top-level modules above
 
 
 def layer(mod):
@@ -89,12 +91,32 @@ def targets(node, me, path, mods, top_name):
     return out
 
 
+def shadowed(pkg_dir, mods):
+    """The modules and subpackages at the top of the package named as something the package's
+    __init__ defines at its top level (a function, a class, a variable)."""
+    path = os.path.join(pkg_dir, "__init__.py")
+    if not os.path.isfile(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    names = set()
+    for n in tree.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, (ast.Assign, ast.AnnAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                names.update(x.id for x in ast.walk(t) if isinstance(x, ast.Name))
+    tops = sorted({m.split(".")[0] for m in mods if m != "__init__"})
+    return ["%s: a module or subpackage named as the package's %s (__init__.py): importing it "
+            "replaces that name in the package" % (m, m) for m in tops if m in names]
+
+
 def scan(pkg_dir):
     """(graph {module: {module: line}}, problems [text])."""
     mods = modules(pkg_dir)
     top_name = os.path.basename(os.path.normpath(pkg_dir))
     graph = {m: {} for m in mods}
-    problems = []
+    problems = shadowed(pkg_dir, mods)
     for me, path in mods.items():
         with open(path, encoding="utf-8") as f:
             src = f.read()

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..load.matrix_load import is_bw
+from ..reading.matrix_load import is_bw
 from ..model.noise import MIN_SPREAD_RUNS
 from ..model.status import ORDER, worst
 from ..model.table import fmt_num, size_label

@@ -1,3 +1,3 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Output: summary, export, matrix text, plots, the HTML report, the knee. Imports the model, load
-and checks."""
+"""Output: summary, export, matrix text, plots, the HTML report, the knee. Imports the model,
+reading and checks."""

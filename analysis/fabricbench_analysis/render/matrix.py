@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..checks.compare import format_columns
-from ..load.matrix_load import NOT_MEASURED, SLOW_BITS, is_bw
+from ..reading.matrix_load import NOT_MEASURED, SLOW_BITS, is_bw
 from ..model.table import fmt_num, size_label
 
 LOAD_ONLY = 8  # pair_slow of a pair slow in the parallel schedule and ok when retested alone

@@ -7,7 +7,7 @@ never through pyplot, so no display is needed or touched.
 import io
 import math
 
-from ..load.files import OutputDir
+from ..reading.files import OutputDir
 from ..model import grouping
 from ..model.errors import EXIT_INTERNAL, AnalysisError
 from ..model.hostile import safe_text
