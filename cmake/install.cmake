@@ -13,7 +13,8 @@ set(FAB_JOBSCRIPTS jobscripts/fabricbench.sbatch jobscripts/fabric-sweep.sbatch
 # ---- man pages from --help (cmake/manpage.py), the completion from `fabricbench completion
 # bash`: made by the built tool, so a new option, kernel or command is in them by itself.
 string(TIMESTAMP FAB_MAN_DATE "%Y-%m-%d" UTC) # SOURCE_DATE_EPOCH, when set
-file(GLOB FAB_ANALYSIS_PY CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/analysis/fabricbench_analysis/*.py)
+file(GLOB_RECURSE FAB_ANALYSIS_PY CONFIGURE_DEPENDS
+     ${CMAKE_SOURCE_DIR}/analysis/fabricbench_analysis/*.py)
 add_custom_command(OUTPUT ${FAB_GEN}/man/fabricbench.1
   COMMAND ${CMAKE_COMMAND} -E make_directory ${FAB_GEN}/man
   COMMAND ${FAB_PYTHON} ${CMAKE_SOURCE_DIR}/cmake/manpage.py -o ${FAB_GEN}/man/fabricbench.1
@@ -45,6 +46,7 @@ add_custom_target(fab_install_files ALL DEPENDS ${FAB_GEN}/man/fabricbench.1
 # ---- installed as they are
 install(TARGETS fabricbench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES share/fabricbench/fabrics.conf DESTINATION ${CMAKE_INSTALL_DATADIR}/fabricbench)
+# the package with its subpackages (model, reading, checks, render) and schema.json
 install(DIRECTORY analysis/fabricbench_analysis DESTINATION ${FAB_INSTALL_PYTHONDIR}
         PATTERN __pycache__ EXCLUDE)
 install(FILES ${FAB_GEN}/man/fabricbench.1 ${FAB_GEN}/man/fabricbench-analyze.1

@@ -7,10 +7,10 @@ fabricbench result files (docs/ANALYSIS.md).
 """
 from typing import TYPE_CHECKING, Callable, Optional, Sequence, Union
 
-from .errors import AnalysisError
+from .model.errors import AnalysisError
 
 if TYPE_CHECKING:
-    from .table import Table
+    from .model.table import Table
 
 __all__ = ["load", "AnalysisError"]
 __version__ = "0.1.0"
@@ -20,5 +20,5 @@ def load(paths: Sequence[str], run: Union[str, int, None] = "all",
          labels: Optional[Sequence[str]] = None,
          warn: Optional[Callable[[str], None]] = None) -> "Table":
     """Read fabricbench result files into one Table (see loading.load)."""
-    from .loading import load as _load  # lazy: importing the package loads no numpy
+    from .reading.loading import load as _load  # lazy: importing the package loads no numpy
     return _load(paths, run=run, labels=labels, warn=warn)

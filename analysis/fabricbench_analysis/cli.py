@@ -7,7 +7,7 @@ import math
 import os
 import sys
 
-from .errors import (EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL, EXIT_NOTHING_IN_COMMON, EXIT_OK,
+from .model.errors import (EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL, EXIT_NOTHING_IN_COMMON, EXIT_OK,
                      EXIT_USAGE, AnalysisError, UsageError)
 
 # The commands' modules are imported by the functions that run them, not here: --help,
@@ -32,7 +32,7 @@ method."""
 def _one_line(msg):
     """A message as one line for a terminal: control characters (a newline in a path, an
     escape sequence) as \\xNN. Text from files is escaped already when it is loaded."""
-    from .hostile import safe_text
+    from .model.hostile import safe_text
     return safe_text(str(msg))
 
 
@@ -64,14 +64,14 @@ def _dump_json(obj, out=None):
 
 
 def _load(args, files=None, run=None):
-    from .loading import load
+    from .reading.loading import load
     return load(files if files is not None else args.files,
                 run=run if run is not None else args.run, labels=args.label or None,
                 warn=_note)
 
 
 def _sigma(text):
-    from .rules import decimal
+    from .checks.rules import decimal
 
     v = decimal(text)
     if v is None:
@@ -85,14 +85,14 @@ def _sigma(text):
 def _groups(args):
     """--group as grouping.parse_keys reads it (a UsageError for a bad one); None without
     --group: the default, which also keeps apart files that hold repeats of their own."""
-    from . import grouping
+    from .model import grouping
     return None if args.group is None else grouping.parse_keys(args.group)
 
 
 def _check_out(args):
     """Refuse the output path (-o) before any work when what is there may not be replaced:
     a symlink, FIFO, device or socket without --force, a directory (files.py)."""
-    from . import files
+    from .reading import files
     if args.output not in (None, "-"):
         files.check_output(args.output, args.force)
 
@@ -100,7 +100,7 @@ def _check_out(args):
 def _write_out(args, write):
     """write(f) to standard output (-o -, or no -o), else to the output file, written safely
     (files.write_output: a temporary file renamed into place, never through a link)."""
-    from . import files
+    from .reading import files
     if args.output in (None, "-"):
         write(sys.stdout)
         return False
@@ -109,8 +109,8 @@ def _write_out(args, write):
 
 
 def cmd_summary(args):
-    from . import summary
-    from .knee import parse_max_loss
+    from .render import summary
+    from .render.knee import parse_max_loss
     keys = _groups(args)
     max_loss = parse_max_loss(args.max_loss)
     table = _load(args)
@@ -132,7 +132,7 @@ def cmd_summary(args):
 
 
 def cmd_compare(args):
-    from . import compare
+    from .checks import compare
     keys = _groups(args)
     table = _load(args)
     result = compare.compare(table, metrics=args.metric or None, reference=args.reference,
@@ -145,9 +145,10 @@ def cmd_compare(args):
 
 
 def cmd_plot(args):
-    from . import files, plot
-    from .errors import NoRows
-    from .table import Table
+    from .reading import files
+    from .render import plot
+    from .model.errors import NoRows
+    from .model.table import Table
     outdir = files.OutputDir(args.output, args.force)
     outdir.check()  # before any work: a DIR that is a link, or not a directory, is refused
     try:
@@ -176,10 +177,10 @@ def cmd_plot(args):
 def _matrices(files, run, kernel=None):
     """The matrices of the pairs kernels in the files (--kernel: of that kernel only), each
     with its kernel row's quality (quality.annotate_matrices)."""
-    from .errors import NoRows
-    from .loading import load
-    from .matrix_load import load_matrices
-    from .quality import annotate_matrices
+    from .model.errors import NoRows
+    from .reading.loading import load
+    from .reading.matrix_load import load_matrices
+    from .model.quality import annotate_matrices
     ms = load_matrices(files, run=run, warn=_note)
     if ms:
         try:
@@ -197,7 +198,7 @@ def _matrices(files, run, kernel=None):
 
 
 def cmd_matrix(args):
-    from . import matrix
+    from .render import matrix
     ms = _matrices(args.files, args.run, args.kernel)
     if not ms:
         raise AnalysisError("%s: no pairs kernel (pairs_latency, pairs_bw) with a matrix in "
@@ -218,7 +219,8 @@ def cmd_matrix(args):
 def _check_result(args, table=None):
     """check's result: against --baseline (check.py; the pairs matrices, matrix_check.py),
     and/or the line rate (--min-line-pct, linecheck.py)."""
-    from . import check, linecheck, loading, rules as rules_mod
+    from .checks import check, linecheck, rules as rules_mod
+    from .reading import loading
     tol = rules_mod.parse_tolerance(args.tolerance)
     rules = rules_mod.parse_rules(args.rules) if args.rules else []
     spread = rules_mod.parse_tolerance(args.run_spread, where="--run-spread")
@@ -237,7 +239,7 @@ def _check_result(args, table=None):
     if cur is None:
         notes = []
         cur = loading.load(args.files, run=args.run, warn=notes.append)
-        from .grouping import repeat_count
+        from .model.grouping import repeat_count
         if args.run == "latest" and any(repeat_count(s) > 1 for s in cur.series()):
             cur = loading.load(args.files, run="all", warn=_note)
         else:
@@ -250,7 +252,7 @@ def _check_result(args, table=None):
         result = check.check(base, cur, tol, rules, sigma=args.sigma, strict=args.strict,
                              run_spread=spread, sets=sets)
         # The pairs kernels' matrices, pair by pair (matrix_check.py)
-        from .matrix_check import add_pair_checks
+        from .checks.matrix_check import add_pair_checks
         base_ms = _matrices([args.baseline], args.baseline_run)
         if base_ms:
             # pair by pair only where both measurements are comparable (quality.py)
@@ -269,7 +271,7 @@ def _comparable_matrix(m):
 
 
 def cmd_check(args):
-    from . import check
+    from .checks import check
     result = _check_result(args)
     if args.json:
         _dump_json(result)
@@ -298,8 +300,9 @@ def cmd_check(args):
 
 
 def cmd_report(args):
-    from . import compare, report
-    from .knee import parse_max_loss
+    from .checks import compare
+    from .render import report
+    from .render.knee import parse_max_loss
     _check_out(args)
     keys = _groups(args)
     max_loss = parse_max_loss(args.max_loss)
@@ -321,7 +324,7 @@ def cmd_report(args):
 
 
 def cmd_export(args):
-    from . import export
+    from .render import export
     _check_out(args)
     table = _load(args)
     if args.list_columns:

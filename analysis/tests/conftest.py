@@ -30,7 +30,7 @@ import pytest
 
 ANALYSIS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ANALYSIS)
-from fabricbench_analysis.loading import SCHEMA_VERSION  # noqa: E402
+from fabricbench_analysis.reading.loading import SCHEMA_VERSION  # noqa: E402
 LAUNCHER = os.path.join(ANALYSIS, "fabricbench-analyze")
 
 # Every launch as the other tests make it (tests/lib/fabtest.py: mpirun_cmd, mpi_env; an Open

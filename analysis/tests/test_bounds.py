@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from conftest import assert_error, assert_ok, run_cli
 
-from fabricbench_analysis import hostile, jsonload, loading
+from fabricbench_analysis.reading import jsonload, loading
+from fabricbench_analysis.model import hostile
 
 RUN = "runs/run_0000"
 BIG = 50 * 1000 * 1000  # the attribute: 50 MB
@@ -178,7 +179,7 @@ def test_json_size_cap(known, tmp_path, monkeypatch):
 
 
 def test_run_groups_listed_at_most(known, monkeypatch):
-    from fabricbench_analysis import limits
+    from fabricbench_analysis.reading import limits
 
     monkeypatch.setattr(limits, "MAX_RUN_GROUPS", 2)
     assert_error(run_cli("summary", "--run", "latest", known.base3), 3,

@@ -4,8 +4,8 @@ traceback (docs/ANALYSIS.md: 2 usage, 3 unreadable input, 4 nothing in common)."
 import pytest
 from conftest import assert_error, assert_ok, run_cli, run_launcher
 
-from fabricbench_analysis.errors import AnalysisError
-from fabricbench_analysis.loading import SCHEMA_VERSION
+from fabricbench_analysis.model.errors import AnalysisError
+from fabricbench_analysis.reading.loading import SCHEMA_VERSION
 
 COMMANDS = [("summary",), ("compare", "SHM"), ("plot", "-o", "OUT"), ("report", "-o", "OUT"),
             ("check", "--baseline", "SHM"), ("export", "--csv")]
@@ -39,7 +39,7 @@ def test_damaged_baseline(results):
 
 def test_unexpected_error_while_loading(results, monkeypatch):
     """What no damaged file is known to raise still names the file, exit 3."""
-    from fabricbench_analysis import loading
+    from fabricbench_analysis.reading import loading
 
     class Odd(Exception):
         pass
@@ -56,7 +56,8 @@ def test_unexpected_error_while_loading(results, monkeypatch):
 
 def test_last_resort_guard(results, monkeypatch, capsys):
     """A bug anywhere: one error line and a hint, exit 5 (not 1, check's FAIL), no traceback."""
-    from fabricbench_analysis import cli, summary
+    from fabricbench_analysis import cli
+    from fabricbench_analysis.render import summary
 
     def boom(*_args):
         raise ZeroDivisionError("division by zero")

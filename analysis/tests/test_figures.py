@@ -37,7 +37,7 @@ def _figures(paths, **kw):
     """The figures as shipped: laid out as png_bytes and save lay them out (plot.fit)."""
     import matplotlib
     matplotlib.use("Agg")
-    from fabricbench_analysis import plot
+    from fabricbench_analysis.render import plot
     figs = plot.figures(load(list(paths)), **kw)
     for _, _, fig in figs:
         plot.fit(fig)

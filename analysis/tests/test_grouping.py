@@ -4,8 +4,9 @@ leaves out the output options and nothing else; groups are named, and copies kep
 import pytest
 from conftest import assert_ok, run_cli
 
-from fabricbench_analysis import grouping, load
-from fabricbench_analysis.errors import UsageError
+from fabricbench_analysis import load
+from fabricbench_analysis.model import grouping
+from fabricbench_analysis.model.errors import UsageError
 
 BASE = ("latency", "-m", "8,1K")
 

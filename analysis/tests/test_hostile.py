@@ -15,9 +15,11 @@ import numpy as np
 import pytest
 from conftest import assert_error, assert_ok, run_cli
 
-from fabricbench_analysis import check as check_mod
-from fabricbench_analysis import cli, hostile, loading
-from fabricbench_analysis.errors import AnalysisError
+from fabricbench_analysis.checks import check as check_mod
+from fabricbench_analysis import cli
+from fabricbench_analysis.reading import loading
+from fabricbench_analysis.model import hostile
+from fabricbench_analysis.model.errors import AnalysisError
 
 RUN = "runs/run_0000"
 LAT = RUN + "/kernels/00_latency"
@@ -329,7 +331,7 @@ def test_kernel_name_outside_the_pattern(known, tmp_path, name):
 def test_plot_refuses_a_name_that_is_not_a_plain_word(known, tmp_path):
     """The guard in plot.save itself: even a table made without loading cannot name a file
     outside the directory."""
-    from fabricbench_analysis import plot
+    from fabricbench_analysis.render import plot
     t = loading.load([known.base])
     for r in t.rows:
         if r["kernel"] == "latency":

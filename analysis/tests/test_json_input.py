@@ -26,8 +26,8 @@ import pytest
 from conftest import MPIRUN, _mpi_env, assert_error, assert_ok, run_cli
 
 from fabricbench_analysis import load
-from fabricbench_analysis.errors import AnalysisError
-from fabricbench_analysis.loading import SCHEMA_VERSION
+from fabricbench_analysis.model.errors import AnalysisError
+from fabricbench_analysis.reading.loading import SCHEMA_VERSION
 
 # (baseline, file under test) pairs of the `known` fixture, and the result check gives.
 PAIRS = (("base", "base", "PASS"), ("base", "slow", "FAIL"), ("base", "mild", "WARN"),

@@ -9,9 +9,9 @@ import pytest
 from known_values import NOISE_MEAN_REL, NOISE_P50_REL
 
 from fabricbench_analysis import load
-from fabricbench_analysis.loading import transport_short
-from fabricbench_analysis.errors import AnalysisError
-from fabricbench_analysis.table import RUN_COLUMNS, TABLE_COLUMNS
+from fabricbench_analysis.reading.loading import transport_short
+from fabricbench_analysis.model.errors import AnalysisError
+from fabricbench_analysis.model.table import RUN_COLUMNS, TABLE_COLUMNS
 
 SIZES = [8, 1024, 65536, 1048576]
 
@@ -234,7 +234,7 @@ def test_nccl_tests_columns(results):
     old = both.where(file=results.old)
     assert old and all(r["type"] == "" and r["redop"] == "" and math.isnan(r["count"])
                        for r in old)
-    from fabricbench_analysis.compare import metric_columns
+    from fabricbench_analysis.checks.compare import metric_columns
     assert not {"count", "type", "redop"} & set(metric_columns(t))
 
 

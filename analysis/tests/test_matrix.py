@@ -9,8 +9,8 @@ import os
 import pytest
 from conftest import assert_error, assert_ok, run_cli
 
-from fabricbench_analysis import matrix, matrix_plot
-from fabricbench_analysis.matrix_load import load_matrices
+from fabricbench_analysis.render import matrix, matrix_plot
+from fabricbench_analysis.reading.matrix_load import load_matrices
 
 
 def _matrix(p, *args):

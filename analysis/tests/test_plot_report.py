@@ -52,7 +52,8 @@ def test_plot_line_rate_drawn(results, tmp_path):
     while without a line rate the axis ends near the data."""
     import matplotlib
     matplotlib.use("Agg")
-    from fabricbench_analysis import load, plot
+    from fabricbench_analysis import load
+    from fabricbench_analysis.render import plot
     figs = {name: fig for name, _, fig in plot.figures(load([results.shm]))}
     ax = figs["bw"].axes[0]
     assert ax.get_yscale() == "log" and ax.get_xscale() == "log"
@@ -82,7 +83,8 @@ def test_plot_line_rate_unknown(results):
     dashed line only when one is drawn."""
     import matplotlib
     matplotlib.use("Agg")
-    from fabricbench_analysis import load, plot
+    from fabricbench_analysis import load
+    from fabricbench_analysis.render import plot
     rate_figs = ("bw", "allreduce_busbw")
     hint = "(set with fabricbench run --line-rate)"
 
@@ -194,7 +196,8 @@ def test_report_interrupted_says_so(results, tmp_path):
 def _figures(*paths):
     import matplotlib
     matplotlib.use("Agg")
-    from fabricbench_analysis import load, plot
+    from fabricbench_analysis import load
+    from fabricbench_analysis.render import plot
     return {name: (cap, fig) for name, cap, fig in plot.figures(load(list(paths)))}
 
 
@@ -210,7 +213,7 @@ def _guides(ax, style):
 
 
 def _tick_texts(fig):
-    from fabricbench_analysis import plot
+    from fabricbench_analysis.render import plot
     plot.png_bytes(fig)  # draws: the tick labels are made
     out = []
     for ax in fig.axes:
@@ -268,7 +271,8 @@ def test_line_rate_and_its_90_percent_guide(known):
 def test_gradsync_one_setup_is_a_table_row(known, tmp_path):
     """One bucket size and in-flight count: no figure (it was one point at x = 400000000 with
     a y axis of '6x10^5 us'), a table row: the report shows it, plot says why."""
-    from fabricbench_analysis import load, plot
+    from fabricbench_analysis import load
+    from fabricbench_analysis.render import plot
     assert not [n for n in _figures(known.grad1) if n.startswith("gradsync")]
     (t,) = plot.tables(load([known.grad1]))
     assert t["kernel"] == "gradsync" and len(t["rows"]) == 1
@@ -350,7 +354,7 @@ def test_axis_labels_read_right(known, results):
 
 
 def test_plain_numbers_and_units():
-    from fabricbench_analysis import plot_base as plot
+    from fabricbench_analysis.render import plot_base as plot
     assert [plot._num(v) for v in (0.0005, 0.012, 1.5, 150, 1234, 600000)] == [
         "0.0005", "0.012", "1.5", "150", "1234", "600,000"]
     assert plot._time_unit([0.3, 5000]) == (1.0, "\u00b5s")

@@ -20,8 +20,11 @@ import numpy as np
 import pytest
 from conftest import assert_error, run_cli
 
-from fabricbench_analysis import cli, compare, grouping, knee, linecheck, load, summary
-from fabricbench_analysis.errors import AnalysisError
+from fabricbench_analysis import cli, load
+from fabricbench_analysis.checks import compare, linecheck
+from fabricbench_analysis.model import grouping
+from fabricbench_analysis.render import knee, summary
+from fabricbench_analysis.model.errors import AnalysisError
 
 TCP = "runs/run_0000/kernels/02_tcp_stream"  # after bw (01_bw): --streams 1, then 4
 
@@ -159,7 +162,7 @@ def test_file_before_variants(socks):
     assert {(r["kernel"], r["variant"], r["axis"]) for r in t.rows} == {("bw", "", ""),
                                                                        ("tcp_stream", "", "")}
     assert summary.summarize(t)[0]["kernels"] == ["bw", "tcp_stream"]
-    from fabricbench_analysis.check import check
+    from fabricbench_analysis.checks.check import check
     res = check(t, load([socks.old]), 0.1)
     assert res["result"] == "PASS" and res["files"][0]["common"] == 6
 
@@ -189,7 +192,7 @@ def test_hostile_variant_axis(socks, tmp_path, name, value, phrase):
 def test_json_input_keeps_instances(socks, tmp_path):
     """JSON Lines and the JSON document carry variant and axis in their kernel records: the
     same instances and the same check as from the HDF5 file."""
-    from fabricbench_analysis.check import check
+    from fabricbench_analysis.checks.check import check
     base = load([socks.tcp])
     for path in (known_json.write_jsonl(socks.slow4, str(tmp_path / "s.jsonl")),
                  known_json.write_document(socks.slow4, str(tmp_path / "s.json"))):
@@ -204,7 +207,7 @@ def test_json_input_keeps_instances(socks, tmp_path):
 def test_plot_a_curve_per_instance(socks):
     """One figure per kernel (file names from kernel names only), a curve per group of runs
     (--per-run: per run) and instance, the variant in its legend."""
-    from fabricbench_analysis import plot
+    from fabricbench_analysis.render import plot
     t = load([socks.tcp, socks.slow4])
     for per_run, want in ((True, ("tcp --streams 1", "tcp --streams 4", "tcp (slow4) --streams 1",
                                   "tcp (slow4) --streams 4")),

@@ -131,6 +131,7 @@ def case_tree():
               "share/bash-completion/completions/fabricbench",
               "share/doc/fabricbench/README.md", "share/doc/fabricbench/jobscripts/README.md",
               "lib/python3/dist-packages/fabricbench_analysis/cli.py",
+              "lib/python3/dist-packages/fabricbench_analysis/model/table.py",
               "lib/python3/dist-packages/fabricbench_analysis/schema.json"]
     for js in glob.glob(os.path.join(SRC, "jobscripts", "*.sbatch")):
         expect.append("share/fabricbench/jobscripts/" + os.path.basename(js))
@@ -142,11 +143,14 @@ def case_tree():
             [e for e in expect if e.endswith(".sbatch")]:
         check(os.access(os.path.join(prefix, rel), os.X_OK), "not executable: " + rel)
     pkg = os.path.join(prefix, "lib/python3/dist-packages/fabricbench_analysis")
-    check(not os.path.exists(os.path.join(pkg, "__pycache__")), "__pycache__ installed")
-    src_py = sorted(os.path.basename(p) for p in glob.glob(
-        os.path.join(SRC, "analysis/fabricbench_analysis/*.py")))
-    check(sorted(os.path.basename(p) for p in glob.glob(os.path.join(pkg, "*.py"))) == src_py,
-          "the installed package differs from analysis/fabricbench_analysis")
+    check(not glob.glob(os.path.join(pkg, "**", "__pycache__"), recursive=True),
+          "__pycache__ installed")
+    src = os.path.join(SRC, "analysis/fabricbench_analysis")
+    src_py = sorted(os.path.relpath(p, src) for p in glob.glob(
+        os.path.join(src, "**", "*.py"), recursive=True))
+    check(sorted(os.path.relpath(p, pkg) for p in glob.glob(
+        os.path.join(pkg, "**", "*.py"), recursive=True)) == src_py,
+          "the installed package (its subpackages too) differs from analysis/fabricbench_analysis")
     # Nothing installed names the build or the source tree (the binary aside: it keeps the
     # source tree's fabrics.conf as a last resort).
     for dirpath, _, files in os.walk(prefix):

@@ -9,6 +9,14 @@ import a command's modules when it runs, so that --help, --version and a missing
 message come without loading numpy and h5py) and where its line ends with a comment
 `# lazy: WHY`. Imports of other packages (h5py, matplotlib) are not checked here.
 
+The layers: the subpackages by concern, lowest first, model, reading, checks, render, and
+the modules at the top of the package (cli, __main__) above them. A module imports modules of its
+own layer or of a lower one, never of a higher one (an upward import fails, at the top of a
+module or inside a function alike). The package's __init__ (its version, load()) is loaded
+before any of its modules: importing it is allowed from anywhere. No module or subpackage at
+the top of the package has the name of something its __init__ defines (importing the module
+would replace that: a subpackage `load` replaced the function load).
+
 usage: test_analysis_imports.py SOURCE_DIR [PACKAGE_DIR]
 (PACKAGE_DIR: default SOURCE_DIR/analysis/fabricbench_analysis; another one to test the check.)
 Prints what it finds; exit 0 clean, 1 a cycle or an import it does not allow."""
@@ -17,6 +25,20 @@ import os
 import sys
 
 ENTRY = {"cli", "__init__", "__main__"}  # module paths below the package, dotted
+LAYERS = ("model", "reading", "checks", "render")  # lowest first; the top-level modules above
+
+
+def layer(mod):
+    """A module's layer: the index of its subpackage in LAYERS; len(LAYERS) for the modules
+    at the top of the package; None for the package's __init__ (importable from anywhere)."""
+    if mod == "__init__":
+        return None
+    top = mod.split(".")[0]
+    return LAYERS.index(top) if top in LAYERS else len(LAYERS)
+
+
+def layer_name(i):
+    return LAYERS[i] if i < len(LAYERS) else "the top of the package"
 
 
 def modules(pkg_dir):
@@ -69,12 +91,32 @@ def targets(node, me, path, mods, top_name):
     return out
 
 
+def shadowed(pkg_dir, mods):
+    """The modules and subpackages at the top of the package named as something the package's
+    __init__ defines at its top level (a function, a class, a variable)."""
+    path = os.path.join(pkg_dir, "__init__.py")
+    if not os.path.isfile(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    names = set()
+    for n in tree.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, (ast.Assign, ast.AnnAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                names.update(x.id for x in ast.walk(t) if isinstance(x, ast.Name))
+    tops = sorted({m.split(".")[0] for m in mods if m != "__init__"})
+    return ["%s: a module or subpackage named as the package's %s (__init__.py): importing it "
+            "replaces that name in the package" % (m, m) for m in tops if m in names]
+
+
 def scan(pkg_dir):
     """(graph {module: {module: line}}, problems [text])."""
     mods = modules(pkg_dir)
     top_name = os.path.basename(os.path.normpath(pkg_dir))
     graph = {m: {} for m in mods}
-    problems = []
+    problems = shadowed(pkg_dir, mods)
     for me, path in mods.items():
         with open(path, encoding="utf-8") as f:
             src = f.read()
@@ -89,6 +131,12 @@ def scan(pkg_dir):
             got = list(dict.fromkeys(t for t in targets(n, me, path, mods, top_name) if t != me))
             for t in got:
                 graph[me].setdefault(t, n.lineno)
+                lo, hi = layer(me), layer(t)
+                if hi is not None and lo is not None and hi > lo:
+                    problems.append("%s:%d: imports %s, a layer above it (%s imports %s): the "
+                                    "layers, lowest first, are %s, then the top of the package"
+                                    % (os.path.relpath(path, pkg_dir), n.lineno, t,
+                                       layer_name(lo), layer_name(hi), ", ".join(LAYERS)))
             if got and id(n) in in_function and me.split(".")[-1] not in ENTRY and \
                     "# lazy:" not in lines[n.end_lineno - 1]:
                 problems.append("%s:%d: imports %s inside a function: move it to the top, or "
@@ -170,7 +218,8 @@ def main(argv):
         print("FAIL " + p)
     n = sum(len(v) for v in graph.values())
     print("%d modules, %d imports between them: %s" % (
-        len(graph), n, "no cycle, no unexplained import inside a function" if not problems
+        len(graph), n, "no cycle, no upward import between layers, no unexplained import "
+        "inside a function" if not problems
         else "%d problem(s)" % len(problems)))
     return 1 if problems else 0
 

@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One line per run: what it measured on, and the numbers people quote."""
 import math
+from typing import Any, Dict, Iterable, List, Optional, Sequence
 
-from . import grouping, knee, layers, quality
-from .compare import format_columns
-from .table import finite, fmt_num, kernel_name, size_label
+from ..checks.compare import format_columns
+from ..model import grouping, layers, quality
+from ..model.table import Row, Table, finite, fmt_num, kernel_name, size_label
+from . import knee
 
 MIB = 1 << 20
 
+Record = Dict[str, Any]  # one group of runs' summary (summarize())
 
-def _pick(rows, nbytes):
+
+def _pick(rows: Iterable[Row], nbytes: int) -> Optional[Row]:
     """The row of exactly nbytes, else None."""
     for r in rows:
         if r["bytes"] == nbytes:
@@ -17,7 +21,7 @@ def _pick(rows, nbytes):
     return None
 
 
-def _hosts_text(s):
+def _hosts_text(s: Row) -> str:
     hosts = [h for h in (s["hosts"] or "").split(",") if h]
     if not hosts:
         return str(s["nhosts"]) if s["nhosts"] != -1 else "?"
@@ -32,21 +36,22 @@ SPREAD_OF = {"latency_p50_us": "p50_us", "latency_p99_us": "p99_us", "peak_Gbps"
              "allreduce_busbw_max_GBps": "busbw_GBps"}
 
 
-def _joined(values):
-    vals = []
+def _joined(values: Iterable[Any]) -> Any:
+    vals: List[Any] = []
     for v in values:
         if v not in vals:
             vals.append(v)
     return vals[0] if len(vals) == 1 else "/".join(str(v) for v in vals)
 
 
-def summarize(table, group_keys=None, max_loss=knee.DEFAULT_MAX_LOSS):
+def summarize(table: Table, group_keys: Optional[Sequence[str]] = None,
+              max_loss: float = knee.DEFAULT_MAX_LOSS) -> List[Record]:
     """A list of dicts, one per group of runs (grouping.py; --group none: one per run), in
     load order: each number is the median over the group's runs (at one kernel and size), its
     `spread` the runs' relative standard deviation (None: fewer than 2 runs measured it);
     `layers` (socket and MPI Gb/s side by side, layers.group_layers; None without both) and
     `knees` (a rate sweep's knee per size, knee.knees, at max_loss percent)."""
-    out = []
+    out: List[Record] = []
     for g in grouping.make_groups(table, group_keys):
         s = g.members[0]
         rows = grouping.group_rows(table, g)
@@ -126,7 +131,7 @@ HEAD = ["run", "runs", "status", "fabric", "transport", "hosts", "ranks", "lat p
         "peak Gb/s", "line%", "msg/s 8B", "allreduce busbw GB/s 1M", "at max"]
 
 
-def flat(rec):
+def flat(rec: Record) -> Dict[str, Any]:
     """A summary record for CSV: the spreads as spread_NAME columns, the runs as one field
     ('FILE RUN; FILE RUN'), without the kernel list."""
     out = {k: v for k, v in rec.items() if k not in ("kernels", "members", "spread", "layers",
@@ -143,7 +148,7 @@ def flat(rec):
     return out
 
 
-def _with_spread(rec, key, text):
+def _with_spread(rec: Record, key: str, text: str) -> str:
     """A number's cell, with its run-to-run spread for a group of several runs, and marked
     [disturbed] or [invalid] when its row is no measurement (quality.py)."""
     if not text or text == "-":
@@ -155,11 +160,11 @@ def _with_spread(rec, key, text):
     return "%s +-%s%s" % (text, _pct(rec["spread"].get(key, math.nan)), mark)
 
 
-def _pct(u):
+def _pct(u: Any) -> str:
     return "%s%%" % fmt_num(100 * u, 2) if finite(u) else "?"
 
 
-def text_cells(rec):
+def text_cells(rec: Record) -> List[str]:
     """The summary line of one group of runs as cells (text and HTML use the same)."""
     lat = ""
     if rec["latency_bytes"] is not None:
@@ -200,12 +205,12 @@ def text_cells(rec):
             _with_spread(rec, "allreduce_busbw_max_GBps", atmax or "-")]
 
 
-def quality_lines(recs):
+def quality_lines(recs: Sequence[Record]) -> List[str]:
     """The headline when runs were disturbed (or rows below the floor), else []."""
     return quality.headline([(r["label"], r["quality"]) for r in recs if r.get("quality")])
 
 
-def render_text(recs, group_by=None):
+def render_text(recs: Sequence[Record], group_by: Optional[Sequence[str]] = None) -> str:
     lines = [text_cells(r) for r in recs]
     out = quality_lines(recs)
     out += format_columns(HEAD, lines, left=(0, 2, 3, 4, 5))

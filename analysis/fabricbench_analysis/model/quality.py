@@ -15,9 +15,10 @@ is NOT COMPARABLE. It is shown, marked, but never called better or worse, never 
 baseline, and a group's value is the median of its comparable runs where it has any.
 """
 import math
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .layers import socket_proto
-from .table import finite
+from .table import Row, Table, finite
 
 QUALITIES = ("ok", "noisy", "disturbed", "invalid")  # better to worse
 RANK = {q: i for i, q in enumerate(QUALITIES)}
@@ -45,27 +46,29 @@ REASON_WORDS = {
 # The pairs kernels' summary row has no interval of its own (its matrix holds the pairs).
 PAIRS_KERNELS = ("pairs_latency", "pairs_bw")
 
+Tally = Dict[str, Any]  # tally(): counts per quality and the worst figures
 
-def _is_socket(row):
+
+def _is_socket(row: Row) -> bool:
     return bool(socket_proto(row))
 
 
-def derive(trow, kernel):
+def derive(trow: Mapping[str, Any], kernel: str) -> Tuple[str, str]:
     """(quality, quality_reason) of a row of a file without those columns, from the columns
     it has (trow: the file's columns only, so that a column the file lacks is told from a
     NaN value), as fabricbench would judge it with what that file recorded."""
-    reasons = []
+    reasons: List[str] = []
     it = trow.get("iterations")
     if isinstance(it, int) and it < FLOOR_SAMPLES:
         reasons.append("samples")
     elif "ci_pct" in trow and not finite(trow["ci_pct"]) and kernel not in PAIRS_KERNELS:
         reasons.append("samples")  # no 95% interval of the median: too few samples for one
-    cpu = trow.get("cpu_rank_min_pct")
+    cpu: Any = trow.get("cpu_rank_min_pct")
     # Socket kernels' ranks sleep in the OS by design: their CPU share is no sign.
     if finite(cpu) and cpu < DISTURB_CPU_PCT and \
             not _is_socket(dict(trow, kernel=kernel)):
         reasons.append("cpu")
-    reg = trow.get("regimes")
+    reg: Any = trow.get("regimes")
     if finite(reg) and reg > 1:
         reasons.append("regimes")
     if trow.get("target_met") == 0:
@@ -73,50 +76,50 @@ def derive(trow, kernel):
     return of_reasons(reasons), ";".join(reasons)
 
 
-def of_reasons(words):
+def of_reasons(words: Iterable[str]) -> str:
     """The worst class among reason words ('ok' for none)."""
     cls = dict(REASONS)
     return worst([cls[w] for w in words if w in cls] or ["ok"])
 
 
-def worst(qualities):
+def worst(qualities: Iterable[str]) -> str:
     qs = [q for q in qualities if q in RANK]
     return max(qs, key=lambda q: RANK[q]) if qs else "ok"
 
 
-def comparable(row):
+def comparable(row: Mapping[str, Any]) -> bool:
     """Whether a row (or a group row) is a measurement that may be judged: not disturbed,
     not invalid."""
     return row.get("quality", "ok") not in NOT_COMPARABLE
 
 
-def disturbed_by(row):
+def disturbed_by(row: Mapping[str, Any]) -> List[str]:
     """The disturbance reasons of a row (cpu, steal, runnable, ctxsw), whatever its class."""
     return [w for w in reasons(row) if dict(REASONS).get(w) == "disturbed"]
 
 
-def reasons(row):
+def reasons(row: Mapping[str, Any]) -> List[str]:
     return [w for w in (row.get("quality_reason") or "").split(";") if w]
 
 
-def merge_reasons(rows):
+def merge_reasons(rows: Iterable[Mapping[str, Any]]) -> str:
     """The reasons of several rows, once each, in fabricbench's order."""
     got = {w for r in rows for w in reasons(r)}
     order = [w for w, _ in REASONS]
     return ";".join([w for w in order if w in got] + sorted(got - set(order)))
 
 
-def mark(row):
+def mark(row: Optional[Mapping[str, Any]]) -> str:
     """A value's mark in a table: '' for a comparable row, ' [disturbed]' or ' [invalid]'."""
     q = row.get("quality", "ok") if row else "ok"
     return " [%s]" % q if q in NOT_COMPARABLE else ""
 
 
-def why(row):
+def why(row: Mapping[str, Any]) -> str:
     """A not comparable row's quality in words: 'disturbed (a rank starved of CPU: 23% at
     least)', 'invalid (fewer than 10 timed iterations: 3)'."""
     q = row.get("quality", "ok")
-    parts = []
+    parts: List[str] = []
     for w in reasons(row):
         if dict(REASONS).get(w) not in NOT_COMPARABLE:
             continue
@@ -137,7 +140,7 @@ def why(row):
     return q + (" (%s)" % ", ".join(parts) if parts else "")
 
 
-def _range(values, fmt):
+def _range(values: Iterable[Any], fmt: str) -> Optional[str]:
     vals = [v for v in values if finite(v)]
     if not vals:
         return None
@@ -145,11 +148,11 @@ def _range(values, fmt):
     return fmt % lo if fmt % lo == fmt % hi else (fmt % lo).rstrip("%") + "-" + fmt % hi
 
 
-def tally(rows):
+def tally(rows: Sequence[Mapping[str, Any]]) -> Tally:
     """How disturbed a set of rows (a run's, a group's) was: counts per quality, and the worst
     figures of the disturbed rows (the least CPU share of a rank, the most runnable tasks per
     CPU, steal, preemptions)."""
-    t = {q: 0 for q in QUALITIES}
+    t: Tally = {q: 0 for q in QUALITIES}
     for r in rows:
         t[r.get("quality", "ok") if r.get("quality") in RANK else "ok"] += 1
     # The figures come from every row the machine disturbed, whatever its worst class (a row
@@ -169,14 +172,14 @@ def tally(rows):
     return t
 
 
-def tally_text(t):
+def tally_text(t: Tally) -> str:
     """'busy: a rank ran only 2-20% of the time, up to 3.5 runnable tasks per CPU; 14 of 92
     rows disturbed, 3 invalid', or 'quiet' ('quiet; 3 of 92 rows invalid (below the floor)'),
     as fabricbench words a run's disturbance."""
     if not t["busy"]:
         return "quiet" + ("; %d of %d rows invalid (below the floor)" % (t["invalid"], t["rows"])
                           if t["invalid"] else "")
-    what = []
+    what: List[str] = []
     if t["cpu_range"]:
         what.append("a rank ran only %s of the time" % t["cpu_range"])
     if finite(t["runnable_max"]):
@@ -194,7 +197,7 @@ def tally_text(t):
     return "busy: " + (", ".join(what) + "; " if what else "") + counts
 
 
-def group_quality(table, members):
+def group_quality(table: Table, members: Sequence[Mapping[str, Any]]) -> Tally:
     """The quality of a group of runs (series dicts): its rows' tally, how many of its runs
     had disturbed (or invalid) rows, and a line saying so."""
     labels = {m["label"] for m in members}
@@ -219,21 +222,21 @@ BUSY_SHARE = 0.25
 FEW = "a few rows not comparable"
 
 
-def severity(lines):
+def severity(lines: Sequence[str]) -> Optional[str]:
     """'many' for a headline of runs DISTURBED or BELOW THE FLOOR, 'few', or None."""
     if not lines:
         return None
     return "few" if lines[0].startswith(FEW + ":") else "many"
 
 
-def headline(entries):
+def headline(entries: Sequence[Tuple[str, Tally]]) -> List[str]:
     """Lines for the top of summary and report: [(name, group_quality)] -> [] when every
     group was quiet with no invalid row; else what was disturbed and by how much, then what
     follows from it."""
     bad = [(n, q) for n, q in entries if q["not_comparable"]]
     if not bad:
         return []
-    def most(key):
+    def most(key: str) -> bool:
         return any(q[key] >= BUSY_SHARE * q["rows"] for _, q in bad)
     word = "DISTURBED" if most("busy") else "BELOW THE FLOOR" if most("invalid") else \
         "DISTURBED" if most("not_comparable") else FEW
@@ -245,7 +248,8 @@ def headline(entries):
     return lines
 
 
-def annotate_matrices(ms, table):
+def annotate_matrices(ms: List[Dict[str, Any]],
+                      table: Optional[Table]) -> List[Dict[str, Any]]:
     """Each pairs matrix (matrix_load) gets the quality of its kernel's row in the same run
     (`quality`, `quality_text`): a verdict from a disturbed or invalid measurement is none."""
     if table is None:

@@ -6,11 +6,11 @@ row where nothing varies (one point). plot.py draws the figures; this finds the 
 import math
 import statistics
 
-from . import grouping, quality
-from .hostile import MAX_VALUE
+from ..model import grouping, quality
+from ..model.hostile import MAX_VALUE
+from ..model.table import finite, size_label
 from .plot_base import (COLORS, MARKERS, Curve, _busbw_text, _num, _rate_caption, _rate_figure,
                    _time_figure, _time_unit, plain)
-from .table import finite, size_label
 
 
 def _decimal_bytes(v):

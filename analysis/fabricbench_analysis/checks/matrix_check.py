@@ -12,14 +12,15 @@ error, so the noise band is sigma x the run-to-run spread: measured per pair fro
 baseline runs, else at least --run-spread.
 """
 import warnings
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .matrix import is_bw
-from .noise import MIN_SPREAD_RUNS
+from ..reading.matrix_load import is_bw
+from ..model.noise import MIN_SPREAD_RUNS
+from ..model.status import ORDER, worst
+from ..model.table import fmt_num, size_label
 from .rules import checks_for
-from .status import ORDER, worst
-from .table import fmt_num, size_label
 
 # Table metric of a rule -> the matrix dataset that holds it per pair.
 MATRIX_METRIC = {"MBps": "bw_MBps", "p50_us": "lat_p50_us", "p99_us": "lat_p99_us",
@@ -27,12 +28,16 @@ MATRIX_METRIC = {"MBps": "bw_MBps", "p50_us": "lat_p50_us", "p99_us": "lat_p99_u
 HIGHER_IS_BETTER = ("bw_MBps", "line_pct")
 LIST_FAILS = 10  # FAIL pairs listed one by one; the rest in one line
 
+Matrix = Dict[str, Any]  # a matrix as matrix_load reads it
+Item = Dict[str, Any]  # one line of check's output (check.py)
 
-def _pct(x):
+
+def _pct(x: float) -> str:
     return "%.1f%%" % (100 * x)
 
 
-def _item(status, m, metric, pair, base, value, change, noise, tol, reason, rule=None):
+def _item(status: str, m: Matrix, metric: str, pair: Optional[str], base: Any, value: Any,
+          change: Any, noise: Any, tol: Any, reason: str, rule: Optional[str] = None) -> Item:
     return {"status": status, "kernel": m["kernel"], "variant": "", "bytes": m["bytes"],
             "size": size_label(m["bytes"]),
             "metric": "%s %s" % (metric, pair) if pair else metric, "pair": pair or None,
@@ -40,7 +45,7 @@ def _item(status, m, metric, pair, base, value, change, noise, tol, reason, rule
             "tolerance": tol, "reason": reason, "rule": rule}
 
 
-def _aligned(cm, b, metric):
+def _aligned(cm: Matrix, b: Matrix, metric: str) -> np.ndarray:
     """The baseline matrix b's `metric` on the current matrix cm's members (by name): n x n
     with NaN where b lacks a member or did not measure the pair."""
     n = cm["members"]
@@ -56,14 +61,15 @@ def _aligned(cm, b, metric):
     return out
 
 
-def _pair_text(key, directed):
+def _pair_text(key: Tuple[str, str], directed: bool) -> str:
     return "%s %s %s" % (key[0], "->" if directed else "<->", key[1])
 
 
-def check_matrix(cm, bms, tolerance, rules, sigma, run_spread, strict, notes, label):
+def check_matrix(cm: Matrix, bms: Sequence[Matrix], tolerance: Any, rules: Any, sigma: float,
+                 run_spread: Any, strict: bool, notes: List[str], label: str) -> List[Item]:
     """The check items of the current matrix cm against the baseline matrices bms (of the same
     kernel, one per baseline run)."""
-    items = []
+    items: List[Item] = []
     bms = [b for b in bms if b["bytes"] == cm["bytes"]]
     if not bms:
         notes.append("%s: %s: the baseline's matrix is of another message size; pairs not "
@@ -94,7 +100,8 @@ def check_matrix(cm, bms, tolerance, rules, sigma, run_spread, strict, notes, la
     return items
 
 
-def _check_metric(cm, bms, metric, tol, severity, source, sigma, run_spread, cur_names):
+def _check_metric(cm: Matrix, bms: Sequence[Matrix], metric: str, tol: Any, severity: Any,
+                  source: Any, sigma: float, run_spread: Any, cur_names: Any) -> List[Item]:
     """numpy over the n x n entries (bandwidth: every direction; latency: i < j), so that a
     matrix of thousands of members is checked in seconds."""
     directed = is_bw(cm)
@@ -123,13 +130,13 @@ def _check_metric(cm, bms, metric, tol, severity, source, sigma, run_spread, cur
     passes = judged & ~fails & ~warns
     names = cm["nodes"]
 
-    def pairs(sel, limit):
+    def pairs(sel: np.ndarray, limit: int) -> Tuple[List[Tuple[Any, ...]], int, Any]:
         """(worse, key, ref, value, change, noise) of the first `limit` selected entries,
         worst first, the number selected, and the least bad of them."""
         src, dst = np.nonzero(sel)
         order = np.lexsort((dst, src, -worse[src, dst]))
 
-        def rec(k):
+        def rec(k: int) -> Tuple[Any, ...]:
             a, b = src[k], dst[k]
             key = (names[a], names[b]) if directed else tuple(sorted((names[a], names[b])))
             return (float(worse[a, b]), key, float(ref[a, b]),
@@ -179,19 +186,22 @@ def _check_metric(cm, bms, metric, tol, severity, source, sigma, run_spread, cur
     return items
 
 
-def _unit(k, directed):
+def _unit(k: int, directed: bool) -> str:
     return ("direction" if directed else "pair") + ("" if k == 1 else "s")
 
 
-def add_pair_checks(result, base_ms, cur_ms, tolerance, rules, sigma, run_spread, strict):
+def add_pair_checks(result: Dict[str, Any], base_ms: Sequence[Matrix], cur_ms: Sequence[Matrix],
+                    tolerance: Any, rules: Any, sigma: float, run_spread: Any,
+                    strict: bool) -> Dict[str, Any]:
     """Add the pair-by-pair items of every current matrix to check's result (each file's
     checks, counts and result, and the overall result)."""
     for f in result["files"]:
         last = (f.get("runs") or [f["run"]])[-1]  # of the runs of a --repeat, the last's
         mine = [m for m in cur_ms if m["file"] == f["file"] and m["run"] == last]
-        added = []
+        added: List[Item] = []
         for cm in mine:
-            bms, seen = [], set()
+            bms: List[Matrix] = []
+            seen = set()
             for b in base_ms:  # one matrix per baseline run and kernel (the first)
                 if b["kernel"] == cm["kernel"] and (b["file"], b["run"]) not in seen:
                     seen.add((b["file"], b["run"]))

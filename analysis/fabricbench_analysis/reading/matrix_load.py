@@ -9,11 +9,13 @@ kernel has a matrix (its finished rounds) and no row yet.
 """
 import math
 import os
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import hostile, loading, matrix_verdict
-from .errors import AnalysisError
+from ..model import hostile
+from ..model.errors import AnalysisError
+from . import loading, matrix_verdict
 from .limits import Budget
 
 # Members of one matrix: 4096 nodes (or ranks) make 8 million pairs, a 128 MiB dataset.
@@ -34,7 +36,12 @@ _FLOAT_ATTRS = (("bw_median_MBps", "a bandwidth"), ("lat_median_us", "a time"),
                 ("slow_latency_factor", "a factor"), ("line_rate_MBps", "a line rate"))
 
 
-def _attrs(g, where):
+def is_bw(m: Dict[str, Any]) -> bool:
+    """A bandwidth matrix (directed), not a latency one."""
+    return m["metric"] == "bw_MBps"
+
+
+def _attrs(g: Any, where: str) -> Dict[str, Any]:
     a = hostile.attribute
     ge0 = hostile.int_at_least(0)
     m = {
@@ -93,7 +100,7 @@ def _attrs(g, where):
     return m
 
 
-def _members_ok(v):
+def _members_ok(v: int) -> Optional[str]:
     if v < 1:
         return "is %d; a matrix has at least one member" % v
     if v > MAX_MEMBERS:
@@ -102,7 +109,7 @@ def _members_ok(v):
     return None
 
 
-def _shape_of(ds, path):
+def _shape_of(ds: Any, path: str) -> Optional[Tuple[int, ...]]:
     import h5py
 
     try:
@@ -114,7 +121,8 @@ def _shape_of(ds, path):
         raise hostile.Unreadable(path, "cannot be read (%s)" % " ".join(str(e).split()))
 
 
-def _square(g, where, name, n, kind, required=False):
+def _square(g: Any, where: str, name: str, n: int, kind: str,
+            required: bool = False) -> Optional[np.ndarray]:
     """The n x n dataset `name` as a numpy array (float64 for kind 'float', int64 for 'int'),
     or None when absent."""
     import h5py
@@ -142,7 +150,7 @@ def _square(g, where, name, n, kind, required=False):
     return data.astype(np.float64 if kind == "float" else np.int64)
 
 
-def _check_values(data, path, what):
+def _check_values(data: np.ndarray, path: str, what: str) -> None:
     """NaN (not measured) or a finite value from 0 to MAX_VALUE."""
     with np.errstate(invalid="ignore"):
         bad = ~np.isnan(data) & ~((data >= 0) & (data <= hostile.MAX_VALUE))
@@ -153,7 +161,7 @@ def _check_values(data, path, what):
                                                                hostile.MAX_VALUE))
 
 
-def _check_ints(data, path, lo, hi, what):
+def _check_ints(data: np.ndarray, path: str, lo: int, hi: Any, what: str) -> None:
     bad = (data < lo) | (data > hi)
     if bad.any():
         idx = np.argwhere(bad)[0]
@@ -162,7 +170,8 @@ def _check_ints(data, path, lo, hi, what):
             int(data[tuple(idx)]), what, lo, hi))
 
 
-def _vector(g, where, name, n, what, lo, hi_of):
+def _vector(g: Any, where: str, name: str, n: int, what: str, lo: int,
+            hi_of: Any) -> Optional[np.ndarray]:
     ds = hostile.child(g, where, name, "dataset")
     if ds is None:
         return None
@@ -176,7 +185,7 @@ def _vector(g, where, name, n, what, lo, hi_of):
     return v
 
 
-def read_matrix(k, kwhere, kmeta):
+def read_matrix(k: Any, kwhere: str, kmeta: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     """The matrix of the kernel group k (path kwhere) as a dict; None when it has none."""
     g = hostile.child(k, kwhere, "matrix", "group")
     if g is None:
@@ -190,7 +199,7 @@ def read_matrix(k, kwhere, kmeta):
     if len(nodes) != n:
         raise hostile.Mismatch(where + "/nodes", "has %d names; the attribute members says %d"
                                % (len(nodes), n))
-    seen = {}
+    seen: Dict[str, int] = {}
     for i, name in enumerate(nodes):
         if name in seen:
             raise hostile.Mismatch("%s/nodes element %d" % (where, i), "is '%s' again (element "
@@ -246,7 +255,8 @@ def read_matrix(k, kwhere, kmeta):
     return m
 
 
-def _read(path, run, note, budget):
+def _read(path: str, run: Union[str, int, None], note: Callable[[str], None],
+          budget: Budget) -> List[Dict[str, Any]]:
     src, head, kind = loading.open_input(path)
     try:
         if kind:
@@ -256,7 +266,8 @@ def _read(path, run, note, budget):
         src.close()
 
 
-def _read_hdf5(src, path, head, run, note, budget):
+def _read_hdf5(src: Any, path: str, head: bytes, run: Union[str, int, None],
+               note: Callable[[str], None], budget: Budget) -> List[Dict[str, Any]]:
     f = loading._open(src, path, head)
     try:
         loading._check_schema(f, path)
@@ -301,7 +312,8 @@ def _read_hdf5(src, path, head, run, note, budget):
             pass
 
 
-def load_matrices(paths, run="all", warn=None):
+def load_matrices(paths: Sequence[str], run: Union[str, int, None] = "all",
+                  warn: Optional[Callable[[str], None]] = None) -> List[Dict[str, Any]]:
     """Every matrix of the files' selected runs, in file, run and kernel order."""
     out = []
     budget = Budget()

@@ -13,7 +13,7 @@ import os
 import re
 from typing import Dict
 
-from .errors import AnalysisError, UsageError
+from ..model.errors import AnalysisError, UsageError
 
 # Defaults: measured so that every command (report, which also draws every plot, is the
 # slowest) ends within 30 s at them on a 2-core machine (docs/ANALYSIS.md, "Bounds").
@@ -34,7 +34,7 @@ def env_cap(name: str, default: int) -> int:
     if text is None:
         return default
     if not _WHOLE.match(text) or int(text) > 10 ** 9:
-        from .hostile import name_text  # lazy: hostile loads numpy; cli parses options without it
+        from ..model.hostile import name_text  # lazy: hostile loads numpy; cli parses options first
         raise UsageError("the environment variable %s is '%s'; it is a whole number from 1 to "
                          "1000000000 (digits only)" % (var, name_text(text)),
                          "unset it for the default, %d" % default)
@@ -57,7 +57,7 @@ class Budget:
         self.used[what] += n
         if self.used[what] <= self.caps[what]:
             return
-        from .hostile import safe_text  # lazy: hostile loads numpy; cli parses options without it
+        from ..model.hostile import safe_text  # lazy: hostile loads numpy; cli parses options first
         var = ENV + "MAX_" + what.upper()
         words = {"runs": "runs", "kernels": "kernel groups (kernel instances of runs)",
                  "rows": "table rows"}[what]

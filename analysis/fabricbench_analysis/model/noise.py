@@ -24,6 +24,7 @@ All values are relative (0.02 = 2%); NaN where the row does not allow an estimat
 """
 import math
 import statistics
+from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -38,26 +39,31 @@ BATCHES = 10
 MIN_PER_BATCH = 5
 
 
-def noise_column(metric):
+def noise_column(metric: str) -> Optional[str]:
     """The tidy table's noise column for a metric column, or None when there is no model."""
     if metric in MEAN_BASED:
         return "noise_mean_rel"
     if metric in QUANTILE_COLUMNS:
-        return "noise_" + metric[:-3] + "_rel"
+        return _quantile_noise(metric)
     return None
 
 
-def _finite(x):
+def _quantile_noise(col: str) -> str:
+    """The noise column of a percentile column of QUANTILE_COLUMNS."""
+    return "noise_" + col[:-3] + "_rel"
+
+
+def _finite(x: Any) -> bool:
     return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
 
 
-def mean_rel_se(mean, stddev, n):
+def mean_rel_se(mean: Any, stddev: Any, n: Any) -> float:
     if not (_finite(mean) and _finite(stddev) and _finite(n)) or mean <= 0 or n < 2:
         return math.nan
     return stddev / math.sqrt(n) / mean
 
 
-def quantile_rel_se(q, n, known):
+def quantile_rel_se(q: float, n: Any, known: Mapping[float, Any]) -> float:
     """Relative standard error of the q-quantile from n samples.
 
     known: {probability: value} of the stored order statistics (0: min, 1: max)."""
@@ -74,9 +80,9 @@ def quantile_rel_se(q, n, known):
     return (hi - lo) / 2 / known[q]
 
 
-def batch_rel_se(samples):
+def batch_rel_se(samples: Any) -> Dict[str, float]:
     """Batch-means estimates from per-iteration samples: {noise column: relative SE}."""
-    out = {}
+    out: Dict[str, float] = {}
     x = np.asarray(samples, dtype=float)
     x = x[np.isfinite(x)]
     n = len(x)
@@ -94,14 +100,14 @@ def batch_rel_se(samples):
         whole = float(np.quantile(x, q))
         if whole > 0:
             bq = np.quantile(b, q, axis=1)
-            out[noise_column(col)] = float(bq.std(ddof=1) / math.sqrt(BATCHES) / whole)
+            out[_quantile_noise(col)] = float(bq.std(ddof=1) / math.sqrt(BATCHES) / whole)
     return out
 
 
 MIN_BLOCKS = 3
 
 
-def block_rel_se(blocks):
+def block_rel_se(blocks: Any) -> float:
     """Relative standard error of a central value from block medians across time; NaN with
     fewer than MIN_BLOCKS blocks."""
     x = np.asarray(blocks if blocks is not None else [], dtype=float)
@@ -114,14 +120,15 @@ def block_rel_se(blocks):
     return float(x.std(ddof=1) / math.sqrt(len(x)) / med)
 
 
-def regimes(row):
+def regimes(row: Optional[Mapping[str, Any]]) -> int:
     """Separate levels over time that the adaptive measurement found in a row (0: not
     assessed or one level); such a row's median depends on how long each regime lasted."""
     r = row.get("regimes") if row else None
     return int(r) if isinstance(r, (int, float)) and math.isfinite(r) and r > 1 else 0
 
 
-def row_noise(row, samples=None, blocks=None):
+def row_noise(row: Mapping[str, Any], samples: Any = None,
+              blocks: Any = None) -> Tuple[Dict[str, float], str]:
     """Noise columns for one table row (a dict of its columns), and the method's name."""
     n = row.get("iterations")
     known = {0.0: row.get("min_us"), 1.0: row.get("max_us")}
@@ -129,7 +136,7 @@ def row_noise(row, samples=None, blocks=None):
         known[q] = row.get(col)
     out = {"noise_mean_rel": mean_rel_se(row.get("mean_us"), row.get("stddev_us"), n)}
     for col, q in QUANTILE_COLUMNS.items():
-        out[noise_column(col)] = quantile_rel_se(q, n, known)
+        out[_quantile_noise(col)] = quantile_rel_se(q, n, known)
     method = "table"
     if samples is not None:
         batch = batch_rel_se(samples)
@@ -154,7 +161,7 @@ def row_noise(row, samples=None, blocks=None):
 MIN_SPREAD_RUNS = 3  # runs from which the run-to-run spread counts as measured (check.py)
 
 
-def run_spread(values):
+def run_spread(values: Iterable[Any]) -> float:
     """The run-to-run spread of a value: the standard deviation of the runs' values relative
     to their mean; NaN with fewer than 2 finite values (unknown) or a mean of 0."""
     x = [v for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
@@ -166,7 +173,7 @@ def run_spread(values):
     return statistics.stdev(x) / abs(mean)
 
 
-def runs_noise(values):
+def runs_noise(values: Iterable[Any]) -> float:
     """One relative standard error for several runs of a row: the median of theirs; NaN when
     any run has none (a median would hide that one cannot be estimated)."""
     x = list(values)

@@ -5,8 +5,8 @@ import json
 import math
 from typing import IO, Any, List, Optional, Sequence
 
-from .errors import UsageError
-from .table import Table
+from ..model.errors import UsageError
+from ..model.table import Table
 
 
 def _cell_csv(v: Any) -> Any:

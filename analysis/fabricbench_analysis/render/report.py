@@ -8,15 +8,18 @@ import base64
 import datetime
 import html
 
-from . import __version__, grouping, knee, matrix, matrix_plot, plot, quality
-from .check import measured_text, no_verdict
-from .compare import better_word, group_sizes, header_lines, spread_text, value_text, verdict_text
-from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError
-from .layers import cells
-from .linecheck import sizes_text
-from .quality import NOT_COMPARABLE, tally_text
+from .. import __version__
+from ..checks.check import measured_text, no_verdict
+from ..checks.compare import (better_word, group_sizes, header_lines, spread_text, value_text,
+                              verdict_text)
+from ..checks.linecheck import sizes_text
+from ..model import grouping, quality
+from ..model.errors import EXIT_NOTHING_IN_COMMON, AnalysisError
+from ..model.layers import cells
+from ..model.quality import NOT_COMPARABLE, tally_text
+from ..model.table import finite, fmt_num, kernel_name, size_label
+from . import knee, matrix, matrix_plot, plot
 from .summary import HEAD as SUMMARY_HEAD, summarize, text_cells
-from .table import finite, fmt_num, kernel_name, size_label
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif;

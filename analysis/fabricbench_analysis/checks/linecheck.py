@@ -10,22 +10,26 @@ the line rate); --line-pct-sizes all judges every size. UDP kernels are not judg
 throughput is the rate they were offered (udp_rate) or a packet rate (udp_pps).
 """
 import math
+from typing import Any, Dict, Iterable, List, Optional, Sequence
 
-from . import quality
+from ..model import quality
+from ..model.errors import UsageError
+from ..model.grouping import measurements
+from ..model.hostile import safe_text
+from ..model.layers import socket_proto
+from ..model.status import ORDER, worst
+from ..model.table import Row, finite, fmt_num, instance, kernel_name, size_label
 from .compare import format_columns
-from .errors import UsageError
-from .grouping import measurements
-from .hostile import safe_text
-from .layers import socket_proto
 from .rules import decimal
-from .status import ORDER, worst
-from .table import finite, fmt_num, instance, kernel_name, size_label
 
 SIZES = ("largest", "all")
 RULE = "--min-line-pct"
 
+Item = Dict[str, Any]  # one line of check's output: status, kernel, variant, size, reason, ...
+Result = Dict[str, Any]  # check's result: result, files, notes, ... (check.py)
 
-def parse_min_line_pct(text):
+
+def parse_min_line_pct(text: Any) -> float:
     """'90' or '90%' (percent of the line rate) -> 90.0; above 0, at most 100."""
     t = str(text)
     v = decimal(t[:-1] if t.endswith("%") else t)
@@ -38,7 +42,7 @@ def parse_min_line_pct(text):
     return v
 
 
-def throughput(row):
+def throughput(row: Row) -> Any:
     """The Gb/s a row's line% is of: a bandwidth kernel's Gbps, a collective's busbw in Gb/s;
     NaN for a row that has none (latency kernels, barrier) or is not judged (UDP)."""
     if socket_proto(row) == "udp":
@@ -50,13 +54,13 @@ def throughput(row):
     return math.nan
 
 
-def judged_rows(rows, sizes="largest"):
+def judged_rows(rows: Iterable[Row], sizes: str = "largest") -> List[Row]:
     """The throughput rows judged: every one (sizes 'all'), or each kernel instance's
     largest size."""
     rows = [r for r in rows if finite(throughput(r))]
     if sizes == "all":
         return rows
-    largest = {}
+    largest: Dict[Any, Row] = {}
     for r in rows:
         k = instance(r)
         if k not in largest or r["bytes"] > largest[k]["bytes"]:
@@ -64,7 +68,7 @@ def judged_rows(rows, sizes="largest"):
     return [r for r in rows if largest[instance(r)] is r]
 
 
-def _item(row, status, threshold, reason):
+def _item(row: Row, status: str, threshold: float, reason: str) -> Item:
     return {"status": status, "kernel": row["kernel"], "variant": row["variant"],
             "bytes": row["bytes"], "size": size_label(row["bytes"]), "metric": "line_rate_pct",
             "baseline": None, "value": row.get("line_rate_pct"), "change": None, "noise": None,
@@ -72,19 +76,19 @@ def _item(row, status, threshold, reason):
             "line_rate_gbps": row.get("line_rate_gbps"), "reason": reason, "rule": RULE}
 
 
-def _unknown(row):
+def _unknown(row: Row) -> str:
     if finite(row.get("line_rate_gbps")) and row.get("nhosts") == 1:
         return ("not judged: within one host, where no port carries the traffic "
                 "(fabricbench run --line-rate applies a rate all the same)")
     return "not judged: line rate unknown (give the tool --line-rate)"
 
 
-def line_items(rows, threshold, sizes="largest"):
+def line_items(rows: Iterable[Row], threshold: float, sizes: str = "largest") -> List[Item]:
     """The line-rate checks of one run's rows: PASS at or above `threshold` percent, FAIL
     below, WARN (not judged) where line_rate_pct is unknown."""
-    items = []
+    items: List[Item] = []
     for r in judged_rows(rows, sizes):
-        pct = r.get("line_rate_pct")
+        pct: Any = r.get("line_rate_pct")  # a number or None: finite() tells
         if not quality.comparable(r):  # no measurement: neither passes nor fails
             items.append(_item(r, "WARN", threshold, "not judged: not comparable: %s" %
                                quality.why(r)))
@@ -100,11 +104,11 @@ def line_items(rows, threshold, sizes="largest"):
     return items
 
 
-def judged(items):
+def judged(items: Iterable[Item]) -> int:
     return sum(1 for i in items if i.get("rule") == RULE and i["status"] != "WARN")
 
 
-def _udp_note(rows, label):
+def _udp_note(rows: Iterable[Row], label: str) -> Optional[str]:
     names = sorted({r["kernel"] for r in rows if socket_proto(r) == "udp"})
     if not names:
         return None
@@ -113,7 +117,8 @@ def _udp_note(rows, label):
             (label, ", ".join(names)))
 
 
-def add_line_checks(result, cur, threshold, sizes="largest", sets=None):
+def add_line_checks(result: Result, cur: Any, threshold: float, sizes: str = "largest",
+                    sets: Optional[Iterable[Any]] = None) -> Result:
     """Add the line-rate checks of every measurement of `cur` (`sets`, grouping.measurements();
     default every run on its own) to check's result (each file's checks, counts and result,
     the overall result); one check.py did not list (no baseline) gets a file entry of its
@@ -148,15 +153,15 @@ def add_line_checks(result, cur, threshold, sizes="largest", sets=None):
     return result
 
 
-def sizes_text(sizes):
+def sizes_text(sizes: str) -> str:
     return ("every size (--line-pct-sizes all)" if sizes == "all" else
             "the largest size of each bandwidth kernel instance and collective")
 
 
-def render(items, result, show="all"):
+def render(items: Iterable[Item], result: Result, show: str = "all") -> List[str]:
     """check's text block of the line-rate checks of one file."""
     head = ["status", "kernel", "bytes", "Gb/s", "line Gb/s", "line%", "min", "reason"]
-    lines = []
+    lines: List[List[str]] = []
     for i in items:
         if show == "problems" and i["status"] == "PASS":
             continue
@@ -170,7 +175,7 @@ def render(items, result, show="all"):
     return out + (format_columns(head, lines, left=(0, 1, 7)) if lines else [])
 
 
-def without_baseline(sigma, run_spread):
+def without_baseline(sigma: float, run_spread: Optional[float]) -> Result:
     """The skeleton of check's result when --min-line-pct is the only check."""
     return {"result": "PASS", "tolerance": None, "sigma": sigma, "run_spread": run_spread,
             "baseline": None, "files": [], "notes": []}

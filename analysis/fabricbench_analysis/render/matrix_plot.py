@@ -6,6 +6,7 @@ the diagonal) grey and hatched; slow cells outlined; suspect members' tick label
 marked with a triangle; the verdict in the title. Headless, as plot.py.
 """
 import math
+from typing import Any, Dict, Iterable, List, Tuple
 
 import numpy as np
 
@@ -19,8 +20,10 @@ SLOW_COLOR = "#ff2a2a"
 SUSPECT_COLOR = "#c62828"
 LOAD_COLOR = "#ff9f1c"  # slow only under load: ok when retested alone
 
+Matrix = Dict[str, Any]  # a matrix as matrix_load reads it (annotated by quality)
 
-def _ticks(n):
+
+def _ticks(n: int) -> List[int]:
     """Tick positions: all up to TICKS_ALL members, else about TICKS_ALL of them, evenly."""
     if n <= TICKS_ALL:
         return list(range(n))
@@ -28,11 +31,11 @@ def _ticks(n):
     return list(range(0, n, step))
 
 
-def _label_size(n):
+def _label_size(n: int) -> int:
     return 9 if n <= 16 else 8 if n <= 32 else 6 if n <= 48 else 5
 
 
-def title(m):
+def title(m: Matrix) -> str:
     st = matrix.status(m)
     verdict = "verdict healthy" if st == "healthy" else \
         "verdict SUSPECTS: %d" % len(m["suspects"]) if st == "suspects" else \
@@ -43,7 +46,7 @@ def title(m):
                                     matrix.bytes_text(m["bytes"]), verdict)
 
 
-def figure(m):
+def figure(m: Matrix) -> Tuple[Any, str]:
     """(Figure, caption) for one matrix."""
     Figure, _ticker = _mpl()
     from matplotlib import colormaps
@@ -128,7 +131,7 @@ def figure(m):
     return fig, caption
 
 
-def _caption(m, nslow, nsus, thinned):
+def _caption(m: Matrix, nslow: int, nsus: int, thinned: bool) -> str:
     bw = matrix.is_bw(m)
     parts = ["%s of every pair of %d %s (%s, %s)" % (
         "Bandwidth in MB/s from the row's member to the column's" if bw else
@@ -151,12 +154,12 @@ def _caption(m, nslow, nsus, thinned):
     return text
 
 
-def figures(ms):
+def figures(ms: Iterable[Matrix]) -> List[Tuple[str, str, Any]]:
     """[(name, caption, Figure)]: KERNEL_matrix, then KERNEL_matrix_2, ... for further
     matrices of the same kernel (other runs or files). Names are kernel names (loading admits
     only [a-z][a-z0-9_]*) and fixed suffixes: plot.save checks them again."""
-    out = []
-    seen = {}
+    out: List[Tuple[str, str, Any]] = []
+    seen: Dict[str, int] = {}
     for m in ms:
         seen[m["kernel"]] = seen.get(m["kernel"], 0) + 1
         k = seen[m["kernel"]]

@@ -25,8 +25,9 @@ import io
 import os
 import secrets
 import stat
+from typing import IO, Any, BinaryIO, Callable, Optional, Tuple
 
-from .errors import AnalysisError, UsageError
+from ..model.errors import AnalysisError, UsageError
 
 # What a FIFO's, device's or socket's mode is, in words.
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
@@ -34,26 +35,26 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character de
           (stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"))
 
 
-def _kind(mode):
+def _kind(mode: int) -> str:
     for test, words in _KINDS:
         if test(mode):
             return words
     return "not a regular file"
 
 
-def _shown(path):
-    from .hostile import safe_text  # lazy: hostile loads numpy; cli parses options without it
+def _shown(path: Any) -> str:
+    from ..model.hostile import safe_text  # lazy: hostile loads numpy; cli parses options first
     return safe_text(str(path))
 
 
-def _os_error(e):
+def _os_error(e: OSError) -> str:
     return e.strerror or str(e)
 
 
 # ------------------------------------------------------------------ inputs
 
 
-def open_input(path, what="the file"):
+def open_input(path: Any, what: str = "the file") -> BinaryIO:
     """A regular file opened for reading, binary (the caller closes it). A path that does not
     exist is exit 3 (as an unreadable input); a directory exit 3 (not a result file); a FIFO,
     device or socket exit 2, refused before it is opened."""
@@ -82,7 +83,7 @@ def open_input(path, what="the file"):
         raise
 
 
-def _refuse_input(mode, shown, what):
+def _refuse_input(mode: int, shown: str, what: str) -> None:
     if stat.S_ISREG(mode):
         return
     if stat.S_ISDIR(mode):
@@ -94,7 +95,7 @@ def _refuse_input(mode, shown, what):
                      "copy it into a regular file first (nothing was read from it)")
 
 
-def fd_path(f, path):
+def fd_path(f: IO[Any], path: str) -> str:
     """A name that opens the same file as the open file object f (/proc/self/fd/N), for
     libraries that open by name (HDF5): the file checked is the file read. `path` where /proc
     is not mounted."""
@@ -105,7 +106,7 @@ def fd_path(f, path):
 # ------------------------------------------------------------------ outputs
 
 
-def _split(path):
+def _split(path: Any) -> Tuple[str, str]:
     path = os.fspath(path)
     d, name = os.path.split(path)
     if not name or name in (".", ".."):
@@ -114,7 +115,7 @@ def _split(path):
     return d or ".", name
 
 
-def _open_dir(d, nofollow=False):
+def _open_dir(d: str, nofollow: bool = False) -> int:
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | (os.O_NOFOLLOW if nofollow else 0)
     try:
         return os.open(d, flags)
@@ -125,7 +126,7 @@ def _open_dir(d, nofollow=False):
                             (_shown(d), _os_error(e)), "choose another output path")
 
 
-def _link_refused(path, what, directory=False):
+def _link_refused(path: str, what: str, directory: bool = False) -> UsageError:
     try:
         to = os.readlink(path)
     except OSError:
@@ -141,7 +142,7 @@ def _link_refused(path, what, directory=False):
                       (_shown(path), what, words), hint)
 
 
-def _check_entry(dfd, name, shown, force):
+def _check_entry(dfd: Optional[int], name: str, shown: str, force: bool) -> None:
     """Refuse what is at name (in the directory dfd) unless it may be replaced: nothing, a
     regular file; with force also a symlink, FIFO, device or socket (the entry, by rename)."""
     try:
@@ -180,7 +181,7 @@ def _check_entry(dfd, name, shown, force):
                      "/dev, /proc and /sys (nothing was written)")
 
 
-def _system_dir(dfd):
+def _system_dir(dfd: Any) -> bool:
     """Whether the directory dfd is on a file system of the system's own (/dev, /proc, /sys:
     their links, such as /dev/stdout, are never replaced, not even with --force)."""
     try:
@@ -190,7 +191,7 @@ def _system_dir(dfd):
     return any(real == top or real.startswith(top + "/") for top in ("/dev", "/proc", "/sys"))
 
 
-def check_output(path, force):
+def check_output(path: Any, force: bool) -> None:
     """Before any work: refuse an output path whose entry may not be replaced (exit 2)."""
     d, name = _split(path)
     dfd = _open_dir(d)
@@ -200,7 +201,8 @@ def check_output(path, force):
         os.close(dfd)
 
 
-def _write_at(dfd, name, shown, force, write, binary):
+def _write_at(dfd: Optional[int], name: str, shown: str, force: bool,
+              write: Callable[[Any], Any], binary: bool) -> None:
     """write(f) into a new temporary file in the directory dfd, then renamed to name."""
     _check_entry(dfd, name, shown, force)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -239,7 +241,8 @@ def _write_at(dfd, name, shown, force, write, binary):
         raise
 
 
-def write_output(path, force, write, binary=False):
+def write_output(path: Any, force: bool, write: Callable[[Any], Any],
+                 binary: bool = False) -> None:
     """Write an output file: write(f) fills a temporary file (text, UTF-8; binary=True: bytes),
     which then replaces path (see the module's docstring)."""
     d, name = _split(path)
@@ -255,12 +258,12 @@ class OutputDir:
     a symlink or not a directory; files written into it as write_output does, relative to the
     directory opened once."""
 
-    def __init__(self, path, force):
+    def __init__(self, path: Any, force: bool) -> None:
         self.path = os.fspath(path)
         self.force = force
-        self.fd = None
+        self.fd: Optional[int] = None
 
-    def check(self):
+    def check(self) -> None:
         """Before any work: refuse a DIR that is a link or not a directory (exit 2)."""
         try:
             st = os.lstat(self.path)
@@ -276,7 +279,7 @@ class OutputDir:
                                                            _kind(st.st_mode)),
                              "give a directory for the plots (-o DIR; created if missing)")
 
-    def open(self):
+    def open(self) -> "OutputDir":
         self.check()
         try:
             os.makedirs(self.path, exist_ok=True)
@@ -286,11 +289,11 @@ class OutputDir:
         self.fd = _open_dir(self.path, nofollow=True)
         return self
 
-    def check_entry(self, name):
+    def check_entry(self, name: str) -> None:
         """Refuse name in the directory (exit 2) as write() would, writing nothing."""
         _check_entry(self.fd, name, _shown(os.path.join(self.path, name)), self.force)
 
-    def write(self, name, write, binary=True):
+    def write(self, name: str, write: Callable[[Any], Any], binary: bool = True) -> str:
         """name: a plain file name (no '/'); returns the path written."""
         if "/" in name or name in ("", ".", ".."):
             raise AnalysisError("%s is not a plain file name" % _shown(name))
@@ -298,7 +301,7 @@ class OutputDir:
         _write_at(self.fd, name, _shown(path), self.force, write, binary)
         return path
 
-    def close(self):
+    def close(self) -> None:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None

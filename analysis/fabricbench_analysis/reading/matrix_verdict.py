@@ -19,23 +19,29 @@ suspects disagree: a file edited to say `healthy` while its own pairs are slow i
 inconsistent (exit 3), never believed.
 """
 import math
+from typing import Any, Dict, Tuple
 
 import numpy as np
 
-from . import hostile
+from ..model import hostile
 
 BW_FRAC, LAT_FACTOR, LINE_FRAC = 0.90, 1.5, 0.90  # FAB_LOCATE_* (src/pairs/locate.h)
 SLOW_BW, SLOW_LAT, SLOW_LINE, SLOW_LOAD, NOT_MEASURED = 1, 2, 4, 8, 255
 
+# A matrix as matrix_load reads it, and what recompute() gives for it.
+Matrix = Dict[str, Any]
+Verdict = Dict[str, Any]
 
-def _median(v):
+
+def _median(v: np.ndarray) -> float:
     """fab_loc_median: the median of the finite off-diagonal entries (NaN: none)."""
     off = ~np.eye(v.shape[0], dtype=bool)
     x = v[off & np.isfinite(v)]
     return float(np.median(x)) if x.size else math.nan
 
 
-def _judge(v, is_bw, ref, frac, factor, line):
+def _judge(v: np.ndarray, is_bw: bool, ref: float, frac: float, factor: float,
+           line: float) -> Tuple[np.ndarray, float]:
     """(bits n x n uint8, symmetric, 255 not measured; the median used) as fab_locate judges
     the values v (bandwidth or latency) against the median pair (ref when above 0)."""
     n = v.shape[0]
@@ -55,7 +61,7 @@ def _judge(v, is_bw, ref, frac, factor, line):
     return bits, med
 
 
-def recompute(m):
+def recompute(m: Matrix) -> Verdict:
     """{'bits', 'median', 'measured', 'slow', 'load_only'} of the matrix m (matrix_load's
     dict with a verdict) as fabricbench's verdict gives them."""
     is_bw = m["metric"] == "bw_MBps"
@@ -83,7 +89,7 @@ def recompute(m):
             "load_only": int(np.count_nonzero(upper & (bits == SLOW_LOAD)))}
 
 
-def _why(m, r, i, j):
+def _why(m: Matrix, r: Verdict, i: int, j: int) -> str:
     """Why the pair (i, j) is slow by the file's values, in words."""
     v = m["values"][m["metric"]]
     re = m["values"].get("retest_" + m["metric"])
@@ -107,7 +113,7 @@ def _why(m, r, i, j):
     return "%s <-> %s" % (hostile.name_text(names[i]), hostile.name_text(names[j]))
 
 
-def check(m, where):
+def check(m: Matrix, where: str) -> None:
     """Mismatch when the verdict of the matrix m (at where) disagrees with its own pairs."""
     if not m["complete"]:
         return

@@ -7,14 +7,15 @@ never through pyplot, so no display is needed or touched.
 import io
 import math
 
-from . import grouping, matrix_plot, plot_options
-from .errors import EXIT_INTERNAL, AnalysisError
-from .files import OutputDir
-from .hostile import safe_text
+from ..reading.files import OutputDir
+from ..model import grouping
+from ..model.errors import EXIT_INTERNAL, AnalysisError
+from ..model.hostile import safe_text
+from ..model.table import instance
+from . import matrix_plot, plot_options
 from .plot_base import (COLORS, MARKERS, WRAP, _FILE_NAME, Curve, _bandwidth, _by_series,
                         _collective, _mpl, _place_legend, _series_curves, _size_xaxis, _style,
                         _time_figure, _variants, plain)
-from .table import instance
 
 
 def tables(table):

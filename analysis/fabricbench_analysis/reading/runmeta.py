@@ -9,8 +9,8 @@ import re
 import shlex
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from . import hostile, schema
-from .table import DERIVED_COLUMNS, KERNEL_COLUMNS, RUN_COLUMNS, Row
+from ..model import hostile, schema
+from ..model.table import DERIVED_COLUMNS, KERNEL_COLUMNS, RUN_COLUMNS, Row
 
 # A check of a value read: None when it is possible, else what is wrong (hostile.py).
 Check = Callable[[Any], Optional[str]]

@@ -8,15 +8,20 @@ size, the knee is the highest offered rate whose loss stays at or below the thre
 that loses more. A sweep that never loses more names its highest rate (the knee lies beyond);
 one that loses more already at its lowest rate names that (the knee lies below).
 """
-from .errors import UsageError
-from .hostile import safe_text
-from .rules import decimal
-from .table import finite, size_label
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from ..checks.rules import decimal
+from ..model.errors import UsageError
+from ..model.hostile import safe_text
+from ..model.table import Row, finite, size_label
+
+# One size's knee (knees()): kernel, axis, unit, max_loss_pct, bytes, size, case, knee, beyond.
+Knee = Dict[str, Any]
 
 DEFAULT_MAX_LOSS = 1.0  # percent
 
 
-def parse_max_loss(text, where="--max-loss"):
+def parse_max_loss(text: Any, where: str = "--max-loss") -> float:
     """'1%' or '1' (percent) -> 1.0; from 0 to below 100."""
     t = str(text)
     v = decimal(t[:-1] if t.endswith("%") else t)
@@ -29,26 +34,27 @@ def parse_max_loss(text, where="--max-loss"):
     return v
 
 
-def _sweeps(rows):
+def _sweeps(rows: Iterable[Row]) -> Dict[str, List[Row]]:
     """{kernel: its rows} of the kernels run once per value of an axis whose rows have a
     loss_pct, with two values or more."""
-    by = {}
+    by: Dict[str, List[Row]] = {}
     for r in rows:
         if r["axis"] and finite(r.get(r["axis"])) and finite(r.get("loss_pct")):
             by.setdefault(r["kernel"], []).append(r)
     return {k: rs for k, rs in by.items() if len({r["variant"] for r in rs}) >= 2}
 
 
-def _point(r):
+def _point(r: Row) -> Dict[str, Any]:
     return {"variant": r["variant"], "offered": r[r["axis"]], "loss_pct": r["loss_pct"],
             "rx_Gbps": r.get("rx_Gbps")}
 
 
-def knee(points, max_loss):
+def knee(points: Sequence[Tuple[Any, Row]],
+         max_loss: float) -> Tuple[str, Optional[Row], Optional[Row]]:
     """The knee of one size's points [(offered, row)], sorted by offered rate: (case, knee
     row, the first row beyond it); case 'knee', 'no_loss' (none beyond) or 'lowest' (loss
     already at the lowest rate: no knee)."""
-    below = None
+    below: Optional[Row] = None
     for _, r in points:
         if r["loss_pct"] > max_loss:
             return ("lowest" if below is None else "knee"), below, r
@@ -56,10 +62,11 @@ def knee(points, max_loss):
     return "no_loss", below, None
 
 
-def knees(rows, max_loss=DEFAULT_MAX_LOSS, units=None):
+def knees(rows: Iterable[Row], max_loss: float = DEFAULT_MAX_LOSS,
+          units: Optional[Mapping[str, str]] = None) -> List[Knee]:
     """Every sweep's knee per message size: [{kernel, axis, unit, max_loss_pct, bytes, size,
     case, knee, beyond}], knee and beyond {variant, offered, loss_pct, rx_Gbps} or None."""
-    out = []
+    out: List[Knee] = []
     for kernel, krows in _sweeps(rows).items():
         axis = krows[0]["axis"]
         for b in sorted({r["bytes"] for r in krows}):
@@ -72,19 +79,19 @@ def knees(rows, max_loss=DEFAULT_MAX_LOSS, units=None):
     return out
 
 
-def _rate(p, unit):
+def _rate(p: Mapping[str, Any], unit: str) -> str:
     return "%g%s" % (p["offered"], " " + unit if unit else "")
 
 
-def _loss(p):
+def _loss(p: Mapping[str, Any]) -> str:
     return "%g%%" % float("%.3g" % p["loss_pct"])
 
 
-def _received(p):
+def _received(p: Mapping[str, Any]) -> str:
     return ", received %g Gb/s" % float("%.4g" % p["rx_Gbps"]) if finite(p["rx_Gbps"]) else ""
 
 
-def line(k):
+def line(k: Knee) -> str:
     """One size's knee in words."""
     u, lim = k["unit"], "%g%%" % k["max_loss_pct"]
     at = "%s:" % k["size"]
@@ -101,9 +108,9 @@ def line(k):
         at, _rate(p, u), _loss(p), _received(p), _rate(q, u), _loss(q))
 
 
-def text(ks, name):
+def text(ks: Sequence[Knee], name: str) -> List[str]:
     """The summary's knee blocks of one group: per sweep kernel a title and a line per size."""
-    out = []
+    out: List[str] = []
     for kernel in dict.fromkeys(k["kernel"] for k in ks):
         mine = [k for k in ks if k["kernel"] == kernel]
         out.append("%s knee of %s: the highest offered rate whose loss stays <= %g%% "

@@ -23,8 +23,9 @@ import re
 
 import numpy as np
 
-from . import hostile, runmeta
-from .errors import AnalysisError, UsageError
+from ..model import hostile
+from ..model.errors import AnalysisError, UsageError
+from . import runmeta
 
 MAX_LINE = 64 << 20  # a line of JSON Lines (a run record of a huge cluster is the longest)
 MAX_DOCUMENT = 256 << 20  # a JSON file (Lines or document), read whole: about 10 s to parse

@@ -2,10 +2,10 @@
 """Side-by-side comparison of series (files or runs) per kernel and size, noise-aware."""
 import math
 
-from . import grouping, layers, quality
-from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
-from .noise import noise_column
-from .table import (KERNEL_COLUMNS, RUN_COLUMNS, direction, finite, fmt_num, instance,
+from ..model import grouping, layers, quality
+from ..model.errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
+from ..model.noise import noise_column
+from ..model.table import (KERNEL_COLUMNS, RUN_COLUMNS, direction, finite, fmt_num, instance,
                     kernel_name, row_key, setup_text, size_label)
 
 DEFAULT_SIGMA = 3.0

@@ -20,9 +20,10 @@ of its list option (the variant `--streams 4`; rates compare by value: 1G is 100
 import fnmatch
 import math
 import re
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from . import files
-from .errors import AnalysisError, UsageError
+from ..reading import files
+from ..model.errors import AnalysisError, UsageError
 
 _SIZE = re.compile(r"([0-9]+)([KMGkmg]?)\Z")
 _SCALE = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -31,8 +32,12 @@ _SCALE = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 _DECIMAL = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
 MAX_TOLERANCE = 10.0  # 1000%: beyond, a check could not fail
 
+Sizes = Callable[[int], bool]  # a size predicate (parse_sizes)
+# {metric: (tolerance, severity, source)}: what checks_for gives for one row
+Plan = Dict[str, Tuple[Any, str, str]]
 
-def decimal(text):
+
+def decimal(text: str) -> Optional[float]:
     """A decimal number written plainly (_DECIMAL) as a finite float, else None (NaN, inf,
     1e400, 0x10, ' 5', '1_0' are None)."""
     if not _DECIMAL.match(text):
@@ -41,10 +46,10 @@ def decimal(text):
     return v if math.isfinite(v) else None
 
 
-def parse_tolerance(text, where="--tolerance"):
+def parse_tolerance(text: Any, where: str = "--tolerance") -> float:
     """'10%' or '0.1' -> 0.1. A bare number of 1 or more is refused: 10 could mean either.
     At most 1000%; nan, inf, 1e400, hex and padded numbers are refused."""
-    from .hostile import name_text  # lazy: hostile loads numpy; cli parses options without it
+    from ..model.hostile import name_text  # lazy: hostile loads numpy; cli parses options first
 
     t = str(text)
     shown = name_text(t)
@@ -65,7 +70,7 @@ def parse_tolerance(text, where="--tolerance"):
     return v
 
 
-def parse_size(text, where):
+def parse_size(text: str, where: str) -> int:
     m = _SIZE.match(text)
     if not m:
         raise UsageError("%s: '%s' is not a size" % (where, _shown(text)),
@@ -73,7 +78,7 @@ def parse_size(text, where):
     return int(m.group(1)) * _SCALE[m.group(2).upper()]
 
 
-def parse_sizes(text, where):
+def parse_sizes(text: str, where: str) -> Sizes:
     """A size predicate: *, N, A-B (either end may be left out), >=N, <=N, >N, <N."""
     t = text
     if t in ("*", "all"):
@@ -82,11 +87,14 @@ def parse_sizes(text, where):
                    (">", lambda a, b: b > a), ("<", lambda a, b: b < a)):
         if t.startswith(op):
             n = parse_size(t[len(op):], where)
-            return lambda b, n=n, fn=fn: fn(n, b)
+
+            def compared(b: int, n: int = n, fn: Callable[[int, int], bool] = fn) -> bool:
+                return fn(n, b)
+            return compared
     if "-" in t:
-        lo, _, hi = t.partition("-")
-        lo = parse_size(lo, where) if lo else 0
-        hi = parse_size(hi, where) if hi else None
+        lo_text, _, hi_text = t.partition("-")
+        lo = parse_size(lo_text, where) if lo_text else 0
+        hi = parse_size(hi_text, where) if hi_text else None
         if hi is not None and hi < lo:
             raise UsageError("%s: the range %s is empty" % (where, _shown(t)))
         return lambda b: b >= lo and (hi is None or b <= hi)
@@ -104,13 +112,13 @@ _RATE = re.compile(r"^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([kKMGT]?)$")
 _RATE_SCALE = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
-def _value(text):
+def _value(text: str) -> Union[float, str]:
     """A list option's value as a number where it is one (4, 1G = 1e9, 2.5G), else the text."""
     m = _RATE.match(text)
     return float(m.group(1)) * _RATE_SCALE[m.group(2)] if m else text
 
 
-def parse_kernel(text, where):
+def parse_kernel(text: str, where: str) -> Tuple[str, Optional[str], Union[float, str, None]]:
     """KERNEL, KERNEL[VALUE] or KERNEL[OPTION=VALUE] -> (pattern, option or None, value or
     None). KERNEL is a kernel name or a shell pattern over kernel names (`tcp_[a-z]*`);
     anything else (`tcp_stream[4`, `[`, `Latency`, `tcp_stream[streams=]`) is a usage error
@@ -128,13 +136,14 @@ def parse_kernel(text, where):
                      "udp_rate[rate=1G]")
 
 
-def _shown(text):
-    from .hostile import name_text  # lazy: hostile loads numpy; cli parses options without it
+def _shown(text: Any) -> str:
+    from ..model.hostile import name_text  # lazy: hostile loads numpy; cli parses options first
     return name_text(text)
 
 
 class Rule:
-    def __init__(self, kernel, sizes, size_text, metric, tolerance, severity, where):
+    def __init__(self, kernel: str, sizes: Sizes, size_text: str, metric: str,
+                 tolerance: Optional[float], severity: str, where: str) -> None:
         self.kernel_text = kernel
         self.kernel, self.option, self.value = parse_kernel(kernel, where)
         self.sizes = sizes
@@ -144,7 +153,7 @@ class Rule:
         self.severity = severity
         self.where = where
 
-    def matches(self, kernel, nbytes, variant=""):
+    def matches(self, kernel: str, nbytes: int, variant: Optional[str] = "") -> bool:
         if not (fnmatch.fnmatchcase(kernel, self.kernel) and self.sizes(nbytes)):
             return False
         if self.value is None:
@@ -161,7 +170,7 @@ class Rule:
 MAX_RULES_BYTES = 1 << 20  # a rules file (fabricbench-analyze's: a few dozen lines)
 
 
-def _rules_lines(path):
+def _rules_lines(path: str) -> List[Tuple[int, str]]:
     """(number, text) of the lines of the rules file: a regular file (files.open_input: a
     FIFO or a device is refused at once) of at most MAX_RULES_BYTES, UTF-8 line by line (a
     byte that is not is a usage error naming the line)."""
@@ -198,8 +207,8 @@ def _rules_lines(path):
     return out
 
 
-def parse_rules(path):
-    rules = []
+def parse_rules(path: str) -> List[Rule]:
+    rules: List[Rule] = []
     for n, line in _rules_lines(path):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -234,10 +243,11 @@ def parse_rules(path):
 _METRIC = re.compile(r"[A-Za-z0-9_]{1,64}\Z")
 
 
-def checks_for(kernel, nbytes, default_metric, tolerance, rules, variant=""):
+def checks_for(kernel: str, nbytes: int, default_metric: str, tolerance: Any,
+               rules: Sequence[Rule], variant: Optional[str] = "") -> Plan:
     """{metric: (tolerance, severity, source)} for one row of the baseline (of the kernel
     instance `variant`)."""
-    out = {default_metric: (tolerance, "fail", "--tolerance")}
+    out: Plan = {default_metric: (tolerance, "fail", "--tolerance")}
     for r in rules:
         if not r.matches(kernel, nbytes, variant):
             continue

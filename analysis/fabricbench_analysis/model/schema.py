@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The result schema as the C side declares it: schema.json, next to this module.
+"""The result schema as the C side declares it: schema.json, at the top of the package
+(beside model/).
 
 Its name and version are the file's own (CMake reads them into fab_schema.h); its columns (name,
 unit, type, description), run attributes and kernel attributes (name, type) are made from
@@ -16,8 +17,8 @@ from typing import Any, Dict, Tuple
 # description.
 Entry = Dict[str, Any]
 
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema.json"),
-          encoding="utf-8") as _f:
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+with open(os.path.join(_PACKAGE_DIR, "schema.json"), encoding="utf-8") as _f:
     _SCHEMA: Dict[str, Any] = json.load(_f)
 
 NAME: str = _SCHEMA["name"]

@@ -10,9 +10,9 @@ import math
 import re
 import textwrap
 
-from . import quality
-from .errors import AnalysisError
-from .table import finite, instance, size_label
+from ..model import quality
+from ..model.errors import AnalysisError
+from ..model.table import finite, instance, size_label
 
 _FILE_NAME = re.compile(r"[a-z][a-z0-9_]{0,80}\Z")
 

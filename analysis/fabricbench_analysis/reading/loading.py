@@ -8,13 +8,14 @@ import os
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Union
 
-from . import files, hostile, jsonload, limits, quality
-from .errors import AnalysisError, NoRows, UsageError
-from .noise import row_noise
+from ..model import hostile, quality
+from ..model.errors import AnalysisError, NoRows, UsageError
+from ..model.noise import row_noise
+from ..model.table import (DERIVED_COLUMNS, INT_DEFAULTS, KERNEL_COLUMNS, META_UNITS, RUN_COLUMNS,
+                    TABLE_COLUMNS, Row, Table)
+from . import files, jsonload, limits
 from .runmeta import (KERNEL_ATTRS, MAX_ENV, RESERVED, RUN_ATTRS, SCHEMA, SCHEMA_VERSION,
                       env_options, finish_run_meta, transport_short)
-from .table import (DERIVED_COLUMNS, INT_DEFAULTS, KERNEL_COLUMNS, META_UNITS, RUN_COLUMNS,
-                    TABLE_COLUMNS, Row, Table)
 
 # SCHEMA, SCHEMA_VERSION, transport_short, ...: runmeta.py's, read through this module too.
 __all__ = ["load", "SCHEMA", "SCHEMA_VERSION", "MAX_ENV", "env_options", "finish_run_meta",

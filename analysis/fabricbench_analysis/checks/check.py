@@ -9,17 +9,17 @@ the noise is a WARN: the measurement cannot tell. docs/ANALYSIS.md has the detai
 import math
 import statistics
 
-from . import noise as noise_mod, quality
-from .compare import DEFAULT_SIGMA, format_columns, headline_metric, judge
-from .errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
-from .grouping import measurements
-from .hostile import COLUMNS
-from .linecheck import RULE, render
-from .noise import MIN_SPREAD_RUNS, noise_column, regimes, runs_noise
-from .rules import checks_for
-from .status import ORDER, worst
-from .table import (direction, finite, fmt_num, instance, kernel_name, row_key, setup_text,
+from ..model import noise as noise_mod, quality
+from ..model.errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
+from ..model.grouping import measurements
+from ..model.hostile import COLUMNS
+from ..model.noise import MIN_SPREAD_RUNS, noise_column, regimes, runs_noise
+from ..model.status import ORDER, worst
+from ..model.table import (direction, finite, fmt_num, instance, kernel_name, row_key, setup_text,
                     size_label)
+from .compare import DEFAULT_SIGMA, format_columns, headline_metric, judge
+from .linecheck import RULE, render
+from .rules import checks_for
 
 def _pct(x):
     return "%.1f%%" % (100 * x)

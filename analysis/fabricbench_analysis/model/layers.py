@@ -13,15 +13,19 @@ their throughput is the rate they were offered (udp_rate) or a packet rate (udp_
 they tell is where loss starts (knee.py).
 """
 import math
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from .table import finite, fmt_num, kernel_name, size_label
+from .table import Row, finite, fmt_num, kernel_name, size_label
 
 TCP_COLUMNS = ("tcp_retrans",)
 UDP_COLUMNS = ("udp_sent", "udp_received", "udp_drops", "udp_ooo", "udp_dup", "loss_pct")
 SOCKET_COLUMNS = TCP_COLUMNS + ("sndbuf_bytes", "rcvbuf_bytes") + UDP_COLUMNS
 
+Column = Tuple[str, str, str]  # a layers table's kernel instance: (layer, kernel, variant)
+Block = Dict[str, Any]  # group_layers(), across(): columns and rows
 
-def socket_proto(row):
+
+def socket_proto(row: Mapping[str, Any]) -> str:
     """'udp' or 'tcp' for a socket kernel's row (by its own columns, else by its name), 'socket'
     for one with socket columns of neither protocol, '' for any other kernel's."""
     if any(finite(row.get(c)) for c in UDP_COLUMNS) or row["kernel"].startswith("udp_"):
@@ -31,7 +35,7 @@ def socket_proto(row):
     return "socket" if any(finite(row.get(c)) for c in SOCKET_COLUMNS) else ""
 
 
-def layer(row):
+def layer(row: Mapping[str, Any]) -> str:
     """'socket' (a TCP throughput kernel), 'MPI' (an MPI bandwidth kernel) or '' (neither: a
     latency kernel, a collective, a UDP kernel) for the layers table."""
     if row["kind"] != "bandwidth":
@@ -42,10 +46,10 @@ def layer(row):
     return "socket" if proto else "MPI"
 
 
-def _columns(rows):
+def _columns(rows: Sequence[Row]) -> List[Column]:
     """The layers' kernel instances of some rows: (layer, kernel, variant), sockets first,
     each in order of appearance."""
-    seen = {}
+    seen: Dict[Column, None] = {}
     for r in rows:
         lay = layer(r)
         if lay:
@@ -53,25 +57,25 @@ def _columns(rows):
     return sorted(seen, key=lambda c: c[0] != "socket")
 
 
-def has_layers(rows):
+def has_layers(rows: Sequence[Row]) -> bool:
     """Whether rows hold both a socket and an MPI throughput kernel."""
     lays = {c[0] for c in _columns(rows)}
     return lays == {"socket", "MPI"}
 
 
-def _row(rows, col, nbytes):
+def _row(rows: Sequence[Row], col: Column, nbytes: int) -> Optional[Row]:
     for r in rows:
         if (layer(r), r["kernel"], r["variant"]) == col and r["bytes"] == nbytes:
             return r
     return None
 
 
-def _gbps(rows, col, nbytes):
+def _gbps(rows: Sequence[Row], col: Column, nbytes: int) -> Any:
     r = _row(rows, col, nbytes)
     return r["Gbps"] if r is not None else math.nan
 
 
-def _quality(rows, col, nbytes):
+def _quality(rows: Sequence[Row], col: Column, nbytes: int) -> Any:
     """The row's quality (quality.py): a disturbed or invalid value is marked, never put in a
     ratio."""
     r = _row(rows, col, nbytes)
@@ -81,10 +85,10 @@ def _quality(rows, col, nbytes):
 NOT_COMPARABLE = ("disturbed", "invalid")
 
 
-def _sizes(rows):
+def _sizes(rows: Sequence[Row]) -> List[int]:
     """The sizes of the layers' table: those both layers measured (a socket kernel runs
     128K unless given -m; bw its own list); where they share none, every size either did."""
-    by = {}
+    by: Dict[str, Set[int]] = {}
     for r in rows:
         if layer(r):
             by.setdefault(layer(r), set()).add(r["bytes"])
@@ -92,13 +96,13 @@ def _sizes(rows):
     return sorted(both or set().union(*by.values()))
 
 
-def _mpi_ref(cols):
+def _mpi_ref(cols: Sequence[Column]) -> Optional[Column]:
     """The MPI kernel the ratio takes: bw where measured, else the first."""
     mpi = [c for c in cols if c[0] == "MPI"]
     return next((c for c in mpi if c[1] == "bw"), mpi[0] if mpi else None)
 
 
-def group_layers(rows):
+def group_layers(rows: Sequence[Row]) -> Optional[Block]:
     """The layers block of one group's rows (grouping.group_rows: medians over its runs), or
     None without both layers: {columns: [{layer, kernel, variant, name}], mpi: the kernel of
     the ratio, rows: [{bytes, Gbps: [per column], ratio}]}. ratio: that MPI kernel's Gb/s over
@@ -106,15 +110,15 @@ def group_layers(rows):
     if not has_layers(rows):
         return None
     cols = _columns(rows)
-    ref = _mpi_ref(cols)
-    out = []
+    ref: Any = _mpi_ref(cols)  # never None: has_layers saw an MPI kernel
+    out: List[Dict[str, Any]] = []
     for b in _sizes(rows):
         vals = [_gbps(rows, c, b) for c in cols]
         qual = [_quality(rows, c, b) for c in cols]
         sock = [(v, q) for c, v, q in zip(cols, vals, qual)
                 if c[0] == "socket" and finite(v) and v > 0]
         mpi = vals[cols.index(ref)]
-        best = max(sock) if sock else None
+        best: Any = max(sock) if sock else None  # (Gb/s, quality) of the best socket one
         ok = best is not None and best[1] not in NOT_COMPARABLE and \
             qual[cols.index(ref)] not in NOT_COMPARABLE
         out.append({"bytes": b, "Gbps": vals, "quality": qual,
@@ -123,22 +127,23 @@ def group_layers(rows):
             "rows": out}
 
 
-def _column_json(col, group=None):
-    out = {"layer": col[0], "kernel": col[1], "variant": col[2],
+def _column_json(col: Column, group: Optional[str] = None) -> Dict[str, Any]:
+    out: Dict[str, Any] = {"layer": col[0], "kernel": col[1], "variant": col[2],
            "name": kernel_name(col[1], col[2])}
     if group is not None:
         out["group"] = group
     return out
 
 
-def across(named_rows):
+def across(named_rows: Sequence[Tuple[str, Sequence[Row]]]) -> Optional[Block]:
     """The layers table of several groups side by side: named_rows [(group name, its rows)];
     None unless the groups together hold both layers. {columns: [{group, layer, kernel,
     variant, name}], rows: [{bytes, Gbps: [per column]}]}."""
     allrows = [r for _, rows in named_rows for r in rows]
     if not has_layers(allrows):
         return None
-    cols, out = [], []
+    cols: List[Tuple[str, Column, Sequence[Row]]] = []
+    out: List[Dict[str, Any]] = []
     for name, rows in named_rows:
         cols += [(name, c, rows) for c in _columns(rows)]
     for b in _sizes(allrows):
@@ -152,12 +157,15 @@ def across(named_rows):
 WIDTH = 100  # a text table wider than this is cut into blocks, the bytes column repeated
 
 
-def wide_columns(head_rows, rows, width=WIDTH):
+def wide_columns(head_rows: List[List[str]], rows: List[List[str]],
+                 width: int = WIDTH) -> List[str]:
     """Lines of a table whose header has several rows (all cells strings, right-aligned),
     cut into blocks of at most `width` columns, each block with the first column."""
     table = head_rows + rows
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-    chunks, cur, used = [], [], widths[0]
+    chunks: List[List[int]] = []
+    cur: List[int] = []
+    used = widths[0]
     for i in range(1, len(widths)):
         if cur and used + 2 + widths[i] > width:
             chunks.append(cur)
@@ -165,7 +173,7 @@ def wide_columns(head_rows, rows, width=WIDTH):
         cur.append(i)
         used += 2 + widths[i]
     chunks.append(cur)
-    out = []
+    out: List[str] = []
     for k, chunk in enumerate(chunks):
         if k:
             out.append("")
@@ -174,19 +182,19 @@ def wide_columns(head_rows, rows, width=WIDTH):
     return out
 
 
-def _num(v, q="ok"):
+def _num(v: Any, q: str = "ok") -> str:
     """A value, marked [disturbed] or [invalid] where its row is."""
     return (fmt_num(v) + (" [%s]" % q if q in NOT_COMPARABLE else "")) if finite(v) else "-"
 
 
-def cells(r):
+def cells(r: Mapping[str, Any]) -> List[str]:
     """A layers row's values as text (text and HTML)."""
     return [_num(v, q) for v, q in zip(r["Gbps"], r.get("quality") or ["ok"] * len(r["Gbps"]))]
 
 
-def _heads(cols, with_group):
+def _heads(cols: Sequence[Mapping[str, Any]], with_group: bool) -> List[List[str]]:
     """The header rows: the group (across groups), the layer, the kernel, its variant."""
-    rows = []
+    rows: List[List[str]] = []
     if with_group:
         rows.append([""] + [c["group"] for c in cols])
     rows.append([""] + [c["layer"] for c in cols])
@@ -196,7 +204,7 @@ def _heads(cols, with_group):
     return rows
 
 
-def group_text(block, name):
+def group_text(block: Block, name: str) -> List[str]:
     """The summary's layers block of one group."""
     heads = _heads(block["columns"], False)
     ratio = "%s/socket" % block["mpi"]
@@ -208,7 +216,7 @@ def group_text(block, name):
         name, ratio, block["mpi"])] + wide_columns(heads, rows)
 
 
-def across_text(block):
+def across_text(block: Block) -> List[str]:
     """compare's layers table: every group's socket and MPI kernels side by side."""
     rows = [[size_label(r["bytes"])] + cells(r) for r in block["rows"]]
     return ["== layers: socket (the kernel's TCP) and MPI, Gb/s per message size [higher is "

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from .compare import format_columns
-from .matrix_load import NOT_MEASURED, SLOW_BITS
-from .table import fmt_num, size_label
+from ..checks.compare import format_columns
+from ..reading.matrix_load import NOT_MEASURED, SLOW_BITS, is_bw
+from ..model.table import fmt_num, size_label
 
 LOAD_ONLY = 8  # pair_slow of a pair slow in the parallel schedule and ok when retested alone
 MATRIX_MAX = 12  # members up to which the text output prints the matrix itself
@@ -48,10 +48,6 @@ def slow_words(bits):
     if rest:
         words.append("bits 0x%02X" % rest)
     return words
-
-
-def is_bw(m):
-    return m["metric"] == "bw_MBps"
 
 
 def entry_mask(m):
