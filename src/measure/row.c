@@ -34,6 +34,8 @@ void fab_row_clear(fab_row_t *row)
     row->cpu_steal_pct = row->runnable_per_cpu = row->ctxsw_per_s = NAN;
     row->osu_avg = row->imb_tmin = row->imb_tmax = NAN;
     row->target_met = -1;
+    row->line_rate_gbps = NAN;
+    row->dtype = row->op = -1;
     for (int j = 0; j < FAB_KCOL_MAX; j++)
         row->kc[j] = NAN;
 }
@@ -233,7 +235,8 @@ const fab_quality_tally_t *fab_row_tally(void)
     return &fab_tally;
 }
 
-void fab_row_quality(fab_row_t *row, const fab_kernel_t *k)
+/* A finished row's quality (measure/quality.h), added to the run's tally. */
+static void fab_row_quality(fab_row_t *row, const fab_kernel_t *k)
 {
     fab_quality_in_t in = {
         .iters = row->iters,
@@ -291,7 +294,7 @@ void fab_row_rates(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
 
         row->overlap_pct = 100.0 * (hidden < 0 ? 0 : hidden > 1 ? 1 : hidden);
     }
-    row->line_pct = NAN; /* rank 0 of the world knows the hosts: fab_row_line_pct */
+    row->line_pct = NAN; /* rank 0 of the world knows the hosts: fab_row_close */
 }
 
 void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_t *slow_count)
@@ -309,22 +312,36 @@ void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_t *slow
     row->slowest_share = (double)slow_count[r] / (double)row->iters;
 }
 
-double fab_row_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
-                        const fab_row_t *r)
+/* Efficiency against the line rate (world rank 0): bandwidth kernels' Gb/s, collectives'
+ * busbw, over the data rate of the port in use (--line-rate or the fabric's), twice that when
+ * the kernel sends both ways at once (into row->line_rate_gbps). Only when the traffic crosses
+ * hosts (within a node no port carries it) unless --line-rate was given. NaN when not known. */
+static void fab_row_line_pct(fab_row_t *r, const fab_world_t *w, const fab_opts_t *o,
+                             const fab_kernel_t *k)
 {
     double gbps, rate = o->net.line_rate_gbps * (fab_kp2p(k)->duplex ? 2.0 : 1.0);
     bool crosses = false;
 
+    r->line_pct = r->line_rate_gbps = NAN;
     if (rate <= 0 || k->kind == FAB_KIND_LATENCY || !w->hosts)
-        return NAN;
+        return;
     if (k->ranks == FAB_RANKS_PAIR)
         crosses = strcmp(w->hosts[o->pair.a], w->hosts[o->pair.b]) != 0;
     else
         crosses = w->nhosts > 1;
     if (!crosses && !o->net.line_rate_given)
-        return NAN;
+        return;
     gbps = k->kind == FAB_KIND_COLLECTIVE ? r->busbw * 8.0 : r->gbps;
-    return isnan(gbps) ? NAN : 100.0 * gbps / rate;
+    r->line_rate_gbps = rate;
+    r->line_pct = isnan(gbps) ? NAN : 100.0 * gbps / rate;
+}
+
+void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k)
+{
+    row->dtype = o->dtype;
+    row->op = o->op;
+    fab_row_line_pct(row, w, o, k);
+    fab_row_quality(row, k);
 }
 
 void fab_row_notes_init(fab_row_notes_t *n)

@@ -35,8 +35,10 @@ typedef struct fab_row {
     double overlap_pct;     /* how much of that the compute hid, 0..100; else NaN */
     double slowest_share;   /* the share of iterations it was slowest in */
     double line_pct;        /* Gb/s (collectives: busbw) / the port's data rate, %; else NaN */
-    double cpu_rank_pct;    /* mean over taking-part ranks of CPU time / wall time, % */
-    double cpu_user_pct;    /* node-wide shares of all CPUs, %, mean over the nodes */
+    double line_rate_gbps;  /* that data rate (both ways for a duplex kernel), Gb/s; NaN none */
+    int dtype, op;       /* the run's element type and reduction (FAB_DT_*, FAB_OP_*); -1 unknown */
+    double cpu_rank_pct; /* mean over taking-part ranks of CPU time / wall time, % */
+    double cpu_user_pct; /* node-wide shares of all CPUs, %, mean over the nodes */
     double cpu_sys_pct;
     double cpu_softirq_pct;
     double cpu_rank_min_pct, cpu_rank_max_pct; /* the least and most busy rank's share, % */
@@ -85,9 +87,11 @@ void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_t *slow
  * reduced over ctx->comm to its rank 0 (collective over ctx->comm). */
 fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_mark_t *a,
                          const fab_cpu_mark_t *b, const fab_load_t *load);
-/* Rank 0 of the run, a finished row: its quality (measure/quality.h), added to the run's
- * tally. */
-void fab_row_quality(fab_row_t *row, const fab_kernel_t *k);
+/* Rank 0 of the run closes every row (fixed, adaptive and pairs alike) before the outputs:
+ * the run's facts the columns need (type, reduction, line rate), line_pct and the quality
+ * (measure/quality.h), added to the run's tally. The outputs then read the row alone. */
+void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_opts_t *o,
+                   const fab_kernel_t *k);
 /* The run's tally of its rows' qualities: reset at a run's start, read at its end. */
 void fab_row_tally_reset(void);
 const fab_quality_tally_t *fab_row_tally(void);
@@ -116,12 +120,6 @@ fab_status_t fab_row_counters(fab_row_t *row, const fab_kernel_t *k, const fab_k
 /* The value of column j of instance ki's kernel (its kcols) in a finished row: counters and
  * gauges as gathered, the instance's axis value, or the derive hook; NaN where none. */
 double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j);
-/* Efficiency against the line rate (world rank 0): bandwidth kernels' Gb/s, collectives'
- * busbw, over the data rate of the port in use (--line-rate or the fabric's), twice that when
- * the kernel sends both ways at once. Only when the traffic crosses hosts (within a node no
- * port carries it) unless --line-rate was given. NaN when not known. */
-double fab_row_line_pct(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
-                        const fab_row_t *r);
 /* What rank 0 notes about a kernel's rows, to say at its end: validation errors, rows whose
  * times include waiting for a core or a stall that resumed. */
 typedef struct fab_row_notes {

@@ -243,8 +243,7 @@ static fab_status_t fab_krun_emit(fab_krun_t *r, const fab_world_t *w, const fab
         smp = h->samples;
         nsmp = h->nsamples;
     }
-    h->row.line_pct = fab_row_line_pct(w, o, k, &h->row);
-    fab_row_quality(&h->row, k);
+    fab_row_close(&h->row, w, o, k);
     fab_watch_phase("writing the row", k->name, h->row.bytes, -1, 0);
     fab_root_emit(sinks, r->ki, h, smp, nsmp);
     if (h->row.stop_status)

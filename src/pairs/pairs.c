@@ -265,10 +265,9 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
         ctx.msgs_per_iter = P->msgs_per_iter;
         ctx.size = 2;
         fab_row_rates(&row, P->k, &ctx, NAN);
-        row.line_pct = fab_row_line_pct(P->w, P->o, P->k, &row);
         row.cpu_rank_pct = row.cpu_user_pct = row.cpu_sys_pct = NAN;
         row.cpu_softirq_pct = row.cpu_rank_min_pct = row.cpu_rank_max_pct = NAN;
-        fab_row_quality(&row, P->k);
+        fab_row_close(&row, P->w, P->o, P->k);
         st = fab_sinks_row(sinks, P->ki, &row, NULL, 0);
     } else {
         st = FAB_OK;
