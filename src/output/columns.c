@@ -20,52 +20,45 @@
 #define US         1e6 /* seconds in the row, microseconds in the column */
 
 /* A collective's row with data: barrier's one row of 0 bytes moves none (it has no type). */
-static bool fab_col_typed(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r)
+static bool fab_col_typed(const fab_kernel_t *k, const fab_row_t *r)
 {
-    return o && k && k->kind == FAB_KIND_COLLECTIVE && !(fab_kcoll(k)->no_sizes && r->bytes == 0);
+    return r->dtype >= 0 && k && k->kind == FAB_KIND_COLLECTIVE &&
+           !(fab_kcoll(k)->no_sizes && r->bytes == 0);
 }
 
-static void fab_col_count(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
-                          fab_value_t *v)
+static void fab_col_count(const fab_kernel_t *k, const fab_row_t *r, fab_value_t *v)
 {
-    if (fab_col_typed(k, o, r))
-        v->i = (int64_t)(r->bytes / fab_dtype_size(o->dtype));
+    if (fab_col_typed(k, r))
+        v->i = (int64_t)(r->bytes / fab_dtype_size(r->dtype));
     else
-        v->i = o && k && k->kind == FAB_KIND_COLLECTIVE ? 0 : -1;
+        v->i = r->dtype >= 0 && k && k->kind == FAB_KIND_COLLECTIVE ? 0 : -1;
 }
 
-static void fab_col_type(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
-                         fab_value_t *v)
+static void fab_col_type(const fab_kernel_t *k, const fab_row_t *r, fab_value_t *v)
 {
-    if (fab_col_typed(k, o, r))
-        v->s = fab_dtype_nccl_name(o->dtype);
+    if (fab_col_typed(k, r))
+        v->s = fab_dtype_nccl_name(r->dtype);
     else
-        v->s = o && k && k->kind == FAB_KIND_COLLECTIVE ? "none" : "";
+        v->s = r->dtype >= 0 && k && k->kind == FAB_KIND_COLLECTIVE ? "none" : "";
 }
 
-static void fab_col_redop(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
-                          fab_value_t *v)
+static void fab_col_redop(const fab_kernel_t *k, const fab_row_t *r, fab_value_t *v)
 {
-    (void)r;
-    if (o && k && k->kind == FAB_KIND_COLLECTIVE)
-        v->s = fab_kcoll(k)->uses_op ? fab_op_name(o->op) : "none";
+    if (r->op >= 0 && k && k->kind == FAB_KIND_COLLECTIVE)
+        v->s = fab_kcoll(k)->uses_op ? fab_op_name(r->op) : "none";
     else
         v->s = "";
 }
 
-static void fab_col_quality(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
-                            fab_value_t *v)
+static void fab_col_quality(const fab_kernel_t *k, const fab_row_t *r, fab_value_t *v)
 {
     (void)k;
-    (void)o;
     v->s = fab_quality_name((fab_quality_t)r->quality);
 }
 
-static void fab_col_quality_reason(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
-                                   fab_value_t *v)
+static void fab_col_quality_reason(const fab_kernel_t *k, const fab_row_t *r, fab_value_t *v)
 {
     (void)k;
-    (void)o;
     v->s = r->quality_reason; /* the row's own text, valid while the row is */
 }
 
@@ -291,8 +284,7 @@ static int fab_kcol_index(const fab_kernel_t *k, const char *name)
     return -1;
 }
 
-void fab_column_value(int col, const fab_kinst_t *ki, const fab_opts_t *o, const fab_row_t *r,
-                      fab_value_t *v)
+void fab_column_value(int col, const fab_kinst_t *ki, const fab_row_t *r, fab_value_t *v)
 {
     const fab_kernel_t *k = ki ? ki->k : NULL;
     const fab_column_t *c = &fab_columns[col];
@@ -307,7 +299,7 @@ void fab_column_value(int col, const fab_kinst_t *ki, const fab_opts_t *o, const
         break;
     case 'f':
         v->s = c->type == FAB_COL_STR ? "" : NULL;
-        c->fn(k, o, r, v);
+        c->fn(k, r, v);
         break;
     case 'u':
         v->i = (int64_t) * (const uint64_t *)at;
@@ -327,13 +319,12 @@ void fab_column_value(int col, const fab_kinst_t *ki, const fab_opts_t *o, const
     }
 }
 
-void fab_column_values(const fab_kinst_t *ki, const fab_opts_t *o, const fab_row_t *r, double *d,
-                       const char **s)
+void fab_column_values(const fab_kinst_t *ki, const fab_row_t *r, double *d, const char **s)
 {
     for (int c = 0; c < fab_ncolumns; c++) {
         fab_value_t v;
 
-        fab_column_value(c, ki, o, r, &v);
+        fab_column_value(c, ki, r, &v);
         d[c] = fab_columns[c].type == FAB_COL_F64   ? v.d
                : fab_columns[c].type == FAB_COL_STR ? NAN
                                                     : (double)v.i;

@@ -28,10 +28,9 @@ typedef struct fab_value {
     const char *s;
 } fab_value_t;
 
-/* A column that the row alone does not hold: its value from the row's kernel and the options
- * it ran with (o may be NULL: then unknown, -1 or ""). */
-typedef void (*fab_col_fn_t)(const fab_kernel_t *k, const fab_opts_t *o, const fab_row_t *r,
-                             fab_value_t *v);
+/* A column derived from the row and its kernel (the row's dtype and op -1: unknown, then -1
+ * or ""). */
+typedef void (*fab_col_fn_t)(const fab_kernel_t *k, const fab_row_t *r, fab_value_t *v);
 
 typedef struct fab_column {
     const char *name; /* file-safe: "MBps", "p999_us" */
@@ -52,13 +51,11 @@ extern int fab_ncolumns;
 /* The columns there would be without the room's limit (unit.columns: at most
  * FAB_MAX_COLUMNS); kernels sharing a column table count it twice. */
 int fab_columns_wanted(void);
-/* Column col of row r, measured by instance ki (NULL: unknown) with options o. */
-void fab_column_value(int col, const fab_kinst_t *ki, const fab_opts_t *o, const fab_row_t *r,
-                      fab_value_t *v);
+/* Column col of row r (closed: fab_row_close), measured by instance ki (NULL: unknown). */
+void fab_column_value(int col, const fab_kinst_t *ki, const fab_row_t *r, fab_value_t *v);
 /* Every column of row r: as a double in d[0 .. fab_ncolumns-1] (integers converted, text
  * NaN) and, for text columns, in s[] (NULL for the others). */
-void fab_column_values(const fab_kinst_t *ki, const fab_opts_t *o, const fab_row_t *r, double *d,
-                       const char **s);
+void fab_column_values(const fab_kinst_t *ki, const fab_row_t *r, double *d, const char **s);
 /* A kernel's own column's definition (ctype 'k'), NULL for the harness's. */
 const fab_kcol_t *fab_column_kcol(int col);
 /* The index of the column called name, or -1. */

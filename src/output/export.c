@@ -149,7 +149,7 @@ static fab_status_t fab_export_row(void *arg, const fab_kinst_t *ki, const fab_r
             fab_jw_str(&j, "variant", variant);
         }
         fab_jw_str(&j, "kind", fab_kind_name(k->kind));
-        fab_jsonrec_columns(&j, ki, e->o, r);
+        fab_jsonrec_columns(&j, ki, r);
         fputs("}\n", f);
         return fab_export_flush(e);
     }
@@ -157,7 +157,7 @@ static fab_status_t fab_export_row(void *arg, const fab_kinst_t *ki, const fab_r
     for (int c = 0; c < fab_ncolumns; c++) {
         fab_value_t v;
 
-        fab_column_value(c, ki, e->o, r, &v);
+        fab_column_value(c, ki, r, &v);
         fputc(',', f);
         if (fab_columns[c].type == FAB_COL_STR)
             fputs(v.s, f); /* names of letters and digits: nothing to quote */

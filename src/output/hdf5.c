@@ -439,7 +439,7 @@ static fab_status_t fab_h5_row(void *arg, const fab_kinst_t *ki, const fab_row_t
         fab_value_t v;
         herr_t rc;
 
-        fab_column_value(c, ki, h->o, r, &v);
+        fab_column_value(c, ki, r, &v);
         rc = fab_h5_append_value(h->table, fab_columns[c].name, fab_columns[c].type, h->nrows, &v);
         if (rc < 0) {
             FAB_ERROR("results file %s: cannot append to column %s", h->path, fab_columns[c].name);

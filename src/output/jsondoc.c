@@ -288,7 +288,7 @@ static fab_status_t fab_jdoc_row(void *arg, const fab_kinst_t *ki, const fab_row
         return FAB_OK;
     fab_piece_sep(&d->rows);
     fputc('{', d->rows.f);
-    fab_jsonrec_columns(&j, ki, d->o, r);
+    fab_jsonrec_columns(&j, ki, r);
     fputc('}', d->rows.f);
     d->nrows++;
     /* rows in a burst share a commit, as in the HDF5 file (FAB_COMMIT_GAP) */

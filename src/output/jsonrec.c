@@ -118,13 +118,12 @@ void fab_jsonrec_kernel(fab_jw_t *j, const fab_kmeta_t *m)
     }
 }
 
-void fab_jsonrec_columns(fab_jw_t *j, const fab_kinst_t *ki, const fab_opts_t *o,
-                         const fab_row_t *r)
+void fab_jsonrec_columns(fab_jw_t *j, const fab_kinst_t *ki, const fab_row_t *r)
 {
     for (int c = 0; c < fab_ncolumns; c++) {
         fab_value_t v;
 
-        fab_column_value(c, ki, o, r, &v);
+        fab_column_value(c, ki, r, &v);
         fab_jw_key(j, fab_columns[c].name);
         if (fab_columns[c].type == FAB_COL_STR)
             fab_json_str(j->f, v.s);

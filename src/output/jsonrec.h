@@ -32,8 +32,7 @@ void fab_jsonrec_units(fab_jw_t *j);
 void fab_jsonrec_kernel(fab_jw_t *j, const fab_kmeta_t *m);
 /* Every column of the row (17 significant digits, null where not a number), then, for a row
  * of the adaptive measurement, "block_medians_us" (the file's blocks/<bytes>). */
-void fab_jsonrec_columns(fab_jw_t *j, const fab_kinst_t *ki, const fab_opts_t *o,
-                         const fab_row_t *r);
+void fab_jsonrec_columns(fab_jw_t *j, const fab_kinst_t *ki, const fab_row_t *r);
 /* A stop written at once, before the process ends (status, end_time, stop_reason and the
  * exit code it means). */
 void fab_jsonrec_stop(fab_jw_t *j, const char *status, const char *reason);

@@ -394,7 +394,7 @@ static fab_status_t fab_prom_row(void *arg, const fab_kinst_t *ki, const fab_row
         return FAB_ERR_NOMEM;
     slot->kernel = p->nk - 1;
     /* text columns (type, redop) come out NaN: they make no series */
-    fab_column_values(ki, p->o, r, slot->v, text);
+    fab_column_values(ki, r, slot->v, text);
     return FAB_OK;
 }
 

@@ -504,7 +504,7 @@ static fab_status_t fab_text_sink_row(void *arg, const fab_kinst_t *ki, const fa
 
     (void)samples;
     (void)nsamples;
-    fab_column_values(ki, t->o, r, d, s);
+    fab_column_values(ki, r, d, s);
     fab_text_row(t->f, &t->table, d, s);
     fab_text_marks_add(&t->marks, d, s);
     if (k->axis && k->axis->knee_col)

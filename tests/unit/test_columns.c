@@ -328,7 +328,6 @@ static void check_verdict_width(void)
 int main(void)
 {
     fab_row_t r;
-    fab_opts_t o;
     double d[FAB_MAX_COLUMNS];
     const char *s[FAB_MAX_COLUMNS];
     const fab_kinst_t allreduce_i = {fab_kernel_find("allreduce"), NAN};
@@ -387,12 +386,15 @@ int main(void)
     /* a row no rank timed (a pairs kernel's summary) has none of the peers' times */
     fab_row_clear(&r);
     CHECK(isnan(r.osu_avg) && isnan(r.imb_tmin) && isnan(r.imb_tmax));
+    /* nor, not closed, the run's type and reduction: unknown, as a non-collective's */
+    fab_column_values(allreduce, &r, d, s);
+    CHECK(d[fab_column_find("count")] == -1 && strcmp(s[fab_column_find("type")], "") == 0 &&
+          strcmp(s[fab_column_find("redop")], "") == 0);
 
     /* values: as the entries say (seconds to us, integers as integers) */
     memset(&r, 0, sizeof(r));
-    memset(&o, 0, sizeof(o));
-    o.dtype = FAB_DT_BFLOAT16;
-    o.op = FAB_OP_MAX;
+    r.dtype = FAB_DT_BFLOAT16; /* the run's, as fab_row_close sets them */
+    r.op = FAB_OP_MAX;
     r.bytes = 4096;
     r.iters = 1000;
     r.t.p50 = 1.5e-6;
@@ -417,7 +419,7 @@ int main(void)
     r.imb_tmin = 2e-6;
     r.imb_tmax = 3.25e-6;
     CHECK(allreduce->k && bcast->k && latency->k);
-    fab_column_values(allreduce, &o, &r, d, s);
+    fab_column_values(allreduce, &r, d, s);
     CHECK(d[fab_column_find("bytes")] == 4096 && d[fab_column_find("iterations")] == 1000);
     CHECK(fabs(d[fab_column_find("p50_us")] - 1.5) < 1e-12);
     CHECK(fabs(d[fab_column_find("p9999_us")] - 9.0) < 1e-12);
@@ -431,11 +433,11 @@ int main(void)
     CHECK(d[fab_column_find("count")] == 2048 && s[fab_column_find("count")] == NULL);
     CHECK(strcmp(s[fab_column_find("type")], "bfloat16") == 0 &&
           strcmp(s[fab_column_find("redop")], "max") == 0 && isnan(d[fab_column_find("type")]));
-    o.dtype = FAB_DT_FLOAT16;
-    fab_column_values(bcast, &o, &r, d, s); /* no reduction: none */
+    r.dtype = FAB_DT_FLOAT16;
+    fab_column_values(bcast, &r, d, s); /* no reduction: none */
     CHECK(strcmp(s[fab_column_find("type")], "half") == 0 &&
           strcmp(s[fab_column_find("redop")], "none") == 0 && d[fab_column_find("count")] == 2048);
-    fab_column_values(latency, &o, &r, d, s); /* not a collective: -1, "" */
+    fab_column_values(latency, &r, d, s); /* not a collective: -1, "" */
     CHECK(d[fab_column_find("count")] == -1 && strcmp(s[fab_column_find("type")], "") == 0 &&
           strcmp(s[fab_column_find("redop")], "") == 0);
     /* a kernel's own columns: NaN for kernels without them; counters as gathered, the
@@ -448,7 +450,7 @@ int main(void)
             r.kc[j] = NAN;
         r.kc[0] = 7;
         r.kc[1] = 212992;
-        fab_column_values(&inst, &o, &r, d, s);
+        fab_column_values(&inst, &r, d, s);
         CHECK(d[fab_column_find("tcp_retrans")] == 7 && d[fab_column_find("streams")] == 4 &&
               d[fab_column_find("sndbuf_bytes")] == 212992 &&
               isnan(d[fab_column_find("rcvbuf_bytes")]));
@@ -460,8 +462,8 @@ int main(void)
 
     /* the printed wide collective row: rank:share, "-" for no overlap and no validation, n/a,
      * a small busbw in significant digits, the nccl-tests columns last */
-    o.dtype = FAB_DT_BFLOAT16;
-    fab_column_values(allreduce, &o, &r, d, s);
+    r.dtype = FAB_DT_BFLOAT16;
+    fab_column_values(allreduce, &r, d, s);
     {
         char *buf;
 
