@@ -47,7 +47,7 @@ typedef struct fab_row {
      * %, and its runnable tasks per online CPU (mean of the block ends), the most of the
      * nodes; the involuntary context switches per second of the most preempted rank. */
     double cpu_steal_pct, runnable_per_cpu, ctxsw_per_s;
-    int quality;              /* fab_quality_t, judged on rank 0 (fab_row_quality) */
+    int quality;              /* fab_quality_t, judged on rank 0 (fab_row_close) */
     unsigned quality_reasons; /* FAB_QR_* */
     char quality_reason[64];  /* its words, ';'-separated */
     double stall_s;           /* longest wait of a rank beyond its expected step (a stall that
