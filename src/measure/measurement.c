@@ -332,13 +332,8 @@ static void fab_row_fill(fab_measure_t *m, size_t bytes, uint64_t iters, uint64_
                          double comm_mean, fab_row_t *row)
 {
     row->bytes = bytes;
-    row->iters = iters;
     row->warmup = warm;
-    fab_acc_stats(&m->acc, fab_ktime_divisor(m->k), &row->t);
-    fab_row_precision(row, &m->acc);
-    row->iter_time = m->acc.loop_total / (double)iters;
-    fab_row_rates(row, m->k, m->ctx, comm_mean);
-    fab_row_slowest(row, m->ctx, m->slow_count);
+    fab_row_samples(row, m->k, m->ctx, &m->acc, iters, comm_mean, m->slow_count);
 }
 
 fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)

@@ -460,13 +460,8 @@ static void fab_rounds_fill(fab_rounds_t *r, int i, fab_row_t *row)
     double div = fab_ktime_divisor(m->k);
 
     row->bytes = s->bytes;
-    row->iters = s->acc.n;
     row->warmup = s->warm;
-    fab_acc_stats(&s->acc, div, &row->t);
-    fab_row_precision(row, &s->acc);
-    row->iter_time = s->acc.n ? s->acc.loop_total / (double)s->acc.n : NAN;
-    fab_row_rates(row, m->k, m->ctx, NAN);
-    fab_row_slowest(row, m->ctx, s->slow);
+    fab_row_samples(row, m->k, m->ctx, &s->acc, s->acc.n, NAN, s->slow);
     row->blocks = ad->nblocks;
     row->blocks_ci_pct = isfinite(s->v.blocks_rel) ? 100.0 * s->v.blocks_rel : NAN;
     row->target_met = ad->decision == FAB_ADAPT_STOP_PRECISE;

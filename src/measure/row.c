@@ -137,7 +137,8 @@ double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j)
     }
 }
 
-void fab_row_precision(fab_row_t *row, struct fab_acc *acc)
+/* The median's interval of acc (the row's samples) into row->ci_pct. */
+static void fab_row_precision(fab_row_t *row, struct fab_acc *acc)
 {
     fab_interval_t ci;
 
@@ -297,7 +298,8 @@ void fab_row_rates(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
     row->line_pct = NAN; /* rank 0 of the world knows the hosts: fab_row_close */
 }
 
-void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_t *slow_count)
+/* The rank slowest in most iterations, from per-rank counts (NULL: one timer, none). */
+static void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_t *slow_count)
 {
     int r = 0;
 
@@ -310,6 +312,17 @@ void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_t *slow
             r = i;
     row->slowest_rank = fab_comm_world_rank(ctx->comm, r);
     row->slowest_share = (double)slow_count[r] / (double)row->iters;
+}
+
+void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, fab_acc_t *acc,
+                     uint64_t iters, double comm_mean, const uint64_t *slow)
+{
+    row->iters = iters;
+    fab_acc_stats(acc, fab_ktime_divisor(k), &row->t);
+    fab_row_precision(row, acc);
+    row->iter_time = iters ? acc->loop_total / (double)iters : NAN;
+    fab_row_rates(row, k, ctx, comm_mean);
+    fab_row_slowest(row, ctx, slow);
 }
 
 /* Efficiency against the line rate (world rank 0): bandwidth kernels' Gb/s, collectives'

@@ -74,14 +74,15 @@ typedef struct fab_row {
 /* An empty row: zeros, and "none" for what has a none value (-1 ranks and validation, NaN
  * precision, target -1). */
 void fab_row_clear(fab_row_t *row);
-/* The median's interval of acc (the row's samples) into row->ci_pct. */
-void fab_row_precision(fab_row_t *row, fab_acc_t *acc);
 /* After the statistics (row->t, bytes, iters, iter_time): the rates, algbw/busbw and overlap.
  * comm_mean:
  * --overlap-compute's reference time of the call alone, s (NaN without). */
 void fab_row_rates(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, double comm_mean);
-/* The rank slowest in most iterations, from per-rank counts (NULL: one timer, none). */
-void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_t *slow_count);
+/* Rank 0 of the kernel, after a policy's timed samples acc (of iters iterations): the statistics,
+ * the median's interval (ci_pct), iter_time, fab_row_rates and the rank slowest in most of them
+ * (slow: per-rank counts; NULL: one timer, none). The fixed and adaptive policies' fill. */
+void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, fab_acc_t *acc,
+                     uint64_t iters, double comm_mean, const uint64_t *slow);
 /* The CPU cost and disturbance of the window between two marks, with the runnable tasks
  * sampled at its block ends (load: this rank's samples, none unless it samples its node),
  * reduced over ctx->comm to its rank 0 (collective over ctx->comm). */
