@@ -14,7 +14,7 @@ into OUTDIR:
   runs3000.h5       an HDF5 file of 3,000 runs (the template's run copied; with a template of
                     about 400 KB a run, the issue's 1.2 GB)
 
-With --caps, instead, files AT the caps of fabricbench_analysis/limits.py (the runs, kernel
+With --caps, instead, files AT the caps of fabricbench_analysis/reading/limits.py (the runs, kernel
 groups and table rows one command reads), to show what the caps are worth:
 
   caps_runs.h5      MAX_RUNS runs of the template's run

@@ -235,7 +235,7 @@ static const char *const fab_env_other[] = {
     "FABRICBENCH_ANALYZE_MAX_KERNELS",
     "FABRICBENCH_ANALYZE_MAX_ROWS",
 };
-#define FAB_ENV_READ 12 /* the first ones of fab_env_other: read by this program */
+#define FAB_ENV_READ 13 /* the first ones of fab_env_other: read by this program */
 
 /* The i-th FABRICBENCH_ name this program knows (the options', then fab_env_other's) into var;
  * false for a help row (no variable). */

@@ -39,7 +39,7 @@ struct fab_meta_field {
     const char *name; /* attribute and JSON key */
     const char *json; /* JSON key where it differs from name, else NULL */
     fab_meta_type_t type;
-    /* Where the value comes from (out/runmeta.c): the member at off of the run's info or of its
+    /* Where the value comes from (output/runmeta.c): the member at off of the run's info or of its
      * fabric, or a value of its own; false when this run has no such field. */
     bool (*get)(const fab_meta_field_t *f, const fab_run_info_t *info, fab_meta_value_t *v);
     size_t off;

@@ -27,7 +27,7 @@ int fab_pairs_members(const fab_world_t *w, const fab_opts_t *o, int *member);
 fab_status_t fab_pairs_check(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
                              char *msg, size_t len, char *hint, size_t hlen);
 /* Run instance ki of a pairs kernel (collective over MPI_COMM_WORLD). FAB_ERR_SUSPECT (exit 1)
- * when the verdict names a suspect. *agreed as for fab_run_kernel. */
+ * when the verdict names a suspect. *agreed as for fab_run_kernels_at. */
 fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kinst_t *ki,
                            fab_sinks_t *sinks, bool *agreed);
 

@@ -127,9 +127,7 @@ def stop(proc):
     """End our mpirun and its ranks if a check left them running. The whole process group: a
     rank that outlived a killed mpirun would hold the pipes, and communicate() would wait for
     it (seen beside busy loops: the test ran into ctest's limit instead of saying why)."""
-    if proc.poll() is not None:
-        return
-    try:
+    try:  # also when mpirun has exited: a rank of its group may still hold the pipes
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
