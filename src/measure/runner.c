@@ -457,8 +457,17 @@ static fab_status_t fab_run_group(const fab_world_t *w, const fab_opts_t *o, int
 fab_status_t fab_run_kernels_at(const fab_world_t *w, const fab_opts_t *o, int i, int *count,
                                 fab_sinks_t *sinks, bool *agreed)
 {
-    int first, n = fab_rounds_group(o, i, &first);
+    int first, n;
 
+    /* The pairs kernels are pairs/'s (fab_run_pairs), which measure/ does not name. */
+    if (o->kernels[i].k->ranks == FAB_RANKS_NODES) {
+        FAB_ERROR("kernel '%s' is a pairs kernel: fab_run_pairs runs it, not fab_run_kernels_at "
+                  "(this is a bug)",
+                  o->kernels[i].k->name);
+        *count = 1;
+        return FAB_ERR_INTERNAL;
+    }
+    n = fab_rounds_group(o, i, &first);
     if (first != i)
         n = 1; /* not the start of its group (not asked so by the caller) */
     *count = n;
