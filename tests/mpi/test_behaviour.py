@@ -75,8 +75,12 @@ p, h, ks = run(2, ["bw", "-m", "8", "-t", "0.01", "-w", "4"], env={"FABRICBENCH_
 check(ks[0]["header"]["window"].startswith("4 messages"), "command line beats env")
 print("ok FABRICBENCH_WINDOW")
 
-# A sweep longer than a few seconds prints progress lines on stderr; -q silences them.
-p, h, ks = run(2, ["latency", "-m", "1:64", "-t", "0.7"])
+# A sweep longer than a few seconds prints progress lines on stderr; -q silences them. Its
+# length comes from the test hook's 20 ms sleep in each of 7 x 33 iterations (about 4.6 s),
+# not from --time: beside busy loops a -t 0.7 size whose calibration caught a fast moment ran
+# one block of tens of seconds.
+p, h, ks = run(2, ["allreduce", "--nonblocking", "-m", "8:512", "-i", "30"],
+               env={"FABRICBENCH_TEST_LAG": "1"})
 check("progress:" in p.stderr and "[rank 0 " in p.stderr, "progress line: " + p.stderr)
 check("progress:" not in p.stdout, "progress on stdout")
 print("ok progress lines")

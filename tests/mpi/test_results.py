@@ -371,15 +371,17 @@ check(kept >= 1 and end["record"] == "end" and end["status"] == "failed",
       "ulimit -f: %d rows kept, JSON end %r" % (kept, end))
 print("ok ulimit -f: exit 3, one message, %d rows kept, the run marked failed (JSON, HDF5)" % kept)
 
-# A write error mid-run (a full disk: a 400 KiB tmpfs): exit 3, rows written before intact.
+# A write error mid-run (a full disk: a 1 MiB tmpfs): exit 3, rows written before intact.
 if os.geteuid() != 0:
     print("SKIP write-error check: mounting a small tmpfs needs root")
 else:
     os.mkdir("small")
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", "small"], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", "small"], check=True)
     try:
-        # Fixed iterations: at most 160 KB of samples per row, so the first row always fits
-        # (old and new file side by side) and a later one cannot.
+        # Fixed iterations: 160 KB of samples a row; the file with one row is 280-330 KB and
+        # with none about 190 KB, so the first row always fits (old and new file side by side)
+        # and the fourth or fifth cannot (1 MiB: 3-4 rows kept; 400 KiB kept none once beside
+        # busy loops).
         p = mpirun(2, [exe, "run", "latency", "-m", "1:64K", "-i", "20000", "-x", "10",
                        "--samples", "-o", "small/full.h5"])
         check(p.returncode == 3 and "No space left on device" in p.stderr and
