@@ -13,6 +13,7 @@
   cli/main.c;
 - the harness (src/) names no kernel that owns options or checks of its own, nor those
   options: what a kernel owns lives in its file in kernels/;
+- a kernel includes fab_kernel.h and at most one support header (sock/sock.h or sock/udp.h);
 - no C function (src/, kernels/) over 80 lines unless the comment directly above it says why,
   with the marker "long:" and a reason (/* long: one switch over the schema's attributes */).
 
@@ -187,6 +188,27 @@ for what, pat in owned:
         if pat.search(raw):
             problems.append("%s names '%s', which a kernel owns (kernels/): move it there"
                             % (os.path.relpath(path, src), what))
+
+# A kernel includes its interface and at most one support library (issue 30): fab_kernel.h,
+# plus sock/sock.h or sock/udp.h for a socket kernel; the harness's headers (kernel/traits.h,
+# measure/, output/ ...) never.
+KERNEL_HEADERS = ("kernel/fab_kernel.h", "fab_kernel.h")
+SUPPORT_HEADERS = ("sock/sock.h", "sock/udp.h")
+nkernels = 0
+for name in sorted(os.listdir(kdir)):
+    if not name.endswith(".c"):
+        continue
+    nkernels += 1
+    with open(os.path.join(kdir, name), encoding="utf-8") as f:
+        incs = re.findall(r'^#include "([^"]+)"', f.read(), re.M)
+    support = [i for i in incs if i in SUPPORT_HEADERS]
+    other = [i for i in incs if i not in KERNEL_HEADERS + SUPPORT_HEADERS]
+    if other or len(support) > 1 or not any(i in KERNEL_HEADERS for i in incs):
+        problems.append("kernels/%s includes %s: a kernel includes fab_kernel.h and at most one "
+                        "of %s" % (name, incs, ", ".join(SUPPORT_HEADERS)))
+if nkernels < 10:
+    problems.append("found %d kernels in kernels/: the include check read the wrong folder"
+                    % nkernels)
 
 # Every source file names its licence in its first lines (after a shebang or a modulefile's
 # magic line): SPDX-License-Identifier: BSD-3-Clause (LICENSE).
