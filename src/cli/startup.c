@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/watchdog.h"
 #include "core/world.h"
+#include "net/topology.h"
 #include "net/transport.h"
 #include "output/outputs.h"
 
@@ -77,6 +78,7 @@ bool fab_startup_prepare(fab_opts_t *o, fab_fabric_t *fb, fab_status_t *fst, int
     if (note[0] && fab_first_rank())
         fprintf(stderr, "fabricbench: warning: %s\n", note);
     fab_transport_prepare(&o->net);
+    fab_topo_env_prepare(); /* before MPI_Init's topology */
     fab_outputs_prepare(o);
     return fab_startup_fsize(code);
 }

@@ -10,6 +10,14 @@
 
 #include "core/status.h"
 
+/* Before MPI_Init: keep hwloc from loading the plugins no one here reads (GPU and graphics
+ * devices, libxml2's XML reader; hwloc_pci stays: placement finds the NIC through it), in
+ * MPI_Init's topology as in placement's, by HWLOC_PLUGINS_BLACKLIST, unless the user set
+ * it. Returns whether it was set here. */
+#define FAB_HWLOC_PLUGINS_UNUSED                                                                   \
+    "hwloc_gl,hwloc_opencl,hwloc_cuda,hwloc_nvml,hwloc_rsmi,hwloc_levelzero,hwloc_xml_libxml"
+bool fab_topo_env_prepare(void);
+
 /* This machine's topology (xml NULL), or one exported by `lstopo file.xml`; io: with the
  * I/O devices (PCI, OS devices: where a NIC is), which take most of the time to read. */
 fab_status_t fab_topo_load(const char *xml, bool io, hwloc_topology_t *topo, char *err,

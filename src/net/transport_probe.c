@@ -53,6 +53,17 @@ static void fab_parse_lanes(const char *info, char *out, size_t len)
         snprintf(out, len, "unknown (no lanes in UCX endpoint info)");
 }
 
+bool fab_probe_small_rx_pool(void)
+{
+    const char *mm[] = {"UCX_MM_RX_BUFS_GROW", "UCX_SYSV_RX_BUFS_GROW", "UCX_POSIX_RX_BUFS_GROW",
+                        "UCX_XPMEM_RX_BUFS_GROW"};
+
+    for (size_t i = 0; i < sizeof(mm) / sizeof(*mm); i++)
+        if (getenv(mm[i]))
+            return false;
+    return true;
+}
+
 /* A UCX context and worker from the UCX_* environment, and the worker's address; *alen 0
  * (said once) when a step failed. */
 static void fab_ucx_open(ucp_context_h *ctx, ucp_worker_h *worker, ucp_address_t **addr,
@@ -64,6 +75,11 @@ static void fab_ucx_open(ucp_context_h *ctx, ucp_worker_h *worker, ucp_address_t
                               .thread_mode = UCS_THREAD_MODE_SINGLE};
     ucs_status_t us = ucp_config_read(NULL, NULL, &cfg);
 
+    /* Memory only: the pool's growth is no attribute lanes are chosen by (the lanes with and
+     * without it: docs/PERFORMANCE.md, start-up). */
+    if (us == UCS_OK && fab_probe_small_rx_pool() &&
+        ucp_config_modify(cfg, "MM_RX_BUFS_GROW", FAB_PROBE_RX_GROW) != UCS_OK)
+        FAB_DEBUG("UCX probe: MM_RX_BUFS_GROW not accepted; the pool grows as UCX's default");
     if (us == UCS_OK) {
         us = ucp_init(&params, cfg, ctx);
         ucp_config_release(cfg);

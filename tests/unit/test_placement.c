@@ -301,6 +301,34 @@ out:
         hwloc_topology_destroy(t);
 }
 
+/* Before MPI_Init the unused hwloc plugins are kept out, hwloc_pci kept, and a user's own
+ * HWLOC_PLUGINS_BLACKLIST is left alone; this machine's topology still has its I/O. */
+static void test_plugins_env(void)
+{
+    const char *v;
+    hwloc_topology_t t = NULL;
+    char err[512] = "";
+
+    unsetenv("HWLOC_PLUGINS_BLACKLIST");
+    CHECK(fab_topo_env_prepare());
+    v = getenv("HWLOC_PLUGINS_BLACKLIST");
+    CHECK(v && strcmp(v, FAB_HWLOC_PLUGINS_UNUSED) == 0);
+    CHECK(v && strstr(v, "hwloc_gl") && strstr(v, "hwloc_opencl") && strstr(v, "hwloc_xml_libxml"));
+    CHECK(v && !strstr(v, "hwloc_pci")); /* hwloc matches a plugin's name as a substring */
+    CHECK(fab_topo_load(NULL, true, &t, err, sizeof(err)) == FAB_OK);
+    if (t)
+        hwloc_topology_destroy(t);
+    setenv("HWLOC_PLUGINS_BLACKLIST", "mine", 1);
+    CHECK(!fab_topo_env_prepare());
+    v = getenv("HWLOC_PLUGINS_BLACKLIST");
+    CHECK(v && strcmp(v, "mine") == 0);
+    setenv("HWLOC_PLUGINS_BLACKLIST", "", 1); /* set, even empty: the user's */
+    CHECK(!fab_topo_env_prepare());
+    v = getenv("HWLOC_PLUGINS_BLACKLIST");
+    CHECK(v && v[0] == '\0');
+    unsetenv("HWLOC_PLUGINS_BLACKLIST");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -314,5 +342,6 @@ int main(int argc, char **argv)
     test_two_hca();
     test_single_socket();
     test_apply();
+    test_plugins_env();
     return fab_test_report("test_placement");
 }
