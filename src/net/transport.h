@@ -34,7 +34,8 @@ bool fab_transport_needs_probe(const fab_transport_t *t);
 /* The probe's UCX context grows the shared-memory transports' receive pool 8 buffers at a time
  * (FAB_PROBE_RX_GROW) instead of UCX's 512 (4.2 MB a transport, for one endpoint that sends
  * nothing): true unless the user set a pool's growth (UCX_MM_, _SYSV_, _POSIX_, _XPMEM_
- * RX_BUFS_GROW), which the probe then keeps. Not an attribute lanes are chosen by. */
+ * RX_BUFS_GROW), which the probe then keeps, or chose the transports (UCX_TLS, also through
+ * --fabric; UCX_SHM_DEVICES). Not an attribute lanes are chosen by. */
 #define FAB_PROBE_RX_GROW "8"
 bool fab_probe_small_rx_pool(void);
 fab_status_t fab_transport_probe_pairs(const fab_world_t *w, int n, const int *a, const int *b,

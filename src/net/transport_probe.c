@@ -55,8 +55,14 @@ static void fab_parse_lanes(const char *info, char *out, size_t len)
 
 bool fab_probe_small_rx_pool(void)
 {
-    const char *mm[] = {"UCX_MM_RX_BUFS_GROW", "UCX_SYSV_RX_BUFS_GROW", "UCX_POSIX_RX_BUFS_GROW",
-                        "UCX_XPMEM_RX_BUFS_GROW"};
+    /* UCX warns of a setting no transport of the context takes (MM_RX_BUFS_GROW under
+     * UCX_TLS=tcp): only where its default transports, shared memory among them, are in use. */
+    const char *mm[] = {"UCX_MM_RX_BUFS_GROW",
+                        "UCX_SYSV_RX_BUFS_GROW",
+                        "UCX_POSIX_RX_BUFS_GROW",
+                        "UCX_XPMEM_RX_BUFS_GROW",
+                        "UCX_TLS",
+                        "UCX_SHM_DEVICES"};
 
     for (size_t i = 0; i < sizeof(mm) / sizeof(*mm); i++)
         if (getenv(mm[i]))

@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "net/fabric.h"
 #include "net/inventory.h"
+#include "net/transport.h"
 
 static const char *golden;
 
@@ -599,6 +600,32 @@ static void test_lanes_device(void)
     CHECK(!fab_lanes_device("", dev, sizeof(dev)));
 }
 
+/* The probe's small receive pool: only where UCX's default transports are in use and no pool
+ * growth of the user's is set; a user's setting is never overridden. */
+static void test_probe_rx_pool(void)
+{
+    const char *names[] = {"UCX_MM_RX_BUFS_GROW",
+                           "UCX_SYSV_RX_BUFS_GROW",
+                           "UCX_POSIX_RX_BUFS_GROW",
+                           "UCX_XPMEM_RX_BUFS_GROW",
+                           "UCX_TLS",
+                           "UCX_SHM_DEVICES"};
+    const size_t n = sizeof(names) / sizeof(*names);
+
+    for (size_t i = 0; i < n; i++)
+        unsetenv(names[i]);
+    CHECK(fab_probe_small_rx_pool());
+    CHECK(strcmp(FAB_PROBE_RX_GROW, "8") == 0);
+    for (size_t i = 0; i < n; i++) {
+        setenv(names[i], "", 1); /* set, even empty: the user's */
+        CHECK(!fab_probe_small_rx_pool());
+        unsetenv(names[i]);
+    }
+    setenv("UCX_TCP_RX_BUFS_GROW", "16", 1); /* not a shared-memory pool */
+    CHECK(fab_probe_small_rx_pool());
+    unsetenv("UCX_TCP_RX_BUFS_GROW");
+}
+
 int main(int argc, char **argv)
 {
     fab_inventory_t *inv = malloc(sizeof(*inv));
@@ -618,6 +645,7 @@ int main(int argc, char **argv)
     }
 
     test_rates();
+    test_probe_rx_pool();
     test_lanes_device();
     test_class_names();
     test_fixtures(inv);
