@@ -15,7 +15,7 @@
 
 #include "check.h"
 #include "cli/options.h"
-#include "core/opts.h"
+#include "cli/opts.h"
 #include "core/world.h"
 #include "kernel/registry.h"
 #include "output/columns.h"
