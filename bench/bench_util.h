@@ -52,7 +52,7 @@ static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t by
     o.launch.quiet = true;
     o.meas.dtype = dtype;
     memset(&row, 0, sizeof(row));
-    if (fab_run_kernels_at(w, &o, 0, &count, &sinks, &agreed) != FAB_OK)
+    if (fab_run_kernels_at(w, &o.launch, &o.meas, &o.net, 0, &count, &sinks, &agreed) != FAB_OK)
         MPI_Abort(MPI_COMM_WORLD, 3);
     fab_sinks_close(&sinks);
     return row;

@@ -492,7 +492,7 @@ static fab_status_t fab_opts_refuse(const fab_opts_t *o, char *err, size_t errle
         st = FAB_ERR_USAGE;
     }
     if (st == FAB_OK)
-        st = fab_outputs_check(o, err, errlen, hint, hintlen);
+        st = fab_outputs_check(&o->out, err, errlen, hint, hintlen);
     return st;
 }
 

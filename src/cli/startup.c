@@ -77,6 +77,6 @@ bool fab_startup_prepare(fab_opts_t *o, fab_fabric_t *fb, fab_status_t *fst, int
     if (note[0] && fab_first_rank())
         fprintf(stderr, "fabricbench: warning: %s\n", note);
     fab_transport_prepare(&o->net);
-    fab_outputs_prepare(o);
+    fab_outputs_prepare(&o->out);
     return fab_startup_fsize(code);
 }

@@ -78,7 +78,7 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_measopts_t *
         fab_sizes_t tmp;
         fab_kctx_t ctx;
         fab_status_t st =
-            fab_plan_ctx(ki, mopt, nopt, fab_plan_ranks(k, w), fab_kernel_sizes(k, mopt, nopt, &tmp), &ctx);
+            fab_plan_ctx(ki, mopt, nopt, fab_plan_ranks(k, w), fab_kernel_sizes(k, mopt, &tmp), &ctx);
 
         if (st != FAB_OK) {
             snprintf(msg, len, "kernel '%s': %s while checking it", k->name, fab_status_string(st));

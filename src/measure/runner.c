@@ -387,7 +387,7 @@ static fab_status_t fab_group_buffers(const fab_world_t *w, const fab_launchopts
             continue;
         active = true;
         memset(&ctx, 0, sizeof(ctx));
-        if (fab_plan_ctx(&lopt->kernels[j], mopt, nopt, fab_plan_ranks(k, w), fab_kernel_sizes(k, mopt, nopt, &tmp),
+        if (fab_plan_ctx(&lopt->kernels[j], mopt, nopt, fab_plan_ranks(k, w), fab_kernel_sizes(k, mopt, &tmp),
                          &ctx) == FAB_OK &&
             (size_t)ctx.slots * ctx.max_bytes > most)
             most = (size_t)ctx.slots * ctx.max_bytes;

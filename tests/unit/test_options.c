@@ -5,6 +5,7 @@
 #include "check.h"
 #include "cli/options.h"
 #include "cli/opts.h"
+#include "core/timing.h"
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
 #include "kernel/registry.h"

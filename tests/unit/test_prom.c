@@ -62,7 +62,7 @@ static int write_run(const char *path)
     char *hosts[2] = {ODD_HOST, ODD_HOST};
     fab_world_t w = {.rank = 0, .size = 2, .hosts = hosts, .nhosts = 1};
     fab_run_info_t info;
-    fab_opts_t o;
+    fab_launchopts_t o; /* the prom sink reads the run's kernels and --repeat */
     fab_sink_t s;
     fab_row_t r;
     int pair[2] = {0, 1};
@@ -70,9 +70,9 @@ static int write_run(const char *path)
     if (!lat)
         return -1;
     memset(&o, 0, sizeof(o));
-    o.launch.kernels[0] = (fab_kinst_t){lat, NAN};
-    o.launch.nkernels = 1;
-    o.launch.repeat = 1;
+    o.kernels[0] = (fab_kinst_t){lat, NAN};
+    o.nkernels = 1;
+    o.repeat = 1;
     memset(&info, 0, sizeof(info));
     snprintf(info.start_time, sizeof(info.start_time), "2026-12-02T16:09:08Z");
     info.nranks = 2;
@@ -83,8 +83,8 @@ static int write_run(const char *path)
     snprintf(info.status, sizeof(info.status), "running");
     if (fab_out_prom_sink(path, &o, &s) != FAB_OK)
         return -1;
-    s.run_begin(s.arg, &info, &o);
-    s.kernel_begin(s.arg, &o.launch.kernels[0], &o, pair, &w, "");
+    s.run_begin(s.arg, &info);
+    s.kernel_begin(s.arg, &o.kernels[0], pair, &w, "", "");
     fab_row_clear(&r);
     r.bytes = 8;
     r.iters = 1000;
@@ -93,19 +93,19 @@ static int write_run(const char *path)
     r.t.p99 = 4.25e-6;
     r.mbps = 12.5;
     r.line_pct = 40;
-    s.row(s.arg, &o.launch.kernels[0], &r, NULL, 0);
+    s.row(s.arg, &o.kernels[0], &r, NULL, 0);
     r.bytes = 1024;
     r.t.p50 = INFINITY;
     r.t.mean = -INFINITY;
     r.t.p99 = NAN;
     r.line_pct = NAN;
-    s.row(s.arg, &o.launch.kernels[0], &r, NULL, 0);
+    s.row(s.arg, &o.kernels[0], &r, NULL, 0);
     r.bytes = 8; /* the same size again (a kernel named twice): the later row only */
     r.t.p50 = 1.75e-6;
     r.t.mean = 2e-6;
     r.t.p99 = 4.25e-6;
     r.line_pct = 40;
-    s.row(s.arg, &o.launch.kernels[0], &r, NULL, 0);
+    s.row(s.arg, &o.kernels[0], &r, NULL, 0);
     snprintf(info.status, sizeof(info.status), "complete, validation failed");
     snprintf(info.end_time, sizeof(info.end_time), "2026-12-02T16:10:08Z");
     info.exit_code = 1;
