@@ -81,7 +81,8 @@ int fab_command_without_mpi(fab_cmd_t cmd, const fab_opts_t *o)
         return FAB_EXIT_OK;
     }
     if (cmd == FAB_CMD_SHOW)
-        return fab_show_files(o->cmd.show_files, o->cmd.nshow_files, stdout, o->out.wide, o->out.columns);
+        return fab_show_files(o->cmd.show_files, o->cmd.nshow_files, stdout, o->out.wide,
+                              o->out.columns);
     if ((cmd == FAB_CMD_INVENTORY || cmd == FAB_CMD_PLACEMENT) && o->cmd.sub_usage) {
         printf("usage: %s\n", o->cmd.sub_usage);
         return FAB_EXIT_OK;
@@ -91,8 +92,8 @@ int fab_command_without_mpi(fab_cmd_t cmd, const fab_opts_t *o)
     if (cmd == FAB_CMD_INVENTORY)
         return fab_inventory_command(o->net.sysfs_root, o->cmd.json_flag, stdout, stderr);
     if (cmd == FAB_CMD_PLACEMENT)
-        return fab_place_command(o->cmd.topology, o->net.placement, o->net.device, o->cmd.place_ranks,
-                                 o->cmd.json_flag, stdout, stderr);
+        return fab_place_command(o->cmd.topology, o->net.placement, o->net.device,
+                                 o->cmd.place_ranks, o->cmd.json_flag, stdout, stderr);
     if (!fab_first_rank())
         return FAB_EXIT_OK;
     switch (cmd) {

@@ -329,7 +329,8 @@ fab_status_t fab_opts_table_check(const fab_opts_t *o, char *err, size_t errlen,
         snprintf(hint, hintlen, "give one: --wide for every column, --columns LIST for those");
         return FAB_ERR_USAGE;
     }
-    return o->out.columns ? fab_text_columns_check(o->out.columns, err, errlen, hint, hintlen) : FAB_OK;
+    return o->out.columns ? fab_text_columns_check(o->out.columns, err, errlen, hint, hintlen)
+                          : FAB_OK;
 }
 
 /* The commands, by their first word (`completion` is main's: it reads no options). */
@@ -502,7 +503,7 @@ static void fab_opts_ignored(fab_opts_t *o, const bool *set)
     if (o->meas.iters > 0 && set[fab_opt_index("time")])
         snprintf(o->note, sizeof(o->note), "-t/--time is ignored: -i fixes the iterations");
     if (!o->meas.adaptive && (set[fab_opt_index("budget")] || set[fab_opt_index("precision")] ||
-                         set[fab_opt_index("pair-time")]))
+                              set[fab_opt_index("pair-time")]))
         snprintf(o->note, sizeof(o->note),
                  "--budget, --precision and --pair-time are ignored: %s fixes the "
                  "measurement",

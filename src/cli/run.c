@@ -136,18 +136,22 @@ static fab_status_t fab_open_sinks(const fab_world_t *w, const fab_opts_t *o, fa
         st = fab_out_hdf5_sink(info->results_file, &o->meas, &o->out, NULL, &sk);
     if (st == FAB_OK && info->results_file[0])
         st = fab_sinks_add(sinks, sk);
-    if (st == FAB_OK && o->out.json && (st = fab_out_export_sink(o->out.json, false, &o->meas, &o->out, &sk)) == FAB_OK)
+    if (st == FAB_OK && o->out.json &&
+        (st = fab_out_export_sink(o->out.json, false, &o->meas, &o->out, &sk)) == FAB_OK)
         st = fab_sinks_add(sinks, sk);
-    if (st == FAB_OK && o->out.csv && (st = fab_out_export_sink(o->out.csv, true, &o->meas, &o->out, &sk)) == FAB_OK)
+    if (st == FAB_OK && o->out.csv &&
+        (st = fab_out_export_sink(o->out.csv, true, &o->meas, &o->out, &sk)) == FAB_OK)
         st = fab_sinks_add(sinks, sk);
-    if (st == FAB_OK && o->out.json_doc && (st = fab_out_jsondoc_sink(o->out.json_doc, &o->launch, &o->meas, &o->out, &sk)) == FAB_OK)
+    if (st == FAB_OK && o->out.json_doc &&
+        (st = fab_out_jsondoc_sink(o->out.json_doc, &o->launch, &o->meas, &o->out, &sk)) == FAB_OK)
         st = fab_sinks_add(sinks, sk);
-    if (st == FAB_OK && o->out.prom && (st = fab_out_prom_sink(o->out.prom, &o->launch, &sk)) == FAB_OK)
+    if (st == FAB_OK && o->out.prom &&
+        (st = fab_out_prom_sink(o->out.prom, &o->launch, &sk)) == FAB_OK)
         st = fab_sinks_add(sinks, sk);
     /* last: see fab_sinks_run_begin; on stderr (or none) when an output takes stdout */
     if (st == FAB_OK && fab_outputs_table(&o->launch, &o->out))
-        st = fab_sinks_add(sinks, fab_out_text_sink(fab_outputs_table(&o->launch, &o->out), &o->launch,
-                                                        &o->meas, &o->out));
+        st = fab_sinks_add(sinks, fab_out_text_sink(fab_outputs_table(&o->launch, &o->out),
+                                                    &o->launch, &o->meas, &o->out));
     return st;
 }
 
@@ -203,7 +207,8 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
     for (int i = 0, n = 1; i < o->launch.nkernels; i += n) {
         if (o->launch.kernels[i].k->ranks == FAB_RANKS_NODES) { /* alone, by pairs/ */
             n = 1;
-            st = fab_run_pairs(w, &o->launch, &o->meas, &o->net, &o->pairs, &o->launch.kernels[i], sinks, agreed);
+            st = fab_run_pairs(w, &o->launch, &o->meas, &o->net, &o->pairs, &o->launch.kernels[i],
+                               sinks, agreed);
         } else {
             st = fab_run_kernels_at(w, &o->launch, &o->meas, &o->net, i, &n, sinks, agreed);
         }
@@ -212,8 +217,8 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
         /* A stop asked on any rank (signal, failed output) ends the run everywhere. */
         if (st == FAB_OK && fab_stop_flag)
             st = fab_stop_status(fab_stop_flag);
-        fab_watch_phase("agreeing with every rank after the kernel", o->launch.kernels[i + n - 1].k->name,
-                        0, -1, 0);
+        fab_watch_phase("agreeing with every rank after the kernel",
+                        o->launch.kernels[i + n - 1].k->name, 0, -1, 0);
         st = fab_agree(st, MPI_COMM_WORLD);
         /* A validation failure or a suspect is a finding, not a reason to stop: run the rest. */
         if (st != FAB_OK && st != FAB_ERR_VALIDATION && st != FAB_ERR_SUSPECT)

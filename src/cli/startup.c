@@ -50,7 +50,9 @@ bool fab_startup_prepare(fab_opts_t *o, fab_fabric_t *fb, fab_status_t *fst, int
 {
     char err[1024], hint[1024], note[512];
 
-    fab_log_set_level(o->launch.verbose >= 2 ? FAB_LOG_DEBUG : o->launch.verbose ? FAB_LOG_INFO : FAB_LOG_WARN);
+    fab_log_set_level(o->launch.verbose >= 2 ? FAB_LOG_DEBUG
+                      : o->launch.verbose    ? FAB_LOG_INFO
+                                             : FAB_LOG_WARN);
     if (o->note[0] && fab_first_rank())
         fprintf(stderr, "fabricbench: warning: %s\n", o->note);
     /* The fabric is resolved on each host before MPI_Init (UCX reads its environment there).

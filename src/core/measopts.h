@@ -31,11 +31,11 @@ typedef struct fab_measopts {
     bool window_given; /* -w given: it applies to a kernel with a default_window too */
     int sync;          /* fab_sync_t: back to back, or an untimed barrier after every iteration */
     bool validate;
-    bool samples;     /* --samples: keep per-iteration times in the result file */
-    fab_pair_t pair;  /* --pair: the ranks pair kernels measure between */
-    int timer;        /* fab_timer_kind_t (core/timing.h) */
-    int dtype, op;    /* FAB_DT_*, FAB_OP_* */
-    int root;         /* -1: rotate */
+    bool samples;    /* --samples: keep per-iteration times in the result file */
+    fab_pair_t pair; /* --pair: the ranks pair kernels measure between */
+    int timer;       /* fab_timer_kind_t (core/timing.h) */
+    int dtype, op;   /* FAB_DT_*, FAB_OP_* */
+    int root;        /* -1: rotate */
     bool nonblocking;
     double overlap_us; /* 0: none */
 } fab_measopts_t;

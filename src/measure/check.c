@@ -52,9 +52,10 @@ static size_t fab_address_headroom(void)
     return rl.rlim_cur > used ? (size_t)(rl.rlim_cur - used) : 0;
 }
 
-static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_measopts_t *mopt, const fab_netopts_t *nopt,
-                                    const fab_kinst_t *ki, char *msg, size_t len, char *hint,
-                                    size_t hlen, fab_nodes_check_fn nodes_check, const void *nodes_arg)
+static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_measopts_t *mopt,
+                                    const fab_netopts_t *nopt, const fab_kinst_t *ki, char *msg,
+                                    size_t len, char *hint, size_t hlen,
+                                    fab_nodes_check_fn nodes_check, const void *nodes_arg)
 {
     const fab_kernel_t *k = ki->k;
 
@@ -77,8 +78,8 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_measopts_t *
     if (k->check) { /* what the kernel itself refuses (its own options, say) */
         fab_sizes_t tmp;
         fab_kctx_t ctx;
-        fab_status_t st =
-            fab_plan_ctx(ki, mopt, nopt, fab_plan_ranks(k, w), fab_kernel_sizes(k, mopt, &tmp), &ctx);
+        fab_status_t st = fab_plan_ctx(ki, mopt, nopt, fab_plan_ranks(k, w),
+                                       fab_kernel_sizes(k, mopt, &tmp), &ctx);
 
         if (st != FAB_OK) {
             snprintf(msg, len, "kernel '%s': %s while checking it", k->name, fab_status_string(st));
@@ -90,8 +91,8 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_measopts_t *
             return st;
     }
     if (fab_kcoll(k)->uses_root && mopt->root >= w->size) {
-        snprintf(msg, len, "--root %d: rank %d does not exist; this run has ranks 0 to %d", mopt->root,
-                 mopt->root, w->size - 1);
+        snprintf(msg, len, "--root %d: rank %d does not exist; this run has ranks 0 to %d",
+                 mopt->root, mopt->root, w->size - 1);
         snprintf(hint, hlen, "pick a root below %d, or -1 to rotate it", w->size);
         return FAB_ERR_CONFIG;
     }
@@ -99,14 +100,16 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_measopts_t *
         return nodes_check(w, mopt, nodes_arg, k, msg, len, hint, hlen);
     if (k->ranks == FAB_RANKS_PAIR && (mopt->pair.a >= w->size || mopt->pair.b >= w->size)) {
         snprintf(msg, len, "--pair %d,%d: rank %d does not exist; this run has ranks 0 to %d",
-                 mopt->pair.a, mopt->pair.b, mopt->pair.a >= w->size ? mopt->pair.a : mopt->pair.b, w->size - 1);
+                 mopt->pair.a, mopt->pair.b, mopt->pair.a >= w->size ? mopt->pair.a : mopt->pair.b,
+                 w->size - 1);
         snprintf(hint, hlen, "pick two ranks below %d", w->size);
         return FAB_ERR_CONFIG;
     }
     return FAB_OK;
 }
 
-fab_status_t fab_run_check(const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt, const fab_netopts_t *nopt,
+fab_status_t fab_run_check(const fab_world_t *w, const fab_launchopts_t *lopt,
+                           const fab_measopts_t *mopt, const fab_netopts_t *nopt,
                            fab_nodes_check_fn nodes_check, const void *nodes_arg)
 {
     char msg[512] = "", hint[256] = "";

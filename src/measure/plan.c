@@ -48,7 +48,8 @@ void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out)
     fab_sizes_parse(def, out, err, sizeof(err));
 }
 
-const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_measopts_t *mopt, fab_sizes_t *tmp)
+const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_measopts_t *mopt,
+                                    fab_sizes_t *tmp)
 {
     if (fab_kcoll(k)->no_sizes) {
         tmp->v[0] = 0;
@@ -66,7 +67,8 @@ bool fab_rank_active(const fab_kernel_t *k, const fab_measopts_t *mopt, int rank
     return k->ranks != FAB_RANKS_PAIR || rank == mopt->pair.a || rank == mopt->pair.b;
 }
 
-void fab_probe_pair(const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int *a, int *b)
+void fab_probe_pair(const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
+                    int *a, int *b)
 {
     /* A pair kernel measures --pair; an all-ranks kernel, rank 0 and its partner size/2
      * (msgrate's first pair; on several nodes, the pair that crosses the network). */
@@ -80,7 +82,8 @@ void fab_probe_pair(const fab_world_t *w, const fab_launchopts_t *lopt, const fa
     *b = w->size / 2;
 }
 
-int fab_probe_pairs(const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int *a, int *b)
+int fab_probe_pairs(const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
+                    int *a, int *b)
 {
     int n = 1;
     bool all = false;
@@ -109,8 +112,9 @@ static bool fab_test_wrong_op(void)
     return fab_test_switch("FABRICBENCH_TEST_WRONG_OP", &cached);
 }
 
-fab_status_t fab_plan_ctx(const fab_kinst_t *ki, const fab_measopts_t *mopt, const fab_netopts_t *nopt, int nranks,
-                          const fab_sizes_t *sizes, fab_kctx_t *ctx)
+fab_status_t fab_plan_ctx(const fab_kinst_t *ki, const fab_measopts_t *mopt,
+                          const fab_netopts_t *nopt, int nranks, const fab_sizes_t *sizes,
+                          fab_kctx_t *ctx)
 {
     const fab_kernel_t *k = ki->k;
     const fab_kcoll_t *coll = fab_kcoll(k);
@@ -146,8 +150,8 @@ fab_status_t fab_plan_ctx(const fab_kinst_t *ki, const fab_measopts_t *mopt, con
     return FAB_OK;
 }
 
-size_t fab_own_bytes(const fab_kinst_t *ki, const fab_measopts_t *mopt, const fab_netopts_t *nopt, int nranks,
-                     const fab_sizes_t *sizes)
+size_t fab_own_bytes(const fab_kinst_t *ki, const fab_measopts_t *mopt, const fab_netopts_t *nopt,
+                     int nranks, const fab_sizes_t *sizes)
 {
     size_t (*own)(const fab_kctx_t *ctx) = fab_kmem(ki->k)->own_bytes;
     fab_kctx_t ctx;

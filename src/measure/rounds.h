@@ -59,7 +59,8 @@ bool fab_rounds_budget_auto(const fab_launchopts_t *lopt, const fab_measopts_t *
 /* How instance ki's sizes' iterations are chosen, in words (the table's header, the file's
  * iteration_policy): adaptive (naming the kernels measured with it, when ki is one of
  * lopt->kernels), -i, or --time. Not for pairs kernels. */
-void fab_rounds_policy(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, const fab_kinst_t *ki, char *buf, size_t len);
+void fab_rounds_policy(const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
+                       const fab_kinst_t *ki, char *buf, size_t len);
 
 /* The run's budget (fab_plan_budget) starts now (every rank, before the first kernel). */
 void fab_rounds_budget_begin(const fab_launchopts_t *lopt, const fab_measopts_t *mopt);
@@ -72,7 +73,8 @@ bool fab_rounds_capped(void);
 /* The share of what is left of it for kernels first .. first+n-1 (indices in lopt->kernels),
  * in proportion to their rows; 0 once spent. *cap_s: their share of what is left of the cap,
  * in the same proportion (at least the budget's share). */
-double fab_rounds_budget_take(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int first, int n, double *cap_s);
+double fab_rounds_budget_take(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int first,
+                              int n, double *cap_s);
 
 /* One kernel's part, on the kernel's ranks: its sizes (the kernel's list; the sizes that
  * fit_bytes rounds to the previous one's value are skipped, as the caller skips them). */

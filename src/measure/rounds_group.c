@@ -47,7 +47,8 @@ int fab_rounds_group(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, i
     int a = i, b = i;
 
     *first = i;
-    if (!mopt->adaptive || i < 0 || i >= lopt->nkernels || !fab_rounds_groupable(lopt->kernels[i].k))
+    if (!mopt->adaptive || i < 0 || i >= lopt->nkernels ||
+        !fab_rounds_groupable(lopt->kernels[i].k))
         return 1;
     while (a > 0 && fab_rounds_groupable(lopt->kernels[a - 1].k))
         a--;
@@ -99,7 +100,8 @@ bool fab_rounds_budget_auto(const fab_launchopts_t *lopt, const fab_measopts_t *
     return true;
 }
 
-void fab_rounds_policy(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, const fab_kinst_t *ki, char *buf, size_t len)
+void fab_rounds_policy(const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
+                       const fab_kinst_t *ki, char *buf, size_t len)
 {
     int rows, first = 0, n = 1, at = 0;
     double budget = fab_rounds_budget(lopt, mopt, &rows);
@@ -177,7 +179,8 @@ bool fab_rounds_capped(void)
     return fab_budget.capped;
 }
 
-double fab_rounds_budget_take(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int first, int n, double *cap_s)
+double fab_rounds_budget_take(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int first,
+                              int n, double *cap_s)
 {
     double w = 0, elapsed = (double)(fab_now_ns() - fab_budget.start_ns) * 1e-9;
     double left = fab_budget.total_s - elapsed, cap_left = fab_budget.cap_s - elapsed;

@@ -329,8 +329,8 @@ void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ct
  * busbw, over the data rate of the port in use (--line-rate or the fabric's), twice that when
  * the kernel sends both ways at once (into row->line_rate_gbps). Only when the traffic crosses
  * hosts (within a node no port carries it) unless --line-rate was given. NaN when not known. */
-static void fab_row_line_pct(fab_row_t *r, const fab_world_t *w, const fab_measopts_t *mopt, const fab_netopts_t *nopt,
-                             const fab_kernel_t *k)
+static void fab_row_line_pct(fab_row_t *r, const fab_world_t *w, const fab_measopts_t *mopt,
+                             const fab_netopts_t *nopt, const fab_kernel_t *k)
 {
     double gbps, rate = nopt->line_rate_gbps * (fab_kp2p(k)->duplex ? 2.0 : 1.0);
     bool crosses = false;
@@ -349,7 +349,8 @@ static void fab_row_line_pct(fab_row_t *r, const fab_world_t *w, const fab_measo
     r->line_pct = isnan(gbps) ? NAN : 100.0 * gbps / rate;
 }
 
-void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_measopts_t *mopt, const fab_netopts_t *nopt, const fab_kernel_t *k)
+void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_measopts_t *mopt,
+                   const fab_netopts_t *nopt, const fab_kernel_t *k)
 {
     row->dtype = mopt->dtype;
     row->op = mopt->op;

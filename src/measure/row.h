@@ -93,8 +93,8 @@ fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_ma
 /* Rank 0 of the run closes every row (fixed, adaptive and pairs alike) before the outputs:
  * the run's facts the columns need (type, reduction, line rate), line_pct and the quality
  * (measure/quality.h), added to the run's tally. The outputs then read the row alone. */
-void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_measopts_t *mopt, const fab_netopts_t *nopt,
-                   const fab_kernel_t *k);
+void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_measopts_t *mopt,
+                   const fab_netopts_t *nopt, const fab_kernel_t *k);
 /* The run's tally of its rows' qualities: reset at a run's start, read at its end. */
 void fab_row_tally_reset(void);
 const fab_quality_tally_t *fab_row_tally(void);

@@ -46,8 +46,8 @@ typedef struct fab_progress {
     int done, total;
 } fab_progress_t;
 
-static void fab_progress_update(fab_progress_t *p, const fab_launchopts_t *lopt, const fab_kernel_t *k,
-                                size_t bytes)
+static void fab_progress_update(fab_progress_t *p, const fab_launchopts_t *lopt,
+                                const fab_kernel_t *k, size_t bytes)
 {
     uint64_t now = fab_now_ns();
     double elapsed = (double)(now - p->start) * 1e-9;
@@ -124,8 +124,8 @@ typedef struct fab_krun {
 /* Every rank of the run (collective): set instance ki up. Set-up problems end it on every rank
  * before anything is measured: local steps (allocations) are agreed on before the next
  * collective, so a rank that failed never leaves a peer waiting in one. */
-static fab_status_t fab_krun_setup(fab_krun_t *r, const fab_world_t *w, const fab_measopts_t *mopt, const fab_netopts_t *nopt,
-                                   const fab_kinst_t *ki)
+static fab_status_t fab_krun_setup(fab_krun_t *r, const fab_world_t *w, const fab_measopts_t *mopt,
+                                   const fab_netopts_t *nopt, const fab_kinst_t *ki)
 {
     const fab_kernel_t *k = ki->k;
     fab_status_t st;
@@ -235,7 +235,8 @@ static fab_status_t fab_krun_measure(fab_krun_t *r, const fab_world_t *w, fab_rg
 
 /* Rank 0: size i's row (from the lead when it is another rank) given to the outputs; *stopped:
  * the lead's rounds ended on a stop request. */
-static fab_status_t fab_krun_emit(fab_krun_t *r, const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt, const fab_netopts_t *nopt,
+static fab_status_t fab_krun_emit(fab_krun_t *r, const fab_world_t *w, const fab_launchopts_t *lopt,
+                                  const fab_measopts_t *mopt, const fab_netopts_t *nopt,
                                   fab_sinks_t *sinks, int i, const double *smp, size_t nsmp,
                                   fab_row_notes_t *notes, fab_progress_t *prog, int *stopped)
 {
@@ -290,7 +291,8 @@ static fab_status_t fab_krun_end(fab_krun_t *r, const fab_world_t *w, fab_sinks_
 /* Every rank of the run: the kernel's rows, each measured (the fixed policies, or the
  * group g's rounds, the kernel being its j-th) and handed to rank 0, which gives it to the
  * outputs between the kernel's begin and end. */
-static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt, const fab_netopts_t *nopt,
+static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab_launchopts_t *lopt,
+                                  const fab_measopts_t *mopt, const fab_netopts_t *nopt,
                                   fab_sinks_t *sinks, fab_rgroup_t *g, int j, bool *agreed)
 {
     const fab_sizes_t *sizes = r->sizes;
@@ -331,7 +333,8 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
             break;
         }
         if (w->rank == 0)
-            st = fab_krun_emit(r, w, lopt, mopt, nopt, sinks, i, smp, nsmp, &notes, &prog, &stopped);
+            st =
+                fab_krun_emit(r, w, lopt, mopt, nopt, sinks, i, smp, nsmp, &notes, &prog, &stopped);
         if (kst != FAB_OK)
             st = kst;
     }
@@ -340,7 +343,8 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
 
 /* A kernel measured alone: the fixed policies, a kernel with buffers of its own (the pairs
  * kernels are pairs/pairs.c's, run by the caller). */
-static fab_status_t fab_run_alone(const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt, const fab_netopts_t *nopt, int i,
+static fab_status_t fab_run_alone(const fab_world_t *w, const fab_launchopts_t *lopt,
+                                  const fab_measopts_t *mopt, const fab_netopts_t *nopt, int i,
                                   fab_sinks_t *sinks, bool *agreed)
 {
     const fab_kinst_t *ki = &lopt->kernels[i];
@@ -372,7 +376,9 @@ static fab_status_t fab_run_alone(const fab_world_t *w, const fab_launchopts_t *
 
 /* The pool of message buffers (measure/buffers.c) grows by mapping anew: before the group's
  * kernels point into it, it must hold the largest of them. Every rank of the run. */
-static fab_status_t fab_group_buffers(const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt, const fab_netopts_t *nopt, int first, int n)
+static fab_status_t fab_group_buffers(const fab_world_t *w, const fab_launchopts_t *lopt,
+                                      const fab_measopts_t *mopt, const fab_netopts_t *nopt,
+                                      int first, int n)
 {
     size_t most = 0;
     bool active = false;
@@ -387,8 +393,8 @@ static fab_status_t fab_group_buffers(const fab_world_t *w, const fab_launchopts
             continue;
         active = true;
         memset(&ctx, 0, sizeof(ctx));
-        if (fab_plan_ctx(&lopt->kernels[j], mopt, nopt, fab_plan_ranks(k, w), fab_kernel_sizes(k, mopt, &tmp),
-                         &ctx) == FAB_OK &&
+        if (fab_plan_ctx(&lopt->kernels[j], mopt, nopt, fab_plan_ranks(k, w),
+                         fab_kernel_sizes(k, mopt, &tmp), &ctx) == FAB_OK &&
             (size_t)ctx.slots * ctx.max_bytes > most)
             most = (size_t)ctx.slots * ctx.max_bytes;
         fab_dtype_free(&ctx.dtype);
@@ -404,8 +410,9 @@ static fab_status_t fab_group_buffers(const fab_world_t *w, const fab_launchopts
  * rounds shared, their rows given to the outputs kernel after kernel, each as soon as its
  * turn comes and it has stopped. After a stop request every kernel that has a measured size
  * still gets its rows (the outputs keep what was measured); one that has none is left out. */
-static fab_status_t fab_run_group(const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt, const fab_netopts_t *nopt, int first, int n,
-                                  fab_sinks_t *sinks, bool *agreed)
+static fab_status_t fab_run_group(const fab_world_t *w, const fab_launchopts_t *lopt,
+                                  const fab_measopts_t *mopt, const fab_netopts_t *nopt, int first,
+                                  int n, fab_sinks_t *sinks, bool *agreed)
 {
     fab_krun_t *r = calloc((size_t)n, sizeof(*r));
     fab_rgroup_t *g = NULL;
@@ -457,8 +464,9 @@ static fab_status_t fab_run_group(const fab_world_t *w, const fab_launchopts_t *
     return st != FAB_OK ? st : worst;
 }
 
-fab_status_t fab_run_kernels_at(const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt, const fab_netopts_t *nopt, int i, int *count,
-                                fab_sinks_t *sinks, bool *agreed)
+fab_status_t fab_run_kernels_at(const fab_world_t *w, const fab_launchopts_t *lopt,
+                                const fab_measopts_t *mopt, const fab_netopts_t *nopt, int i,
+                                int *count, fab_sinks_t *sinks, bool *agreed)
 {
     int first, n;
 

@@ -32,8 +32,8 @@ static fab_status_t fab_output_judge(const char *path, const char *what, const c
                   path, n > 0 ? " (to " : "", to, n > 0 ? ")" : "");
         fprintf(stderr, "hint: %s\n",
                 oopt->append ? "--append does not follow a link: give the path of the file itself"
-                          : "remove the link, give the path of the file itself, or --force to "
-                            "replace the link by a new file (its target stays as it is)");
+                             : "remove the link, give the path of the file itself, or --force to "
+                               "replace the link by a new file (its target stays as it is)");
         return FAB_ERR_USAGE;
     }
     FAB_ERROR("%s %s is %s: results go to regular files", what, path, kind);
@@ -42,8 +42,8 @@ static fab_status_t fab_output_judge(const char *path, const char *what, const c
     return FAB_ERR_USAGE;
 }
 
-fab_status_t fab_output_claim(const char *path, const char *what, const fab_outopts_t *oopt, bool *taken,
-                              fab_claim_t *c)
+fab_status_t fab_output_claim(const char *path, const char *what, const fab_outopts_t *oopt,
+                              bool *taken, fab_claim_t *c)
 {
     const char *kind = fab_file_kind(path);
     fab_status_t st;

@@ -36,11 +36,11 @@ typedef struct fab_export {
     FILE *f;
     char path[1024];
     bool csv;
-    bool is_stdout;      /* "-": stdout, not closed here */
-    bool failed;         /* a write failed: said once */
-    bool skip_header;    /* appending to a CSV file that has one */
-    uint64_t rows;       /* of the kernel now running */
-    fab_claim_t claim;   /* held from the constructor to close (core/file.h) */
+    bool is_stdout;             /* "-": stdout, not closed here */
+    bool failed;                /* a write failed: said once */
+    bool skip_header;           /* appending to a CSV file that has one */
+    uint64_t rows;              /* of the kernel now running */
+    fab_claim_t claim;          /* held from the constructor to close (core/file.h) */
     const fab_measopts_t *mopt; /* a collective's type, reduction, root (the kernel records) */
 } fab_export_t;
 
@@ -212,7 +212,7 @@ static fab_status_t fab_export_open(fab_export_t *e, const char *path, const cha
         return st;
     fd = fab_claim_open(&e->claim, oopt->append  ? FAB_OPEN_APPEND
                                    : oopt->force ? FAB_OPEN_REPLACE
-                                              : FAB_OPEN_CREATE);
+                                                 : FAB_OPEN_CREATE);
     if (fd >= 0 && fstat(fd, &sb) == 0 && (e->f = fdopen(fd, oopt->append ? "a" : "w")) != NULL) {
         e->skip_header = oopt->append && e->csv && sb.st_size > 0;
         return FAB_OK;

@@ -396,8 +396,8 @@ static fab_status_t fab_jdoc_claim(fab_jdoc_t *d, const char *path, const fab_ou
                   link ? "is a symbolic link: fabricbench never writes through a link"
                        : "already exists",
                   oopt->append ? " (--append does not apply to --json-doc: one document per "
-                              "invocation)"
-                            : "");
+                                 "invocation)"
+                               : "");
         fprintf(stderr, "hint: --force replaces %s, or give --json-doc another name\n",
                 link ? "the link by a new file (its target stays as it is)" : "it");
         return FAB_ERR_USAGE;

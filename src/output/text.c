@@ -111,7 +111,8 @@ static bool fab_text_shows(const fab_text_table_t *t, const char *name)
 
 /* The adaptive measurement's budget and estimated end (the policy: each kernel's header),
  * and what ci% says. */
-static void fab_out_text_measurement(FILE *f, const fab_launchopts_t *lopt, const fab_measopts_t *mopt, const fab_outopts_t *oopt)
+static void fab_out_text_measurement(FILE *f, const fab_launchopts_t *lopt,
+                                     const fab_measopts_t *mopt, const fab_outopts_t *oopt)
 {
     int rows;
     double budget = fab_rounds_budget(lopt, mopt, &rows);
@@ -124,7 +125,8 @@ static void fab_out_text_measurement(FILE *f, const fab_launchopts_t *lopt, cons
     if (!fab_rounds_budget_auto(lopt, mopt)) { /* kernels that ask for more per row: name them */
         size_t n = 0;
 
-        fab_appendf(how, sizeof(how), &n, "%s", mopt->budget_s > 0 ? "--budget, shared as" : "auto:");
+        fab_appendf(how, sizeof(how), &n, "%s",
+                    mopt->budget_s > 0 ? "--budget, shared as" : "auto:");
         for (int i = 0; i < lopt->nkernels; i++) {
             const fab_kernel_t *k = lopt->kernels[i].k;
             double row_s = fab_kbudget(k)->row_s;
@@ -135,9 +137,9 @@ static void fab_out_text_measurement(FILE *f, const fab_launchopts_t *lopt, cons
         fab_appendf(how, sizeof(how), &n, " others " FAB_STR(FAB_BUDGET_PER_ROW) " s per row");
     }
     fab_out_text_line(f, "# budget: %.3g s for %d rows (%s), ends about %s", budget, rows,
-                      how[0]            ? how
+                      how[0]               ? how
                       : mopt->budget_s > 0 ? "--budget"
-                                        : "auto: " FAB_STR(FAB_BUDGET_PER_ROW) " s per row",
+                                           : "auto: " FAB_STR(FAB_BUDGET_PER_ROW) " s per row",
                       at);
     fab_out_text_line(f,
                       "# floor: a row needs %d timed iterations in %d blocks; a size short of them "
@@ -314,15 +316,16 @@ static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_measop
     const fab_kcoll_t *coll = fab_kcoll(k);
 
     if (!coll->no_sizes || coll->uses_op) /* barrier moves no data */
-        fab_out_text_line(f, "# dtype: %s%s%s (nccl-tests: type %s, redop %s)",
-                          fab_dtype_name(mopt->dtype), coll->uses_op ? ", op " : "",
-                          coll->uses_op ? fab_op_name(mopt->op) : "", fab_dtype_nccl_name(mopt->dtype),
-                          coll->uses_op ? fab_op_name(mopt->op) : "none");
+        fab_out_text_line(
+            f, "# dtype: %s%s%s (nccl-tests: type %s, redop %s)", fab_dtype_name(mopt->dtype),
+            coll->uses_op ? ", op " : "", coll->uses_op ? fab_op_name(mopt->op) : "",
+            fab_dtype_nccl_name(mopt->dtype), coll->uses_op ? fab_op_name(mopt->op) : "none");
     fab_out_text_line(f,
                       "# time_us = mean time per call, a call timed as its slowest rank (the "
                       "fabric's completion time)%s; algbw from %s%s",
                       fab_text_shows(t, "loop_us") ? "; loop_us = slowest rank's loop / calls" : "",
-                      mopt->nonblocking && mopt->overlap_us > 0 ? "comm_us (the call alone)" : "time_us",
+                      mopt->nonblocking && mopt->overlap_us > 0 ? "comm_us (the call alone)"
+                                                                : "time_us",
                       fab_text_shows(t, "slowest_rank") ? "; slowest = rank:share of calls" : "");
     if (fab_text_shows(t, "osu_avg_us") || fab_text_shows(t, "imb_tmin_us") ||
         fab_text_shows(t, "imb_tmax_us"))
@@ -338,8 +341,8 @@ static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_measop
         fab_out_text_line(f, "# non-blocking: start, %s, wait%s",
                           mopt->overlap_us > 0 ? "synthetic compute (no MPI calls)" : "nothing",
                           mopt->overlap_us > 0 ? "; comm_us = the call alone, overlap = share of "
-                                              "it the compute hid"
-                                            : "");
+                                                 "it the compute hid"
+                                               : "");
 }
 
 static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, const int *pair,
@@ -391,7 +394,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
     if (k->kind == FAB_KIND_COLLECTIVE && fab_kcoll(k)->uses_root)
         fab_out_text_line(f, "# root: %s",
                           mopt->root < 0 ? "rotates (iteration i uses rank i mod ranks)"
-                                      : "fixed (--root)");
+                                         : "fixed (--root)");
     if (k->kind == FAB_KIND_LATENCY)
         fab_out_text_line(f, "# lat_us = loop mean (total time / iterations), one way; other *_us "
                              "columns: per iteration, one way");
@@ -492,7 +495,8 @@ static bool fab_text_last_instance(const fab_launchopts_t *lopt, const fab_kinst
 {
     for (int i = 0; i < lopt->nkernels; i++)
         if (&lopt->kernels[i] == ki)
-            return i + 1 == lopt->nkernels || strcmp(lopt->kernels[i + 1].k->name, ki->k->name) != 0;
+            return i + 1 == lopt->nkernels ||
+                   strcmp(lopt->kernels[i + 1].k->name, ki->k->name) != 0;
     return true;
 }
 

@@ -19,9 +19,11 @@
 
 /* How long each pair and direction is measured (pairs/pairs_stop.h): -i (fixed), -t (time),
  * else adaptive with --pair-time or the kernel's default time. */
-void fab_pairs_stop_conf(const fab_kernel_t *k, const fab_measopts_t *mopt, const fab_pairopts_t *popt, fab_pstop_conf_t *c);
+void fab_pairs_stop_conf(const fab_kernel_t *k, const fab_measopts_t *mopt,
+                         const fab_pairopts_t *popt, fab_pstop_conf_t *c);
 /* That policy in words (the table's header, the file's iteration_policy). */
-void fab_pairs_policy(const fab_kernel_t *k, const fab_measopts_t *mopt, const fab_pairopts_t *popt, char *buf, size_t len);
+void fab_pairs_policy(const fab_kernel_t *k, const fab_measopts_t *mopt, const fab_pairopts_t *popt,
+                      char *buf, size_t len);
 /* The members of the run's pairs: world ranks, one per host (the lowest) or every rank;
  * member[] holds w->size entries. Returns their count. */
 int fab_pairs_members(const fab_world_t *w, const fab_pairopts_t *popt, int *member);

@@ -17,7 +17,8 @@
 #include "pairs/pairs_int.h"
 #include "pairs/schedule.h"
 
-void fab_pairs_stop_conf(const fab_kernel_t *k, const fab_measopts_t *mopt, const fab_pairopts_t *popt, fab_pstop_conf_t *c)
+void fab_pairs_stop_conf(const fab_kernel_t *k, const fab_measopts_t *mopt,
+                         const fab_pairopts_t *popt, fab_pstop_conf_t *c)
 {
     memset(c, 0, sizeof(*c));
     c->warmup = mopt->warmup;
@@ -36,7 +37,8 @@ void fab_pairs_stop_conf(const fab_kernel_t *k, const fab_measopts_t *mopt, cons
     }
 }
 
-void fab_pairs_policy(const fab_kernel_t *k, const fab_measopts_t *mopt, const fab_pairopts_t *popt, char *buf, size_t len)
+void fab_pairs_policy(const fab_kernel_t *k, const fab_measopts_t *mopt, const fab_pairopts_t *popt,
+                      char *buf, size_t len)
 {
     fab_pstop_conf_t c;
     char warm[96];
@@ -99,8 +101,8 @@ fab_status_t fab_pairs_check(const fab_world_t *w, const fab_measopts_t *mopt,
                  w->nhosts, w->nhosts == 1 ? "" : "s");
         snprintf(hint, hlen, "%s",
                  popt->pairs_per ? "start it with at least 2 ranks"
-                              : "run one rank on each of two or more nodes, or add --pairs-per "
-                                "rank to measure the pairs of ranks within a node");
+                                 : "run one rank on each of two or more nodes, or add --pairs-per "
+                                   "rank to measure the pairs of ranks within a node");
         return FAB_ERR_CONFIG;
     }
     if (popt->switches) {

@@ -721,7 +721,8 @@ static void test_groups(void)
         CHECK(o.launch.kernels[i].k != NULL);
     }
     o.meas.adaptive = true;
-    CHECK(fab_rounds_groupable(o.launch.kernels[0].k) && !fab_rounds_groupable(o.launch.kernels[2].k) &&
+    CHECK(fab_rounds_groupable(o.launch.kernels[0].k) &&
+          !fab_rounds_groupable(o.launch.kernels[2].k) &&
           !fab_rounds_groupable(o.launch.kernels[4].k));
     n = fab_rounds_group(&o.launch, &o.meas, 0, &first);
     CHECK(first == 0 && n == 2);

@@ -92,8 +92,8 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 2, "run", "") == FAB_ERR_USAGE);
     CHECK(parse(&o, &cmd, err, 5, "run", "-i", "10", "-t", "1") == FAB_OK && o.note[0]);
     CHECK(parse(&o, &cmd, err, 3, "run", "-i", "10") == FAB_OK && !o.note[0]);
-    CHECK(parse(&o, &cmd, err, 5, "run", "-t", "0.5", "-v", "-v") == FAB_OK && o.launch.verbose == 2 &&
-          o.meas.time_s == 0.5);
+    CHECK(parse(&o, &cmd, err, 5, "run", "-t", "0.5", "-v", "-v") == FAB_OK &&
+          o.launch.verbose == 2 && o.meas.time_s == 0.5);
 
     /* commands */
     CHECK(parse(&o, &cmd, err, 1, "list") == FAB_OK && cmd == FAB_CMD_LIST);
@@ -118,7 +118,8 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "uc") == FAB_ERR_USAGE);
     CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "env") == FAB_OK && o.net.pml == FAB_PML_ENV);
     CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.meas.timer == FAB_TIMER_AUTO);
-    CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "tsc") == FAB_OK && o.meas.timer == FAB_TIMER_TSC);
+    CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "tsc") == FAB_OK &&
+          o.meas.timer == FAB_TIMER_TSC);
     CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "clock") == FAB_OK &&
           o.meas.timer == FAB_TIMER_CLOCK);
     CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "sundial") == FAB_ERR_USAGE &&
@@ -265,13 +266,15 @@ int main(void)
      * its value; ranges double; bad lists refused with the option named */
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream,bw", "--streams", "1,4,8") == FAB_OK &&
           o.launch.nkernels == 4 && strcmp(o.launch.kernels[0].k->name, "tcp_stream") == 0 &&
-          o.launch.kernels[0].axis == 1 && o.launch.kernels[1].axis == 4 && o.launch.kernels[2].axis == 8 &&
-          o.launch.kernels[0].k == o.launch.kernels[1].k && strcmp(o.launch.kernels[3].k->name, "bw") == 0 &&
-          !o.launch.kernels[3].k->axis && isnan(o.launch.kernels[3].axis));
+          o.launch.kernels[0].axis == 1 && o.launch.kernels[1].axis == 4 &&
+          o.launch.kernels[2].axis == 8 && o.launch.kernels[0].k == o.launch.kernels[1].k &&
+          strcmp(o.launch.kernels[3].k->name, "bw") == 0 && !o.launch.kernels[3].k->axis &&
+          isnan(o.launch.kernels[3].axis));
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1:8") == FAB_OK &&
           o.launch.nkernels == 4 && o.launch.kernels[3].axis == 8 && o.launch.kernels[2].axis == 4);
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "3:10") == FAB_OK &&
-          o.launch.nkernels == 3 && o.launch.kernels[2].axis == 10 && o.launch.kernels[1].axis == 6);
+          o.launch.nkernels == 3 && o.launch.kernels[2].axis == 10 &&
+          o.launch.kernels[1].axis == 6);
     CHECK(parse(&o, &cmd, err, 2, "run", "tcp_stream") == FAB_OK && o.launch.nkernels == 1 &&
           o.launch.kernels[0].axis == 1);
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "0") == FAB_ERR_USAGE &&
@@ -297,7 +300,8 @@ int main(void)
           strstr(err, "kernel list 'latency,bw,latency' names latency twice"));
     /* a rate list: one udp_rate instance per rate, doubling ranges, written as given */
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "500M,1G") == FAB_OK &&
-          o.launch.nkernels == 2 && fabs(o.launch.kernels[0].axis - 0.5) < 1e-12 && o.launch.kernels[1].axis == 1.0);
+          o.launch.nkernels == 2 && fabs(o.launch.kernels[0].axis - 0.5) < 1e-12 &&
+          o.launch.kernels[1].axis == 1.0);
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "1G:4G") == FAB_OK &&
           o.launch.nkernels == 3 && o.launch.kernels[2].axis == 4.0);
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "2,1G") == FAB_OK &&
