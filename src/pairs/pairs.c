@@ -446,20 +446,15 @@ static fab_status_t fab_pairs_retests(fab_pairs_t *P, fab_sinks_t *sinks)
 
 /* Every rank: the pairs' state for kernel k (buffers, the members and this rank's place among
  * them, their communicator for the shift schedule; rank 0: the matrix), not yet agreed on;
- * msg: why rank 0's matrix could not be made. */
-static fab_status_t fab_pairs_setup(fab_pairs_t *P, const fab_world_t *w,
-                                    const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
-                                    const fab_netopts_t *nopt, const fab_pairopts_t *popt,
-                                    const fab_kernel_t *k, char *msg, size_t msglen)
+ * msg: why rank 0's matrix could not be made. P holds the world and the options. */
+static fab_status_t fab_pairs_setup(fab_pairs_t *P, const fab_kernel_t *k, char *msg, size_t msglen)
 {
+    const fab_world_t *w = P->w;
+    const fab_measopts_t *mopt = P->mopt;
+    const fab_pairopts_t *popt = P->popt;
     fab_sizes_t tmp;
     fab_status_t st = FAB_OK;
 
-    P->w = w;
-    P->lopt = lopt;
-    P->mopt = mopt;
-    P->nopt = nopt;
-    P->popt = popt;
     P->k = k;
     P->sizes = *fab_kernel_sizes(k, mopt, &tmp);
     P->start = fab_now_ns();
@@ -568,11 +563,10 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_launchopts_t *lopt,
     uint64_t start = fab_real_ns();
     fab_status_t st;
 
-    memset(&P, 0, sizeof(P));
+    P = (fab_pairs_t){.w = w, .lopt = lopt, .mopt = mopt, .nopt = nopt, .popt = popt, .ki = ki};
     memset(&verdict, 0, sizeof(verdict));
     *agreed = true;
-    P.ki = ki;
-    st = fab_pairs_setup(&P, w, lopt, mopt, nopt, popt, k, msg, sizeof(msg));
+    st = fab_pairs_setup(&P, k, msg, sizeof(msg));
     st = fab_agree_msg(w, st,
                        st == FAB_OK ? NULL
                        : msg[0]     ? msg
