@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli/options.h"
-#include "core/opts.h"
+#include "cli/opts.h"
 #include "core/status.h"
 #include "core/timing.h"
 #include "core/world.h"
@@ -43,16 +43,16 @@ static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t by
     fab_opts_defaults(&o);
     if (fab_sinks_add(&sinks, keep) != FAB_OK)
         MPI_Abort(MPI_COMM_WORLD, 3);
-    o.kernels[0] = (fab_kinst_t){fab_kernel_find(kernel), NAN};
-    o.nkernels = 1;
-    o.sizes.v[0] = bytes;
-    o.sizes.n = 1;
-    o.iters = iters;
-    o.warmup = iters / 10;
-    o.quiet = true;
-    o.dtype = dtype;
+    o.launch.kernels[0] = (fab_kinst_t){fab_kernel_find(kernel), NAN};
+    o.launch.nkernels = 1;
+    o.meas.sizes.v[0] = bytes;
+    o.meas.sizes.n = 1;
+    o.meas.iters = iters;
+    o.meas.warmup = iters / 10;
+    o.launch.quiet = true;
+    o.meas.dtype = dtype;
     memset(&row, 0, sizeof(row));
-    if (fab_run_kernels_at(w, &o, 0, &count, &sinks, &agreed) != FAB_OK)
+    if (fab_run_kernels_at(w, &o.launch, &o.meas, &o.net, 0, &count, &sinks, &agreed) != FAB_OK)
         MPI_Abort(MPI_COMM_WORLD, 3);
     fab_sinks_close(&sinks);
     return row;

@@ -76,23 +76,24 @@ static int fab_fabric_command(const fab_opts_t *o)
 
 int fab_command_without_mpi(fab_cmd_t cmd, const fab_opts_t *o)
 {
-    if (cmd == FAB_CMD_SHOW && o->sub_usage) {
+    if (cmd == FAB_CMD_SHOW && o->cmd.sub_usage) {
         fab_show_print_help(stdout);
         return FAB_EXIT_OK;
     }
     if (cmd == FAB_CMD_SHOW)
-        return fab_show_files(o->show_files, o->nshow_files, stdout, o->wide, o->columns);
-    if ((cmd == FAB_CMD_INVENTORY || cmd == FAB_CMD_PLACEMENT) && o->sub_usage) {
-        printf("usage: %s\n", o->sub_usage);
+        return fab_show_files(o->cmd.show_files, o->cmd.nshow_files, stdout, o->out.wide,
+                              o->out.columns);
+    if ((cmd == FAB_CMD_INVENTORY || cmd == FAB_CMD_PLACEMENT) && o->cmd.sub_usage) {
+        printf("usage: %s\n", o->cmd.sub_usage);
         return FAB_EXIT_OK;
     }
     if (cmd == FAB_CMD_INVENTORY && o->net.fabric)
         return fab_fabric_command(o);
     if (cmd == FAB_CMD_INVENTORY)
-        return fab_inventory_command(o->net.sysfs_root, o->json_flag, stdout, stderr);
+        return fab_inventory_command(o->net.sysfs_root, o->cmd.json_flag, stdout, stderr);
     if (cmd == FAB_CMD_PLACEMENT)
-        return fab_place_command(o->topology, o->net.placement, o->net.device, o->place_ranks,
-                                 o->json_flag, stdout, stderr);
+        return fab_place_command(o->cmd.topology, o->net.placement, o->net.device,
+                                 o->cmd.place_ranks, o->cmd.json_flag, stdout, stderr);
     if (!fab_first_rank())
         return FAB_EXIT_OK;
     switch (cmd) {

@@ -28,7 +28,7 @@ fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, s
                  "list' shows them)");
         return FAB_ERR_USAGE;
     }
-    o->nkernels = 0;
+    o->launch.nkernels = 0;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const fab_kernel_t *k = fab_kernel_find(tok);
 
@@ -46,34 +46,34 @@ fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, s
         }
         /* twice in a run, its rows would be two kernels of one name: files and the
          * analysis tell a kernel's rows apart by its name (and an instance's value) */
-        for (int i = 0; i < o->nkernels; i++)
-            if (o->kernels[i].k == k) {
+        for (int i = 0; i < o->launch.nkernels; i++)
+            if (o->launch.kernels[i].k == k) {
                 snprintf(err, errlen, "kernel list '%s' names %s twice", list, k->name);
                 snprintf(hint, hintlen,
                          "give each kernel once; --repeat N measures the whole plan N times, "
                          "a list option (--streams 1,4) runs a kernel once per value");
                 return FAB_ERR_USAGE;
             }
-        if (o->nkernels >= FAB_MAX_KERNELS) {
+        if (o->launch.nkernels >= FAB_MAX_KERNELS) {
             snprintf(err, errlen, "too many kernels in one run (at most %d)", FAB_MAX_KERNELS);
             return FAB_ERR_USAGE;
         }
-        o->kernels[o->nkernels++] = (fab_kinst_t){k, NAN};
+        o->launch.kernels[o->launch.nkernels++] = (fab_kinst_t){k, NAN};
     }
     return FAB_OK;
 }
 
 /* The kernels' instances: a kernel with an axis option (fab_kernel_t.axis) runs once per
- * value of that option, each an instance with that value, in o->kernels in the order the
+ * value of that option, each an instance with that value, in o->launch.kernels in the order the
  * values were given. */
 fab_status_t fab_kernel_list_expand(fab_opts_t *o, char *err, size_t errlen, char *hint,
                                     size_t hintlen)
 {
     fab_kinst_t given[FAB_MAX_KERNELS];
-    int n = o->nkernels;
+    int n = o->launch.nkernels;
 
-    memcpy(given, o->kernels, sizeof(given[0]) * (size_t)n);
-    o->nkernels = 0;
+    memcpy(given, o->launch.kernels, sizeof(given[0]) * (size_t)n);
+    o->launch.nkernels = 0;
     for (int i = 0; i < n; i++) {
         const fab_kernel_t *k = given[i].k;
         const fab_kopts_t *ko = fab_kopts(k);
@@ -85,9 +85,9 @@ fab_status_t fab_kernel_list_expand(fab_opts_t *o, char *err, size_t errlen, cha
             if (strcmp(ko->rows[j].name, name) == 0)
                 axis = &ko->rows[j];
         if (!name) {
-            if (o->nkernels >= FAB_MAX_KERNELS)
+            if (o->launch.nkernels >= FAB_MAX_KERNELS)
                 goto too_many;
-            o->kernels[o->nkernels++] = (fab_kinst_t){k, NAN};
+            o->launch.kernels[o->launch.nkernels++] = (fab_kinst_t){k, NAN};
             continue;
         }
         if (!axis || (axis->type != FAB_OPT_INTS && axis->type != FAB_OPT_RATES)) {
@@ -98,9 +98,9 @@ fab_status_t fab_kernel_list_expand(fab_opts_t *o, char *err, size_t errlen, cha
         }
         l = (const fab_list_t *)((const char *)ko->values + axis->offset);
         for (int v = 0; v < l->n; v++) {
-            if (o->nkernels >= FAB_MAX_KERNELS)
+            if (o->launch.nkernels >= FAB_MAX_KERNELS)
                 goto too_many;
-            o->kernels[o->nkernels++] = (fab_kinst_t){k, l->v[v]};
+            o->launch.kernels[o->launch.nkernels++] = (fab_kinst_t){k, l->v[v]};
         }
     }
     return FAB_OK;

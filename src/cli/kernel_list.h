@@ -6,10 +6,10 @@
 
 #include <stddef.h>
 
-#include "core/opts.h"
+#include "cli/opts.h"
 #include "core/status.h"
 
-/* LIST (comma-separated names, each once) into o->kernels; usage errors name the entry. */
+/* LIST (comma-separated names, each once) into o->launch.kernels; usage errors name the entry. */
 fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, size_t errlen,
                                    char *hint, size_t hintlen);
 /* Replace every kernel with an axis option (fab_kernel_t.axis) by one instance per value of

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
         return fab_completion_command(argc, argv); /* no MPI, no options of run */
     /* From here no rank waits without a bound: the default until the options say more. */
     fab_opts_defaults(&o);
-    fab_watch_arm(fab_launcher_rank(), (double)o.startup_timeout);
+    fab_watch_arm(fab_launcher_rank(), (double)o.launch.startup_timeout);
     fab_watch_startup("parse", "parsing the command line");
     st = fab_opts_parse(argc, argv, &cmd, &o, err, sizeof(err), hint, sizeof(hint));
     if (st != FAB_OK) {
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
         }
         return fab_status_exit_code(st);
     }
-    fab_watch_arm(fab_launcher_rank(), cmd == FAB_CMD_RUN ? (double)o.startup_timeout : 0);
+    fab_watch_arm(fab_launcher_rank(), cmd == FAB_CMD_RUN ? (double)o.launch.startup_timeout : 0);
     if (cmd != FAB_CMD_RUN)
         return fab_command_without_mpi(cmd, &o);
     if (!fab_startup_prepare(&o, &fb, &fst, &code))
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     st = fab_world_init(&w);
     if (st == FAB_OK) /* the hand-over: a step's deadline from here (core/watchdog.h) */
-        fab_watch_start(&w, (double)o.stall_timeout);
+        fab_watch_start(&w, (double)o.launch.stall_timeout);
     if (st == FAB_OK)
         st = fab_agree(fst, MPI_COMM_WORLD); /* a host without the fabric said why above */
     if (st == FAB_OK)

@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 #include "cli/option_table.h"
-#include "core/opts.h"
+#include "cli/opts.h"
 #include "core/text.h"
 #include "measure/plan.h"
 #include "measure/quality.h"
@@ -40,72 +40,74 @@
                                                                                         "invalid"
 
 const fab_opt_t fab_opt_table[] = {
-    {"sizes", 'm', FAB_OPT_SIZES, OFF(sizes), 0, 0, "SIZES", "bytes",
+    {"sizes", 'm', FAB_OPT_SIZES, OFF(meas.sizes), 0, 0, "SIZES", "bytes",
      FAB_SIZES_P2P ", collectives " FAB_SIZES_COLL ", pairs_latency " FAB_SIZES_PAIRS_LAT
                    ", pairs_bw " FAB_SIZES_PAIRS_BW,
      "message sizes: MIN:MAX doubles from MIN (MAX included), or a list 8,1K,64K; K/M/G = 1024^n "
      "(a kernel may have defaults of its own: fabricbench list)",
      0, false, NULL},
-    {"iterations", 'i', FAB_OPT_LONG, OFF(iters), 1, 1e9, "N", "iterations", "auto",
+    {"iterations", 'i', FAB_OPT_LONG, OFF(meas.iters), 1, 1e9, "N", "iterations", "auto",
      "fixed timed iterations per size (auto: adaptive, see --precision), or per pair and "
      "direction of the pairs kernels (auto: adaptive, see --pair-time)",
      0, false, NULL},
-    {"warmup", 'x', FAB_OPT_LONG, OFF(warmup), 0, 1e9, "N", "iterations", "auto", FAB_HELP_WARMUP,
-     -1, false, NULL},
-    {"budget", 0, FAB_OPT_DOUBLE, OFF(budget_s), 0.001, 86400, "SEC", "s",
+    {"warmup", 'x', FAB_OPT_LONG, OFF(meas.warmup), 0, 1e9, "N", "iterations", "auto",
+     FAB_HELP_WARMUP, -1, false, NULL},
+    {"budget", 0, FAB_OPT_DOUBLE, OFF(meas.budget_s), 0.001, 86400, "SEC", "s",
      "auto (" FAB_STR(FAB_BUDGET_PER_ROW) " s per row)", FAB_HELP_BUDGET, 0, false, NULL},
-    {"precision", 0, FAB_OPT_DOUBLE, OFF(precision_pct), 0.01, 100, "PCT", "%",
+    {"precision", 0, FAB_OPT_DOUBLE, OFF(meas.precision_pct), 0.01, 100, "PCT", "%",
      FAB_STR(FAB_PRECISION_PCT),
      "adaptive measurement: a size stops when its median's 95% interval is within this "
      "(half-width) and its blocks agree, or when its share of --budget is spent",
      0, false, NULL},
-    {"time", 't', FAB_OPT_DOUBLE, OFF(time_s), 0, 3600, "SEC", "s", "0.25",
+    {"time", 't', FAB_OPT_DOUBLE, OFF(meas.time_s), 0, 3600, "SEC", "s", "0.25",
      "fixed time per size instead of the adaptive measurement; iterations are chosen so each "
      "size takes about this long (a size that reaches twice this stops at its block's end); "
      "pairs kernels: this long of timed iterations per pair and direction",
      0, true, NULL},
-    {"min-iters", 0, FAB_OPT_LONG, OFF(min_iters), 1, 1e9, "N", "iterations", "10",
+    {"min-iters", 0, FAB_OPT_LONG, OFF(meas.min_iters), 1, 1e9, "N", "iterations", "10",
      "fewest timed iterations per size under --time", 0, false, NULL},
-    {"max-iters", 0, FAB_OPT_LONG, OFF(max_iters), 1, 1e9, "N", "iterations", "10000000",
+    {"max-iters", 0, FAB_OPT_LONG, OFF(meas.max_iters), 1, 1e9, "N", "iterations", "10000000",
      "most timed iterations per size under --time", 0, false, NULL},
-    {"sync", 0, FAB_OPT_CHOICE, OFF(sync), 0, 0, "none|barrier", NULL, "none",
+    {"sync", 0, FAB_OPT_CHOICE, OFF(meas.sync), 0, 0, "none|barrier", NULL, "none",
      "between timed iterations: none (back to back) or barrier (an MPI_Barrier of the kernel's "
      "ranks after every iteration, warm-up too, outside the timed call: OSU's method, for "
      "comparing with osu_allreduce and friends; pairs kernels keep their own loop)",
      0, false, NULL},
-    {"max-samples", 0, FAB_OPT_LONG, OFF(max_samples), 0, 1e8, "N", "samples", "1048576",
+    {"max-samples", 0, FAB_OPT_LONG, OFF(meas.max_samples), 0, 1e8, "N", "samples", "1048576",
      "samples kept per size for exact percentiles; beyond, a histogram (error <= 0.2%)", 0, false,
      NULL},
-    {"window", 'w', FAB_OPT_INT, OFF(window), 1, 65536, "N", "messages", "64",
+    {"window", 'w', FAB_OPT_INT, OFF(meas.window), 1, 65536, "N", "messages", "64",
      "messages in flight per iteration for bw, bibw, msgrate and pairs_bw (whose own default "
      "is 8: 8 MiB in flight at 1 MiB, many times a fabric's bandwidth-delay product, and an "
      "iteration of 67 ms at 1 Gb/s)",
      0, false, NULL},
-    {"dtype", 0, FAB_OPT_CHOICE, OFF(dtype), 0, 0, "float32|float64|int32|bfloat16|float16", NULL,
-     "float32", "element type of the collectives (bfloat16, float16: emulated, see METRICS.md)", 0,
-     false, NULL},
-    {"op", 0, FAB_OPT_CHOICE, OFF(op), 0, 0, "sum|max|min", NULL, "sum",
+    {"dtype", 0, FAB_OPT_CHOICE, OFF(meas.dtype), 0, 0, "float32|float64|int32|bfloat16|float16",
+     NULL, "float32",
+     "element type of the collectives (bfloat16, float16: emulated, see METRICS.md)", 0, false,
+     NULL},
+    {"op", 0, FAB_OPT_CHOICE, OFF(meas.op), 0, 0, "sum|max|min", NULL, "sum",
      "reduction of allreduce, reduce, reduce_scatter", 0, false, NULL},
-    {"root", 0, FAB_OPT_INT, OFF(root), -1, FAB_MAX_RANK, "N", NULL, "-1",
+    {"root", 0, FAB_OPT_INT, OFF(meas.root), -1, FAB_MAX_RANK, "N", NULL, "-1",
      "root of bcast and reduce; -1 rotates it every iteration", 0, false, NULL},
-    {"nonblocking", 0, FAB_OPT_FLAG, OFF(nonblocking), 0, 0, NULL, NULL, "off",
+    {"nonblocking", 0, FAB_OPT_FLAG, OFF(meas.nonblocking), 0, 0, NULL, NULL, "off",
      "collectives: MPI_Iallreduce and friends, started then waited for", 0, false, NULL},
-    {"overlap-compute", 0, FAB_OPT_DOUBLE, OFF(overlap_us), 0, 1e7, "US", "us", "none",
+    {"overlap-compute", 0, FAB_OPT_DOUBLE, OFF(meas.overlap_us), 0, 1e7, "US", "us", "none",
      "with --nonblocking: synthetic compute between start and wait; reports overlap %", 0, true,
      NULL},
-    {"validate", 'c', FAB_OPT_FLAG, OFF(validate), 0, 0, NULL, NULL, "off",
+    {"validate", 'c', FAB_OPT_FLAG, OFF(meas.validate), 0, 0, NULL, NULL, "off",
      "after each size, send patterned data and check every received byte", 0, false, NULL},
-    {"pair", 0, FAB_OPT_PAIR, OFF(pair), 0, FAB_MAX_RANK, "A,B", "ranks", "0,1",
+    {"pair", 0, FAB_OPT_PAIR, OFF(meas.pair), 0, FAB_MAX_RANK, "A,B", "ranks", "0,1",
      "the two ranks latency, bw and bibw measure between; the others wait idle", 0, false, NULL},
-    {"schedule", 0, FAB_OPT_CHOICE, OFF(schedule), 0, 0, "rounds|shift|serial", NULL, "rounds",
+    {"schedule", 0, FAB_OPT_CHOICE, OFF(pairs.schedule), 0, 0, "rounds|shift|serial", NULL,
+     "rounds",
      "pairs kernels: n/2 disjoint pairs at a time over n-1 rounds; every member sending to "
      "the next but r at once (load); or one pair at a time",
      0, false, NULL},
-    {"retest", 0, FAB_OPT_CHOICE, OFF(retest), 0, 0, "off|on", NULL, "on",
+    {"retest", 0, FAB_OPT_CHOICE, OFF(pairs.retest), 0, 0, "off|on", NULL, "on",
      "pairs kernels: measure the pairs rounds or shift found slow and standing out again, one "
      "at a time, and judge by that (both values kept; a node named on its own: its 4 slowest)",
      0, false, NULL},
-    {"pair-time", 0, FAB_OPT_DOUBLE, OFF(pair_time_s), 0, 3600, "SEC", "s",
+    {"pair-time", 0, FAB_OPT_DOUBLE, OFF(pairs.pair_time_s), 0, 3600, "SEC", "s",
      "auto (pairs_bw " FAB_STR(FAB_PAIRS_TIME_BW) " s, pairs_latency " FAB_STR(
          FAB_PAIRS_TIME_LAT) " s)",
      "pairs kernels, adaptive (no -i, no --time): the most time per pair and direction, "
@@ -113,16 +115,17 @@ const fab_opt_t fab_opt_table[] = {
      "blocks agree, and goes on past it (up to " FAB_STR(FAB_CAP_FACTOR) " x SEC or SEC + " FAB_STR(
          FAB_CAP_MIN_S) " s) while short of " FAB_STR(FAB_FLOOR_SAMPLES) " timed iterations",
      0, true, NULL},
-    {"pairs-per", 0, FAB_OPT_CHOICE, OFF(pairs_per), 0, 0, "node|rank", NULL, "node",
+    {"pairs-per", 0, FAB_OPT_CHOICE, OFF(pairs.pairs_per), 0, 0, "node|rank", NULL, "node",
      "pairs kernels: pairs of nodes (the lowest rank on each), or of every rank", 0, false, NULL},
-    {"slow-bw", 0, FAB_OPT_DOUBLE, OFF(slow_bw), 0, 1, "SHARE", NULL, FAB_STR(FAB_LOCATE_BW_FRAC),
+    {"slow-bw", 0, FAB_OPT_DOUBLE, OFF(pairs.slow_bw), 0, 1, "SHARE", NULL,
+     FAB_STR(FAB_LOCATE_BW_FRAC),
      "pairs verdict: a pair is slow below this share of the median pair's bandwidth", 0, true,
      NULL},
-    {"slow-latency", 0, FAB_OPT_DOUBLE, OFF(slow_latency), 1, 1e6, "FACTOR", NULL,
+    {"slow-latency", 0, FAB_OPT_DOUBLE, OFF(pairs.slow_latency), 1, 1e6, "FACTOR", NULL,
      FAB_STR(FAB_LOCATE_LAT_FACTOR),
      "pairs verdict: a pair is slow above this multiple of the median pair's latency", 0, true,
      NULL},
-    {"switches", 0, FAB_OPT_STRING, OFF(switches), 0, 0, "FILE", NULL, "host names",
+    {"switches", 0, FAB_OPT_STRING, OFF(pairs.switches), 0, 0, "FILE", NULL, "host names",
      "pairs verdict: 'NODE SWITCH' lines; default: a host name's part before its last '-'", 0,
      false, NULL},
     {"fabric", 0, FAB_OPT_STRING, OFF(net.fabric), 0, 0, "any|auto|ib|roce|erdma|tcp|shm", NULL,
@@ -154,60 +157,60 @@ const fab_opt_t fab_opt_table[] = {
     {"pml", 0, FAB_OPT_CHOICE, OFF(net.pml), 0, 0, "ucx|ob1|env", NULL, "ucx",
      "Open MPI point-to-point layer: ucx, ob1, or env (leave it to mpirun/environment)", 0, false,
      NULL},
-    {"timer", 0, FAB_OPT_CHOICE, OFF(timer), 0, 0, "auto|tsc|clock", NULL, "auto",
+    {"timer", 0, FAB_OPT_CHOICE, OFF(meas.timer), 0, 0, "auto|tsc|clock", NULL, "auto",
      "clock for per-iteration timestamps: tsc where the kernel uses it as clocksource, else "
      "CLOCK_MONOTONIC",
      0, false, NULL},
-    {"output", 'o', FAB_OPT_STRING, OFF(output), 0, 0, "FILE.h5", NULL, "auto",
+    {"output", 'o', FAB_OPT_STRING, OFF(out.output), 0, 0, "FILE.h5", NULL, "auto",
      "HDF5 result file; auto: fabricbench-HOST-DATE[-jobID].h5 here; none: no file", 0, false,
      NULL},
-    {"append", 0, FAB_OPT_FLAG, OFF(append), 0, 0, NULL, NULL, "off",
+    {"append", 0, FAB_OPT_FLAG, OFF(out.append), 0, 0, NULL, NULL, "off",
      "add this run to an existing result file (a new run group); never through a link", 0, false,
      NULL},
-    {"repeat", 0, FAB_OPT_INT, OFF(repeat), 1, 1000, "N", "runs", "1",
+    {"repeat", 0, FAB_OPT_INT, OFF(launch.repeat), 1, 1000, "N", "runs", "1",
      "measure the whole plan N times, each repetition a run of its own in the same file (a "
      "baseline with its run-to-run spread for check)",
      0, false, NULL},
-    {"force", 0, FAB_OPT_FLAG, OFF(force), 0, 0, NULL, NULL, "off",
+    {"force", 0, FAB_OPT_FLAG, OFF(out.force), 0, 0, NULL, NULL, "off",
      "replace an existing output file, or a symbolic link at its name (never written "
      "through); without it both are refused",
      0, false, NULL},
-    {"samples", 0, FAB_OPT_FLAG, OFF(samples), 0, 0, NULL, NULL, "off",
+    {"samples", 0, FAB_OPT_FLAG, OFF(meas.samples), 0, 0, NULL, NULL, "off",
      "also store every size's per-iteration times (up to --max-samples) in the result file", 0,
      false, NULL},
-    {"json", 0, FAB_OPT_STRING, OFF(json), 0, 0, "FILE|-", NULL, "none",
+    {"json", 0, FAB_OPT_STRING, OFF(out.json), 0, 0, "FILE|-", NULL, "none",
      "also write JSON Lines: run, kernel, row, kernel_end and end records; -: to stdout (the "
      "table then goes to stderr, or nowhere with -q)",
      0, false, NULL},
-    {"csv", 0, FAB_OPT_STRING, OFF(csv), 0, 0, "FILE|-", NULL, "none",
+    {"csv", 0, FAB_OPT_STRING, OFF(out.csv), 0, 0, "FILE|-", NULL, "none",
      "also write CSV: a header line, one line per row; -: to stdout, as for --json", 0, false,
      NULL},
-    {"json-doc", 0, FAB_OPT_STRING, OFF(json_doc), 0, 0, "FILE|-", NULL, "none",
+    {"json-doc", 0, FAB_OPT_STRING, OFF(out.json_doc), 0, 0, "FILE|-", NULL, "none",
      "also write one JSON document (runs with their metadata, kernels and rows, and end), "
      "replaced atomically as rows come; -: printed to stdout once the run ends",
      0, false, NULL},
-    {"prom", 0, FAB_OPT_STRING, OFF(prom), 0, 0, "FILE.prom|-", NULL, "none",
+    {"prom", 0, FAB_OPT_STRING, OFF(out.prom), 0, 0, "FILE.prom|-", NULL, "none",
      "also write a Prometheus textfile (node-exporter's textfile collector) at the run's end, "
      "replaced atomically; -: to stdout",
      0, false, NULL},
-    {"stall-timeout", 0, FAB_OPT_LONG, OFF(stall_timeout), 0, 86400, "SEC", "s", "60",
+    {"stall-timeout", 0, FAB_OPT_LONG, OFF(launch.stall_timeout), 0, 86400, "SEC", "s", "60",
      "a rank without progress this long (or 10 x its expected step, if longer) ends the job "
      "with exit 3, naming what it waited for; 0: never",
      0, false, NULL},
-    {"startup-timeout", 0, FAB_OPT_LONG, OFF(startup_timeout), 0, 86400, "SEC", "s", "300",
+    {"startup-timeout", 0, FAB_OPT_LONG, OFF(launch.startup_timeout), 0, 86400, "SEC", "s", "300",
      "start-up (parsing to the first collectives after MPI_Init) and the end (MPI_Finalize to "
      "the exit) may take this long on a rank, else it ends with exit 3 naming the phase it was "
      "in; 0: never",
      0, false, NULL},
-    {"quiet", 'q', FAB_OPT_FLAG, OFF(quiet), 0, 0, NULL, NULL, "off",
+    {"quiet", 'q', FAB_OPT_FLAG, OFF(launch.quiet), 0, 0, NULL, NULL, "off",
      "no progress lines on stderr (and no table where an output takes stdout)", 0, false, NULL},
-    {"verbose", 'v', FAB_OPT_COUNT, OFF(verbose), 0, 0, NULL, NULL, "0",
+    {"verbose", 'v', FAB_OPT_COUNT, OFF(launch.verbose), 0, 0, NULL, NULL, "0",
      "more log output on stderr (repeat for debug)", 0, false, NULL},
-    {"wide", 0, FAB_OPT_FLAG, OFF(wide), 0, 0, NULL, NULL, "off",
+    {"wide", 0, FAB_OPT_FLAG, OFF(out.wide), 0, 0, NULL, NULL, "off",
      "the full table on stdout (every column, the layout before the compact one) instead of the "
      "compact table that fits 100 columns; the files always have every column",
      0, false, NULL},
-    {"columns", 0, FAB_OPT_STRING, OFF(columns), 0, 0, "LIST", NULL, "compact",
+    {"columns", 0, FAB_OPT_STRING, OFF(out.columns), 0, 0, "LIST", NULL, "compact",
      "the table's columns, by their names in the result files (p50_us,busbw_GBps,...) or the "
      "table's headings (time_us,p99.9_us,ci%), in that order",
      0, false, NULL},

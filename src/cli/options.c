@@ -153,8 +153,8 @@ static void fab_opts_given(fab_opts_t *o, const bool *set)
             o->net.placement_set = true;
         else if (fab_rows[i].d->offset == OFF(net.line_rate_gbps))
             o->net.line_rate_given = true;
-        else if (fab_rows[i].d->offset == OFF(window))
-            o->window_given = true;
+        else if (fab_rows[i].d->offset == OFF(meas.window))
+            o->meas.window_given = true;
     }
 }
 
@@ -170,8 +170,8 @@ static void fab_opts_unused(fab_opts_t *o, const bool *set)
 
         if (!set[i] || !r->kernel)
             continue;
-        for (int k = 0; k < o->nkernels && !used; k++)
-            used = o->kernels[k].k->options == r->kernel->options;
+        for (int k = 0; k < o->launch.nkernels && !used; k++)
+            used = o->launch.kernels[k].k->options == r->kernel->options;
         if (!used)
             fab_appendf(o->note, sizeof(o->note), &at,
                         "%s--%s is an option of kernel '%s', which this run does not measure: it "
@@ -324,12 +324,13 @@ static const fab_optrow_t *fab_opt_find_short(char c)
 fab_status_t fab_opts_table_check(const fab_opts_t *o, char *err, size_t errlen, char *hint,
                                   size_t hintlen)
 {
-    if (o->wide && o->columns) {
+    if (o->out.wide && o->out.columns) {
         snprintf(err, errlen, "--wide and --columns both choose the table's columns");
         snprintf(hint, hintlen, "give one: --wide for every column, --columns LIST for those");
         return FAB_ERR_USAGE;
     }
-    return o->columns ? fab_text_columns_check(o->columns, err, errlen, hint, hintlen) : FAB_OK;
+    return o->out.columns ? fab_text_columns_check(o->out.columns, err, errlen, hint, hintlen)
+                          : FAB_OK;
 }
 
 /* The commands, by their first word (`completion` is main's: it reads no options). */
@@ -472,7 +473,7 @@ static fab_status_t fab_opts_refuse(const fab_opts_t *o, char *err, size_t errle
 {
     fab_status_t st;
 
-    if (o->overlap_us > 0 && !o->nonblocking) {
+    if (o->meas.overlap_us > 0 && !o->meas.nonblocking) {
         snprintf(err, errlen, "--overlap-compute needs --nonblocking");
         snprintf(hint, hintlen,
                  "add --nonblocking: the compute goes between the start of a "
@@ -480,33 +481,33 @@ static fab_status_t fab_opts_refuse(const fab_opts_t *o, char *err, size_t errle
         return FAB_ERR_USAGE;
     }
     st = fab_opts_table_check(o, err, errlen, hint, hintlen);
-    if (st == FAB_OK && o->append && o->force) {
+    if (st == FAB_OK && o->out.append && o->out.force) {
         snprintf(err, errlen, "--append and --force contradict each other");
         snprintf(hint, hintlen, "--append adds a run to the file, --force replaces it: pick one");
         st = FAB_ERR_USAGE;
     }
-    if (st == FAB_OK && o->min_iters > o->max_iters) {
-        snprintf(err, errlen, "--min-iters %ld is larger than --max-iters %ld", o->min_iters,
-                 o->max_iters);
+    if (st == FAB_OK && o->meas.min_iters > o->meas.max_iters) {
+        snprintf(err, errlen, "--min-iters %ld is larger than --max-iters %ld", o->meas.min_iters,
+                 o->meas.max_iters);
         snprintf(hint, hintlen, "make --min-iters at most --max-iters");
         st = FAB_ERR_USAGE;
     }
     if (st == FAB_OK)
-        st = fab_outputs_check(o, err, errlen, hint, hintlen);
+        st = fab_outputs_check(&o->out, err, errlen, hint, hintlen);
     return st;
 }
 
 /* Options given that this run ignores, said in o->note. */
 static void fab_opts_ignored(fab_opts_t *o, const bool *set)
 {
-    if (o->iters > 0 && set[fab_opt_index("time")])
+    if (o->meas.iters > 0 && set[fab_opt_index("time")])
         snprintf(o->note, sizeof(o->note), "-t/--time is ignored: -i fixes the iterations");
-    if (!o->adaptive && (set[fab_opt_index("budget")] || set[fab_opt_index("precision")] ||
-                         set[fab_opt_index("pair-time")]))
+    if (!o->meas.adaptive && (set[fab_opt_index("budget")] || set[fab_opt_index("precision")] ||
+                              set[fab_opt_index("pair-time")]))
         snprintf(o->note, sizeof(o->note),
                  "--budget, --precision and --pair-time are ignored: %s fixes the "
                  "measurement",
-                 o->iters > 0 ? "-i" : "--time");
+                 o->meas.iters > 0 ? "-i" : "--time");
     fab_opts_unused(o, set);
 }
 
@@ -551,7 +552,7 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
     if (st == FAB_OK)
         st = fab_kernel_list_expand(o, err, errlen, hint, hintlen);
     /* --overlap-compute measures the call alone first, with the same iterations: --time */
-    o->adaptive = o->iters == 0 && !set[fab_opt_index("time")] && o->overlap_us == 0;
+    o->meas.adaptive = o->meas.iters == 0 && !set[fab_opt_index("time")] && o->meas.overlap_us == 0;
     if (st == FAB_OK)
         st = fab_opts_refuse(o, err, errlen, hint, hintlen);
     if (st == FAB_OK)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "core/opt.h"
-#include "core/opts.h"
+#include "cli/opts.h"
 #include "core/status.h"
 
 /* What `fabricbench run` without kernels runs. */
@@ -53,7 +53,7 @@ const fab_opt_t *fab_opts_harness(const char *name, size_t len);
 fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts_t *o, char *err,
                                   size_t errlen, char *hint, size_t hintlen);
 /* cli/options_subcommand.c: `show [--wide | --columns LIST] FILE...` (and its FABRICBENCH_WIDE,
- * FABRICBENCH_COLUMNS); --help sets o->sub_usage. */
+ * FABRICBENCH_COLUMNS); --help sets o->cmd.sub_usage. */
 fab_status_t fab_show_parse(int argc, char **argv, fab_opts_t *o, char *err, size_t errlen,
                             char *hint, size_t hintlen);
 /* --wide and --columns of run and show: not both, and the columns named right. */

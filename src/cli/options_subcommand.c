@@ -27,7 +27,7 @@ fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts
 
     if (env && *env)
         o->net.sysfs_root = env;
-    o->place_ranks = 1;
+    o->cmd.place_ranks = 1;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *eq = strchr(a, '='), *val = NULL;
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
@@ -35,11 +35,11 @@ fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts
         fab_status_t st;
 
         if (strcmp(a, "--json") == 0) {
-            o->json_flag = true;
+            o->cmd.json_flag = true;
             continue;
         }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            o->sub_usage = usage;
+            o->cmd.sub_usage = usage;
             return FAB_OK;
         }
         if (strncmp(a, "--", 2) == 0) {
@@ -63,7 +63,7 @@ fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts
                 return st;
             }
         } else if (val && len == 10) {
-            o->topology = val;
+            o->cmd.topology = val;
         } else if (val) {
             fab_range_t r = {1, 4096, false, true, "ranks per node"};
             char sub[384];
@@ -74,7 +74,7 @@ fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts
                 snprintf(hint, hintlen, "%s", usage);
                 return FAB_ERR_USAGE;
             }
-            o->place_ranks = (int)n;
+            o->cmd.place_ranks = (int)n;
         } else {
             snprintf(err, errlen, "'%s' does not take '%s'", name, a);
             snprintf(hint, hintlen, "%s", usage);
@@ -114,14 +114,14 @@ fab_status_t fab_show_parse(int argc, char **argv, fab_opts_t *o, char *err, siz
         const char *a = argv[i];
 
         if (dashes || a[0] != '-' || strcmp(a, "-") == 0) {
-            argv[2 + o->nshow_files++] = argv[i];
+            argv[2 + o->cmd.nshow_files++] = argv[i];
         } else if (strcmp(a, "--") == 0) {
             dashes = true;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            o->sub_usage = usage;
+            o->cmd.sub_usage = usage;
             return FAB_OK;
         } else if (strcmp(a, "--wide") == 0) {
-            o->wide = true;
+            o->out.wide = true;
         } else if (strcmp(a, "--columns") == 0 || strncmp(a, "--columns=", 10) == 0) {
             const char *v = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
 
@@ -130,15 +130,15 @@ fab_status_t fab_show_parse(int argc, char **argv, fab_opts_t *o, char *err, siz
                 snprintf(hint, hintlen, "%s", usage);
                 return FAB_ERR_USAGE;
             }
-            o->columns = v;
+            o->out.columns = v;
         } else {
             snprintf(err, errlen, "'show' does not take '%s'", a);
             snprintf(hint, hintlen, "%s; 'fabricbench show --help' says more", usage);
             return FAB_ERR_USAGE;
         }
     }
-    o->show_files = argv + 2;
-    if (o->nshow_files == 0) {
+    o->cmd.show_files = argv + 2;
+    if (o->cmd.nshow_files == 0) {
         snprintf(err, errlen, "'show' needs a result file");
         snprintf(hint, hintlen, "%s", usage);
         return FAB_ERR_USAGE;

@@ -86,10 +86,19 @@ static void fab_startup_step(fab_step_clock_t *since, const char *step)
 
 /* Two outputs naming one file (also spelled differently): refused before anything is
  * created. */
+/* The pairs kernels' check (measure/check.h's fab_nodes_check_fn): arg is the run's
+ * fab_pairopts_t. */
+static fab_status_t fab_nodes_check(const fab_world_t *w, const fab_measopts_t *mopt,
+                                    const void *arg, const fab_kernel_t *k, char *msg, size_t len,
+                                    char *hint, size_t hlen)
+{
+    return fab_pairs_check(w, mopt, arg, k, msg, len, hint, hlen);
+}
+
 static fab_status_t fab_outputs_distinct(const fab_opts_t *o, const char *results)
 {
     const char *name[] = {"-o", "--json", "--csv", "--json-doc", "--prom"};
-    const char *path[] = {results, o->json, o->csv, o->json_doc, o->prom};
+    const char *path[] = {results, o->out.json, o->out.csv, o->out.json_doc, o->out.prom};
 
     for (int i = 0; i < 5; i++)
         for (int j = i + 1; j < 5; j++)
@@ -125,7 +134,7 @@ static fab_status_t fab_auto_output(const fab_world_t *w, const fab_opts_t *o, f
             snprintf(info->results_file, sizeof(info->results_file), "%s.h5", base);
         else
             snprintf(info->results_file, sizeof(info->results_file), "%s-%d.h5", base, i);
-        st = fab_out_hdf5_sink(info->results_file, o, &taken, sk);
+        st = fab_out_hdf5_sink(info->results_file, &o->meas, &o->out, &taken, sk);
     }
     if (taken)
         FAB_ERROR("no free result file name from %s.h5 to %s-999.h5", base, base);
@@ -141,26 +150,31 @@ static fab_status_t fab_open_sinks(const fab_world_t *w, const fab_opts_t *o, fa
     fab_status_t st = FAB_OK;
     fab_sink_t sk;
 
-    if (o->output && strcmp(o->output, "none") != 0)
-        snprintf(info->results_file, sizeof(info->results_file), "%s", o->output);
+    if (o->out.output && strcmp(o->out.output, "none") != 0)
+        snprintf(info->results_file, sizeof(info->results_file), "%s", o->out.output);
     st = fab_outputs_distinct(o, info->results_file);
-    if (st == FAB_OK && !o->output)
+    if (st == FAB_OK && !o->out.output)
         st = fab_auto_output(w, o, info, &sk);
     else if (st == FAB_OK && info->results_file[0])
-        st = fab_out_hdf5_sink(info->results_file, o, NULL, &sk);
+        st = fab_out_hdf5_sink(info->results_file, &o->meas, &o->out, NULL, &sk);
     if (st == FAB_OK && info->results_file[0])
         st = fab_sinks_add(sinks, sk);
-    if (st == FAB_OK && o->json && (st = fab_out_export_sink(o->json, false, o, &sk)) == FAB_OK)
+    if (st == FAB_OK && o->out.json &&
+        (st = fab_out_export_sink(o->out.json, false, &o->meas, &o->out, &sk)) == FAB_OK)
         st = fab_sinks_add(sinks, sk);
-    if (st == FAB_OK && o->csv && (st = fab_out_export_sink(o->csv, true, o, &sk)) == FAB_OK)
+    if (st == FAB_OK && o->out.csv &&
+        (st = fab_out_export_sink(o->out.csv, true, &o->meas, &o->out, &sk)) == FAB_OK)
         st = fab_sinks_add(sinks, sk);
-    if (st == FAB_OK && o->json_doc && (st = fab_out_jsondoc_sink(o->json_doc, o, &sk)) == FAB_OK)
+    if (st == FAB_OK && o->out.json_doc &&
+        (st = fab_out_jsondoc_sink(o->out.json_doc, &o->launch, &o->meas, &o->out, &sk)) == FAB_OK)
         st = fab_sinks_add(sinks, sk);
-    if (st == FAB_OK && o->prom && (st = fab_out_prom_sink(o->prom, o, &sk)) == FAB_OK)
+    if (st == FAB_OK && o->out.prom &&
+        (st = fab_out_prom_sink(o->out.prom, &o->launch, &sk)) == FAB_OK)
         st = fab_sinks_add(sinks, sk);
     /* last: see fab_sinks_run_begin; on stderr (or none) when an output takes stdout */
-    if (st == FAB_OK && fab_outputs_table(o))
-        st = fab_sinks_add(sinks, fab_out_text_sink(fab_outputs_table(o)));
+    if (st == FAB_OK && fab_outputs_table(&o->launch, &o->out))
+        st = fab_sinks_add(sinks, fab_out_text_sink(fab_outputs_table(&o->launch, &o->out),
+                                                    &o->launch, &o->meas, &o->out));
     return st;
 }
 
@@ -172,8 +186,8 @@ static void fab_finish_measure(fab_run_info_t *info, const fab_opts_t *o)
 
     info->budget_s = info->budget_cap_s = info->measure_s = NAN;
     info->capped = false;
-    if (o->adaptive && fab_rounds_budget(o, &rows) > 0) {
-        info->budget_s = fab_rounds_budget(o, &rows);
+    if (o->meas.adaptive && fab_rounds_budget(&o->launch, &o->meas, &rows) > 0) {
+        info->budget_s = fab_rounds_budget(&o->launch, &o->meas, &rows);
         info->budget_cap_s = fab_rounds_cap_s();
         info->measure_s = fab_rounds_measured_s();
         info->capped = fab_rounds_capped();
@@ -213,20 +227,21 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
 {
     fab_status_t st, worst = FAB_OK;
 
-    for (int i = 0, n = 1; i < o->nkernels; i += n) {
-        if (o->kernels[i].k->ranks == FAB_RANKS_NODES) { /* alone, by pairs/ */
+    for (int i = 0, n = 1; i < o->launch.nkernels; i += n) {
+        if (o->launch.kernels[i].k->ranks == FAB_RANKS_NODES) { /* alone, by pairs/ */
             n = 1;
-            st = fab_run_pairs(w, o, &o->kernels[i], sinks, agreed);
+            st = fab_run_pairs(w, &o->launch, &o->meas, &o->net, &o->pairs, &o->launch.kernels[i],
+                               sinks, agreed);
         } else {
-            st = fab_run_kernels_at(w, o, i, &n, sinks, agreed);
+            st = fab_run_kernels_at(w, &o->launch, &o->meas, &o->net, i, &n, sinks, agreed);
         }
         if (!*agreed)
             return st;
         /* A stop asked on any rank (signal, failed output) ends the run everywhere. */
         if (st == FAB_OK && fab_stop_flag)
             st = fab_stop_status(fab_stop_flag);
-        fab_watch_phase("agreeing with every rank after the kernel", o->kernels[i + n - 1].k->name,
-                        0, -1, 0);
+        fab_watch_phase("agreeing with every rank after the kernel",
+                        o->launch.kernels[i + n - 1].k->name, 0, -1, 0);
         st = fab_agree(st, MPI_COMM_WORLD);
         /* A validation failure or a suspect is a finding, not a reason to stop: run the rest. */
         if (st != FAB_OK && st != FAB_ERR_VALIDATION && st != FAB_ERR_SUSPECT)
@@ -251,7 +266,7 @@ static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *
     bool ok = true;
 
     if (pa && pb) {
-        n = fab_probe_pairs(w, o, pa, pb);
+        n = fab_probe_pairs(w, &o->launch, &o->meas, pa, pb);
         lanes = calloc((size_t)n, FAB_LANES_LEN);
         for (int i = 0; lanes && i < n; i++) /* what stays where a probe did not run */
             snprintf(lanes + (size_t)i * FAB_LANES_LEN, FAB_LANES_LEN,
@@ -311,8 +326,8 @@ static fab_status_t fab_run_once(const fab_world_t *w, const fab_opts_t *o, fab_
 {
     fab_status_t st;
 
-    if (o->adaptive)
-        fab_rounds_budget_begin(o);
+    if (o->meas.adaptive)
+        fab_rounds_budget_begin(&o->launch, &o->meas);
     fab_row_tally_reset();
     fab_step_clock_t measured;
 
@@ -386,7 +401,7 @@ static fab_status_t fab_run_transport(const fab_world_t *w, const fab_opts_t *o,
     }
     /* --repeat: every run records the same transports, so they are probed before the
      * first (as --strict-fabric does) rather than after the last. */
-    if ((o->net.strict_fabric || o->repeat > 1) && fab_transport_needs_probe(t)) {
+    if ((o->net.strict_fabric || o->launch.repeat > 1) && fab_transport_needs_probe(t)) {
         fab_watch_phase("probing the transports", NULL, 0, -1, 0);
         st = fab_check_transport(w, o, t, fb, info);
         *probed = true;
@@ -402,7 +417,7 @@ static fab_status_t fab_run_outputs(const fab_world_t *w, const fab_opts_t *o, f
     fab_status_t st = fab_run_info_fill(info, w, t, argc, argv, fab_env_ours);
 
     info->fabric = fb;
-    info->sync = o->sync == FAB_SYNC_BARRIER ? "barrier" : "none";
+    info->sync = o->meas.sync == FAB_SYNC_BARRIER ? "barrier" : "none";
     info->line_rate_gbps = o->net.line_rate_gbps;
     if (o->net.line_rate_given)
         snprintf(info->line_rate_from, sizeof(info->line_rate_from), "--line-rate");
@@ -436,17 +451,17 @@ static fab_status_t fab_run_repeats(const fab_world_t *w, const fab_opts_t *o, f
 {
     fab_status_t st = FAB_OK, finding = FAB_OK;
 
-    for (int rep = 0; rep < o->repeat && st == FAB_OK; rep++) {
+    for (int rep = 0; rep < o->launch.repeat && st == FAB_OK; rep++) {
         if (w->rank == 0) {
             if (rep > 0)
                 fab_run_info_restart(info);
-            st = fab_sinks_run_begin(sinks, info, o);
+            st = fab_sinks_run_begin(sinks, info);
         }
         fab_watch_phase("starting the run's outputs", NULL, 0, -1, 0);
         st = fab_agree(st, MPI_COMM_WORLD);
         if (st != FAB_OK)
             return st;
-        st = fab_run_once(w, o, fb, t, info, sinks, probed || rep + 1 < o->repeat, agreed);
+        st = fab_run_once(w, o, fb, t, info, sinks, probed || rep + 1 < o->launch.repeat, agreed);
         if (!*agreed)
             return st;
         if (st == FAB_ERR_VALIDATION || st == FAB_ERR_SUSPECT) { /* a finding: go on */
@@ -478,7 +493,7 @@ fab_status_t fab_run_all(const fab_world_t *w, fab_opts_t *o, fab_fabric_t *fb, 
         return st;
     }
     fab_watch_phase("checking the run with every rank", NULL, 0, -1, 0);
-    st = fab_run_check(w, o, fab_pairs_check);
+    st = fab_run_check(w, &o->launch, &o->meas, &o->net, fab_nodes_check, &o->pairs);
     fab_startup_step(&since, "checking the run with every rank");
     if (st != FAB_OK)
         return st;

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "core/opts.h"
+#include "cli/opts.h"
 #include "core/status.h"
 #include "core/world.h"
 #include "net/fabric.h"

@@ -51,7 +51,9 @@ bool fab_startup_prepare(fab_opts_t *o, fab_fabric_t *fb, fab_status_t *fst, int
 {
     char err[1024], hint[1024], note[512];
 
-    fab_log_set_level(o->verbose >= 2 ? FAB_LOG_DEBUG : o->verbose ? FAB_LOG_INFO : FAB_LOG_WARN);
+    fab_log_set_level(o->launch.verbose >= 2 ? FAB_LOG_DEBUG
+                      : o->launch.verbose    ? FAB_LOG_INFO
+                                             : FAB_LOG_WARN);
     if (o->note[0] && fab_first_rank())
         fprintf(stderr, "fabricbench: warning: %s\n", o->note);
     /* The fabric is resolved on each host before MPI_Init (UCX reads its environment there).
@@ -79,6 +81,6 @@ bool fab_startup_prepare(fab_opts_t *o, fab_fabric_t *fb, fab_status_t *fst, int
         fprintf(stderr, "fabricbench: warning: %s\n", note);
     fab_transport_prepare(&o->net);
     fab_topo_env_prepare(); /* before MPI_Init's topology */
-    fab_outputs_prepare(o);
+    fab_outputs_prepare(&o->out);
     return fab_startup_fsize(code);
 }

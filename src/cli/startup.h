@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "core/opts.h"
+#include "cli/opts.h"
 #include "core/status.h"
 #include "net/fabric.h"
 

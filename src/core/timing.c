@@ -13,7 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/opts.h"
 #include "core/status.h"
 #include "core/timing.h"
 

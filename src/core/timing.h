@@ -5,13 +5,13 @@
 #define FAB_CORE_TIMING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 #if defined(__x86_64__) && !defined(FAB_SIM)
 #include <x86intrin.h>
 #endif
 
-#include "core/opts.h"
 #include "core/status.h"
 
 /* Monotonic nanoseconds (CLOCK_MONOTONIC, vDSO: no system call). */
@@ -49,6 +49,9 @@ static inline uint64_t fab_ticks(void)
 #endif
     return fab_now_ns();
 }
+
+/* Values in the order of the option's choice list: --timer auto|tsc|clock. */
+typedef enum { FAB_TIMER_AUTO = 0, FAB_TIMER_TSC = 1, FAB_TIMER_CLOCK = 2 } fab_timer_kind_t;
 
 /* Choose the timer (auto: TSC where the kernel uses it as clocksource, else CLOCK_MONOTONIC)
  * and calibrate it. On error err says why. */

@@ -70,7 +70,7 @@ typedef struct fab_kmem fab_kmem_t;
 
 /* A kernel: what every kernel has, and pointers to the parts only some have. It is const: what
  * differs between runs of a kernel is in fab_kctx_t (this rank's) and in the harness's
- * instance (fab_kinst_t, core/opts.h: an axis value). */
+ * instance (fab_kinst_t, core/launchopts.h: an axis value). */
 typedef struct fab_kernel {
     const char *name;          /* fabricbench run <name> */
     const char *summary;       /* one line for `fabricbench list` */

@@ -83,8 +83,9 @@ fab_status_t fab_buffers_get(size_t bytes, char **sbuf, char **rbuf)
     return FAB_OK;
 }
 
-fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kinst_t *ki, const fab_sizes_t *sizes,
-                           MPI_Comm comm, fab_kctx_t *ctx, void **state)
+fab_status_t fab_ctx_setup(const fab_measopts_t *mopt, const fab_netopts_t *nopt,
+                           const fab_kinst_t *ki, const fab_sizes_t *sizes, MPI_Comm comm,
+                           fab_kctx_t *ctx, void **state)
 {
     const fab_kernel_t *k = ki->k;
     size_t bytes;
@@ -92,7 +93,7 @@ fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kinst_t *ki, const fab
     fab_status_t st;
 
     MPI_Comm_size(comm, &nranks);
-    st = fab_plan_ctx(ki, o, nranks, sizes, ctx);
+    st = fab_plan_ctx(ki, mopt, nopt, nranks, sizes, ctx);
     if (st != FAB_OK)
         return st;
     ctx->comm = comm;

@@ -8,7 +8,9 @@
 
 #include <mpi.h>
 
-#include "core/opts.h"
+#include "core/launchopts.h"
+#include "core/measopts.h"
+#include "core/netopts.h"
 #include "core/sizes.h"
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
@@ -20,8 +22,9 @@ void fab_buffers_free(void);
 
 /* An instance's context on comm (its ranks): planned, buffers and requests allocated, the
  * kernel's setup run; fab_ctx_free undoes all but the setup (the kernel's cleanup). */
-fab_status_t fab_ctx_setup(const fab_opts_t *o, const fab_kinst_t *ki, const fab_sizes_t *sizes,
-                           MPI_Comm comm, fab_kctx_t *ctx, void **state);
+fab_status_t fab_ctx_setup(const fab_measopts_t *mopt, const fab_netopts_t *nopt,
+                           const fab_kinst_t *ki, const fab_sizes_t *sizes, MPI_Comm comm,
+                           fab_kctx_t *ctx, void **state);
 void fab_ctx_free(fab_kctx_t *ctx);
 
 #endif

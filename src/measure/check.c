@@ -52,9 +52,10 @@ static size_t fab_address_headroom(void)
     return rl.rlim_cur > used ? (size_t)(rl.rlim_cur - used) : 0;
 }
 
-static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
-                                    const fab_kinst_t *ki, char *msg, size_t len, char *hint,
-                                    size_t hlen, fab_nodes_check_fn nodes_check)
+static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_measopts_t *mopt,
+                                    const fab_netopts_t *nopt, const fab_kinst_t *ki, char *msg,
+                                    size_t len, char *hint, size_t hlen,
+                                    fab_nodes_check_fn nodes_check, const void *nodes_arg)
 {
     const fab_kernel_t *k = ki->k;
 
@@ -77,8 +78,8 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
     if (k->check) { /* what the kernel itself refuses (its own options, say) */
         fab_sizes_t tmp;
         fab_kctx_t ctx;
-        fab_status_t st =
-            fab_plan_ctx(ki, o, fab_plan_ranks(k, w), fab_kernel_sizes(k, o, &tmp), &ctx);
+        fab_status_t st = fab_plan_ctx(ki, mopt, nopt, fab_plan_ranks(k, w),
+                                       fab_kernel_sizes(k, mopt, &tmp), &ctx);
 
         if (st != FAB_OK) {
             snprintf(msg, len, "kernel '%s': %s while checking it", k->name, fab_status_string(st));
@@ -89,41 +90,43 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_opts_t *o,
         if (st != FAB_OK)
             return st;
     }
-    if (fab_kcoll(k)->uses_root && o->root >= w->size) {
-        snprintf(msg, len, "--root %d: rank %d does not exist; this run has ranks 0 to %d", o->root,
-                 o->root, w->size - 1);
+    if (fab_kcoll(k)->uses_root && mopt->root >= w->size) {
+        snprintf(msg, len, "--root %d: rank %d does not exist; this run has ranks 0 to %d",
+                 mopt->root, mopt->root, w->size - 1);
         snprintf(hint, hlen, "pick a root below %d, or -1 to rotate it", w->size);
         return FAB_ERR_CONFIG;
     }
     if (k->ranks == FAB_RANKS_NODES)
-        return nodes_check(w, o, k, msg, len, hint, hlen);
-    if (k->ranks == FAB_RANKS_PAIR && (o->pair.a >= w->size || o->pair.b >= w->size)) {
+        return nodes_check(w, mopt, nodes_arg, k, msg, len, hint, hlen);
+    if (k->ranks == FAB_RANKS_PAIR && (mopt->pair.a >= w->size || mopt->pair.b >= w->size)) {
         snprintf(msg, len, "--pair %d,%d: rank %d does not exist; this run has ranks 0 to %d",
-                 o->pair.a, o->pair.b, o->pair.a >= w->size ? o->pair.a : o->pair.b, w->size - 1);
+                 mopt->pair.a, mopt->pair.b, mopt->pair.a >= w->size ? mopt->pair.a : mopt->pair.b,
+                 w->size - 1);
         snprintf(hint, hlen, "pick two ranks below %d", w->size);
         return FAB_ERR_CONFIG;
     }
     return FAB_OK;
 }
 
-fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o,
-                           fab_nodes_check_fn nodes_check)
+fab_status_t fab_run_check(const fab_world_t *w, const fab_launchopts_t *lopt,
+                           const fab_measopts_t *mopt, const fab_netopts_t *nopt,
+                           fab_nodes_check_fn nodes_check, const void *nodes_arg)
 {
     char msg[512] = "", hint[256] = "";
     fab_status_t st;
     size_t avail = fab_mem_available(), headroom = fab_address_headroom();
 
     /* The timer first: the header reports it, and --timer tsc may be refused. */
-    st = fab_timer_init(o->timer, msg, sizeof(msg));
+    st = fab_timer_init(mopt->timer, msg, sizeof(msg));
     if (st != FAB_OK)
         snprintf(hint, sizeof(hint), "use --timer auto or --timer clock");
 #ifdef FAB_SIM
-    if (st == FAB_OK && o->validate) { /* the ranks share their buffers (core/sim.h) */
+    if (st == FAB_OK && mopt->validate) { /* the ranks share their buffers (core/sim.h) */
         snprintf(msg, sizeof(msg), "--validate: a simulated build moves no data to check");
         snprintf(hint, sizeof(hint), "leave --validate out, or run the normal build");
         st = FAB_ERR_CONFIG;
     }
-    if (st == FAB_OK && ((o->net.fabric && strcmp(o->net.fabric, "any") != 0) || o->net.device)) {
+    if (st == FAB_OK && ((nopt->fabric && strcmp(nopt->fabric, "any") != 0) || nopt->device)) {
         snprintf(msg, sizeof(msg), "--fabric/--device: a simulated build has no fabric to choose");
         snprintf(hint, sizeof(hint), "leave them out (the platform describes the network)");
         st = FAB_ERR_CONFIG;
@@ -131,25 +134,25 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_opts_t *o,
 #endif
 
     /* Rank counts are the same everywhere: every rank reaches the same verdict. */
-    for (int i = 0; i < o->nkernels && st == FAB_OK; i++)
-        st = fab_check_ranks(w, o, &o->kernels[i], msg, sizeof(msg), hint, sizeof(hint),
-                             nodes_check);
+    for (int i = 0; i < lopt->nkernels && st == FAB_OK; i++)
+        st = fab_check_ranks(w, mopt, nopt, &lopt->kernels[i], msg, sizeof(msg), hint, sizeof(hint),
+                             nodes_check, nodes_arg);
     /* Memory is per host: each rank checks its own host, counting every rank there that takes
      * part (a pair kernel: at most two). */
-    for (int i = 0; i < o->nkernels && st == FAB_OK; i++) {
-        const fab_kernel_t *k = o->kernels[i].k;
+    for (int i = 0; i < lopt->nkernels && st == FAB_OK; i++) {
+        const fab_kernel_t *k = lopt->kernels[i].k;
         fab_sizes_t tmp;
-        const fab_sizes_t *sizes = fab_kernel_sizes(k, o, &tmp);
+        const fab_sizes_t *sizes = fab_kernel_sizes(k, mopt, &tmp);
         size_t maxb = fab_sizes_max(sizes);
-        size_t own = fab_own_bytes(&o->kernels[i], o, fab_plan_ranks(k, w), sizes);
-        size_t need = fab_buffer_bytes(k, o, maxb) + own;
+        size_t own = fab_own_bytes(&lopt->kernels[i], mopt, nopt, fab_plan_ranks(k, w), sizes);
+        size_t need = fab_buffer_bytes(k, mopt, maxb) + own;
         int here = k->ranks == FAB_RANKS_PAIR && w->local_ranks > 2 ? 2 : w->local_ranks;
         size_t host_need = need * (size_t)here;
         char what[160], sz[32];
         const char *lower = own * 2 > need && fab_kmem(k)->hint ? fab_kmem(k)->hint
                                                                 : "lower the largest size in -m";
 
-        if (!fab_rank_active(k, o, w->rank))
+        if (!fab_rank_active(k, mopt, w->rank))
             continue;
         fab_size_format(maxb, sz, sizeof(sz));
         if (fab_kcoll(k)->no_sizes)

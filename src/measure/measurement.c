@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/measopts.h"
 #include "core/mpi_call.h"
-#include "core/opts.h"
 #include "core/signals.h"
 #include "core/status.h"
 #include "core/timing.h"
@@ -75,7 +75,7 @@ fab_status_t fab_timed_round(fab_measure_t *m, size_t bytes, uint64_t n, double 
 /* Decide the number of timed iterations; run the warm-up (and calibration) iterations. */
 static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iters, uint64_t *warm)
 {
-    const fab_opts_t *o = m->o;
+    const fab_measopts_t *mopt = m->mopt;
     uint64_t k = 1;
     double t = 0.0, prev = 0.0;
     fab_status_t st = FAB_OK;
@@ -87,15 +87,15 @@ static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iter
                           ? m->last_per_iter *
                                 (bytes > m->last_bytes ? (double)bytes / m->last_bytes : 1.0)
                           : 0.0);
-    if (o->iters > 0) {
-        *iters = (uint64_t)o->iters;
-        *warm = fab_plan_warmup(o);
+    if (mopt->iters > 0) {
+        *iters = (uint64_t)mopt->iters;
+        *warm = fab_plan_warmup(mopt);
         st = fab_timed_round(m, bytes, *warm, &t);
         if (*warm > 0)
             m->per_iter = t / (double)*warm;
         return st;
     }
-    *warm = fab_plan_warmup(o);
+    *warm = fab_plan_warmup(mopt);
     st = fab_iterate_n(m, bytes, *warm);
     /* Calibrate: double the round until it lasts FAB_CALIB_SHARE of the budget (at least two
      * rounds, so the estimate never comes from the very first, cold, iteration alone). */
@@ -108,17 +108,17 @@ static fab_status_t fab_plan_size(fab_measure_t *m, size_t bytes, uint64_t *iter
         per = t / (double)k;
         m->per_iter = round == 0 || per < prev ? per : prev;
         prev = per;
-        if ((t >= FAB_CALIB_SHARE * o->time_s && round >= 1) || k >= (uint64_t)o->max_iters)
+        if ((t >= FAB_CALIB_SHARE * mopt->time_s && round >= 1) || k >= (uint64_t)mopt->max_iters)
             break;
     }
     if (st == FAB_OK) {
         double want;
 
-        want = m->per_iter > 0 ? o->time_s / m->per_iter : (double)o->max_iters;
-        if (want < (double)o->min_iters)
-            want = (double)o->min_iters;
-        if (want > (double)o->max_iters)
-            want = (double)o->max_iters;
+        want = m->per_iter > 0 ? mopt->time_s / m->per_iter : (double)mopt->max_iters;
+        if (want < (double)mopt->min_iters)
+            want = (double)mopt->min_iters;
+        if (want > (double)mopt->max_iters)
+            want = (double)mopt->max_iters;
         *iters = (uint64_t)llround(want);
     }
     return st;
@@ -228,7 +228,7 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *i
                                      fab_load_t *load)
 {
     fab_kctx_t *ctx = m->ctx;
-    const fab_opts_t *o = m->o;
+    const fab_measopts_t *mopt = m->mopt;
     double spent = 0.0;
     uint64_t done = 0;
     fab_status_t st = FAB_OK;
@@ -259,11 +259,11 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *i
             m->per_iter = block_time / (double)b;
         done += b;
         spent += block_time;
-        if (o->iters == 0 && o->time_s > 0 && spent >= FAB_TIME_OVERRUN * o->time_s &&
-            done >= (uint64_t)o->min_iters && done < *iters) {
+        if (mopt->iters == 0 && mopt->time_s > 0 && spent >= FAB_TIME_OVERRUN * mopt->time_s &&
+            done >= (uint64_t)mopt->min_iters && done < *iters) {
             FAB_DEBUG("%s %zu bytes: stopped after %llu of %llu iterations (%.3g s, --time %g)",
                       m->k->name, bytes, (unsigned long long)done, (unsigned long long)*iters,
-                      spent, o->time_s);
+                      spent, mopt->time_s);
             *iters = done;
         }
     }
@@ -305,7 +305,7 @@ static fab_status_t fab_overlap_reference(fab_measure_t *m, size_t bytes, uint64
     *comm_mean = m->acc.mean;
     fab_acc_reset(&m->acc);
     fab_slow_reset(m);
-    ctx->compute_s = m->o->overlap_us * 1e-6;
+    ctx->compute_s = m->mopt->overlap_us * 1e-6;
     return st;
 }
 
@@ -352,7 +352,7 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     fab_slow_reset(m);
     if (fab_kcoll(m->k)->fit_bytes)
         bytes = fab_kcoll(m->k)->fit_bytes(ctx, bytes);
-    if (ctx->nonblocking && m->o->overlap_us > 0) {
+    if (ctx->nonblocking && m->mopt->overlap_us > 0) {
         st = fab_overlap_reference(m, bytes, &iters, &warm, &comm_mean);
         if (st != FAB_OK)
             return st;
@@ -386,26 +386,26 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     m->last_per_iter = m->per_iter;
     m->last_bytes = bytes;
     row->validation_errors = -1;
-    if (st == FAB_OK && m->o->validate && m->k->validate)
+    if (st == FAB_OK && m->mopt->validate && m->k->validate)
         st = fab_validate_size(m, bytes, &row->validation_errors);
     if (st == FAB_OK && ctx->rank == 0)
         fab_row_fill(m, bytes, iters, warm, comm_mean, row);
     return st;
 }
 
-fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_kernel_t *k,
+fab_status_t fab_measure_init(fab_measure_t *m, const fab_measopts_t *mopt, const fab_kernel_t *k,
                               fab_kctx_t *ctx, void *state)
 {
     int timer = ctx->timer, ntimers = 0, lead_timer = ctx->timer;
     fab_status_t st;
 
     memset(m, 0, sizeof(*m));
-    m->o = o;
+    m->mopt = mopt;
     m->k = k;
-    m->peer = k->ranks != FAB_RANKS_PAIR ? -1 : ctx->rank == 0 ? o->pair.b : o->pair.a;
+    m->peer = k->ranks != FAB_RANKS_PAIR ? -1 : ctx->rank == 0 ? mopt->pair.b : mopt->pair.a;
     m->ctx = ctx;
     m->state = state;
-    m->barrier = o->sync == FAB_SYNC_BARRIER;
+    m->barrier = mopt->sync == FAB_SYNC_BARRIER;
     st = FAB_MPI(MPI_Allreduce(&timer, &ntimers, 1, MPI_INT, MPI_SUM, ctx->comm));
     if (st == FAB_OK)
         st = FAB_MPI(MPI_Bcast(&lead_timer, 1, MPI_INT, 0, ctx->comm));
@@ -440,7 +440,7 @@ fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_k
     }
     if (!m->block || !m->stamps || (m->reduce && ctx->rank == 0 && !m->reduced))
         return FAB_ERR_NOMEM;
-    return fab_acc_init(&m->acc, ctx->rank == 0 ? (size_t)o->max_samples : 0);
+    return fab_acc_init(&m->acc, ctx->rank == 0 ? (size_t)mopt->max_samples : 0);
 }
 
 void fab_measure_free(fab_measure_t *m)

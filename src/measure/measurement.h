@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/opts.h"
+#include "core/measopts.h"
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
 #include "kernel/traits.h"
@@ -23,7 +23,7 @@ struct fab_row;
 #define FAB_VALIDATE_ROUNDS 2
 
 typedef struct fab_measure {
-    const fab_opts_t *o;
+    const fab_measopts_t *mopt;
     const fab_kernel_t *k;
     fab_kctx_t *ctx;
     void *state;
@@ -79,7 +79,7 @@ fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const do
 fab_status_t fab_validate_size(fab_measure_t *m, size_t bytes, long *errors);
 /* The measurement's state for kernel k on the kernel's ranks (collective over ctx->comm,
  * then allocations); freed by fab_measure_free, also after a failed init. */
-fab_status_t fab_measure_init(fab_measure_t *m, const fab_opts_t *o, const fab_kernel_t *k,
+fab_status_t fab_measure_init(fab_measure_t *m, const fab_measopts_t *mopt, const fab_kernel_t *k,
                               fab_kctx_t *ctx, void *state);
 void fab_measure_free(fab_measure_t *m);
 /* One size under a fixed policy (-i, or --time with calibration): its row on rank 0 of the

@@ -15,25 +15,25 @@
 #define FAB_KERNEL_TAG     100 /* the first tag a kernel owns */
 #define FAB_MIN_SLOT       64  /* slots hold the acknowledgements of tiny messages too */
 
-int fab_plan_window(const fab_kernel_t *k, const fab_opts_t *o)
+int fab_plan_window(const fab_kernel_t *k, const fab_measopts_t *mopt)
 {
     int def = fab_kp2p(k)->default_window;
 
-    return def > 0 && !o->window_given ? def : o->window;
+    return def > 0 && !mopt->window_given ? def : mopt->window;
 }
 
-int fab_slots(const fab_kernel_t *k, const fab_opts_t *o)
+int fab_slots(const fab_kernel_t *k, const fab_measopts_t *mopt)
 {
-    int w = fab_plan_window(k, o);
+    int w = fab_plan_window(k, mopt);
 
-    if (!o->validate || !fab_kp2p(k)->uses_window)
+    if (!mopt->validate || !fab_kp2p(k)->uses_window)
         return 1;
     return w < FAB_VALIDATE_SLOTS ? w : FAB_VALIDATE_SLOTS;
 }
 
-size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_opts_t *o, size_t max_bytes)
+size_t fab_buffer_bytes(const fab_kernel_t *k, const fab_measopts_t *mopt, size_t max_bytes)
 {
-    return 2 * (size_t)fab_slots(k, o) * max_bytes;
+    return 2 * (size_t)fab_slots(k, mopt) * max_bytes;
 }
 
 void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out)
@@ -48,46 +48,49 @@ void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out)
     fab_sizes_parse(def, out, err, sizeof(err));
 }
 
-const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_opts_t *o, fab_sizes_t *tmp)
+const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_measopts_t *mopt,
+                                    fab_sizes_t *tmp)
 {
     if (fab_kcoll(k)->no_sizes) {
         tmp->v[0] = 0;
         tmp->n = 1;
         return tmp;
     }
-    if (o->sizes.n > 0)
-        return &o->sizes;
+    if (mopt->sizes.n > 0)
+        return &mopt->sizes;
     fab_default_sizes(k, tmp);
     return tmp;
 }
 
-bool fab_rank_active(const fab_kernel_t *k, const fab_opts_t *o, int rank)
+bool fab_rank_active(const fab_kernel_t *k, const fab_measopts_t *mopt, int rank)
 {
-    return k->ranks != FAB_RANKS_PAIR || rank == o->pair.a || rank == o->pair.b;
+    return k->ranks != FAB_RANKS_PAIR || rank == mopt->pair.a || rank == mopt->pair.b;
 }
 
-void fab_probe_pair(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
+void fab_probe_pair(const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
+                    int *a, int *b)
 {
     /* A pair kernel measures --pair; an all-ranks kernel, rank 0 and its partner size/2
      * (msgrate's first pair; on several nodes, the pair that crosses the network). */
-    for (int i = 0; i < o->nkernels; i++)
-        if (o->kernels[i].k->ranks == FAB_RANKS_PAIR) {
-            *a = o->pair.a;
-            *b = o->pair.b;
+    for (int i = 0; i < lopt->nkernels; i++)
+        if (lopt->kernels[i].k->ranks == FAB_RANKS_PAIR) {
+            *a = mopt->pair.a;
+            *b = mopt->pair.b;
             return;
         }
     *a = 0;
     *b = w->size / 2;
 }
 
-int fab_probe_pairs(const fab_world_t *w, const fab_opts_t *o, int *a, int *b)
+int fab_probe_pairs(const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
+                    int *a, int *b)
 {
     int n = 1;
     bool all = false;
 
-    fab_probe_pair(w, o, &a[0], &b[0]);
-    for (int i = 0; i < o->nkernels; i++)
-        all = all || o->kernels[i].k->ranks == FAB_RANKS_ALL;
+    fab_probe_pair(w, lopt, mopt, &a[0], &b[0]);
+    for (int i = 0; i < lopt->nkernels; i++)
+        all = all || lopt->kernels[i].k->ranks == FAB_RANKS_ALL;
     if (!all || w->size < 4)
         return n;
     for (int i = 0; i < w->size / 2; i++) {
@@ -109,8 +112,9 @@ static bool fab_test_wrong_op(void)
     return fab_test_switch("FABRICBENCH_TEST_WRONG_OP", &cached);
 }
 
-fab_status_t fab_plan_ctx(const fab_kinst_t *ki, const fab_opts_t *o, int nranks,
-                          const fab_sizes_t *sizes, fab_kctx_t *ctx)
+fab_status_t fab_plan_ctx(const fab_kinst_t *ki, const fab_measopts_t *mopt,
+                          const fab_netopts_t *nopt, int nranks, const fab_sizes_t *sizes,
+                          fab_kctx_t *ctx)
 {
     const fab_kernel_t *k = ki->k;
     const fab_kcoll_t *coll = fab_kcoll(k);
@@ -119,21 +123,21 @@ fab_status_t fab_plan_ctx(const fab_kinst_t *ki, const fab_opts_t *o, int nranks
     memset(ctx, 0, sizeof(*ctx));
     ctx->comm = MPI_COMM_NULL;
     ctx->size = nranks;
-    ctx->window = fab_plan_window(k, o);
+    ctx->window = fab_plan_window(k, mopt);
     ctx->tag = FAB_KERNEL_TAG;
     ctx->sizes = sizes->v;
     ctx->nsizes = sizes->n;
     ctx->max_bytes = fab_sizes_max(sizes);
     if (ctx->max_bytes < FAB_MIN_SLOT)
         ctx->max_bytes = FAB_MIN_SLOT;
-    ctx->slots = fab_slots(k, o);
+    ctx->slots = fab_slots(k, mopt);
     ctx->msgs_per_iter = 1;
     ctx->streams = 1;
-    ctx->root = o->root;
-    ctx->nonblocking = o->nonblocking && k->kind == FAB_KIND_COLLECTIVE;
-    ctx->netdev = o->net.netdev ? o->net.netdev : "";
+    ctx->root = mopt->root;
+    ctx->nonblocking = mopt->nonblocking && k->kind == FAB_KIND_COLLECTIVE;
+    ctx->netdev = nopt->netdev ? nopt->netdev : "";
     ctx->axis = k->axis ? ki->axis : NAN;
-    st = fab_dtype_init(o->dtype, o->op, fab_test_wrong_op(), &ctx->dtype);
+    st = fab_dtype_init(mopt->dtype, mopt->op, fab_test_wrong_op(), &ctx->dtype);
     if (st != FAB_OK)
         return st;
     /* A collective may round a size up (one element per rank at least): room for that. */
@@ -146,14 +150,14 @@ fab_status_t fab_plan_ctx(const fab_kinst_t *ki, const fab_opts_t *o, int nranks
     return FAB_OK;
 }
 
-size_t fab_own_bytes(const fab_kinst_t *ki, const fab_opts_t *o, int nranks,
-                     const fab_sizes_t *sizes)
+size_t fab_own_bytes(const fab_kinst_t *ki, const fab_measopts_t *mopt, const fab_netopts_t *nopt,
+                     int nranks, const fab_sizes_t *sizes)
 {
     size_t (*own)(const fab_kctx_t *ctx) = fab_kmem(ki->k)->own_bytes;
     fab_kctx_t ctx;
     size_t n;
 
-    if (!own || fab_plan_ctx(ki, o, nranks, sizes, &ctx) != FAB_OK)
+    if (!own || fab_plan_ctx(ki, mopt, nopt, nranks, sizes, &ctx) != FAB_OK)
         return 0;
     n = own(&ctx);
     fab_dtype_free(&ctx.dtype);
@@ -165,9 +169,9 @@ int fab_plan_ranks(const fab_kernel_t *k, const fab_world_t *w)
     return k->ranks != FAB_RANKS_ALL ? 2 : w->size;
 }
 
-uint64_t fab_plan_warmup(const fab_opts_t *o)
+uint64_t fab_plan_warmup(const fab_measopts_t *mopt)
 {
-    if (o->warmup >= 0)
-        return (uint64_t)o->warmup;
-    return o->iters > 0 ? ((uint64_t)o->iters + 9) / 10 : 0;
+    if (mopt->warmup >= 0)
+        return (uint64_t)mopt->warmup;
+    return mopt->iters > 0 ? ((uint64_t)mopt->iters + 9) / 10 : 0;
 }

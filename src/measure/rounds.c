@@ -90,7 +90,7 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
         for (int j = 0; j < FAB_KCOL_MAX; j++)
             s->kc[j] = s->kc_first[j] = NAN;
         /* the floor's blocks: one for a kernel whose row is one block by design */
-        fab_adapt_init(&r->ad[i], m->o->precision_pct / 100.0,
+        fab_adapt_init(&r->ad[i], m->mopt->precision_pct / 100.0,
                        fab_kbudget(k)->whole_block ? 1 : FAB_ADAPT_MIN_BLOCKS, FAB_ROUND_BLOCK_S);
         r->ad[i].spend = fab_kbudget(k)->spend_all;
         if (s->skip) {
@@ -99,7 +99,7 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
         }
         if (!root || s->skip)
             continue;
-        if (fab_acc_init(&s->acc, (size_t)m->o->max_samples) != FAB_OK)
+        if (fab_acc_init(&s->acc, (size_t)m->mopt->max_samples) != FAB_OK)
             return FAB_ERR_NOMEM;
         if (m->reduce && !(s->slow = calloc((size_t)m->ctx->size, sizeof(uint64_t))))
             return FAB_ERR_NOMEM;
@@ -194,10 +194,10 @@ static fab_status_t fab_round_warm(fab_rounds_t *r, fab_size_run_t *s, double gu
     s->warmed = true;
     s->per_iter = guess;
     fab_measure_phase(m, "warm-up", s->bytes, guess);
-    if (m->o->warmup < 0 && r->pace.hard)
+    if (m->mopt->warmup < 0 && r->pace.hard)
         return FAB_OK; /* the cap is reached: one short block, no warm-up before it */
-    if (m->o->warmup >= 0) {
-        s->warm = (uint64_t)m->o->warmup;
+    if (m->mopt->warmup >= 0) {
+        s->warm = (uint64_t)m->mopt->warmup;
         if (s->warm > 0)
             st = fab_timed_round(m, s->bytes, s->warm, &t);
         if (st == FAB_OK && s->warm > 0 && t > 0)
@@ -216,7 +216,7 @@ static fab_status_t fab_round_warm(fab_rounds_t *r, fab_size_run_t *s, double gu
             s->per_iter = per;
         settled = rounds >= 2 && per >= (1.0 - FAB_WARM_SETTLE) * prev;
         if ((total >= target && settled) || (total >= most && s->warm >= 2) ||
-            k >= (uint64_t)m->o->max_iters)
+            k >= (uint64_t)m->mopt->max_iters)
             break;
         prev = per;
         /* a round that alone took the time: the next has the same length, so the second call
@@ -504,7 +504,7 @@ fab_status_t fab_rounds_fill_row(fab_rounds_t *r, int i, fab_status_t stop, fab_
         st = fab_row_peers(row, m->ctx,
                            fab_own_mean(m->k, s->own_s, m->ctx->timer ? s->samples : 0));
     m->per_iter = s->per_iter;
-    if (st == FAB_OK && stop == FAB_OK && m->o->validate && m->k->validate)
+    if (st == FAB_OK && stop == FAB_OK && m->mopt->validate && m->k->validate)
         st = fab_validate_size(m, s->bytes, &row->validation_errors);
     if (st != FAB_OK || m->ctx->rank != 0)
         return st;

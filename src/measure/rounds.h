@@ -44,35 +44,37 @@ typedef struct fab_rgroup fab_rgroup_t;
  * time, not only its own part of it. The group of kernel index i: its first index (*first)
  * and length; 1 for a kernel measured alone (always, without the adaptive policy). */
 bool fab_rounds_groupable(const fab_kernel_t *k);
-int fab_rounds_group(const fab_opts_t *o, int i, int *first);
+int fab_rounds_group(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int i, int *first);
 
 /* Rows the adaptive budget covers (every size of every kernel but the pairs kernels, which
  * measure a fixed count per pair) and the run's budget: --budget, else FAB_BUDGET_PER_ROW
  * per row (a kernel's fab_kbudget_t.row_s for its rows). 0 rows: 0 s. Kernels share it in
  * proportion to those per-row seconds. */
-double fab_rounds_budget(const fab_opts_t *o, int *rows);
+double fab_rounds_budget(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int *rows);
 /* Rows of kernel k the budget covers (0 for pairs kernels). */
-int fab_rounds_budget_rows(const fab_kernel_t *k, const fab_opts_t *o);
+int fab_rounds_budget_rows(const fab_kernel_t *k, const fab_measopts_t *mopt);
 /* Whether the automatic budget is FAB_BUDGET_PER_ROW for every row (no kernel of the run asks
  * for more per row: fab_kbudget_t.row_s). */
-bool fab_rounds_budget_auto(const fab_opts_t *o);
+bool fab_rounds_budget_auto(const fab_launchopts_t *lopt, const fab_measopts_t *mopt);
 /* How instance ki's sizes' iterations are chosen, in words (the table's header, the file's
  * iteration_policy): adaptive (naming the kernels measured with it, when ki is one of
- * o->kernels), -i, or --time. Not for pairs kernels. */
-void fab_rounds_policy(const fab_opts_t *o, const fab_kinst_t *ki, char *buf, size_t len);
+ * lopt->kernels), -i, or --time. Not for pairs kernels. */
+void fab_rounds_policy(const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
+                       const fab_kinst_t *ki, char *buf, size_t len);
 
 /* The run's budget (fab_plan_budget) starts now (every rank, before the first kernel). */
-void fab_rounds_budget_begin(const fab_opts_t *o);
+void fab_rounds_budget_begin(const fab_launchopts_t *lopt, const fab_measopts_t *mopt);
 /* Seconds from the budget's start to the end of the last round measured (0: none). */
 double fab_rounds_measured_s(void);
 /* The run's overrun cap (fab_quality_cap of its budget), and whether a group reached its part
  * of it (rows below the floor were then stopped as they were). */
 double fab_rounds_cap_s(void);
 bool fab_rounds_capped(void);
-/* The share of what is left of it for kernels first .. first+n-1 (indices in o->kernels),
+/* The share of what is left of it for kernels first .. first+n-1 (indices in lopt->kernels),
  * in proportion to their rows; 0 once spent. *cap_s: their share of what is left of the cap,
  * in the same proportion (at least the budget's share). */
-double fab_rounds_budget_take(const fab_opts_t *o, int first, int n, double *cap_s);
+double fab_rounds_budget_take(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int first,
+                              int n, double *cap_s);
 
 /* One kernel's part, on the kernel's ranks: its sizes (the kernel's list; the sizes that
  * fit_bytes rounds to the previous one's value are skipped, as the caller skips them). */

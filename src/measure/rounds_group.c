@@ -42,16 +42,17 @@ bool fab_rounds_groupable(const fab_kernel_t *k)
     return k->ranks != FAB_RANKS_NODES && !fab_kmem(k)->own_bytes;
 }
 
-int fab_rounds_group(const fab_opts_t *o, int i, int *first)
+int fab_rounds_group(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int i, int *first)
 {
     int a = i, b = i;
 
     *first = i;
-    if (!o->adaptive || i < 0 || i >= o->nkernels || !fab_rounds_groupable(o->kernels[i].k))
+    if (!mopt->adaptive || i < 0 || i >= lopt->nkernels ||
+        !fab_rounds_groupable(lopt->kernels[i].k))
         return 1;
-    while (a > 0 && fab_rounds_groupable(o->kernels[a - 1].k))
+    while (a > 0 && fab_rounds_groupable(lopt->kernels[a - 1].k))
         a--;
-    while (b + 1 < o->nkernels && fab_rounds_groupable(o->kernels[b + 1].k))
+    while (b + 1 < lopt->nkernels && fab_rounds_groupable(lopt->kernels[b + 1].k))
         b++;
     *first = a;
     return b - a + 1;
@@ -59,55 +60,56 @@ int fab_rounds_group(const fab_opts_t *o, int i, int *first)
 
 /* ------------------------------------------------------------------ the run's budget */
 
-int fab_rounds_budget_rows(const fab_kernel_t *k, const fab_opts_t *o)
+int fab_rounds_budget_rows(const fab_kernel_t *k, const fab_measopts_t *mopt)
 {
     fab_sizes_t tmp;
 
-    return k->ranks == FAB_RANKS_NODES ? 0 : fab_kernel_sizes(k, o, &tmp)->n;
+    return k->ranks == FAB_RANKS_NODES ? 0 : fab_kernel_sizes(k, mopt, &tmp)->n;
 }
 
 /* Kernel k's weight in the budget: its rows x what each asks for (the automatic budget is
  * the sum of the weights; --budget is split in proportion to them). */
-static double fab_rounds_weight(const fab_kernel_t *k, const fab_opts_t *o)
+static double fab_rounds_weight(const fab_kernel_t *k, const fab_measopts_t *mopt)
 {
     double row_s = fab_kbudget(k)->row_s;
 
-    return fab_rounds_budget_rows(k, o) * (row_s > 0 ? row_s : FAB_BUDGET_PER_ROW);
+    return fab_rounds_budget_rows(k, mopt) * (row_s > 0 ? row_s : FAB_BUDGET_PER_ROW);
 }
 
-double fab_rounds_budget(const fab_opts_t *o, int *rows)
+double fab_rounds_budget(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int *rows)
 {
     int n = 0;
     double w = 0;
 
-    for (int i = 0; i < o->nkernels; i++) {
-        n += fab_rounds_budget_rows(o->kernels[i].k, o);
-        w += fab_rounds_weight(o->kernels[i].k, o);
+    for (int i = 0; i < lopt->nkernels; i++) {
+        n += fab_rounds_budget_rows(lopt->kernels[i].k, mopt);
+        w += fab_rounds_weight(lopt->kernels[i].k, mopt);
     }
     *rows = n;
     if (n == 0)
         return 0.0;
-    return o->budget_s > 0 ? o->budget_s : w;
+    return mopt->budget_s > 0 ? mopt->budget_s : w;
 }
 
-bool fab_rounds_budget_auto(const fab_opts_t *o)
+bool fab_rounds_budget_auto(const fab_launchopts_t *lopt, const fab_measopts_t *mopt)
 {
-    for (int i = 0; i < o->nkernels; i++)
-        if (fab_kbudget(o->kernels[i].k)->row_s > 0 &&
-            fab_rounds_budget_rows(o->kernels[i].k, o) > 0)
+    for (int i = 0; i < lopt->nkernels; i++)
+        if (fab_kbudget(lopt->kernels[i].k)->row_s > 0 &&
+            fab_rounds_budget_rows(lopt->kernels[i].k, mopt) > 0)
             return false;
     return true;
 }
 
-void fab_rounds_policy(const fab_opts_t *o, const fab_kinst_t *ki, char *buf, size_t len)
+void fab_rounds_policy(const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
+                       const fab_kinst_t *ki, char *buf, size_t len)
 {
     int rows, first = 0, n = 1, at = 0;
-    double budget = fab_rounds_budget(o, &rows);
+    double budget = fab_rounds_budget(lopt, mopt, &rows);
     char with[256] = "";
 
-    for (int i = 0; i < o->nkernels; i++)
-        if (&o->kernels[i] == ki)
-            n = fab_rounds_group(o, i, &first);
+    for (int i = 0; i < lopt->nkernels; i++)
+        if (&lopt->kernels[i] == ki)
+            n = fab_rounds_group(lopt, mopt, i, &first);
     if (n > 1) {
         at = snprintf(with, sizeof(with), " of ");
         for (int i = first; i < first + n && at < (int)sizeof(with); i++)
@@ -115,26 +117,26 @@ void fab_rounds_policy(const fab_opts_t *o, const fab_kinst_t *ki, char *buf, si
                            i == first           ? ""
                            : i + 1 == first + n ? " and "
                                                 : ", ",
-                           o->kernels[i].k->name);
+                           lopt->kernels[i].k->name);
         if (at < (int)sizeof(with))
             snprintf(with + at, sizeof(with) - (size_t)at, " together");
     }
-    if (o->adaptive)
+    if (mopt->adaptive)
         snprintf(buf, len,
                  "adaptive: rounds over the sizes%s, one block of about %g ms per size and "
                  "round; a size stops when its median's 95%% interval is within +-%g%% and its "
                  "blocks agree, or when its share of the budget (%.3g s for the run's %d rows) "
                  "is spent",
-                 with, FAB_ROUND_BLOCK_S * 1e3, o->precision_pct, budget, rows);
-    else if (o->iters > 0)
-        snprintf(buf, len, "fixed: %ld iterations per size, warm-up %llu", o->iters,
-                 (unsigned long long)fab_plan_warmup(o));
+                 with, FAB_ROUND_BLOCK_S * 1e3, mopt->precision_pct, budget, rows);
+    else if (mopt->iters > 0)
+        snprintf(buf, len, "fixed: %ld iterations per size, warm-up %llu", mopt->iters,
+                 (unsigned long long)fab_plan_warmup(mopt));
     else
         snprintf(buf, len,
                  "time: about %g s per size (%ld to %ld iterations); warm-up includes "
                  "calibration",
-                 o->time_s, o->min_iters, o->max_iters);
-    if (o->sync == FAB_SYNC_BARRIER) {
+                 mopt->time_s, mopt->min_iters, mopt->max_iters);
+    if (mopt->sync == FAB_SYNC_BARRIER) {
         size_t at2 = strlen(buf);
 
         snprintf(buf + at2, len - at2, "; %s", FAB_SYNC_BARRIER_WORDS);
@@ -148,16 +150,16 @@ static struct {
     bool capped;               /* a group reached its part of the cap */
 } fab_budget;
 
-void fab_rounds_budget_begin(const fab_opts_t *o)
+void fab_rounds_budget_begin(const fab_launchopts_t *lopt, const fab_measopts_t *mopt)
 {
     int rows;
 
-    fab_budget.total_s = fab_rounds_budget(o, &rows);
+    fab_budget.total_s = fab_rounds_budget(lopt, mopt, &rows);
     fab_budget.cap_s = fab_quality_cap(fab_budget.total_s);
     fab_budget.capped = false;
     fab_budget.weight_left = 0;
-    for (int i = 0; i < o->nkernels; i++)
-        fab_budget.weight_left += fab_rounds_weight(o->kernels[i].k, o);
+    for (int i = 0; i < lopt->nkernels; i++)
+        fab_budget.weight_left += fab_rounds_weight(lopt->kernels[i].k, mopt);
     fab_budget.start_ns = fab_now_ns();
     fab_budget.end_ns = 0;
 }
@@ -177,14 +179,15 @@ bool fab_rounds_capped(void)
     return fab_budget.capped;
 }
 
-double fab_rounds_budget_take(const fab_opts_t *o, int first, int n, double *cap_s)
+double fab_rounds_budget_take(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int first,
+                              int n, double *cap_s)
 {
     double w = 0, elapsed = (double)(fab_now_ns() - fab_budget.start_ns) * 1e-9;
     double left = fab_budget.total_s - elapsed, cap_left = fab_budget.cap_s - elapsed;
     double share;
 
-    for (int j = first; j < first + n && j < o->nkernels; j++)
-        w += fab_rounds_weight(o->kernels[j].k, o);
+    for (int j = first; j < first + n && j < lopt->nkernels; j++)
+        w += fab_rounds_weight(lopt->kernels[j].k, mopt);
     share = fab_budget.weight_left > 0 && left > 0 ? left * w / fab_budget.weight_left : 0.0;
     /* the cap left is shared as the budget is: a busy start cannot take all of it */
     *cap_s =

@@ -329,31 +329,32 @@ void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ct
  * busbw, over the data rate of the port in use (--line-rate or the fabric's), twice that when
  * the kernel sends both ways at once (into row->line_rate_gbps). Only when the traffic crosses
  * hosts (within a node no port carries it) unless --line-rate was given. NaN when not known. */
-static void fab_row_line_pct(fab_row_t *r, const fab_world_t *w, const fab_opts_t *o,
-                             const fab_kernel_t *k)
+static void fab_row_line_pct(fab_row_t *r, const fab_world_t *w, const fab_measopts_t *mopt,
+                             const fab_netopts_t *nopt, const fab_kernel_t *k)
 {
-    double gbps, rate = o->net.line_rate_gbps * (fab_kp2p(k)->duplex ? 2.0 : 1.0);
+    double gbps, rate = nopt->line_rate_gbps * (fab_kp2p(k)->duplex ? 2.0 : 1.0);
     bool crosses = false;
 
     r->line_pct = r->line_rate_gbps = NAN;
     if (rate <= 0 || k->kind == FAB_KIND_LATENCY || !w->hosts)
         return;
     if (k->ranks == FAB_RANKS_PAIR)
-        crosses = strcmp(w->hosts[o->pair.a], w->hosts[o->pair.b]) != 0;
+        crosses = strcmp(w->hosts[mopt->pair.a], w->hosts[mopt->pair.b]) != 0;
     else
         crosses = w->nhosts > 1;
-    if (!crosses && !o->net.line_rate_given)
+    if (!crosses && !nopt->line_rate_given)
         return;
     gbps = k->kind == FAB_KIND_COLLECTIVE ? r->busbw * 8.0 : r->gbps;
     r->line_rate_gbps = rate;
     r->line_pct = isnan(gbps) ? NAN : 100.0 * gbps / rate;
 }
 
-void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k)
+void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_measopts_t *mopt,
+                   const fab_netopts_t *nopt, const fab_kernel_t *k)
 {
-    row->dtype = o->dtype;
-    row->op = o->op;
-    fab_row_line_pct(row, w, o, k);
+    row->dtype = mopt->dtype;
+    row->op = mopt->op;
+    fab_row_line_pct(row, w, mopt, nopt, k);
     fab_row_quality(row, k);
 }
 

@@ -7,7 +7,9 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "core/opts.h"
+#include "core/launchopts.h"
+#include "core/measopts.h"
+#include "core/netopts.h"
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
 #include "measure/adaptive.h"
@@ -88,11 +90,10 @@ void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ct
  * reduced over ctx->comm to its rank 0 (collective over ctx->comm). */
 fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_mark_t *a,
                          const fab_cpu_mark_t *b, const fab_load_t *load);
-/* Rank 0 of the run closes every row (fixed, adaptive and pairs alike) before the outputs:
- * the run's facts the columns need (type, reduction, line rate), line_pct and the quality
- * (measure/quality.h), added to the run's tally. The outputs then read the row alone. */
-void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_opts_t *o,
-                   const fab_kernel_t *k);
+/* Rank 0 of the run closes every row (fixed, adaptive, pairs) for the outputs, which then read
+ * it alone: type, reduction (mopt), line rate (nopt), line_pct, quality and the run's tally. */
+void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_measopts_t *mopt,
+                   const fab_netopts_t *nopt, const fab_kernel_t *k);
 /* The run's tally of its rows' qualities: reset at a run's start, read at its end. */
 void fab_row_tally_reset(void);
 const fab_quality_tally_t *fab_row_tally(void);

@@ -12,9 +12,11 @@
 #include <unistd.h>
 
 #include "core/comm.h"
+#include "core/launchopts.h"
 #include "core/log.h"
+#include "core/measopts.h"
 #include "core/mpi_call.h"
-#include "core/opts.h"
+#include "core/netopts.h"
 #include "core/signals.h"
 #include "core/sizes.h"
 #include "core/status.h"
@@ -44,15 +46,15 @@ typedef struct fab_progress {
     int done, total;
 } fab_progress_t;
 
-static void fab_progress_update(fab_progress_t *p, const fab_opts_t *o, const fab_kernel_t *k,
-                                size_t bytes)
+static void fab_progress_update(fab_progress_t *p, const fab_launchopts_t *lopt,
+                                const fab_kernel_t *k, size_t bytes)
 {
     uint64_t now = fab_now_ns();
     double elapsed = (double)(now - p->start) * 1e-9;
     char sz[32];
 
     p->done++;
-    if (o->quiet || p->done == p->total || elapsed < 3.0 || (now - p->last) * 1e-9 < 2.0)
+    if (lopt->quiet || p->done == p->total || elapsed < 3.0 || (now - p->last) * 1e-9 < 2.0)
         return;
     p->last = now;
     fab_size_format(bytes, sz, sizeof(sz));
@@ -79,14 +81,14 @@ static void fab_test_libnbc(const fab_kernel_t *k, size_t bytes)
     }
 }
 
-static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_opts_t *o,
+static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_measopts_t *mopt,
                                     const fab_kernel_t *k, MPI_Comm *comm)
 {
-    bool active = fab_rank_active(k, o, w->rank);
+    bool active = fab_rank_active(k, mopt, w->rank);
     int key = w->rank;
 
     if (k->ranks == FAB_RANKS_PAIR)
-        key = w->rank == o->pair.a ? 0 : 1;
+        key = w->rank == mopt->pair.a ? 0 : 1;
     /* not MPI_Comm_split: libnbc's progress would stay registered (core/comm.h) */
     return fab_comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, key, comm);
 }
@@ -122,8 +124,8 @@ typedef struct fab_krun {
 /* Every rank of the run (collective): set instance ki up. Set-up problems end it on every rank
  * before anything is measured: local steps (allocations) are agreed on before the next
  * collective, so a rank that failed never leaves a peer waiting in one. */
-static fab_status_t fab_krun_setup(fab_krun_t *r, const fab_world_t *w, const fab_opts_t *o,
-                                   const fab_kinst_t *ki)
+static fab_status_t fab_krun_setup(fab_krun_t *r, const fab_world_t *w, const fab_measopts_t *mopt,
+                                   const fab_netopts_t *nopt, const fab_kinst_t *ki)
 {
     const fab_kernel_t *k = ki->k;
     fab_status_t st;
@@ -132,18 +134,18 @@ static fab_status_t fab_krun_setup(fab_krun_t *r, const fab_world_t *w, const fa
     r->ki = ki;
     r->k = k;
     r->comm = MPI_COMM_NULL;
-    r->sizes = fab_kernel_sizes(k, o, &r->tmp); /* r is not moved after this */
-    r->active = fab_rank_active(k, o, w->rank);
-    r->lead = k->ranks == FAB_RANKS_PAIR ? o->pair.a : 0;
-    r->h.want_samples = o->samples;
+    r->sizes = fab_kernel_sizes(k, mopt, &r->tmp); /* r is not moved after this */
+    r->active = fab_rank_active(k, mopt, w->rank);
+    r->lead = k->ranks == FAB_RANKS_PAIR ? mopt->pair.a : 0;
+    r->h.want_samples = mopt->samples;
     fab_watch_phase("setting the kernel up", k->name, 0, -1, 0);
-    st = fab_kernel_comm(w, o, k, &r->comm);
+    st = fab_kernel_comm(w, mopt, k, &r->comm);
     if (st == FAB_OK && r->active) {
-        st = fab_ctx_setup(o, ki, r->sizes, r->comm, &r->ctx, &r->state);
+        st = fab_ctx_setup(mopt, nopt, ki, r->sizes, r->comm, &r->ctx, &r->state);
         r->ready = st == FAB_OK;
     }
-    if (st == FAB_OK && w->rank == 0 && r->lead != 0 && o->samples) {
-        r->h.cap = (size_t)o->max_samples;
+    if (st == FAB_OK && w->rank == 0 && r->lead != 0 && mopt->samples) {
+        r->h.cap = (size_t)mopt->max_samples;
         r->h.samples = malloc(sizeof(double) * (r->h.cap ? r->h.cap : 1));
         st = r->h.samples ? FAB_OK : FAB_ERR_NOMEM;
     }
@@ -151,8 +153,8 @@ static fab_status_t fab_krun_setup(fab_krun_t *r, const fab_world_t *w, const fa
     if (st != FAB_OK)
         return st; /* said once, by the agreement */
     if (r->active)
-        st = fab_measure_init(&r->m, o, k, &r->ctx, r->state); /* collectives, then memory */
-    if (st == FAB_OK && r->active && o->adaptive)
+        st = fab_measure_init(&r->m, mopt, k, &r->ctx, r->state); /* collectives, then memory */
+    if (st == FAB_OK && r->active && mopt->adaptive)
         st = fab_rounds_new(&r->rounds, &r->m, r->sizes);
     return fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
 }
@@ -172,17 +174,18 @@ static void fab_krun_free(fab_krun_t *r)
 }
 
 /* Rank 0: the kernel's begin in the outputs. */
-static void fab_krun_begin(const fab_krun_t *r, const fab_opts_t *o, fab_sinks_t *sinks,
-                           const fab_world_t *w)
+static void fab_krun_begin(const fab_krun_t *r, const fab_launchopts_t *lopt,
+                           const fab_measopts_t *mopt, fab_sinks_t *sinks, const fab_world_t *w)
 {
     const fab_kernel_t *k = r->k;
-    int pair[2] = {o->pair.a, o->pair.b};
-    char detail[512] = "";
+    int pair[2] = {mopt->pair.a, mopt->pair.b};
+    char detail[512] = "", policy[512];
 
     if (k->describe && r->active)
         k->describe(&r->ctx, detail, sizeof(detail));
-    if (fab_sinks_kernel_begin(sinks, r->ki, o, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w,
-                               detail) != FAB_OK)
+    fab_rounds_policy(lopt, mopt, r->ki, policy, sizeof(policy));
+    if (fab_sinks_kernel_begin(sinks, r->ki, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w, detail,
+                               policy) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
 }
 
@@ -232,7 +235,8 @@ static fab_status_t fab_krun_measure(fab_krun_t *r, const fab_world_t *w, fab_rg
 
 /* Rank 0: size i's row (from the lead when it is another rank) given to the outputs; *stopped:
  * the lead's rounds ended on a stop request. */
-static fab_status_t fab_krun_emit(fab_krun_t *r, const fab_world_t *w, const fab_opts_t *o,
+static fab_status_t fab_krun_emit(fab_krun_t *r, const fab_world_t *w, const fab_launchopts_t *lopt,
+                                  const fab_measopts_t *mopt, const fab_netopts_t *nopt,
                                   fab_sinks_t *sinks, int i, const double *smp, size_t nsmp,
                                   fab_row_notes_t *notes, fab_progress_t *prog, int *stopped)
 {
@@ -243,14 +247,14 @@ static fab_status_t fab_krun_emit(fab_krun_t *r, const fab_world_t *w, const fab
         smp = h->samples;
         nsmp = h->nsamples;
     }
-    fab_row_close(&h->row, w, o, k);
+    fab_row_close(&h->row, w, mopt, nopt, k);
     fab_watch_phase("writing the row", k->name, h->row.bytes, -1, 0);
     fab_root_emit(sinks, r->ki, h, smp, nsmp);
     if (h->row.stop_status)
         *stopped = h->row.stop_status;
     fab_row_notes_add(notes, &h->row);
-    if (!o->adaptive) /* the rounds say how far they are themselves */
-        fab_progress_update(prog, o, k, r->sizes->v[i]);
+    if (!mopt->adaptive) /* the rounds say how far they are themselves */
+        fab_progress_update(prog, lopt, k, r->sizes->v[i]);
     return r->lead != 0 ? fab_handoff_answer(r->lead) : FAB_OK;
 }
 
@@ -287,7 +291,8 @@ static fab_status_t fab_krun_end(fab_krun_t *r, const fab_world_t *w, fab_sinks_
 /* Every rank of the run: the kernel's rows, each measured (the fixed policies, or the
  * group g's rounds, the kernel being its j-th) and handed to rank 0, which gives it to the
  * outputs between the kernel's begin and end. */
-static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab_opts_t *o,
+static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab_launchopts_t *lopt,
+                                  const fab_measopts_t *mopt, const fab_netopts_t *nopt,
                                   fab_sinks_t *sinks, fab_rgroup_t *g, int j, bool *agreed)
 {
     const fab_sizes_t *sizes = r->sizes;
@@ -301,7 +306,7 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
 
     fab_row_notes_init(&notes);
     if (w->rank == 0)
-        fab_krun_begin(r, o, sinks, w);
+        fab_krun_begin(r, lopt, mopt, sinks, w);
     *agreed = false; /* from here on a failure is known only where it happened */
     for (int i = 0; i < sizes->n && st == FAB_OK; i++) {
         const double *smp;
@@ -328,7 +333,8 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
             break;
         }
         if (w->rank == 0)
-            st = fab_krun_emit(r, w, o, sinks, i, smp, nsmp, &notes, &prog, &stopped);
+            st =
+                fab_krun_emit(r, w, lopt, mopt, nopt, sinks, i, smp, nsmp, &notes, &prog, &stopped);
         if (kst != FAB_OK)
             st = kst;
     }
@@ -337,29 +343,30 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
 
 /* A kernel measured alone: the fixed policies, a kernel with buffers of its own (the pairs
  * kernels are pairs/pairs.c's, run by the caller). */
-static fab_status_t fab_run_alone(const fab_world_t *w, const fab_opts_t *o, int i,
+static fab_status_t fab_run_alone(const fab_world_t *w, const fab_launchopts_t *lopt,
+                                  const fab_measopts_t *mopt, const fab_netopts_t *nopt, int i,
                                   fab_sinks_t *sinks, bool *agreed)
 {
-    const fab_kinst_t *ki = &o->kernels[i];
+    const fab_kinst_t *ki = &lopt->kernels[i];
     const fab_kernel_t *k = ki->k;
     fab_krun_t r;
     fab_rgroup_t *g = NULL;
     fab_status_t st;
 
     *agreed = true;
-    st = fab_krun_setup(&r, w, o, ki);
-    if (st == FAB_OK && o->adaptive) {
+    st = fab_krun_setup(&r, w, mopt, nopt, ki);
+    if (st == FAB_OK && mopt->adaptive) {
         /* every rank alike: from the same clock start */
-        double cap, budget = fab_rounds_budget_take(o, i, 1, &cap);
+        double cap, budget = fab_rounds_budget_take(lopt, mopt, i, 1, &cap);
 
-        st = fab_rgroup_new(&g, 1, budget, cap, o->quiet);
+        st = fab_rgroup_new(&g, 1, budget, cap, lopt->quiet);
         if (st == FAB_OK)
             st = fab_rgroup_add(g, 0, k, r.sizes->n, r.rounds, fab_plan_ranks(k, w) == w->size,
                                 r.lead);
         st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
     }
     if (st == FAB_OK)
-        st = fab_krun_rows(&r, w, o, sinks, g, 0, agreed);
+        st = fab_krun_rows(&r, w, lopt, mopt, nopt, sinks, g, 0, agreed);
     if (g && w->rank == 0)
         fab_rgroup_report(g);
     fab_rgroup_free(g);
@@ -369,23 +376,25 @@ static fab_status_t fab_run_alone(const fab_world_t *w, const fab_opts_t *o, int
 
 /* The pool of message buffers (measure/buffers.c) grows by mapping anew: before the group's
  * kernels point into it, it must hold the largest of them. Every rank of the run. */
-static fab_status_t fab_group_buffers(const fab_world_t *w, const fab_opts_t *o, int first, int n)
+static fab_status_t fab_group_buffers(const fab_world_t *w, const fab_launchopts_t *lopt,
+                                      const fab_measopts_t *mopt, const fab_netopts_t *nopt,
+                                      int first, int n)
 {
     size_t most = 0;
     bool active = false;
     char *sbuf, *rbuf;
 
     for (int j = first; j < first + n; j++) {
-        const fab_kernel_t *k = o->kernels[j].k;
+        const fab_kernel_t *k = lopt->kernels[j].k;
         fab_sizes_t tmp;
         fab_kctx_t ctx;
 
-        if (!fab_rank_active(k, o, w->rank))
+        if (!fab_rank_active(k, mopt, w->rank))
             continue;
         active = true;
         memset(&ctx, 0, sizeof(ctx));
-        if (fab_plan_ctx(&o->kernels[j], o, fab_plan_ranks(k, w), fab_kernel_sizes(k, o, &tmp),
-                         &ctx) == FAB_OK &&
+        if (fab_plan_ctx(&lopt->kernels[j], mopt, nopt, fab_plan_ranks(k, w),
+                         fab_kernel_sizes(k, mopt, &tmp), &ctx) == FAB_OK &&
             (size_t)ctx.slots * ctx.max_bytes > most)
             most = (size_t)ctx.slots * ctx.max_bytes;
         fab_dtype_free(&ctx.dtype);
@@ -401,8 +410,9 @@ static fab_status_t fab_group_buffers(const fab_world_t *w, const fab_opts_t *o,
  * rounds shared, their rows given to the outputs kernel after kernel, each as soon as its
  * turn comes and it has stopped. After a stop request every kernel that has a measured size
  * still gets its rows (the outputs keep what was measured); one that has none is left out. */
-static fab_status_t fab_run_group(const fab_world_t *w, const fab_opts_t *o, int first, int n,
-                                  fab_sinks_t *sinks, bool *agreed)
+static fab_status_t fab_run_group(const fab_world_t *w, const fab_launchopts_t *lopt,
+                                  const fab_measopts_t *mopt, const fab_netopts_t *nopt, int first,
+                                  int n, fab_sinks_t *sinks, bool *agreed)
 {
     fab_krun_t *r = calloc((size_t)n, sizeof(*r));
     fab_rgroup_t *g = NULL;
@@ -412,15 +422,15 @@ static fab_status_t fab_run_group(const fab_world_t *w, const fab_opts_t *o, int
 
     *agreed = true;
     if (st == FAB_OK)
-        st = fab_group_buffers(w, o, first, n);
+        st = fab_group_buffers(w, lopt, mopt, nopt, first, n);
     st = fab_agree_msg(w, st, st == FAB_OK ? NULL : "kernel set-up failed (see above)", NULL);
     for (; set < n && st == FAB_OK; set++)
-        st = fab_krun_setup(&r[set], w, o, &o->kernels[first + set]);
+        st = fab_krun_setup(&r[set], w, mopt, nopt, &lopt->kernels[first + set]);
     if (st == FAB_OK) {
         /* From now: the set-up's time came out of the budget (as a lone kernel's does), and
          * rank 0's clock, which decides, starts the rounds' deadline after it. */
-        budget = fab_rounds_budget_take(o, first, n, &cap);
-        st = fab_rgroup_new(&g, n, budget, cap, o->quiet);
+        budget = fab_rounds_budget_take(lopt, mopt, first, n, &cap);
+        st = fab_rgroup_new(&g, n, budget, cap, lopt->quiet);
         for (int j = 0; j < n && st == FAB_OK; j++)
             st = fab_rgroup_add(g, j, r[j].k, r[j].sizes->n, r[j].rounds,
                                 fab_plan_ranks(r[j].k, w) == w->size, r[j].lead);
@@ -431,7 +441,7 @@ static fab_status_t fab_run_group(const fab_world_t *w, const fab_opts_t *o, int
 
         if (fab_rgroup_status(g) != FAB_OK && !fab_rgroup_measured(g, j))
             continue;
-        kst = fab_krun_rows(&r[j], w, o, sinks, g, j, agreed);
+        kst = fab_krun_rows(&r[j], w, lopt, mopt, nopt, sinks, g, j, agreed);
         if (!*agreed)
             st = kst;
         else {
@@ -454,24 +464,25 @@ static fab_status_t fab_run_group(const fab_world_t *w, const fab_opts_t *o, int
     return st != FAB_OK ? st : worst;
 }
 
-fab_status_t fab_run_kernels_at(const fab_world_t *w, const fab_opts_t *o, int i, int *count,
-                                fab_sinks_t *sinks, bool *agreed)
+fab_status_t fab_run_kernels_at(const fab_world_t *w, const fab_launchopts_t *lopt,
+                                const fab_measopts_t *mopt, const fab_netopts_t *nopt, int i,
+                                int *count, fab_sinks_t *sinks, bool *agreed)
 {
     int first, n;
 
     /* The pairs kernels are pairs/'s (fab_run_pairs), which measure/ does not name. */
-    if (o->kernels[i].k->ranks == FAB_RANKS_NODES) {
+    if (lopt->kernels[i].k->ranks == FAB_RANKS_NODES) {
         FAB_ERROR("kernel '%s' is a pairs kernel: fab_run_pairs runs it, not fab_run_kernels_at "
                   "(this is a bug)",
-                  o->kernels[i].k->name);
+                  lopt->kernels[i].k->name);
         *count = 1;
         return FAB_ERR_INTERNAL;
     }
-    n = fab_rounds_group(o, i, &first);
+    n = fab_rounds_group(lopt, mopt, i, &first);
     if (first != i)
         n = 1; /* not the start of its group (not asked so by the caller) */
     *count = n;
     if (n > 1)
-        return fab_run_group(w, o, i, n, sinks, agreed);
-    return fab_run_alone(w, o, i, sinks, agreed);
+        return fab_run_group(w, lopt, mopt, nopt, i, n, sinks, agreed);
+    return fab_run_alone(w, lopt, mopt, nopt, i, sinks, agreed);
 }

@@ -5,7 +5,9 @@
 
 #include <stdbool.h>
 
-#include "core/opts.h"
+#include "core/launchopts.h"
+#include "core/measopts.h"
+#include "core/netopts.h"
 #include "core/status.h"
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
@@ -17,7 +19,8 @@
  * must abort the job). Every rank of the run calls it alike. Not for the pairs kernels
  * (FAB_RANKS_NODES): pairs/pairs.h's fab_run_pairs runs them (the pairs subsystem uses
  * measure/, not the other way round). */
-fab_status_t fab_run_kernels_at(const fab_world_t *w, const fab_opts_t *o, int i, int *count,
-                                fab_sinks_t *sinks, bool *agreed);
+fab_status_t fab_run_kernels_at(const fab_world_t *w, const fab_launchopts_t *lopt,
+                                const fab_measopts_t *mopt, const fab_netopts_t *nopt, int i,
+                                int *count, fab_sinks_t *sinks, bool *agreed);
 
 #endif

@@ -2,7 +2,7 @@
 /* Fan-out of a run's events to every output (text, HDF5, JSON Lines, CSV) on rank 0. The
  * first failing output's status is returned; the others still get the event, so one broken
  * output does not cost the rows the others can still keep. */
-#include "core/opts.h"
+#include "core/launchopts.h"
 #include "core/status.h"
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
@@ -30,24 +30,24 @@ static pthread_mutex_t fab_sinks_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* In order, stopping at the first refusal: the files come before the table, so a refused
  * file (it exists, its directory is not writable) stops the run before any header. */
-fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info, const fab_opts_t *o)
+fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info)
 {
     fab_status_t st = FAB_OK;
 
     pthread_mutex_lock(&fab_sinks_lock);
     for (int i = 0; i < s->n && st == FAB_OK; i++)
-        st = s->s[i].run_begin ? s->s[i].run_begin(s->s[i].arg, info, o) : FAB_OK;
+        st = s->s[i].run_begin ? s->s[i].run_begin(s->s[i].arg, info) : FAB_OK;
     pthread_mutex_unlock(&fab_sinks_lock);
     return st;
 }
 
-fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kinst_t *ki, const fab_opts_t *o,
-                                    const int *pair, const fab_world_t *w, const char *detail)
+fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kinst_t *ki, const int *pair,
+                                    const fab_world_t *w, const char *detail, const char *policy)
 {
     fab_status_t st = FAB_OK;
 
     pthread_mutex_lock(&fab_sinks_lock);
-    FAB_SINKS_CALL(s, kernel_begin, ki, o, pair, w, detail);
+    FAB_SINKS_CALL(s, kernel_begin, ki, pair, w, detail, policy);
     pthread_mutex_unlock(&fab_sinks_lock);
     return st;
 }

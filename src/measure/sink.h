@@ -4,7 +4,7 @@
 #ifndef FAB_MEASURE_SINK_H
 #define FAB_MEASURE_SINK_H
 
-#include "core/opts.h"
+#include "core/launchopts.h"
 #include "core/status.h"
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
@@ -16,12 +16,17 @@ struct fab_matrix;
 
 /* Where rank 0 sends what a run produces, as it is produced. Every callback may be NULL;
  * a failing callback makes the run stop after the current block (exit 3). The kernel a
- * callback is about is an instance of o->kernels (ki->k its descriptor, ki->axis its value). */
+ * callback is about is an instance of the run's kernels (ki->k its descriptor, ki->axis its
+ * value). The events carry no options: an output is given the options it reads when it is
+ * made (output/). */
 typedef struct fab_sink {
     const char *name;
-    fab_status_t (*run_begin)(void *arg, const fab_run_info_t *info, const fab_opts_t *o);
-    fab_status_t (*kernel_begin)(void *arg, const fab_kinst_t *ki, const fab_opts_t *o,
-                                 const int *pair, const fab_world_t *w, const char *detail);
+    fab_status_t (*run_begin)(void *arg, const fab_run_info_t *info);
+    /* pair: the ranks of a pair kernel, else NULL; detail: the kernel's own words on what it
+     * does (describe); policy: how its iterations are chosen, in words (fab_rounds_policy,
+     * fab_pairs_policy) */
+    fab_status_t (*kernel_begin)(void *arg, const fab_kinst_t *ki, const int *pair,
+                                 const fab_world_t *w, const char *detail, const char *policy);
     /* samples: the first nsamples per-iteration times in seconds, whole iterations (divide
      * by the kernel's time divisor for the table's times), in iteration order; NULL unless
      * --samples */
@@ -48,9 +53,9 @@ typedef struct fab_sinks {
 /* Add an output (it now belongs to s). On FAB_ERR_NOMEM it was closed. */
 fab_status_t fab_sinks_add(fab_sinks_t *s, fab_sink_t sink);
 
-fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info, const fab_opts_t *o);
-fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kinst_t *ki, const fab_opts_t *o,
-                                    const int *pair, const fab_world_t *w, const char *detail);
+fab_status_t fab_sinks_run_begin(fab_sinks_t *s, const fab_run_info_t *info);
+fab_status_t fab_sinks_kernel_begin(fab_sinks_t *s, const fab_kinst_t *ki, const int *pair,
+                                    const fab_world_t *w, const char *detail, const char *policy);
 fab_status_t fab_sinks_row(fab_sinks_t *s, const fab_kinst_t *ki, const fab_row_t *r,
                            const double *samples, size_t nsamples);
 fab_status_t fab_sinks_matrix(fab_sinks_t *s, const fab_kinst_t *ki, const struct fab_matrix *m);

@@ -13,11 +13,11 @@
 /* A kind at the output's name that rules it out (anything but nothing, a regular file, or a
  * link that --force replaces): refused, or *taken for an automatic name. */
 static fab_status_t fab_output_judge(const char *path, const char *what, const char *kind,
-                                     const fab_opts_t *o, bool *taken)
+                                     const fab_outopts_t *oopt, bool *taken)
 {
     bool link = kind && strcmp(kind, "a symbolic link") == 0;
 
-    if (!kind || strcmp(kind, "a regular file") == 0 || (link && o->force && !o->append))
+    if (!kind || strcmp(kind, "a regular file") == 0 || (link && oopt->force && !oopt->append))
         return FAB_OK;
     if (taken) {
         *taken = true;
@@ -31,9 +31,9 @@ static fab_status_t fab_output_judge(const char *path, const char *what, const c
         FAB_ERROR("%s %s is a symbolic link%s%s%s: fabricbench never writes through a link", what,
                   path, n > 0 ? " (to " : "", to, n > 0 ? ")" : "");
         fprintf(stderr, "hint: %s\n",
-                o->append ? "--append does not follow a link: give the path of the file itself"
-                          : "remove the link, give the path of the file itself, or --force to "
-                            "replace the link by a new file (its target stays as it is)");
+                oopt->append ? "--append does not follow a link: give the path of the file itself"
+                             : "remove the link, give the path of the file itself, or --force to "
+                               "replace the link by a new file (its target stays as it is)");
         return FAB_ERR_USAGE;
     }
     FAB_ERROR("%s %s is %s: results go to regular files", what, path, kind);
@@ -42,8 +42,8 @@ static fab_status_t fab_output_judge(const char *path, const char *what, const c
     return FAB_ERR_USAGE;
 }
 
-fab_status_t fab_output_claim(const char *path, const char *what, const fab_opts_t *o, bool *taken,
-                              fab_claim_t *c)
+fab_status_t fab_output_claim(const char *path, const char *what, const fab_outopts_t *oopt,
+                              bool *taken, fab_claim_t *c)
 {
     const char *kind = fab_file_kind(path);
     fab_status_t st;
@@ -52,7 +52,7 @@ fab_status_t fab_output_claim(const char *path, const char *what, const fab_opts
     if (taken)
         *taken = false;
     c->fd = c->dir = -1;
-    if ((st = fab_output_judge(path, what, kind, o, taken)) != FAB_OK)
+    if ((st = fab_output_judge(path, what, kind, oopt, taken)) != FAB_OK)
         return st;
     err = fab_claim(path, c);
     if (taken && (err == ELOOP || err == EINVAL || err == EMLINK))
@@ -85,11 +85,11 @@ fab_status_t fab_output_claim(const char *path, const char *what, const fab_opts
         return FAB_ERR_IO;
     }
     /* judged again in the directory the claim holds: what the run will write is there */
-    if ((st = fab_output_judge(path, what, kind, o, NULL)) != FAB_OK) {
+    if ((st = fab_output_judge(path, what, kind, oopt, NULL)) != FAB_OK) {
         fab_claim_release(c);
         return st;
     }
-    if (kind && strcmp(kind, "a regular file") == 0 && !o->append && !o->force) {
+    if (kind && strcmp(kind, "a regular file") == 0 && !oopt->append && !oopt->force) {
         fab_claim_release(c);
         FAB_ERROR("%s %s already exists", what, path);
         fprintf(stderr, "hint: --append adds this run to it, --force replaces it, or choose "

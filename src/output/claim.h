@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 #include "core/file.h"
-#include "core/opts.h"
+#include "core/outopts.h"
 #include "core/status.h"
 
 /* Before an output writes anything (its constructor): claim its file (core/file.h) and
@@ -16,7 +16,7 @@
  * ours (a link, a FIFO, a hard link), and an existing file without --append or --force.
  * taken (non-NULL, automatic names): for a name that is in use say nothing, set *taken and
  * return FAB_ERR_USAGE, so the caller tries another. */
-fab_status_t fab_output_claim(const char *path, const char *what, const fab_opts_t *o, bool *taken,
-                              fab_claim_t *c);
+fab_status_t fab_output_claim(const char *path, const char *what, const fab_outopts_t *oopt,
+                              bool *taken, fab_claim_t *c);
 
 #endif

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/opts.h"
+#include "core/launchopts.h"
 #include "kernel/fab_kernel.h"
 #include "measure/row.h"
 

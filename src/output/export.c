@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "core/json.h"
+#include "core/launchopts.h"
 #include "core/log.h"
-#include "core/opts.h"
+#include "core/measopts.h"
+#include "core/outopts.h"
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
 #include "measure/row.h"
@@ -34,12 +36,12 @@ typedef struct fab_export {
     FILE *f;
     char path[1024];
     bool csv;
-    bool is_stdout;      /* "-": stdout, not closed here */
-    bool failed;         /* a write failed: said once */
-    bool skip_header;    /* appending to a CSV file that has one */
-    uint64_t rows;       /* of the kernel now running */
-    fab_claim_t claim;   /* held from the constructor to close (core/file.h) */
-    const fab_opts_t *o; /* the run's (a collective's type and reduction columns) */
+    bool is_stdout;             /* "-": stdout, not closed here */
+    bool failed;                /* a write failed: said once */
+    bool skip_header;           /* appending to a CSV file that has one */
+    uint64_t rows;              /* of the kernel now running */
+    fab_claim_t claim;          /* held from the constructor to close (core/file.h) */
+    const fab_measopts_t *mopt; /* a collective's type, reduction, root (the kernel records) */
 } fab_export_t;
 
 static fab_status_t fab_export_flush(fab_export_t *e)
@@ -54,12 +56,11 @@ static fab_status_t fab_export_flush(fab_export_t *e)
     return FAB_OK;
 }
 
-static fab_status_t fab_export_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
+static fab_status_t fab_export_run_begin(void *arg, const fab_run_info_t *info)
 {
     fab_export_t *e = arg;
     fab_jw_t j = {e->f, true};
 
-    e->o = o;
     if (e->csv && e->skip_header)
         return FAB_OK;
     if (e->csv) {
@@ -79,9 +80,9 @@ static fab_status_t fab_export_run_begin(void *arg, const fab_run_info_t *info, 
     return fab_export_flush(e);
 }
 
-static fab_status_t fab_export_kernel_begin(void *arg, const fab_kinst_t *ki, const fab_opts_t *o,
-                                            const int *pair, const fab_world_t *w,
-                                            const char *detail)
+static fab_status_t fab_export_kernel_begin(void *arg, const fab_kinst_t *ki, const int *pair,
+                                            const fab_world_t *w, const char *detail,
+                                            const char *policy)
 {
     fab_export_t *e = arg;
     fab_jw_t j = {e->f, true};
@@ -90,7 +91,7 @@ static fab_status_t fab_export_kernel_begin(void *arg, const fab_kinst_t *ki, co
     e->rows = 0;
     if (e->csv)
         return FAB_OK;
-    fab_kmeta_fill(&km, ki, o, pair, w, detail);
+    fab_kmeta_fill(&km, ki, e->mopt, pair, w, detail, policy);
     fprintf(e->f, "{\"record\":\"kernel\"");
     fab_jsonrec_kernel(&j, &km);
     fprintf(e->f, "}\n");
@@ -200,20 +201,20 @@ static void fab_export_close(void *arg)
  * file; under --force a new file renamed over the old one (or over a link: never written
  * through); under --append the regular file there, with one link, never through a link. */
 static fab_status_t fab_export_open(fab_export_t *e, const char *path, const char *what,
-                                    const fab_opts_t *o)
+                                    const fab_outopts_t *oopt)
 {
     struct stat sb;
     fab_status_t st;
     int fd, err;
 
-    st = fab_output_claim(path, what, o, NULL, &e->claim);
+    st = fab_output_claim(path, what, oopt, NULL, &e->claim);
     if (st != FAB_OK)
         return st;
-    fd = fab_claim_open(&e->claim, o->append  ? FAB_OPEN_APPEND
-                                   : o->force ? FAB_OPEN_REPLACE
-                                              : FAB_OPEN_CREATE);
-    if (fd >= 0 && fstat(fd, &sb) == 0 && (e->f = fdopen(fd, o->append ? "a" : "w")) != NULL) {
-        e->skip_header = o->append && e->csv && sb.st_size > 0;
+    fd = fab_claim_open(&e->claim, oopt->append  ? FAB_OPEN_APPEND
+                                   : oopt->force ? FAB_OPEN_REPLACE
+                                                 : FAB_OPEN_CREATE);
+    if (fd >= 0 && fstat(fd, &sb) == 0 && (e->f = fdopen(fd, oopt->append ? "a" : "w")) != NULL) {
+        e->skip_header = oopt->append && e->csv && sb.st_size > 0;
         return FAB_OK;
     }
     err = errno;
@@ -237,7 +238,8 @@ static fab_status_t fab_export_open(fab_export_t *e, const char *path, const cha
 }
 
 /* "-" is stdout: nothing to claim, --append and --force do not apply. */
-fab_status_t fab_out_export_sink(const char *path, bool csv, const fab_opts_t *o, fab_sink_t *sink)
+fab_status_t fab_out_export_sink(const char *path, bool csv, const fab_measopts_t *mopt,
+                                 const fab_outopts_t *oopt, fab_sink_t *sink)
 {
     fab_export_t *e = calloc(1, sizeof(*e));
     fab_status_t st = FAB_OK;
@@ -246,13 +248,14 @@ fab_status_t fab_out_export_sink(const char *path, bool csv, const fab_opts_t *o
         return FAB_ERR_NOMEM;
     snprintf(e->path, sizeof(e->path), "%s", path);
     e->csv = csv;
+    e->mopt = mopt;
     e->claim.fd = -1;
     e->is_stdout = fab_output_is_stdout(path);
     if (e->is_stdout && !(e->f = fab_outputs_stdout())) {
         FAB_ERROR("%s -: standard output is not open", csv ? "--csv" : "--json");
         st = FAB_ERR_IO;
     } else if (!e->is_stdout)
-        st = fab_export_open(e, path, csv ? "CSV file" : "JSON Lines file", o);
+        st = fab_export_open(e, path, csv ? "CSV file" : "JSON Lines file", oopt);
     if (st != FAB_OK) {
         free(e);
         return st;

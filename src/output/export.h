@@ -6,10 +6,12 @@
 
 #include <stdbool.h>
 
-#include "core/opts.h"
+#include "core/measopts.h"
+#include "core/outopts.h"
 #include "measure/sink.h"
 
 /* JSON Lines (csv false) or CSV at path; refuses an existing file unless --append/--force. */
-fab_status_t fab_out_export_sink(const char *path, bool csv, const fab_opts_t *o, fab_sink_t *sink);
+fab_status_t fab_out_export_sink(const char *path, bool csv, const fab_measopts_t *mopt,
+                                 const fab_outopts_t *oopt, fab_sink_t *sink);
 
 #endif

@@ -21,12 +21,15 @@
 #include <unistd.h>
 
 #include "core/file.h"
+#include "core/launchopts.h"
 #include "core/log.h"
+#include "core/measopts.h"
 #include "core/opt.h"
-#include "core/opts.h"
+#include "core/outopts.h"
 #include "core/status.h"
 #include "core/text.h"
 #include "core/timing.h"
+#include "fab_schema.h"
 #include "kernel/dtype.h"
 #include "measure/plan.h"
 #include "measure/rounds.h"
@@ -42,7 +45,6 @@
 #include "output/kernelmeta.h"
 #include "output/runmeta.h"
 #include "pairs/pairs.h"
-#include "fab_schema.h"
 
 typedef struct fab_h5 {
     char path[1024];
@@ -63,7 +65,7 @@ typedef struct fab_h5 {
     double commit_last_s;   /* the last commit's duration */
     uint64_t commit_end_ns; /* when it ended (fab_real_ns) */
     size_t last_image;
-    const fab_opts_t *o; /* the run's options (a collective's type and reduction columns) */
+    const fab_measopts_t *mopt; /* a collective's type, reduction, root (the kernel groups) */
 } fab_h5_t;
 
 static void fab_h5_close_id(hid_t *id, herr_t (*fn)(hid_t))
@@ -335,7 +337,7 @@ static void fab_h5_meta(fab_h5_t *h, const fab_run_info_t *info, int when)
     }
 }
 
-static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
+static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info)
 {
     fab_h5_t *h = arg;
     hid_t runs;
@@ -343,7 +345,6 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
     char name[32];
     fab_status_t st = h->file >= 0 ? FAB_OK : fab_h5_open(h); /* open: --repeat's next run */
 
-    (void)o; /* what the options allow was settled by the constructor */
     if (st != FAB_OK)
         return st;
     fab_h5_close_id(&h->run, H5Gclose);
@@ -371,8 +372,9 @@ static fab_status_t fab_h5_run_begin(void *arg, const fab_run_info_t *info, cons
     return fab_h5_commit(h);
 }
 
-static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kinst_t *ki, const fab_opts_t *o,
-                                        const int *pair, const fab_world_t *w, const char *detail)
+static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kinst_t *ki, const int *pair,
+                                        const fab_world_t *w, const char *detail,
+                                        const char *policy)
 {
     const fab_kernel_t *k = ki->k;
     fab_h5_t *h = arg;
@@ -380,14 +382,13 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kinst_t *ki, const 
     char name[96];
     fab_kmeta_t km;
 
-    h->o = o;
     snprintf(name, sizeof(name), "%02d_%s", h->nkernels++, k->name);
     snprintf(h->kernel_name, sizeof(h->kernel_name), "kernels/%s", name);
     h->kernel = H5Gcreate2(kernels, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Gclose(kernels);
     if (h->kernel < 0)
         return FAB_ERR_IO;
-    fab_kmeta_fill(&km, ki, o, pair, w, detail);
+    fab_kmeta_fill(&km, ki, h->mopt, pair, w, detail, policy);
     for (int i = 0; i < km.n; i++) {
         const fab_kfield_t *f = &km.f[i];
 
@@ -540,24 +541,26 @@ static void fab_h5_close(void *arg)
     free(h);
 }
 
-fab_status_t fab_out_hdf5_sink(const char *path, const fab_opts_t *o, bool *taken, fab_sink_t *sink)
+fab_status_t fab_out_hdf5_sink(const char *path, const fab_measopts_t *mopt,
+                               const fab_outopts_t *oopt, bool *taken, fab_sink_t *sink)
 {
     fab_h5_t *h = calloc(1, sizeof(*h));
     fab_status_t st;
 
     if (!h)
         return FAB_ERR_NOMEM;
-    st = fab_output_claim(path, "results file", o, taken, &h->claim);
+    st = fab_output_claim(path, "results file", oopt, taken, &h->claim);
     if (st != FAB_OK) {
         free(h);
         return st;
     }
-    h->append = o->append;
+    h->append = oopt->append;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* we report errors ourselves */
     snprintf(h->path, sizeof(h->path), "%s", path);
     fab_h5_name(h);
     h->file = h->run = h->kernel = h->table = h->samples = -1;
-    h->keep_samples = o->samples;
+    h->keep_samples = mopt->samples;
+    h->mopt = mopt;
     memset(sink, 0, sizeof(*sink));
     sink->name = "hdf5";
     sink->run_begin = fab_h5_run_begin;

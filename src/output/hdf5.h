@@ -7,13 +7,14 @@
 
 #include <stdbool.h>
 
-#include "core/opts.h"
+#include "core/measopts.h"
+#include "core/outopts.h"
 #include "measure/sink.h"
 
 /* The HDF5 result file at path as a sink: claimed now (fab_output_claim: refused, exit 2,
  * when it is not a regular file, another run writes it, or it exists without --append or
  * --force; taken: see there), written from run_begin on. */
-fab_status_t fab_out_hdf5_sink(const char *path, const fab_opts_t *o, bool *taken,
-                               fab_sink_t *sink);
+fab_status_t fab_out_hdf5_sink(const char *path, const fab_measopts_t *mopt,
+                               const fab_outopts_t *oopt, bool *taken, fab_sink_t *sink);
 
 #endif

@@ -52,7 +52,7 @@ typedef struct fab_jdoc {
     double commit_last_s;
     uint64_t commit_end_ns;
     fab_claim_t claim;
-    const fab_opts_t *o; /* the run's (a collective's type and reduction columns) */
+    const fab_measopts_t *mopt; /* a collective's type, reduction, root (the kernel records) */
 } fab_jdoc_t;
 
 static bool fab_piece_reset(fab_piece_t *p)
@@ -237,12 +237,11 @@ static void fab_jdoc_close_run(fab_jdoc_t *d, const char *status)
     }
 }
 
-static fab_status_t fab_jdoc_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
+static fab_status_t fab_jdoc_run_begin(void *arg, const fab_run_info_t *info)
 {
     fab_jdoc_t *d = arg;
     fab_jw_t j;
 
-    (void)o;
     if (!fab_piece_reset(&d->run) || !fab_piece_reset(&d->kernels) || !fab_piece_reset(&d->end))
         return FAB_ERR_NOMEM;
     j = (fab_jw_t){d->run.f, false};
@@ -256,8 +255,9 @@ static fab_status_t fab_jdoc_run_begin(void *arg, const fab_run_info_t *info, co
     return fab_jdoc_commit(d);
 }
 
-static fab_status_t fab_jdoc_kernel_begin(void *arg, const fab_kinst_t *ki, const fab_opts_t *o,
-                                          const int *pair, const fab_world_t *w, const char *detail)
+static fab_status_t fab_jdoc_kernel_begin(void *arg, const fab_kinst_t *ki, const int *pair,
+                                          const fab_world_t *w, const char *detail,
+                                          const char *policy)
 {
     fab_jdoc_t *d = arg;
     fab_kmeta_t km;
@@ -265,7 +265,7 @@ static fab_status_t fab_jdoc_kernel_begin(void *arg, const fab_kinst_t *ki, cons
 
     if (!fab_piece_reset(&d->khead) || !fab_piece_reset(&d->rows))
         return FAB_ERR_NOMEM;
-    fab_kmeta_fill(&km, ki, o, pair, w, detail);
+    fab_kmeta_fill(&km, ki, d->mopt, pair, w, detail, policy);
     j = (fab_jw_t){d->khead.f, false};
     fab_jsonrec_kernel(&j, &km);
     d->in_kernel = true;
@@ -378,26 +378,26 @@ static void fab_jdoc_close(void *arg)
 
 /* The file, claimed as the other outputs are (measure/sink.c); one that exists is refused
  * unless --force (--append does not apply: a document holds one invocation). */
-static fab_status_t fab_jdoc_claim(fab_jdoc_t *d, const char *path, const fab_opts_t *o)
+static fab_status_t fab_jdoc_claim(fab_jdoc_t *d, const char *path, const fab_outopts_t *oopt)
 {
     const char *kind;
-    fab_opts_t replace = *o;
+    fab_outopts_t replace = *oopt;
     fab_status_t st;
 
     replace.append = false;
     replace.force = true; /* an existing file or link is judged below */
     st = fab_output_claim(path, "JSON document", &replace, NULL, &d->claim);
     kind = st == FAB_OK ? fab_claim_kind(&d->claim, NULL) : NULL;
-    if (kind && !o->force) {
+    if (kind && !oopt->force) {
         bool link = strcmp(kind, "a symbolic link") == 0;
 
         fab_claim_release(&d->claim);
         FAB_ERROR("JSON document %s %s%s", path,
                   link ? "is a symbolic link: fabricbench never writes through a link"
                        : "already exists",
-                  o->append ? " (--append does not apply to --json-doc: one document per "
-                              "invocation)"
-                            : "");
+                  oopt->append ? " (--append does not apply to --json-doc: one document per "
+                                 "invocation)"
+                               : "");
         fprintf(stderr, "hint: --force replaces %s, or give --json-doc another name\n",
                 link ? "the link by a new file (its target stays as it is)" : "it");
         return FAB_ERR_USAGE;
@@ -405,7 +405,9 @@ static fab_status_t fab_jdoc_claim(fab_jdoc_t *d, const char *path, const fab_op
     return st;
 }
 
-fab_status_t fab_out_jsondoc_sink(const char *path, const fab_opts_t *o, fab_sink_t *sink)
+fab_status_t fab_out_jsondoc_sink(const char *path, const fab_launchopts_t *lopt,
+                                  const fab_measopts_t *mopt, const fab_outopts_t *oopt,
+                                  fab_sink_t *sink)
 {
     fab_jdoc_t *d = calloc(1, sizeof(*d));
     fab_status_t st = FAB_OK;
@@ -414,15 +416,15 @@ fab_status_t fab_out_jsondoc_sink(const char *path, const fab_opts_t *o, fab_sin
         return FAB_ERR_NOMEM;
     snprintf(d->path, sizeof(d->path), "%s", path);
     d->claim.fd = -1;
-    d->o = o;
-    d->repeat = o->repeat > 0 ? o->repeat : 1;
+    d->mopt = mopt;
+    d->repeat = lopt->repeat > 0 ? lopt->repeat : 1;
     d->is_stdout = fab_output_is_stdout(path);
     snprintf(d->doc_status, sizeof(d->doc_status), "running");
     if (d->is_stdout && !fab_outputs_stdout()) {
         FAB_ERROR("--json-doc -: standard output is not open");
         st = FAB_ERR_IO;
     } else if (!d->is_stdout)
-        st = fab_jdoc_claim(d, path, o);
+        st = fab_jdoc_claim(d, path, oopt);
     if (st == FAB_OK && !fab_piece_reset(&d->done))
         st = FAB_ERR_NOMEM;
     if (st != FAB_OK) {

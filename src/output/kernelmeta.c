@@ -89,8 +89,8 @@ static const char *fab_kmeta_axis_column(const fab_kernel_t *k)
     return "";
 }
 
-void fab_kmeta_fill(fab_kmeta_t *m, const fab_kinst_t *ki, const fab_opts_t *o, const int *pair,
-                    const fab_world_t *w, const char *detail)
+void fab_kmeta_fill(fab_kmeta_t *m, const fab_kinst_t *ki, const fab_measopts_t *mopt,
+                    const int *pair, const fab_world_t *w, const char *detail, const char *policy)
 {
     const fab_kernel_t *k = ki->k;
     const fab_kcoll_t *coll = fab_kcoll(k);
@@ -100,10 +100,7 @@ void fab_kmeta_fill(fab_kmeta_t *m, const fab_kinst_t *ki, const fab_opts_t *o, 
         snprintf(m->ranks, sizeof(m->ranks), "%d,%d", pair[0], pair[1]);
     else
         snprintf(m->ranks, sizeof(m->ranks), "all (%d)", w->size);
-    if (k->ranks == FAB_RANKS_NODES)
-        fab_pairs_policy(k, o, m->policy, sizeof(m->policy));
-    else
-        fab_rounds_policy(o, ki, m->policy, sizeof(m->policy));
+    snprintf(m->policy, sizeof(m->policy), "%s", policy);
     fab_kmeta_str(m, "kernel", k->name);
     if (k->axis) {
         fab_kernel_variant(k, ki->axis, m->variant, sizeof(m->variant), true);
@@ -118,10 +115,10 @@ void fab_kmeta_fill(fab_kmeta_t *m, const fab_kinst_t *ki, const fab_opts_t *o, 
     }
     fab_kmeta_str(m, "kind", fab_kind_name(k->kind));
     if (k->kind == FAB_KIND_COLLECTIVE) {
-        fab_kmeta_str(m, "dtype", fab_dtype_name(o->dtype));
-        fab_kmeta_str(m, "dtype_arithmetic", fab_dtype_arithmetic(o->dtype));
-        fab_kmeta_str(m, "op", coll->uses_op ? fab_op_name(o->op) : "");
-        fab_kmeta_int(m, "root", coll->uses_root ? o->root : -2);
+        fab_kmeta_str(m, "dtype", fab_dtype_name(mopt->dtype));
+        fab_kmeta_str(m, "dtype_arithmetic", fab_dtype_arithmetic(mopt->dtype));
+        fab_kmeta_str(m, "op", coll->uses_op ? fab_op_name(mopt->op) : "");
+        fab_kmeta_int(m, "root", coll->uses_root ? mopt->root : -2);
         fab_kmeta_f64(m, "bus_factor", coll->bus_factor ? coll->bus_factor(w->size) : 1.0);
     }
     fab_kmeta_str(m, "time_columns",
@@ -129,7 +126,7 @@ void fab_kmeta_fill(fab_kmeta_t *m, const fab_kinst_t *ki, const fab_opts_t *o, 
                   : k->kind == FAB_KIND_COLLECTIVE ? "time per call, as its slowest rank"
                                                    : "time of one whole iteration");
     fab_kmeta_str(m, "ranks", m->ranks);
-    fab_kmeta_int(m, "window", fab_kp2p(k)->uses_window ? fab_plan_window(k, o) : 0);
+    fab_kmeta_int(m, "window", fab_kp2p(k)->uses_window ? fab_plan_window(k, mopt) : 0);
     fab_kmeta_str(m, "iteration_policy", m->policy);
-    fab_kmeta_int(m, "validate", o->validate);
+    fab_kmeta_int(m, "validate", mopt->validate);
 }

@@ -9,7 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/opts.h"
+#include "core/launchopts.h"
+#include "core/measopts.h"
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
 #include "output/runmeta.h"
@@ -31,9 +32,10 @@ typedef struct fab_kmeta {
     char ranks[64], policy[512], options[1024], variant[96];
 } fab_kmeta_t;
 
-/* The fields of instance ki as it starts: pair (NULL: all ranks) as kernel_begin gets it. */
-void fab_kmeta_fill(fab_kmeta_t *m, const fab_kinst_t *ki, const fab_opts_t *o, const int *pair,
-                    const fab_world_t *w, const char *detail);
+/* The fields of instance ki as it starts: pair (NULL: all ranks), detail and policy as
+ * kernel_begin gets them. */
+void fab_kmeta_fill(fab_kmeta_t *m, const fab_kinst_t *ki, const fab_measopts_t *mopt,
+                    const int *pair, const fab_world_t *w, const char *detail, const char *policy);
 /* A value of kernel k's axis option (fab_kernel_t.axis; an instance's is fab_kinst_t.axis):
  * "--streams 4", "--rate 2.5G" (with_option) or "4", "2.5G"; "" for a kernel without one. */
 void fab_kernel_variant(const fab_kernel_t *k, double value, char *buf, size_t len,

@@ -14,21 +14,21 @@ bool fab_output_is_stdout(const char *path)
 }
 
 /* The outputs that may write to stdout, in the order the options are listed. */
-static int fab_outputs_list(const fab_opts_t *o, const char **name, const char **path)
+static int fab_outputs_list(const fab_outopts_t *oopt, const char **name, const char **path)
 {
     int n = 0;
 
-    name[n] = "--json", path[n++] = o->json;
-    name[n] = "--csv", path[n++] = o->csv;
-    name[n] = "--json-doc", path[n++] = o->json_doc;
-    name[n] = "--prom", path[n++] = o->prom;
+    name[n] = "--json", path[n++] = oopt->json;
+    name[n] = "--csv", path[n++] = oopt->csv;
+    name[n] = "--json-doc", path[n++] = oopt->json_doc;
+    name[n] = "--prom", path[n++] = oopt->prom;
     return n;
 }
 
-const char *fab_outputs_stdout_taker(const fab_opts_t *o)
+const char *fab_outputs_stdout_taker(const fab_outopts_t *oopt)
 {
     const char *name[4], *path[4];
-    int n = fab_outputs_list(o, name, path);
+    int n = fab_outputs_list(oopt, name, path);
 
     for (int i = 0; i < n; i++)
         if (fab_output_is_stdout(path[i]))
@@ -36,13 +36,13 @@ const char *fab_outputs_stdout_taker(const fab_opts_t *o)
     return NULL;
 }
 
-fab_status_t fab_outputs_check(const fab_opts_t *o, char *err, size_t errlen, char *hint,
+fab_status_t fab_outputs_check(const fab_outopts_t *oopt, char *err, size_t errlen, char *hint,
                                size_t hintlen)
 {
     const char *name[4], *path[4], *first = NULL;
-    int n = fab_outputs_list(o, name, path);
+    int n = fab_outputs_list(oopt, name, path);
 
-    if (fab_output_is_stdout(o->output)) {
+    if (fab_output_is_stdout(oopt->output)) {
         snprintf(err, errlen,
                  "-o -: the HDF5 result file cannot go to standard output (it is "
                  "rewritten as rows come)");
@@ -66,20 +66,20 @@ fab_status_t fab_outputs_check(const fab_opts_t *o, char *err, size_t errlen, ch
     return FAB_OK;
 }
 
-FILE *fab_outputs_table(const fab_opts_t *o)
+FILE *fab_outputs_table(const fab_launchopts_t *lopt, const fab_outopts_t *oopt)
 {
-    if (!fab_outputs_stdout_taker(o))
+    if (!fab_outputs_stdout_taker(oopt))
         return stdout;
-    return o->quiet ? NULL : stderr;
+    return lopt->quiet ? NULL : stderr;
 }
 
 static FILE *fab_real_stdout;
 
-void fab_outputs_prepare(const fab_opts_t *o)
+void fab_outputs_prepare(const fab_outopts_t *oopt)
 {
     int fd;
 
-    if (!fab_outputs_stdout_taker(o) || fab_real_stdout)
+    if (!fab_outputs_stdout_taker(oopt) || fab_real_stdout)
         return;
     /* A reader that goes away (| head) is a write error: the run stops and says so (exit 3),
      * the other outputs keep what they wrote. */

@@ -55,7 +55,7 @@ typedef struct fab_prom {
     fab_prom_row_t *r;
     int nr, capr;
     fab_claim_t claim;
-    const fab_opts_t *o; /* the run's (a collective's type and reduction columns) */
+    const fab_launchopts_t *lopt; /* the run's kernels (run_begin) */
 } fab_prom_t;
 
 /* ------------------------------------------------------------------ the file */
@@ -302,7 +302,7 @@ static fab_status_t fab_prom_write(fab_prom_t *p, const char *status, const char
 
 /* ------------------------------------------------------------------ sink callbacks */
 
-static fab_status_t fab_prom_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
+static fab_status_t fab_prom_run_begin(void *arg, const fab_run_info_t *info)
 {
     fab_prom_t *p = arg;
     size_t at = 0;
@@ -311,21 +311,22 @@ static fab_status_t fab_prom_run_begin(void *arg, const fab_run_info_t *info, co
     p->nk = p->nr = 0;
     p->nruns++;
     p->kernels[0] = '\0';
-    for (int i = 0; i < o->nkernels; i++)
+    for (int i = 0; i < p->lopt->nkernels; i++)
         fab_appendf(p->kernels, sizeof(p->kernels), &at, "%s%s", i ? "," : "",
-                    o->kernels[i].k->name);
+                    p->lopt->kernels[i].k->name);
     return FAB_OK;
 }
 
-static fab_status_t fab_prom_kernel_begin(void *arg, const fab_kinst_t *ki, const fab_opts_t *o,
-                                          const int *pair, const fab_world_t *w, const char *detail)
+static fab_status_t fab_prom_kernel_begin(void *arg, const fab_kinst_t *ki, const int *pair,
+                                          const fab_world_t *w, const char *detail,
+                                          const char *policy)
 {
     const fab_kernel_t *k = ki->k;
     fab_prom_t *p = arg;
     fab_prom_kernel_t *pk;
 
-    (void)o;
     (void)detail;
+    (void)policy;
     if (p->nk == p->capk) {
         int cap = p->capk ? 2 * p->capk : 8;
         fab_prom_kernel_t *grown = realloc(p->k, sizeof(*grown) * (size_t)cap);
@@ -449,9 +450,9 @@ static void fab_prom_close(void *arg)
 
 /* A name node-exporter reads (*.prom), claimed as the other outputs are; an existing
  * textfile is replaced (--force is implied: it is a snapshot, not a record). */
-static fab_status_t fab_prom_claim(fab_prom_t *p, const char *path, const fab_opts_t *o)
+static fab_status_t fab_prom_claim(fab_prom_t *p, const char *path)
 {
-    fab_opts_t replace = *o;
+    fab_outopts_t replace = {0};
     size_t n = strlen(path);
 
     if (n < 6 || strcmp(path + n - 5, ".prom") != 0 || path[n - 6] == '/') {
@@ -467,7 +468,7 @@ static fab_status_t fab_prom_claim(fab_prom_t *p, const char *path, const fab_op
     return fab_output_claim(path, "Prometheus textfile", &replace, NULL, &p->claim);
 }
 
-fab_status_t fab_out_prom_sink(const char *path, const fab_opts_t *o, fab_sink_t *sink)
+fab_status_t fab_out_prom_sink(const char *path, const fab_launchopts_t *lopt, fab_sink_t *sink)
 {
     fab_prom_t *p = calloc(1, sizeof(*p));
     fab_status_t st = FAB_OK;
@@ -476,14 +477,14 @@ fab_status_t fab_out_prom_sink(const char *path, const fab_opts_t *o, fab_sink_t
         return FAB_ERR_NOMEM;
     snprintf(p->path, sizeof(p->path), "%s", path);
     p->claim.fd = -1;
-    p->o = o;
-    p->repeat = o->repeat > 0 ? o->repeat : 1;
+    p->lopt = lopt;
+    p->repeat = lopt->repeat > 0 ? lopt->repeat : 1;
     p->is_stdout = fab_output_is_stdout(path);
     if (p->is_stdout && !fab_outputs_stdout()) {
         FAB_ERROR("--prom -: standard output is not open");
         st = FAB_ERR_IO;
     } else if (!p->is_stdout)
-        st = fab_prom_claim(p, path, o);
+        st = fab_prom_claim(p, path);
     if (st != FAB_OK) {
         free(p);
         return st;

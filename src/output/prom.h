@@ -5,12 +5,12 @@
 #ifndef FAB_OUTPUT_PROM_H
 #define FAB_OUTPUT_PROM_H
 
-#include "core/opts.h"
+#include "core/launchopts.h"
 #include "measure/sink.h"
 
 /* The textfile at path (a name ending in .prom, the only files the collector reads),
  * replaced atomically at every run's end and when a stop is asked; "-": printed to stdout
  * once, at the end. A textfile is a snapshot: an existing one is replaced without --force. */
-fab_status_t fab_out_prom_sink(const char *path, const fab_opts_t *o, fab_sink_t *sink);
+fab_status_t fab_out_prom_sink(const char *path, const fab_launchopts_t *lopt, fab_sink_t *sink);
 
 #endif

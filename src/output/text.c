@@ -9,10 +9,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/opts.h"
+#include "core/launchopts.h"
+#include "core/measopts.h"
+#include "core/outopts.h"
 #include "core/status.h"
 #include "core/text.h"
 #include "core/world.h"
+#include "fab_version.h"
 #include "kernel/dtype.h"
 #include "kernel/fab_kernel.h"
 #include "kernel/traits.h"
@@ -30,7 +33,6 @@
 #include "output/text.h"
 #include "pairs/locate.h"
 #include "pairs/pairs.h"
-#include "fab_version.h"
 
 /* The text sink: where it prints, the run's options (--wide, --columns) and the kernel's
  * table, with the busbw of its rows so far. */
@@ -44,7 +46,10 @@ typedef struct fab_knee {
 
 typedef struct fab_text {
     FILE *f;
-    const fab_opts_t *o;
+    const fab_launchopts_t *lopt; /* the run's kernels */
+    const fab_measopts_t *mopt;   /* the policy, a collective's type and reduction */
+    const fab_outopts_t *oopt;    /* --wide, --columns */
+    bool begun;                   /* run_begin has run */
     fab_text_table_t table;
     double busbw_sum;
     int busbw_n;
@@ -106,33 +111,35 @@ static bool fab_text_shows(const fab_text_table_t *t, const char *name)
 
 /* The adaptive measurement's budget and estimated end (the policy: each kernel's header),
  * and what ci% says. */
-static void fab_out_text_measurement(FILE *f, const fab_opts_t *o)
+static void fab_out_text_measurement(FILE *f, const fab_launchopts_t *lopt,
+                                     const fab_measopts_t *mopt, const fab_outopts_t *oopt)
 {
     int rows;
-    double budget = fab_rounds_budget(o, &rows);
+    double budget = fab_rounds_budget(lopt, mopt, &rows);
     time_t end = time(NULL) + (time_t)ceil(budget);
     char at[32] = "", how[256] = "";
 
-    if (!o->adaptive || rows == 0)
+    if (!mopt->adaptive || rows == 0)
         return;
     strftime(at, sizeof(at), "%H:%M:%S", localtime(&end));
-    if (!fab_rounds_budget_auto(o)) { /* kernels that ask for more per row: name them */
+    if (!fab_rounds_budget_auto(lopt, mopt)) { /* kernels that ask for more per row: name them */
         size_t n = 0;
 
-        fab_appendf(how, sizeof(how), &n, "%s", o->budget_s > 0 ? "--budget, shared as" : "auto:");
-        for (int i = 0; i < o->nkernels; i++) {
-            const fab_kernel_t *k = o->kernels[i].k;
+        fab_appendf(how, sizeof(how), &n, "%s",
+                    mopt->budget_s > 0 ? "--budget, shared as" : "auto:");
+        for (int i = 0; i < lopt->nkernels; i++) {
+            const fab_kernel_t *k = lopt->kernels[i].k;
             double row_s = fab_kbudget(k)->row_s;
 
-            if (row_s > 0 && (i == 0 || strcmp(o->kernels[i - 1].k->name, k->name) != 0))
+            if (row_s > 0 && (i == 0 || strcmp(lopt->kernels[i - 1].k->name, k->name) != 0))
                 fab_appendf(how, sizeof(how), &n, " %s %g s,", k->name, row_s);
         }
         fab_appendf(how, sizeof(how), &n, " others " FAB_STR(FAB_BUDGET_PER_ROW) " s per row");
     }
     fab_out_text_line(f, "# budget: %.3g s for %d rows (%s), ends about %s", budget, rows,
-                      how[0]            ? how
-                      : o->budget_s > 0 ? "--budget"
-                                        : "auto: " FAB_STR(FAB_BUDGET_PER_ROW) " s per row",
+                      how[0]               ? how
+                      : mopt->budget_s > 0 ? "--budget"
+                                           : "auto: " FAB_STR(FAB_BUDGET_PER_ROW) " s per row",
                       at);
     fab_out_text_line(f,
                       "# floor: a row needs %d timed iterations in %d blocks; a size short of them "
@@ -145,19 +152,20 @@ static void fab_out_text_measurement(FILE *f, const fab_opts_t *o)
         f,
         "# ci%%: the median's 95%% interval (+-%% of p50); * missed --precision %g%%%s; ! the "
         "machine disturbed the row",
-        o->precision_pct, o->wide || o->columns ? "" : ", rN: N regimes over time");
+        mopt->precision_pct, oopt->wide || oopt->columns ? "" : ", rN: N regimes over time");
 }
 
-static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
+static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info)
 {
     fab_text_t *t = arg;
+    const fab_outopts_t *oopt = t->oopt;
     FILE *f = t->f;
     const char *rpn = info->ranks_per_node;
     char hosts[1024] = "";
     size_t at = 0;
     int shown = 0;
 
-    t->o = o;
+    t->begun = true;
     fprintf(f, "# fabricbench %s (git %s)\n", FAB_VERSION, FAB_GIT_COMMIT);
     if (info->simulated[0])
         fab_out_text_line(f, "# SIMULATED: %s", info->simulated);
@@ -209,7 +217,7 @@ static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, co
         fab_out_text_line(f, "# placement: %s", info->placement[r]);
     }
     fab_out_text_line(f, "# cpu%%: the ranks' own CPU time / wall time (100 = one core busy)");
-    if (o->wide)
+    if (oopt->wide)
         fab_out_text_line(f, "# usr%% sys%% si%%: node-wide shares of all CPUs' time (/proc/stat)");
     fab_out_text_line(f, "# timer: %s", info->timer);
     fab_out_text_line(f, "# timer cost: %.1f ns per reading (measured now, rank 0)",
@@ -217,7 +225,7 @@ static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info, co
     if (info->slurm_job[0])
         fab_out_text_line(f, "# slurm: job %s, step %s, nodes %s", info->slurm_job,
                           info->slurm_step[0] ? info->slurm_step : "-", info->slurm_nodelist);
-    fab_out_text_measurement(f, o);
+    fab_out_text_measurement(f, t->lopt, t->mopt, oopt);
     fprintf(f, "# results: %s\n", info->results_file[0] ? info->results_file : "no file (-o none)");
     fflush(f);
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
@@ -280,7 +288,7 @@ static fab_status_t fab_text_run_end(void *arg, const fab_run_info_t *info)
     if (info->fabric && info->fabric->name[0])
         fab_out_text_line(f, "# fabric check: %s%s%s", info->fabric->verdict,
                           info->fabric->verdict_why[0] ? ": " : "", info->fabric->verdict_why);
-    if (t->o && t->o->adaptive && info->measure_s > 0)
+    if (t->begun && t->mopt->adaptive && info->measure_s > 0)
         fab_text_measured(f, info);
     if (info->rows > 0 && (info->rows_invalid || info->rows_disturbed))
         fab_out_text_line(f, "# machine: %s", info->disturbance);
@@ -302,21 +310,22 @@ static fab_status_t fab_text_matrix(void *arg, const fab_kinst_t *ki, const fab_
 }
 
 /* A collective's header: its type and reduction (nccl-tests' words too), what the times are. */
-static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_opts_t *o,
+static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_measopts_t *mopt,
                                 const fab_text_table_t *t)
 {
     const fab_kcoll_t *coll = fab_kcoll(k);
 
     if (!coll->no_sizes || coll->uses_op) /* barrier moves no data */
-        fab_out_text_line(f, "# dtype: %s%s%s (nccl-tests: type %s, redop %s)",
-                          fab_dtype_name(o->dtype), coll->uses_op ? ", op " : "",
-                          coll->uses_op ? fab_op_name(o->op) : "", fab_dtype_nccl_name(o->dtype),
-                          coll->uses_op ? fab_op_name(o->op) : "none");
+        fab_out_text_line(
+            f, "# dtype: %s%s%s (nccl-tests: type %s, redop %s)", fab_dtype_name(mopt->dtype),
+            coll->uses_op ? ", op " : "", coll->uses_op ? fab_op_name(mopt->op) : "",
+            fab_dtype_nccl_name(mopt->dtype), coll->uses_op ? fab_op_name(mopt->op) : "none");
     fab_out_text_line(f,
                       "# time_us = mean time per call, a call timed as its slowest rank (the "
                       "fabric's completion time)%s; algbw from %s%s",
                       fab_text_shows(t, "loop_us") ? "; loop_us = slowest rank's loop / calls" : "",
-                      o->nonblocking && o->overlap_us > 0 ? "comm_us (the call alone)" : "time_us",
+                      mopt->nonblocking && mopt->overlap_us > 0 ? "comm_us (the call alone)"
+                                                                : "time_us",
                       fab_text_shows(t, "slowest_rank") ? "; slowest = rank:share of calls" : "");
     if (fab_text_shows(t, "osu_avg_us") || fab_text_shows(t, "imb_tmin_us") ||
         fab_text_shows(t, "imb_tmax_us"))
@@ -324,29 +333,32 @@ static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_opts_t
                           "# osu_avg_us = the mean over ranks of each rank's own mean time per "
                           "call (OSU's avg, IMB's t_avg); imb_tmin_us, imb_tmax_us = the "
                           "least and largest of them (IMB's t_min, t_max)%s",
-                          o->sync == FAB_SYNC_BARRIER ? "" : "; OSU's loop: --sync barrier");
-    if (coll->uses_op && (o->dtype == FAB_DT_BFLOAT16 || o->dtype == FAB_DT_FLOAT16))
+                          mopt->sync == FAB_SYNC_BARRIER ? "" : "; OSU's loop: --sync barrier");
+    if (coll->uses_op && (mopt->dtype == FAB_DT_BFLOAT16 || mopt->dtype == FAB_DT_FLOAT16))
         fab_out_text_line(f, "# %s: %s; compare with --dtype float32 for the cost",
-                          fab_dtype_name(o->dtype), fab_dtype_arithmetic(o->dtype));
-    if (o->nonblocking)
+                          fab_dtype_name(mopt->dtype), fab_dtype_arithmetic(mopt->dtype));
+    if (mopt->nonblocking)
         fab_out_text_line(f, "# non-blocking: start, %s, wait%s",
-                          o->overlap_us > 0 ? "synthetic compute (no MPI calls)" : "nothing",
-                          o->overlap_us > 0 ? "; comm_us = the call alone, overlap = share of "
-                                              "it the compute hid"
-                                            : "");
+                          mopt->overlap_us > 0 ? "synthetic compute (no MPI calls)" : "nothing",
+                          mopt->overlap_us > 0 ? "; comm_us = the call alone, overlap = share of "
+                                                 "it the compute hid"
+                                               : "");
 }
 
-static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, const fab_opts_t *o,
-                                          const int *pair, const fab_world_t *w, const char *detail)
+static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, const int *pair,
+                                          const fab_world_t *w, const char *detail,
+                                          const char *policy)
 {
     const fab_kernel_t *k = ki->k;
     fab_text_t *t = arg;
+    const fab_measopts_t *mopt = t->mopt;
+    const fab_outopts_t *oopt = t->oopt;
     FILE *f = t->f;
     char variant[96];
 
-    fab_text_table(k->kind, k, o->wide, o->columns, &t->table);
-    fab_text_table_overlap(&t->table, !o->wide && !o->columns,
-                           &(double){o->nonblocking && o->overlap_us > 0 ? 0.0 : NAN}, 1);
+    fab_text_table(k->kind, k, oopt->wide, oopt->columns, &t->table);
+    fab_text_table_overlap(&t->table, !oopt->wide && !oopt->columns,
+                           &(double){mopt->nonblocking && mopt->overlap_us > 0 ? 0.0 : NAN}, 1);
     fab_text_marks_init(&t->marks);
     t->busbw_sum = 0;
     t->busbw_n = 0;
@@ -359,9 +371,6 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
                              "sums up the pairs: one sample per pair (latency: its median; "
                              "bandwidth: its mean), so min/p50/max are the best, median and "
                              "worst pair");
-        char policy[640];
-
-        fab_pairs_policy(k, o, policy, sizeof(policy));
         fab_out_text_line(f, "# iterations: %s", policy);
     } else if (pair)
         fab_out_text_line(f, "# ranks: %d (%s) <-> %d (%s)%s", pair[0], w->hosts[pair[0]], pair[1],
@@ -371,32 +380,28 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
     else
         fab_out_text_line(f, "# ranks: %d (%d pairs: rank i sends to rank i+%d)", w->size,
                           w->size / 2, w->size / 2);
-    if (k->ranks != FAB_RANKS_NODES) {
-        char policy[512];
-
-        fab_rounds_policy(o, ki, policy, sizeof(policy));
+    if (k->ranks != FAB_RANKS_NODES)
         fab_out_text_line(f, "# iterations: %s", policy);
-    }
     if (fab_kp2p(k)->uses_window)
         fab_out_text_line(f,
                           "# window: %d messages per iteration; *_us columns time one "
                           "iteration",
-                          fab_plan_window(k, o));
+                          fab_plan_window(k, mopt));
     if (k->kind == FAB_KIND_COLLECTIVE)
-        fab_text_collective(f, k, o, &t->table);
+        fab_text_collective(f, k, mopt, &t->table);
     if (detail && *detail)
         fab_out_text_line(f, "# %s: %s", k->name, detail);
     if (k->kind == FAB_KIND_COLLECTIVE && fab_kcoll(k)->uses_root)
         fab_out_text_line(f, "# root: %s",
-                          o->root < 0 ? "rotates (iteration i uses rank i mod ranks)"
-                                      : "fixed (--root)");
+                          mopt->root < 0 ? "rotates (iteration i uses rank i mod ranks)"
+                                         : "fixed (--root)");
     if (k->kind == FAB_KIND_LATENCY)
         fab_out_text_line(f, "# lat_us = loop mean (total time / iterations), one way; other *_us "
                              "columns: per iteration, one way");
     fab_out_text_line(f,
                       "# percentiles: exact up to %ld samples per size, else from a histogram "
                       "(error <= 0.2%%%s)",
-                      o->max_samples,
+                      mopt->max_samples,
                       fab_text_shows(&t->table, "percentiles_exact") ? "; column pct" : "");
     fab_text_heading(f, &t->table);
     fflush(f);
@@ -486,11 +491,12 @@ static void fab_text_knee(FILE *f, fab_knee_t *kn, const fab_kernel_t *k)
 }
 
 /* Whether ki is the last of its series of instances in the run. */
-static bool fab_text_last_instance(const fab_opts_t *o, const fab_kinst_t *ki)
+static bool fab_text_last_instance(const fab_launchopts_t *lopt, const fab_kinst_t *ki)
 {
-    for (int i = 0; i < o->nkernels; i++)
-        if (&o->kernels[i] == ki)
-            return i + 1 == o->nkernels || strcmp(o->kernels[i + 1].k->name, ki->k->name) != 0;
+    for (int i = 0; i < lopt->nkernels; i++)
+        if (&lopt->kernels[i] == ki)
+            return i + 1 == lopt->nkernels ||
+                   strcmp(lopt->kernels[i + 1].k->name, ki->k->name) != 0;
     return true;
 }
 
@@ -534,7 +540,7 @@ static fab_status_t fab_text_kernel_end(void *arg, const fab_kinst_t *ki, fab_st
 
     (void)st;
     if (k->axis && k->axis->knee_col && t->knee.kernel == k->name &&
-        fab_text_last_instance(t->o, ki))
+        fab_text_last_instance(t->lopt, ki))
         fab_text_knee(t->f, &t->knee, k);
     fab_out_text_avg_busbw(t->f, t->busbw_sum, t->busbw_n);
     fab_out_text_marks(t->f, &t->marks);
@@ -562,15 +568,15 @@ static void fab_text_close(void *arg)
 }
 
 /* Without memory for the sink, the run stops before it measures anything (exit 3). */
-static fab_status_t fab_text_nomem(void *arg, const fab_run_info_t *info, const fab_opts_t *o)
+static fab_status_t fab_text_nomem(void *arg, const fab_run_info_t *info)
 {
     (void)arg;
     (void)info;
-    (void)o;
     return FAB_ERR_NOMEM;
 }
 
-fab_sink_t fab_out_text_sink(FILE *f)
+fab_sink_t fab_out_text_sink(FILE *f, const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
+                             const fab_outopts_t *oopt)
 {
     fab_text_t *t = calloc(1, sizeof(*t));
     fab_sink_t sink = {.name = "text",
@@ -587,5 +593,8 @@ fab_sink_t fab_out_text_sink(FILE *f)
     if (!t)
         return (fab_sink_t){.name = "text", .run_begin = fab_text_nomem};
     t->f = f;
+    t->lopt = lopt;
+    t->mopt = mopt;
+    t->oopt = oopt;
     return sink;
 }

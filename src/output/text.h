@@ -7,14 +7,18 @@
 
 #include <stdio.h>
 
+#include "core/launchopts.h"
+#include "core/measopts.h"
+#include "core/outopts.h"
 #include "kernel/fab_kernel.h"
 #include "measure/sink.h"
 #include "output/table.h"
 #include "pairs/matrix.h"
 
-/* The text table on f as a sink: the layout --wide and --columns choose (the run's options,
- * from its run_begin). */
-fab_sink_t fab_out_text_sink(FILE *f);
+/* The text table on f as a sink: the layout --wide and --columns choose (oopt), the header's
+ * measurement and collective lines (mopt), the run's kernels (lopt). */
+fab_sink_t fab_out_text_sink(FILE *f, const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
+                             const fab_outopts_t *oopt);
 /* A '#' line: printf's fmt, wrapped at spaces to FAB_TEXT_COLS characters (output/table.h), the
  * continuation lines starting "#   ". A word longer than the line is kept whole. */
 void fab_out_text_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -49,7 +49,7 @@ static double fab_pairs_wait_step(const fab_pairs_t *P, bool paired)
 {
     double known = paired && P->step_s > P->round_s ? P->step_s : P->round_s;
 
-    return known > 0 ? FAB_PAIRS_WAIT * known : (double)P->o->stall_timeout;
+    return known > 0 ? FAB_PAIRS_WAIT * known : (double)P->lopt->stall_timeout;
 }
 
 /* A round on every rank: the pairs partner[] names measured (each on its own 2-rank comm),
@@ -115,12 +115,12 @@ static void fab_pairs_fill(fab_pairs_t *P, int r, bool retest)
 {
     fab_matrix_t *m = &P->m;
     double div = fab_ktime_divisor(P->k);
-    double line = P->o->net.line_rate_gbps * 1e3 / 8.0; /* MB/s */
+    double line = P->nopt->line_rate_gbps * 1e3 / 8.0; /* MB/s */
     double *p50 = retest ? m->re_lat_p50 : m->lat_p50, *p99 = retest ? m->re_lat_p99 : m->lat_p99;
     double *bw = retest ? m->re_bw : m->bw, *lpct = retest ? m->re_line_pct : m->line_pct;
     int *iters = retest ? m->re_iters : m->iters;
     /* shift measures each ordered pair on its own; the others a pair's ping-pong both ways */
-    bool directed = !retest && P->o->schedule == FAB_SCHED_SHIFT;
+    bool directed = !retest && P->popt->schedule == FAB_SCHED_SHIFT;
 
     for (int i = 0; i < 2 * P->w->size; i++) {
         const fab_pair_rec_t *c = &P->all[i];
@@ -141,7 +141,7 @@ static void fab_pairs_fill(fab_pairs_t *P, int r, bool retest)
         }
         bw[at] = (double)m->bytes * c->msgs_per_iter / c->mean_s / 1e6;
         across = strcmp(P->w->hosts[m->world_rank[s]], P->w->hosts[m->world_rank[d]]) != 0;
-        if (line > 0 && (across || P->o->net.line_rate_given))
+        if (line > 0 && (across || P->nopt->line_rate_given))
             lpct[at] = 100.0 * bw[at] / line;
     }
     if (!retest)
@@ -232,7 +232,7 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
     fab_row_t row;
     fab_kctx_t ctx;
     double div = fab_ktime_divisor(P->k);
-    bool directed = P->o->schedule == FAB_SCHED_SHIFT;
+    bool directed = P->popt->schedule == FAB_SCHED_SHIFT;
     fab_status_t st;
 
     fab_row_clear(&row);
@@ -267,7 +267,7 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
         fab_row_rates(&row, P->k, &ctx, NAN);
         row.cpu_rank_pct = row.cpu_user_pct = row.cpu_sys_pct = NAN;
         row.cpu_softirq_pct = row.cpu_rank_min_pct = row.cpu_rank_max_pct = NAN;
-        fab_row_close(&row, P->w, P->o, P->k);
+        fab_row_close(&row, P->w, P->mopt, P->nopt, P->k);
         st = fab_sinks_row(sinks, P->ki, &row, NULL, 0);
     } else {
         st = FAB_OK;
@@ -301,7 +301,7 @@ static void fab_pairs_progress(const fab_pairs_t *P, int r, int of, const char *
     uint64_t now = fab_real_ns();
     double el = (double)(now - start) * 1e-9;
 
-    if (P->o->quiet || (r > 0 && (now - *last) * 1e-9 < 2.0 && r + 1 < of))
+    if (P->lopt->quiet || (r > 0 && (now - *last) * 1e-9 < 2.0 && r + 1 < of))
         return;
     *last = now;
     fab_log_progress("%s: %s %d/%d done (%d members, %s schedule), %.1f s elapsed, about "
@@ -316,7 +316,7 @@ static void fab_pairs_progress(const fab_pairs_t *P, int r, int of, const char *
  * time left follows each round. Also into detail (the kernel's header line and attribute). */
 static void fab_pairs_estimate(fab_pairs_t *P, int rounds, char *detail, size_t len)
 {
-    int dirs = P->o->schedule == FAB_SCHED_SHIFT || P->k->kind == FAB_KIND_LATENCY ? 1 : 2;
+    int dirs = P->popt->schedule == FAB_SCHED_SHIFT || P->k->kind == FAB_KIND_LATENCY ? 1 : 2;
     int redirs = P->k->kind == FAB_KIND_LATENCY ? 1 : 2; /* a retest: both directions */
     double slots = (double)rounds * dirs, iter = NAN, e, most, bound;
     char ex[320] = "", mo[320] = "", re[96] = "", line[32];
@@ -356,7 +356,7 @@ static void fab_pairs_estimate(fab_pairs_t *P, int rounds, char *detail, size_t 
     P->m.expect_s = slots * e;
     P->m.most_s = slots * most;
     fab_appendf(detail, len, &at, "; %s%s%s", ex, mo, re);
-    if (!P->o->quiet)
+    if (!P->lopt->quiet)
         fab_log_progress("%s: %d members, %s schedule: %d rounds; %s%s%s; the time left follows "
                          "each round",
                          P->k->name, P->n, P->m.schedule, rounds, ex, mo, re);
@@ -375,7 +375,7 @@ static int fab_pairs_flagged(fab_pairs_t *P, int **list, int *stood)
     int cnt = -1;
 
     *stood = 0;
-    if (P->o->schedule == FAB_SCHED_ROUNDS && m->n <= 3) {
+    if (P->popt->schedule == FAB_SCHED_ROUNDS && m->n <= 3) {
         *list = malloc(sizeof(int));
         return *list ? 0 : -1;
     }
@@ -414,12 +414,12 @@ static fab_status_t fab_pairs_retests(fab_pairs_t *P, fab_sinks_t *sinks)
         free(list);
         return st != FAB_OK ? st : FAB_ERR_MPI;
     }
-    if (P->w->rank == 0 && !P->o->quiet && stood > cnt)
+    if (P->w->rank == 0 && !P->lopt->quiet && stood > cnt)
         fab_log_progress("%s: %d pairs stand out as slow in the %s schedule: measuring %d of "
                          "them again alone (the slowest, at most %d per member; the others are "
                          "judged as the schedule measured them)",
                          P->k->name, stood, P->m.schedule, cnt, FAB_PAIRS_RETEST_PER_MEMBER);
-    else if (P->w->rank == 0 && !P->o->quiet)
+    else if (P->w->rank == 0 && !P->lopt->quiet)
         fab_log_progress("%s: %d pair%s slow in the %s schedule: measuring %s again alone",
                          P->k->name, cnt, cnt == 1 ? "" : "s", P->m.schedule,
                          cnt == 1 ? "it" : "them");
@@ -446,20 +446,20 @@ static fab_status_t fab_pairs_retests(fab_pairs_t *P, fab_sinks_t *sinks)
 
 /* Every rank: the pairs' state for kernel k (buffers, the members and this rank's place among
  * them, their communicator for the shift schedule; rank 0: the matrix), not yet agreed on;
- * msg: why rank 0's matrix could not be made. */
-static fab_status_t fab_pairs_setup(fab_pairs_t *P, const fab_world_t *w, const fab_opts_t *o,
-                                    const fab_kernel_t *k, char *msg, size_t msglen)
+ * msg: why rank 0's matrix could not be made. P holds the world and the options. */
+static fab_status_t fab_pairs_setup(fab_pairs_t *P, const fab_kernel_t *k, char *msg, size_t msglen)
 {
+    const fab_world_t *w = P->w;
+    const fab_measopts_t *mopt = P->mopt;
+    const fab_pairopts_t *popt = P->popt;
     fab_sizes_t tmp;
     fab_status_t st = FAB_OK;
 
-    P->w = w;
-    P->o = o;
     P->k = k;
-    P->sizes = *fab_kernel_sizes(k, o, &tmp);
+    P->sizes = *fab_kernel_sizes(k, mopt, &tmp);
     P->start = fab_now_ns();
-    fab_pairs_stop_conf(k, o, &P->stop);
-    P->window = fab_plan_window(k, o);
+    fab_pairs_stop_conf(k, mopt, popt, &P->stop);
+    P->window = fab_plan_window(k, mopt);
     P->member = malloc(sizeof(int) * (size_t)w->size);
     P->partner = malloc(sizeof(int) * (size_t)w->size);
     P->ticks = malloc(sizeof(uint64_t) * FAB_PAIRS_BLOCK_MAX);
@@ -467,14 +467,14 @@ static fab_status_t fab_pairs_setup(fab_pairs_t *P, const fab_world_t *w, const 
     if (!P->member || !P->partner || !P->ticks || !P->secs)
         st = FAB_ERR_NOMEM;
     if (st == FAB_OK) {
-        P->n = fab_pairs_members(w, o, P->member);
+        P->n = fab_pairs_members(w, popt, P->member);
         P->me = -1;
         for (int i = 0; i < P->n; i++)
             if (P->member[i] == w->rank)
                 P->me = i;
     }
     P->members = MPI_COMM_NULL;
-    if (st == FAB_OK && o->schedule == FAB_SCHED_SHIFT)
+    if (st == FAB_OK && popt->schedule == FAB_SCHED_SHIFT)
         st = fab_comm_split(MPI_COMM_WORLD, P->me >= 0 ? 0 : MPI_UNDEFINED, P->me, &P->members);
     if (st == FAB_OK && w->rank == 0)
         st = fab_pairs_matrix_init(P, msg, msglen);
@@ -484,12 +484,13 @@ static fab_status_t fab_pairs_setup(fab_pairs_t *P, const fab_world_t *w, const 
 /* Rank 0: the kernel's begin in the outputs, with the plan of its rounds. */
 static void fab_pairs_begin(fab_pairs_t *P, fab_sinks_t *sinks, int rounds)
 {
-    char detail[1024];
+    char detail[1024], policy[640];
 
     snprintf(detail, sizeof(detail), "%d %ss, %s schedule (%d rounds)%s", P->n, P->m.pairs_per,
              P->m.schedule, P->m.rounds, P->m.retest ? ", slow pairs retested alone" : "");
     fab_pairs_estimate(P, rounds, detail, sizeof(detail));
-    if (fab_sinks_kernel_begin(sinks, P->ki, P->o, NULL, P->w, detail) != FAB_OK)
+    fab_pairs_policy(P->k, P->mopt, P->popt, policy, sizeof(policy));
+    if (fab_sinks_kernel_begin(sinks, P->ki, NULL, P->w, detail, policy) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
 }
 
@@ -497,7 +498,7 @@ static void fab_pairs_begin(fab_pairs_t *P, fab_sinks_t *sinks, int rounds)
  * counted from start). */
 static fab_status_t fab_pairs_rounds(fab_pairs_t *P, fab_sinks_t *sinks, int rounds, uint64_t start)
 {
-    const fab_opts_t *o = P->o;
+    const fab_pairopts_t *popt = P->popt;
     uint64_t last = start;
     fab_status_t st = FAB_OK;
 
@@ -505,8 +506,8 @@ static fab_status_t fab_pairs_rounds(fab_pairs_t *P, fab_sinks_t *sinks, int rou
         fab_watch_phase("agreeing on the next round", P->k->name, P->sizes.v[0], -1, P->round_s);
         st = fab_pairs_stop(P);
         if (st == FAB_OK) {
-            fab_sched_round((fab_sched_t)o->schedule, P->n, r, P->partner);
-            st = fab_pairs_round(P, o->schedule == FAB_SCHED_SHIFT);
+            fab_sched_round((fab_sched_t)popt->schedule, P->n, r, P->partner);
+            st = fab_pairs_round(P, popt->schedule == FAB_SCHED_SHIFT);
         }
         if (st == FAB_OK && P->w->rank == 0) {
             fab_pairs_fill(P, r, false);
@@ -549,8 +550,10 @@ static fab_status_t fab_pairs_end(fab_pairs_t *P, fab_sinks_t *sinks, fab_status
     return st;
 }
 
-fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_kinst_t *ki,
-                           fab_sinks_t *sinks, bool *agreed)
+fab_status_t fab_run_pairs(const fab_world_t *w, const fab_launchopts_t *lopt,
+                           const fab_measopts_t *mopt, const fab_netopts_t *nopt,
+                           const fab_pairopts_t *popt, const fab_kinst_t *ki, fab_sinks_t *sinks,
+                           bool *agreed)
 {
     const fab_kernel_t *k = ki->k;
     fab_pairs_t P;
@@ -560,22 +563,21 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_opts_t *o, const fab_
     uint64_t start = fab_real_ns();
     fab_status_t st;
 
-    memset(&P, 0, sizeof(P));
+    P = (fab_pairs_t){.w = w, .lopt = lopt, .mopt = mopt, .nopt = nopt, .popt = popt, .ki = ki};
     memset(&verdict, 0, sizeof(verdict));
     *agreed = true;
-    P.ki = ki;
-    st = fab_pairs_setup(&P, w, o, k, msg, sizeof(msg));
+    st = fab_pairs_setup(&P, k, msg, sizeof(msg));
     st = fab_agree_msg(w, st,
                        st == FAB_OK ? NULL
                        : msg[0]     ? msg
                                     : "pairs set-up failed",
                        "check the file --switches names");
     if (st == FAB_OK) {
-        rounds = fab_sched_rounds((fab_sched_t)o->schedule, P.n);
+        rounds = fab_sched_rounds((fab_sched_t)popt->schedule, P.n);
         if (w->rank == 0)
             fab_pairs_begin(&P, sinks, rounds);
         st = fab_pairs_rounds(&P, sinks, rounds, start);
-        if (st == FAB_OK && o->retest && o->schedule != FAB_SCHED_SERIAL)
+        if (st == FAB_OK && popt->retest && popt->schedule != FAB_SCHED_SERIAL)
             st = fab_pairs_retests(&P, sinks);
         st = fab_pairs_end(&P, sinks, st, &verdict, agreed);
     }

@@ -7,7 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/opts.h"
+#include "core/launchopts.h"
+#include "core/measopts.h"
+#include "core/netopts.h"
+#include "core/pairopts.h"
 #include "core/status.h"
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
@@ -25,7 +28,10 @@ typedef struct fab_pair_rec {
 
 typedef struct fab_pairs {
     const fab_world_t *w;
-    const fab_opts_t *o;
+    const fab_launchopts_t *lopt; /* --stall-timeout, -q */
+    const fab_measopts_t *mopt;
+    const fab_netopts_t *nopt; /* the line rate */
+    const fab_pairopts_t *popt;
     const fab_kinst_t *ki;
     const fab_kernel_t *k; /* ki->k */
     fab_sizes_t sizes;

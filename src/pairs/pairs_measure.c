@@ -118,13 +118,13 @@ fab_status_t fab_pairs_measure(fab_pairs_t *P, MPI_Comm pc, int peer, fab_pair_r
     uint64_t t0 = fab_now_ns(), n = 0;
     double secs = 0;
     size_t bytes = P->sizes.v[0];
-    fab_status_t st = fab_ctx_setup(P->o, P->ki, &P->sizes, pc, &ctx, &state);
+    fab_status_t st = fab_ctx_setup(P->mopt, P->nopt, P->ki, &P->sizes, pc, &ctx, &state);
 
     if (to >= 0)
         ctx.timer = true; /* shift: every member times its own sends */
     fab_pstop_init(&ps, &P->stop);
     if (st == FAB_OK)
-        st = fab_acc_init(&acc, ctx.timer ? (size_t)P->o->max_samples : 0);
+        st = fab_acc_init(&acc, ctx.timer ? (size_t)P->mopt->max_samples : 0);
     if (st != FAB_OK) {
         fab_ctx_free(&ctx);
         return st;

@@ -17,31 +17,33 @@
 #include "pairs/pairs_int.h"
 #include "pairs/schedule.h"
 
-void fab_pairs_stop_conf(const fab_kernel_t *k, const fab_opts_t *o, fab_pstop_conf_t *c)
+void fab_pairs_stop_conf(const fab_kernel_t *k, const fab_measopts_t *mopt,
+                         const fab_pairopts_t *popt, fab_pstop_conf_t *c)
 {
     memset(c, 0, sizeof(*c));
-    c->warmup = o->warmup;
-    c->precision = o->precision_pct / 100.0;
-    if (o->iters > 0) {
+    c->warmup = mopt->warmup;
+    c->precision = mopt->precision_pct / 100.0;
+    if (mopt->iters > 0) {
         c->policy = FAB_PSTOP_FIXED;
-        c->fixed = (uint64_t)o->iters;
-    } else if (!o->adaptive) {
+        c->fixed = (uint64_t)mopt->iters;
+    } else if (!mopt->adaptive) {
         c->policy = FAB_PSTOP_TIME;
-        c->time_s = o->time_s;
-        c->min_iters = (uint64_t)o->min_iters;
-        c->max_iters = (uint64_t)o->max_iters;
+        c->time_s = mopt->time_s;
+        c->min_iters = (uint64_t)mopt->min_iters;
+        c->max_iters = (uint64_t)mopt->max_iters;
     } else {
         c->policy = FAB_PSTOP_ADAPTIVE;
-        c->time_s = fab_pstop_default_time(k->kind == FAB_KIND_LATENCY, o->pair_time_s);
+        c->time_s = fab_pstop_default_time(k->kind == FAB_KIND_LATENCY, popt->pair_time_s);
     }
 }
 
-void fab_pairs_policy(const fab_kernel_t *k, const fab_opts_t *o, char *buf, size_t len)
+void fab_pairs_policy(const fab_kernel_t *k, const fab_measopts_t *mopt, const fab_pairopts_t *popt,
+                      char *buf, size_t len)
 {
     fab_pstop_conf_t c;
     char warm[96];
 
-    fab_pairs_stop_conf(k, o, &c);
+    fab_pairs_stop_conf(k, mopt, popt, &c);
     if (c.warmup >= 0)
         snprintf(warm, sizeof(warm), "warm-up %lld", (long long)c.warmup);
     else if (c.policy == FAB_PSTOP_FIXED)
@@ -62,18 +64,18 @@ void fab_pairs_policy(const fab_kernel_t *k, const fab_opts_t *o, char *buf, siz
                  "included); %s, then blocks of about %g ms until the pair's median is within "
                  "+-%g%% and its blocks agree, at least %d timed iterations in %d blocks (a pair "
                  "short of them goes on up to %g s)",
-                 c.time_s, warm, FAB_PAIRS_BLOCK_S * 1e3, o->precision_pct, FAB_FLOOR_SAMPLES,
+                 c.time_s, warm, FAB_PAIRS_BLOCK_S * 1e3, mopt->precision_pct, FAB_FLOOR_SAMPLES,
                  FAB_FLOOR_BLOCKS, fab_quality_cap(c.time_s));
 }
 
-int fab_pairs_members(const fab_world_t *w, const fab_opts_t *o, int *member)
+int fab_pairs_members(const fab_world_t *w, const fab_pairopts_t *popt, int *member)
 {
     int n = 0;
 
     for (int r = 0; r < w->size; r++) {
         bool first = true;
 
-        for (int q = 0; q < r && o->pairs_per == 0 && first; q++)
+        for (int q = 0; q < r && popt->pairs_per == 0 && first; q++)
             first = strcmp(w->hosts[q], w->hosts[r]) != 0;
         if (first)
             member[n++] = r;
@@ -81,52 +83,53 @@ int fab_pairs_members(const fab_world_t *w, const fab_opts_t *o, int *member)
     return n;
 }
 
-fab_status_t fab_pairs_check(const fab_world_t *w, const fab_opts_t *o, const fab_kernel_t *k,
-                             char *msg, size_t len, char *hint, size_t hlen)
+fab_status_t fab_pairs_check(const fab_world_t *w, const fab_measopts_t *mopt,
+                             const fab_pairopts_t *popt, const fab_kernel_t *k, char *msg,
+                             size_t len, char *hint, size_t hlen)
 {
     int *member = malloc(sizeof(int) * (size_t)w->size), n;
     struct stat sb;
 
     if (!member)
         return FAB_ERR_NOMEM;
-    n = fab_pairs_members(w, o, member);
+    n = fab_pairs_members(w, popt, member);
     free(member);
     if (n < 2) {
         snprintf(msg, len,
                  "kernel '%s' measures pairs of %s, and this run has %d (%d rank%s on %d host%s)",
-                 k->name, o->pairs_per ? "ranks" : "nodes", n, w->size, w->size == 1 ? "" : "s",
+                 k->name, popt->pairs_per ? "ranks" : "nodes", n, w->size, w->size == 1 ? "" : "s",
                  w->nhosts, w->nhosts == 1 ? "" : "s");
         snprintf(hint, hlen, "%s",
-                 o->pairs_per ? "start it with at least 2 ranks"
-                              : "run one rank on each of two or more nodes, or add --pairs-per "
-                                "rank to measure the pairs of ranks within a node");
+                 popt->pairs_per ? "start it with at least 2 ranks"
+                                 : "run one rank on each of two or more nodes, or add --pairs-per "
+                                   "rank to measure the pairs of ranks within a node");
         return FAB_ERR_CONFIG;
     }
-    if (o->switches) {
+    if (popt->switches) {
         const char *why = NULL;
 
-        if (stat(o->switches, &sb) != 0)
+        if (stat(popt->switches, &sb) != 0)
             why = strerror(errno);
         else if (!S_ISREG(sb.st_mode))
             why = "not a regular file";
-        else if (access(o->switches, R_OK) != 0)
+        else if (access(popt->switches, R_OK) != 0)
             why = strerror(errno);
         if (why) {
-            snprintf(msg, len, "--switches %s: %s", o->switches, why);
+            snprintf(msg, len, "--switches %s: %s", popt->switches, why);
             snprintf(hint, hlen,
                      "name a readable file of 'NODE SWITCH' lines, or leave the "
                      "option out to group nodes by host name");
             return FAB_ERR_CONFIG;
         }
     }
-    if (o->schedule == FAB_SCHED_SHIFT && !fab_kp2p(k)->shift) {
+    if (popt->schedule == FAB_SCHED_SHIFT && !fab_kp2p(k)->shift) {
         snprintf(msg, len, "kernel '%s' has no --schedule shift", k->name);
         snprintf(hint, hlen, "use --schedule rounds or serial with it");
         return FAB_ERR_CONFIG;
     }
-    if (o->sizes.n > 1) {
+    if (mopt->sizes.n > 1) {
         snprintf(msg, len, "kernel '%s' measures one message size per pair; -m gives %d", k->name,
-                 o->sizes.n);
+                 mopt->sizes.n);
         snprintf(hint, hlen, "give one size (-m 1M), or run the kernel once per size");
         return FAB_ERR_CONFIG;
     }
@@ -138,13 +141,13 @@ fab_status_t fab_pairs_check(const fab_world_t *w, const fab_opts_t *o, const fa
 static fab_status_t fab_pairs_groups(fab_pairs_t *P, char *msg, size_t len)
 {
     fab_matrix_t *m = &P->m;
-    FILE *f = P->o->switches ? fopen(P->o->switches, "r") : NULL;
+    FILE *f = P->popt->switches ? fopen(P->popt->switches, "r") : NULL;
     char line[512], node[256], sw[256], missing[160] = "";
     size_t at = 0;
     int nmissing = 0;
 
-    if (P->o->switches && !f) {
-        snprintf(msg, len, "--switches %s: %s", P->o->switches, strerror(errno));
+    if (P->popt->switches && !f) {
+        snprintf(msg, len, "--switches %s: %s", P->popt->switches, strerror(errno));
         return FAB_ERR_CONFIG;
     }
     for (int i = 0; i < m->n; i++) {
@@ -182,7 +185,7 @@ static fab_status_t fab_pairs_groups(fab_pairs_t *P, char *msg, size_t len)
     if (nmissing)
         FAB_WARN("--switches %s names no switch for %d of the %d members (%s%s): they are "
                  "judged without one (node and pair rules only)",
-                 P->o->switches, nmissing, m->n, missing, nmissing > 4 ? ", ..." : "");
+                 P->popt->switches, nmissing, m->n, missing, nmissing > 4 ? ", ..." : "");
     return FAB_OK;
 }
 
@@ -207,10 +210,10 @@ fab_status_t fab_pairs_matrix_init(fab_pairs_t *P, char *msg, size_t len)
     m->world_rank = P->member;
     m->group = malloc(sizeof(int) * (size_t)n);
     m->gnames = calloc((size_t)n, sizeof(char *));
-    m->schedule = fab_sched_name((fab_sched_t)P->o->schedule);
-    m->pairs_per = P->o->pairs_per ? "rank" : "node";
+    m->schedule = fab_sched_name((fab_sched_t)P->popt->schedule);
+    m->pairs_per = P->popt->pairs_per ? "rank" : "node";
     m->bytes = P->sizes.v[0];
-    m->rounds = fab_sched_rounds((fab_sched_t)P->o->schedule, n);
+    m->rounds = fab_sched_rounds((fab_sched_t)P->popt->schedule, n);
     m->policy = P->stop.policy == FAB_PSTOP_FIXED  ? "fixed"
                 : P->stop.policy == FAB_PSTOP_TIME ? "time"
                                                    : "adaptive";
@@ -223,7 +226,7 @@ fab_status_t fab_pairs_matrix_init(fab_pairs_t *P, char *msg, size_t len)
     m->line_pct = lat ? NULL : fab_nan_matrix(n);
     m->round = malloc(sizeof(int) * (size_t)n * (size_t)n + 1);
     m->iters = malloc(sizeof(int) * (size_t)n * (size_t)n + 1);
-    m->retest = P->o->retest && P->o->schedule != FAB_SCHED_SERIAL;
+    m->retest = P->popt->retest && P->popt->schedule != FAB_SCHED_SERIAL;
     m->retests = -1;
     if (m->retest) {
         m->re_lat_p50 = lat ? fab_nan_matrix(n) : NULL;
@@ -237,10 +240,10 @@ fab_status_t fab_pairs_matrix_init(fab_pairs_t *P, char *msg, size_t len)
             m->re_iters[i] = -1;
     }
     /* the line rate the verdict uses: a port's between hosts, or one given */
-    if (P->o->net.line_rate_gbps > 0 && (P->w->nhosts > 1 || P->o->net.line_rate_given))
-        m->line_MBps = P->o->net.line_rate_gbps * 1e3 / 8.0;
-    m->bw_frac = P->o->slow_bw;
-    m->lat_factor = P->o->slow_latency;
+    if (P->nopt->line_rate_gbps > 0 && (P->w->nhosts > 1 || P->nopt->line_rate_given))
+        m->line_MBps = P->nopt->line_rate_gbps * 1e3 / 8.0;
+    m->bw_frac = P->popt->slow_bw;
+    m->lat_factor = P->popt->slow_latency;
     P->all = calloc(2 * (size_t)P->w->size, sizeof(fab_pair_rec_t));
     if (!m->names || !m->group || !m->gnames || !m->round || !m->iters || !P->all ||
         (lat ? !m->lat_p50 || !m->lat_p99 : !m->bw || !m->line_pct))
@@ -250,7 +253,7 @@ fab_status_t fab_pairs_matrix_init(fab_pairs_t *P, char *msg, size_t len)
     for (int i = 0; i < n; i++) {
         char buf[FAB_HOST_MAX + 16];
 
-        snprintf(buf, sizeof(buf), P->o->pairs_per ? "%s:%d" : "%s", P->w->hosts[P->member[i]],
+        snprintf(buf, sizeof(buf), P->popt->pairs_per ? "%s:%d" : "%s", P->w->hosts[P->member[i]],
                  P->member[i]);
         m->names[i] = strdup(buf);
         if (!m->names[i])

@@ -59,7 +59,7 @@ for top in ("src", "kernels"):
         files += [os.path.join(root, n) for n in names if n.endswith((".c", ".h"))]
 
 modules = {}  # "core/log" -> set of "core/world", ...
-folders = {}  # "measure" -> {"core": 'src/measure/row.h includes "core/opts.h"', ...}
+folders = {}  # "measure" -> {"core": 'src/measure/row.h includes "core/measopts.h"', ...}
 for path in sorted(files):
     rel = os.path.relpath(path, src)
     n = lines(path)

@@ -715,35 +715,36 @@ static void test_groups(void)
     char policy[512];
 
     fab_opts_defaults(&o);
-    o.nkernels = 8;
+    o.launch.nkernels = 8;
     for (int i = 0; i < 8; i++) {
-        o.kernels[i] = (fab_kinst_t){fab_kernel_find(names[i]), NAN};
-        CHECK(o.kernels[i].k != NULL);
+        o.launch.kernels[i] = (fab_kinst_t){fab_kernel_find(names[i]), NAN};
+        CHECK(o.launch.kernels[i].k != NULL);
     }
-    o.adaptive = true;
-    CHECK(fab_rounds_groupable(o.kernels[0].k) && !fab_rounds_groupable(o.kernels[2].k) &&
-          !fab_rounds_groupable(o.kernels[4].k));
-    n = fab_rounds_group(&o, 0, &first);
+    o.meas.adaptive = true;
+    CHECK(fab_rounds_groupable(o.launch.kernels[0].k) &&
+          !fab_rounds_groupable(o.launch.kernels[2].k) &&
+          !fab_rounds_groupable(o.launch.kernels[4].k));
+    n = fab_rounds_group(&o.launch, &o.meas, 0, &first);
     CHECK(first == 0 && n == 2);
-    n = fab_rounds_group(&o, 1, &first);
+    n = fab_rounds_group(&o.launch, &o.meas, 1, &first);
     CHECK(first == 0 && n == 2);
-    n = fab_rounds_group(&o, 2, &first);
+    n = fab_rounds_group(&o.launch, &o.meas, 2, &first);
     CHECK(first == 2 && n == 1);
-    n = fab_rounds_group(&o, 3, &first);
+    n = fab_rounds_group(&o.launch, &o.meas, 3, &first);
     CHECK(first == 3 && n == 1);
-    n = fab_rounds_group(&o, 4, &first);
+    n = fab_rounds_group(&o.launch, &o.meas, 4, &first);
     CHECK(first == 4 && n == 1);
-    n = fab_rounds_group(&o, 6, &first);
+    n = fab_rounds_group(&o.launch, &o.meas, 6, &first);
     CHECK(first == 5 && n == 3);
-    fab_rounds_policy(&o, &o.kernels[6], policy, sizeof(policy));
+    fab_rounds_policy(&o.launch, &o.meas, &o.launch.kernels[6], policy, sizeof(policy));
     CHECK(strstr(policy, "rounds over the sizes of alltoall, bcast and reduce together,") != NULL);
-    fab_rounds_policy(&o, &o.kernels[3], policy, sizeof(policy));
+    fab_rounds_policy(&o.launch, &o.meas, &o.launch.kernels[3], policy, sizeof(policy));
     CHECK(strstr(policy, "rounds over the sizes, one block") != NULL);
-    o.adaptive = false;
-    o.iters = 100;
-    n = fab_rounds_group(&o, 6, &first);
+    o.meas.adaptive = false;
+    o.meas.iters = 100;
+    n = fab_rounds_group(&o.launch, &o.meas, 6, &first);
     CHECK(first == 6 && n == 1);
-    fab_rounds_policy(&o, &o.kernels[6], policy, sizeof(policy));
+    fab_rounds_policy(&o.launch, &o.meas, &o.launch.kernels[6], policy, sizeof(policy));
     CHECK(strncmp(policy, "fixed: 100 iterations", 21) == 0);
 }
 

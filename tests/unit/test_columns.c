@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/opts.h"
+#include "core/launchopts.h"
 #include "kernel/dtype.h"
 #include "kernel/registry.h"
 #include "kernel/traits.h"

@@ -9,7 +9,7 @@
 #include "cli/launcher.h"
 #include "cli/options.h"
 #include "core/num.h"
-#include "core/opts.h"
+#include "cli/opts.h"
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
 #include "kernel/registry.h"
@@ -285,7 +285,7 @@ int main(void)
         argv[3] = "1e1";
         CHECK(fab_subcommand_parse(4, argv, FAB_CMD_PLACEMENT, &o, err, sizeof(err), hint,
                                    sizeof(hint)) == FAB_OK &&
-              o.place_ranks == 10);
+              o.cmd.place_ranks == 10);
         argv[3] = "0x10";
         CHECK(fab_subcommand_parse(4, argv, FAB_CMD_PLACEMENT, &o, err, sizeof(err), hint,
                                    sizeof(hint)) == FAB_ERR_USAGE &&

@@ -4,7 +4,8 @@
 
 #include "check.h"
 #include "cli/options.h"
-#include "core/opts.h"
+#include "cli/opts.h"
+#include "core/timing.h"
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
 #include "kernel/registry.h"
@@ -68,21 +69,21 @@ int main(void)
 
     /* defaults: the point-to-point suite, time budget, window 64 */
     CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && cmd == FAB_CMD_RUN);
-    CHECK(o.nkernels == 4 && strcmp(o.kernels[0].k->name, "latency") == 0 &&
-          strcmp(o.kernels[3].k->name, "msgrate") == 0);
-    CHECK(o.iters == 0 && o.window == 64 && o.time_s > 0 && !o.validate);
-    CHECK(o.pair.a == 0 && o.pair.b == 1 && o.net.pml == FAB_PML_UCX && !o.net.pml_set);
+    CHECK(o.launch.nkernels == 4 && strcmp(o.launch.kernels[0].k->name, "latency") == 0 &&
+          strcmp(o.launch.kernels[3].k->name, "msgrate") == 0);
+    CHECK(o.meas.iters == 0 && o.meas.window == 64 && o.meas.time_s > 0 && !o.meas.validate);
+    CHECK(o.meas.pair.a == 0 && o.meas.pair.b == 1 && o.net.pml == FAB_PML_UCX && !o.net.pml_set);
 
     CHECK(parse(&o, &cmd, err, 9, "run", "bw,latency", "-m", "8,1K", "-i", "100", "-x5",
                 "--validate", "--window=16") == FAB_OK);
-    CHECK(o.nkernels == 2 && strcmp(o.kernels[0].k->name, "bw") == 0);
-    CHECK(o.sizes.n == 2 && o.sizes.v[1] == 1024);
-    CHECK(o.iters == 100 && o.warmup == 5 && o.validate && o.window == 16);
+    CHECK(o.launch.nkernels == 2 && strcmp(o.launch.kernels[0].k->name, "bw") == 0);
+    CHECK(o.meas.sizes.n == 2 && o.meas.sizes.v[1] == 1024);
+    CHECK(o.meas.iters == 100 && o.meas.warmup == 5 && o.meas.validate && o.meas.window == 16);
     CHECK(parse(&o, &cmd, err, 5, "run", "--pair", "2,3", "--pml", "ob1") == FAB_OK);
-    CHECK(o.pair.a == 2 && o.pair.b == 3 && o.net.pml == FAB_PML_OB1 && o.net.pml_set);
-    CHECK(parse(&o, &cmd, err, 4, "run", "-t", "0.5", "-vv") == FAB_OK && o.verbose == 2);
-    CHECK(parse(&o, &cmd, err, 2, "run", "-qcv") == FAB_OK && o.quiet && o.validate &&
-          o.verbose == 1);
+    CHECK(o.meas.pair.a == 2 && o.meas.pair.b == 3 && o.net.pml == FAB_PML_OB1 && o.net.pml_set);
+    CHECK(parse(&o, &cmd, err, 4, "run", "-t", "0.5", "-vv") == FAB_OK && o.launch.verbose == 2);
+    CHECK(parse(&o, &cmd, err, 2, "run", "-qcv") == FAB_OK && o.launch.quiet && o.meas.validate &&
+          o.launch.verbose == 1);
     CHECK(parse(&o, &cmd, err, 2, "run", "-qm8") == FAB_ERR_USAGE && strstr(err, "-m"));
     CHECK(parse(&o, &cmd, err, 2, "run", "-qh") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
     CHECK(parse(&o, &cmd, err, 2, "run", ",") == FAB_ERR_USAGE && strstr(err, "empty entry"));
@@ -91,8 +92,8 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 2, "run", "") == FAB_ERR_USAGE);
     CHECK(parse(&o, &cmd, err, 5, "run", "-i", "10", "-t", "1") == FAB_OK && o.note[0]);
     CHECK(parse(&o, &cmd, err, 3, "run", "-i", "10") == FAB_OK && !o.note[0]);
-    CHECK(parse(&o, &cmd, err, 5, "run", "-t", "0.5", "-v", "-v") == FAB_OK && o.verbose == 2 &&
-          o.time_s == 0.5);
+    CHECK(parse(&o, &cmd, err, 5, "run", "-t", "0.5", "-v", "-v") == FAB_OK &&
+          o.launch.verbose == 2 && o.meas.time_s == 0.5);
 
     /* commands */
     CHECK(parse(&o, &cmd, err, 1, "list") == FAB_OK && cmd == FAB_CMD_LIST);
@@ -116,10 +117,11 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "psm") == FAB_ERR_USAGE && strstr(err, "psm"));
     CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "uc") == FAB_ERR_USAGE);
     CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "env") == FAB_OK && o.net.pml == FAB_PML_ENV);
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.timer == FAB_TIMER_AUTO);
-    CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "tsc") == FAB_OK && o.timer == FAB_TIMER_TSC);
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.meas.timer == FAB_TIMER_AUTO);
+    CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "tsc") == FAB_OK &&
+          o.meas.timer == FAB_TIMER_TSC);
     CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "clock") == FAB_OK &&
-          o.timer == FAB_TIMER_CLOCK);
+          o.meas.timer == FAB_TIMER_CLOCK);
     CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "sundial") == FAB_ERR_USAGE &&
           strstr(err, "auto|tsc|clock"));
     CHECK(parse(&o, &cmd, err, 5, "run", "--min-iters", "50", "--max-iters", "5") == FAB_ERR_USAGE);
@@ -227,12 +229,12 @@ int main(void)
     /* environment: FABRICBENCH_<NAME>, overridden by the command line */
     setenv("FABRICBENCH_WINDOW", "8", 1);
     setenv("FABRICBENCH_SIZES", "1K:4K", 1);
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.window == 8 && o.sizes.n == 3);
-    CHECK(parse(&o, &cmd, err, 3, "run", "-w", "2") == FAB_OK && o.window == 2);
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.meas.window == 8 && o.meas.sizes.n == 3);
+    CHECK(parse(&o, &cmd, err, 3, "run", "-w", "2") == FAB_OK && o.meas.window == 2);
     setenv("FABRICBENCH_WINDOW", "zero", 1);
     CHECK(parse(&o, &cmd, err, 1, "run") == FAB_ERR_USAGE && strstr(err, "FABRICBENCH_WINDOW"));
     /* a bad variable does not matter when the command line sets that option, nor for --help */
-    CHECK(parse(&o, &cmd, err, 3, "run", "-w", "4") == FAB_OK && o.window == 4);
+    CHECK(parse(&o, &cmd, err, 3, "run", "-w", "4") == FAB_OK && o.meas.window == 4);
     CHECK(parse(&o, &cmd, err, 2, "run", "--help") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
     unsetenv("FABRICBENCH_WINDOW");
     unsetenv("FABRICBENCH_SIZES");
@@ -251,28 +253,30 @@ int main(void)
     }
     /* flags and counts from the environment */
     setenv("FABRICBENCH_VALIDATE", "false", 1);
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && !o.validate);
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && !o.meas.validate);
     setenv("FABRICBENCH_VALIDATE", "yes", 1);
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.validate);
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.meas.validate);
     setenv("FABRICBENCH_VALIDATE", "maybe", 1);
     CHECK(parse(&o, &cmd, err, 1, "run") == FAB_ERR_USAGE && strstr(err, "FABRICBENCH_VALIDATE"));
     unsetenv("FABRICBENCH_VALIDATE");
     setenv("FABRICBENCH_VERBOSE", "2", 1);
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.verbose == 2);
+    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.launch.verbose == 2);
     unsetenv("FABRICBENCH_VERBOSE");
     /* list options and kernel instances: --streams 1,4,8 runs tcp_stream three times, each
      * its value; ranges double; bad lists refused with the option named */
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream,bw", "--streams", "1,4,8") == FAB_OK &&
-          o.nkernels == 4 && strcmp(o.kernels[0].k->name, "tcp_stream") == 0 &&
-          o.kernels[0].axis == 1 && o.kernels[1].axis == 4 && o.kernels[2].axis == 8 &&
-          o.kernels[0].k == o.kernels[1].k && strcmp(o.kernels[3].k->name, "bw") == 0 &&
-          !o.kernels[3].k->axis && isnan(o.kernels[3].axis));
+          o.launch.nkernels == 4 && strcmp(o.launch.kernels[0].k->name, "tcp_stream") == 0 &&
+          o.launch.kernels[0].axis == 1 && o.launch.kernels[1].axis == 4 &&
+          o.launch.kernels[2].axis == 8 && o.launch.kernels[0].k == o.launch.kernels[1].k &&
+          strcmp(o.launch.kernels[3].k->name, "bw") == 0 && !o.launch.kernels[3].k->axis &&
+          isnan(o.launch.kernels[3].axis));
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1:8") == FAB_OK &&
-          o.nkernels == 4 && o.kernels[3].axis == 8 && o.kernels[2].axis == 4);
+          o.launch.nkernels == 4 && o.launch.kernels[3].axis == 8 && o.launch.kernels[2].axis == 4);
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "3:10") == FAB_OK &&
-          o.nkernels == 3 && o.kernels[2].axis == 10 && o.kernels[1].axis == 6);
-    CHECK(parse(&o, &cmd, err, 2, "run", "tcp_stream") == FAB_OK && o.nkernels == 1 &&
-          o.kernels[0].axis == 1);
+          o.launch.nkernels == 3 && o.launch.kernels[2].axis == 10 &&
+          o.launch.kernels[1].axis == 6);
+    CHECK(parse(&o, &cmd, err, 2, "run", "tcp_stream") == FAB_OK && o.launch.nkernels == 1 &&
+          o.launch.kernels[0].axis == 1);
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "0") == FAB_ERR_USAGE &&
           strstr(err, "--streams") && strstr(err, "out of range"));
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "4,4") == FAB_ERR_USAGE &&
@@ -284,7 +288,7 @@ int main(void)
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1,x") == FAB_ERR_USAGE &&
           strstr(err, "'x' is not a number"));
     CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1:128") == FAB_OK &&
-          o.nkernels == 8);
+          o.launch.nkernels == 8);
     /* more instances than a run holds: refused, saying why */
     CHECK(parse(&o, &cmd, err, 6, "run", "tcp_stream,udp_rate", "--streams",
                 "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,"
@@ -296,11 +300,12 @@ int main(void)
           strstr(err, "kernel list 'latency,bw,latency' names latency twice"));
     /* a rate list: one udp_rate instance per rate, doubling ranges, written as given */
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "500M,1G") == FAB_OK &&
-          o.nkernels == 2 && fabs(o.kernels[0].axis - 0.5) < 1e-12 && o.kernels[1].axis == 1.0);
+          o.launch.nkernels == 2 && fabs(o.launch.kernels[0].axis - 0.5) < 1e-12 &&
+          o.launch.kernels[1].axis == 1.0);
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "1G:4G") == FAB_OK &&
-          o.nkernels == 3 && o.kernels[2].axis == 4.0);
+          o.launch.nkernels == 3 && o.launch.kernels[2].axis == 4.0);
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "2,1G") == FAB_OK &&
-          o.nkernels == 2 && o.kernels[0].axis == 2.0);
+          o.launch.nkernels == 2 && o.launch.kernels[0].axis == 2.0);
     CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "1G,1000M") == FAB_ERR_USAGE &&
           strstr(err, "twice"));
     {

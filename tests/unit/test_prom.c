@@ -62,7 +62,7 @@ static int write_run(const char *path)
     char *hosts[2] = {ODD_HOST, ODD_HOST};
     fab_world_t w = {.rank = 0, .size = 2, .hosts = hosts, .nhosts = 1};
     fab_run_info_t info;
-    fab_opts_t o;
+    fab_launchopts_t o; /* the prom sink reads the run's kernels and --repeat */
     fab_sink_t s;
     fab_row_t r;
     int pair[2] = {0, 1};
@@ -83,8 +83,8 @@ static int write_run(const char *path)
     snprintf(info.status, sizeof(info.status), "running");
     if (fab_out_prom_sink(path, &o, &s) != FAB_OK)
         return -1;
-    s.run_begin(s.arg, &info, &o);
-    s.kernel_begin(s.arg, &o.kernels[0], &o, pair, &w, "");
+    s.run_begin(s.arg, &info);
+    s.kernel_begin(s.arg, &o.kernels[0], pair, &w, "", "");
     fab_row_clear(&r);
     r.bytes = 8;
     r.iters = 1000;

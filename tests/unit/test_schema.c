@@ -15,7 +15,7 @@
 
 #include "check.h"
 #include "cli/options.h"
-#include "core/opts.h"
+#include "cli/opts.h"
 #include "core/world.h"
 #include "kernel/registry.h"
 #include "output/columns.h"
@@ -87,7 +87,7 @@ static int kernel_fields(const char **name, fab_meta_type_t *type)
         fab_kinst_t ki = {fab_kernels[k], NAN};
         fab_kmeta_t m;
 
-        fab_kmeta_fill(&m, &ki, &o, NULL, &w, "");
+        fab_kmeta_fill(&m, &ki, &o.meas, NULL, &w, "", "");
         for (int i = 0; i < m.n; i++) {
             int j = 0;
 

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "core/opts.h"
 #include "core/status.h"
 #include "core/timing.h"
 #include "kernel/patterns.h"
