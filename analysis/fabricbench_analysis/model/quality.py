@@ -82,7 +82,7 @@ def of_reasons(words: Iterable[str]) -> str:
     return worst([cls[w] for w in words if w in cls] or ["ok"])
 
 
-def worst(qualities: Iterable[str]) -> str:
+def worst(qualities: Iterable[Optional[str]]) -> str:
     qs = [q for q in qualities if q in RANK]
     return max(qs, key=lambda q: RANK[q]) if qs else "ok"
 
