@@ -255,7 +255,7 @@ def read_matrix(k: Any, kwhere: str, kmeta: Dict[str, Any]) -> Optional[Dict[str
     return m
 
 
-def _read(path: str, run: Union[str, int, None], note: Callable[[str], None],
+def _read(path: str, run: Optional[str], note: Callable[[str], None],
           budget: Budget) -> List[Dict[str, Any]]:
     src, head, kind = loading.open_input(path)
     try:
@@ -266,7 +266,7 @@ def _read(path: str, run: Union[str, int, None], note: Callable[[str], None],
         src.close()
 
 
-def _read_hdf5(src: Any, path: str, head: bytes, run: Union[str, int, None],
+def _read_hdf5(src: Any, path: str, head: bytes, run: Optional[str],
                note: Callable[[str], None], budget: Budget) -> List[Dict[str, Any]]:
     f = loading._open(src, path, head)
     try:
@@ -317,6 +317,7 @@ def load_matrices(paths: Sequence[str], run: Union[str, int, None] = "all",
     """Every matrix of the files' selected runs, in file, run and kernel order."""
     out = []
     budget = Budget()
+    which = None if run is None else str(run)  # a run's number, as on the command line
     for path in paths:
-        out.extend(_read(path, run, warn or (lambda msg: None), budget))
+        out.extend(_read(path, which, warn or (lambda msg: None), budget))
     return out
