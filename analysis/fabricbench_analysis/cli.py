@@ -6,9 +6,13 @@ import json
 import math
 import os
 import sys
+from typing import IO, TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .model.errors import (EXIT_FAIL, EXIT_INPUT, EXIT_INTERNAL, EXIT_NOTHING_IN_COMMON, EXIT_OK,
                      EXIT_USAGE, AnalysisError, UsageError)
+
+if TYPE_CHECKING:  # for the type checker only: nothing is imported when the program runs
+    from .model.table import Table
 
 # The commands' modules are imported by the functions that run them, not here: --help,
 # --version and the message of a missing numpy or h5py come without loading either
@@ -29,24 +33,24 @@ docs/ANALYSIS.md describes every command, the table's columns, row quality and t
 method."""
 
 
-def _one_line(msg):
+def _one_line(msg: object) -> str:
     """A message as one line for a terminal: control characters (a newline in a path, an
     escape sequence) as \\xNN. Text from files is escaped already when it is loaded."""
     from .model.hostile import safe_text
     return safe_text(str(msg))
 
 
-def _note(msg):
+def _note(msg: str) -> None:
     print("%s: note: %s" % (PROG, _one_line(msg)), file=sys.stderr)
 
 
-def _json_default(o):
+def _json_default(o: Any) -> Any:
     if hasattr(o, "item"):
         return o.item()
     raise TypeError(type(o))
 
 
-def _clean(o):
+def _clean(o: Any) -> Any:
     """NaN -> None, recursively, for strict JSON."""
     if isinstance(o, float) and not math.isfinite(o):
         return None
@@ -57,20 +61,21 @@ def _clean(o):
     return o
 
 
-def _dump_json(obj, out=None):
+def _dump_json(obj: Any, out: Optional[IO[str]] = None) -> None:
     out = out or sys.stdout
     json.dump(_clean(obj), out, indent=1, default=_json_default, allow_nan=False)
     out.write("\n")
 
 
-def _load(args, files=None, run=None):
+def _load(args: argparse.Namespace, files: Optional[Sequence[str]] = None,
+          run: Optional[str] = None) -> "Table":
     from .reading.loading import load
     return load(files if files is not None else args.files,
                 run=run if run is not None else args.run, labels=args.label or None,
                 warn=_note)
 
 
-def _sigma(text):
+def _sigma(text: str) -> float:
     from .checks.rules import decimal
 
     v = decimal(text)
@@ -82,14 +87,14 @@ def _sigma(text):
     return v
 
 
-def _groups(args):
+def _groups(args: argparse.Namespace) -> Optional[Tuple[str, ...]]:
     """--group as grouping.parse_keys reads it (a UsageError for a bad one); None without
     --group: the default, which also keeps apart files that hold repeats of their own."""
     from .model import grouping
     return None if args.group is None else grouping.parse_keys(args.group)
 
 
-def _check_out(args):
+def _check_out(args: argparse.Namespace) -> None:
     """Refuse the output path (-o) before any work when what is there may not be replaced:
     a symlink, FIFO, device or socket without --force, a directory (files.py)."""
     from .reading import files
@@ -97,7 +102,7 @@ def _check_out(args):
         files.check_output(args.output, args.force)
 
 
-def _write_out(args, write):
+def _write_out(args: argparse.Namespace, write: Callable[[IO[str]], Any]) -> bool:
     """write(f) to standard output (-o -, or no -o), else to the output file, written safely
     (files.write_output: a temporary file renamed into place, never through a link)."""
     from .reading import files
@@ -108,7 +113,7 @@ def _write_out(args, write):
     return True
 
 
-def cmd_summary(args):
+def cmd_summary(args: argparse.Namespace) -> int:
     from .render import summary
     from .render.knee import parse_max_loss
     keys = _groups(args)
@@ -131,7 +136,7 @@ def cmd_summary(args):
     return EXIT_OK
 
 
-def cmd_compare(args):
+def cmd_compare(args: argparse.Namespace) -> int:
     from .checks import compare
     keys = _groups(args)
     table = _load(args)
@@ -144,7 +149,7 @@ def cmd_compare(args):
     return EXIT_OK
 
 
-def cmd_plot(args):
+def cmd_plot(args: argparse.Namespace) -> int:
     from .reading import files
     from .render import plot
     from .model.errors import NoRows
@@ -174,7 +179,8 @@ def cmd_plot(args):
     return EXIT_OK
 
 
-def _matrices(files, run, kernel=None):
+def _matrices(files: Sequence[str], run: Optional[str],
+              kernel: Optional[str] = None) -> List[Dict[str, Any]]:
     """The matrices of the pairs kernels in the files (--kernel: of that kernel only), each
     with its kernel row's quality (quality.annotate_matrices)."""
     from .model.errors import NoRows
@@ -197,7 +203,7 @@ def _matrices(files, run, kernel=None):
     return ms
 
 
-def cmd_matrix(args):
+def cmd_matrix(args: argparse.Namespace) -> int:
     from .render import matrix
     ms = _matrices(args.files, args.run, args.kernel)
     if not ms:
@@ -216,10 +222,11 @@ def cmd_matrix(args):
         else EXIT_OK
 
 
-def _check_result(args, table=None):
+def _check_result(args: argparse.Namespace, table: Optional["Table"] = None) -> Dict[str, Any]:
     """check's result: against --baseline (check.py; the pairs matrices, matrix_check.py),
     and/or the line rate (--min-line-pct, linecheck.py)."""
     from .checks import check, linecheck, rules as rules_mod
+    from .model.grouping import measurements, repeat_count
     from .reading import loading
     tol = rules_mod.parse_tolerance(args.tolerance)
     rules = rules_mod.parse_rules(args.rules) if args.rules else []
@@ -237,15 +244,14 @@ def _check_result(args, table=None):
     # --repeat is read whole (the notes of the reading that counts are printed).
     cur = table
     if cur is None:
-        notes = []
+        notes: List[str] = []
         cur = loading.load(args.files, run=args.run, warn=notes.append)
-        from .model.grouping import repeat_count
         if args.run == "latest" and any(repeat_count(s) > 1 for s in cur.series()):
             cur = loading.load(args.files, run="all", warn=_note)
         else:
             for n in notes:
                 _note(n)
-    sets = check.measurements(cur, args.run)
+    sets = measurements(cur, args.run)
     if base is None:
         result = linecheck.without_baseline(args.sigma, spread)
     else:
@@ -266,11 +272,11 @@ def _check_result(args, table=None):
     return result
 
 
-def _comparable_matrix(m):
+def _comparable_matrix(m: Dict[str, Any]) -> bool:
     return m.get("quality") not in ("disturbed", "invalid")
 
 
-def cmd_check(args):
+def cmd_check(args: argparse.Namespace) -> int:
     from .checks import check
     result = _check_result(args)
     if args.json:
@@ -299,7 +305,7 @@ def cmd_check(args):
     return EXIT_OK
 
 
-def cmd_report(args):
+def cmd_report(args: argparse.Namespace) -> int:
     from .checks import compare
     from .render import report
     from .render.knee import parse_max_loss
@@ -323,7 +329,7 @@ def cmd_report(args):
     return EXIT_OK
 
 
-def cmd_export(args):
+def cmd_export(args: argparse.Namespace) -> int:
     from .render import export
     _check_out(args)
     table = _load(args)
@@ -340,7 +346,7 @@ def cmd_export(args):
     return EXIT_OK
 
 
-def _parser():
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG, description="Summaries, comparisons, plots, reports and baseline checks of "
         "fabricbench result files (HDF5).", epilog=EPILOG,
@@ -348,7 +354,8 @@ def _parser():
     p.add_argument("--version", action="version", version="%(prog)s " + _version())
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    def common(sp, files=True, run_default="all", run_help=None):
+    def common(sp: argparse.ArgumentParser, files: bool = True, run_default: str = "all",
+               run_help: Optional[str] = None) -> None:
         if files:
             sp.add_argument("files", nargs="+", metavar="FILE.h5", help="result files")
         sp.add_argument("--run", default=run_default, metavar="RUN",
@@ -358,7 +365,7 @@ def _parser():
                         help="name of a file's curve and column, once per file in order "
                         "[default: its fabric, or the transport UCX used]")
 
-    def group(sp):
+    def group(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--group", default=None, metavar="KEYS",
                         help="which runs are repeats of one measurement, whose median and "
                         "run-to-run spread are shown: runs sharing the KEYS, a comma-separated "
@@ -368,18 +375,18 @@ def _parser():
                         "and where several files each hold 2 runs or more of a group, each "
                         "file is a group of its own]")
 
-    def per_run(sp):
+    def per_run(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--per-run", action="store_true",
                         help="plots: a curve per run, not per group of runs (by default the "
                         "repeats of one measurement are one curve, their median, with the "
                         "range of the runs shaded)")
 
-    def max_loss(sp):
+    def max_loss(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--max-loss", default="1%", metavar="PCT",
                         help="a rate sweep's knee (udp_rate --rate 0.5G,1G,...): the highest "
                         "offered rate whose loss stays at or below PCT [default: 1%%]")
 
-    def noise(sp):
+    def noise(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--sigma", type=_sigma, default=3.0, metavar="Z",
                         help="a difference counts when it exceeds Z combined standard errors "
                         "[default: 3]")
@@ -490,14 +497,14 @@ def _parser():
     return p
 
 
-def _force(sp, what):
+def _force(sp: argparse.ArgumentParser, what: str) -> None:
     sp.add_argument("--force", action="store_true",
                     help="replace a symlink where %s goes (the link itself, never what it "
                     "points to; without --force a link is refused; a regular file is always "
                     "replaced; a FIFO, device, socket or directory never)" % what)
 
 
-def _check_options(sp):
+def _check_options(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--baseline", metavar="BASE.h5",
                     help="the reference result file (all its runs pooled)")
     sp.add_argument("--min-line-pct", metavar="PCT",
@@ -527,12 +534,12 @@ def _check_options(sp):
                     "[default: 5%%]")
 
 
-def _version():
+def _version() -> str:
     from . import __version__
     return __version__
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -541,7 +548,8 @@ def main(argv=None):
               "check, export)" % PROG, file=sys.stderr)
         return EXIT_USAGE
     try:
-        return args.func(args)
+        code: int = args.func(args)
+        return code
     except AnalysisError as e:
         print("%s: error: %s" % (PROG, _one_line(e.message)), file=sys.stderr)
         if e.hint:

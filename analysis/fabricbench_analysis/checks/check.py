@@ -8,24 +8,32 @@ the noise is a WARN: the measurement cannot tell. docs/ANALYSIS.md has the detai
 """
 import math
 import statistics
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..model import noise as noise_mod, quality
 from ..model.errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
-from ..model.grouping import measurements
+from ..model.grouping import Measurement, measurements
 from ..model.hostile import COLUMNS
 from ..model.noise import MIN_SPREAD_RUNS, noise_column, regimes, runs_noise
 from ..model.status import ORDER, worst
 from ..model.table import (direction, finite, fmt_num, instance, kernel_name, row_key, setup_text,
                     size_label)
+from ..model.table import Instance, Row, Series, Table
 from .compare import DEFAULT_SIGMA, format_columns, headline_metric, judge
-from .linecheck import RULE, render
-from .rules import checks_for
+from .linecheck import RULE, Item, Result, render
+from .rules import Rule, checks_for
 
-def _pct(x):
+# A file's entry of check's result (Result["files"]): label, file, run, runs, repeat, result,
+# counts, checks (Items), common, judged, not_comparable.
+FileResult = Dict[str, Any]
+# (kernel, variant, bytes)
+RowKey = Tuple[str, str, int]
+
+def _pct(x: float) -> str:
     return "%.1f%%" % (100 * x)
 
 
-def _validate_rules(rules, base, cur):
+def _validate_rules(rules: Sequence[Rule], base: Table, cur: Table) -> None:
     known = set(base.columns) | set(cur.columns)
     for r in rules:
         if r.metric not in ("*", "default") and r.metric not in known:
@@ -34,13 +42,13 @@ def _validate_rules(rules, base, cur):
                              "msgps, busbw_GBps, algbw_GBps, line_rate_pct, ... or 'default'")
 
 
-def _run_items(bs, cs, notes):
+def _run_items(bs: List[Series], cs: Series, notes: List[str]) -> List[Item]:
     """Run-level findings: an unfinished run, a different fabric, transport, rank count or host
     count. Transports are compared only where both sides recorded them (a run stopped by a
     signal skips its probe): otherwise a note says why not."""
-    items = []
+    items: List[Item] = []
 
-    def item(status, what, reason):
+    def item(status: str, what: str, reason: str) -> None:
         items.append({"status": status, "kernel": "", "variant": "", "bytes": None, "size": "",
                       "metric": what, "baseline": None, "value": None, "change": None,
                       "noise": None, "tolerance": None, "reason": reason})
@@ -74,7 +82,7 @@ def _run_items(bs, cs, notes):
     return items
 
 
-def _setting(row, col):
+def _setting(row: Row, col: str) -> str:
     """A kernel setting as compared with the baseline's (the setup in words without the
     ports the OS chose: table.setup_text)."""
     return setup_text(row[col]) if col == "kernel_detail" else str(row[col])
@@ -84,12 +92,13 @@ _SETTINGS = (("dtype", "element type"), ("op", "reduction"), ("window", "window"
              ("kernel_detail", "setup"))
 
 
-def _setup_items(bsettings, crows, instances):
+def _setup_items(bsettings: Dict[Instance, Dict[str, List[str]]], crows: Sequence[Row],
+                 instances: Sequence[Instance]) -> List[Item]:
     """A kernel instance measured with other settings than the baseline's (element type,
     window...). bsettings: {instance: {column: the baseline's values, sorted}}; crows: this
     run's rows."""
-    items = []
-    first = {}
+    items: List[Item] = []
+    first: Dict[Instance, Row] = {}
     for r in crows:
         first.setdefault(instance(r), r)
     for inst in instances:
@@ -109,8 +118,10 @@ def _setup_items(bsettings, crows, instances):
 DEFAULT_RUN_SPREAD = 0.05
 
 
-def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
-          run_spread=DEFAULT_RUN_SPREAD, sets=None):
+def check(base: Table, cur: Table, tolerance: float, rules: Sequence[Rule] = (),
+          sigma: float = DEFAULT_SIGMA, strict: bool = False,
+          run_spread: float = DEFAULT_RUN_SPREAD,
+          sets: Optional[List[Measurement]] = None) -> Result:
     """Check every measurement of `cur` (`sets`, measurements(); default: every run on its
     own) against the baseline table `base` (all its runs pooled).
 
@@ -122,7 +133,8 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
     blabels = base.labels()
     bseries = base.series()
     # Baseline rows by (kernel, variant, bytes): one per baseline run, first occurrence per run.
-    bidx, seen = {}, set()
+    bidx: Dict[RowKey, List[Row]] = {}
+    seen: Set[Tuple[RowKey, str]] = set()
     for r in base.rows:
         key = row_key(r)
         if (key, r["label"]) not in seen:
@@ -130,34 +142,34 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
             bidx.setdefault(key, []).append(r)
     # per kernel instance of the baseline, computed once: its rows, its check's metric, its
     # settings (a table of thousands of rows is checked in one pass, not once per run)
-    binst_rows = {}
+    binst_rows: Dict[Instance, List[Row]] = {}
     for r in base.rows:
         binst_rows.setdefault(instance(r), []).append(r)
     bmetric = {inst: headline_metric(rows[0]["kind"], rows) for inst, rows in
                binst_rows.items()}
     bsettings = {inst: {col: sorted({_setting(r, col) for r in rows}) for col, _ in _SETTINGS}
                  for inst, rows in binst_rows.items()}
-    cur_rows = {}
+    cur_rows: Dict[str, List[Row]] = {}
     for r in cur.rows:
         cur_rows.setdefault(r["label"], []).append(r)
-    files = []
-    notes = []
+    files: List[FileResult] = []
+    notes: List[str] = []
     any_common = False
     for m in sets:
         cs = m["members"][0]
         lab = cs["label"]
-        cidx = {}
+        cidx: Dict[RowKey, Row] = {}
         for r in m["rows"]:
             cidx.setdefault(row_key(r), r)
-        items = []
+        items: List[Item] = []
         for member in m["members"]:
             for it in _run_items(bseries, member, notes):
                 if it not in items:
                     items.append(it)
         common = [k for k in bidx if k in cidx]
         any_common = any_common or bool(common)
-        entry = {"label": lab, "file": cs["file"], "run": m["run"], "runs": m["runs"],
-                 "repeat": m["repeat"]}
+        entry: FileResult = {"label": lab, "file": cs["file"], "run": m["run"],
+                             "runs": m["runs"], "repeat": m["repeat"]}
         if not common:
             entry.update({"result": "FAIL", "checks": items, "counts": {}, "common": 0,
                           "judged": 0, "not_comparable": 0})
@@ -170,7 +182,7 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
         if extra:
             notes.append("%s: not in the baseline, not checked: %s" % (lab, ", ".join(extra)))
         for key, brows in bidx.items():
-            inst, nbytes = key[:2], key[2]
+            inst, nbytes = (key[0], key[1]), key[2]
             metric0 = bmetric[inst]
             plan = checks_for(inst[0], nbytes, metric0, tolerance, rules, inst[1])
             crow = cidx.get(key)
@@ -185,11 +197,11 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
                                    "%d bytes or elements received wrong" %
                                    crow["validation_errors"]))
             for metric, (tol, severity, source) in plan.items():
-                it = _check_one(inst, nbytes, metric, brows, crow, tol, severity, sigma,
-                                run_spread)
-                if it:
-                    it["rule"] = source
-                    items.append(it)
+                one = _check_one(inst, nbytes, metric, brows, crow, tol, severity, sigma,
+                                 run_spread)
+                if one:
+                    one["rule"] = source
+                    items.append(one)
         counts = {s: sum(1 for i in items if i["status"] == s) for s in ORDER}
         entry.update({"result": worst([i["status"] for i in items]), "counts": counts,
                       "checks": items, "common": len(common),
@@ -210,7 +222,8 @@ def check(base, cur, tolerance, rules=(), sigma=DEFAULT_SIGMA, strict=False,
             "not_comparable": sum(f["not_comparable"] for f in files)}
 
 
-def pairs_not_comparable(result, base_ms, cur_ms):
+def pairs_not_comparable(result: Result, base_ms: Sequence[Dict[str, Any]],
+                         cur_ms: Sequence[Dict[str, Any]]) -> Result:
     """A WARN, no verdict, for each pairs matrix of a checked run whose kernel row (or every
     baseline run's) is disturbed or invalid: its pairs are not judged one by one."""
     bad = ("disturbed", "invalid")
@@ -240,14 +253,16 @@ def pairs_not_comparable(result, base_ms, cur_ms):
     return result
 
 
-def _item(status, inst, nbytes, metric, base, value, change, noise, tol, reason):
+def _item(status: str, inst: Instance, nbytes: Optional[int], metric: str, base: Any, value: Any,
+          change: Optional[float], noise: Optional[float], tol: Optional[float],
+          reason: str) -> Item:
     """One check of a kernel instance inst, (kernel, variant), at a size."""
     return {"status": status, "kernel": inst[0], "variant": inst[1], "bytes": nbytes,
             "size": size_label(nbytes), "metric": metric, "baseline": base, "value": value,
             "change": change, "noise": noise, "tolerance": tol, "reason": reason}
 
 
-def _missing(inst, nbytes, cs, strict):
+def _missing(inst: Instance, nbytes: int, cs: Series, strict: bool) -> Item:
     why = "not measured in this run"
     if cs["run_status"] not in ("complete", "complete, validation failed",
                                 "complete, suspects named"):
@@ -256,7 +271,8 @@ def _missing(inst, nbytes, cs, strict):
                  why)
 
 
-def _not_comparable(inst, nbytes, metric, brows, crow, tol):
+def _not_comparable(inst: Instance, nbytes: int, metric: str, brows: Sequence[Row], crow: Row,
+                    tol: float) -> Item:
     """A WARN with no verdict where this run's row, or every baseline run's, is disturbed or
     invalid (quality.py): a number that is no measurement neither passes nor fails."""
     value = crow.get(metric)
@@ -279,8 +295,9 @@ def _not_comparable(inst, nbytes, metric, brows, crow, tol):
     return it
 
 
-def _check_one(inst, nbytes, metric, brows, crow, tol, severity, sigma, run_spread):
-    bvals = [r.get(metric) for r in brows if finite(r.get(metric))]
+def _check_one(inst: Instance, nbytes: int, metric: str, brows: Sequence[Row], crow: Row,
+               tol: float, severity: str, sigma: float, run_spread: float) -> Optional[Item]:
+    bvals: List[Any] = [r.get(metric) for r in brows if finite(r.get(metric))]
     if not bvals:
         return None  # does not apply to this row (busbw of a point-to-point kernel, ...)
     ncol = noise_column(metric)
@@ -372,11 +389,11 @@ def _check_one(inst, nbytes, metric, brows, crow, tol, severity, sigma, run_spre
     return it
 
 
-def _num_text(v):
+def _num_text(v: Any) -> str:
     return "%.6g" % v if isinstance(v, float) else str(v)
 
 
-def impossible(metric, v):
+def impossible(metric: str, v: Any) -> Optional[str]:
     """Why a value of a table column cannot be a measurement, or None (NaN is 'no value')."""
     if not isinstance(v, (int, float)) or isinstance(v, bool):
         return None
@@ -395,7 +412,7 @@ def impossible(metric, v):
     return None
 
 
-def measured_text(f):
+def measured_text(f: FileResult) -> str:
     """What was checked of a file: 'F.h5 (run_0002)', or for the runs of one --repeat N,
     'F.h5 (run_0000, run_0001, run_0002: the 3 runs of its --repeat 3 as one, each row their
     median)'."""
@@ -406,13 +423,13 @@ def measured_text(f):
         f["file"], ", ".join(runs), len(runs), f.get("repeat") or len(runs))
 
 
-def no_verdict(f):
+def no_verdict(f: FileResult) -> bool:
     """Whether every row check a file needed was not comparable (disturbed or invalid)."""
     return not f.get("judged") and f.get("not_comparable", 0) > 0 and \
         not f.get("line_judged")
 
 
-def _header(result, f):
+def _header(result: Result, f: FileResult) -> str:
     """The first line of a file's checks: what it is checked against."""
     if result["baseline"] is None:
         return "check %s: line rate only (no --baseline)" % measured_text(f)
@@ -430,7 +447,7 @@ def _header(result, f):
         result["sigma"], spread)
 
 
-def _result_line(result, f):
+def _result_line(result: Result, f: FileResult) -> str:
     c = f["counts"]
     if f["common"] == 0:
         return "result: FAIL (nothing in common with the baseline)"
@@ -446,8 +463,8 @@ def _result_line(result, f):
                                                          c["PASS"], nothing)
 
 
-def render_text(result, show="all"):
-    out = []
+def render_text(result: Result, show: str = "all") -> str:
+    out: List[str] = []
     for f in result["files"]:
         out.append(_header(result, f))
         head = ["status", "kernel", "bytes", "metric", "baseline", "this run", "change",

@@ -1,17 +1,28 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Side-by-side comparison of series (files or runs) per kernel and size, noise-aware."""
 import math
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..model import grouping, layers, quality
 from ..model.errors import EXIT_NOTHING_IN_COMMON, AnalysisError, UsageError
 from ..model.noise import noise_column
 from ..model.table import (KERNEL_COLUMNS, RUN_COLUMNS, direction, finite, fmt_num, instance,
                     kernel_name, row_key, setup_text, size_label)
+from ..model.table import Instance, Row, Table
 
 DEFAULT_SIGMA = 3.0
 
+# compare()'s result, as `compare --json` prints it: reference, sigma, labels, group_by,
+# groups, blocks, layers, notes. A block: one kernel instance and metric, a row per size; a
+# cell: one group's value of a size (its median, noise, spread and verdict).
+Result = Dict[str, Any]
+Block = Dict[str, Any]
+Cell = Dict[str, Any]
+# {group name: {(kernel, variant, bytes): group row}}
+GroupIndex = Dict[str, Dict[Tuple[str, str, int], Row]]
 
-def headline_metric(kind, rows):
+
+def headline_metric(kind: str, rows: Iterable[Row]) -> str:
     """The one number a kind is judged by (check's default): the median time for latency, the
     bandwidth for bandwidth kernels, busbw for collectives (their time where busbw does not
     apply, as for barrier)."""
@@ -22,13 +33,13 @@ def headline_metric(kind, rows):
     return "p50_us"
 
 
-def compare_metrics(kind, rows):
+def compare_metrics(kind: str, rows: Sequence[Row]) -> List[str]:
     """What compare shows by default: the headline, and the tail for latency."""
     m = headline_metric(kind, rows)
     return [m, "p99_us"] if m == "p50_us" and kind == "latency" else [m]
 
 
-def metric_columns(table):
+def metric_columns(table: Table) -> List[str]:
     """The columns --metric accepts: the measurements (the result table's columns, those a
     newer file adds, the noise estimates), not the run's or kernel's settings."""
     return [c for c in table.columns if c not in RUN_COLUMNS and c not in KERNEL_COLUMNS
@@ -36,7 +47,7 @@ def metric_columns(table):
                           "quality_reason", "quality_from")]
 
 
-def check_metrics(table, metrics):
+def check_metrics(table: Table, metrics: Optional[Sequence[str]]) -> None:
     """A UsageError (exit 2) for a --metric that is not a measurement column."""
     valid = metric_columns(table)
     for m in metrics or ():
@@ -47,7 +58,8 @@ def check_metrics(table, metrics):
                              "--list-columns` prints it (p50_us, p99_us, MBps, busbw_GBps, ...)")
 
 
-def judge(ref, value, u_ref, u_val, metric, sigma, extra_rel=0.0):
+def judge(ref: Any, value: Any, u_ref: Any, u_val: Any, metric: str, sigma: float,
+          extra_rel: float = 0.0) -> Optional[Dict[str, Any]]:
     """Relative change of value against ref and whether it exceeds the noise.
 
     Returns dict(ratio, change, noise (z x combined relative SE, NaN unknown), verdict) with
@@ -73,11 +85,12 @@ def judge(ref, value, u_ref, u_val, metric, sigma, extra_rel=0.0):
     return {"ratio": ratio, "change": change, "noise": noise, "verdict": verdict}
 
 
-def _group_index(table, groups, notes):
+def _group_index(table: Table, groups: Sequence[grouping.Group],
+                 notes: List[str]) -> GroupIndex:
     """{group name: {(kernel, variant, bytes): group row}} (grouping.group_rows); a kernel
     instance measured twice in a run is noted, its first time is compared."""
     dups = set()
-    seen = {}
+    seen: Dict[Tuple[Any, ...], bool] = {}
     for r in table.rows:
         key = (r["label"],) + row_key(r)
         if key in seen and key[:3] not in dups:
@@ -89,18 +102,18 @@ def _group_index(table, groups, notes):
             for g in groups}
 
 
-def _instance_rows(gidx, name, inst):
+def _instance_rows(gidx: GroupIndex, name: str, inst: Instance) -> List[Row]:
     """The rows of group `name` of kernel instance inst, (kernel, variant)."""
     return [r for k, r in gidx[name].items() if k[:2] == inst]
 
 
-def _differences(gidx, inst, names):
+def _differences(gidx: GroupIndex, inst: Instance, names: Sequence[str]) -> List[str]:
     """Notes on settings that differ between groups for a kernel instance (dtype, window,
     ranks, its setup in words)."""
     out = []
     for col, what in (("dtype", "element type"), ("op", "reduction"), ("window", "window"),
                       ("nranks", "ranks"), ("nhosts", "hosts"), ("kernel_detail", "setup")):
-        vals = {}
+        vals: Dict[str, Any] = {}
         for name in names:
             rows = _instance_rows(gidx, name, inst)
             if rows:
@@ -112,7 +125,7 @@ def _differences(gidx, inst, names):
     return out
 
 
-def _cell(row, metric, ncol):
+def _cell(row: Row, metric: str, ncol: Optional[str]) -> Cell:
     values = [r[metric] for r in row["_runs"] if finite(r.get(metric))]
     return {"value": row[metric], "noise_rel": row.get(ncol, math.nan) if ncol else math.nan,
             "regimes": grouping.row_regimes(row), "runs": len(values), "values": values,
@@ -121,7 +134,7 @@ def _cell(row, metric, ncol):
             "left_out": len(row.get("_left_out", ()))}
 
 
-def _judge_cells(ref, lab, cells, metric, sigma):
+def _judge_cells(ref: str, lab: str, cells: Dict[str, Cell], metric: str, sigma: float) -> None:
     """The verdict of group lab's cell against the reference's: judge() with both groups'
     run-to-run spreads added to their own noise (an unknown spread, a group of one run, adds
     nothing: spread_used says which entered the band)."""
@@ -151,7 +164,9 @@ def _judge_cells(ref, lab, cells, metric, sigma):
             bad[0][1] == bad[1][1] else ", ".join(who + q for who, q in bad)
 
 
-def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA, group_keys=None):
+def compare(table: Table, metrics: Optional[Sequence[str]] = None,
+            reference: Optional[str] = None,
+            sigma: float = DEFAULT_SIGMA, group_keys: Optional[Sequence[str]] = None) -> Result:
     """Compare every group of runs (grouping.py: repeats of one measurement) with a
     reference group.
 
@@ -176,12 +191,12 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA, group_keys
                              "give a name as printed, a number from 1, a run's label or a "
                              "file name")
         ref = g.name
-    notes = []
+    notes: List[str] = []
     for g in groups:
         notes.extend(grouping.differences(g))
     gidx = _group_index(table, groups, notes)
     single = len(groups) == 1
-    blocks = []
+    blocks: List[Block] = []
     common = 0
     for inst in table.instances():
         kernel = kernel_name(*inst)
@@ -201,7 +216,7 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA, group_keys
             ncol = noise_column(metric)
             brows = []
             for b in sizes:
-                cells = {}
+                cells: Dict[str, Cell] = {}
                 for name in present:
                     row = gidx[name].get(inst + (b,))
                     if row is not None and finite(row.get(metric)):
@@ -240,7 +255,8 @@ def compare(table, metrics=None, reference=None, sigma=DEFAULT_SIGMA, group_keys
             "blocks": blocks, "layers": _layers(table, groups, gidx), "notes": notes}
 
 
-def _layers(table, groups, gidx):
+def _layers(table: Table, groups: Sequence[grouping.Group],
+            gidx: GroupIndex) -> Optional[layers.Block]:
     """The socket and MPI layers of groups on different fabrics side by side (layers.across),
     None when the groups share one fabric or lack one of the layers."""
     fabrics = {repr(grouping.key_parts(g.members[0], table.where(label=g.members[0]["label"]))
@@ -250,12 +266,12 @@ def _layers(table, groups, gidx):
     return layers.across([(g.name, list(gidx[g.name].values())) for g in groups])
 
 
-def _group_json(g):
+def _group_json(g: grouping.Group) -> Dict[str, Any]:
     return {"name": g.name, "runs": [{"label": m["label"], "file": m["file"], "run": m["run"]}
                                      for m in g.members]}
 
 
-def _coverage(table, group):
+def _coverage(table: Table, group: grouping.Group) -> str:
     parts = []
     for inst in table.instances():
         sizes = sorted({r["bytes"] for r in table.rows
@@ -272,14 +288,14 @@ VERDICT_TEXT = {"better": "better", "worse": "WORSE", "higher": "higher", "lower
                 "not_comparable": "not comparable"}
 
 
-def better_word(d):
+def better_word(d: int) -> str:
     return {1: "higher is better", -1: "lower is better"}.get(d, "")
 
 
 FLAGGED = ("better", "worse", "higher", "lower")
 
 
-def verdict_text(c):
+def verdict_text(c: Cell) -> str:
     """A cell's verdict in words; a difference judged without both groups' spreads (one has a
     single run) carries '*'."""
     v = VERDICT_TEXT[c["verdict"]]
@@ -288,18 +304,18 @@ def verdict_text(c):
     return v + "*" if c["verdict"] in FLAGGED and len(c.get("spread_used", ())) < 2 else v
 
 
-def group_sizes(result):
+def group_sizes(result: Result) -> Dict[str, int]:
     return {g["name"]: len(g["runs"]) for g in result.get("groups", [])}
 
 
-def spread_text(c, runs):
+def spread_text(c: Cell, runs: int) -> str:
     """The run-to-run spread of a cell ('?': one run), with the count of runs that measured
     it when that is fewer than the group's."""
     t = _pct(c["spread"])
     return t + (" (%d)" % c["runs"] if c["runs"] < runs else "")
 
 
-def header_lines(result):
+def header_lines(result: Result) -> List[str]:
     """What the columns and marks mean, and which runs each group holds."""
     ref, sizes = result["reference"], group_sizes(result)
     by = ",".join(result.get("group_by") or ()) or "none"
@@ -331,16 +347,17 @@ def header_lines(result):
     return lines
 
 
-def _runs_text(g):
+def _runs_text(g: Mapping[str, Any]) -> str:
     n = len(g["runs"])
-    parts, last = [], None
+    parts: List[str] = []
+    last = None
     for m in g["runs"]:
         parts.append(m["run"] if m["file"] == last else "%s %s" % (m["file"], m["run"]))
         last = m["file"]
     return "%d run%s (%s)" % (n, "" if n == 1 else "s", ", ".join(parts))
 
 
-def render_text(result):
+def render_text(result: Result) -> str:
     """Plain-text tables, one per kernel and metric."""
     out = header_lines(result)
     ref, sizes = result["reference"], group_sizes(result)
@@ -382,26 +399,27 @@ def render_text(result):
     return "\n".join(out) + "\n"
 
 
-def _pct(u):
+def _pct(u: Any) -> str:
     return "%s%%" % fmt_num(100 * u, 2) if finite(u) else "?"
 
 
-def value_text(c):
+def value_text(c: Cell) -> str:
     """A cell's value, marked [disturbed] or [invalid] when it is no measurement."""
     mark = " [%s]" % c["quality"] if c.get("quality") in quality.NOT_COMPARABLE else ""
     return fmt_num(c["value"]) + mark
 
 
-def _ratio(r):
+def _ratio(r: float) -> str:
     return "%.3gx" % r
 
 
-def format_columns(head, lines, left=()):
+def format_columns(head: Sequence[Any], lines: Sequence[Sequence[Any]],
+                   left: Sequence[int] = ()) -> List[str]:
     """Columns padded to their widest cell; numbers right-aligned, columns in `left` left."""
     widths = [max(len(str(x)) for x in col) for col in zip(head, *lines)] if lines else \
         [len(h) for h in head]
     out = []
-    for line in [head] + lines:
+    for line in [head, *lines]:
         cells = []
         for i, (x, w) in enumerate(zip(line, widths)):
             cells.append(str(x).ljust(w) if i in left else str(x).rjust(w))

@@ -16,10 +16,12 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..reading.matrix_load import is_bw
+from ..model.arrays import Array
 from ..model.noise import MIN_SPREAD_RUNS
 from ..model.status import ORDER, worst
 from ..model.table import fmt_num, size_label
+from ..reading.matrix_load import is_bw
+from ..reading.matrix_verdict import Matrix
 from .rules import checks_for
 
 # Table metric of a rule -> the matrix dataset that holds it per pair.
@@ -28,7 +30,6 @@ MATRIX_METRIC = {"MBps": "bw_MBps", "p50_us": "lat_p50_us", "p99_us": "lat_p99_u
 HIGHER_IS_BETTER = ("bw_MBps", "line_pct")
 LIST_FAILS = 10  # FAIL pairs listed one by one; the rest in one line
 
-Matrix = Dict[str, Any]  # a matrix as matrix_load reads it
 Item = Dict[str, Any]  # one line of check's output (check.py)
 
 
@@ -45,7 +46,7 @@ def _item(status: str, m: Matrix, metric: str, pair: Optional[str], base: Any, v
             "tolerance": tol, "reason": reason, "rule": rule}
 
 
-def _aligned(cm: Matrix, b: Matrix, metric: str) -> np.ndarray:
+def _aligned(cm: Matrix, b: Matrix, metric: str) -> Array:
     """The baseline matrix b's `metric` on the current matrix cm's members (by name): n x n
     with NaN where b lacks a member or did not measure the pair."""
     n = cm["members"]
@@ -130,7 +131,7 @@ def _check_metric(cm: Matrix, bms: Sequence[Matrix], metric: str, tol: Any, seve
     passes = judged & ~fails & ~warns
     names = cm["nodes"]
 
-    def pairs(sel: np.ndarray, limit: int) -> Tuple[List[Tuple[Any, ...]], int, Any]:
+    def pairs(sel: Array, limit: int) -> Tuple[List[Tuple[Any, ...]], int, Any]:
         """(worse, key, ref, value, change, noise) of the first `limit` selected entries,
         worst first, the number selected, and the least bad of them."""
         src, dst = np.nonzero(sel)

@@ -21,17 +21,20 @@ merged, and the copies of a file given twice are never repeats of each other.
 import math
 import shlex
 import statistics
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
 from . import quality
 from .errors import UsageError
 from .hostile import safe_text
 from .noise import regimes, run_spread, runs_noise
-from .table import KERNEL_COLUMNS, RUN_COLUMNS, Series, Table, finite, row_key
+from .table import KERNEL_COLUMNS, RUN_COLUMNS, Row, Series, Table, finite, row_key
 
 # What check judges at once (measurements()): label, file, run, runs, members (the series),
 # repeat and rows.
 Measurement = Dict[str, Any]
+# What runs are grouped by (parse_keys): a subset of KEYS, in KEYS' order; () for none.
+Keys = Tuple[str, ...]
+_T = TypeVar("_T")
 
 # fabricbench run's options that say where and how results go, not what is measured
 # (src/cli/option_table.c, and --json-doc, --prom, --wide, --columns of issue 17): left out of
@@ -52,7 +55,7 @@ _MAX_COLUMNS = ("validation_errors", "regimes")
 _MIN_COLUMNS = ("target_met", "percentiles_exact")
 
 
-def parse_keys(text):
+def parse_keys(text: Optional[str]) -> Keys:
     """--group: 'none' or a comma-separated subset of KEYS; a UsageError otherwise."""
     words = [w.strip() for w in (text or DEFAULT).split(",") if w.strip()]
     if words == ["none"]:
@@ -60,13 +63,13 @@ def parse_keys(text):
     bad = [w for w in words if w not in KEYS]
     if bad or not words:
         raise UsageError("--group %s: group by none, or by any of %s (comma-separated)" %
-                         (safe_text(text), ", ".join(KEYS)),
+                         (safe_text(str(text)), ", ".join(KEYS)),
                          "--group command,fabric (the default) makes repeats of one "
                          "measurement a group; --group none compares every run on its own")
     return tuple(w for w in KEYS if w in words)
 
 
-def command_words(command_line):
+def command_words(command_line: Optional[str]) -> Tuple[str, ...]:
     """What a run measured, as its command line says: the words after `run`, without the
     output options (OUTPUT_OPTIONS) and their values, `--name=value` as two words."""
     try:
@@ -77,7 +80,7 @@ def command_words(command_line):
         words = words[words.index("run") + 1:]
     else:
         words = words[1:]
-    out = []
+    out: List[str] = []
     i = 0
     while i < len(words):
         w = words[i]
@@ -103,7 +106,7 @@ def command_words(command_line):
     return tuple(out)
 
 
-def _short(chars):
+def _short(chars: str) -> Optional[str]:
     """A cluster of short options without the output ones: the rest ('' when nothing is
     left), or None when it ends in -o whose value is the next word."""
     for j, c in enumerate(chars):
@@ -115,7 +118,7 @@ def _short(chars):
     return ""
 
 
-def env_words(env_options):
+def env_words(env_options: Optional[str]) -> Tuple[str, ...]:
     """The FABRICBENCH_* variables a run recorded (loading's env_options), without those of
     the output options and the analysis's own (FABRICBENCH_ANALYZE_*: they shape no run)."""
     out = []
@@ -127,15 +130,15 @@ def env_words(env_options):
     return tuple(out)
 
 
-def _kernel_settings(rows):
-    seen = {}
+def _kernel_settings(rows: Iterable[Row]) -> Tuple[Tuple[str, ...], ...]:
+    seen: Dict[Any, Tuple[str, ...]] = {}
     for r in rows:
         seen.setdefault(r["kernel_id"], tuple(str(r.get(c, "")) for c in (
             "kernel", "variant", "dtype", "op", "window", "kernel_options")))
     return tuple(seen.values())
 
 
-def key_parts(series, rows):
+def key_parts(series: Series, rows: Iterable[Row]) -> Dict[str, Any]:
     """Every part a run can be grouped by (KEYS), from its series dict and rows."""
     fabric = (series["fabric"], series["fabric_device"], series["fabric_netdev"],
               series["transport"] if series["fabric"] in ("any", "auto", "") else "")
@@ -149,27 +152,27 @@ class Group:
     """Runs that are repeats of one measurement: `name`, `members` (their series dicts, in
     load order) and what they share (`shared`: the key parts grouped by)."""
 
-    def __init__(self, members, shared):
+    def __init__(self, members: List[Series], shared: Keys) -> None:
         self.members = members
         self.shared = shared
-        self.name = members[0]["label"]
+        self.name: str = members[0]["label"]
 
     @property
-    def labels(self):
+    def labels(self) -> List[str]:
         return [m["label"] for m in self.members]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.members)
 
 
-def _split_files(groups):
+def _split_files(groups: List[Group]) -> List[Group]:
     """The default grouping's one refinement: where two or more files each hold repeats (2+
     runs) of a group, each file is a side of an A/B comparison (before.h5 against after.h5,
     each from --repeat 3) with its own run-to-run spread, so the group is split by file.
     Files of one run each stay together: three single runs are three repeats."""
-    out = []
+    out: List[Group] = []
     for g in groups:
-        files = {}
+        files: Dict[str, List[Series]] = {}
         for m in g.members:
             files.setdefault(m["file"], []).append(m)
         if sum(1 for ms in files.values() if len(ms) >= 2) < 2:
@@ -180,14 +183,15 @@ def _split_files(groups):
     return out
 
 
-def make_groups(table, keys=None):
+def make_groups(table: Table, keys: Optional[Sequence[str]] = None) -> List[Group]:
     """The table's runs in groups (load order of their first run); keys: parse_keys'
     result, None for the default (which also splits by file where files hold repeats of
     their own: _split_files)."""
     default = keys is None
-    keys = parse_keys(DEFAULT) if keys is None else keys
+    keys = parse_keys(DEFAULT) if keys is None else tuple(keys)  # Group.shared is a tuple
     series = table.series()
-    groups, index = [], {}
+    groups: List[Group] = []
+    index: Dict[Tuple[Any, ...], int] = {}
     for s in series:
         if keys:
             parts = key_parts(s, table.where(label=s["label"]))
@@ -205,15 +209,15 @@ def make_groups(table, keys=None):
     return groups
 
 
-def _name(groups):
+def _name(groups: List[Group]) -> None:
     """A group of one run keeps the run's label; a group of several is named by what its runs
     share (the --label, else the fabric or the transports UCX chose), then, where that is not
     unique, with its files' names added, then numbered."""
-    def base(g):
+    def base(g: Group) -> str:
         return "+".join(_unique(m.get("label_given") or m.get("label_base") or m["label"]
                                 for m in g.members))
 
-    def stems(g):
+    def stems(g: Group) -> str:
         return "+".join(_unique(m["file_name"].rsplit(".", 1)[0] for m in g.members))
 
     for g in groups:
@@ -224,22 +228,22 @@ def _name(groups):
         if len(g) > 1 and names.count(g.name) > 1:
             g.name = "%s (%s)" % (g.name, stems(g))
     names = [g.name for g in groups]
-    seen = {}
+    seen: Dict[str, int] = {}
     for g in groups:
         if names.count(g.name) > 1:
             seen[g.name] = seen.get(g.name, 0) + 1
             g.name = "%s #%d" % (g.name, seen[g.name])
 
 
-def _unique(it):
-    out = []
+def _unique(it: Iterable[_T]) -> List[_T]:
+    out: List[_T] = []
     for x in it:
         if x not in out:
             out.append(x)
     return out
 
 
-def find(groups, ref):
+def find(groups: Sequence[Group], ref: str) -> Optional[Group]:
     """The group --reference names: a group's name, its number from 1, a run's label or a
     file given; None when none."""
     for g in groups:
@@ -254,7 +258,7 @@ def find(groups, ref):
     return None
 
 
-def group_rows(table, group):
+def group_rows(table: Table, group: Group) -> List[Row]:
     """A group's rows, one per kernel instance and size its runs measured (in the order they
     first appear; row_key): the first run's row, every measured quantity replaced by the
     median over the runs that measured it, and `_runs` (those runs' rows, one per run: a
@@ -265,8 +269,8 @@ def group_rows(table, group):
     `quality` is the worst of the runs it counts: disturbed or invalid only when every run's
     row was."""
     labels = group.labels
-    by = {}
-    order = []
+    by: Dict[Tuple[str, str, int], List[Row]] = {}
+    order: List[Tuple[str, str, int]] = []
     for r in table.rows:
         if r["label"] not in labels:
             continue
@@ -277,7 +281,7 @@ def group_rows(table, group):
             order.append(key)
         if all(x["label"] != r["label"] for x in lst):
             lst.append(r)
-    out = []
+    out: List[Row] = []
     for key in order:
         every = by[key]
         runs = [x for x in every if quality.comparable(x)] or every
@@ -287,7 +291,7 @@ def group_rows(table, group):
                 if c in RUN_COLUMNS or c in KERNEL_COLUMNS or c in _LABEL_COLUMNS or \
                         isinstance(v, str) or isinstance(v, bool):
                     continue
-                vals = [x.get(c) for x in runs]
+                vals: List[Any] = [x.get(c) for x in runs]
                 if c.startswith("noise_") and c.endswith("_rel"):
                     row[c] = runs_noise(vals)
                     continue
@@ -309,7 +313,7 @@ def group_rows(table, group):
     return out
 
 
-def repeat_count(series):
+def repeat_count(series: Series) -> int:
     """N of the `--repeat N` (or FABRICBENCH_REPEAT=N) a run was measured with; 1 without."""
     try:
         words = shlex.split(series.get("command_line") or "")
@@ -331,12 +335,12 @@ def repeat_count(series):
         return 1
 
 
-def invocations(series):
+def invocations(series: Sequence[Series]) -> List[List[Series]]:
     """The runs of one file (series dicts in file order) cut into what one `fabricbench run`
     wrote: consecutive runs of one command line (and environment) measured with --repeat N,
     N at a time (a run that did not complete ends its invocation: --repeat stops there);
     every other run alone."""
-    out = []
+    out: List[List[Series]] = []
     for s in series:
         cur = out[-1] if out else None
         n = repeat_count(s)
@@ -350,29 +354,29 @@ def invocations(series):
     return out
 
 
-def members_group(members):
+def members_group(members: Iterable[Series]) -> Group:
     """A group of the given runs (series dicts), as a check of several repeats takes them."""
     return Group(list(members), ())
 
 
-def spread(row, metric):
+def spread(row: Row, metric: str) -> float:
     """The run-to-run spread of a group row's metric (NaN: fewer than 2 runs with a value)."""
     return run_spread([r.get(metric) for r in row["_runs"]])
 
 
-def runs_with(row, metric):
+def runs_with(row: Row, metric: str) -> int:
     return sum(1 for r in row["_runs"] if finite(r.get(metric)))
 
 
-def row_regimes(row):
+def row_regimes(row: Row) -> int:
     """The most regimes over time any run of the group row had (noise.regimes)."""
     return max(regimes(r) for r in row["_runs"])
 
 
-def differences(group):
+def differences(group: Group) -> List[str]:
     """Notes on what the runs of a group do not share (hosts, versions, transports) though
     they are grouped: the spread then includes it."""
-    out = []
+    out: List[str] = []
     for col, what in (("hosts", "hosts"), ("tool_version", "fabricbench version"),
                       ("transport", "transports"), ("fabric", "fabric"),
                       ("command_line", "command line")):

@@ -10,10 +10,15 @@ escaped (safe_text), so nothing read from a file can drive a terminal.
 """
 import math
 import re
+from typing import Any, Callable, Dict, List, Optional, Pattern, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import schema
+from .arrays import Array
+
+# A check of a value read: None when it is possible, else what is wrong.
+Check = Callable[[Any], Optional[str]]
 
 # Names that reach output file names (kernel names: plot's NAME.png) or messages: a fixed
 # pattern, so no path separator, no "..", no control character, nothing a shell or a
@@ -40,7 +45,7 @@ class Mismatch(Exception):
     """The file does not match the schema: `where` (an HDF5 path, or 'the attribute A of
     PATH') and `what` was wrong, to be put in one line."""
 
-    def __init__(self, where, what):
+    def __init__(self, where: str, what: str) -> None:
         super().__init__("%s %s" % (where, what))
         self.where = where
         self.what = what
@@ -56,7 +61,7 @@ _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
                      "\ud800-\udfff]")
 
 
-def _escape(m):
+def _escape(m: "re.Match[str]") -> str:
     o = ord(m.group())
     if o < 0x20 or o == 0x7F:
         return "\\x%02X" % o
@@ -65,7 +70,7 @@ def _escape(m):
     return "\\u%04X" % o
 
 
-def safe_text(s):
+def safe_text(s: str) -> str:
     """Text from a file made safe for a terminal and a one-line message: control characters
     (C0, DEL) as \\xNN; C1 controls, line separators and bidirectional overrides as \\uNNNN;
     bytes that were not UTF-8 (surrogate escapes, only in names h5py decoded) as \\xNN."""
@@ -81,7 +86,7 @@ def safe_text(s):
 MAX_TEXT = 4096
 
 
-def cut_text(s):
+def cut_text(s: str) -> str:
     """s itself when it has at most MAX_TEXT characters; else its first MAX_TEXT and the marker
     ` [... cut: N characters in the file, SHA-256 0123456789abcdef]`."""
     if len(s) <= MAX_TEXT:
@@ -93,19 +98,19 @@ def cut_text(s):
                                                                     digest)
 
 
-def file_text(s):
+def file_text(s: str) -> str:
     """A string from a file as the analysis keeps it: cut (cut_text), then made safe for a
     terminal (safe_text)."""
     return safe_text(cut_text(s))
 
 
-def name_text(name):
+def name_text(name: object) -> str:
     """A name from the file for a message: escaped, and cut when it is very long."""
     t = safe_text(str(name))
     return t if len(t) <= 80 else t[:77] + "..."
 
 
-def child(parent, where, name, want, required=False):
+def child(parent: Any, where: str, name: str, want: str, required: bool = False) -> Any:
     """The group (an h5py Group) or dataset (its low-level DatasetID: cheaper, and all that is
     read of it) `name` of the group `parent`, whose path is `where`; None when absent
     (Mismatch when required). Only hard links are followed: a soft or external link could
@@ -145,7 +150,7 @@ def child(parent, where, name, want, required=False):
     return h5py.Group(oid) if is_group else oid
 
 
-def children(group, where):
+def children(group: Any, where: str) -> List[str]:
     """The names of a group's members, in name order. h5py gives a name that is not UTF-8 as
     bytes: it comes back decoded with surrogate escapes (which no name pattern admits, and
     safe_text shows as \\xNN)."""
@@ -156,7 +161,7 @@ def children(group, where):
         raise Unreadable(where, "cannot be listed (%s)" % _one_line(e))
 
 
-def attribute_names(obj, where, limit):
+def attribute_names(obj: Any, where: str, limit: int) -> List[str]:
     """The names of an object's attributes, in name order (as children() decodes them); more
     than `limit` is a Mismatch."""
     import h5py
@@ -175,17 +180,17 @@ def attribute_names(obj, where, limit):
         raise Unreadable(where, "has attributes that cannot be listed (%s)" % _one_line(e))
 
 
-def join(where, name):
+def join(where: str, name: str) -> str:
     """The HDF5 path of member `name` of the group at `where` ('' or '/' for the root)."""
     return where.rstrip("/") + "/" + name_text(name)
 
 
-def _one_line(e):
+def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split()) or type(e).__name__
 
 
 # HDF5 type classes in words.
-def _class_words(cls):
+def _class_words(cls: int) -> str:
     import h5py
 
     t = h5py.h5t
@@ -199,7 +204,8 @@ def _class_words(cls):
 _KIND_WORDS = {"str": "a string", "int": "an integer", "float": "a number"}
 
 
-def attribute(obj, where, name, kind, default, check=None):
+def attribute(obj: Any, where: str, name: str, kind: str, default: Any,
+              check: Optional[Check] = None) -> Any:
     """Attribute `name` of `obj` (whose path is `where`): one value of `kind` ('str', 'int' or
     'float'; an integer is also a valid 'float'), or `default` when absent. A string comes
     back as safe_text; check(value) returns what is wrong with a value, or None."""
@@ -249,7 +255,7 @@ def attribute(obj, where, name, kind, default, check=None):
     return v
 
 
-def _decode(v, label):
+def _decode(v: Any, label: str) -> str:
     """A string value (bytes or str) as text, strictly UTF-8, at most MAX_TEXT characters
     (cut_text), control characters escaped."""
     if isinstance(v, (bytes, np.bytes_)):
@@ -272,12 +278,12 @@ def _decode(v, label):
     return file_text(v)
 
 
-def _shape(shape):
+def _shape(shape: Sequence[int]) -> str:
     return "(%s)" % ", ".join(str(int(x)) for x in shape) if len(shape) != 1 else \
         "(%d,)" % int(shape[0])
 
 
-def _dataset_shape(ds, path, what, limit):
+def _dataset_shape(ds: Any, path: str, what: str, limit: int) -> int:
     """The length of a 1-D dataset (a DatasetID), or Mismatch."""
     import h5py
 
@@ -297,7 +303,7 @@ def _dataset_shape(ds, path, what, limit):
     return n
 
 
-def numbers(ds, path, what, kind, limit):
+def numbers(ds: Any, path: str, what: str, kind: str, limit: int) -> Array:
     """A 1-D dataset of numbers as a numpy array: kind 'int' (an integer type), 'float' (a
     floating-point type) or 'num' (either)."""
     import h5py
@@ -323,7 +329,7 @@ def numbers(ds, path, what, kind, limit):
     return data
 
 
-def strings(ds, path, what, limit):
+def strings(ds: Any, path: str, what: str, limit: int) -> List[str]:
     """A 1-D dataset of strings as a list of safe texts."""
     import h5py
 
@@ -344,7 +350,7 @@ def strings(ds, path, what, limit):
     return out
 
 
-def _plural(cls):
+def _plural(cls: int) -> str:
     import h5py
 
     t = h5py.h5t
@@ -355,16 +361,16 @@ def _plural(cls):
 
 # Value checks: each takes a value and returns what is wrong with it, or None.
 
-def int_at_least(lo):
-    def check(v):
+def int_at_least(lo: int) -> Check:
+    def check(v: int) -> Optional[str]:
         if v < lo:
             return "is %d; it cannot be below %d" % (v, lo)
         return None
     return check
 
 
-def float_range(lo, hi, nan_ok=True, what="the value"):
-    def check(v):
+def float_range(lo: float, hi: float, nan_ok: bool = True, what: str = "the value") -> Check:
+    def check(v: float) -> Optional[str]:
         if math.isnan(v):
             return None if nan_ok else "is NaN; %s is a number" % what
         if math.isinf(v):
@@ -377,25 +383,25 @@ def float_range(lo, hi, nan_ok=True, what="the value"):
     return check
 
 
-def one_of(values):
-    def check(v):
+def one_of(values: Sequence[str]) -> Check:
+    def check(v: str) -> Optional[str]:
         if v not in values:
             return "is '%s'; it is one of %s" % (name_text(v), ", ".join(values))
         return None
     return check
 
 
-def matches(pattern, what):
-    def check(v):
+def matches(pattern: "Pattern[str]", what: str) -> Check:
+    def check(v: str) -> Optional[str]:
         if not pattern.match(v):
             return "is '%s', not %s" % (name_text(v), what)
         return None
     return check
 
 
-def at_most(n, what):
+def at_most(n: int, what: str) -> Check:
     """A string of at most n characters."""
-    def check(v):
+    def check(v: str) -> Optional[str]:
         if len(v) > n:
             return "is %d characters long; %s is at most %d" % (len(v), what, n)
         return None
@@ -415,7 +421,9 @@ AXIS_NAME = re.compile(r"(?:[A-Za-z0-9_]{1,64})?\Z")
 _TIME = (0.0, MAX_VALUE, True, "a time")
 _RATE = (0.0, MAX_VALUE, "rate", "a measured rate")
 _PCT = (0.0, MAX_VALUE, True, "a percentage")
-_RANGES = {
+# (lowest, highest or None, NaN allowed: True, False or "rate", what)
+_Range = Tuple[float, Optional[float], Union[bool, str], str]
+_RANGES: Dict[str, _Range] = {
     "bytes": (0, None, False, "a message size"),
     "iterations": (0, None, False, "a count of iterations"),
     "warmup": (0, None, False, "a count of iterations"),
@@ -441,7 +449,7 @@ for _c in ("min_us", "p50_us", "mean_us", "p90_us", "p99_us", "p999_us", "p9999_
     _RANGES[_c] = _TIME
 _RANGES["count"] = (-1, None, False, "a count of elements (-1: not a collective)")
 # column -> (type, lowest, highest, NaN allowed, what)
-COLUMNS = {c: (schema.column_kind(c),) + r for c, r in _RANGES.items()}
+COLUMNS: Dict[str, Tuple[Any, ...]] = {c: (schema.column_kind(c),) + r for c, r in _RANGES.items()}
 
 
 # Text columns (the schema's str columns: a collective's type and reduction as nccl-tests
@@ -450,7 +458,7 @@ COLUMNS = {c: (schema.column_kind(c),) + r for c, r in _RANGES.items()}
 # ';', at most 63 characters).
 TEXT_COLUMNS = schema.text_columns()
 TEXT_NAME = re.compile(r"[A-Za-z0-9_]{0,32}\Z")
-TEXT_RULES = {
+TEXT_RULES: Dict[str, Tuple["Pattern[str]", str]] = {
     "quality": (re.compile(r"(?:ok|noisy|disturbed|invalid)\Z"),
                 "one of ok, noisy, disturbed, invalid"),
     "quality_reason": (re.compile(r"[a-z;]{0,63}\Z"),
@@ -458,26 +466,27 @@ TEXT_RULES = {
 }
 
 
-def column_kind(name):
+def column_kind(name: str) -> str:
     """'int' or 'float' for a column of the schema, 'str' for a text column, 'num' for one it
     does not list."""
     if name in TEXT_COLUMNS:
         return "str"
     spec = COLUMNS.get(name)
-    return spec[0] if spec else "num"
+    return str(spec[0]) if spec else "num"
 
 
-def holds_strings(ds):
+def holds_strings(ds: Any) -> bool:
     """Whether a dataset holds strings (a text column the schema does not list)."""
     import h5py
 
     try:
-        return ds.get_type().get_class() == h5py.h5t.STRING
+        return bool(ds.get_type().get_class() == h5py.h5t.STRING)
     except Exception as e:
         raise Unreadable(ds.name, "cannot be read (%s)" % _one_line(e))
 
 
-def check_text_column(name, values, path, sizes):
+def check_text_column(name: str, values: Sequence[str], path: str,
+                      sizes: Optional[Array]) -> None:
     """Mismatch at the first value of a text column that is not a short name (or, for the
     quality columns, not what TEXT_RULES admit)."""
     pattern, what = TEXT_RULES.get(name, (TEXT_NAME, "a name (letters, digits, _; at most 32)"))
@@ -486,7 +495,8 @@ def check_text_column(name, values, path, sizes):
             raise Mismatch(_row(path, i, sizes), "is '%s', not %s" % (name_text(v), what))
 
 
-def check_column(name, data, path, sizes, iterations):
+def check_column(name: str, data: Array, path: str, sizes: Optional[Array],
+                 iterations: Optional[Array]) -> None:
     """Mismatch at the first impossible value of a column (a numpy array); `sizes` and
     `iterations` are the table's bytes and iterations columns (or None) to name the row and
     to know which rows measured nothing."""
@@ -535,7 +545,7 @@ def check_column(name, data, path, sizes, iterations):
             raise Mismatch(_row(path, i, sizes), "is %r: impossible, %s" % (v, why))
 
 
-def check_samples(data, path):
+def check_samples(data: Array, path: str) -> None:
     """Per-iteration times: finite and not negative."""
     x = data.astype(np.float64)
     with np.errstate(invalid="ignore"):
@@ -546,7 +556,7 @@ def check_samples(data, path):
                        "number from 0 to %g us" % (float(x[i]), MAX_VALUE))
 
 
-def _row(path, i, sizes):
+def _row(path: str, i: int, sizes: Optional[Array]) -> str:
     if sizes is not None and i < len(sizes):
         return "%s row %d (%d B)" % (path, i, int(sizes[i]))
     return "%s row %d" % (path, i)

@@ -60,7 +60,8 @@ def _finite(x: Any) -> bool:
 def mean_rel_se(mean: Any, stddev: Any, n: Any) -> float:
     if not (_finite(mean) and _finite(stddev) and _finite(n)) or mean <= 0 or n < 2:
         return math.nan
-    return stddev / math.sqrt(n) / mean
+    rel: float = stddev / math.sqrt(n) / mean
+    return rel
 
 
 def quantile_rel_se(q: float, n: Any, known: Mapping[float, Any]) -> float:
@@ -77,7 +78,8 @@ def quantile_rel_se(q: float, n: Any, known: Mapping[float, Any]) -> float:
     s = math.sqrt(q * (1 - q) / n)
     lo = float(np.interp(max(q - s, 0.0), ps, vs))
     hi = float(np.interp(min(q + s, 1.0), ps, vs))
-    return (hi - lo) / 2 / known[q]
+    rel: float = (hi - lo) / 2 / known[q]
+    return rel
 
 
 def batch_rel_se(samples: Any) -> Dict[str, float]:
@@ -179,4 +181,5 @@ def runs_noise(values: Iterable[Any]) -> float:
     x = list(values)
     if not x or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in x):
         return math.nan
-    return statistics.median(x)
+    med: float = statistics.median(x)
+    return med

@@ -82,7 +82,7 @@ def of_reasons(words: Iterable[str]) -> str:
     return worst([cls[w] for w in words if w in cls] or ["ok"])
 
 
-def worst(qualities: Iterable[str]) -> str:
+def worst(qualities: Iterable[Optional[str]]) -> str:
     qs = [q for q in qualities if q in RANK]
     return max(qs, key=lambda q: RANK[q]) if qs else "ok"
 
@@ -118,7 +118,7 @@ def mark(row: Optional[Mapping[str, Any]]) -> str:
 def why(row: Mapping[str, Any]) -> str:
     """A not comparable row's quality in words: 'disturbed (a rank starved of CPU: 23% at
     least)', 'invalid (fewer than 10 timed iterations: 3)'."""
-    q = row.get("quality", "ok")
+    q: str = row.get("quality", "ok")
     parts: List[str] = []
     for w in reasons(row):
         if dict(REASONS).get(w) not in NOT_COMPARABLE:
@@ -145,7 +145,8 @@ def _range(values: Iterable[Any], fmt: str) -> Optional[str]:
     if not vals:
         return None
     lo, hi = min(vals), max(vals)
-    return fmt % lo if fmt % lo == fmt % hi else (fmt % lo).rstrip("%") + "-" + fmt % hi
+    text: str = fmt % lo if fmt % lo == fmt % hi else (fmt % lo).rstrip("%") + "-" + fmt % hi
+    return text
 
 
 def tally(rows: Sequence[Mapping[str, Any]]) -> Tally:

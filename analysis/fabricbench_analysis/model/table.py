@@ -10,7 +10,8 @@ those of a newer tool) besides the schema's, and every command reads them by nam
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Hashable, Iterable, Iterator, List, Optional, Tuple, TypeVar, Union
+from typing import (Any, Dict, Hashable, Iterable, Iterator, List, Optional, Set, Tuple, TypeVar,
+                    Union)
 
 # One row: column name -> value (int, float, str); every row of a table has every column.
 Row = Dict[str, Any]
@@ -77,7 +78,7 @@ class Table:
 
 
 def _unique(it: Iterable[_T]) -> List[_T]:
-    seen: set = set()
+    seen: Set[_T] = set()
     out: List[_T] = []
     for x in it:
         if x not in seen:

@@ -20,12 +20,17 @@ line cut short is what a kill leaves while that line was written, and is left ou
 import json
 import math
 import re
+from typing import (Any, BinaryIO, Dict, FrozenSet, Iterator, List, Mapping, Optional, Tuple,
+                    Union, cast)
 
 import numpy as np
 
 from ..model import hostile
+from ..model.arrays import Array
 from ..model.errors import AnalysisError, UsageError
 from . import runmeta
+from .limits import Budget
+from .rundata import KernelData, Note, RowData, RunData
 
 MAX_LINE = 64 << 20  # a line of JSON Lines (a run record of a huge cluster is the longest)
 MAX_DOCUMENT = 256 << 20  # a JSON file (Lines or document), read whole: about 10 s to parse
@@ -39,26 +44,26 @@ class Bad(Exception):
     """What is wrong (`what`) at a place of the file (`where`: 'line 7 (row record)',
     'runs[0].kernels[1]')."""
 
-    def __init__(self, where, what):
+    def __init__(self, where: str, what: str) -> None:
         super().__init__("%s: %s" % (where, what))
         self.where = where
         self.what = what
 
 
-class _Obj(dict):
+class _Obj(Dict[str, Any]):
     """A JSON object; `dup` names a key it had twice."""
-    dup = None
+    dup: Optional[str] = None
 
 
 class _Wrong:
     """A value JSON's grammar lets through and fabricbench never writes: NaN, Infinity, a
     number beyond a double or a 64-bit integer. Reported where it is read."""
 
-    def __init__(self, what):
+    def __init__(self, what: str) -> None:
         self.what = what
 
 
-def _pairs(pairs):
+def _pairs(pairs: List[Tuple[str, Any]]) -> _Obj:
     d = _Obj()
     for k, v in pairs:
         if k in d and d.dup is None:
@@ -67,25 +72,25 @@ def _pairs(pairs):
     return d
 
 
-def _constant(name):
+def _constant(name: str) -> _Wrong:
     return _Wrong("%s, which is not JSON (fabricbench writes null for a value that is not a "
                   "number)" % name)
 
 
-def _float(s):
+def _float(s: str) -> Union[float, _Wrong]:
     v = float(s)
     if not math.isfinite(v):
         return _Wrong("the number %s, beyond the range of a double" % _cut(s))
     return v
 
 
-def _int(s):
+def _int(s: str) -> Union[int, _Wrong]:
     if len(s) > 21 or not -(1 << 63) <= int(s) < (1 << 64):
         return _Wrong("the number %s, beyond the range of a 64-bit integer" % _cut(s))
     return int(s)
 
 
-def _cut(s):
+def _cut(s: str) -> str:
     return s if len(s) <= 24 else s[:21] + "..."
 
 
@@ -93,7 +98,7 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant,
                             parse_float=_float, parse_int=_int)
 
 
-def sniff(head):
+def sniff(head: bytes) -> Optional[str]:
     """'jsonl', 'document' or None (not JSON: HDF5 or anything else), by a file's first bytes
     (up to 64 KiB)."""
     text = head.lstrip(b" \t\r\n")
@@ -111,17 +116,18 @@ def sniff(head):
 # ------------------------------------------------------------------ values
 
 
-def _obj(v, where, what="an object"):
+def _obj(v: Any, where: str, what: str = "an object") -> Dict[str, Any]:
     if isinstance(v, _Wrong):
         raise Bad(where, "holds %s" % v.what)
     if not isinstance(v, dict):
         raise Bad(where, "is %s; %s is expected" % (_type(v), what))
-    if v.dup is not None:
-        raise Bad(where, "has the key %s twice" % hostile.name_text(v.dup))
+    dup = v.dup if isinstance(v, _Obj) else None
+    if dup is not None:
+        raise Bad(where, "has the key %s twice" % hostile.name_text(dup))
     return v
 
 
-def _type(v):
+def _type(v: Any) -> str:
     if v is None:
         return "null"
     if isinstance(v, bool):
@@ -139,7 +145,7 @@ def _type(v):
     return "an object"
 
 
-def _value(v, kind, where):
+def _value(v: Any, kind: str, where: str) -> Any:
     """A field of kind 'str', 'int' (a JSON integer), 'float' (a number, or null: NaN) or
     'num' (int or float as written)."""
     if isinstance(v, _Wrong):
@@ -159,9 +165,10 @@ def _value(v, kind, where):
     return float(v) if kind == "float" else v
 
 
-def _fields(obj, where, spec):
+def _fields(obj: Mapping[str, Any], where: str,
+            spec: Mapping[str, runmeta.AttrSpec]) -> Dict[str, Any]:
     """The fields of `spec` (tidy column -> (key, kind, default[, check])) of obj, checked."""
-    out = {}
+    out: Dict[str, Any] = {}
     for col, (key, kind, default, *check) in spec.items():
         if key not in obj:
             out[col] = default
@@ -180,23 +187,23 @@ def _fields(obj, where, spec):
 
 
 class _Kernel:
-    def __init__(self, fields, where):
+    def __init__(self, fields: Dict[str, Any], where: str) -> None:
         self.fields = fields  # the kernel record's (or the document's kernel object's)
         self.where = where
         self.status = ""
-        self.rows = []  # (row object, where)
+        self.rows: List[Tuple[Dict[str, Any], str]] = []  # (row object, where)
 
 
 class _Run:
-    def __init__(self, rec, where):
+    def __init__(self, rec: Dict[str, Any], where: str) -> None:
         self.rec = rec  # the run record, or the document's run object
         self.where = where
-        self.end = None
-        self.status = None
-        self.kernels = []
+        self.end: Optional[Dict[str, Any]] = None
+        self.status: Optional[str] = None
+        self.kernels: List[_Kernel] = []
 
 
-def _units(run):
+def _units(run: _Run) -> Tuple[List[str], Dict[str, str]]:
     where = run.where
     if "units" not in run.rec:
         raise Bad(where, "has no units (column name to unit); fabricbench writes them")
@@ -216,11 +223,11 @@ def _units(run):
     return cols, {c: hostile.file_text(units[c]) for c in cols}
 
 
-def _reserved():
+def _reserved() -> FrozenSet[str]:
     return runmeta.RESERVED
 
 
-def _column(kernel, c, kind):
+def _column(kernel: _Kernel, c: str, kind: str) -> Union[List[str], Array]:
     """Column c of a kernel's rows as a numpy array (every row must have it)."""
     vals = []
     for row, where in kernel.rows:
@@ -249,13 +256,15 @@ def _column(kernel, c, kind):
     return np.array([math.nan if v is None else float(v) for v in vals], dtype=np.float64)
 
 
-def _table(kernel, cols):
+def _table(kernel: _Kernel, cols: List[str]) -> List[RowData]:
     """The rows of a kernel (a list of {column: value}) with their block medians, checked."""
     if len(kernel.rows) > hostile.MAX_ROWS:
         raise Bad(kernel.where, "has %d rows; a table has at most %d" %
                   (len(kernel.rows), hostile.MAX_ROWS))
     data = {c: _column(kernel, c, hostile.column_kind(c)) for c in cols}
-    sizes, iterations = data["bytes"], data.get("iterations")
+    # integer columns (the schema's u64): arrays, never text
+    sizes = cast(Array, data["bytes"])
+    iterations = cast(Optional[Array], data.get("iterations"))
     for c, v in data.items():
         try:
             if isinstance(v, list):  # a text column (type, redop): short names
@@ -270,11 +279,11 @@ def _table(kernel, cols):
     for i, (row, where) in enumerate(kernel.rows):
         r = {c: (hostile.file_text(v[i]) if isinstance(v, list) else
                  int(v[i]) if v.dtype.kind in "iu" else float(v[i])) for c, v in data.items()}
-        out.append((r, {"samples": None, "blocks": _blocks(row, where)}))
+        out.append(RowData(r, None, _blocks(row, where)))
     return out
 
 
-def _blocks(row, where):
+def _blocks(row: Dict[str, Any], where: str) -> Optional[Array]:
     if "block_medians_us" not in row:
         return None
     v = row["block_medians_us"]
@@ -295,7 +304,7 @@ def _blocks(row, where):
     return arr
 
 
-def _meta(run, path, name):
+def _meta(run: _Run, path: str, name: str) -> Dict[str, Any]:
     merged = _Obj(run.rec)
     if run.end is not None:
         merged.update(run.end)
@@ -345,7 +354,8 @@ def _meta(run, path, name):
     return meta
 
 
-def _kernels(run, path, name, cols, units):
+def _kernels(run: _Run, path: str, name: str, cols: List[str],
+             units: Dict[str, str]) -> List[KernelData]:
     out = []
     for i, k in enumerate(run.kernels):
         fields = _Obj(k.fields)
@@ -354,16 +364,16 @@ def _kernels(run, path, name, cols, units):
         if not kmeta["kernel"]:
             raise Bad(k.where, "names no kernel")
         kmeta["kernel_id"] = "%02d_%s" % (i, kmeta["kernel"])
-        out.append((kmeta, _table(k, cols), dict(units)))
+        out.append(KernelData(kmeta, _table(k, cols), dict(units)))
     return out
 
 
-def _runs_selected(runs, path, run):
+def _runs_selected(runs: List[_Run], path: str, run: Optional[str]) -> List[Tuple[str, _Run]]:
     names = ["run_%04d" % i for i in range(len(runs))]
     if not runs:
         raise AnalysisError("%s holds no run (no run record)" % path,
                             "the run that wrote it stopped before it started; run again")
-    if run in (None, "all"):
+    if run is None or run == "all":
         return list(zip(names, runs))
     if run == "latest":
         return [(names[-1], runs[-1])]
@@ -374,19 +384,19 @@ def _runs_selected(runs, path, run):
     return [(want, runs[names.index(want)])]
 
 
-def _result(runs, path, run):
+def _result(runs: List[_Run], path: str, run: Optional[str]) -> List[RunData]:
     out = []
     for name, r in _runs_selected(runs, path, run):
         cols, units = _units(r)
         meta = _meta(r, path, name)
-        out.append((meta, _kernels(r, path, name, cols, units)))
+        out.append(RunData(meta, _kernels(r, path, name, cols, units)))
     return out
 
 
 # ------------------------------------------------------------------ JSON Lines
 
 
-def _lines(f, path, note):
+def _lines(f: BinaryIO, path: str, note: Note) -> Iterator[Tuple[int, Any]]:
     """(line number, record) of every line of the open file f; a last line cut short is left
     out (note)."""
     n = 0
@@ -416,14 +426,15 @@ def _lines(f, path, note):
         yield n, rec
 
 
-def _msg(e):
+def _msg(e: ValueError) -> str:
     m = getattr(e, "msg", None)
     return ("%s, column %d" % (m, e.colno)) if m and hasattr(e, "colno") else str(e)
 
 
-def _read_jsonl(f, path, run, note, budget):
+def _read_jsonl(f: BinaryIO, path: str, run: Optional[str], note: Note,
+                budget: Budget) -> List[RunData]:
     runs = []
-    cur = None
+    cur: Optional[_Run] = None
     for n, rec in _lines(f, path, note):
         where = "line %d" % n
         rec = _obj(rec, where, "a JSON object (one record per line)")
@@ -469,7 +480,7 @@ def _read_jsonl(f, path, run, note, budget):
 # ------------------------------------------------------------------ the JSON document
 
 
-def _read_document(f, path, run, budget):
+def _read_document(f: BinaryIO, path: str, run: Optional[str], budget: Budget) -> List[RunData]:
     data = f.read(MAX_DOCUMENT + 1)
     if len(data) > MAX_DOCUMENT:
         raise Bad("the document", "is larger than %d MiB" % (MAX_DOCUMENT >> 20))
@@ -484,7 +495,8 @@ def _read_document(f, path, run, budget):
         where = "line %d" % e.lineno if hasattr(e, "lineno") else "the document"
         raise Bad(where, "is not JSON (%s)%s" % (_msg(e), "; the copy may have been cut "
                                                  "short" if "Expecting" in str(e) and
-                                                 e.pos >= len(text.rstrip()) else ""))
+                                                 getattr(e, "pos", -1) >= len(text.rstrip())
+                                                 else ""))
     doc = _obj(doc, "the document", "one JSON object")
     if "runs" not in doc:
         raise Bad("the document", "has no runs; fabricbench's JSON document has them")
@@ -526,7 +538,8 @@ def _read_document(f, path, run, budget):
     return _result(runs, path, run)
 
 
-def read_file(f, path, kind, run, note, budget):
+def read_file(f: BinaryIO, path: str, kind: str, run: Optional[str], note: Note,
+              budget: Budget) -> List[RunData]:
     """The runs of a JSON Lines file or JSON document (open as f) as loading._read_file
     returns them; budget (limits.Budget) counts its runs, kernels and rows as they are
     parsed. A file larger than MAX_DOCUMENT is refused before it is parsed."""

@@ -6,26 +6,29 @@ load(paths) is the only reader; everything else works on the Table it returns.
 import math
 import os
 import re
-from typing import Callable, Dict, List, Optional, Sequence, Union
+from typing import (Any, BinaryIO, Callable, Dict, Iterator, List, Mapping, Optional, Sequence,
+                    Tuple, Union, cast)
 
 from ..model import hostile, quality
 from ..model.errors import AnalysisError, NoRows, UsageError
 from ..model.noise import row_noise
 from ..model.table import (DERIVED_COLUMNS, INT_DEFAULTS, KERNEL_COLUMNS, META_UNITS, RUN_COLUMNS,
                     TABLE_COLUMNS, Row, Table)
+from ..model.arrays import Array
 from . import files, jsonload, limits
+from .rundata import KernelData, Note, RowData, RunData
 from .runmeta import (KERNEL_ATTRS, MAX_ENV, RESERVED, RUN_ATTRS, SCHEMA, SCHEMA_VERSION,
-                      env_options, finish_run_meta, transport_short)
+                      AttrSpec, env_options, finish_run_meta, transport_short)
 
 # SCHEMA, SCHEMA_VERSION, transport_short, ...: runmeta.py's, read through this module too.
 __all__ = ["load", "SCHEMA", "SCHEMA_VERSION", "MAX_ENV", "env_options", "finish_run_meta",
            "transport_short"]
 
 
-def _attrs(obj, where, spec):
+def _attrs(obj: Any, where: str, spec: Mapping[str, AttrSpec]) -> Dict[str, Any]:
     """The attributes of `spec` (tidy column -> (attribute, type, default[, check])), each
     checked (hostile.attribute)."""
-    out = {}
+    out: Dict[str, Any] = {}
     for col, (name, kind, default, *check) in spec.items():
         out[col] = hostile.attribute(obj, where, name, kind, default,
                                      check[0] if check else None)
@@ -39,7 +42,7 @@ class _Damaged(Exception):
     pass
 
 
-def _open(f, path, head):
+def _open(f: BinaryIO, path: str, head: bytes) -> Any:
     """The HDF5 file of the open input f (files.open_input), opened by HDF5 through
     /proc/self/fd: the file checked is the file read."""
     import h5py
@@ -65,7 +68,7 @@ def _open(f, path, head):
                             "copy the file again from where fabricbench wrote it")
 
 
-def open_input(path):
+def open_input(path: str) -> Tuple[BinaryIO, bytes, Optional[str]]:
     """(open file object, its first 64 KiB, 'jsonl' | 'document' | None): a result file is
     a regular file (files.open_input); what it is, is decided by its content."""
     f = files.open_input(path, "a result file")
@@ -79,7 +82,7 @@ def open_input(path):
     return f, head, jsonload.sniff(head)
 
 
-def _guess_format(head):
+def _guess_format(head: bytes) -> str:
     text = head.lstrip()
     if text.startswith(b"kernel,"):
         return "it looks like CSV, fabricbench's --csv output"
@@ -88,7 +91,7 @@ def _guess_format(head):
     return "its first bytes are not the HDF5 signature"
 
 
-def _check_schema(f, path):
+def _check_schema(f: Any, path: str) -> None:
     schema = hostile.attribute(f, "", "schema", "str", None)
     if schema is None:
         raise AnalysisError("%s is an HDF5 file but not a fabricbench result: the root has no "
@@ -120,7 +123,8 @@ def _check_schema(f, path):
                             (path, version), "the file is damaged")
 
 
-def kernel_groups(g, where, budget=None, path=""):
+def kernel_groups(g: Any, where: str, budget: Optional[limits.Budget] = None,
+                  path: str = "") -> Iterator[Tuple[str, str, Any]]:
     """(id, where, group) of each kernel group of run group g (called where), in order; a
     group not named NN_KERNEL, or not a group, is a Mismatch. budget (limits.Budget) counts
     them before any is read."""
@@ -136,7 +140,7 @@ def kernel_groups(g, where, budget=None, path=""):
         yield kid, kwhere, hostile.child(kgroup, where + "/kernels", kid, "group", required=True)
 
 
-def _count(group, where):
+def _count(group: Any, where: str) -> int:
     """The number of members of a group, without listing them."""
     try:
         return int(group.id.get_num_objs())
@@ -144,7 +148,8 @@ def _count(group, where):
         raise hostile.Unreadable(where, "cannot be listed (%s)" % _one_line(e))
 
 
-def _select_runs(f, path, run, budget=None):
+def _select_runs(f: Any, path: str, run: Optional[str],
+                 budget: Optional[limits.Budget] = None) -> List[str]:
     """The names of the runs selected (--run); budget (limits.Budget) counts them."""
     runs = hostile.child(f, "", "runs", "group")
     if runs is not None and _count(runs, "/runs") > limits.MAX_RUN_GROUPS:
@@ -157,7 +162,7 @@ def _select_runs(f, path, run, budget=None):
     return names
 
 
-def _selected(f, path, run, runs):
+def _selected(f: Any, path: str, run: Optional[str], runs: Any) -> List[str]:
     names = hostile.children(runs, "/runs") if runs is not None else []
     if not names:
         raise AnalysisError("%s holds no runs (no groups under /runs)" % path,
@@ -166,7 +171,7 @@ def _selected(f, path, run, runs):
         if not hostile.RUN_NAME.match(n):
             raise hostile.Mismatch(hostile.join("/runs", n), "is not named run_NNNN; /runs "
                                    "holds one group per run, run_0000, run_0001, ...")
-    if run in (None, "all"):
+    if run is None or run == "all":
         return names
     if run == "latest":
         latest = hostile.attribute(f, "", "latest_run", "str", "")
@@ -180,11 +185,11 @@ def _selected(f, path, run, runs):
     return [want]
 
 
-def _read_run(f, path, name, warn, budget):
+def _read_run(f: Any, path: str, name: str, warn: Note, budget: limits.Budget) -> RunData:
     where = "/runs/" + name
     g = hostile.child(f["runs"], "/runs", name, "group", required=True)
     meta = _attrs(g, where, RUN_ATTRS)
-    hosts = []
+    hosts: List[str] = []
     ds = hostile.child(g, where, "hostnames", "dataset")
     if ds is not None:
         hosts = hostile.strings(ds, where + "/hostnames", "the hostnames dataset",
@@ -192,7 +197,7 @@ def _read_run(f, path, name, warn, budget):
     finish_run_meta(meta, hosts, path, name)
     meta["env_options"] = _env_options(g, where)
 
-    kernels = []
+    kernels: List[KernelData] = []
     for kid, kwhere, k in kernel_groups(g, where, budget, path):
         kmeta = _attrs(k, kwhere, KERNEL_ATTRS)
         kmeta["kernel_id"] = kid
@@ -212,12 +217,12 @@ def _read_run(f, path, name, warn, budget):
                             hostile.MAX_SAMPLES)
             b = _row_vector(blocks, kwhere + "/blocks", key, "a block medians dataset",
                             hostile.MAX_BLOCKS)
-            out.append((row, {"samples": s, "blocks": b}))
-        kernels.append((kmeta, out, units))
-    return meta, kernels
+            out.append(RowData(row, s, b))
+        kernels.append(KernelData(kmeta, out, units))
+    return RunData(meta, kernels)
 
 
-def _env_options(g, where):
+def _env_options(g: Any, where: str) -> str:
     """env_options of an HDF5 run's env group (its attributes, checked as hostile)."""
     env = hostile.child(g, where, "env", "group")
     if env is None:
@@ -228,7 +233,8 @@ def _env_options(g, where):
                        if n.startswith("FABRICBENCH_") and hostile.ENV_NAME.match(n))
 
 
-def _row_vector(group, gwhere, key, what, limit):
+def _row_vector(group: Any, gwhere: str, key: Optional[str], what: str,
+                limit: int) -> Optional[Array]:
     """A row's vector (samples/<bytes>, blocks/<bytes>) of times in us, checked; None when
     the file has none for it."""
     if group is None or key is None:
@@ -242,7 +248,8 @@ def _row_vector(group, gwhere, key, what, limit):
     return v
 
 
-def _read_table(t, twhere, path, name, kid, warn, budget):
+def _read_table(t: Any, twhere: str, path: str, name: str, kid: str, warn: Note,
+                budget: limits.Budget) -> Tuple[List[Row], Dict[str, str]]:
     """The rows of one table (a list of {column: value}) and its columns' units. Every
     column is a 1-D dataset of the schema's type, all of one length, its values possible."""
     listed = hostile.attribute(t, twhere, "columns", "str", None)
@@ -265,8 +272,9 @@ def _read_table(t, twhere, path, name, kid, warn, budget):
                                    "analysis adds itself (docs/ANALYSIS.md); no table column "
                                    "has that name")
         seen.add(c)
-    data, units = {}, {}
-    length_of = None
+    data: Dict[str, Union[List[str], Array]] = {}
+    units: Dict[str, str] = {}
+    length_of: Optional[str] = None
     for c in cols:
         cpath = "%s/%s" % (twhere, c)
         ds = hostile.child(t, twhere, c, "dataset")
@@ -279,6 +287,7 @@ def _read_table(t, twhere, path, name, kid, warn, budget):
             warn("%s %s %s: column %s holds text this analysis does not know (a newer "
                  "fabricbench's); not read" % (path, name, kid, c))
             continue
+        v: Union[List[str], Array]
         if kind == "str":
             v = hostile.strings(ds, cpath, "a table column of text", hostile.MAX_ROWS)
         else:
@@ -295,8 +304,9 @@ def _read_table(t, twhere, path, name, kid, warn, budget):
     if data and "bytes" not in data:
         raise hostile.Mismatch(twhere, "has no bytes column; every table has one (the message "
                                "size of each row)")
-    sizes = data.get("bytes")
-    iterations = data.get("iterations")
+    # integer columns (the schema's u64): arrays, never text
+    sizes = cast(Optional[Array], data.get("bytes"))
+    iterations = cast(Optional[Array], data.get("iterations"))
     for c, v in data.items():
         if isinstance(v, list):
             hostile.check_text_column(c, v, "%s/%s" % (twhere, c), sizes)
@@ -319,7 +329,8 @@ _MISMATCH_HINT = ("fabricbench does not write this (docs/SCHEMA.md): the file wa
                   "edited; copy it again from where fabricbench wrote it")
 
 
-def _read_file(path, run, note, budget):
+def _read_file(path: str, run: Optional[str], note: Note,
+               budget: limits.Budget) -> List[RunData]:
     """The runs of one file as [(meta, kernels)]; anything that does not match the schema is
     an AnalysisError naming the file and the object, never a traceback. A file of JSON
     (fabricbench's --json or --json-doc output, by its content) is read by jsonload.py."""
@@ -337,7 +348,8 @@ def _read_file(path, run, note, budget):
         src.close()
 
 
-def _read_hdf5(src, path, head, run, note, budget):
+def _read_hdf5(src: BinaryIO, path: str, head: bytes, run: Optional[str], note: Note,
+               budget: limits.Budget) -> List[RunData]:
     f = _open(src, path, head)
     where = "reading its root attributes"
     try:
@@ -367,18 +379,18 @@ def _read_hdf5(src, path, head, run, note, budget):
             pass
 
 
-def _one_line(e):
+def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split()) or type(e).__name__
 
 
-def _unexpected(path, e, where):
+def _unexpected(path: str, e: BaseException, where: str) -> AnalysisError:
     return AnalysisError("%s could not be read: %s: %s (while %s)" %
                          (path, type(e).__name__, _one_line(e), where),
                          "the file may be damaged in a way not recognised; if `h5dump -H %s` "
                          "reads it, report this as a bug of fabricbench-analyze" % path)
 
 
-def _run_note(meta, nrows, kernels):
+def _run_note(meta: Mapping[str, Any], nrows: int, kernels: Sequence[KernelData]) -> Optional[str]:
     path, name, st = meta["file"], meta["run"], meta["run_status"]
     why = " (%s)" % meta["stop_reason"] if meta["stop_reason"] else ""
     got = "%d rows of %d kernels loaded" % (nrows, len(kernels))
@@ -401,15 +413,15 @@ def _run_note(meta, nrows, kernels):
     return None
 
 
-def _labels(runs, user_labels):
+def _labels(runs: List[Dict[str, Any]], user_labels: Optional[Sequence[str]]) -> List[str]:
     """A short unique name per run: the fabric (or the transport UCX chose); the file's name
     and then the run's are added only where that is not unique."""
-    files = []
+    files: List[str] = []
     for m in runs:
         if m["file"] not in files:
             files.append(m["file"])
 
-    def make(m, level):
+    def make(m: Mapping[str, Any], level: int) -> str:
         stem = os.path.splitext(m["file_name"])[0]
         if user_labels:
             base = user_labels[files.index(m["file"])]
@@ -437,7 +449,7 @@ def _labels(runs, user_labels):
     # The same file given twice: number every copy, counting in the names as made (counting
     # in the list being renamed would leave the last copy unnumbered).
     made = list(labs)
-    seen = {}
+    seen: Dict[str, int] = {}
     for i, lab in enumerate(made):
         if made.count(lab) > 1:
             seen[lab] = seen.get(lab, 0) + 1
@@ -466,21 +478,24 @@ def load(paths: Sequence[str], run: Union[str, int, None] = "all",
     if labels and len(labels) != len(paths):
         raise UsageError("%d labels for %d files" % (len(labels), len(paths)),
                          "give one --label per file, in the files' order")
-    runs = []
+    # a run's number (1) is its name's (run_0001), as given on the command line
+    which = None if run is None else str(run)
+    runs: List[RunData] = []
     budget = limits.Budget()
     for path in paths:
-        runs.extend(_read_file(path, run, note, budget))
+        runs.extend(_read_file(path, which, note, budget))
 
-    metas = [m for m, _ in runs]
+    metas = [r.meta for r in runs]
     for m, lab in zip(metas, _labels(metas, labels)):
         m["label"] = lab
 
     rows: List[Row] = []
     units: Dict[str, str] = {}
     extra_cols: List[str] = []
-    for meta, kernels in runs:
+    for rd in runs:
+        meta = rd.meta
         try:
-            _add_rows(meta, kernels, rows, units, extra_cols, note)
+            _add_rows(meta, rd.kernels, rows, units, extra_cols, note)
         except _READ_ERRORS as e:  # values of the wrong type or shape: the file's fault
             raise AnalysisError("%s is damaged: %s (while reading the values of /runs/%s)" %
                                 (meta["file"], _one_line(e), meta["run"]), _DAMAGED_HINT)
@@ -500,17 +515,19 @@ def load(paths: Sequence[str], run: Union[str, int, None] = "all",
     return Table(rows, columns, units, notes)
 
 
-def _add_rows(meta, kernels, rows, units, extra_cols, note):
+def _add_rows(meta: Dict[str, Any], kernels: List[KernelData], rows: List[Row],
+              units: Dict[str, str], extra_cols: List[str], note: Note) -> None:
     """The tidy rows of one run, appended to rows; its columns' units and the columns no
     schema lists to units and extra_cols."""
-    nrows = sum(len(r) for _, r, _ in kernels)
+    nrows = sum(len(k.rows) for k in kernels)
     msg = _run_note(meta, nrows, kernels)
     if msg:
         note(msg)
     if nrows == 0:
         note("%s %s has no measured rows; it is left out" % (meta["file"], meta["run"]))
         return
-    for kmeta, krows, kunits in kernels:
+    for kd in kernels:
+        kmeta, kunits = kd.meta, kd.units
         if kmeta["kernel_status"] not in ("", STATUS_COMPLETE) and \
                 meta["run_status"] == STATUS_COMPLETE:
             note("%s %s: kernel %s has status '%s'" % (meta["file"], meta["run"],
@@ -520,8 +537,8 @@ def _add_rows(meta, kernels, rows, units, extra_cols, note):
             units.setdefault(c, u)
             if c not in TABLE_COLUMNS and c not in extra_cols:
                 extra_cols.append(c)
-        for trow, vec in krows:
-            samples = vec["samples"]
+        for rowdata in kd.rows:
+            trow, samples = rowdata.values, rowdata.samples
             row = {c: meta[c] for c in RUN_COLUMNS}
             row.update({c: kmeta[c] for c in KERNEL_COLUMNS})
             row.update(trow)
@@ -530,7 +547,7 @@ def _add_rows(meta, kernels, rows, units, extra_cols, note):
             else:  # a file from before the quality columns: judged by what it has
                 row["quality"], row["quality_reason"] = quality.derive(trow, kmeta["kernel"])
                 row["quality_from"] = "derived"
-            noise, method = row_noise(trow, samples, vec["blocks"])
+            noise, method = row_noise(trow, samples, rowdata.blocks)
             row.update(noise)
             row["noise_method"] = method
             row["n_samples"] = 0 if samples is None else int(len(samples))

@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..model import hostile
+from ..model.arrays import Array
 from ..model.errors import AnalysisError
 from . import loading, matrix_verdict
 from .limits import Budget
@@ -38,7 +39,7 @@ _FLOAT_ATTRS = (("bw_median_MBps", "a bandwidth"), ("lat_median_us", "a time"),
 
 def is_bw(m: Dict[str, Any]) -> bool:
     """A bandwidth matrix (directed), not a latency one."""
-    return m["metric"] == "bw_MBps"
+    return bool(m["metric"] == "bw_MBps")
 
 
 def _attrs(g: Any, where: str) -> Dict[str, Any]:
@@ -122,7 +123,7 @@ def _shape_of(ds: Any, path: str) -> Optional[Tuple[int, ...]]:
 
 
 def _square(g: Any, where: str, name: str, n: int, kind: str,
-            required: bool = False) -> Optional[np.ndarray]:
+            required: bool = False) -> Optional[Array]:
     """The n x n dataset `name` as a numpy array (float64 for kind 'float', int64 for 'int'),
     or None when absent."""
     import h5py
@@ -150,7 +151,7 @@ def _square(g: Any, where: str, name: str, n: int, kind: str,
     return data.astype(np.float64 if kind == "float" else np.int64)
 
 
-def _check_values(data: np.ndarray, path: str, what: str) -> None:
+def _check_values(data: Array, path: str, what: str) -> None:
     """NaN (not measured) or a finite value from 0 to MAX_VALUE."""
     with np.errstate(invalid="ignore"):
         bad = ~np.isnan(data) & ~((data >= 0) & (data <= hostile.MAX_VALUE))
@@ -161,7 +162,7 @@ def _check_values(data: np.ndarray, path: str, what: str) -> None:
                                                                hostile.MAX_VALUE))
 
 
-def _check_ints(data: np.ndarray, path: str, lo: int, hi: Any, what: str) -> None:
+def _check_ints(data: Array, path: str, lo: int, hi: Any, what: str) -> None:
     bad = (data < lo) | (data > hi)
     if bad.any():
         idx = np.argwhere(bad)[0]
@@ -171,7 +172,7 @@ def _check_ints(data: np.ndarray, path: str, lo: int, hi: Any, what: str) -> Non
 
 
 def _vector(g: Any, where: str, name: str, n: int, what: str, lo: int,
-            hi_of: Any) -> Optional[np.ndarray]:
+            hi_of: Any) -> Optional[Array]:
     ds = hostile.child(g, where, name, "dataset")
     if ds is None:
         return None
@@ -255,7 +256,7 @@ def read_matrix(k: Any, kwhere: str, kmeta: Dict[str, Any]) -> Optional[Dict[str
     return m
 
 
-def _read(path: str, run: Union[str, int, None], note: Callable[[str], None],
+def _read(path: str, run: Optional[str], note: Callable[[str], None],
           budget: Budget) -> List[Dict[str, Any]]:
     src, head, kind = loading.open_input(path)
     try:
@@ -266,7 +267,7 @@ def _read(path: str, run: Union[str, int, None], note: Callable[[str], None],
         src.close()
 
 
-def _read_hdf5(src: Any, path: str, head: bytes, run: Union[str, int, None],
+def _read_hdf5(src: Any, path: str, head: bytes, run: Optional[str],
                note: Callable[[str], None], budget: Budget) -> List[Dict[str, Any]]:
     f = loading._open(src, path, head)
     try:
@@ -317,6 +318,7 @@ def load_matrices(paths: Sequence[str], run: Union[str, int, None] = "all",
     """Every matrix of the files' selected runs, in file, run and kernel order."""
     out = []
     budget = Budget()
+    which = None if run is None else str(run)  # a run's number, as on the command line
     for path in paths:
-        out.extend(_read(path, run, warn or (lambda msg: None), budget))
+        out.extend(_read(path, which, warn or (lambda msg: None), budget))
     return out

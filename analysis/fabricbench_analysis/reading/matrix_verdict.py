@@ -24,6 +24,7 @@ from typing import Any, Dict, Tuple
 import numpy as np
 
 from ..model import hostile
+from ..model.arrays import Array
 
 BW_FRAC, LAT_FACTOR, LINE_FRAC = 0.90, 1.5, 0.90  # FAB_LOCATE_* (src/pairs/locate.h)
 SLOW_BW, SLOW_LAT, SLOW_LINE, SLOW_LOAD, NOT_MEASURED = 1, 2, 4, 8, 255
@@ -33,15 +34,15 @@ Matrix = Dict[str, Any]
 Verdict = Dict[str, Any]
 
 
-def _median(v: np.ndarray) -> float:
+def _median(v: Array) -> float:
     """fab_loc_median: the median of the finite off-diagonal entries (NaN: none)."""
     off = ~np.eye(v.shape[0], dtype=bool)
     x = v[off & np.isfinite(v)]
     return float(np.median(x)) if x.size else math.nan
 
 
-def _judge(v: np.ndarray, is_bw: bool, ref: float, frac: float, factor: float,
-           line: float) -> Tuple[np.ndarray, float]:
+def _judge(v: Array, is_bw: bool, ref: float, frac: float, factor: float,
+           line: float) -> Tuple[Array, float]:
     """(bits n x n uint8, symmetric, 255 not measured; the median used) as fab_locate judges
     the values v (bandwidth or latency) against the median pair (ref when above 0)."""
     n = v.shape[0]

@@ -8,6 +8,7 @@ size, the knee is the highest offered rate whose loss stays at or below the thre
 that loses more. A sweep that never loses more names its highest rate (the knee lies beyond);
 one that loses more already at its lowest rate names that (the knee lies below).
 """
+from operator import itemgetter
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..checks.rules import decimal
@@ -70,7 +71,7 @@ def knees(rows: Iterable[Row], max_loss: float = DEFAULT_MAX_LOSS,
     for kernel, krows in _sweeps(rows).items():
         axis = krows[0]["axis"]
         for b in sorted({r["bytes"] for r in krows}):
-            pts = sorted(((r[axis], r) for r in krows if r["bytes"] == b), key=lambda p: p[0])
+            pts = sorted(((r[axis], r) for r in krows if r["bytes"] == b), key=itemgetter(0))
             case, k, beyond = knee(pts, max_loss)
             out.append({"kernel": kernel, "axis": axis, "unit": (units or {}).get(axis, ""),
                         "max_loss_pct": max_loss, "bytes": b, "size": size_label(b),

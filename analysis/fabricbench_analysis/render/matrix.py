@@ -6,12 +6,18 @@ sends to column): each direction is one entry; a latency matrix is symmetric: ea
 entry. docs/ANALYSIS.md, "matrix", describes the output.
 """
 import math
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..checks.compare import format_columns
-from ..reading.matrix_load import NOT_MEASURED, SLOW_BITS, is_bw
+from ..model.arrays import Array
 from ..model.table import fmt_num, size_label
+from ..reading.matrix_load import NOT_MEASURED, SLOW_BITS, is_bw
+from ..reading.matrix_verdict import Matrix
+
+# One entry (pair or direction) of a matrix as `matrix --json` lists it (entry()).
+Entry = Dict[str, Any]
 
 LOAD_ONLY = 8  # pair_slow of a pair slow in the parallel schedule and ok when retested alone
 MATRIX_MAX = 12  # members up to which the text output prints the matrix itself
@@ -20,16 +26,16 @@ LINE_FRAC = 0.90  # fabricbench's line-rate rule: slow below 90% of the line rat
 LIST_MAX = 12  # members and retested pairs listed by name before "... and N more"
 
 
-def status(m):
+def status(m: Matrix) -> str:
     """'healthy', 'suspects', 'incomplete' (no verdict yet: the run was stopped) or
     'not_comparable' (the pairs kernel's row is disturbed or invalid, quality.py: its
     verdict is no measurement of the fabric)."""
     if m["complete"] and m.get("quality") in ("disturbed", "invalid"):
         return "not_comparable"
-    return m["verdict"] if m["complete"] else "incomplete"
+    return str(m["verdict"]) if m["complete"] else "incomplete"
 
 
-def exit_status(ms):
+def exit_status(ms: Sequence[Matrix]) -> str:
     """The command's verdict over all matrices: suspects > incomplete (or not comparable: no
     verdict) > healthy."""
     st = {status(m) for m in ms}
@@ -37,7 +43,7 @@ def exit_status(ms):
         "incomplete", "not_comparable"} else "healthy"
 
 
-def slow_words(bits):
+def slow_words(bits: Optional[int]) -> List[str]:
     """pair_slow's bits in words: ['bandwidth', 'line rate'], ['not measured'], []."""
     if bits is None or bits < 0:
         return []
@@ -50,13 +56,13 @@ def slow_words(bits):
     return words
 
 
-def entry_mask(m):
+def entry_mask(m: Matrix) -> Array:
     """n x n booleans: the entries (all directions for bandwidth, i < j for latency)."""
     n = m["members"]
     return ~np.eye(n, dtype=bool) if is_bw(m) else np.triu(np.ones((n, n), dtype=bool), 1)
 
 
-def _ordered(m, mask):
+def _ordered(m: Matrix, mask: Array) -> Tuple[Array, Array]:
     """(src, dst) of the entries in mask, worst first (lowest bandwidth, highest latency;
     ties in index order): numpy throughout, for matrices of thousands of members."""
     vals = m["values"][m["metric"]]
@@ -66,36 +72,36 @@ def _ordered(m, mask):
     return src[order], dst[order]
 
 
-def median(m):
+def median(m: Matrix) -> float:
     """The median pair: the verdict's, or (no verdict yet) of the entries measured so far."""
     v = m["bw_median_MBps"] if is_bw(m) else m["lat_median_us"]
     if math.isfinite(v):
-        return v
+        return float(v)
     vals = m["values"][m["metric"]]
     got = vals[entry_mask(m) & np.isfinite(vals)]
     return float(np.median(got)) if got.size else math.nan
 
 
-def _num(v, bw):
+def _num(v: float, bw: bool) -> str:
     if not math.isfinite(v):
         return "-"
     return "%.0f" % v if bw and v >= 100 else fmt_num(v)
 
 
-def _get(m, name, s, d):
+def _get(m: Matrix, name: str, s: int, d: int) -> float:
     a = m["values"].get(name)
     return float(a[s, d]) if a is not None else math.nan
 
 
-def _bits(m, s, d):
+def _bits(m: Matrix, s: int, d: int) -> int:
     return int(m["pair_slow"][s, d]) if m["pair_slow"] is not None else -1
 
 
-def entry(m, s, d, med):
+def entry(m: Matrix, s: int, d: int, med: float) -> Entry:
     """One pair (direction) as a dict: names, value, share of the median, slow bits, retest."""
     bw = is_bw(m)
     v = _get(m, m["metric"], s, d)
-    e = {"src": m["nodes"][s], "dst": m["nodes"][d], "value": v,
+    e: Entry = {"src": m["nodes"][s], "dst": m["nodes"][d], "value": v,
          "of_median": v / med if math.isfinite(med) and med > 0 else math.nan,
          "slow_bits": _bits(m, s, d), "slow": slow_words(_bits(m, s, d))}
     if bw:
@@ -115,7 +121,7 @@ def entry(m, s, d, med):
     return e
 
 
-def worst(m, count):
+def worst(m: Matrix, count: int) -> List[Entry]:
     """The `count` worst measured entries: lowest bandwidth or highest latency first."""
     vals = m["values"][m["metric"]]
     src, dst = _ordered(m, entry_mask(m) & np.isfinite(vals))
@@ -124,7 +130,7 @@ def worst(m, count):
                                                           dst[:max(count, 0)])]
 
 
-def retested(m, limit=None):
+def retested(m: Matrix, limit: Optional[int] = None) -> List[Entry]:
     """The entries retested alone (a finite retest value), worst first; all, or `limit`."""
     r = m["values"].get("retest_" + m["metric"])
     if r is None:
@@ -136,19 +142,19 @@ def retested(m, limit=None):
     return [entry(m, int(s), int(d), med) for s, d in zip(src, dst)]
 
 
-def retested_count(m):
+def retested_count(m: Matrix) -> int:
     r = m["values"].get("retest_" + m["metric"])
     return 0 if r is None else int(np.count_nonzero(entry_mask(m) & np.isfinite(r)))
 
 
-def slow_cells(m):
+def slow_cells(m: Matrix) -> Array:
     """n x n booleans: cell_slow for every cell, vectorised (the heatmap's outlines)."""
     n = m["members"]
     out = np.zeros((n, n), dtype=bool)
     if m["pair_slow"] is None:
         return out
     bits = m["pair_slow"]
-    slow = (bits > 0) & (bits != NOT_MEASURED) & (bits != LOAD_ONLY)
+    slow: Array = (bits > 0) & (bits != NOT_MEASURED) & (bits != LOAD_ONLY)
     np.fill_diagonal(slow, False)
     if not is_bw(m):
         return slow
@@ -161,10 +167,11 @@ def slow_cells(m):
             np.zeros((n, n), dtype=bool)
         below |= ((bits & 4) > 0) & (lp < 100 * LINE_FRAC)
     # a slow pair with neither direction below a threshold: both cells marked (as cell_slow)
-    return slow & (below | ~below.T)
+    cells: Array = slow & (below | ~below.T)
+    return cells
 
 
-def cell_slow(m, s, d, med):
+def cell_slow(m: Matrix, s: int, d: int, med: float) -> bool:
     """Whether the matrix cell s -> d is itself slow (pair_slow judges the pair: a bandwidth
     pair is slow when either direction is, so the direction is told by the thresholds)."""
     bits = _bits(m, s, d)
@@ -187,19 +194,19 @@ def cell_slow(m, s, d, med):
     return not other
 
 
-def suspect_nodes(m):
+def suspect_nodes(m: Matrix) -> List[int]:
     """Indices of the members a suspect names (node_suspect >= 0)."""
     ns = m["node_suspect"]
     return [] if ns is None else [i for i in range(len(ns)) if ns[i] >= 0]
 
 
-def _names(names):
+def _names(names: Sequence[str]) -> str:
     if len(names) <= LIST_MAX:
         return ", ".join(names)
     return "%s, ... and %d more" % (", ".join(names[:LIST_MAX]), len(names) - LIST_MAX)
 
 
-def _switch_text(m):
+def _switch_text(m: Matrix) -> str:
     if not m["switches"] or m["node_switch"] is None:
         return "none known (host names without '-', no --switches)"
     parts = []
@@ -218,7 +225,7 @@ def _switch_text(m):
     return "; ".join(parts)
 
 
-def headline(m):
+def headline(m: Matrix) -> str:
     """'pairs_bw (FILE run_0000): verdict SUSPECTS (2 suspects)' and the like."""
     st = status(m)
     where = "%s (%s %s)" % (m["kernel"], m["file"], m["run"])
@@ -238,7 +245,7 @@ def headline(m):
         where, m["rounds_done"], m["rounds"], stop)
 
 
-def threshold_text(m):
+def threshold_text(m: Matrix) -> str:
     if not m["complete"]:
         return "not judged yet (the thresholds come with the verdict)"
     med = median(m)
@@ -259,7 +266,7 @@ def threshold_text(m):
         "%g" % f if math.isfinite(f) else "?", fmt_num(f * med) if math.isfinite(f) else "-")
 
 
-def summarize(m, count):
+def summarize(m: Matrix, count: int) -> Dict[str, Any]:
     """The matrix as a dict for --json (and the report)."""
     n = m["members"]
     med = median(m)
@@ -285,15 +292,15 @@ def summarize(m, count):
     return d
 
 
-def render_text(ms, count):
-    out = []
+def render_text(ms: Sequence[Matrix], count: int) -> str:
+    out: List[str] = []
     for m in ms:
         out.extend(_text_one(m, count))
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _text_one(m, count):
+def _text_one(m: Matrix, count: int) -> List[str]:
     bw = is_bw(m)
     n = m["members"]
     med = median(m)
@@ -369,7 +376,7 @@ def _text_one(m, count):
     return out
 
 
-def bytes_text(b):
+def bytes_text(b: int) -> str:
     """8 B, 1M (K, M = 1024^n, as on fabricbench's command line), ? unknown."""
     if b < 0:
         return "?"
@@ -377,11 +384,11 @@ def bytes_text(b):
     return t + " B" if t.isdigit() else t
 
 
-def _pct(x):
+def _pct(x: float) -> str:
     return "%.0f%%" % (100 * x) if math.isfinite(x) else "n/a"
 
 
-def _worst_table(rows, bw):
+def _worst_table(rows: Sequence[Entry], bw: bool) -> List[str]:
     head = ["from", "to", "MB/s" if bw else "p50 us", "of median",
             "line%" if bw else "p99 us", "pair slow", "retest alone"]
     lines = []
@@ -396,14 +403,14 @@ def _worst_table(rows, bw):
     return ["  " + x for x in format_columns(head, lines, left=(0, 1, 5, 6))]
 
 
-def _slow_cell(e):
+def _slow_cell(e: Entry) -> str:
     text = ", ".join(e["slow"]) or ("ok" if e["slow_bits"] == 0 else "-")
     if e.get("other_direction"):
         text += " (the other direction)"
     return text
 
 
-def _matrix_table(m, med):
+def _matrix_table(m: Matrix, med: float) -> List[str]:
     bw = is_bw(m)
     n = m["members"]
     vals = m["values"][m["metric"]]

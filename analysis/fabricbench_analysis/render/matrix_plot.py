@@ -11,6 +11,7 @@ from typing import Any, Dict, Iterable, List, Tuple
 import numpy as np
 
 from . import matrix
+from ..reading.matrix_load import is_bw
 from .plot_base import _mpl, plain
 
 TICKS_ALL = 64  # members up to which every name is a tick label; above, thinned
@@ -41,7 +42,7 @@ def title(m: Matrix) -> str:
         "verdict SUSPECTS: %d" % len(m["suspects"]) if st == "suspects" else \
         "NOT COMPARABLE (row %s), no verdict" % m["quality"] if st == "not_comparable" else \
         "INCOMPLETE (%d of %d rounds), no verdict" % (m["rounds_done"], m["rounds"])
-    what = "bandwidth, MB/s" if matrix.is_bw(m) else "one-way latency p50, \u00b5s"
+    what = "bandwidth, MB/s" if is_bw(m) else "one-way latency p50, \u00b5s"
     return "%s (%s): %s, %s; %s" % (m["kernel"], m["run"], what,
                                     matrix.bytes_text(m["bytes"]), verdict)
 
@@ -54,7 +55,7 @@ def figure(m: Matrix) -> Tuple[Any, str]:
     from matplotlib.patches import Patch, Rectangle
 
     n = m["members"]
-    bw = matrix.is_bw(m)
+    bw = is_bw(m)
     vals = np.array(m["values"][m["metric"]], dtype=float)
     np.fill_diagonal(vals, np.nan)
     side = min(16.0, max(6.5, 4.0 + n * 0.16))
@@ -65,7 +66,7 @@ def figure(m: Matrix) -> Tuple[Any, str]:
     lax.axis("off")
     cmap = colormaps["viridis" if bw else "viridis_r"].copy()
     cmap.set_bad(NOT_MEASURED_COLOR)
-    masked = np.ma.masked_invalid(vals)
+    masked = np.ma.masked_invalid(vals)  # type: ignore[no-untyped-call]
     finite = vals[np.isfinite(vals)]
     lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     if hi <= lo:
@@ -132,7 +133,7 @@ def figure(m: Matrix) -> Tuple[Any, str]:
 
 
 def _caption(m: Matrix, nslow: int, nsus: int, thinned: bool) -> str:
-    bw = matrix.is_bw(m)
+    bw = is_bw(m)
     parts = ["%s of every pair of %d %s (%s, %s)" % (
         "Bandwidth in MB/s from the row's member to the column's" if bw else
         "One-way latency (p50, \u00b5s) of", m["members"],

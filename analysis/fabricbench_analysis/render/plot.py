@@ -4,26 +4,32 @@
 Headless: figures are matplotlib Figure objects drawn with the Agg (PNG) and SVG backends,
 never through pyplot, so no display is needed or touched.
 """
+import functools
 import io
 import math
+from operator import itemgetter
+from typing import IO, Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..reading.files import OutputDir
 from ..model import grouping
 from ..model.errors import EXIT_INTERNAL, AnalysisError
 from ..model.hostile import safe_text
-from ..model.table import instance
+from ..model.table import Row, Table, instance
+from ..reading.matrix_verdict import Matrix
 from . import matrix_plot, plot_options
 from .plot_base import (COLORS, MARKERS, WRAP, _FILE_NAME, Curve, _bandwidth, _by_series,
                         _collective, _mpl, _place_legend, _series_curves, _size_xaxis, _style,
                         _time_figure, _variants, plain)
+from .plot_base import Axes, Drawn, Figure, Ticker
 
 
-def tables(table):
+def tables(table: Table) -> List[Dict[str, Any]]:
     """What is a table row, not a plot (plot_options.tables: gradsync with one setup)."""
     return plot_options.tables(table)
 
 
-def _group_curves(table, groups, kernel, variants, cache):
+def _group_curves(table: Table, groups: Sequence[grouping.Group], kernel: str,
+                  variants: List[str], cache: Dict[str, List[Row]]) -> List[Curve]:
     """A curve per group of runs (grouping.py: repeats of one measurement) and kernel
     instance: the group rows (the median over its runs, grouping.group_rows), the group's
     colour; with several instances, the marker tells the instance."""
@@ -37,7 +43,7 @@ def _group_curves(table, groups, kernel, variants, cache):
         name += "".join(" [%s]" % st for st in dict.fromkeys(status))
         for v in variants:
             rs = sorted((r for r in cache[g.name] if r["kernel"] == kernel and
-                         instance(r)[1] == v and r["bytes"] > 0), key=lambda r: r["bytes"])
+                         instance(r)[1] == v and r["bytes"] > 0), key=itemgetter("bytes"))
             if not rs:
                 continue
             if len(variants) > 1:
@@ -48,7 +54,8 @@ def _group_curves(table, groups, kernel, variants, cache):
     return curves
 
 
-def figures(table, per_run=False, group_keys=None):
+def figures(table: Table, per_run: bool = False,
+            group_keys: Optional[Sequence[str]] = None) -> List[Drawn]:
     """[(name, caption, Figure)] for every kernel of the table, in kernel order: one figure
     per kernel (and kind of figure), its instances as curves of their own. A curve per group
     of runs (grouping.py, group_keys as --group): the median of its runs, their range shaded;
@@ -60,8 +67,8 @@ def figures(table, per_run=False, group_keys=None):
     groups = None if per_run else grouping.make_groups(table, group_keys)
     several = groups is not None and any(len(g) > 1 for g in groups)
     points = {t["kernel"] for t in tables(table)}
-    cache = {}
-    out = []
+    cache: Dict[str, List[Row]] = {}
+    out: List[Drawn] = []
     for kernel in table.kernels():
         if kernel in points:
             continue
@@ -90,7 +97,7 @@ def figures(table, per_run=False, group_keys=None):
     return out
 
 
-def fit(fig):
+def fit(fig: Figure) -> None:
     """Lay a figure out so that it can be read as it is shipped (png_bytes and save do it
     before writing, once): every legend within the figure (its texts wrapped and its columns
     chosen to fit; the figure taller where the legend needs it), and no two tick labels of an
@@ -136,24 +143,24 @@ def fit(fig):
     declutter(fig, renderer)
 
 
-def _layout(fig):
+def _layout(fig: Figure) -> None:
     """The figure's constrained layout, without drawing it (the positions fit() measures)."""
     fig.get_layout_engine().execute(fig)
 
 
-def _legend_width(ax, renderer, ncol, width):
+def _legend_width(ax: Axes, renderer: Any, ncol: int, width: int) -> float:
     _place_legend(ax, ncol, width)
-    return ax.get_legend().get_window_extent(renderer).width
+    return float(ax.get_legend().get_window_extent(renderer).width)
 
 
-def inside(fig, box, margin=1.0):
+def inside(fig: Figure, box: Any, margin: float = 1.0) -> bool:
     """Whether a box (display units) lies within the figure, `margin` pixels beyond it
     allowed (negative: that far inside)."""
-    return box.x0 >= -margin and box.y0 >= -margin and \
-        box.x1 <= fig.bbox.width + margin and box.y1 <= fig.bbox.height + margin
+    return bool(box.x0 >= -margin and box.y0 >= -margin and
+                box.x1 <= fig.bbox.width + margin and box.y1 <= fig.bbox.height + margin)
 
 
-def _tick_priority(axis, loc, i):
+def _tick_priority(axis: Any, loc: float, i: int) -> int:
     """Which tick labels stay when they would overlap: on a log axis, decades first, then 2
     and 5 x a decade; on others every other, every fourth, ... label first."""
     if axis.get_scale() == "log" and loc > 0 and axis.axis_name == "y":
@@ -167,7 +174,7 @@ def _tick_priority(axis, loc, i):
 TICK_GAP = 0.35  # the least gap between tick labels, in multiples of their font size
 
 
-def declutter(fig, renderer):
+def declutter(fig: Figure, renderer: Any) -> None:
     """No two tick labels of an axis overlap (with a gap of TICK_GAP x the font size, room
     for an SVG viewer's font to be wider): where they would, the axis keeps the labels of
     most weight (_tick_priority) that fit, its locator fixed to them."""
@@ -177,14 +184,14 @@ def declutter(fig, renderer):
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             lo, hi = sorted(axis.get_view_interval())
-            got = []
+            got: List[Tuple[float, int, Any, float]] = []
             for i, (loc, tick) in enumerate(zip(axis.get_majorticklocs(),
                                                 axis.get_major_ticks())):
                 lab = tick.label1
                 if lab.get_visible() and lab.get_text() and lo <= loc <= hi:
                     got.append((loc, i, lab.get_window_extent(renderer),
                                 lab.get_fontsize() * fig.dpi / 72.0))
-            kept = []
+            kept: List[Tuple[float, int, Any, float]] = []
             for loc, i, box, size in sorted(got, key=lambda g: (
                     _tick_priority(axis, g[0], g[1]), g[1])):
                 if all(not _overlap(box, k[2], size * TICK_GAP) for k in kept):
@@ -196,11 +203,13 @@ def declutter(fig, renderer):
         _layout(fig)
 
 
-def _overlap(a, b, gap):
-    return a.x0 < b.x1 + gap and b.x0 < a.x1 + gap and a.y0 < b.y1 + gap and b.y0 < a.y1 + gap
+def _overlap(a: Any, b: Any, gap: float) -> bool:
+    return bool(a.x0 < b.x1 + gap and b.x0 < a.x1 + gap and a.y0 < b.y1 + gap and
+                b.y0 < a.y1 + gap)
 
 
-def _kernel_figures(Figure, ticker, table, kernel, rows, curves):
+def _kernel_figures(Figure: Any, ticker: Ticker, table: Table, kernel: str, rows: List[Row],
+                    curves: List[Curve]) -> List[Drawn]:
     kind = rows[0]["kind"]
     if kind == "latency":
         title = "%s: one-way latency vs message size (p50 line, p99 dotted)" % kernel
@@ -220,14 +229,14 @@ def _kernel_figures(Figure, ticker, table, kernel, rows, curves):
     return []
 
 
-def png_bytes(fig, dpi=None):
+def png_bytes(fig: Figure, dpi: Optional[float] = None) -> bytes:
     fit(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
     return buf.getvalue()
 
 
-def _savefig(fig, f, fmt, meta):
+def _savefig(fig: Figure, f: IO[Any], fmt: str, meta: Dict[str, Any]) -> None:
     """Into the open file f. SVG keeps its text as text (selectable, searchable, what a
     reader of the file sees)."""
     import matplotlib
@@ -237,8 +246,9 @@ def _savefig(fig, f, fmt, meta):
         fig.savefig(f, format=fmt, metadata=meta)
 
 
-def save(table, outdir, formats=("png", "svg"), matrices=(), per_run=False,
-         group_keys=None):
+def save(table: Table, outdir: Union[OutputDir, str], formats: Sequence[str] = ("png", "svg"),
+         matrices: Sequence[Matrix] = (), per_run: bool = False,
+         group_keys: Optional[Sequence[str]] = None) -> List[str]:
     """Write every figure (and a heatmap per pairs matrix) as outdir/NAME.FORMAT; returns the
     paths written. per_run: a curve per run, not per group of runs. outdir: a files.OutputDir
     (or a path): every file is written to a temporary file in it and renamed into place, never
@@ -252,7 +262,8 @@ def save(table, outdir, formats=("png", "svg"), matrices=(), per_run=False,
         outdir.close()
 
 
-def _save(table, outdir, formats, matrices, per_run, group_keys):
+def _save(table: Table, outdir: OutputDir, formats: Sequence[str], matrices: Sequence[Matrix],
+          per_run: bool, group_keys: Optional[Sequence[str]]) -> List[str]:
     written = []
     figs = figures(table, per_run=per_run, group_keys=group_keys) if len(table) else []
     if matrices:
@@ -287,9 +298,8 @@ def _save(table, outdir, formats, matrices, per_run, group_keys):
             outdir.check_entry("%s.%s" % (name, fmt))
     for name, _caption, fig in figs:
         for fmt in formats:
-            meta = {"Date": None} if fmt == "svg" else {"Software": None}
+            meta: Dict[str, Any] = {"Date": None} if fmt == "svg" else {"Software": None}
             path = outdir.write("%s.%s" % (name, fmt),
-                                lambda f, fig=fig, fmt=fmt, meta=meta:
-                                _savefig(fig, f, fmt, meta))
+                                functools.partial(_savefig, fig, fmt=fmt, meta=meta))
             written.append(path)
     return written

@@ -9,10 +9,24 @@ import, so that the commands that draw nothing start without it.
 import math
 import re
 import textwrap
+from operator import itemgetter
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ..model import quality
 from ..model.errors import AnalysisError
-from ..model.table import finite, instance, size_label
+from ..model.table import Row, Table, finite, instance, size_label
+
+# matplotlib's objects (Debian's matplotlib 3.6 has no type hints): a Figure, an Axes, the
+# matplotlib.ticker module, as _mpl() returns them and the drawing functions take them.
+Figure = Any
+Axes = Any
+Ticker = Any
+# A colour and a marker (_style).
+Style = Tuple[str, str]
+# A figure drawn: (file name without extension, caption, figure).
+Drawn = Tuple[str, str, Figure]
+# Draws a figure's x axis: xaxis(ax, the xs drawn).
+XAxis = Callable[[Axes, List[Any]], None]
 
 _FILE_NAME = re.compile(r"[a-z][a-z0-9_]{0,80}\Z")
 
@@ -21,7 +35,7 @@ COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e3
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
 
 
-def _mpl():
+def _mpl() -> Tuple[Any, Ticker]:
     try:
         import matplotlib
         matplotlib.use("Agg")  # never a display, whatever MPLBACKEND says
@@ -33,18 +47,18 @@ def _mpl():
     return Figure, ticker
 
 
-def _style(table):
+def _style(table: Table) -> Dict[str, Style]:
     """A colour and marker per series, the same in every figure."""
     return {lab: (COLORS[i % len(COLORS)], MARKERS[i % len(MARKERS)])
             for i, lab in enumerate(table.labels())}
 
 
-def short(label):
+def short(label: str) -> str:
     """A run's label as a legend shows it: at most LABEL_MAX characters ('...' at the end)."""
     return label if len(label) <= LABEL_MAX else label[:LABEL_MAX - 3] + "..."
 
 
-def _legend_label(rows):
+def _legend_label(rows: Sequence[Row]) -> str:
     r = rows[0]
     lab = short(r["label"])
     if r["run_status"] not in ("complete", ""):
@@ -56,7 +70,7 @@ DRAWN_MAX = 120  # characters of one text drawn (a legend entry, a title, a tick
 LABEL_MAX = 48  # characters of a run's label in a legend
 
 
-def plain(text):
+def plain(text: str) -> str:
     """Text from a file for matplotlib, which reads $...$ as math (a lone $ or a bad formula
     would fail the drawing) and hides legend entries that start with _; cut at DRAWN_MAX
     characters with '...' (a label of thousands overflows the rasteriser: the fabric name of
@@ -67,7 +81,8 @@ def plain(text):
     return "\u200b" + text if text.startswith("_") else text
 
 
-def _size_axis(ax, ticker, sizes, what="message size"):
+def _size_axis(ax: Axes, ticker: Ticker, sizes: Iterable[Any],
+               what: str = "message size") -> None:
     sizes = sorted(s for s in sizes if s > 0)
     lo, hi = math.log2(sizes[0]), math.log2(sizes[-1])
     ax.set_xscale("log", base=2)
@@ -88,7 +103,7 @@ def _size_axis(ax, ticker, sizes, what="message size"):
     ax.set_xlabel("%s (bytes; K = 1024, M = 1024\u00b2)" % what)
 
 
-def _log_y(ax, ticker, lo, hi):
+def _log_y(ax: Axes, ticker: Ticker, lo: float, hi: float) -> None:
     """A log y axis over [lo, hi] whose labels are plain numbers and never too few."""
     lo, hi = lo / 1.4, hi * 1.4
     ax.set_yscale("log")
@@ -104,7 +119,7 @@ def _log_y(ax, ticker, lo, hi):
     ax.yaxis.set_minor_formatter(ticker.NullFormatter())
 
 
-def _num(v, _pos=None):
+def _num(v: float, _pos: Any = None) -> str:
     """A tick label as a plain number, never an exponent or an offset: 3 significant digits
     (0.0005, 1.5, 150, 1234), thousands separated from 10,000 on. The units are chosen so that
     numbers stay readable (_time_unit, _rate_unit)."""
@@ -121,7 +136,7 @@ def _num(v, _pos=None):
 _TIME_UNITS = ((1e6, "s"), (1e3, "ms"), (1.0, "\u00b5s"))
 
 
-def _time_unit(values_us):
+def _time_unit(values_us: Sequence[float]) -> Tuple[float, str]:
     """(divisor, unit) for times given in us: s or ms when even the shortest is that long
     (a gradient sync of 0.6 s reads as 600 ms, not 6x10^5 us)."""
     lo = min(values_us)
@@ -131,7 +146,7 @@ def _time_unit(values_us):
     return 1.0, "\u00b5s"
 
 
-def _rate_unit(values, unit):
+def _rate_unit(values: Sequence[float], unit: str) -> Tuple[float, str]:
     """(divisor, unit) for rates: a thousandth of the unit when all are below a tenth of one
     (busbw of small messages in MB/s, not 0.0005 GB/s); messages/s in thousands or millions."""
     hi = max(values)
@@ -150,13 +165,15 @@ def _rate_unit(values, unit):
 LEGEND_MAX = 24  # legend entries: more would squeeze the axes to nothing
 
 
-def _legend(ax, handles=None, labels=None):
+def _legend(ax: Axes, handles: Optional[Sequence[Any]] = None,
+            labels: Optional[Sequence[str]] = None) -> None:
     """Below the axes, where it can hide no data; fit() later chooses its columns and wraps
     its texts so that it lies within the figure. Beyond LEGEND_MAX entries, the first curves
     and the last entries (the guides: line rate, 90% of it, the band) are kept, and one entry
     says how many curves the legend leaves out."""
-    if handles is None:
-        handles, labels = ax.get_legend_handles_labels()
+    given = (handles, labels) if handles is not None and labels is not None else \
+        ax.get_legend_handles_labels()
+    handles, labels = list(given[0]), list(given[1])
     if len(handles) > LEGEND_MAX:
         from matplotlib.lines import Line2D
 
@@ -173,7 +190,7 @@ WRAP = (90, 70, 50, 36)  # a legend text's widest line, in characters: tried in 
 LEGEND_FONT = 9
 
 
-def _place_legend(ax, ncol, width):
+def _place_legend(ax: Axes, ncol: int, width: int) -> None:
 
     handles, labels = ax.fabricbench_legend
     texts = ["\n".join(textwrap.wrap(t, width, break_on_hyphens=False)) or t for t in labels]
@@ -182,7 +199,7 @@ def _place_legend(ax, ncol, width):
               fontsize=LEGEND_FONT, frameon=False)
 
 
-def _new(Figure, title):
+def _new(Figure: Any, title: str) -> Tuple[Figure, Axes]:
     fig = Figure(figsize=(9, 5.8), dpi=110, layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     ax.set_title(title, fontsize=12)
@@ -191,7 +208,8 @@ def _new(Figure, title):
     return fig, ax
 
 
-def _by_series(rows, labels):
+def _by_series(rows: Sequence[Row],
+               labels: Sequence[str]) -> List[Tuple[str, str, List[Row]]]:
     """(label, variant, rows) per series and kernel instance: the instances of a kernel run
     once per value of a list option (tcp_stream --streams 1,4) are curves of their own."""
     out = []
@@ -199,13 +217,13 @@ def _by_series(rows, labels):
     for lab in labels:
         for v in variants:
             rs = sorted((r for r in rows if r["label"] == lab and instance(r)[1] == v and
-                         r["bytes"] > 0), key=lambda r: r["bytes"])
+                         r["bytes"] > 0), key=itemgetter("bytes"))
             if rs:
                 out.append((lab, v, rs))
     return out
 
 
-def _variants(rows):
+def _variants(rows: Iterable[Row]) -> List[str]:
     return list(dict.fromkeys(instance(r)[1] for r in rows))
 
 
@@ -214,13 +232,15 @@ class Curve:
     marker, legend text, its rows and each row's x; `rate`: the line rate (Gb/s) of its run,
     NaN unknown; `run`: the series whose line rate it is (its instances share it)."""
 
-    def __init__(self, name, style, legend, rows, xs, rate=math.nan, run=None):
+    def __init__(self, name: str, style: Style, legend: str, rows: List[Row], xs: List[Any],
+                 rate: float = math.nan, run: Optional[str] = None) -> None:
         self.name, self.style, self.legend = name, style, legend
         self.rows, self.xs, self.rate = rows, xs, rate
         self.run = name if run is None else run
 
 
-def _series_curves(series, style, variants):
+def _series_curves(series: Sequence[Tuple[str, str, List[Row]]], style: Dict[str, Style],
+                   variants: List[str]) -> List[Curve]:
     """A curve per series and instance: the series' colour; with several instances, the
     marker tells the instance (the same in every series) and the legend names it."""
     curves = []
@@ -234,7 +254,7 @@ def _series_curves(series, style, variants):
     return curves
 
 
-def _runs_range(row, column):
+def _runs_range(row: Row, column: str) -> Optional[Tuple[float, float]]:
     """(low, high) of a column over the runs a group row's value is the median of (their
     run-to-run range), None for a row of one run."""
     vals = [r.get(column) for r in row.get("_runs") or ()]
@@ -242,7 +262,8 @@ def _runs_range(row, column):
     return (min(vals), max(vals)) if len(vals) > 1 else None
 
 
-def _band(ax, xs, rows, column, div, color):
+def _band(ax: Axes, xs: Sequence[Any], rows: Sequence[Row], column: str, div: float,
+          color: str) -> List[float]:
     """The run-to-run range of a column as a shaded band (a bar where a curve has one point);
     the values it reaches (for the axis), [] when no point has several runs."""
     rng = [(x, _runs_range(r, column), r[column] / div) for x, r in zip(xs, rows)]
@@ -258,7 +279,8 @@ def _band(ax, xs, rows, column, div, color):
     return lo + hi
 
 
-def _hollow(ax, xs, ys, rows, color, marker):
+def _hollow(ax: Axes, xs: Sequence[Any], ys: Sequence[float], rows: Sequence[Row], color: str,
+            marker: str) -> bool:
     """Hollow markers over the points whose row is disturbed or invalid (quality.py): shown,
     as no measurement of the fabric. Whether any was drawn."""
     bad = [(x, y) for x, y, r in zip(xs, ys, rows) if not quality.comparable(r)]
@@ -268,7 +290,7 @@ def _hollow(ax, xs, ys, rows, color, marker):
     return bool(bad)
 
 
-def _keys(drawn):
+def _keys(drawn: Set[str]) -> List[Tuple[Any, str]]:
     """Legend entries (grey, for every colour) for what a figure drew besides its curves."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -287,7 +309,8 @@ def _keys(drawn):
     return out
 
 
-def _time_figure(Figure, ticker, curves, what, title, xaxis):
+def _time_figure(Figure: Any, ticker: Ticker, curves: Sequence[Curve], what: str, title: str,
+                 xaxis: XAxis) -> Optional[Figure]:
     """Times against x, in a unit chosen for them: each curve's p50 (a group's: the median of
     its runs) as a line, its p99 dotted, the run-to-run range of the p50 shaded (a bar where a
     curve has one point), disturbed or invalid rows hollow; xaxis(ax, xs) draws the x axis."""
@@ -338,7 +361,7 @@ def _time_figure(Figure, ticker, curves, what, title, xaxis):
     return fig
 
 
-def unknown_rate_text(labels):
+def unknown_rate_text(labels: Iterable[str]) -> str:
     return "line rate unknown for %s (set with fabricbench run --line-rate)" % ", ".join(
         short(x) for x in labels)
 
@@ -346,8 +369,10 @@ def unknown_rate_text(labels):
 GUIDE_SHARE = 0.9  # the guide line below the line rate: what a healthy link reaches
 
 
-def _rate_figure(Figure, ticker, curves, column, what, unit, title, factor, rate_scale,
-                 rate_text, xaxis):
+def _rate_figure(Figure: Any, ticker: Ticker, curves: Sequence[Curve], column: str, what: str,
+                 unit: str, title: str, factor: float, rate_scale: float,
+                 rate_text: Optional[Callable[[float], str]],
+                 xaxis: XAxis) -> Optional[Tuple[Figure, bool, List[str]]]:
     """A rate against x: one line per curve, and where the line rate is known, the line rate
     (dashed) and 90% of it (dash-dotted); the curves whose rate is unknown are named in the
     legend. factor: the line rate's multiple the kernel can reach (2 for bibw); rate_scale:
@@ -391,6 +416,7 @@ def _rate_figure(Figure, ticker, curves, column, what, unit, title, factor, rate
         lines = [(rate, runs[run].style[0], "%s: " % short(run))
                  for run, rate in rates.items()]
     for rate, color, who in lines:
+        assert rate_text is not None  # lines are of `rates`, which are known only with it
         v = rate * rate_scale / div
         ax.axhline(v, color=color, ls="--", lw=1.3, label=plain(who + rate_text(rate)))
         ax.axhline(GUIDE_SHARE * v, color=color, ls="-.", lw=1.0, alpha=0.8,
@@ -412,7 +438,7 @@ def _rate_figure(Figure, ticker, curves, column, what, unit, title, factor, rate
     return fig, bool(rates), unknown
 
 
-def _rate_caption(text, drawn, unknown, dashed):
+def _rate_caption(text: str, drawn: bool, unknown: Sequence[str], dashed: str) -> str:
     """A rate figure's caption: the dashed lines mentioned only when they are drawn."""
     parts = [text]
     if drawn:
@@ -422,11 +448,12 @@ def _rate_caption(text, drawn, unknown, dashed):
     return "; ".join(parts) + ". Higher is better."
 
 
-def _size_xaxis(ticker, what="message size"):
+def _size_xaxis(ticker: Ticker, what: str = "message size") -> XAxis:
     return lambda ax, xs: _size_axis(ax, ticker, xs, what)
 
 
-def _bandwidth(Figure, ticker, kernel, rows, curves):
+def _bandwidth(Figure: Any, ticker: Ticker, kernel: str, rows: Sequence[Row],
+               curves: Sequence[Curve]) -> List[Drawn]:
     """bw, bibw (Gb/s against the line rate) and msgrate (messages/s)."""
     window = rows[0].get("window")
     win = " (window %s)" % window if window else ""
@@ -443,7 +470,7 @@ def _bandwidth(Figure, ticker, kernel, rows, curves):
                  (" in windows of %s messages" % window if window else ""), fig)]
     factor = 2 if kernel == "bibw" else 1
 
-    def text(rate):
+    def text(rate: float) -> str:
         return ("2 x line rate (both directions): %g Gb/s" % rate if factor == 2
                 else "line rate %g Gb/s" % rate)
     got = _rate_figure(Figure, ticker, curves, "Gbps", "bandwidth", "Gb/s",
@@ -459,12 +486,13 @@ def _bandwidth(Figure, ticker, kernel, rows, curves):
         (", twice it for bibw (both directions)" if factor == 2 else "")), fig)]
 
 
-def _busbw_text(rate):
+def _busbw_text(rate: float) -> str:
     return "line rate %g Gb/s = %g GB/s" % (rate, rate / 8)
 
 
-def _collective(Figure, ticker, kernel, rows, curves):
-    out = []
+def _collective(Figure: Any, ticker: Ticker, kernel: str, rows: Sequence[Row],
+                curves: Sequence[Curve]) -> List[Drawn]:
+    out: List[Drawn] = []
     if any(finite(r["busbw_GBps"]) for r in rows):
         got = _rate_figure(Figure, ticker, curves, "busbw_GBps", "busbw", "GB/s",
                            "%s: bus bandwidth vs message size" % kernel, 1, 1 / 8.0,

@@ -5,15 +5,22 @@ row where nothing varies (one point). plot.py draws the figures; this finds the 
 """
 import math
 import statistics
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from ..model import grouping, quality
 from ..model.hostile import MAX_VALUE
-from ..model.table import finite, size_label
+from ..model.table import Row, Table, finite, size_label
 from .plot_base import (COLORS, MARKERS, Curve, _busbw_text, _num, _rate_caption, _rate_figure,
-                   _time_figure, _time_unit, plain)
+                        _time_figure, _time_unit, plain)
+from .plot_base import Axes, Drawn, Style, Ticker
+
+# A kernel option's value as kernel_options() reads it: a number, or text.
+OptionValue = Union[float, str]
+# What a table row of plot (tables()) holds: kernel, why, caption, head, rows.
+PlotTable = Dict[str, Any]
 
 
-def _decimal_bytes(v):
+def _decimal_bytes(v: float) -> str:
     """4000000 -> '4 MB', 400000000 -> '400 MB' (decimal units: a gradient is parameters x
     element size, not a power of 2)."""
     for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
@@ -22,7 +29,8 @@ def _decimal_bytes(v):
     return "%s B" % _num(v)
 
 
-def _values_axis(ax, ticker, values, label, fmt):
+def _values_axis(ax: Axes, ticker: Ticker, values: Iterable[Any], label: str,
+                 fmt: Callable[[float], str]) -> None:
     """An x axis at exactly the values given (a kernel's option, a gradient size): log 2 when
     they span 4x or more, labelled by fmt."""
     uniq = sorted(set(v for v in values if v > 0))
@@ -40,10 +48,10 @@ def _values_axis(ax, ticker, values, label, fmt):
     ax.set_xlabel(label)
 
 
-def kernel_options(text):
+def kernel_options(text: Optional[str]) -> Dict[str, OptionValue]:
     """A kernel's own options as the file records them ('params=1e+06 bucket=262144
     inflight=1'), {name: number or text}, in their order."""
-    out = {}
+    out: Dict[str, OptionValue] = {}
     for w in (text or "").split():
         k, eq, v = w.partition("=")
         if eq:
@@ -59,7 +67,7 @@ OPTION_AXES = {"bucket": ("bucket size", True), "inflight": ("buckets in flight"
                "params": ("model parameters", False)}
 
 
-def _option_label(name, v):
+def _option_label(name: str, v: float) -> str:
     words, is_bytes = OPTION_AXES.get(name, (name, False))
     if not (finite(v) and 0 <= v <= MAX_VALUE):
         return "%g" % v  # not a measurement's value (an edited file): as it is
@@ -71,14 +79,14 @@ def _option_label(name, v):
     return _num(v)
 
 
-def one_size_points(table, kernel):
+def one_size_points(table: Table, kernel: str) -> Tuple[Optional[str], List[Row]]:
     """For a kernel that measures one size per run (gradsync: its gradient): what varies
     between its runs. Returns (x, rows): x is the name of the kernel option varying over most
     values ('bucket', 'inflight'), 'bytes' when only the size varies, None when nothing does
     (one point: a table row, not a plot); rows are the kernel's rows, each with `_options`."""
     rows = [dict(r, _options=kernel_options(r.get("kernel_options"))) for r in
             table.where(kernel=kernel) if r["bytes"] > 0]
-    varying = {}
+    varying: Dict[str, Set[OptionValue]] = {}
     for r in rows:
         for k, v in r["_options"].items():
             varying.setdefault(k, set()).add(v)
@@ -91,7 +99,8 @@ def one_size_points(table, kernel):
     return None, rows
 
 
-def _one_size_curves(table, rows, x, style_of):
+def _one_size_curves(table: Table, rows: List[Row], x: str,
+                     style_of: Callable[[int], Style]) -> Tuple[List[Curve], bool]:
     """Curves of a one-size kernel against x: one per group of runs on one fabric (the
     grouping's fabric key) and value of the other options that vary; the median over the
     runs at each x."""
@@ -99,13 +108,13 @@ def _one_size_curves(table, rows, x, style_of):
     group_of = {lab: g for g in groups for lab in g.labels}
     others = [k for k in dict.fromkeys(k for r in rows for k in r["_options"])
               if k != x and len({r["_options"].get(k) for r in rows}) > 1]
-    by = {}
+    by: Dict[Tuple[str, Tuple[Tuple[str, Any], ...]], Dict[Any, List[Row]]] = {}
     for r in rows:
         g = group_of[r["label"]]
         other = tuple((k, r["_options"].get(k)) for k in others)
         xv = r["bytes"] if x == "bytes" else r["_options"][x]
         by.setdefault((g.name, other), {}).setdefault(xv, []).append(r)
-    curves = []
+    curves: List[Curve] = []
     for (name, other), pts in by.items():
         xs = sorted(pts)
         med = [_median_row(pts[v]) for v in xs]
@@ -118,7 +127,7 @@ def _one_size_curves(table, rows, x, style_of):
     return curves, merged
 
 
-def _median_row(rows):
+def _median_row(rows: List[Row]) -> Row:
     """The median of runs meeting at a point: of those whose row is comparable where there
     are any (quality.py), marked with their worst quality."""
     rows = [r for r in rows if quality.comparable(r)] or rows
@@ -132,31 +141,31 @@ def _median_row(rows):
     return out
 
 
-def figures(Figure, ticker, table, kernel):
+def figures(Figure: Any, ticker: Ticker, table: Table, kernel: str) -> List[Drawn]:
     """gradsync and the like: time per sync and effective busbw against the option (or the
     size) that varies between runs; [] when nothing varies (see tables())."""
     x, rows = one_size_points(table, kernel)
     if x is None:
         return []
 
-    def style_of(i):
+    def style_of(i: int) -> Style:
         return COLORS[i % len(COLORS)], MARKERS[i % len(MARKERS)]
     curves, merged = _one_size_curves(table, rows, x, style_of)
     if x == "bytes":
         what, label = "gradient size", "gradient size (MB = 10\u2076 bytes)"
 
-        def xaxis(ax, xs):
+        def xaxis(ax: Axes, xs: List[Any]) -> None:
             _values_axis(ax, ticker, xs, label, _decimal_bytes)
     else:
         what = plain(OPTION_AXES.get(x, (x,))[0])
         label = plain("%s (--%s%s)" % (what, x, "; bytes, K = 1024" if OPTION_AXES.get(
             x, (x, False))[1] else ""))
 
-        def xaxis(ax, xs):
-            _values_axis(ax, ticker, xs, label, lambda v: _option_label(x, v))
+        def xaxis(ax: Axes, xs: List[Any]) -> None:
+            _values_axis(ax, ticker, xs, label, lambda v: _option_label(str(x), v))
     sync = "sync" if kernel == "gradsync" else "call"
     med = " (the median of the runs at each point)" if merged else ""
-    out = []
+    out: List[Drawn] = []
     fig = _time_figure(Figure, ticker, curves, "time per %s, slowest rank" % sync,
                        "%s: time per %s vs %s (p50 line, p99 dotted)" % (kernel, sync, what),
                        xaxis)
@@ -175,16 +184,16 @@ def figures(Figure, ticker, table, kernel):
     return out
 
 
-def _and(words):
+def _and(words: Iterable[str]) -> str:
     words = list(words)
     return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
 
 
-def tables(table):
+def tables(table: Table) -> List[PlotTable]:
     """[dict(kernel, why, caption, head, rows)]: what is a table row, not a plot (a one-size
     kernel such as gradsync whose runs all have one bucket size and in-flight count; any other
     kernel of one message size in every run, the pairs kernels' median pair among them)."""
-    out = []
+    out: List[PlotTable] = []
     for kernel in table.kernels():
         rows = table.where(kernel=kernel)
         if not one_size_kernel(rows):
@@ -228,7 +237,7 @@ PAIRS = {"pairs_bw": "the median pair's bandwidth per direction",
          "pairs_latency": "the median pair's one-way latency"}
 
 
-def _one_point(kernel, rows):
+def _one_point(kernel: str, rows: List[Row]) -> Optional[PlotTable]:
     """The table of a kernel whose every row has one message size (a point, not a curve): a
     line per run with its headline numbers; None for a kernel of several sizes."""
     if not rows or len({r["bytes"] for r in rows}) != 1:
@@ -261,10 +270,11 @@ def _one_point(kernel, rows):
             "caption": "%s: %s, so a table row per run, not a plot: %s." % (kernel, why, more)}
 
 
-def one_size_kernel(rows):
+def one_size_kernel(rows: Sequence[Row]) -> bool:
     """A collective with its own options that measured one size per run (gradsync)."""
-    per = {}
+    per: Dict[str, Set[int]] = {}
     for r in rows:
         per.setdefault(r["label"], set()).add(r["bytes"])
-    return rows[0]["kind"] == "collective" and any(r.get("kernel_options") for r in rows) \
-        and all(len(v) == 1 for v in per.values())
+    return bool(rows[0]["kind"] == "collective" and
+                any(r.get("kernel_options") for r in rows) and
+                all(len(v) == 1 for v in per.values()))

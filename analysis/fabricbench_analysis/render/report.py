@@ -7,6 +7,7 @@ No external resource of any kind: CSS inline, plots as PNG data: URIs, no script
 import base64
 import datetime
 import html
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from .. import __version__
 from ..checks.check import measured_text, no_verdict
@@ -17,9 +18,16 @@ from ..model import grouping, quality
 from ..model.errors import EXIT_NOTHING_IN_COMMON, AnalysisError
 from ..model.layers import cells
 from ..model.quality import NOT_COMPARABLE, tally_text
-from ..model.table import finite, fmt_num, kernel_name, size_label
+from ..model.layers import Block
+from ..model.table import Series, Table, finite, fmt_num, kernel_name, size_label
+from ..reading.matrix_verdict import Matrix
 from . import knee, matrix, matrix_plot, plot
-from .summary import HEAD as SUMMARY_HEAD, summarize, text_cells
+from .summary import HEAD as SUMMARY_HEAD, Record, summarize, text_cells
+
+# The result of compare (compare.Result) and of check (check.Result): dicts, as --json prints.
+Result = Dict[str, Any]
+# Classes of a table's cells (None: none), row by row.
+Classes = Sequence[Sequence[Optional[str]]]
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif;
@@ -64,11 +72,13 @@ td.nc, tr:nth-child(even) td.nc { background: repeating-linear-gradient(135deg, 
 """
 
 
-def _e(x):
+def _e(x: object) -> str:
     return html.escape(str(x), quote=True)
 
 
-def _table(head, rows, numeric=(), classes=None):
+def _table(head: Sequence[Any], rows: Sequence[Sequence[Any]],
+           numeric: Union[Sequence[int], Set[int]] = (),
+           classes: Optional[Classes] = None) -> str:
     out = ["<table><thead><tr>"]
     out += ["<th>%s</th>" % _e(h) for h in head]
     out.append("</tr></thead><tbody>")
@@ -78,8 +88,9 @@ def _table(head, rows, numeric=(), classes=None):
             cls = []
             if j in numeric:
                 cls.append("n")
-            if classes and classes[i] and classes[i][j]:
-                cls.append(classes[i][j])
+            named = classes[i][j] if classes and classes[i] else None
+            if named:
+                cls.append(named)
             out.append("<td%s>%s</td>" % (' class="%s"' % " ".join(cls) if cls else "",
                                           _e(cell)))
         out.append("</tr>")
@@ -87,13 +98,13 @@ def _table(head, rows, numeric=(), classes=None):
     return "".join(out)
 
 
-def _notes(notes):
+def _notes(notes: Sequence[str]) -> str:
     if not notes:
         return ""
     return '<div class="notes"><ul>%s</ul></div>' % "".join("<li>%s</li>" % _e(n) for n in notes)
 
 
-def _runs(table):
+def _runs(table: Table) -> str:
     head = ["run", "file", "status", "start (UTC)", "hosts", "ranks", "fabric", "transports",
             "line rate", "machine", "MPI", "UCX", "fabricbench", "timer"]
     rows = []
@@ -120,16 +131,16 @@ def _runs(table):
         "".join(details)
 
 
-def _machine(s, tally):
+def _machine(s: Series, tally: quality.Tally) -> str:
     """How disturbed a run was: the line fabricbench wrote (schema version 2), else the
     analysis's from the rows; with the budget and what the measurement took."""
-    text = s.get("disturbance") or tally_text(tally)
+    text: str = s.get("disturbance") or tally_text(tally)
     if finite(s.get("budget_s")) and finite(s.get("measure_s")):
         text += "; budget %.1f s, took %.1f s" % (s["budget_s"], s["measure_s"])
     return text
 
 
-def _layers(block, name=None):
+def _layers(block: Block, name: Optional[str] = None) -> str:
     """A layers table (layers.group_layers, or across groups: layers.across)."""
     cols = block["columns"]
     head = ["bytes"] + ["%s%s: %s" % (c["group"] + " " if "group" in c else "", c["layer"],
@@ -148,7 +159,7 @@ def _layers(block, name=None):
                           classes=[[_nc_class(c) for c in row] for row in rows]), _e(what))
 
 
-def _knees(ks, name):
+def _knees(ks: Sequence[knee.Knee], name: str) -> str:
     out = []
     for kernel in dict.fromkeys(k["kernel"] for k in ks):
         mine = [k for k in ks if k["kernel"] == kernel]
@@ -159,7 +170,8 @@ def _knees(ks, name):
     return "".join(out)
 
 
-def _summary(table, group_keys=None, max_loss=1.0, recs=None):
+def _summary(table: Table, group_keys: Optional[Sequence[str]] = None, max_loss: float = 1.0,
+             recs: Optional[List[Record]] = None) -> str:
     recs = recs if recs is not None else summarize(table, group_keys, max_loss)
     rows = [[c.replace("+-", "\u00b1") for c in text_cells(r)] for r in recs]
     classes = [[_nc_class(c) for c in row] for row in rows]
@@ -180,13 +192,13 @@ def _summary(table, group_keys=None, max_loss=1.0, recs=None):
          any(c for row in classes for c in row) else ""))
 
 
-def _nc_class(text):
+def _nc_class(text: str) -> Optional[str]:
     """The class of a table cell marked [disturbed] or [invalid] (quality.mark)."""
     return "nc" if text.endswith("[disturbed]") or text.endswith("[invalid]") else None
 
 
 
-def _comparison(result):
+def _comparison(result: Result) -> str:
     ref, sizes = result["reference"], group_sizes(result)
     out = ["<p>%s</p>" % _e(line) for line in header_lines(result)]
     for b in result["blocks"]:
@@ -199,9 +211,11 @@ def _comparison(result):
             head += [lab] + (["spread"] if with_spread else [])
             if lab != ref and has_ref:
                 head += ["ratio", "vs %s" % ref]
-        rows, classes = [], []
+        rows: List[List[Any]] = []
+        classes: List[List[Optional[str]]] = []
         for row in b["rows"]:
-            line, cls = [row["size"]], [None]
+            line: List[Any] = [row["size"]]
+            cls: List[Optional[str]] = [None]
             for lab in labs:
                 c = row["cells"].get(lab)
                 line.append(value_text(c) if c else "-")
@@ -232,7 +246,7 @@ def _comparison(result):
     return "".join(out)
 
 
-def _plot_tables(ts):
+def _plot_tables(ts: Sequence[Dict[str, Any]]) -> str:
     """What is a table row, not a plot (plot.tables: gradsync with one setup)."""
     out = []
     for t in ts:
@@ -242,7 +256,7 @@ def _plot_tables(ts):
     return "".join(out)
 
 
-def _check(result):
+def _check(result: Result) -> str:
     out = []
     for f in result["files"]:
         c = f.get("counts") or {}
@@ -268,7 +282,7 @@ def _check(result):
         head = ["status", "kernel", "bytes", "metric", "baseline", "this run", "change",
                 "noise", "reason"]
 
-        def line(i):
+        def line(i: Dict[str, Any]) -> List[Any]:
             return [i["status"], kernel_name(i["kernel"], i.get("variant")), i["size"],
                     i["metric"],
                     fmt_num(i["baseline"]) if i["baseline"] is not None else "",
@@ -278,7 +292,7 @@ def _check(result):
                     i["reason"].replace("+-", "\u00b1")]
         probs = [i for i in f["checks"] if i["status"] != "PASS"]
 
-        def status_class(i):
+        def status_class(i: Dict[str, Any]) -> Optional[str]:
             return "nc" if i.get("comparable") is False else \
                 {"FAIL": "worse", "WARN": "warn"}.get(i["status"])
         cls = [[status_class(i)] + [None] * 8 for i in probs]
@@ -325,7 +339,7 @@ the group has runs whose row is comparable.</p>
 """
 
 
-def _verdicts(ms, base_ms):
+def _verdicts(ms: Sequence[Matrix], base_ms: Sequence[Matrix]) -> str:
     """The pairs kernels' verdicts (and the baseline's), for the top of the page."""
     badge = {"healthy": "PASS", "suspects": "FAIL", "incomplete": "WARN",
              "not_comparable": "WARN"}
@@ -358,8 +372,11 @@ def _verdicts(ms, base_ms):
     return "".join(out)
 
 
-def build(table, compare_result=None, compare_error=None, check_result=None, title=None,
-          matrices=(), base_matrices=(), group_keys=None, max_loss=1.0, per_run=False):
+def build(table: Table, compare_result: Optional[Result] = None,
+          compare_error: Optional[str] = None, check_result: Optional[Result] = None,
+          title: Optional[str] = None, matrices: Sequence[Matrix] = (),
+          base_matrices: Sequence[Matrix] = (), group_keys: Optional[Sequence[str]] = None,
+          max_loss: float = 1.0, per_run: bool = False) -> str:
     """The page as a string; matrices (and the baseline's): the pairs kernels' verdicts on
     top, their heatmaps with the plots."""
     labels = table.labels()
@@ -424,16 +441,17 @@ runs as a shaded band; hollow markers are disturbed or invalid points. Units are
 Method section at the end has the details."""
 
 
-def group_title(groups):
+def group_title(groups: Sequence[grouping.Group]) -> str:
     """'shm (3 runs) vs tcp (3 runs)': the groups of runs a report compares (4 named, then
     how many more)."""
-    def one(g):
+    def one(g: grouping.Group) -> str:
         return "%s (%d run%s)" % (g.name, len(g), "" if len(g) == 1 else "s")
     text = " vs ".join(one(g) for g in groups[:4])
     return text + (" and %d more" % (len(groups) - 4) if len(groups) > 4 else "")
 
 
-def compare_or_note(table, compare_fn):
+def compare_or_note(table: Table, compare_fn: Callable[[Table], Result]
+                    ) -> Tuple[Optional[Result], Optional[str]]:
     """The comparison for the report, or the reason there is none."""
     if len(table.labels()) < 2:
         return None, None

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One line per run: what it measured on, and the numbers people quote."""
 import math
+from operator import itemgetter
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ..checks.compare import format_columns
@@ -76,7 +77,7 @@ def summarize(table: Table, group_keys: Optional[Sequence[str]] = None,
         # another latency kernel (pairs_latency: its median pair).
         lat = [r for r in rows if r["kernel"] == "latency"] or \
             [r for r in rows if r["kind"] == "latency"]
-        r = _pick(lat, 8) or (min(lat, key=lambda x: x["bytes"]) if lat else None)
+        r = _pick(lat, 8) or (min(lat, key=itemgetter("bytes")) if lat else None)
         rec["latency_bytes"] = r["bytes"] if r else None
         rec["latency_p50_us"] = r["p50_us"] if r else math.nan
         rec["latency_p99_us"] = r["p99_us"] if r else math.nan
@@ -85,7 +86,7 @@ def summarize(table: Table, group_keys: Optional[Sequence[str]] = None,
         bwk = [r for r in rows if r["kernel"] == "bw"] or \
             [r for r in rows if r["kind"] == "bandwidth"]
         bwk = [r for r in bwk if finite(r["Gbps"])]
-        r = max(bwk, key=lambda x: x["Gbps"]) if bwk else None
+        r = max(bwk, key=itemgetter("Gbps")) if bwk else None
         rec["peak_kernel"] = r["kernel"] if r else ""
         rec["peak_variant"] = r["variant"] if r else ""
         rec["peak_bytes"] = r["bytes"] if r else None
@@ -110,7 +111,7 @@ def summarize(table: Table, group_keys: Optional[Sequence[str]] = None,
         r = _pick(ar, MIB)
         rec["allreduce_busbw_1M_GBps"] = r["busbw_GBps"] if r else math.nan
         picked["allreduce_busbw_1M_GBps"] = r
-        r = max(ar, key=lambda x: x["bytes"]) if ar else None
+        r = max(ar, key=itemgetter("bytes")) if ar else None
         rec["allreduce_max_bytes"] = r["bytes"] if r else None
         rec["allreduce_busbw_max_GBps"] = r["busbw_GBps"] if r else math.nan
         picked["allreduce_busbw_max_GBps"] = r
