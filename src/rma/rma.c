@@ -164,17 +164,18 @@ fab_status_t fab_rma_check(const fab_rma_spec_t *spec, const fab_kctx_t *ctx, ch
 /* The string value of Open MPI's MCA variable `name` through MPI_T ("" when unknown). */
 static void fab_rma_mca(const char *name, char *buf, size_t len)
 {
-    int prov, idx, verb, bind, scope, count, nl = 0, dl = 0;
+    int prov, idx, verb, bind, scope, count, nl, dl;
     MPI_Datatype dt;
     MPI_T_enum en;
     MPI_T_cvar_handle h;
-    char val[256] = "";
+    char val[4096] = "", nm[256], desc[1024];
 
     buf[0] = '\0';
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &prov) != MPI_SUCCESS)
         return;
     if (MPI_T_cvar_get_index(name, &idx) == MPI_SUCCESS &&
-        MPI_T_cvar_get_info(idx, NULL, &nl, &verb, &dt, &en, NULL, &dl, &bind, &scope) ==
+        (nl = sizeof(nm), dl = sizeof(desc),
+         MPI_T_cvar_get_info(idx, nm, &nl, &verb, &dt, &en, desc, &dl, &bind, &scope)) ==
             MPI_SUCCESS &&
         dt == MPI_CHAR && MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
         if (count < (int)sizeof(val) && MPI_T_cvar_read(h, val) == MPI_SUCCESS)
@@ -210,13 +211,18 @@ static void fab_rma_win_failed(const char *call, int rc)
     MPI_Error_string(rc, err, &n);
     fab_rma_mca("osc", sel, sizeof(sel));
     fab_rma_mca("pml", pml, sizeof(pml));
-    FAB_ERROR("%s failed: %s; the osc component Open MPI chose (selection osc='%s', pml '%s') "
-              "could not make a %s window here",
-              call, err, sel[0] ? sel : "(default)", pml[0] ? pml : "(default)",
+    if (sel[0] && !strpbrk(sel, "^,"))
+        FAB_ERROR("%s failed: %s: osc component '%s' (mpirun --mca osc %s, pml '%s') could not "
+                  "make a --win %s window",
+                  call, err, sel, sel, pml, fab_rma_win_names[fab_rma_opt.win]);
+    else
+        FAB_ERROR("%s failed: %s: the osc component Open MPI chose from osc='%s' (pml '%s') "
+                  "could not make a --win %s window",
+                  call, err, sel, pml, fab_rma_win_names[fab_rma_opt.win]);
+    FAB_ERROR("hint: name the component: mpirun --mca osc ucx (with pml ucx, fabricbench's "
+              "default), --mca osc rdma, or --mca osc pt2pt with --pml ob1; or try another --win "
+              "than %s (create, allocate, dynamic)",
               fab_rma_win_names[fab_rma_opt.win]);
-    FAB_ERROR("hint: choose the component: mpirun --mca osc ucx (with pml ucx, fabricbench's "
-              "default), --mca osc rdma, or --pml ob1 --mca osc pt2pt; or another --win "
-              "(create, dynamic)");
 }
 
 /* This rank's window over `nb` bytes, agreed by the pair: every rank fails when one does. */
