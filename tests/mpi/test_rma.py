@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The one-sided kernels (put_lat ... cas_lat, src/rma/): every kernel under every --rma-sync
+and --win with --validate on 2 ranks and some on 4, their rows and semantics read back from
+the HDF5 file with h5py, the refusals, a validation failure reaching the exit code, and a
+window that cannot be made.
+
+usage: test_rma.py FABRICBENCH"""
+import os
+import sys
+
+import h5py
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from fabtest import check, enter_scratch, expect, mpirun  # noqa: E402
+
+enter_scratch()
+exe = sys.argv[1]
+
+PASSIVE = ("lock", "flush", "flush_local", "lock_all")
+FETCHING = ("get_lat", "get_bw", "get_acc_lat", "fop_lat", "cas_lat")
+BW = ("put_bw", "get_bw", "put_bibw")
+SIZED = ("put_lat", "get_lat", "put_bw", "get_bw", "acc_lat", "get_acc_lat")
+
+
+def kernels_of(path):
+    """{kernel name: (attributes, table)} of the file's one run."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        for g in f["runs/run_0000/kernels"].values():
+            name = g.attrs["kernel"]
+            name = name.decode() if isinstance(name, bytes) else str(name)
+            attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in g.attrs.items()}
+            out[name] = (attrs, {c: g["table"][c][()] for c in g["table"]})
+    return out
+
+
+def check_run(path, names, sync, win, sizes, np_=2, described=True):
+    """Rows present and validated, semantics and description as the mode says."""
+    ks = kernels_of(path)
+    check(sorted(ks) == sorted(names), "%s: kernels %s, not %s" % (path, sorted(ks), names))
+    for name, (attrs, t) in ks.items():
+        where = "%s --rma-sync %s --win %s (np %d)" % (name, sync, win, np_)
+        eff = sync if sync != "auto" else ("pscw" if name == "put_bibw" else "flush")
+        expect(list(t["bytes"]) == list(sizes), "%s: sizes %s" % (where, list(t["bytes"])))
+        expect(all(e == 0 for e in t["validation_errors"]), "%s: validation errors %s"
+               % (where, list(t["validation_errors"])))
+        remote = 0.0 if eff == "flush_local" and name not in FETCHING else 1.0
+        pingpong = 1.0 if eff in ("pscw", "fence") and name not in BW else 0.0
+        expect(all(v == remote for v in t["includes_remote_completion"]),
+               "%s: includes_remote_completion %s, want %s"
+               % (where, list(t["includes_remote_completion"]), remote))
+        expect(all(v == 0.0 for v in t["halved_round_trip"]), "%s: halved_round_trip %s"
+               % (where, list(t["halved_round_trip"])))
+        expect(all(v == pingpong for v in t["ping_pong"]), "%s: ping_pong %s, want %s"
+               % (where, list(t["ping_pong"]), pingpong))
+        expect(all(v > 0 for v in t["p50_us"]), "%s: p50_us %s" % (where, list(t["p50_us"])))
+        if not described:  # the description is rank 0's, which is not in the pair
+            continue
+        detail = attrs.get("detail", "")
+        for word in ("-w %s -s %s" % (win, eff), "window %s" % win, "osc "):
+            expect(word in detail, "%s: detail lacks '%s': %s" % (where, word, detail))
+        expect("osc unknown" not in detail, "%s: osc component not found: %s" % (where, detail))
+        expect(("includes remote completion" if remote else "excludes remote completion")
+               in detail, "%s: detail's semantics: %s" % (where, detail))
+
+
+def run(np_, names, sync, win, sizes, extra=(), path="r.h5", described=True):
+    args = [exe, "run", ",".join(names), "-m", ",".join(str(s) for s in sizes), "-i", "20",
+            "-w", "4", "--validate", "--rma-sync", sync, "--win", win, "-o", path,
+            "--force"] + list(extra)
+    p = mpirun(np_, args)
+    check(p.returncode == 0, "%s: exit %d\n%s" % (" ".join(args), p.returncode, p.stderr))
+    check_run(path, names, sync, win, sizes, np_, described)
+    return p
+
+
+# Every synchronisation, the windows in turn; the atomics at their one size, 4 bytes.
+WINS = ("allocate", "create", "dynamic")
+for i, sync in enumerate(("auto",) + PASSIVE + ("pscw", "fence")):
+    win = WINS[i % 3]
+    run(2, list(SIZED), sync, win, [4, 4096])
+    atomics = ["fop_lat", "cas_lat"] + ([] if sync in PASSIVE else ["put_bibw"])
+    run(2, atomics, sync, WINS[(i + 1) % 3], [4])
+
+# 4 ranks: the pair measured, the others idle; a pair other than 0,1 (rank 0 idle: the kernels'
+# description, made on rank 0 after its set-up, is then empty; the rows carry the semantics).
+run(4, ["put_lat", "put_bw", "get_acc_lat"], "flush", "create", [4, 1024])
+p = run(4, ["put_lat", "get_bw", "cas_lat"], "auto", "allocate", [4], ["--pair", "2,3"],
+        described=False)
+expect("2 (" in p.stdout and "3 (" in p.stdout, "the pair 2,3 is not named:\n" + p.stdout)
+
+# The table: the header names the osc component and the OSU program.
+p = mpirun(2, [exe, "run", "put_lat", "-m", "8", "-i", "10"])
+check(p.returncode == 0, "put_lat: exit %d\n%s" % (p.returncode, p.stderr))
+expect("osu_put_latency -w allocate -s flush" in p.stdout and "osc " in p.stdout,
+       "header:\n" + p.stdout)
+
+# Refusals, before anything is measured (exit 2, the reason and what to do).
+for args, words in (
+        (["put_bibw", "--rma-sync", "lock"], ("refused", "both ranks", "pscw")),
+        (["put_bibw", "--rma-sync", "flush"], ("refused", "fence")),
+        (["fop_lat", "-m", "8"], ("4-byte", "-m 4")),
+        (["cas_lat", "-m", "4,8"], ("4-byte",)),
+        (["acc_lat", "-m", "6"], ("multiple of 4",))):
+    p = mpirun(2, [exe, "run"] + args + ["-i", "10"])
+    expect(p.returncode == 2, "%s: exit %d, not 2\n%s" % (args, p.returncode, p.stderr))
+    for w in words:
+        expect(w in p.stderr, "%s: message lacks '%s':\n%s" % (args, w, p.stderr))
+
+# A validation failure reaches the table and the exit code (every check finds one bad byte).
+p = mpirun(2, [exe, "run", "put_lat,fop_lat", "-m", "4", "-i", "10", "--validate"],
+           env={"FABRICBENCH_TEST_CORRUPT": "1"})
+expect(p.returncode != 0, "corrupted validation passed: exit 0\n" + p.stdout)
+expect("did not match" in p.stderr, "no validation error:\n" + p.stderr)
+
+# A window the osc component cannot make: the component named, what to try, exit 3.
+p = mpirun(2, [exe, "run", "put_lat", "-m", "8", "-i", "10", "--win", "dynamic"],
+           mpirun_args=["--mca", "osc", "sm"])
+expect(p.returncode == 3, "osc sm, dynamic window: exit %d, not 3\n%s" % (p.returncode, p.stderr))
+for w in ("MPI_Win_create_dynamic failed", "osc component 'sm'", "--mca osc ucx",
+          "--mca osc rdma", "pt2pt", "[rank "):
+    expect(w in p.stderr, "window failure message lacks '%s':\n%s" % (w, p.stderr))
