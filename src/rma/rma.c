@@ -164,6 +164,11 @@ fab_status_t fab_rma_check(const fab_rma_spec_t *spec, const fab_kctx_t *ctx, ch
 /* The string value of Open MPI's MCA variable `name` through MPI_T ("" when unknown). */
 static void fab_rma_mca(const char *name, char *buf, size_t len)
 {
+#ifdef FAB_SIM
+    (void)name; /* SMPI has no MPI_T and no MCA variables (core/sim.h) */
+    if (len)
+        buf[0] = '\0';
+#else
     int prov, idx, verb, bind, scope, count, nl, dl;
     MPI_Datatype dt;
     MPI_T_enum en;
@@ -183,6 +188,7 @@ static void fab_rma_mca(const char *name, char *buf, size_t len)
         MPI_T_cvar_handle_free(&h);
     }
     MPI_T_finalize();
+#endif
 }
 
 void fab_rma_osc_name(MPI_Win win, char *buf, size_t len)
