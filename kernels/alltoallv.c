@@ -42,7 +42,7 @@ static const fab_opt_t a2av_options[] = {
      0, false, NULL},
     {"topk", 0, FAB_OPT_INT, OFF(topk), 1, 64, "K", "experts", "2",
      "alltoallv: experts each token goes to (with --experts)", 0, false, NULL},
-    {"tokens", 0, FAB_OPT_LONG, OFF(tokens), 1, 1e8, "T", "tokens", "4096",
+    {"tokens", 0, FAB_OPT_LONG, OFF(tokens), 1, 1e6, "T", "tokens", "4096",
      "alltoallv: tokens each rank routes (with --experts)", 0, false, NULL},
     {"hidden", 0, FAB_OPT_LONG, OFF(hidden), 1, 1e8, "H", "elements", "4096",
      "alltoallv: a token's elements of --dtype (with --experts): bytes = tokens x hidden x size", 0,
@@ -77,9 +77,8 @@ typedef struct a2av_size {
 } a2av_size_t;
 
 typedef struct a2av {
-    int n, last;
+    int nsz, last; /* sizes: -m's (--spread), else one matrix for every size */
     a2av_size_t *sz;
-    double zipf_s;
 } a2av_t;
 
 static int *a2av_file;  /* the counts file's matrix, read once per process */
@@ -107,6 +106,7 @@ static fab_status_t a2av_model(const fab_kctx_t *ctx, size_t bytes, fab_a2av_t *
                           NULL};
     fab_status_t st;
 
+    memset(a, 0, sizeof(*a));
     if (m.mode == FAB_A2AV_FILE && (!a2av_file || a2av_file_n != ctx->size)) {
         free(a2av_file);
         a2av_file_n = ctx->size;
@@ -115,7 +115,9 @@ static fab_status_t a2av_model(const fab_kctx_t *ctx, size_t bytes, fab_a2av_t *
             return st;
     }
     m.counts = a2av_file;
-    snprintf(hint, hlen, "see `fabricbench run --help` for --spread, --counts and --experts");
+    snprintf(hint, hlen,
+             "--spread is at most the ranks (with --experts: the experts), --topk at "
+             "most --experts; a rank sends or receives at most 2^31-1 elements");
     return fab_a2av_init(a, &m, err, len);
 }
 
@@ -140,8 +142,7 @@ static bool a2av_same_opts(const a2av_opts_t *o)
 {
     return o->spread == a2av_opt.spread && o->counts == a2av_opt.counts &&
            o->experts == a2av_opt.experts && o->topk == a2av_opt.topk &&
-           o->tokens == a2av_opt.tokens && o->hidden == a2av_opt.hidden &&
-           o->seed == a2av_opt.seed;
+           o->tokens == a2av_opt.tokens && o->hidden == a2av_opt.hidden && o->seed == a2av_opt.seed;
 }
 
 /* The row's bytes: the busiest rank's (cached: the matrix of the last size asked). */
@@ -183,15 +184,6 @@ static fab_status_t a2av_check(const fab_kctx_t *ctx, char *msg, size_t len, cha
         snprintf(hint, hlen, "give --counts FILE alone, or --spread/--experts without it");
         return FAB_ERR_CONFIG;
     }
-    if (a2av_mode() == FAB_A2AV_MOE &&
-        (double)a2av_opt.tokens * a2av_opt.topk * (double)a2av_opt.hidden > 2147483647.0) {
-        snprintf(msg, len,
-                 "--tokens %ld x --topk %d x --hidden %ld elements per rank: more than "
-                 "an MPI count holds (2147483647)",
-                 a2av_opt.tokens, a2av_opt.topk, a2av_opt.hidden);
-        snprintf(hint, hlen, "lower --tokens or --hidden");
-        return FAB_ERR_CONFIG;
-    }
     for (int i = 0; i < ctx->nsizes; i++)
         most = ctx->sizes[i] > most ? ctx->sizes[i] : most;
     rc = a2av_model(ctx, most, &a, msg, len, hint, hlen);
@@ -206,7 +198,7 @@ static void a2av_cleanup(fab_kctx_t *ctx, void *state)
     a2av_t *a = state;
 
     (void)ctx;
-    for (int i = 0; a && a->sz && i < ctx->nsizes; i++) {
+    for (int i = 0; a && a->sz && i < a->nsz; i++) {
         free(a->sz[i].sc);
         free(a->sz[i].sd);
         free(a->sz[i].rc);
@@ -232,7 +224,7 @@ static fab_status_t a2av_size_setup(fab_kctx_t *ctx, a2av_t *a, int i, uint64_t 
     if (!z->sc || !z->sd || !z->rc || !z->rd)
         return FAB_ERR_NOMEM;
     z->bytes = a2av_fit(ctx, ctx->sizes[i]);
-    st = a2av_plan(ctx, ctx->sizes[i], ctx->rank, z->sc, z->rc, &z->st, &a->zipf_s);
+    st = a2av_plan(ctx, ctx->sizes[i], ctx->rank, z->sc, z->rc, &z->st, NULL);
     for (size_t j = 0; j < n && st == FAB_OK; j++) {
         z->sd[j] = (int)ds;
         z->rd[j] = (int)dr;
@@ -257,9 +249,12 @@ static fab_status_t a2av_setup(fab_kctx_t *ctx, void **state)
     fab_status_t st = FAB_OK;
 
     *state = a;
-    if (!a || !(a->sz = calloc((size_t)ctx->nsizes, sizeof(*a->sz))))
+    if (!a)
         return FAB_ERR_NOMEM;
-    for (int i = 0; i < ctx->nsizes && st == FAB_OK; i++)
+    a->nsz = a2av_mode() == FAB_A2AV_SPREAD ? ctx->nsizes : 1;
+    if (!(a->sz = calloc((size_t)a->nsz, sizeof(*a->sz))))
+        return FAB_ERR_NOMEM;
+    for (int i = 0; i < a->nsz && st == FAB_OK; i++)
         st = a2av_size_setup(ctx, a, i, &h);
     if (a2av_file)
         h ^= fab_a2av_hash(a2av_file, a2av_file_n);
@@ -280,7 +275,8 @@ static a2av_size_t *a2av_find(a2av_t *a, const fab_kctx_t *ctx, size_t bytes)
 {
     if (a->sz[a->last].bytes == bytes)
         return &a->sz[a->last];
-    for (int i = 0; i < ctx->nsizes; i++)
+    (void)ctx;
+    for (int i = 0; i < a->nsz; i++)
         if (a->sz[i].bytes == bytes) {
             a->last = i;
             return &a->sz[i];
@@ -354,15 +350,16 @@ static void a2av_describe(const fab_kctx_t *ctx, char *buf, size_t len)
                  ctx->size, ctx->size, ctx->dtype.name, sz);
     else if (a2av_mode() == FAB_A2AV_MOE)
         snprintf(buf, len,
-                 "%ld tokens per rank to top-%d of %d experts (Zipf popularity, spread %g, seed "
-                 "%ld), %ld x %s (%zu B) per token; %s",
-                 a2av_opt.tokens, a2av_opt.topk, a2av_opt.experts, a2av_opt.spread, a2av_opt.seed,
-                 a2av_opt.hidden, ctx->dtype.name, ctx->dtype.size, sz);
+                 "%ld tokens per rank to top-%d of %d experts (Zipf popularity: spread %g, "
+                 "exponent %.4g, seed %ld), %ld x %s (%zu B) per token; %s",
+                 a2av_opt.tokens, a2av_opt.topk, a2av_opt.experts, a2av_opt.spread,
+                 fab_a2av_zipf_s(a2av_opt.experts, a2av_opt.spread), a2av_opt.seed, a2av_opt.hidden,
+                 ctx->dtype.name, ctx->dtype.size, sz);
     else
         snprintf(buf, len,
-                 "every rank sends -m's bytes, Zipf-spread over the receivers (spread %g, seed "
-                 "%ld); %s",
-                 a2av_opt.spread, a2av_opt.seed, sz);
+                 "every rank sends -m's bytes, Zipf-spread over the receivers (spread %g, "
+                 "exponent %.4g, seed %ld); %s",
+                 a2av_opt.spread, fab_a2av_zipf_s(ctx->size, a2av_opt.spread), a2av_opt.seed, sz);
 }
 
 const fab_kernel_t fab_kernel_alltoallv = {
@@ -382,7 +379,7 @@ const fab_kernel_t fab_kernel_alltoallv = {
     .options = &a2av_kopts,
     .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_ring, .fit_bytes = a2av_fit},
     .columns = &(const fab_kcolumns_t){a2av_kcols, 3, .counters = a2av_counters,
-                                       .table = "bytes,mean_us,count,p50_us,p99_us,algbw_GBps,"
+                                       .table = "bytes,mean_us,p50_us,algbw_GBps,"
                                                 "busbw_GBps,recv_imbalance,send_imbalance,"
                                                 "ci_pct,validation_errors,cpu_rank_pct"},
 };

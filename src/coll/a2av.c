@@ -130,6 +130,14 @@ fab_status_t fab_a2av_init(fab_a2av_t *a, const fab_a2av_model_t *m, char *err, 
                  m->experts < FAB_A2AV_TOPK_MAX ? m->experts : FAB_A2AV_TOPK_MAX);
         return FAB_ERR_CONFIG;
     }
+    if (m->mode == FAB_A2AV_MOE &&
+        (double)m->tokens * m->topk * (double)m->hidden > (double)INT_MAX) {
+        snprintf(err, errlen,
+                 "%lld tokens x top-%d x %lld elements per rank: more than an MPI count holds "
+                 "(%d)",
+                 m->tokens, m->topk, m->hidden, INT_MAX);
+        return FAB_ERR_CONFIG;
+    }
     a->s = fab_a2av_zipf_s(a->k, m->spread);
     a->cum = calloc((size_t)a->k, sizeof(*a->cum));
     a->order = calloc((size_t)a->k, sizeof(*a->order));

@@ -3,7 +3,7 @@
  * model (a Zipf spread over receivers, mixture-of-experts routing) or read from a counts file,
  * and what a row records of it (the busiest rank's elements, the imbalance per receiver and
  * per sender). Pure functions but the file's read: every rank computes the same matrix from
- * the same inputs (docs/METRICS.md, "alltoallv"). Counts are in elements of the row's type. */
+ * the same inputs (docs/METRICS.md, "Uneven all-to-all"). Counts are elements of the row's type. */
 #ifndef FAB_COLL_A2AV_H
 #define FAB_COLL_A2AV_H
 

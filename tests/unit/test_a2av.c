@@ -123,6 +123,11 @@ static void test_refusals(void)
     m = (fab_a2av_model_t){FAB_A2AV_MOE, 4, 1.0, 1, 0, 8, 9, 10, 10, NULL};
     CHECK(fab_a2av_init(&a, &m, err, sizeof(err)) == FAB_ERR_CONFIG);
     CHECK(strstr(err, "top-9 of 8") != NULL);
+    m.topk = 2;
+    m.tokens = 100000000;
+    m.hidden = 1000; /* refused before any routing is drawn */
+    CHECK(fab_a2av_init(&a, &m, err, sizeof(err)) == FAB_ERR_CONFIG);
+    CHECK(strstr(err, "MPI count") != NULL);
 }
 
 /* Mixture of experts: every rank sends tokens x topk x hidden; known seeds, known counts;
