@@ -79,12 +79,28 @@ static void fab_a2av_weights(fab_a2av_t *a)
     a->cum[a->k - 1] = 1.0;
 }
 
+/* A receiver's remainder after rounding down, and its popularity. */
+typedef struct fab_a2av_rem {
+    double rem;
+    int j;
+} fab_a2av_rem_t;
+
+/* Larger remainders first; ties to the more popular. */
+static int fab_a2av_rem_cmp(const void *pa, const void *pb)
+{
+    const fab_a2av_rem_t *a = pa, *b = pb;
+
+    if (a->rem != b->rem)
+        return a->rem > b->rem ? -1 : 1;
+    return (a->j > b->j) - (a->j < b->j);
+}
+
 /* SPREAD's row: mean x weight per receiver, rounded down, and the elements left one each to
  * the largest remainders (ties to the more popular): every rank sends exactly `mean`. */
 static fab_status_t fab_a2av_spread_row(fab_a2av_t *a)
 {
     long long left = a->m.mean;
-    double *rem = calloc((size_t)(unsigned)a->k, sizeof(*rem));
+    fab_a2av_rem_t *rem = calloc((size_t)(unsigned)a->k, sizeof(*rem));
 
     if (!rem)
         return FAB_ERR_NOMEM;
@@ -92,19 +108,13 @@ static fab_status_t fab_a2av_spread_row(fab_a2av_t *a)
         double w = a->cum[j] - (j > 0 ? a->cum[j - 1] : 0.0), x = (double)a->m.mean * w;
 
         a->base[a->order[j]] = (long long)floor(x);
-        rem[j] = x - floor(x);
+        rem[j].rem = x - floor(x);
+        rem[j].j = j;
         left -= a->base[a->order[j]];
     }
-    while (left > 0) {
-        int best = 0;
-
-        for (int j = 1; j < a->k; j++)
-            if (rem[j] > rem[best])
-                best = j;
-        a->base[a->order[best]]++;
-        rem[best] = -1.0;
-        left--;
-    }
+    qsort(rem, (size_t)(unsigned)a->k, sizeof(*rem), fab_a2av_rem_cmp);
+    for (int r = 0; left > 0; r = (r + 1) % a->k, left--) /* left < k but for rounding */
+        a->base[a->order[rem[r].j]]++;
     free(rem);
     return FAB_OK;
 }

@@ -13,7 +13,7 @@
 #include "core/status.h"
 
 #define FAB_A2AV_FILE_MAX  (16L << 20) /* bytes of a counts file read at most */
-#define FAB_A2AV_RANKS_MAX 65536       /* ranks of a counts file (its rows) */
+#define FAB_A2AV_RANKS_MAX 4096        /* ranks of a counts file: 16 MiB holds < 2900 */
 #define FAB_A2AV_TOPK_MAX  64          /* experts one token goes to */
 
 typedef enum {

@@ -122,10 +122,19 @@ for args, want in ((["--counts", "dir.txt"], "dir.txt:0: not a regular file"),
                    (["--counts", "m.txt", "--spread", "2"], "--spread and --experts do not"),
                    (["--spread", "5"], "at most 4"),
                    (["--experts", "4", "--topk", "5"], "top-5 of 4 experts"),
-                   (["--experts", "8", "--tokens", "1e8", "--hidden", "1e8"], "MPI count")):
+                   (["--experts", "8", "--tokens", "1e6", "--hidden", "1e8"], "MPI count")):
     p = run(args, rc=2)
     check(want in p.stderr, "refusal %s: %s" % (args, p.stderr[-1500:]))
-print("ok bad counts files and options refused with their line")
+# The memory check counts the buffers of the busiest rank (8 GB here), not -m's largest size;
+# under a 12 GB address-space limit, so that a check that missed it fails to map, not the host
+with open("big.txt", "w") as f:
+    f.write((" ".join(["500000000"] * NP) + "\n") * NP)
+p = mpirun(NP, [exe, "run", "alltoallv", "--counts", "big.txt", "-o", "none", "-i", "5"],
+           prefix=["prlimit", "--as=12000000000"])
+check(p.returncode == 2 and "needs 16.00 GB of buffers" in p.stderr, "memory: %d %s"
+      % (p.returncode, p.stderr[-1500:]))
+print("ok bad counts files and options refused with their line; the busiest rank's buffers "
+      "counted")
 
 h = subprocess.run([exe, "run", "--help"], capture_output=True, text=True, timeout=30)
 check(all("--" + o in h.stdout for o in ("spread", "counts", "experts", "topk", "tokens",
