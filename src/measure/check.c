@@ -109,7 +109,7 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_measopts_t *
 }
 
 /* The slot of a kernel's message buffers: its largest size, or what the kernel fits that to
- * (a collective's whole blocks; alltoallv's busiest rank, several times -m's bytes), as
+ * (a collective's whole blocks; an uneven all-to-all's busiest rank, several times -m's bytes), as
  * fab_plan_ctx gives the buffers. */
 static size_t fab_check_slot(const fab_kinst_t *ki, const fab_measopts_t *mopt,
                              const fab_netopts_t *nopt, int nranks, const fab_sizes_t *sizes)
