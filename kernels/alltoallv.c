@@ -258,24 +258,25 @@ static fab_status_t a2av_setup(fab_kctx_t *ctx, void **state)
         st = a2av_size_setup(ctx, a, i, &h);
     if (a2av_file)
         h ^= fab_a2av_hash(a2av_file, a2av_file_n);
-    mine[0] = h;
-    mine[1] = ~h;
-    if (st == FAB_OK)
-        st = FAB_MPI(MPI_Allreduce(mine, most, 2, MPI_UINT64_T, MPI_MAX, ctx->comm));
+    /* A rank that failed takes part too, with a value no matrix gives: the others stop. */
+    mine[0] = st == FAB_OK ? h : UINT64_MAX;
+    mine[1] = st == FAB_OK ? ~h : UINT64_MAX;
+    if (FAB_MPI(MPI_Allreduce(mine, most, 2, MPI_UINT64_T, MPI_MAX, ctx->comm)) != FAB_OK)
+        st = FAB_ERR_MPI;
     if (st == FAB_OK && (most[0] != mine[0] || most[1] != mine[1])) {
-        FAB_ERROR("alltoallv: the ranks' matrices differ (a counts file that differs between "
-                  "hosts, or a different build)");
+        if (ctx->rank == 0)
+            FAB_ERROR("alltoallv: the ranks' matrices differ (a counts file that differs between "
+                      "hosts, a different build), or another rank could not make its own");
         st = FAB_ERR_CONFIG;
     }
     ctx->timer = true;
     return st;
 }
 
-static a2av_size_t *a2av_find(a2av_t *a, const fab_kctx_t *ctx, size_t bytes)
+static a2av_size_t *a2av_find(a2av_t *a, size_t bytes)
 {
     if (a->sz[a->last].bytes == bytes)
         return &a->sz[a->last];
-    (void)ctx;
     for (int i = 0; i < a->nsz; i++)
         if (a->sz[i].bytes == bytes) {
             a->last = i;
@@ -301,7 +302,7 @@ static fab_status_t a2av_call(fab_kctx_t *ctx, const a2av_size_t *z)
 
 static fab_status_t a2av_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
-    a2av_size_t *z = a2av_find(state, ctx, bytes);
+    a2av_size_t *z = a2av_find(state, bytes);
 
     return z ? a2av_call(ctx, z) : FAB_ERR_INTERNAL;
 }
@@ -311,7 +312,7 @@ static fab_status_t a2av_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 static fab_status_t a2av_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
                                   long *errors)
 {
-    a2av_size_t *z = a2av_find(state, ctx, bytes);
+    a2av_size_t *z = a2av_find(state, bytes);
     size_t esz = ctx->dtype.size, n = (size_t)ctx->size;
     fab_status_t st;
 
@@ -331,7 +332,7 @@ static fab_status_t a2av_validate(fab_kctx_t *ctx, void *state, size_t bytes, ui
 /* The imbalance columns: the matrix of the size being measured. */
 static void a2av_counters(const fab_kctx_t *ctx, void *state, double *c)
 {
-    a2av_size_t *z = a2av_find(state, ctx, ctx->bytes);
+    a2av_size_t *z = a2av_find(state, ctx->bytes);
 
     if (!z)
         return;

@@ -3,8 +3,9 @@
 present, their imbalance columns equal the matrix's (computed here from the counts file, and
 bounded by the generator's definition for --spread and --experts), bytes and busbw as
 docs/METRICS.md defines them, --validate checks the data (a test-only switch that damages what
-a non-blocking call delivered is caught), every bad counts file is refused with its line, and
-the options are in --help.
+a non-blocking call delivered is caught), every bad counts file is refused with its line, ranks
+with different copies of the file refuse to measure, the memory check counts the busiest rank's
+buffers, and the options are in --help.
 
 usage: test_alltoallv.py FABRICBENCH"""
 import json
@@ -125,6 +126,15 @@ for args, want in ((["--counts", "dir.txt"], "dir.txt:0: not a regular file"),
                    (["--experts", "8", "--tokens", "1e6", "--hidden", "1e8"], "MPI count")):
     p = run(args, rc=2)
     check(want in p.stderr, "refusal %s: %s" % (args, p.stderr[-1500:]))
+# Ranks that read different counts files (two app contexts, each in its own directory: hosts
+# without one shared file system) compare their matrices and refuse to measure
+os.mkdir("other")
+with open("other/m.txt", "w") as f:
+    f.write("".join(" ".join(map(str, row)) + "\n" for row in M[:-1]) + "100 0 0 1\n")
+one = [exe, "run", "alltoallv", "--counts", "m.txt", "-o", "none", "-i", "5"]
+p = mpirun(NP // 2, one + [":", "-np", str(NP // 2), "-wdir", os.path.abspath("other")] + one)
+check(p.returncode == 2 and "the ranks' matrices differ" in p.stderr, "copies: %d %s"
+      % (p.returncode, p.stderr[-1500:]))
 # The memory check counts the buffers of the busiest rank (8 GB here), not -m's largest size;
 # under a 12 GB address-space limit, so that a check that missed it fails to map, not the host
 with open("big.txt", "w") as f:
