@@ -123,7 +123,7 @@ static fab_status_t a2av_model(const fab_kctx_t *ctx, size_t bytes, fab_a2av_t *
 
 /* The matrix's statistics for a requested size, and rank me's counts (when sc is not NULL). */
 static fab_status_t a2av_plan(const fab_kctx_t *ctx, size_t bytes, int me, int *sc, int *rc,
-                              fab_a2av_stats_t *st, double *s)
+                              fab_a2av_stats_t *st)
 {
     char err[256], hint[160];
     fab_a2av_t a;
@@ -131,8 +131,6 @@ static fab_status_t a2av_plan(const fab_kctx_t *ctx, size_t bytes, int me, int *
 
     if (rc_ == FAB_OK)
         rc_ = fab_a2av_plan(&a, me, sc, rc, st, err, sizeof(err));
-    if (s)
-        *s = a.s;
     fab_a2av_free(&a);
     return rc_;
 }
@@ -160,7 +158,7 @@ static size_t a2av_fit(const fab_kctx_t *ctx, size_t bytes)
     if (c.fitted && c.n == ctx->size && c.esz == ctx->dtype.size && c.bytes == bytes &&
         a2av_same_opts(&c.o))
         return c.fitted;
-    if (a2av_plan(ctx, bytes, 0, NULL, NULL, &st, NULL) != FAB_OK)
+    if (a2av_plan(ctx, bytes, 0, NULL, NULL, &st) != FAB_OK)
         return fab_coll_fit(ctx, bytes, 1); /* refused by the check */
     c.o = a2av_opt;
     c.n = ctx->size;
@@ -224,7 +222,7 @@ static fab_status_t a2av_size_setup(fab_kctx_t *ctx, a2av_t *a, int i, uint64_t 
     if (!z->sc || !z->sd || !z->rc || !z->rd)
         return FAB_ERR_NOMEM;
     z->bytes = a2av_fit(ctx, ctx->sizes[i]);
-    st = a2av_plan(ctx, ctx->sizes[i], ctx->rank, z->sc, z->rc, &z->st, NULL);
+    st = a2av_plan(ctx, ctx->sizes[i], ctx->rank, z->sc, z->rc, &z->st);
     for (size_t j = 0; j < n && st == FAB_OK; j++) {
         z->sd[j] = (int)ds;
         z->rd[j] = (int)dr;
@@ -249,11 +247,12 @@ static fab_status_t a2av_setup(fab_kctx_t *ctx, void **state)
     fab_status_t st = FAB_OK;
 
     *state = a;
-    if (!a)
-        return FAB_ERR_NOMEM;
-    a->nsz = a2av_mode() == FAB_A2AV_SPREAD ? ctx->nsizes : 1;
-    if (!(a->sz = calloc((size_t)a->nsz, sizeof(*a->sz))))
-        return FAB_ERR_NOMEM;
+    if (a) {
+        a->nsz = a2av_mode() == FAB_A2AV_SPREAD ? ctx->nsizes : 1;
+        a->sz = calloc((size_t)a->nsz, sizeof(*a->sz));
+    }
+    if (!a || !a->sz)
+        st = FAB_ERR_NOMEM;
     for (int i = 0; i < a->nsz && st == FAB_OK; i++)
         st = a2av_size_setup(ctx, a, i, &h);
     if (a2av_file)

@@ -85,6 +85,17 @@ p = run(["--spread", "3", "--seed", "5", "-m", "4096", "--json", "t.jsonl"])
 check(rows("t.jsonl")[0]["bytes"] == rs[0]["bytes"], "same seed, same bytes")
 print("ok --spread: factor within rounding, totals, busbw, validated, seeded")
 
+# even counts (--spread 1, -m a multiple of n elements): the row is alltoall's row
+p = mpirun(NP, [exe, "run", "alltoall,alltoallv", "-m", "64K", "-o", "none", "-i", "20",
+                "--json", "u.jsonl"])
+check(p.returncode == 0, p.stderr[-2000:])
+a, v = rows("u.jsonl")
+check(a["kernel"] == "alltoall" and v["kernel"] == "alltoallv" and a["bytes"] == v["bytes"] ==
+      v["mean_bytes"] == 65536 and v["recv_imbalance"] == v["send_imbalance"] == 1.0,
+      "even: %s %s" % (a, v))
+check_bw(v, "even")
+print("ok --spread 1: alltoall's bytes and bus factor")
+
 # --experts: every rank sends tokens x topk x hidden elements; routing is random, so the
 # receivers are uneven, the senders even
 p = run(["--experts", "16", "--topk", "2", "--tokens", "300", "--hidden", "64", "--dtype",
