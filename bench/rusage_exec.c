@@ -104,8 +104,7 @@ int main(int argc, char **argv)
         return code ? code : 127;
     }
     fprintf(f, "%lld %lld %ld %lld %d\n", tv_us(ru.ru_utime), tv_us(ru.ru_stime), ru.ru_maxrss,
-            (long long)(t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000,
-            code);
+            (long long)(t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000, code);
     if (f != stderr && fclose(f) != 0) {
         fprintf(stderr, "rusage_exec: %s: %s\n", path, strerror(errno));
         return code ? code : 127;
