@@ -51,7 +51,7 @@ typedef struct fab_row {
     double cpu_steal_pct, runnable_per_cpu, ctxsw_per_s;
     int quality;              /* fab_quality_t, judged on rank 0 (fab_row_close) */
     unsigned quality_reasons; /* FAB_QR_* */
-    char quality_reason[64];  /* its words, ';'-separated */
+    char quality_reason[80];  /* its words, ';'-separated (all of them: 70) */
     double stall_s;           /* longest wait of a rank beyond its expected step (a stall that
                                  resumed; core/watchdog.h), s; 0 none */
     /* Precision (measure/adaptive.h): every policy reports ci_pct; the adaptive one also
@@ -67,6 +67,7 @@ typedef struct fab_row {
     unsigned nblock_medians;
     double block_median[FAB_ADAPT_MAX_BLOCKS]; /* reported time (s), in round order */
     double osu_avg, imb_tmin, imb_tmax;        /* the peers' times, s (fab_row_peers); NaN: none */
+    char component[32];      /* the kernel's ctx->component (descriptor.h) on its rank 0 */
     double kc[FAB_KCOL_MAX]; /* the kernel's COUNTER and GAUGE columns (its kcols' order)
                                 over the timed blocks; NaN none (fab_row_kcol) */
     int stop_status;         /* not a column: the rounds ended on a stop request (its fab_status_t),
@@ -93,7 +94,7 @@ fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_ma
 /* Rank 0 of the run closes every row (fixed, adaptive, pairs) for the outputs, which then read
  * it alone: type, reduction (mopt), line rate (nopt), line_pct, quality and the run's tally. */
 void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_measopts_t *mopt,
-                   const fab_netopts_t *nopt, const fab_kernel_t *k);
+                   const fab_netopts_t *nopt, const fab_kinst_t *ki);
 /* The run's tally of its rows' qualities: reset at a run's start, read at its end. */
 void fab_row_tally_reset(void);
 const fab_quality_tally_t *fab_row_tally(void);
@@ -134,13 +135,21 @@ typedef struct fab_row_notes {
     double stall_max; /* the longest, s */
     char stall_sizes[160];
     size_t stall_len;
+    int pair[2];   /* a pair kernel's world ranks; -1 */
+    int low_rows;  /* rows whose kernel's low_col was below its low_below (kernel/kext.h) */
+    char low_sizes[256];
+    size_t low_len;
+    char component[32]; /* the rows' component column */
+    int implausible_rows; /* rows a kernel's column marked implausible (kernel/kcol.h) */
+    char implausible_sizes[160];
+    size_t implausible_len;
     int invalid_rows; /* rows below the floor */
     char invalid_sizes[160];
     size_t invalid_len;
 } fab_row_notes_t;
 
 void fab_row_notes_init(fab_row_notes_t *n);
-void fab_row_notes_add(fab_row_notes_t *n, const fab_row_t *r);
+void fab_row_notes_add(fab_row_notes_t *n, const fab_kinst_t *ki, const fab_row_t *r);
 /* Say what the notes hold (warnings; an error for wrong data). Returns whether data was
  * wrong (the kernel then ends with FAB_ERR_VALIDATION). */
 bool fab_row_notes_report(const fab_row_notes_t *n, const fab_kernel_t *k);

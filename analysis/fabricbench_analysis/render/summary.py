@@ -122,6 +122,16 @@ def summarize(table: Table, group_keys: Optional[Sequence[str]] = None,
                               for k, r in picked.items()}
         rec["quality"] = quality.group_quality(table, g.members)
         rec["kernels"] = list(dict.fromkeys(kernel_name(r) for r in rows))
+        # The MPI component under each kernel that names one (the one-sided kernels' osc):
+        # {component: [kernels]}
+        comps: Dict[str, List[str]] = {}
+        for r in rows:
+            c = r.get("component")
+            if isinstance(c, str) and c:
+                names = comps.setdefault(c, [])
+                if kernel_name(r) not in names:
+                    names.append(kernel_name(r))
+        rec["components"] = comps
         rec["layers"] = layers.group_layers(rows)
         rec["knees"] = knee.knees(rows, max_loss, table.units)
         out.append(rec)
@@ -136,7 +146,10 @@ def flat(rec: Record) -> Dict[str, Any]:
     """A summary record for CSV: the spreads as spread_NAME columns, the runs as one field
     ('FILE RUN; FILE RUN'), without the kernel list."""
     out = {k: v for k, v in rec.items() if k not in ("kernels", "members", "spread", "layers",
-                                                     "knees", "row_quality", "quality")}
+                                                     "knees", "row_quality", "quality",
+                                                     "components")}
+    out["components"] = "; ".join("%s: %s" % (c, ",".join(n))
+                                  for c, n in (rec.get("components") or {}).items())
     out["members"] = "; ".join("%s %s" % (m["file"], m["run"]) for m in rec["members"])
     for k, v in rec["spread"].items():
         out["spread_" + k] = v
@@ -230,6 +243,9 @@ def render_text(recs: Sequence[Record], group_by: Optional[Sequence[str]] = None
             members.append(m["run"] if m["file"] == last else "%s %s" % (m["file"], m["run"]))
             last = m["file"]
         out.append("%s = %s" % (r["label"], ", ".join(members)))
+    for r in recs:
+        for comp, names in (r.get("components") or {}).items():
+            out.append("%s: component %s under %s" % (r["label"], comp, ", ".join(names)))
     for r in recs:
         if r.get("layers"):
             out += [""] + layers.group_text(r["layers"], r["label"])
