@@ -48,11 +48,11 @@ typedef struct fab_kcol {
 /* What a kernel's derive hook sees of a finished row (on the kernel's first rank). */
 typedef struct fab_krow {
     size_t bytes;
-    uint64_t iterations; /* timed */
-    double seconds;      /* the timed blocks' time: iterations x the loop mean */
-    double axis;         /* the instance's axis value; NaN without an axis */
+    uint64_t iterations;    /* timed */
+    double seconds;         /* the timed blocks' time: iterations x the loop mean */
+    double axis;            /* the instance's axis value; NaN without an axis */
     long validation_errors; /* wrong bytes or elements --validate found; -1 not validated */
-    const double *c;     /* its columns' values so far, in kcols order (derived ones NaN) */
+    const double *c;        /* its columns' values so far, in kcols order (derived ones NaN) */
 } fab_krow_t;
 
 #endif

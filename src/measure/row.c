@@ -413,8 +413,8 @@ void fab_row_notes_add(fab_row_notes_t *n, const fab_kinst_t *ki, const fab_row_
     if (r->validation_errors > 0)
         n->bad += r->validation_errors;
     if (r->quality_reasons & FAB_QR_IMPLAUSIBLE)
-        fab_row_notes_size(n->implausible_sizes, sizeof(n->implausible_sizes),
-                           &n->implausible_len, n->implausible_rows++, r->bytes);
+        fab_row_notes_size(n->implausible_sizes, sizeof(n->implausible_sizes), &n->implausible_len,
+                           n->implausible_rows++, r->bytes);
     else if (r->quality == FAB_Q_INVALID)
         fab_row_notes_size(n->invalid_sizes, sizeof(n->invalid_sizes), &n->invalid_len,
                            n->invalid_rows++, r->bytes);
@@ -456,9 +456,8 @@ bool fab_row_notes_report(const fab_row_notes_t *n, const fab_kernel_t *k)
     else if (n->low_rows > 0)
         FAB_WARN("kernel '%s'%s%s: %s below %g in %d row%s (%s%s): %s", k->name,
                  n->component[0] ? ", component " : "", n->component, fab_kcolumns(k)->low_col,
-                 fab_kcolumns(k)->low_below, n->low_rows, n->low_rows == 1 ? "" : "s",
-                 n->low_sizes, n->low_len >= sizeof(n->low_sizes) ? "..." : "",
-                 fab_kcolumns(k)->low_why);
+                 fab_kcolumns(k)->low_below, n->low_rows, n->low_rows == 1 ? "" : "s", n->low_sizes,
+                 n->low_len >= sizeof(n->low_sizes) ? "..." : "", fab_kcolumns(k)->low_why);
     if (n->implausible_rows > 0)
         FAB_WARN("kernel '%s': %d row%s (%s%s) implausible: %s; written, marked invalid "
                  "(column quality, reason implausible), not measurements",

@@ -58,8 +58,7 @@ typedef struct fab_row {
      * its blocks, the blocks' agreement, whether it met --precision and the regimes. */
     double ci_pct;        /* half-width of the median's 95% interval, % of the median */
     uint64_t blocks;      /* adaptive: blocks (one per round the size took part in); else 0 */
-    double blocks_ci_pct; /* adaptive: the same interval over the block medians (across
-                             time); NaN otherwise */
+    double blocks_ci_pct; /* adaptive: that interval over the block medians; NaN otherwise */
     int target_met;       /* adaptive: 1 met --precision, 0 stopped by the budget; -1 none */
     int regimes;          /* adaptive: levels in the block medians (1..3); 0 not assessed */
     double regime_level[FAB_REGIME_MAX]; /* their medians, reported time (s), ascending */
@@ -68,8 +67,7 @@ typedef struct fab_row {
     double block_median[FAB_ADAPT_MAX_BLOCKS]; /* reported time (s), in round order */
     double osu_avg, imb_tmin, imb_tmax;        /* the peers' times, s (fab_row_peers); NaN: none */
     char component[32];      /* the kernel's ctx->component (descriptor.h) on its rank 0 */
-    double kc[FAB_KCOL_MAX]; /* the kernel's COUNTER and GAUGE columns (its kcols' order)
-                                over the timed blocks; NaN none (fab_row_kcol) */
+    double kc[FAB_KCOL_MAX]; /* its COUNTER, GAUGE columns over the blocks (fab_row_kcol) */
     int stop_status;         /* not a column: the rounds ended on a stop request (its fab_status_t),
                                 so that rank 0 learns it with the row from a lead rank; 0 none */
 } fab_row_t;
@@ -126,26 +124,19 @@ double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j);
 /* What rank 0 notes about a kernel's rows, to say at its end: validation errors, rows whose
  * times include waiting for a core or a stall that resumed. */
 typedef struct fab_row_notes {
-    long bad;        /* wrong bytes or elements, all rows */
-    int idle_rows;   /* rows in which a rank ran less than FAB_DISTURB_CPU_PCT of the time */
-    double idle_min; /* the least share of them, % */
-    char idle_sizes[160];
-    size_t idle_len;
+    long bad;         /* wrong bytes or elements, all rows */
+    int idle_rows;    /* rows in which a rank ran less than FAB_DISTURB_CPU_PCT of the time */
+    double idle_min;  /* the least share of them, % */
     int stall_rows;   /* rows with a stall that resumed (stall_s > 0) */
     double stall_max; /* the longest, s */
-    char stall_sizes[160];
-    size_t stall_len;
-    int pair[2];   /* a pair kernel's world ranks; -1 */
-    int low_rows;  /* rows whose kernel's low_col was below its low_below (kernel/kext.h) */
-    char low_sizes[256];
-    size_t low_len;
+    char idle_sizes[160], stall_sizes[160];
+    size_t idle_len, stall_len;
+    int pair[2];        /* a pair kernel's world ranks; -1 */
     char component[32]; /* the rows' component column */
-    int implausible_rows; /* rows a kernel's column marked implausible (kernel/kcol.h) */
-    char implausible_sizes[160];
-    size_t implausible_len;
-    int invalid_rows; /* rows below the floor */
-    char invalid_sizes[160];
-    size_t invalid_len;
+    /* rows below the kernel's low_below (kext.h), implausible (kcol.h), below the floor */
+    int low_rows, implausible_rows, invalid_rows;
+    char low_sizes[256], implausible_sizes[160], invalid_sizes[160];
+    size_t low_len, implausible_len, invalid_len;
 } fab_row_notes_t;
 
 void fab_row_notes_init(fab_row_notes_t *n);

@@ -77,8 +77,16 @@ static const fab_kcol_t fab_rma_kcols[] = {
      "the row's mean iteration); below " FAB_RMA_STR(FAB_RMA_BW_WARN_PCT) " fabricbench warns",
      FAB_KCOL_DERIVED},
 };
-enum { FAB_RMA_C_REMOTE, FAB_RMA_C_HALVED, FAB_RMA_C_PP, FAB_RMA_C_REF, FAB_RMA_C_FLOOR,
-       FAB_RMA_C_IMPL, FAB_RMA_C_REFITER, FAB_RMA_C_PCT };
+enum {
+    FAB_RMA_C_REMOTE,
+    FAB_RMA_C_HALVED,
+    FAB_RMA_C_PP,
+    FAB_RMA_C_REF,
+    FAB_RMA_C_FLOOR,
+    FAB_RMA_C_IMPL,
+    FAB_RMA_C_REFITER,
+    FAB_RMA_C_PCT
+};
 
 static void fab_rma_counters(const fab_kctx_t *ctx, void *state, double *c)
 {

@@ -38,11 +38,12 @@ static fab_status_t fab_rma_op(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int 
 static fab_status_t fab_rma_ops(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int nops)
 {
     fab_status_t st = FAB_OK;
+    struct timespec ms = {0, 1000000};
 
     for (int j = 0; j < nops && st == FAB_OK; j++) {
         st = fab_rma_op(ctx, s, bytes, j);
         if (fab_rma_test_slow()) /* a component far slower than two-sided (the tests') */
-            nanosleep(&(struct timespec){0, 1000000}, NULL);
+            nanosleep(&ms, NULL);
     }
     return st;
 }

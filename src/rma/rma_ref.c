@@ -43,7 +43,8 @@ void fab_rma_test_stall(const fab_kctx_t *ctx, fab_rma_t *s)
 {
     static int cached = -1;
 
-    if (ctx->rank == 1 && ++s->rounds == 50 && fab_test_switch("FABRICBENCH_TEST_RMA_STALL", &cached))
+    if (ctx->rank == 1 && ++s->rounds == 50 &&
+        fab_test_switch("FABRICBENCH_TEST_RMA_STALL", &cached))
         raise(SIGSTOP);
 }
 
@@ -95,10 +96,11 @@ static fab_status_t fab_rma_ref_window(fab_kctx_t *ctx, fab_rma_t *s, size_t byt
     fab_status_t st = FAB_OK;
 
     for (int j = 0; j < w && st == FAB_OK; j++)
-        st = ctx->rank == 0 ? FAB_MPI(MPI_Isend(ctx->sbuf, n, MPI_BYTE, s->peer, tag, ctx->comm,
-                                                &ctx->reqs[j]))
-                            : FAB_MPI(MPI_Irecv(ctx->rbuf, n, MPI_BYTE, s->peer, tag, ctx->comm,
-                                                &ctx->reqs[j]));
+        st =
+            ctx->rank == 0
+                ? FAB_MPI(MPI_Isend(ctx->sbuf, n, MPI_BYTE, s->peer, tag, ctx->comm, &ctx->reqs[j]))
+                : FAB_MPI(
+                      MPI_Irecv(ctx->rbuf, n, MPI_BYTE, s->peer, tag, ctx->comm, &ctx->reqs[j]));
     if (st == FAB_OK)
         st = FAB_MPI(MPI_Waitall(w, ctx->reqs, MPI_STATUSES_IGNORE));
     if (st == FAB_OK)

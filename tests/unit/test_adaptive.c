@@ -563,8 +563,8 @@ static void test_quality(void)
     CHECK(fab_quality_parse_words(words) == fab_quality_reasons(&q));
     CHECK(fab_quality_parse_words("cpu;nonsense;;steal") == (FAB_QR_CPU | FAB_QR_STEAL));
     fab_quality_words(FAB_QR_NOISY | FAB_QR_DISTURBED | FAB_QR_INVALID, words, sizeof(words));
-    CHECK(strcmp(words,
-                 "samples;blocks;cpu;steal;runnable;ctxsw;regimes;precision;implausible") == 0);
+    CHECK(strcmp(words, "samples;blocks;cpu;steal;runnable;ctxsw;regimes;precision;implausible") ==
+          0);
     CHECK(strlen(words) < sizeof(((fab_row_t *)0)->quality_reason)); /* fits the row's */
     CHECK(fab_quality_of(FAB_QR_IMPLAUSIBLE) == FAB_Q_INVALID);
     fab_quality_words(0, words, sizeof(words));
