@@ -52,6 +52,7 @@ typedef struct fab_krow {
     double seconds;         /* the timed blocks' time: iterations x the loop mean */
     double axis;            /* the instance's axis value; NaN without an axis */
     long validation_errors; /* wrong bytes or elements --validate found; -1 not validated */
+    double median;          /* the time columns' median (p50_us), s */
     const double *c;        /* its columns' values so far, in kcols order (derived ones NaN) */
 } fab_krow_t;
 

@@ -133,6 +133,7 @@ double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j)
         kr.seconds = (double)row->iters * row->t.loop_mean;
         kr.axis = ki->k->axis ? ki->axis : NAN;
         kr.validation_errors = row->validation_errors;
+        kr.median = row->t.p50;
         kr.c = row->kc;
         return kc->derive(&kr, j);
     default:

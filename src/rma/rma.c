@@ -74,7 +74,8 @@ static const fab_kcol_t fab_rma_kcols[] = {
      FAB_KCOL_GAUGE},
     {"twosided_pct", "2s%", "%",
      "put_bw, get_bw: the row's bandwidth as % of that two-sided window's (twosided_iter_us / "
-     "the row's mean iteration); below " FAB_RMA_STR(FAB_RMA_BW_WARN_PCT) " fabricbench warns",
+     "the row's median iteration, p50_us); below " FAB_RMA_STR(
+         FAB_RMA_BW_WARN_PCT) " fabricbench warns",
      FAB_KCOL_DERIVED},
 };
 enum {
@@ -109,8 +110,8 @@ static double fab_rma_derive(const fab_krow_t *row, int j)
 {
     double iter_us = row->iterations ? row->seconds / (double)row->iterations * 1e6 : NAN;
 
-    if (j == FAB_RMA_C_PCT)
-        return 100.0 * row->c[FAB_RMA_C_REFITER] / iter_us;
+    if (j == FAB_RMA_C_PCT) /* the median: one descheduled iteration moves the mean */
+        return 100.0 * row->c[FAB_RMA_C_REFITER] / (row->median * 1e6);
     if (j != FAB_RMA_C_IMPL)
         return NAN;
     if (row->validation_errors > 0) /* the data did not arrive as the operations said */
