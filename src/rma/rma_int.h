@@ -23,9 +23,10 @@ struct fab_kctx;
  * Across nodes the origin learns of remote completion by a message back, so an iteration holds
  * a round trip on the wire, which the two-sided half round trip (one crossing and both ends'
  * software) cannot exceed by 4x; on one node remote completion can be a store and a fence, so
- * only an iteration far below any MPI call's cost is impossible there. */
+ * only an iteration far below any MPI call's cost is impossible there (osc ucx: 3% of a busy
+ * machine's two-sided half round trip, docs/PERFORMANCE.md). */
 #define FAB_RMA_FLOOR_REMOTE 0.25
-#define FAB_RMA_FLOOR_LOCAL  0.02
+#define FAB_RMA_FLOOR_LOCAL  0.005
 /* The warning when a bandwidth kernel's row moves its data at less than this share (%) of the
  * pair's two-sided window's rate at the same size (twosided_pct; docs/METRICS.md). */
 #define FAB_RMA_BW_WARN_PCT 10.0
