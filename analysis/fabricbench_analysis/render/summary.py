@@ -120,6 +120,8 @@ def summarize(table: Table, group_keys: Optional[Sequence[str]] = None,
         # Each number's row quality (quality.py): [disturbed] or [invalid] where it is none
         rec["row_quality"] = {k: (r.get("quality", "ok") if r else None)
                               for k, r in picked.items()}
+        # and its mark in a cell: ' [invalid]', ' [implausible]' (quality.mark)
+        rec["row_marks"] = {k: quality.mark(r) for k, r in picked.items()}
         rec["quality"] = quality.group_quality(table, g.members)
         rec["kernels"] = list(dict.fromkeys(kernel_name(r) for r in rows))
         # The MPI component under each kernel that names one (the one-sided kernels' osc):
@@ -147,7 +149,7 @@ def flat(rec: Record) -> Dict[str, Any]:
     ('FILE RUN; FILE RUN'), without the kernel list."""
     out = {k: v for k, v in rec.items() if k not in ("kernels", "members", "spread", "layers",
                                                      "knees", "row_quality", "quality",
-                                                     "components")}
+                                                     "components", "row_marks")}
     out["components"] = "; ".join("%s: %s" % (c, ",".join(n))
                                   for c, n in (rec.get("components") or {}).items())
     out["members"] = "; ".join("%s %s" % (m["file"], m["run"]) for m in rec["members"])
@@ -168,7 +170,8 @@ def _with_spread(rec: Record, key: str, text: str) -> str:
     if not text or text == "-":
         return text
     q = (rec.get("row_quality") or {}).get(key)
-    mark = " [%s]" % q if q in quality.NOT_COMPARABLE else ""
+    mark = (rec.get("row_marks") or {}).get(key) or (" [%s]" % q if q in quality.NOT_COMPARABLE
+                                                      else "")
     if rec.get("runs", 1) < 2:
         return text + mark
     return "%s +-%s%s" % (text, _pct(rec["spread"].get(key, math.nan)), mark)
