@@ -202,8 +202,10 @@ fab_status_t fab_rma_check(const fab_rma_spec_t *spec, const fab_kctx_t *ctx, ch
                  "target, so the two directions would be two unrelated streams with no common "
                  "end, not one bidirectional exchange",
                  spec->name, fab_rma_sync_names[sync]);
-        snprintf(hint, hintlen, "use --rma-sync pscw (its default) or fence, as %s allows",
-                 spec->osu);
+        snprintf(hint, hintlen,
+                 "use --rma-sync pscw (its default) or fence, as %s allows, or name the kernels "
+                 "without %s (`run rma` includes it)",
+                 spec->osu, spec->name);
         return FAB_ERR_CONFIG;
     }
     if (spec->op == FAB_RMA_ACC || spec->op == FAB_RMA_GET_ACC)
