@@ -64,7 +64,7 @@ static const fab_kcol_t fab_rma_kcols[] = {
          FAB_RMA_FLOOR_LOCAL) " on one node (docs/METRICS.md, \"Implausible one-sided rows\")",
      FAB_KCOL_GAUGE},
     {"implausible", "implaus", "flag",
-     "one-sided kernels: 1 when the row cannot be true: an iteration with remote completion "
+     "one-sided kernels: 1 when the row cannot be true: a median iteration with remote completion "
      "faster than floor_us, or --validate found data that did not arrive; its quality is then "
      "invalid (reason implausible)",
      FAB_KCOL_IMPLAUSIBLE},
@@ -108,7 +108,11 @@ static void fab_rma_counters(const fab_kctx_t *ctx, void *state, double *c)
 /* From the row alone (on rank 0 of the run, which may not be one of the pair's). */
 static double fab_rma_derive(const fab_krow_t *row, int j)
 {
-    double iter_us = row->iterations ? row->seconds / (double)row->iterations * 1e6 : NAN;
+    /* the median iteration: one descheduled iteration moves the mean above the floor on a
+     * busy machine and would hide a row whose every other iteration is impossible */
+    double iter_us = row->median > 0   ? row->median * 1e6
+                     : row->iterations ? row->seconds / (double)row->iterations * 1e6
+                                       : NAN;
 
     if (j == FAB_RMA_C_PCT) /* the median: one descheduled iteration moves the mean */
         return 100.0 * row->c[FAB_RMA_C_REFITER] / (row->median * 1e6);
