@@ -35,21 +35,7 @@ static char fab_rma_last_osc[32] = "unknown";
 
 /* ------------------------------------------------------------------ semantics */
 
-static const fab_kcol_t fab_rma_kcols[] = {
-    {"includes_remote_completion", "remote", "flag",
-     "one-sided kernels: 1 when the time includes the operation's completion at the target "
-     "(flush, unlock, fence, pscw, or a fetching operation's result), 0 when only local "
-     "completion (flush_local of a put or accumulate)",
-     FAB_KCOL_GAUGE},
-    {"halved_round_trip", "halved", "flag",
-     "one-sided kernels: 1 when the time is half a round trip (OSU's fence and pscw latency); "
-     "fabricbench reports whole iterations, so 0",
-     FAB_KCOL_GAUGE},
-    {"ping_pong", "pingpong", "flag",
-     "one-sided kernels: 1 when an iteration is a ping-pong, each rank the origin in turn "
-     "(fence and pscw latency): two transfers and their synchronisation per iteration",
-     FAB_KCOL_GAUGE},
-};
+static const fab_kcol_t fab_rma_kcols[] = {FAB_KCOLS_SEMANTICS};
 
 static void fab_rma_counters(const fab_kctx_t *ctx, void *state, double *c)
 {
