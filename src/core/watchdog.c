@@ -96,8 +96,12 @@ static void fab_watch_me(const fab_watch_t *d, double now, fab_peer_state_t *me)
     me->frozen_s = now - d->frozen_at < FAB_WATCH_FROZEN_S ? d->frozen_s : 0;
     me->bytes = d->bytes;
     in = atomic_load_explicit(&fab_watch_in, memory_order_relaxed);
-    snprintf(me->phase, sizeof(me->phase), "%s%s%s", d->phase, in ? ", waiting in " : "",
-             in ? in : "");
+    snprintf(me->phase, sizeof(me->phase), "%s", d->phase);
+    if (in) { /* a wait below the step (fab_watch_within) */
+        size_t n = strlen(me->phase);
+
+        snprintf(me->phase + n, sizeof(me->phase) - n, ", waiting in %s", in);
+    }
     snprintf(me->kernel, sizeof(me->kernel), "%s", d->kernel);
 }
 

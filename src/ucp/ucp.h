@@ -43,12 +43,10 @@ fab_status_t fab_ucp_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32
                               long *errors);
 void fab_ucp_cleanup(fab_kctx_t *ctx, void *state);
 void fab_ucp_describe(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx, char *buf, size_t len);
-fab_status_t fab_ucp_check(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx, char *msg,
-                           size_t msglen, char *hint, size_t hintlen);
 size_t fab_ucp_own_bytes(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx);
 
 /* The hooks a UCP kernel wraps around its spec, which it names NAME_spec: NAME_setup,
- * NAME_describe, NAME_check and NAME_own_bytes (kernels/ucp_tag_lat.c). */
+ * NAME_describe and NAME_own_bytes (kernels/ucp_tag_lat.c). */
 #define FAB_UCP_HOOKS(NAME)                                                                        \
     static fab_status_t NAME##_setup(fab_kctx_t *ctx, void **state)                                \
     {                                                                                              \
@@ -57,11 +55,6 @@ size_t fab_ucp_own_bytes(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx);
     static void NAME##_describe(const fab_kctx_t *ctx, char *buf, size_t len)                      \
     {                                                                                              \
         fab_ucp_describe(&NAME##_spec, ctx, buf, len);                                             \
-    }                                                                                              \
-    static fab_status_t NAME##_check(const fab_kctx_t *ctx, char *msg, size_t msglen, char *hint,  \
-                                     size_t hintlen)                                               \
-    {                                                                                              \
-        return fab_ucp_check(&NAME##_spec, ctx, msg, msglen, hint, hintlen);                       \
     }                                                                                              \
     static size_t NAME##_own_bytes(const fab_kctx_t *ctx)                                          \
     {                                                                                              \
@@ -72,8 +65,8 @@ size_t fab_ucp_own_bytes(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx);
 #define FAB_UCP_MEMBERS(NAME)                                                                      \
     .ranks = FAB_RANKS_PAIR, .min_ranks = 2, .rank_multiple = 1, .setup = NAME##_setup,            \
     .iterate = fab_ucp_iterate, .validate = fab_ucp_validate, .cleanup = fab_ucp_cleanup,          \
-    .describe = NAME##_describe, .check = NAME##_check, .options = &fab_ucp_kopts,                 \
-    .columns = &fab_ucp_columns, .mem = &(const fab_kmem_t)                                        \
+    .describe = NAME##_describe, .options = &fab_ucp_kopts, .columns = &fab_ucp_columns,           \
+    .mem = &(const fab_kmem_t)                                                                     \
     {                                                                                              \
         NAME##_own_bytes, "lower the largest size (-m) or the window (-w)"                         \
     }

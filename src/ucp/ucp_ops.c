@@ -11,8 +11,8 @@ static const ucp_request_param_t fab_ucp_plain = {.op_attr_mask = 0};
 
 static fab_status_t fab_ucp_failed_op(const fab_ucp_t *s, const char *what, ucs_status_t us)
 {
-    FAB_ERROR("%s: %s failed: %s (UCX, to or from the other rank of the pair)", s->spec->name,
-              what, ucs_status_string(us));
+    FAB_ERROR("%s: %s failed: %s (UCX, to or from the other rank of the pair)", s->spec->name, what,
+              ucs_status_string(us));
     return FAB_ERR_ENV;
 }
 
@@ -128,8 +128,9 @@ static void fab_ucp_am_recv_done(void *request, ucs_status_t status, size_t leng
 {
     fab_ucp_t *s = user_data;
 
-    (void)request;
     (void)length;
+    if (request)
+        ucp_request_free(request);
     if (status != UCS_OK)
         s->am_failed = true;
     s->am_seen = s->am_seen + 1;
@@ -152,9 +153,7 @@ ucs_status_t fab_ucp_am_handler(void *arg, const void *header, size_t header_len
 
         if (UCS_PTR_IS_ERR(r))
             fab_ucp_am_recv_done(NULL, UCS_PTR_STATUS(r), 0, s);
-        else if (r)
-            ucp_request_free(r); /* the callback still comes */
-        return UCS_INPROGRESS;
+        return UCS_INPROGRESS; /* the callback frees the request (freed here, none would come) */
     }
     if (s->am_copy)
         memcpy(s->am_dst, data, length);

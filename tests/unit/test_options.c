@@ -170,38 +170,39 @@ int main(void)
         CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--inflight", "0") == FAB_ERR_USAGE &&
               strstr(err, "--inflight"));
     }
-    /* the UCP kernels: --ucp-tls parsed, an empty one refused; a put ping-pong of 0 bytes
-     * refused by its check (its last byte says the put arrived), a tag one not; their memory */
+    /* the UCP kernels: --ucp-tls in UCX's list syntax (else refused before MPI_Init, naming
+     * the option); their own memory (the bandwidth kernels' window of slots); the latency
+     * kernels halve the round trip */
     {
         const fab_kernel_t *pl = fab_kernel_find("ucp_put_lat"),
-                           *tl = fab_kernel_find("ucp_tag_lat");
-        const fab_kernel_t *pb = fab_kernel_find("ucp_put_bw"), *tb = fab_kernel_find("ucp_tag_bw");
-        size_t sz[2] = {0, 8};
+                           *tb = fab_kernel_find("ucp_tag_bw");
+        const fab_kernel_t *pb = fab_kernel_find("ucp_put_bw"), *gb = fab_kernel_find("ucp_get_bw");
         fab_kctx_t ctx;
-        char msg[256], hint[256];
 
-        CHECK(pl && tl && pb && tb);
+        CHECK(pl && tb && pb && gb);
         CHECK(parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", "tcp,self") == FAB_OK &&
               !o.note[0]);
+        CHECK(parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", "^ib") == FAB_OK);
         CHECK(parse(&o, &cmd, err, 3, "run", "ucp_tag_lat", "--ucp-tls=") == FAB_ERR_USAGE &&
               strstr(err, "--ucp-tls"));
+        for (int i = 0; i < 5; i++) {
+            const char *bad[] = {"tcp,,self", ",tcp", "tcp,", "tcp self", "tcp,^self"};
+
+            CHECK(parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", bad[i]) ==
+                      FAB_ERR_USAGE &&
+                  strstr(err, "--ucp-tls") && strstr(err, "not a list of UCX transports"));
+        }
         memset(&ctx, 0, sizeof(ctx));
         ctx.size = 2;
-        ctx.sizes = sz;
-        ctx.nsizes = 2;
         ctx.window = 4;
         ctx.max_bytes = 1024;
-        CHECK(pl && pl->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_ERR_CONFIG &&
-              strstr(msg, "0 bytes") && strstr(msg, "last byte") &&
-              strstr(hint, "at least 1 byte"));
-        CHECK(tl && tl->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_OK);
-        CHECK(pb && pb->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_OK);
-        ctx.sizes = sz + 1;
-        ctx.nsizes = 1;
-        CHECK(pl && pl->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_OK);
-        CHECK(pb && tb && pb->mem->own_bytes(&ctx) == 2 * 4 * 1024 &&
-              tb->mem->own_bytes(&ctx) == 2 * 1024);
-        CHECK(pb && pl && pb->p2p->uses_window && pl->p2p->time_divisor == 2.0);
+        CHECK(pb && gb && tb && pl && pb->mem->own_bytes(&ctx) == 2 * 4 * 1024 &&
+              gb->mem->own_bytes(&ctx) == 2 * 4 * 1024 && tb->mem->own_bytes(&ctx) == 2 * 1024 &&
+              pl->mem->own_bytes(&ctx) == 2 * 1024);
+        ctx.max_bytes = 64UL << 20; /* the window spreads over 64 MiB at most: one slot here */
+        CHECK(pb && pb->mem->own_bytes(&ctx) == 2 * (64UL << 20));
+        CHECK(pb && pl && pb->p2p->uses_window && pl->p2p->time_divisor == 2.0 &&
+              !pl->p2p->uses_window);
     }
     /* a kernel's option for a run without that kernel: a warning, not an error */
     CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--params", "5") == FAB_OK &&

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The UCP kernels against ucx_perftest (Debian's ucx-utils), interleaved (A B A B ...), two
+# processes on this host with the same transports for both (UCX_TLS for ucx_perftest,
+# --ucp-tls for fabricbench's own UCX context). Prints one line per round, transport, test and
+# size: the two numbers and their ratio (fabricbench / ucx_perftest). Latency: fabricbench's
+# loop_us (the mean of the halved round trips) against ucx_perftest's overall latency (its
+# total time / iterations, halved for its ping-pongs); bandwidth: MB/s, 10^6 bytes a second
+# for both (ucx_perftest prints MiB/s: converted).
+# usage: bench/ucp_vs_perftest.sh FABRICBENCH [ROUNDS] [TLS ...]
+set -eu
+FB=$1 ROUNDS=${2:-5}
+shift $(($# < 2 ? $# : 2))
+TLSES=("$@")
+[ ${#TLSES[@]} -eq 0 ] && TLSES=("posix,self" "tcp,self")
+MPI=(mpirun --allow-run-as-root --oversubscribe -np 2 --bind-to none)
+export OMPI_MCA_orte_tmpdir_base=$(mktemp -d)
+PORT=$((20000 + RANDOM % 20000))
+# fabricbench-kernel ucx_perftest-test column
+CASES=("ucp_tag_lat tag_lat loop_us" "ucp_put_lat ucp_put_lat loop_us" "ucp_tag_bw tag_bw MBps"
+       "ucp_put_bw ucp_put_bw MBps")
+fb() { # tls kernel column size iterations
+    "${MPI[@]}" "$FB" run "$2" --ucp-tls "$1" -m "$4" -i "$5" -x "$(($5 / 10))" --csv - \
+        2>/dev/null | python3 -c "import csv,sys; r=list(csv.DictReader(sys.stdin)); print(r[-1]['$3'])"
+}
+perftest() { # tls test column size iterations: server in the background, client here
+    local out
+    UCX_TLS=$1 ucx_perftest -p "$PORT" -t "$2" -s "$4" -n "$5" -w "$(($5 / 10))" -f \
+        >/dev/null 2>&1 &
+    sleep 0.5
+    out=$(UCX_TLS=$1 ucx_perftest 127.0.0.1 -p "$PORT" -t "$2" -s "$4" -n "$5" \
+        -w "$(($5 / 10))" -f 2>/dev/null)
+    wait
+    PORT=$((PORT + 1))
+    # -f: "Final: iterations typical avg overall(us) avg overall(MB/s) avg overall(msg/s)"
+    echo "$out" | awk -v col="$3" '$1 == "Final:" {
+        if (col == "loop_us") print $5; else printf "%.2f\n", $7 * 1048576 / 1e6 }'
+}
+for r in $(seq 1 "$ROUNDS"); do
+    for tls in "${TLSES[@]}"; do
+        for c in "${CASES[@]}"; do
+            set -- $c
+            for s in 8 1048576; do
+                # n messages for both: fabricbench's bandwidth iteration is a window of 64
+                n=100000; [ "$s" -ge 1048576 ] && n=2000; [ "$3" = MBps ] && n=$((n * 2))
+                it=$n; [ "$3" = MBps ] && it=$((n / 64))
+                a=$(fb "$tls" "$1" "$3" "$s" "$it")
+                b=$(perftest "$tls" "$2" "$3" "$s" "$n")
+                echo "round $r $tls $1 $s fabricbench $a perftest $b ratio" \
+                    "$(python3 -c "print('%.3f' % ($a / $b))")"
+            done
+        done
+    done
+done
