@@ -4,9 +4,9 @@
 # processes on this host with the same transports for both (UCX_TLS for ucx_perftest,
 # --ucp-tls for fabricbench's own UCX context). Prints one line per round, transport, test and
 # size: the two numbers and their ratio (fabricbench / ucx_perftest). Latency: fabricbench's
-# loop_us (the mean of the halved round trips) against ucx_perftest's overall latency (its
-# total time / iterations, halved for its ping-pongs); bandwidth: MB/s, 10^6 bytes a second
-# for both (ucx_perftest prints MiB/s: converted).
+# loop_us (total time / iterations, halved: one way) against ucx_perftest's overall latency
+# (the same, halved for its ping-pongs); bandwidth: MB/s, 10^6 bytes a second for both
+# (ucx_perftest prints MiB/s: converted). The same number of messages for both.
 # usage: bench/ucp_vs_perftest.sh FABRICBENCH [ROUNDS] [TLS ...]
 set -eu
 FB=$1 ROUNDS=${2:-5}
@@ -32,9 +32,9 @@ perftest() { # tls test column size iterations: server in the background, client
         -w "$(($5 / 10))" -f 2>/dev/null)
     wait
     PORT=$((PORT + 1))
-    # -f: "Final: iterations typical avg overall(us) avg overall(MB/s) avg overall(msg/s)"
-    echo "$out" | awk -v col="$3" '$1 == "Final:" {
-        if (col == "loop_us") print $5; else printf "%.2f\n", $7 * 1048576 / 1e6 }'
+    # -f: one line "iterations p50 average overall(us) average overall(MiB/s) average overall"
+    echo "$out" | awk -v col="$3" 'NF == 8 && $1 ~ /^[0-9]+$/ {
+        if (col == "loop_us") print $4; else printf "%.2f\n", $6 * 1048576 / 1e6 }'
 }
 for r in $(seq 1 "$ROUNDS"); do
     for tls in "${TLSES[@]}"; do
@@ -42,8 +42,11 @@ for r in $(seq 1 "$ROUNDS"); do
             set -- $c
             for s in 8 1048576; do
                 # n messages for both: fabricbench's bandwidth iteration is a window of 64
-                n=100000; [ "$s" -ge 1048576 ] && n=2000; [ "$3" = MBps ] && n=$((n * 2))
-                it=$n; [ "$3" = MBps ] && it=$((n / 64))
+                if [ "$3" = MBps ]; then
+                    n=64000; [ "$s" -ge 1048576 ] && n=1280; it=$((n / 64))
+                else
+                    n=20000; [ "$s" -ge 1048576 ] && n=1000; it=$n
+                fi
                 a=$(fb "$tls" "$1" "$3" "$s" "$it")
                 b=$(perftest "$tls" "$2" "$3" "$s" "$n")
                 echo "round $r $tls $1 $s fabricbench $a perftest $b ratio" \
