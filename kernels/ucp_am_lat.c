@@ -5,7 +5,8 @@
 #include "fab_kernel.h"
 #include "ucp/ucp.h"
 
-static const fab_ucp_spec_t ucp_am_lat_spec = {"ucp_am_lat", "ucp_am_lat", FAB_UCP_AM, false};
+static const fab_ucp_spec_t ucp_am_lat_spec = {"ucp_am_lat", "ucp_am_lat", FAB_UCP_AM, false,
+                                               FAB_UCP_ADD};
 
 FAB_UCP_HOOKS(ucp_am_lat)
 

@@ -5,7 +5,8 @@
 #include "fab_kernel.h"
 #include "ucp/ucp.h"
 
-static const fab_ucp_spec_t ucp_get_bw_spec = {"ucp_get_bw", "ucp_get", FAB_UCP_GET, true};
+static const fab_ucp_spec_t ucp_get_bw_spec = {"ucp_get_bw", "ucp_get", FAB_UCP_GET, true,
+                                               FAB_UCP_ADD};
 
 FAB_UCP_HOOKS(ucp_get_bw)
 

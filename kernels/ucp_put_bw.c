@@ -5,7 +5,8 @@
 #include "fab_kernel.h"
 #include "ucp/ucp.h"
 
-static const fab_ucp_spec_t ucp_put_bw_spec = {"ucp_put_bw", "ucp_put_bw", FAB_UCP_PUT, true};
+static const fab_ucp_spec_t ucp_put_bw_spec = {"ucp_put_bw", "ucp_put_bw", FAB_UCP_PUT, true,
+                                               FAB_UCP_ADD};
 
 FAB_UCP_HOOKS(ucp_put_bw)
 

@@ -5,7 +5,8 @@
 #include "fab_kernel.h"
 #include "ucp/ucp.h"
 
-static const fab_ucp_spec_t ucp_put_lat_spec = {"ucp_put_lat", "ucp_put_lat", FAB_UCP_PUT, false};
+static const fab_ucp_spec_t ucp_put_lat_spec = {"ucp_put_lat", "ucp_put_lat", FAB_UCP_PUT, false,
+                                                FAB_UCP_ADD};
 
 FAB_UCP_HOOKS(ucp_put_lat)
 

@@ -5,7 +5,8 @@
 #include "fab_kernel.h"
 #include "ucp/ucp.h"
 
-static const fab_ucp_spec_t ucp_tag_bw_spec = {"ucp_tag_bw", "tag_bw", FAB_UCP_TAG, true};
+static const fab_ucp_spec_t ucp_tag_bw_spec = {"ucp_tag_bw", "tag_bw", FAB_UCP_TAG, true,
+                                               FAB_UCP_ADD};
 
 FAB_UCP_HOOKS(ucp_tag_bw)
 

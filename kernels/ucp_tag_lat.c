@@ -5,7 +5,8 @@
 #include "fab_kernel.h"
 #include "ucp/ucp.h"
 
-static const fab_ucp_spec_t ucp_tag_lat_spec = {"ucp_tag_lat", "tag_lat", FAB_UCP_TAG, false};
+static const fab_ucp_spec_t ucp_tag_lat_spec = {"ucp_tag_lat", "tag_lat", FAB_UCP_TAG, false,
+                                                FAB_UCP_ADD};
 
 FAB_UCP_HOOKS(ucp_tag_lat)
 

@@ -52,7 +52,13 @@ static char fab_ucp_last_lanes[512] = "unknown";
 static const fab_kcol_t fab_ucp_kcols[] = {FAB_KCOLS_SEMANTICS};
 
 /* Every UCP row includes remote completion (an answer, an acknowledgement, a flush or a
- * fetched result); the latency kernels are ping-pongs reported as half the round trip. */
+ * fetched result); the latency kernels but the atomics are ping-pongs reported as half the
+ * round trip (the atomics: one operation and its completion, whole, as ucx_perftest's). */
+bool fab_ucp_pingpong(const fab_ucp_spec_t *spec)
+{
+    return !spec->bw && spec->op != FAB_UCP_AMO;
+}
+
 static void fab_ucp_counters(const fab_kctx_t *ctx, void *state, double *c)
 {
     const fab_ucp_t *s = state;
@@ -60,8 +66,7 @@ static void fab_ucp_counters(const fab_kctx_t *ctx, void *state, double *c)
     if (!s || ctx->rank != 0)
         return;
     c[0] = 1.0;
-    c[1] = s->spec->bw ? 0.0 : 1.0;
-    c[2] = s->spec->bw ? 0.0 : 1.0;
+    c[1] = c[2] = fab_ucp_pingpong(s->spec) ? 1.0 : 0.0;
 }
 
 const fab_kcolumns_t fab_ucp_columns = {
@@ -79,6 +84,23 @@ static int fab_ucp_slots(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx)
     if (most < 1)
         most = 1;
     return (size_t)ctx->window < most ? ctx->window : (int)most;
+}
+
+fab_status_t fab_ucp_check(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx, char *msg,
+                           size_t msglen, char *hint, size_t hintlen)
+{
+    for (int i = 0; spec->op == FAB_UCP_AMO && i < ctx->nsizes; i++)
+        if (ctx->sizes[i] != 8) {
+            snprintf(msg, msglen,
+                     "%s operates on one 64-bit word (ucp_atomic_op_nbx, ucp_dt_make_contig(8)), "
+                     "and -m asks for %zu bytes",
+                     spec->name, ctx->sizes[i]);
+            snprintf(hint, hintlen,
+                     "give -m 8 (its default), or run %s apart from kernels with other sizes",
+                     spec->name);
+            return FAB_ERR_CONFIG;
+        }
+    return FAB_OK;
 }
 
 size_t fab_ucp_own_bytes(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx)
@@ -114,6 +136,8 @@ static ucp_params_t fab_ucp_params(const fab_ucp_spec_t *spec)
         p.features |= UCP_FEATURE_RMA;
     if (spec->op == FAB_UCP_AM)
         p.features |= UCP_FEATURE_AM;
+    if (spec->op == FAB_UCP_AMO)
+        p.features |= UCP_FEATURE_AMO64;
     return p;
 }
 
@@ -298,12 +322,12 @@ fab_status_t fab_ucp_setup(const fab_ucp_spec_t *spec, fab_kctx_t *ctx, void **s
         st = fab_ucp_agree(ctx, fab_ucp_am_register(s) != FAB_OK);
     if (st == FAB_OK)
         st = fab_ucp_connect(ctx, s);
-    if (st == FAB_OK && (spec->op == FAB_UCP_PUT || spec->op == FAB_UCP_GET))
+    if (st == FAB_OK && spec->op != FAB_UCP_TAG && spec->op != FAB_UCP_AM)
         st = fab_ucp_memory(ctx, s, nb);
     if (st == FAB_OK)
         snprintf(fab_ucp_last_lanes, sizeof(fab_ucp_last_lanes), "%s", s->lanes);
     ctx->timer = ctx->rank == 0;
-    ctx->msgs_per_iter = spec->bw ? ctx->window : 2.0;
+    ctx->msgs_per_iter = spec->bw ? ctx->window : fab_ucp_pingpong(spec) ? 2.0 : 1.0;
     return st;
 }
 
@@ -344,13 +368,23 @@ void fab_ucp_cleanup(fab_kctx_t *ctx, void *state)
 /* ------------------------------------------------------------------ description */
 
 static const char *const fab_ucp_calls[] = {"ucp_tag_send_nbx/ucp_tag_recv_nbx", "ucp_put_nbx",
-                                            "ucp_get_nbx", "ucp_am_send_nbx"};
+                                            "ucp_get_nbx", "ucp_am_send_nbx", "ucp_atomic_op_nbx"};
+static const char *const fab_ucp_amos[] = {"UCP_ATOMIC_OP_ADD, then ucp_ep_flush_nbx",
+                                           "UCP_ATOMIC_OP_ADD with its result",
+                                           "UCP_ATOMIC_OP_SWAP", "UCP_ATOMIC_OP_CSWAP"};
 static const char *const fab_ucp_bw_ends[] = {"rank 1's acknowledgement", "ucp_ep_flush_nbx",
                                               "ucp_ep_flush_nbx", "rank 1's acknowledgement"};
 
 void fab_ucp_describe(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx, char *buf, size_t len)
 {
-    if (spec->bw)
+    if (spec->op == FAB_UCP_AMO)
+        snprintf(buf, len,
+                 "rank 0 to 1: one %s (%s) on a 64-bit word of rank 1's memory, completed; whole "
+                 "iterations, including remote completion (ucx_perftest -t %s -O 1); UCX_TLS %s; "
+                 "lanes %s",
+                 fab_ucp_calls[spec->op], fab_ucp_amos[spec->amo], spec->perftest, fab_ucp_tls(),
+                 fab_ucp_last_lanes);
+    else if (spec->bw)
         snprintf(buf, len,
                  "rank 0 to 1: %d x %s of the size, then %s; whole iterations, including remote "
                  "completion (ucx_perftest -t %s streams without a completion per window); "

@@ -36,7 +36,9 @@ typedef struct fab_ucp {
     void **reqs;        /* a window of requests */
     int slots;
     int peer;
-    uint8_t sn;                     /* put ping-pong: the last byte's sequence number, 1 to 255 */
+    uint8_t sn;          /* put ping-pong: the last byte's sequence number, 1 to 255 */
+    uint64_t seq;        /* atomics: the iteration, which the target's word becomes */
+    uint64_t operand[2]; /* atomics: the operand, and the reply (swap value, old value) */
     volatile unsigned long am_seen; /* active messages received (the handler counts) */
     char *am_dst;                   /* where a received active message's data goes */
     bool am_copy;                   /* copy eager data there (validation; else as ucx_perftest) */
@@ -56,6 +58,8 @@ fab_status_t fab_ucp_wait(fab_ucp_t *s, void *req, const char *what);
 /* Rank 0 tells rank 1 that its operations are complete (a tag message); rank 1 progresses
  * its worker (which serves the operations where UCX emulates them) until told. */
 fab_status_t fab_ucp_done(struct fab_kctx *ctx, fab_ucp_t *s);
+/* Whether a kernel is a ping-pong, reported as half the round trip (ucp/ucp.c). */
+bool fab_ucp_pingpong(const fab_ucp_spec_t *spec);
 /* One ping-pong or one window of nops operations of `bytes`. */
 fab_status_t fab_ucp_round(struct fab_kctx *ctx, fab_ucp_t *s, size_t bytes, int nops);
 /* The active messages' handler (ucp/ucp_ops.c), registered at set-up. */

@@ -217,6 +217,42 @@ static fab_status_t fab_ucp_rma_window(fab_kctx_t *ctx, fab_ucp_t *s, size_t byt
     return st != FAB_OK ? st : fab_ucp_done(ctx, s);
 }
 
+/* ucx_perftest's ucp_add, ucp_fadd, ucp_swap and ucp_cswap with one operation outstanding:
+ * rank 0 operates on rank 1's word and waits for its completion (the result; add: a flush);
+ * rank 1 progresses until its word shows it: the word becomes the iteration's number (add
+ * and fetch-and-add add 1, swap writes it, compare-and-swap replaces the one before). */
+static fab_status_t fab_ucp_amo_round(fab_kctx_t *ctx, fab_ucp_t *s)
+{
+    static const ucp_atomic_op_t ops[] = {UCP_ATOMIC_OP_ADD, UCP_ATOMIC_OP_ADD, UCP_ATOMIC_OP_SWAP,
+                                          UCP_ATOMIC_OP_CSWAP};
+    fab_ucp_amo_t a = s->spec->amo;
+    ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+                             .datatype = ucp_dt_make_contig(8)};
+    uint64_t seq = ++s->seq;
+    volatile uint64_t *word = (volatile uint64_t *)(void *)s->region;
+    fab_status_t st;
+
+    if (ctx->rank == 1) {
+        fab_watch_within("ucp_worker_progress (waiting for an atomic operation's effect)");
+        while (*word != seq)
+            ucp_worker_progress(s->worker);
+        fab_watch_within(NULL);
+        return FAB_OK;
+    }
+    s->operand[0] = a == FAB_UCP_SWAP ? seq : a == FAB_UCP_CSWAP ? seq - 1 : 1;
+    s->operand[1] = seq; /* compare-and-swap: the value swapped in; fetching: the old value */
+    if (a != FAB_UCP_ADD) {
+        p.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        p.reply_buffer = &s->operand[1];
+    }
+    st = fab_ucp_wait(
+        s, ucp_atomic_op_nbx(s->ep, ops[a], &s->operand[0], 1, s->peer_addr, s->rkey, &p),
+        "ucp_atomic_op_nbx");
+    if (st == FAB_OK && a == FAB_UCP_ADD)
+        st = fab_ucp_wait(s, ucp_ep_flush_nbx(s->ep, &fab_ucp_plain), "ucp_ep_flush_nbx");
+    return st;
+}
+
 fab_status_t fab_ucp_round(fab_kctx_t *ctx, fab_ucp_t *s, size_t bytes, int nops)
 {
     switch (s->spec->op) {
@@ -230,6 +266,8 @@ fab_status_t fab_ucp_round(fab_kctx_t *ctx, fab_ucp_t *s, size_t bytes, int nops
         return fab_ucp_rma_window(ctx, s, bytes, nops);
     case FAB_UCP_AM:
         return fab_ucp_am_pingpong(ctx, s, bytes);
+    case FAB_UCP_AMO:
+        return fab_ucp_amo_round(ctx, s);
     }
     return FAB_ERR_INTERNAL;
 }
@@ -293,10 +331,29 @@ static fab_status_t fab_ucp_vrma(fab_kctx_t *ctx, fab_ucp_t *s, size_t bytes, ui
     return st != FAB_OK ? st : FAB_MPI(MPI_Barrier(ctx->comm));
 }
 
+/* Atomics: rank 1's word is the iteration's number (its wait ended on it) and rank 0's
+ * result the one before (fetch-and-add, swap, compare-and-swap): 8 wrong bytes otherwise. */
+static fab_status_t fab_ucp_vamo(fab_kctx_t *ctx, fab_ucp_t *s, long *errors)
+{
+    fab_status_t st = fab_ucp_amo_round(ctx, s);
+
+    if (st != FAB_OK)
+        return st;
+    if (ctx->rank == 1)
+        *errors += *(volatile uint64_t *)(void *)s->region != s->seq ? 8 : 0;
+    else if (s->spec->amo != FAB_UCP_ADD)
+        *errors += s->operand[1] != s->seq - 1 ? 8 : 0;
+    *errors += fab_pattern_corrupt_for_tests();
+    return FAB_OK;
+}
+
 fab_status_t fab_ucp_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
                               long *errors)
 {
     fab_ucp_t *s = state;
+
+    if (s->spec->op == FAB_UCP_AMO)
+        return fab_ucp_vamo(ctx, s, errors);
 
     if (s->spec->op == FAB_UCP_PUT || s->spec->op == FAB_UCP_GET)
         return fab_ucp_vrma(ctx, s, bytes, seed, errors);

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The UCP kernels (ucp_tag_lat ... ucp_get_bw, src/ucp/): every kernel with --validate on 2
+"""The UCP kernels (ucp_tag_lat ... ucp_cswap_lat, src/ucp/): every kernel with --validate on 2
 ranks and on 4 (the pair 0,1 and the pair 2,3), over the environment's transports and over
 --ucp-tls tcp,self; their rows, semantics and description (UCX_TLS, the lanes) read back from
 the HDF5 file with h5py; a context or endpoint UCX cannot make (each rank says what failed,
@@ -23,11 +23,13 @@ from fabtest import (check, enter_scratch, expect, mpi_env, mpirun, mpirun_cmd, 
 enter_scratch()
 exe = sys.argv[1]
 
-LAT = ("ucp_tag_lat", "ucp_put_lat", "ucp_am_lat")
+LAT = ("ucp_tag_lat", "ucp_put_lat", "ucp_am_lat")  # ping-pongs, half the round trip
 BW = ("ucp_tag_bw", "ucp_put_bw", "ucp_get_bw")
+AMO = ("ucp_add_lat", "ucp_fadd_lat", "ucp_swap_lat", "ucp_cswap_lat")  # 8 bytes, whole
 PERFTEST = {"ucp_tag_lat": "tag_lat", "ucp_put_lat": "ucp_put_lat",
             "ucp_am_lat": "ucp_am_lat", "ucp_tag_bw": "tag_bw", "ucp_put_bw": "ucp_put_bw",
-            "ucp_get_bw": "ucp_get"}
+            "ucp_get_bw": "ucp_get", "ucp_add_lat": "ucp_add", "ucp_fadd_lat": "ucp_fadd",
+            "ucp_swap_lat": "ucp_swap", "ucp_cswap_lat": "ucp_cswap"}
 
 
 def kernels_of(path):
@@ -81,6 +83,9 @@ def run(np_, names, sizes, extra=(), path="r.h5", tls=None, described=True):
 
 # Every kernel on 2 ranks: an eager size, one past UCX's rendezvous threshold on shared memory.
 run(2, list(LAT + BW), [1, 4096, 262144])
+# The atomics, on one 64-bit word (8 bytes, their default), over shared memory and TCP.
+run(2, list(AMO), [8], path="amo.h5")
+run(2, list(AMO), [8], tls="tcp,self", path="amotcp.h5")
 # Over TCP (the kernels' context alone; MPI keeps its transports).
 run(2, ["ucp_tag_lat", "ucp_put_lat", "ucp_put_bw", "ucp_get_bw"], [8, 65536], tls="tcp,self",
     path="tcp.h5")
@@ -95,6 +100,12 @@ check(p.returncode == 0, "ucp_tag_lat: exit %d\n%s" % (p.returncode, p.stderr))
 head = "\n".join(text_lines(p.stdout))
 expect("ucx_perftest -t tag_lat" in head and "lanes " in head, "header:\n" + p.stdout)
 
+# An atomic of another size is refused before anything is measured (exit 2).
+p = mpirun(2, [exe, "run", "ucp_fadd_lat", "-m", "8,16", "-i", "10"])
+expect(p.returncode == 2, "ucp_fadd_lat -m 8,16: exit %d, not 2\n%s" % (p.returncode, p.stderr))
+for w in ("64-bit word", "16 bytes", "-m 8"):
+    expect(w in p.stderr, "ucp_fadd_lat -m 16: message lacks '%s':\n%s" % (w, p.stderr))
+
 # What UCX cannot make: a context without transports, an endpoint nothing reaches. Each rank
 # says what failed, its rank and host (the log's prefix) and what to try; exit 3.
 for tls, words in (("nosuchtransport", ("UCX could not create its context", "ucp_init")),
@@ -105,7 +116,8 @@ for tls, words in (("nosuchtransport", ("UCX could not create its context", "ucp
         expect(w in p.stderr, "--ucp-tls %s: message lacks '%s':\n%s" % (tls, w, p.stderr))
 
 # A validation failure reaches the table and the exit code (every check finds one bad byte).
-p = mpirun(2, [exe, "run", "ucp_tag_lat,ucp_put_bw", "-m", "8", "-i", "10", "--validate"],
+p = mpirun(2, [exe, "run", "ucp_tag_lat,ucp_put_bw,ucp_cswap_lat", "-m", "8", "-i", "10",
+                "--validate"],
            env={"FABRICBENCH_TEST_CORRUPT": "1"})
 expect(p.returncode != 0, "corrupted validation passed: exit 0\n" + p.stdout)
 expect("did not match" in p.stderr, "no validation error:\n" + p.stderr)

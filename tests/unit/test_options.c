@@ -199,6 +199,22 @@ int main(void)
         CHECK(pb && gb && tb && pl && pb->mem->own_bytes(&ctx) == 2 * 4 * 1024 &&
               gb->mem->own_bytes(&ctx) == 2 * 4 * 1024 && tb->mem->own_bytes(&ctx) == 2 * 1024 &&
               pl->mem->own_bytes(&ctx) == 2 * 1024);
+        { /* the atomics: one 64-bit word, other sizes refused with what to give */
+            const fab_kernel_t *fa = fab_kernel_find("ucp_fadd_lat");
+            size_t sz[2] = {8, 16};
+            char msg[256], hint[256];
+
+            ctx.sizes = sz;
+            ctx.nsizes = 1;
+            CHECK(fa && fa->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_OK);
+            ctx.nsizes = 2;
+            CHECK(fa && fa->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_ERR_CONFIG &&
+                  strstr(msg, "64-bit word") && strstr(msg, "16 bytes") && strstr(hint, "-m 8"));
+            CHECK(pb && pb->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_OK);
+            CHECK(fa && strcmp(fa->default_sizes, "8") == 0 && !fa->p2p);
+            ctx.sizes = NULL;
+            ctx.nsizes = 0;
+        }
         ctx.max_bytes = 64UL << 20; /* the window spreads over 64 MiB at most: one slot here */
         CHECK(pb && pb->mem->own_bytes(&ctx) == 2 * (64UL << 20));
         CHECK(pb && pl && pb->p2p->uses_window && pl->p2p->time_divisor == 2.0 &&
