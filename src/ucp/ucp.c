@@ -379,9 +379,9 @@ void fab_ucp_describe(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx, char *b
 {
     if (spec->op == FAB_UCP_AMO)
         snprintf(buf, len,
-                 "rank 0 to 1: one %s (%s) on a 64-bit word of rank 1's memory, completed; whole "
-                 "iterations, including remote completion (ucx_perftest -t %s -O 1); UCX_TLS %s; "
-                 "lanes %s",
+                 "rank 0 to 1: one %s (%s) on a 64-bit word of rank 1's memory, completed, then "
+                 "a 1-byte tag message to rank 1; whole iterations, including remote completion "
+                 "(ucx_perftest -t %s -O 1); UCX_TLS %s; lanes %s",
                  fab_ucp_calls[spec->op], fab_ucp_amos[spec->amo], spec->perftest, fab_ucp_tls(),
                  fab_ucp_last_lanes);
     else if (spec->bw)
