@@ -328,7 +328,8 @@ static fab_status_t fab_ucp_vrma(fab_kctx_t *ctx, fab_ucp_t *s, size_t bytes, ui
 }
 
 /* Atomics: rank 1's word is the iteration's number and rank 0's result the one before
- * (fetch-and-add, swap, compare-and-swap): 8 wrong bytes otherwise. */
+ * (fetch-and-add, swap, compare-and-swap): 8 wrong bytes otherwise. (Rank 1's message that
+ * the operation is complete may come in the same progress call as rank 0's next operation.) */
 static fab_status_t fab_ucp_vamo(fab_kctx_t *ctx, fab_ucp_t *s, long *errors)
 {
     fab_status_t st = fab_ucp_amo_round(ctx, s);
@@ -340,7 +341,8 @@ static fab_status_t fab_ucp_vamo(fab_kctx_t *ctx, fab_ucp_t *s, long *errors)
     else if (s->spec->amo != FAB_UCP_ADD)
         *errors += s->operand[1] != s->seq - 1 ? 8 : 0;
     *errors += fab_pattern_corrupt_for_tests();
-    return FAB_OK;
+    /* rank 0's next operation must not change the word before rank 1 has read it */
+    return FAB_MPI(MPI_Barrier(ctx->comm));
 }
 
 fab_status_t fab_ucp_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
