@@ -237,23 +237,36 @@ static fab_status_t fab_ucp_connect(fab_kctx_t *ctx, fab_ucp_t *s)
     return st;
 }
 
-/* The region mapped, its address and packed key to the peer, the peer's key unpacked. */
+/* The region: memory UCX allocates and maps (UCP_MEM_MAP_ALLOCATE, as ucx_perftest's buffers:
+ * on one host a shared-memory transport can then give the peer a direct mapping of it, and a
+ * put or get is a copy), its address and packed key to the peer, the peer's key unpacked. */
 static fab_status_t fab_ucp_memory(fab_kctx_t *ctx, fab_ucp_t *s, size_t nb)
 {
-    ucp_mem_map_params_t mp = {.field_mask =
-                                   UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
-                               .address = s->region,
-                               .length = nb};
+    ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
+                                             UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                                             UCP_MEM_MAP_PARAM_FIELD_FLAGS,
+                               .address = NULL,
+                               .length = nb,
+                               .flags = UCP_MEM_MAP_ALLOCATE};
+    ucp_mem_attr_t at = {.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS};
     void *packed = NULL, *theirs = NULL;
     size_t plen = 0, tlen = 0;
-    uint64_t mine = (uint64_t)(uintptr_t)s->region;
+    uint64_t mine = 0;
     ucs_status_t us = ucp_mem_map(s->uctx, &mp, &s->memh);
     fab_status_t st;
+
+    if (us == UCS_OK && (us = ucp_mem_query(s->memh, &at)) == UCS_OK) {
+        free(s->region); /* ours until now, for the kernels without mapped memory */
+        s->region = at.address;
+        s->region_ucx = true;
+        memset(s->region, 0, nb);
+        mine = (uint64_t)(uintptr_t)s->region;
+    }
 
     if (us == UCS_OK && (us = ucp_rkey_pack(s->uctx, s->memh, &packed, &plen)) != UCS_OK)
         fab_ucp_failed(s->spec, "pack the memory's remote key (ucp_rkey_pack)", us);
     else if (us != UCS_OK)
-        fab_ucp_failed(s->spec, "map the memory (ucp_mem_map)", us);
+        fab_ucp_failed(s->spec, "allocate and map the memory (ucp_mem_map, ucp_mem_query)", us);
     st = fab_ucp_swap(ctx, packed, us == UCS_OK ? plen : 0, &theirs, &tlen);
     if (st == FAB_OK)
         st = FAB_MPI(MPI_Sendrecv(&mine, 1, MPI_UINT64_T, s->peer, ctx->tag + 7, &s->peer_addr, 1,
@@ -359,7 +372,8 @@ void fab_ucp_cleanup(fab_kctx_t *ctx, void *state)
         ucp_worker_destroy(s->worker);
     if (s->uctx)
         ucp_cleanup(s->uctx);
-    free(s->region);
+    if (!s->region_ucx)
+        free(s->region);
     free(s->lbuf);
     free(s->reqs);
     free(s);

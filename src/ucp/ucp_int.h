@@ -32,6 +32,7 @@ typedef struct fab_ucp {
     ucp_rkey_h rkey;    /* the peer's region */
     uint64_t peer_addr; /* the peer's region's address */
     char *region;       /* slots x max_bytes, this rank's mapped memory */
+    bool region_ucx;    /* allocated by UCX (ucp_mem_map), freed by its unmap */
     char *lbuf;         /* the origin's buffer (source of puts, result of gets), as large */
     void **reqs;        /* a window of requests */
     int slots;
