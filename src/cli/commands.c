@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
+#include "cli/kernel_list.h"
 #include "cli/launcher.h"
 #include "core/text.h"
 #include "kernel/registry.h"
@@ -109,6 +110,7 @@ int fab_command_without_mpi(fab_cmd_t cmd, const fab_opts_t *o)
     case FAB_CMD_LIST:
         for (int i = 0; i < fab_nkernels; i++)
             printf("%-15s %s\n", fab_kernels[i]->name, fab_kernels[i]->summary);
+        fab_kernel_families_print(stdout, "");
         break;
     default:
         break;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/completion.h"
+#include "cli/kernel_list.h"
 #include "cli/options.h"
 #include "kernel/registry.h"
 #include "net/fabric.h"
@@ -56,12 +57,16 @@ static void fab_compl_names(FILE *f, const fab_opt_t *d, const char *sep)
 
 static void fab_compl_tables(FILE *f, const char *fabrics)
 {
-    int n = fab_opts_count();
+    int n = fab_opts_count(), nf;
+    const char *fam[FAB_MAX_KERNELS];
 
     fprintf(f, "_fabricbench_commands='%s'\n", fab_compl_commands);
     fprintf(f, "_fabricbench_kernels='");
     for (int i = 0; i < fab_nkernels; i++)
         fprintf(f, "%s%s", i ? " " : "", fab_kernels[i]->name);
+    nf = fab_kernel_families(fam, FAB_MAX_KERNELS); /* a family completes as a kernel does */
+    for (int i = 0; i < nf; i++)
+        fprintf(f, " %s", fam[i]);
     fprintf(f, "'\n# when the tool cannot be asked (the profiles of the build's fabrics.conf)\n");
     fprintf(f, "_fabricbench_fabrics_built='%s'\n", fabrics);
     fprintf(f, "_fabricbench_run_opts='");

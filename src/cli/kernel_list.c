@@ -1,12 +1,92 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The kernel list of `fabricbench run LIST` (cli/kernel_list.h). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/kernel_list.h"
+#include "core/text.h"
 #include "kernel/registry.h"
 #include "kernel/traits.h"
+
+int fab_kernel_families(const char **names, int max)
+{
+    int n = 0;
+
+    for (int i = 0; i < fab_nkernels; i++) {
+        const char *f = fab_kernels[i]->family;
+        bool seen = false;
+
+        for (int j = 0; f && j < n && !seen; j++)
+            seen = strcmp(names[j], f) == 0;
+        if (f && !seen && n < max)
+            names[n++] = f;
+    }
+    return n;
+}
+
+void fab_kernel_family_list(const char *f, char *buf, size_t len)
+{
+    size_t at = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < fab_nkernels; i++)
+        if (fab_kernels[i]->family && strcmp(fab_kernels[i]->family, f) == 0)
+            fab_appendf(buf, len, &at, "%s%s", at ? "," : "", fab_kernels[i]->name);
+}
+
+void fab_kernel_families_print(FILE *f, const char *indent)
+{
+    const char *fam[FAB_MAX_KERNELS];
+    int n = fab_kernel_families(fam, FAB_MAX_KERNELS);
+    char kernels[1024];
+
+    if (n > 0)
+        fprintf(f, "\nFamilies ('run FAMILY' runs each of its kernels, in this order):\n");
+    for (int i = 0; i < n; i++) {
+        fab_kernel_family_list(fam[i], kernels, sizeof(kernels));
+        fprintf(f, "%s%-15s %s\n", indent, fam[i], kernels);
+    }
+}
+
+/* Kernel k into the run's list (each once, within FAB_MAX_KERNELS). */
+static fab_status_t fab_kernel_list_add(const fab_kernel_t *k, const char *list, fab_opts_t *o,
+                                        char *err, size_t errlen, char *hint, size_t hintlen)
+{
+    /* twice in a run, its rows would be two kernels of one name: files and the analysis tell a
+     * kernel's rows apart by its name (and an instance's value) */
+    for (int i = 0; i < o->launch.nkernels; i++)
+        if (o->launch.kernels[i].k == k) {
+            snprintf(err, errlen, "kernel list '%s' names %s twice%s", list, k->name,
+                     k->family ? " (or it and its family)" : "");
+            snprintf(hint, hintlen,
+                     "give each kernel once; --repeat N measures the whole plan N times, "
+                     "a list option (--streams 1,4) runs a kernel once per value");
+            return FAB_ERR_USAGE;
+        }
+    if (o->launch.nkernels >= FAB_MAX_KERNELS) {
+        snprintf(err, errlen, "too many kernels in one run (at most %d)", FAB_MAX_KERNELS);
+        return FAB_ERR_USAGE;
+    }
+    o->launch.kernels[o->launch.nkernels++] = (fab_kinst_t){k, NAN};
+    return FAB_OK;
+}
+
+/* The hint for an unknown name: the kernels, then the families. */
+static void fab_kernel_list_names(char *hint, size_t hintlen)
+{
+    const char *fam[FAB_MAX_KERNELS];
+    int nf = fab_kernel_families(fam, FAB_MAX_KERNELS);
+    size_t n = 0;
+
+    fab_appendf(hint, hintlen, &n, "kernels are:");
+    for (int i = 0; i < fab_nkernels; i++)
+        fab_appendf(hint, hintlen, &n, "%s %s", i ? "," : "", fab_kernels[i]->name);
+    for (int i = 0; i < nf; i++)
+        fab_appendf(hint, hintlen, &n, "%s %s", i ? "," : "; families:", fam[i]);
+    fab_appendf(hint, hintlen, &n, " ('fabricbench list' describes them)");
+}
 
 fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, size_t errlen,
                                    char *hint, size_t hintlen)
@@ -31,34 +111,23 @@ fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, s
     o->launch.nkernels = 0;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const fab_kernel_t *k = fab_kernel_find(tok);
+        bool family = false;
+        fab_status_t st = FAB_OK;
 
-        if (!k) {
-            size_t n;
-
-            snprintf(err, errlen, "unknown kernel '%s'", tok);
-            n = (size_t)snprintf(hint, hintlen, "kernels are:");
-            for (int i = 0; i < fab_nkernels && n < hintlen; i++)
-                n += (size_t)snprintf(hint + n, hintlen - n, "%s %s", i ? "," : "",
-                                      fab_kernels[i]->name);
-            if (n < hintlen)
-                snprintf(hint + n, hintlen - n, " ('fabricbench list' describes them)");
-            return FAB_ERR_USAGE;
-        }
-        /* twice in a run, its rows would be two kernels of one name: files and the
-         * analysis tell a kernel's rows apart by its name (and an instance's value) */
-        for (int i = 0; i < o->launch.nkernels; i++)
-            if (o->launch.kernels[i].k == k) {
-                snprintf(err, errlen, "kernel list '%s' names %s twice", list, k->name);
-                snprintf(hint, hintlen,
-                         "give each kernel once; --repeat N measures the whole plan N times, "
-                         "a list option (--streams 1,4) runs a kernel once per value");
-                return FAB_ERR_USAGE;
+        for (int i = 0; !k && i < fab_nkernels && st == FAB_OK; i++)
+            if (fab_kernels[i]->family && strcmp(fab_kernels[i]->family, tok) == 0) {
+                family = true;
+                st = fab_kernel_list_add(fab_kernels[i], list, o, err, errlen, hint, hintlen);
             }
-        if (o->launch.nkernels >= FAB_MAX_KERNELS) {
-            snprintf(err, errlen, "too many kernels in one run (at most %d)", FAB_MAX_KERNELS);
+        if (k)
+            st = fab_kernel_list_add(k, list, o, err, errlen, hint, hintlen);
+        if (st != FAB_OK)
+            return st;
+        if (!k && !family) {
+            snprintf(err, errlen, "unknown kernel '%s'", tok);
+            fab_kernel_list_names(hint, hintlen);
             return FAB_ERR_USAGE;
         }
-        o->launch.kernels[o->launch.nkernels++] = (fab_kinst_t){k, NAN};
     }
     return FAB_OK;
 }

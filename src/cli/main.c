@@ -26,7 +26,7 @@ int main(int argc, char **argv)
     fab_cmd_t cmd;
     fab_fabric_t fb;
     fab_status_t fst;
-    char err[1024], hint[1024];
+    char err[1024], hint[2048]; /* the --columns refusal lists every column */
     bool agreed = true;
     fab_status_t st;
     int code;

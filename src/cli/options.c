@@ -215,24 +215,19 @@ static void fab_opts_from_env(bool *set, int *bad, char *err, size_t errlen)
  * the quick start script, the analysis and the test suite, which runs started from them see.
  * Any other FABRICBENCH_ variable is a mistake (a typo of an option's). */
 static const char *const fab_env_other[] = {
-    "FABRICBENCH_TEST_WRONG_OP",
-    "FABRICBENCH_TEST_CORRUPT",
-    "FABRICBENCH_TEST_NB_CORRUPT",
-    "FABRICBENCH_CLOCKSOURCE_FILE",
-    "FABRICBENCH_PROC_STAT",
-    "FABRICBENCH_PROC_LOADAVG",
-    "FABRICBENCH_TEST_PAIRS_LOADED",
-    "FABRICBENCH_TEST_SOCK_REFUSE",
-    "FABRICBENCH_TEST_STOP_AT",
-    "FABRICBENCH_TEST_PEERS_DROP",
-    "FABRICBENCH_TEST_LAG",    /* a lagging rank: what --sync barrier changes */
-    "FABRICBENCH_TEST_LIBNBC", /* whether libnbc's progress is registered (core/comm.h) */
-    "FABRICBENCH_TEST_FSIZE",  /* a small file-size limit after MPI_Init (core/testhook.h) */
-    "FABRICBENCH_ARGS",
-    "FABRICBENCH_ANALYZE_DEBUG",
-    "FABRICBENCH_BUILD_DIR",
-    "FABRICBENCH_ANALYZE_MAX_RUNS",
-    "FABRICBENCH_ANALYZE_MAX_KERNELS",
+    "FABRICBENCH_TEST_WRONG_OP",     "FABRICBENCH_TEST_CORRUPT",
+    "FABRICBENCH_TEST_NB_CORRUPT",   "FABRICBENCH_CLOCKSOURCE_FILE",
+    "FABRICBENCH_PROC_STAT",         "FABRICBENCH_PROC_LOADAVG",
+    "FABRICBENCH_TEST_PAIRS_LOADED", "FABRICBENCH_TEST_SOCK_REFUSE",
+    "FABRICBENCH_TEST_STOP_AT",      "FABRICBENCH_TEST_PEERS_DROP",
+    "FABRICBENCH_TEST_LAG",      /* a lagging rank: what --sync barrier changes */
+    "FABRICBENCH_TEST_LIBNBC",   /* whether libnbc's progress is registered (core/comm.h) */
+    "FABRICBENCH_TEST_FSIZE",    /* a small file-size limit after MPI_Init (core/testhook.h) */
+    "FABRICBENCH_TEST_RMA_NOOP", /* the one-sided kernels' faults (rma/rma_int.h) */
+    "FABRICBENCH_TEST_RMA_REMOTE",   "FABRICBENCH_TEST_RMA_SLOW",
+    "FABRICBENCH_TEST_RMA_STALL",    "FABRICBENCH_ARGS",
+    "FABRICBENCH_ANALYZE_DEBUG",     "FABRICBENCH_BUILD_DIR",
+    "FABRICBENCH_ANALYZE_MAX_RUNS",  "FABRICBENCH_ANALYZE_MAX_KERNELS",
     "FABRICBENCH_ANALYZE_MAX_ROWS",
 };
 #define FAB_ENV_READ 13 /* the first ones of fab_env_other: read by this program */

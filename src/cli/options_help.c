@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli/options.h"
+#include "cli/kernel_list.h"
 #include "kernel/registry.h"
 
 #include "fab_version.h"
@@ -56,6 +57,7 @@ void fab_opts_print_run_help(FILE *f)
             FAB_DEFAULT_SUITE);
     for (int i = 0; i < fab_nkernels; i++)
         fprintf(f, "  %-15s %s\n", fab_kernels[i]->name, fab_kernels[i]->summary);
+    fab_kernel_families_print(f, "  ");
     fprintf(f, "\nOptions (each also read from FABRICBENCH_<NAME>, e.g. FABRICBENCH_SIZES;\n"
                "the command line wins):\n");
     for (int i = 0; i < fab_opts_count(); i++) {

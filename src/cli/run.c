@@ -254,9 +254,11 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
 
 /* Probe what UCX chooses between the measured pairs (fab_probe_pairs) and check it against
  * --fabric. On rank 0 the verdict lands in fb; with --strict-fabric a difference is an error
- * (exit 3). */
+ * (exit 3). at_exit: after the measurements, the run's end follows
+ * (fab_transport_probe_pairs). */
 static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *o,
-                                        fab_transport_t *t, fab_fabric_t *fb, fab_run_info_t *info)
+                                        fab_transport_t *t, fab_fabric_t *fb, fab_run_info_t *info,
+                                        bool at_exit)
 {
     int *pa = calloc((size_t)w->size / 2 + 2, sizeof(int));
     int *pb = calloc((size_t)w->size / 2 + 2, sizeof(int));
@@ -277,11 +279,11 @@ static fab_status_t fab_check_transport(const fab_world_t *w, const fab_opts_t *
     st = fab_agree(st, MPI_COMM_WORLD);
     /* The first pair alone, then the others together (they share no rank). */
     if (st == FAB_OK)
-        st = fab_agree(fab_transport_probe_pairs(w, 1, pa, pb, lanes, FAB_LANES_LEN),
+        st = fab_agree(fab_transport_probe_pairs(w, 1, pa, pb, at_exit, lanes, FAB_LANES_LEN),
                        MPI_COMM_WORLD);
     if (st == FAB_OK && n > 1)
-        st = fab_agree(fab_transport_probe_pairs(w, n - 1, pa + 1, pb + 1, lanes + FAB_LANES_LEN,
-                                                 FAB_LANES_LEN),
+        st = fab_agree(fab_transport_probe_pairs(w, n - 1, pa + 1, pb + 1, at_exit,
+                                                 lanes + FAB_LANES_LEN, FAB_LANES_LEN),
                        MPI_COMM_WORLD);
     if (w->rank == 0 && lanes) {
         snprintf(t->ucx_tls, sizeof(t->ucx_tls), "%s", lanes);
@@ -350,7 +352,7 @@ static fab_status_t fab_run_once(const fab_world_t *w, const fab_opts_t *o, fab_
 
         fab_startup_clock(&since);
         fab_watch_phase("probing the transports", NULL, 0, -1, 0);
-        pst = fab_check_transport(w, o, t, fb, info);
+        pst = fab_check_transport(w, o, t, fb, info, true);
         fab_startup_step(&since, "(at the end) probing the transports");
 
         if (pst != FAB_OK && st == FAB_OK)
@@ -403,7 +405,7 @@ static fab_status_t fab_run_transport(const fab_world_t *w, const fab_opts_t *o,
      * first (as --strict-fabric does) rather than after the last. */
     if ((o->net.strict_fabric || o->launch.repeat > 1) && fab_transport_needs_probe(t)) {
         fab_watch_phase("probing the transports", NULL, 0, -1, 0);
-        st = fab_check_transport(w, o, t, fb, info);
+        st = fab_check_transport(w, o, t, fb, info, false);
         *probed = true;
     }
     return st;

@@ -49,7 +49,7 @@ static bool fab_startup_fsize(int *code)
 
 bool fab_startup_prepare(fab_opts_t *o, fab_fabric_t *fb, fab_status_t *fst, int *code)
 {
-    char err[1024], hint[1024], note[512];
+    char err[1024], hint[2048], note[512]; /* hint: as main's */
 
     fab_log_set_level(o->launch.verbose >= 2 ? FAB_LOG_DEBUG
                       : o->launch.verbose    ? FAB_LOG_INFO

@@ -57,6 +57,10 @@ typedef struct fab_kctx {
     bool timer;           /* this rank's per-iteration times count (reduced with max) */
     double msgs_per_iter; /* messages of `bytes` moved per iteration, all streams together */
     int streams;          /* independent streams (pairs) sharing that traffic; 1 if unset */
+    /* The component of the MPI library under the measurement as the kernel names it, on its
+     * rank 0 ("" none): every row's `component` column (one-sided kernels: the osc component
+     * of the window: ucx, rdma, pt2pt, sm). Letters, digits and _, at most 31. */
+    char component[32];
 } fab_kctx_t;
 
 /* The parts only some kernels have (kernel/kext.h); NULL where a kernel has none. */
@@ -79,6 +83,9 @@ typedef struct fab_kernel {
     int min_ranks;             /* fewest ranks the kernel can run on */
     int rank_multiple;         /* the rank count must be a multiple of this (1: any) */
     const char *default_sizes; /* optional: sizes without -m ("128K"; NULL: the kind's) */
+    /* Optional: the family it belongs to ("rma"): `fabricbench run FAMILY` runs every kernel
+     * of the family, in registry order (cli/kernel_list.c); a family is never a kernel's name */
+    const char *family;
     /* Optional: set ctx->timer, ->msgs_per_iter, ->streams; allocate per-run state if any.
      * Without it every rank of a collective times and nothing else does. */
     fab_status_t (*setup)(fab_kctx_t *ctx, void **state);

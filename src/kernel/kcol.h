@@ -30,6 +30,11 @@ typedef enum {
     FAB_KCOL_AXIS,
     /* Computed from the row by the kernel's derive hook, after the others. */
     FAB_KCOL_DERIVED,
+    /* Computed as DERIVED; a value other than 0 (NaN: not judged) marks the row implausible:
+     * the kernel knows the number cannot be true (a one-sided latency below what the pair's
+     * two-sided latency allows, data that did not arrive). Its quality is then invalid with
+     * the reason implausible: written, never a number a reader may use (measure/quality.h). */
+    FAB_KCOL_IMPLAUSIBLE,
 } fab_kcol_kind_t;
 
 typedef struct fab_kcol {
@@ -43,10 +48,12 @@ typedef struct fab_kcol {
 /* What a kernel's derive hook sees of a finished row (on the kernel's first rank). */
 typedef struct fab_krow {
     size_t bytes;
-    uint64_t iterations; /* timed */
-    double seconds;      /* the timed blocks' time: iterations x the loop mean */
-    double axis;         /* the instance's axis value; NaN without an axis */
-    const double *c;     /* its columns' values so far, in kcols order (derived ones NaN) */
+    uint64_t iterations;    /* timed */
+    double seconds;         /* the timed blocks' time: iterations x the loop mean */
+    double axis;            /* the instance's axis value; NaN without an axis */
+    long validation_errors; /* wrong bytes or elements --validate found; -1 not validated */
+    double median;          /* the time columns' median (p50_us), s */
+    const double *c;        /* its columns' values so far, in kcols order (derived ones NaN) */
 } fab_krow_t;
 
 /* The semantics columns of the one-sided (src/rma/) and UCP (src/ucp/) kernels, in this order:

@@ -60,6 +60,15 @@ struct fab_kcolumns {
     fab_status_t (*settle)(fab_kctx_t *ctx, void *state);
     /* Optional: the value of its DERIVED column j from the row (the kernel's first rank). */
     double (*derive)(const fab_krow_t *row, int j);
+    /* Optional: a warning at the kernel's end when its column low_col is below low_below in
+     * some rows, naming the sizes and values, the pair, the rows' component and low_why (what
+     * it means and what to try): the one-sided bandwidth far below two-sided */
+    const char *low_col;
+    double low_below;
+    const char *low_why;
+    /* Optional, with a FAB_KCOL_IMPLAUSIBLE column: what makes a row implausible, for the
+     * warning at the kernel's end ("below what the pair's two-sided latency allows") */
+    const char *implausible_why;
     /* Optional: its compact text table, column names as in the files ("bytes,Gbps,loss_pct");
      * NULL: its kind's. --wide shows the kind's wide table and then every column of kcols. */
     const char *table;

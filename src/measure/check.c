@@ -108,6 +108,23 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_measopts_t *
     return FAB_OK;
 }
 
+/* The slot of a kernel's message buffers: its largest size, or what the kernel fits that to
+ * (a collective's whole blocks; an uneven all-to-all's busiest rank, several times -m's bytes), as
+ * fab_plan_ctx gives the buffers. */
+static size_t fab_check_slot(const fab_kinst_t *ki, const fab_measopts_t *mopt,
+                             const fab_netopts_t *nopt, int nranks, const fab_sizes_t *sizes)
+{
+    size_t slot = fab_sizes_max(sizes);
+    fab_kctx_t ctx;
+
+    if (fab_kcoll(ki->k)->fit_bytes &&
+        fab_plan_ctx(ki, mopt, nopt, nranks, sizes, &ctx) == FAB_OK) {
+        slot = ctx.max_bytes > slot ? ctx.max_bytes : slot;
+        fab_dtype_free(&ctx.dtype);
+    }
+    return slot;
+}
+
 fab_status_t fab_run_check(const fab_world_t *w, const fab_launchopts_t *lopt,
                            const fab_measopts_t *mopt, const fab_netopts_t *nopt,
                            fab_nodes_check_fn nodes_check, const void *nodes_arg)
@@ -143,9 +160,9 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_launchopts_t *lopt,
         const fab_kernel_t *k = lopt->kernels[i].k;
         fab_sizes_t tmp;
         const fab_sizes_t *sizes = fab_kernel_sizes(k, mopt, &tmp);
-        size_t maxb = fab_sizes_max(sizes);
         size_t own = fab_own_bytes(&lopt->kernels[i], mopt, nopt, fab_plan_ranks(k, w), sizes);
-        size_t need = fab_buffer_bytes(k, mopt, maxb) + own;
+        size_t slot = fab_check_slot(&lopt->kernels[i], mopt, nopt, fab_plan_ranks(k, w), sizes);
+        size_t need = fab_buffer_bytes(k, mopt, slot) + own;
         int here = k->ranks == FAB_RANKS_PAIR && w->local_ranks > 2 ? 2 : w->local_ranks;
         size_t host_need = need * (size_t)here;
         char what[160], sz[32];
@@ -154,7 +171,7 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_launchopts_t *lopt,
 
         if (!fab_rank_active(k, mopt, w->rank))
             continue;
-        fab_size_format(maxb, sz, sizeof(sz));
+        fab_size_format(slot, sz, sizeof(sz));
         if (fab_kcoll(k)->no_sizes)
             snprintf(what, sizeof(what), "kernel '%s'", k->name);
         else

@@ -10,7 +10,7 @@
 #include "measure/quality.h"
 
 static const char *const fab_qr_words[FAB_QR_NWORDS] = {
-    "samples", "blocks", "cpu", "steal", "runnable", "ctxsw", "regimes", "precision",
+    "samples", "blocks", "cpu", "steal", "runnable", "ctxsw", "regimes", "precision", "implausible",
 };
 
 double fab_quality_cap(double budget_s)
@@ -42,6 +42,8 @@ unsigned fab_quality_reasons(const fab_quality_in_t *in)
         r |= FAB_QR_REGIMES;
     if (in->target_met == 0)
         r |= FAB_QR_PRECISION;
+    if (in->implausible)
+        r |= FAB_QR_IMPLAUSIBLE;
     return r;
 }
 

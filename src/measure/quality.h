@@ -48,9 +48,11 @@ enum {
     FAB_QR_CTXSW = 1 << 5,     /* a rank was preempted more than FAB_DISTURB_CTXSW times/s */
     FAB_QR_REGIMES = 1 << 6,   /* adaptive: its block medians fell into separate levels */
     FAB_QR_PRECISION = 1 << 7, /* adaptive: the budget ended it before --precision */
+    /* the kernel's own check: the number cannot be true (kernel/kcol.h FAB_KCOL_IMPLAUSIBLE) */
+    FAB_QR_IMPLAUSIBLE = 1 << 8,
 };
-#define FAB_QR_NWORDS    8
-#define FAB_QR_INVALID   (FAB_QR_SAMPLES | FAB_QR_BLOCKS)
+#define FAB_QR_NWORDS    9
+#define FAB_QR_INVALID   (FAB_QR_SAMPLES | FAB_QR_BLOCKS | FAB_QR_IMPLAUSIBLE)
 #define FAB_QR_DISTURBED (FAB_QR_CPU | FAB_QR_STEAL | FAB_QR_RUNNABLE | FAB_QR_CTXSW)
 #define FAB_QR_NOISY     (FAB_QR_REGIMES | FAB_QR_PRECISION)
 
@@ -79,6 +81,7 @@ typedef struct fab_quality_in {
     double ctxsw_per_s; /* involuntary context switches per second, the most of a rank */
     int regimes;        /* 0: not assessed */
     int target_met;     /* 1, 0; -1 no target (fixed policies) */
+    bool implausible;   /* a column of the kernel's own says the row cannot be true */
 } fab_quality_in_t;
 
 unsigned fab_quality_reasons(const fab_quality_in_t *in);

@@ -2,6 +2,7 @@
 /* Row metrics: from a size's statistics to the rates, bus bandwidth, overlap, slowest rank,
  * CPU cost and line-rate efficiency of its row (docs/METRICS.md defines each). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/log.h"
@@ -124,12 +125,15 @@ double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j)
     case FAB_KCOL_AXIS:
         return ki->k->axis ? ki->axis : NAN;
     case FAB_KCOL_DERIVED:
+    case FAB_KCOL_IMPLAUSIBLE:
         if (!kc->derive)
             return NAN;
         kr.bytes = row->bytes;
         kr.iterations = row->iters;
         kr.seconds = (double)row->iters * row->t.loop_mean;
         kr.axis = ki->k->axis ? ki->axis : NAN;
+        kr.validation_errors = row->validation_errors;
+        kr.median = row->t.p50;
         kr.c = row->kc;
         return kc->derive(&kr, j);
     default:
@@ -236,9 +240,25 @@ const fab_quality_tally_t *fab_row_tally(void)
     return &fab_tally;
 }
 
-/* A finished row's quality (measure/quality.h), added to the run's tally. */
-static void fab_row_quality(fab_row_t *row, const fab_kernel_t *k)
+/* Whether a column of the kernel's own (FAB_KCOL_IMPLAUSIBLE) marks the row implausible. */
+static bool fab_row_implausible(const fab_kinst_t *ki, const fab_row_t *row)
 {
+    const fab_kcolumns_t *kc = fab_kcolumns(ki->k);
+
+    for (int j = 0; j < kc->nkcols && j < FAB_KCOL_MAX; j++)
+        if (kc->kcols[j].kind == FAB_KCOL_IMPLAUSIBLE) {
+            double v = fab_row_kcol(ki, row, j);
+
+            if (!isnan(v) && v != 0)
+                return true;
+        }
+    return false;
+}
+
+/* A finished row's quality (measure/quality.h), added to the run's tally. */
+static void fab_row_quality(fab_row_t *row, const fab_kinst_t *ki)
+{
+    const fab_kernel_t *k = ki->k;
     fab_quality_in_t in = {
         .iters = row->iters,
         .blocks = row->blocks,
@@ -253,6 +273,7 @@ static void fab_row_quality(fab_row_t *row, const fab_kernel_t *k)
         .ctxsw_per_s = row->ctxsw_per_s,
         .regimes = row->regimes,
         .target_met = row->target_met,
+        .implausible = fab_row_implausible(ki, row),
     };
     unsigned r = fab_quality_reasons(&in);
 
@@ -323,6 +344,7 @@ void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ct
     row->iter_time = iters ? acc->loop_total / (double)iters : NAN;
     fab_row_rates(row, k, ctx, comm_mean);
     fab_row_slowest(row, ctx, slow);
+    snprintf(row->component, sizeof(row->component), "%s", ctx->component);
 }
 
 /* Efficiency against the line rate (world rank 0): bandwidth kernels' Gb/s, collectives'
@@ -350,18 +372,19 @@ static void fab_row_line_pct(fab_row_t *r, const fab_world_t *w, const fab_measo
 }
 
 void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_measopts_t *mopt,
-                   const fab_netopts_t *nopt, const fab_kernel_t *k)
+                   const fab_netopts_t *nopt, const fab_kinst_t *ki)
 {
     row->dtype = mopt->dtype;
     row->op = mopt->op;
-    fab_row_line_pct(row, w, mopt, nopt, k);
-    fab_row_quality(row, k);
+    fab_row_line_pct(row, w, mopt, nopt, ki->k);
+    fab_row_quality(row, ki);
 }
 
 void fab_row_notes_init(fab_row_notes_t *n)
 {
     memset(n, 0, sizeof(*n));
     n->idle_min = 100.0;
+    n->pair[0] = n->pair[1] = -1;
 }
 
 /* "8, 1K, 64K": the sizes of the rows a note is about. */
@@ -373,11 +396,27 @@ static void fab_row_notes_size(char *list, size_t len, size_t *at, int count, ui
     fab_appendf(list, len, at, "%s%s", count ? ", " : "", sz);
 }
 
-void fab_row_notes_add(fab_row_notes_t *n, const fab_row_t *r)
+void fab_row_notes_add(fab_row_notes_t *n, const fab_kinst_t *ki, const fab_row_t *r)
 {
+    const fab_kcolumns_t *kc = fab_kcolumns(ki->k);
+
+    for (int j = 0; kc->low_col && j < kc->nkcols && j < FAB_KCOL_MAX; j++) {
+        double v = strcmp(kc->kcols[j].name, kc->low_col) ? NAN : fab_row_kcol(ki, r, j);
+        char sz[32];
+
+        if (!(v < kc->low_below)) /* NaN: not known, not noted */
+            continue;
+        fab_size_format((size_t)r->bytes, sz, sizeof(sz));
+        fab_appendf(n->low_sizes, sizeof(n->low_sizes), &n->low_len, "%s%s: %.3g",
+                    n->low_rows++ ? ", " : "", sz, v);
+    }
+    snprintf(n->component, sizeof(n->component), "%s", r->component);
     if (r->validation_errors > 0)
         n->bad += r->validation_errors;
-    if (r->quality == FAB_Q_INVALID)
+    if (r->quality_reasons & FAB_QR_IMPLAUSIBLE)
+        fab_row_notes_size(n->implausible_sizes, sizeof(n->implausible_sizes), &n->implausible_len,
+                           n->implausible_rows++, r->bytes);
+    else if (r->quality == FAB_Q_INVALID)
         fab_row_notes_size(n->invalid_sizes, sizeof(n->invalid_sizes), &n->invalid_len,
                            n->invalid_rows++, r->bytes);
     if (r->cpu_rank_min_pct < FAB_DISTURB_CPU_PCT) { /* NaN: unknown, not noted */
@@ -409,6 +448,25 @@ bool fab_row_notes_report(const fab_row_notes_t *n, const fab_kernel_t *k)
                  k->name, n->invalid_rows, n->invalid_rows == 1 ? "" : "s", n->invalid_sizes,
                  n->invalid_len >= sizeof(n->invalid_sizes) ? "..." : "", FAB_FLOOR_SAMPLES,
                  FAB_ADAPT_MIN_BLOCKS);
+    if (n->low_rows > 0 && n->pair[0] >= 0)
+        FAB_WARN("kernel '%s' between ranks %d and %d%s%s: %s below %g in %d row%s (%s%s): %s",
+                 k->name, n->pair[0], n->pair[1], n->component[0] ? ", component " : "",
+                 n->component, fab_kcolumns(k)->low_col, fab_kcolumns(k)->low_below, n->low_rows,
+                 n->low_rows == 1 ? "" : "s", n->low_sizes,
+                 n->low_len >= sizeof(n->low_sizes) ? "..." : "", fab_kcolumns(k)->low_why);
+    else if (n->low_rows > 0)
+        FAB_WARN("kernel '%s'%s%s: %s below %g in %d row%s (%s%s): %s", k->name,
+                 n->component[0] ? ", component " : "", n->component, fab_kcolumns(k)->low_col,
+                 fab_kcolumns(k)->low_below, n->low_rows, n->low_rows == 1 ? "" : "s", n->low_sizes,
+                 n->low_len >= sizeof(n->low_sizes) ? "..." : "", fab_kcolumns(k)->low_why);
+    if (n->implausible_rows > 0)
+        FAB_WARN("kernel '%s': %d row%s (%s%s) implausible: %s; written, marked invalid "
+                 "(column quality, reason implausible), not measurements",
+                 k->name, n->implausible_rows, n->implausible_rows == 1 ? "" : "s",
+                 n->implausible_sizes,
+                 n->implausible_len >= sizeof(n->implausible_sizes) ? "..." : "",
+                 fab_kcolumns(k)->implausible_why ? fab_kcolumns(k)->implausible_why
+                                                  : "the kernel's own check says so");
     if (n->stall_rows > 0)
         FAB_WARN("kernel '%s': in %d row%s (%s%s) a rank stalled and resumed (up to %.1f s "
                  "beyond its expected step): those times include the stall; see the column "

@@ -51,15 +51,14 @@ typedef struct fab_row {
     double cpu_steal_pct, runnable_per_cpu, ctxsw_per_s;
     int quality;              /* fab_quality_t, judged on rank 0 (fab_row_close) */
     unsigned quality_reasons; /* FAB_QR_* */
-    char quality_reason[64];  /* its words, ';'-separated */
+    char quality_reason[80];  /* its words, ';'-separated (all of them: 70) */
     double stall_s;           /* longest wait of a rank beyond its expected step (a stall that
                                  resumed; core/watchdog.h), s; 0 none */
     /* Precision (measure/adaptive.h): every policy reports ci_pct; the adaptive one also
      * its blocks, the blocks' agreement, whether it met --precision and the regimes. */
     double ci_pct;        /* half-width of the median's 95% interval, % of the median */
     uint64_t blocks;      /* adaptive: blocks (one per round the size took part in); else 0 */
-    double blocks_ci_pct; /* adaptive: the same interval over the block medians (across
-                             time); NaN otherwise */
+    double blocks_ci_pct; /* adaptive: that interval over the block medians; NaN otherwise */
     int target_met;       /* adaptive: 1 met --precision, 0 stopped by the budget; -1 none */
     int regimes;          /* adaptive: levels in the block medians (1..3); 0 not assessed */
     double regime_level[FAB_REGIME_MAX]; /* their medians, reported time (s), ascending */
@@ -67,8 +66,8 @@ typedef struct fab_row {
     unsigned nblock_medians;
     double block_median[FAB_ADAPT_MAX_BLOCKS]; /* reported time (s), in round order */
     double osu_avg, imb_tmin, imb_tmax;        /* the peers' times, s (fab_row_peers); NaN: none */
-    double kc[FAB_KCOL_MAX]; /* the kernel's COUNTER and GAUGE columns (its kcols' order)
-                                over the timed blocks; NaN none (fab_row_kcol) */
+    char component[32];      /* the kernel's ctx->component (descriptor.h) on its rank 0 */
+    double kc[FAB_KCOL_MAX]; /* its COUNTER, GAUGE columns over the blocks (fab_row_kcol) */
     int stop_status;         /* not a column: the rounds ended on a stop request (its fab_status_t),
                                 so that rank 0 learns it with the row from a lead rank; 0 none */
 } fab_row_t;
@@ -93,7 +92,7 @@ fab_status_t fab_row_cpu(fab_row_t *row, const fab_kctx_t *ctx, const fab_cpu_ma
 /* Rank 0 of the run closes every row (fixed, adaptive, pairs) for the outputs, which then read
  * it alone: type, reduction (mopt), line rate (nopt), line_pct, quality and the run's tally. */
 void fab_row_close(fab_row_t *row, const fab_world_t *w, const fab_measopts_t *mopt,
-                   const fab_netopts_t *nopt, const fab_kernel_t *k);
+                   const fab_netopts_t *nopt, const fab_kinst_t *ki);
 /* The run's tally of its rows' qualities: reset at a run's start, read at its end. */
 void fab_row_tally_reset(void);
 const fab_quality_tally_t *fab_row_tally(void);
@@ -125,22 +124,23 @@ double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j);
 /* What rank 0 notes about a kernel's rows, to say at its end: validation errors, rows whose
  * times include waiting for a core or a stall that resumed. */
 typedef struct fab_row_notes {
-    long bad;        /* wrong bytes or elements, all rows */
-    int idle_rows;   /* rows in which a rank ran less than FAB_DISTURB_CPU_PCT of the time */
-    double idle_min; /* the least share of them, % */
-    char idle_sizes[160];
-    size_t idle_len;
+    long bad;         /* wrong bytes or elements, all rows */
+    int idle_rows;    /* rows in which a rank ran less than FAB_DISTURB_CPU_PCT of the time */
+    double idle_min;  /* the least share of them, % */
     int stall_rows;   /* rows with a stall that resumed (stall_s > 0) */
     double stall_max; /* the longest, s */
-    char stall_sizes[160];
-    size_t stall_len;
-    int invalid_rows; /* rows below the floor */
-    char invalid_sizes[160];
-    size_t invalid_len;
+    char idle_sizes[160], stall_sizes[160];
+    size_t idle_len, stall_len;
+    int pair[2];        /* a pair kernel's world ranks; -1 */
+    char component[32]; /* the rows' component column */
+    /* rows below the kernel's low_below (kext.h), implausible (kcol.h), below the floor */
+    int low_rows, implausible_rows, invalid_rows;
+    char low_sizes[256], implausible_sizes[160], invalid_sizes[160];
+    size_t low_len, implausible_len, invalid_len;
 } fab_row_notes_t;
 
 void fab_row_notes_init(fab_row_notes_t *n);
-void fab_row_notes_add(fab_row_notes_t *n, const fab_row_t *r);
+void fab_row_notes_add(fab_row_notes_t *n, const fab_kinst_t *ki, const fab_row_t *r);
 /* Say what the notes hold (warnings; an error for wrong data). Returns whether data was
  * wrong (the kernel then ends with FAB_ERR_VALIDATION). */
 bool fab_row_notes_report(const fab_row_notes_t *n, const fab_kernel_t *k);

@@ -247,12 +247,12 @@ static fab_status_t fab_krun_emit(fab_krun_t *r, const fab_world_t *w, const fab
         smp = h->samples;
         nsmp = h->nsamples;
     }
-    fab_row_close(&h->row, w, mopt, nopt, k);
+    fab_row_close(&h->row, w, mopt, nopt, r->ki);
     fab_watch_phase("writing the row", k->name, h->row.bytes, -1, 0);
     fab_root_emit(sinks, r->ki, h, smp, nsmp);
     if (h->row.stop_status)
         *stopped = h->row.stop_status;
-    fab_row_notes_add(notes, &h->row);
+    fab_row_notes_add(notes, r->ki, &h->row);
     if (!mopt->adaptive) /* the rounds say how far they are themselves */
         fab_progress_update(prog, lopt, k, r->sizes->v[i]);
     return r->lead != 0 ? fab_handoff_answer(r->lead) : FAB_OK;
@@ -305,6 +305,10 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
     fab_status_t st = FAB_OK, kst;
 
     fab_row_notes_init(&notes);
+    if (r->k->ranks == FAB_RANKS_PAIR) {
+        notes.pair[0] = mopt->pair.a;
+        notes.pair[1] = mopt->pair.b;
+    }
     if (w->rank == 0)
         fab_krun_begin(r, lopt, mopt, sinks, w);
     *agreed = false; /* from here on a failure is known only where it happened */

@@ -62,6 +62,12 @@ static void fab_col_quality_reason(const fab_kernel_t *k, const fab_row_t *r, fa
     v->s = r->quality_reason; /* the row's own text, valid while the row is */
 }
 
+static void fab_col_component(const fab_kernel_t *k, const fab_row_t *r, fab_value_t *v)
+{
+    (void)k;
+    v->s = r->component; /* the row's own text, valid while the row is */
+}
+
 /* In file order: the HDF5 table's datasets, JSON Lines' and CSV's fields follow it. */
 static const fab_column_t fab_columns_base[] = {
     {"bytes", "bytes", FAB_COL_U64, "message size", ROW(bytes), 'u', 1, NULL},
@@ -201,6 +207,11 @@ static const fab_column_t fab_columns_tail[] = {
     {"imb_tmax_us", "us", FAB_COL_F64,
      "largest of the timing ranks' own mean times per iteration (IMB's t_max)", ROW(imb_tmax), 'd',
      US, NULL},
+    {"component", "name", FAB_COL_STR,
+     "the MPI component under the measurement as its kernel names it: the one-sided kernels' osc "
+     "component of their window (ucx, rdma, pt2pt, sm; unknown when Open MPI does not say); \"\" "
+     "for other kernels",
+     0, 'f', 1, fab_col_component},
 };
 #define FAB_NTAIL ((int)(sizeof(fab_columns_tail) / sizeof(fab_columns_tail[0])))
 

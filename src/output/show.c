@@ -278,7 +278,7 @@ static double *fab_show_column(fab_show_t *s, hid_t table, const char *where, co
 /* A text column (a collective's type, redop): a 1-D dataset of variable-length strings of *n
  * rows, each made safe and at most FAB_SHOW_NAME_MAX long; NULL when the table has none (a
  * file written before it: the table prints -) or on a problem. */
-#define FAB_SHOW_NAME_MAX 64 /* type, redop: names; quality_reason: up to 63 */
+#define FAB_SHOW_NAME_MAX 80 /* type, redop: names; quality_reason: up to 79 */
 
 static char **fab_show_text_column(fab_show_t *s, hid_t table, const char *where, const char *name,
                                    hsize_t *n, bool *first)

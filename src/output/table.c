@@ -451,14 +451,18 @@ void fab_text_marks_add(fab_text_marks_t *m, const double *d, const char *const 
 
     fab_quality_tally_add(&m->tally, &in, why);
     fab_size_format(isnan(bytes) ? 0 : (size_t)bytes, sz, sizeof(sz));
-    if (q == FAB_Q_INVALID)
+    if (q == FAB_Q_INVALID && (why & FAB_QR_IMPLAUSIBLE) && ++m->nimplausible)
+        fab_appendf(m->implausible, sizeof(m->implausible), &m->plen, "%s%s", m->plen ? ", " : "",
+                    sz);
+    else if (q == FAB_Q_INVALID)
         fab_appendf(m->invalid, sizeof(m->invalid), &m->ilen, "%s%s", m->ilen ? ", " : "", sz);
     else if (q == FAB_Q_DISTURBED)
         fab_appendf(m->disturbed, sizeof(m->disturbed), &m->dlen, "%s%s", m->dlen ? ", " : "", sz);
 }
 
 /* The precision mark of a row: ci%, * where it missed --precision, rN for N regimes, ! when
- * the row was disturbed; INVALID for a row below the floor. Within the cell's width: rN goes
+ * the row was disturbed; INVALID for a row below the floor, IMPLAUS for one its kernel marked
+ * implausible. Within the cell's width: rN goes
  * first (the note under the table names the regimes' rows). */
 static void fab_text_ci(const fab_text_cell_t *c, double x, const double *d, const char *const *sv,
                         char *s, size_t len)
@@ -469,8 +473,8 @@ static void fab_text_ci(const fab_text_cell_t *c, double x, const double *d, con
     const char *bang = q == FAB_Q_DISTURBED ? "!" : "";
     size_t at;
 
-    if (q == FAB_Q_INVALID) {
-        snprintf(s, len, "INVALID");
+    if (q == FAB_Q_INVALID) { /* implausible: the kernel's own check (measure/quality.h) */
+        snprintf(s, len, "%s", why & FAB_QR_IMPLAUSIBLE ? "IMPLAUS" : "INVALID");
         return;
     }
     /* No interval (too few samples): "-", a missed target still marked. A half-width of

@@ -88,6 +88,9 @@ typedef struct fab_text_marks {
     fab_quality_tally_t tally;
     char invalid[160], disturbed[160]; /* the rows' sizes: "8, 1K" */
     size_t ilen, dlen;
+    char implausible[160]; /* the invalid rows a kernel's check marked implausible */
+    size_t plen;
+    int nimplausible;
 } fab_text_marks_t;
 void fab_text_marks_init(fab_text_marks_t *m);
 void fab_text_marks_add(fab_text_marks_t *m, const double *d, const char *const *s);

@@ -16,13 +16,21 @@ void fab_out_text_marks(FILE *f, const fab_text_marks_t *m)
     char why[320];
     size_t at = 0;
 
-    if (t->invalid)
+    if (t->invalid > m->nimplausible)
         fab_out_text_line(f,
                           "# INVALID: %s%s (%d of %d rows): below the floor of %d timed "
                           "iterations (adaptive: in %d blocks); not measurements, their numbers "
                           "in ( )",
-                          m->invalid, m->ilen >= sizeof(m->invalid) - 1 ? "..." : "", t->invalid,
-                          t->rows, FAB_FLOOR_SAMPLES, FAB_ADAPT_MIN_BLOCKS);
+                          m->invalid, m->ilen >= sizeof(m->invalid) - 1 ? "..." : "",
+                          t->invalid - m->nimplausible, t->rows, FAB_FLOOR_SAMPLES,
+                          FAB_ADAPT_MIN_BLOCKS);
+    if (m->nimplausible)
+        fab_out_text_line(f,
+                          "# IMPLAUSIBLE (IMPLAUS): %s%s (%d of %d rows): the kernel's check says "
+                          "these numbers cannot be true (column implausible; docs/METRICS.md); "
+                          "not measurements, their numbers in ( )",
+                          m->implausible, m->plen >= sizeof(m->implausible) - 1 ? "..." : "",
+                          m->nimplausible, t->rows);
     if (!t->disturbed)
         return;
     why[0] = '\0';

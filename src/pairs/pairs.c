@@ -267,7 +267,7 @@ static fab_status_t fab_pairs_finish(fab_pairs_t *P, fab_sinks_t *sinks, fab_loc
         fab_row_rates(&row, P->k, &ctx, NAN);
         row.cpu_rank_pct = row.cpu_user_pct = row.cpu_sys_pct = NAN;
         row.cpu_softirq_pct = row.cpu_rank_min_pct = row.cpu_rank_max_pct = NAN;
-        fab_row_close(&row, P->w, P->mopt, P->nopt, P->k);
+        fab_row_close(&row, P->w, P->mopt, P->nopt, P->ki);
         st = fab_sinks_row(sinks, P->ki, &row, NULL, 0);
     } else {
         st = FAB_OK;

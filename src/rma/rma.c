@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The one-sided kernels' options, window, semantics, check and description (rma/rma.h). */
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,22 +37,96 @@ static char fab_rma_last_osc[32] = "unknown";
 
 /* ------------------------------------------------------------------ semantics */
 
-static const fab_kcol_t fab_rma_kcols[] = {FAB_KCOLS_SEMANTICS};
+#define FAB_RMA_STR_(x) #x
+#define FAB_RMA_STR(x)  FAB_RMA_STR_(x) /* a threshold as the columns' text */
+
+static const fab_kcol_t fab_rma_kcols[] = {
+    FAB_KCOL_REMOTE,
+    FAB_KCOL_HALVED,
+    FAB_KCOL_PINGPONG,
+    {"twosided_lat_us", "2s_us", "us",
+     "one-sided kernels: the pair's MPI two-sided 8-byte half round trip (the least of 200 "
+     "MPI_Send/MPI_Recv ping-pongs at set-up), the reference of floor_us",
+     FAB_KCOL_GAUGE},
+    {"floor_us", "floor", "us",
+     "one-sided kernels: the least an iteration that includes remote completion can take: "
+     "twosided_lat_us x " FAB_RMA_STR(FAB_RMA_FLOOR_REMOTE) " across nodes, x " FAB_RMA_STR(
+         FAB_RMA_FLOOR_LOCAL) " on one node (docs/METRICS.md, \"Implausible one-sided rows\")",
+     FAB_KCOL_GAUGE},
+    {"implausible", "implaus", "flag",
+     "one-sided kernels: 1 when the row cannot be true: an iteration with remote completion "
+     "faster than floor_us, or --validate found data that did not arrive; its quality is then "
+     "invalid (reason implausible)",
+     FAB_KCOL_IMPLAUSIBLE},
+    {"twosided_iter_us", "2s_iter", "us",
+     "put_bw, get_bw: the pair's two-sided window of the same size and -w (osu_bw's: the sends "
+     "and an acknowledgement), the best of 2 at set-up; NaN for the other kernels",
+     FAB_KCOL_GAUGE},
+    {"twosided_pct", "2s%", "%",
+     "put_bw, get_bw: the row's bandwidth as % of that two-sided window's (twosided_iter_us / "
+     "the row's median iteration, p50_us); below " FAB_RMA_STR(
+         FAB_RMA_BW_WARN_PCT) " fabricbench warns",
+     FAB_KCOL_DERIVED},
+};
+enum {
+    FAB_RMA_C_REMOTE,
+    FAB_RMA_C_HALVED,
+    FAB_RMA_C_PP,
+    FAB_RMA_C_REF,
+    FAB_RMA_C_FLOOR,
+    FAB_RMA_C_IMPL,
+    FAB_RMA_C_REFITER,
+    FAB_RMA_C_PCT
+};
 
 static void fab_rma_counters(const fab_kctx_t *ctx, void *state, double *c)
 {
     const fab_rma_t *s = state;
+    int i;
 
     if (!s || ctx->rank != 0)
         return;
-    c[0] = fab_rma_remote_completion(s->spec, s->sync) ? 1.0 : 0.0;
-    c[1] = 0.0;
-    c[2] = fab_rma_pingpong(s->spec, s->sync) ? 1.0 : 0.0;
+    c[FAB_RMA_C_REMOTE] = fab_rma_remote_completion(s->spec, s->sync) ? 1.0 : 0.0;
+    c[FAB_RMA_C_HALVED] = 0.0;
+    c[FAB_RMA_C_PP] = fab_rma_pingpong(s->spec, s->sync) ? 1.0 : 0.0;
+    c[FAB_RMA_C_REF] = s->ref_lat * 1e6;
+    c[FAB_RMA_C_FLOOR] = s->floor * 1e6;
+    i = s->ref_iter ? fab_rma_size_index(ctx, ctx->bytes) : -1;
+    c[FAB_RMA_C_REFITER] = i >= 0 ? s->ref_iter[i] * 1e6 : NAN;
+}
+
+/* From the row alone (on rank 0 of the run, which may not be one of the pair's). */
+static double fab_rma_derive(const fab_krow_t *row, int j)
+{
+    double iter_us = row->iterations ? row->seconds / (double)row->iterations * 1e6 : NAN;
+
+    if (j == FAB_RMA_C_PCT) /* the median: one descheduled iteration moves the mean */
+        return 100.0 * row->c[FAB_RMA_C_REFITER] / (row->median * 1e6);
+    if (j != FAB_RMA_C_IMPL)
+        return NAN;
+    if (row->validation_errors > 0) /* the data did not arrive as the operations said */
+        return 1.0;
+    if (row->c[FAB_RMA_C_REMOTE] != 1.0 || isnan(row->c[FAB_RMA_C_FLOOR]) || isnan(iter_us))
+        return 0.0; /* local completion only, or no floor: not judged by time */
+    return iter_us < row->c[FAB_RMA_C_FLOOR] ? 1.0 : 0.0;
 }
 
 const fab_kcolumns_t fab_rma_columns = {
-    fab_rma_kcols, sizeof(fab_rma_kcols) / sizeof(fab_rma_kcols[0]), fab_rma_counters, NULL, NULL,
-    NULL};
+    .kcols = fab_rma_kcols,
+    .nkcols = sizeof(fab_rma_kcols) / sizeof(fab_rma_kcols[0]),
+    .counters = fab_rma_counters,
+    .derive = fab_rma_derive,
+    .implausible_why = "an iteration with remote completion faster than the floor the pair's "
+                       "two-sided latency allows (floor_us), or data that did not arrive "
+                       "(validation_errors): the osc component or the synchronisation does not "
+                       "do what the row's semantics say",
+    .low_col = "twosided_pct",
+    .low_below = FAB_RMA_BW_WARN_PCT,
+    .low_why = "its one-sided bandwidth is below that share (%) of the same pair's two-sided "
+               "window at the same size: that is the osc component, not the fabric; try another "
+               "(mpirun --mca osc rdma, or --mca osc pt2pt with --pml ob1; osc ucx with pml ucx), "
+               "another --rma-sync (lock_all, pscw, fence) or --win create",
+};
 
 fab_rma_sync_t fab_rma_sync_of(const fab_rma_spec_t *spec)
 {
@@ -116,8 +192,10 @@ fab_status_t fab_rma_check(const fab_rma_spec_t *spec, const fab_kctx_t *ctx, ch
                  "target, so the two directions would be two unrelated streams with no common "
                  "end, not one bidirectional exchange",
                  spec->name, fab_rma_sync_names[sync]);
-        snprintf(hint, hintlen, "use --rma-sync pscw (its default) or fence, as %s allows",
-                 spec->osu);
+        snprintf(hint, hintlen,
+                 "use --rma-sync pscw (its default) or fence, as %s allows, or name the kernels "
+                 "without %s (`run rma` includes it)",
+                 spec->osu, spec->name);
         return FAB_ERR_CONFIG;
     }
     if (spec->op == FAB_RMA_ACC || spec->op == FAB_RMA_GET_ACC)
@@ -313,9 +391,15 @@ fab_status_t fab_rma_setup(const fab_rma_spec_t *spec, fab_kctx_t *ctx, void **s
         st = fab_rma_exchange_base(ctx, s);
     if (st == FAB_OK)
         st = fab_rma_epochs_open(ctx, s);
+    if (st == FAB_OK)
+        st = fab_rma_ref_measure(ctx, s);
     if (st == FAB_OK) {
         fab_rma_osc_name(s->win, s->osc, sizeof(s->osc));
         snprintf(fab_rma_last_osc, sizeof(fab_rma_last_osc), "%s", s->osc);
+        snprintf(ctx->component, sizeof(ctx->component), "%s", s->osc); /* every row's */
+        for (char *c = ctx->component; *c; c++) /* a name: letters, digits, _ */
+            if (!isalnum((unsigned char)*c) && *c != '_')
+                *c = '_';
     }
     ctx->timer = ctx->rank == 0;
     ctx->msgs_per_iter =
@@ -327,9 +411,10 @@ void fab_rma_cleanup(fab_kctx_t *ctx, void *state)
 {
     fab_rma_t *s = state;
 
-    (void)ctx;
     if (!s)
         return;
+    (void)ctx;
+    free(s->ref_iter);
     if (s->locked)
         FAB_MPI(MPI_Win_unlock(s->peer, s->win));
     if (s->group != MPI_GROUP_NULL)

@@ -96,12 +96,13 @@ void fab_rma_osc_name(MPI_Win win, char *buf, size_t len);
         return fab_rma_own_bytes(&NAME##_spec, ctx);                                               \
     }
 
-/* The descriptor's members every one-sided kernel has (after its name, summary and kind). */
+/* The descriptor's members every one-sided kernel has (after its name, summary and kind): the
+ * family rma (`fabricbench run rma` runs all nine). */
 #define FAB_RMA_MEMBERS(NAME)                                                                      \
-    .ranks = FAB_RANKS_PAIR, .min_ranks = 2, .rank_multiple = 1, .setup = NAME##_setup,            \
-    .iterate = fab_rma_iterate, .validate = fab_rma_validate, .cleanup = fab_rma_cleanup,          \
-    .describe = NAME##_describe, .check = NAME##_check, .options = &fab_rma_kopts,                 \
-    .columns = &fab_rma_columns, .mem = &(const fab_kmem_t)                                        \
+    .family = "rma", .ranks = FAB_RANKS_PAIR, .min_ranks = 2, .rank_multiple = 1,                  \
+    .setup = NAME##_setup, .iterate = fab_rma_iterate, .validate = fab_rma_validate,               \
+    .cleanup = fab_rma_cleanup, .describe = NAME##_describe, .check = NAME##_check,                \
+    .options = &fab_rma_kopts, .columns = &fab_rma_columns, .mem = &(const fab_kmem_t)             \
     {                                                                                              \
         NAME##_own_bytes, "lower the largest size (-m) or the window (-w)"                         \
     }

@@ -2,6 +2,7 @@
 /* The one-sided kernels' iterations and their validation (part of rma/rma.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rma/rma.h"
 #include "rma/rma_int.h"
@@ -37,9 +38,13 @@ static fab_status_t fab_rma_op(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int 
 static fab_status_t fab_rma_ops(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int nops)
 {
     fab_status_t st = FAB_OK;
+    struct timespec ms = {0, 1000000};
 
-    for (int j = 0; j < nops && st == FAB_OK; j++)
+    for (int j = 0; j < nops && st == FAB_OK; j++) {
         st = fab_rma_op(ctx, s, bytes, j);
+        if (fab_rma_test_slow()) /* a component far slower than two-sided (the tests') */
+            nanosleep(&ms, NULL);
+    }
     return st;
 }
 
@@ -50,6 +55,7 @@ static fab_status_t fab_rma_fence_round(fab_kctx_t *ctx, fab_rma_t *s, size_t by
     bool pp = fab_rma_pingpong(s->spec, s->sync), origin = fab_rma_is_origin(s, ctx->rank);
     fab_status_t st = FAB_MPI(MPI_Win_fence(0, s->win));
 
+    fab_rma_test_stall(ctx, s); /* inside the epoch the fence opened */
     if (st == FAB_OK && pp && ctx->rank == 1)
         st = FAB_MPI(MPI_Win_fence(0, s->win));
     if (st == FAB_OK && origin)
@@ -91,6 +97,7 @@ static fab_status_t fab_rma_pscw_round(fab_kctx_t *ctx, fab_rma_t *s, size_t byt
         return st != FAB_OK || !pp ? st : FAB_MPI(MPI_Win_wait(s->win));
     }
     st = FAB_MPI(MPI_Win_post(s->group, 0, s->win));
+    fab_rma_test_stall(ctx, s); /* inside the exposure epoch */
     if (st == FAB_OK)
         st = FAB_MPI(MPI_Win_wait(s->win));
     return st != FAB_OK || !pp ? st : fab_rma_access(ctx, s, bytes, nops);
@@ -128,6 +135,8 @@ static fab_status_t fab_rma_passive_round(fab_kctx_t *ctx, fab_rma_t *s, size_t 
 
 fab_status_t fab_rma_round(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int nops)
 {
+    if (fab_rma_test_noop())
+        return FAB_OK; /* a component that neither moves data nor waits (the tests') */
     if (s->sync == FAB_RMA_SYNC_FENCE)
         return fab_rma_fence_round(ctx, s, bytes, nops);
     if (s->sync == FAB_RMA_SYNC_PSCW)

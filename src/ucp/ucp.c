@@ -70,8 +70,10 @@ static void fab_ucp_counters(const fab_kctx_t *ctx, void *state, double *c)
 }
 
 const fab_kcolumns_t fab_ucp_columns = {
-    fab_ucp_kcols, sizeof(fab_ucp_kcols) / sizeof(fab_ucp_kcols[0]), fab_ucp_counters, NULL, NULL,
-    NULL};
+    .kcols = fab_ucp_kcols,
+    .nkcols = sizeof(fab_ucp_kcols) / sizeof(fab_ucp_kcols[0]),
+    .counters = fab_ucp_counters,
+};
 
 /* ------------------------------------------------------------------ the check */
 

@@ -99,7 +99,8 @@ def run_options(text):
 
 def kernels():
     out = ok([EXE, "list"], "fabricbench list").stdout
-    return [ln.split()[0] for ln in out.splitlines() if ln.strip()]
+    # the kernels; after a blank line the families (`run rma`)
+    return [ln.split()[0] for ln in out.split("\n\n")[0].splitlines() if ln.strip()]
 
 
 def commands():

@@ -27,9 +27,17 @@ check(m is not None, "CMakeLists.txt has no set(FAB_KERNELS ...)")
 built = m.group(1).split()
 p = run("list")
 check(p.returncode == 0, "list exit %d" % p.returncode)
-listed = [l.split(None, 1) for l in p.stdout.splitlines()]
+# the kernels, then (after a blank line) the families: `run FAMILY` runs each of its kernels
+kernels_text, _, families_text = p.stdout.partition("\n\n")
+listed = [l.split(None, 1) for l in kernels_text.splitlines()]
 names = [l[0] for l in listed]
 check(names == built, "list: %s, FAB_KERNELS: %s" % (names, built))
+families = dict(l.split(None, 1) for l in families_text.splitlines()[1:])
+rma = ["put_lat", "get_lat", "put_bw", "get_bw", "put_bibw", "acc_lat", "get_acc_lat",
+       "fop_lat", "cas_lat"]
+check(families.get("rma", "").strip() == ",".join(rma),
+      "list: the family rma is not the nine one-sided kernels: %r" % families)
+check(not set(families) & set(names), "a family named as a kernel: %r" % families)
 for name, summary in ((l[0], l[1] if len(l) > 1 else "") for l in listed):
     check(os.path.isfile(os.path.join(src, "kernels", name + ".c")),
           "kernel %s has no file kernels/%s.c" % (name, name))
@@ -47,6 +55,8 @@ kernels_part = p.stdout.split("Options", 1)[0]
 for name in names:
     check(re.search(r"^  %s " % re.escape(name), kernels_part, re.M),
           "run --help does not list kernel " + name)
+check(re.search(r"^  rma +put_lat,get_lat,", kernels_part, re.M),
+      "run --help does not list the family rma")
 opts = re.findall(r"^\s+(?:-\w, )?--([a-z-]+)", p.stdout, re.M)
 check(len(opts) >= 12, "run --help lists %d options" % len(opts))
 for line in p.stdout.splitlines():

@@ -120,3 +120,98 @@ expect(p.returncode == 3, "osc sm, dynamic window: exit %d, not 3\n%s" % (p.retu
 for w in ("MPI_Win_create_dynamic failed", "osc component 'sm'", "--mca osc ucx",
           "--mca osc rdma", "pt2pt", "[rank "):
     expect(w in p.stderr, "window failure message lacks '%s':\n%s" % (w, p.stderr))
+
+# The family: `run rma` runs the nine kernels in registry order; every row names the osc
+# component (the component column, as the detail does), its two-sided reference and floor.
+RMA = ["put_lat", "get_lat", "put_bw", "get_bw", "put_bibw", "acc_lat", "get_acc_lat",
+       "fop_lat", "cas_lat"]
+p = mpirun(2, [exe, "run", "rma", "-m", "4", "-i", "20", "-w", "4", "--validate", "-o",
+               "fam.h5", "--force"])
+check(p.returncode == 0, "run rma: exit %d\n%s" % (p.returncode, p.stderr))
+with h5py.File("fam.h5", "r") as f:
+    groups = sorted(f["runs/run_0000/kernels"].values(), key=lambda g: g.name)
+    order = [str(g.attrs["kernel"]) for g in groups]
+    check(order == RMA, "run rma ran %s, not %s" % (order, RMA))
+    for g in groups:
+        name, t = str(g.attrs["kernel"]), g["table"]
+        comp = [c.decode() if isinstance(c, bytes) else str(c) for c in t["component"][()]]
+        detail = str(g.attrs["detail"])
+        expect(comp and all(c and c != "unknown" and "osc %s;" % c in detail for c in comp),
+               "%s: component %s, detail %s" % (name, comp, detail))
+        ref, floor = t["twosided_lat_us"][()], t["floor_us"][()]
+        expect(all(r > 0 and 0 < fl < r for r, fl in zip(ref, floor)),
+               "%s: twosided_lat_us %s floor_us %s" % (name, list(ref), list(floor)))
+        expect(all(v == 0 for v in t["implausible"][()]), "%s: a correct row marked implausible "
+               "%s (floor %s, p50 %s)" % (name, list(t["implausible"][()]), list(floor),
+                                          list(t["p50_us"][()])))
+        if name in ("put_bw", "get_bw"):
+            expect(all(v > 0 for v in t["twosided_iter_us"][()]) and
+                   all(v > 0 for v in t["twosided_pct"][()]),
+                   "%s: two-sided reference %s, pct %s" % (name, list(t["twosided_iter_us"][()]),
+                                                           list(t["twosided_pct"][()])))
+p = mpirun(2, [exe, "run", "rma,put_lat", "-m", "4", "-i", "10"])
+expect(p.returncode == 2 and "names put_lat twice" in p.stderr and "family" in p.stderr,
+       "rma,put_lat: exit %d\n%s" % (p.returncode, p.stderr))
+p = mpirun(2, [exe, "run", "rmaa", "-m", "4", "-i", "10"])
+expect(p.returncode == 2 and "families: rma" in p.stderr, "unknown: %s" % p.stderr)
+
+
+# Implausible rows. A component that neither moves data nor waits (the NOOP hook): validation
+# finds the data missing, so every row is marked (column implausible, quality invalid, reason
+# implausible), the table shows IMPLAUS and a note, and the exit code says a check failed.
+def rows_of(path):
+    out = {}
+    for name, (attrs, t) in kernels_of(path).items():
+        q = [x.decode() if isinstance(x, bytes) else str(x) for x in t["quality"]]
+        why = [x.decode() if isinstance(x, bytes) else str(x) for x in t["quality_reason"]]
+        out[name] = (list(t["implausible"]), q, why, t)
+    return out
+
+
+noop = {"FABRICBENCH_TEST_RMA_NOOP": "1"}
+p = mpirun(2, [exe, "run", "put_lat,get_lat", "-m", "8,64", "-i", "20", "--validate", "-o",
+               "noop.h5", "--force"], env=noop)
+expect(p.returncode == 1, "no data moved, validated: exit %d, not 1\n%s" % (p.returncode,
+                                                                           p.stderr))
+for name, (impl, q, why, t) in rows_of("noop.h5").items():
+    expect(impl == [1.0, 1.0] and q == ["invalid"] * 2 and all("implausible" in w for w in why),
+           "%s, no data moved: implausible %s quality %s %s" % (name, impl, q, why))
+expect("IMPLAUS" in p.stdout and "# IMPLAUSIBLE (IMPLAUS): 8, 64 (2 of 2 rows)" in p.stdout,
+       "the table does not show the implausible rows:\n" + p.stdout)
+expect("implausible" in p.stderr and "floor_us" in p.stderr, "no warning:\n" + p.stderr)
+
+# Without --validate the time alone gives it away: a flush that does not wait is below the floor
+# across nodes (the REMOTE hook judges the pair so: one host cannot have two nodes), and
+# `fabricbench-analyze check`-style readers see quality invalid. A flush_local put (no remote
+# completion) is not judged by its time.
+p = mpirun(2, [exe, "run", "put_lat", "-m", "8", "-i", "200", "-o", "fast.h5", "--force"],
+           env=dict(noop, FABRICBENCH_TEST_RMA_REMOTE="1"))
+expect(p.returncode == 0, "no data moved, not validated: exit %d\n%s" % (p.returncode, p.stderr))
+impl, q, why, t = rows_of("fast.h5")["put_lat"]
+expect(impl == [1.0] and q == ["invalid"] and "implausible" in why[0].split(";"),
+       "a put that completes nowhere, not marked: implausible %s quality %s %s (floor %s us, "
+       "iteration %s us)" % (impl, q, why, list(t["floor_us"]), list(t["loop_us"])))
+p = mpirun(2, [exe, "run", "put_lat", "-m", "8", "-i", "200", "--rma-sync", "flush_local", "-o",
+               "local.h5", "--force"], env=dict(noop, FABRICBENCH_TEST_RMA_REMOTE="1"))
+impl, q, why, t = rows_of("local.h5")["put_lat"]
+expect(p.returncode == 0 and impl == [0.0], "flush_local judged by its time: %s" % impl)
+# The real thing, judged across nodes too: osc pt2pt makes one-sided operations of two-sided
+# messages, so its flush holds a two-sided round trip and is never below the floor. (osc ucx
+# and osc rdma on one host put through shared memory in a few % of the two-sided half round
+# trip: legitimate on one node, which the REMOTE hook denies.)
+p = mpirun(2, [exe, "run", "put_lat", "-m", "8", "-i", "200", "-o", "real.h5", "--force"],
+           env={"FABRICBENCH_TEST_RMA_REMOTE": "1"},
+           mpirun_args=["--mca", "osc", "pt2pt", "--mca", "pml", "ob1"])
+impl, q, why, t = rows_of("real.h5")["put_lat"]
+expect(p.returncode == 0 and impl == [0.0], "a correct put_lat marked implausible: floor %s, "
+       "iteration %s" % (list(t["floor_us"]), list(t["loop_us"])))
+
+# The bandwidth warning: a component far slower than two-sided (the SLOW hook: 1 ms after each
+# put) is named, with the pair, the osc component and what to try.
+p = mpirun(2, [exe, "run", "put_bw", "-m", "64K", "-w", "4", "-i", "10"],
+           env={"FABRICBENCH_TEST_RMA_SLOW": "1"})
+expect(p.returncode == 0, "put_bw slow: exit %d\n%s" % (p.returncode, p.stderr))
+for w in ("kernel 'put_bw' between ranks 0 and 1, component ", "twosided_pct below 10 in 1 row",
+          "two-sided window", "--mca osc"):
+    expect(w in p.stderr, "the bandwidth warning lacks '%s':\n%s" % (w, p.stderr))
+print("PASS rma")

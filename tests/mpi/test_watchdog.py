@@ -271,4 +271,19 @@ check(len(warn) == 1 and "rank 0 (%s) got no answer over UDP from rank 1" % HOST
 check(all("waiting for rank 1 (%s)" % HOST in line and "answer" not in line for line in lines),
       "\n".join(lines))
 print("ok side channel blocked: one warning, the stall names rank 1 unasked (%.1f s)" % took)
+# A rank stopped inside an RMA epoch (the RMA_STALL hook: rank 1 stops itself after opening its
+# 50th fence epoch): its peer waits in MPI_Win_fence, and the watchdog names rank 1.
+t0 = time.monotonic()
+p = subprocess.run(mpirun_cmd(2) + [exe, "run", "put_lat", "--rma-sync", "fence", "-m", "8",
+                                    "-i", "100000", "--stall-timeout", "3", "-o", "rma.h5"],
+                   capture_output=True, text=True, timeout=120,
+                   env=mpi_env({"FABRICBENCH_TEST_RMA_STALL": "1"}))
+took = time.monotonic() - t0
+lines = [line for line in p.stderr.splitlines() if "error: stalled:" in line]
+check(p.returncode == 3 and lines and all("rank 1 (%s)" % HOST in line for line in lines)
+      and any("put_lat" in line for line in lines),
+      "put_lat, rank 1 stopped inside a fence epoch: exit %d after %.1f s\n%s"
+      % (p.returncode, took, p.stderr[-2000:]))
+print("ok put_lat, rank 1 stopped inside an RMA epoch: rank 0 names it, exit 3 after %.1f s"
+      % took)
 print("PASS watchdog")

@@ -491,7 +491,7 @@ static void test_floor(void)
 /* ---- a row's quality from known figures; a run's tally in words */
 static fab_quality_in_t quality_in(uint64_t iters, uint64_t blocks, unsigned min_blocks)
 {
-    fab_quality_in_t q = {iters, blocks, min_blocks, false, 100.0, 0.0, 1.0, 10.0, 1, 1};
+    fab_quality_in_t q = {iters, blocks, min_blocks, false, 100.0, 0.0, 1.0, 10.0, 1, 1, false};
 
     return q;
 }
@@ -563,8 +563,10 @@ static void test_quality(void)
     CHECK(fab_quality_parse_words(words) == fab_quality_reasons(&q));
     CHECK(fab_quality_parse_words("cpu;nonsense;;steal") == (FAB_QR_CPU | FAB_QR_STEAL));
     fab_quality_words(FAB_QR_NOISY | FAB_QR_DISTURBED | FAB_QR_INVALID, words, sizeof(words));
-    CHECK(strcmp(words, "samples;blocks;cpu;steal;runnable;ctxsw;regimes;precision") == 0);
-    CHECK(strlen(words) < 64); /* fits fab_row_t.quality_reason */
+    CHECK(strcmp(words, "samples;blocks;cpu;steal;runnable;ctxsw;regimes;precision;implausible") ==
+          0);
+    CHECK(strlen(words) < sizeof(((fab_row_t *)0)->quality_reason)); /* fits the row's */
+    CHECK(fab_quality_of(FAB_QR_IMPLAUSIBLE) == FAB_Q_INVALID);
     fab_quality_words(0, words, sizeof(words));
     CHECK(words[0] == '\0');
     CHECK(strcmp(fab_quality_name(FAB_Q_OK), "ok") == 0 &&

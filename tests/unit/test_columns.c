@@ -141,7 +141,8 @@ static void check_kernel_columns(void)
             CHECK(def && strcmp(def->unit, kc->unit) == 0 && strcmp(def->doc, kc->doc) == 0 &&
                   def->kind == kc->kind && strcmp(def->head, kc->head) == 0);
             CHECK(strpbrk(kc->name, "/ .%") == NULL && kc->head && kc->head[0]);
-            CHECK(kc->kind != FAB_KCOL_DERIVED || kcs->derive);
+            CHECK((kc->kind != FAB_KCOL_DERIVED && kc->kind != FAB_KCOL_IMPLAUSIBLE) ||
+                  kcs->derive);
             CHECK((kc->kind != FAB_KCOL_COUNTER && kc->kind != FAB_KCOL_GAUGE) || kcs->counters);
             axes += kc->kind == FAB_KCOL_AXIS;
         }

@@ -455,14 +455,14 @@ COLUMNS: Dict[str, Tuple[Any, ...]] = {c: (schema.column_kind(c),) + r for c, r 
 # Text columns (the schema's str columns: a collective's type and reduction as nccl-tests
 # names them, "" for other kernels, "none" where there is none): short names of letters,
 # digits and _. A row's quality (one of four words) and its reasons (words of a-z joined by
-# ';', at most 63 characters).
+# ';', at most 79 characters).
 TEXT_COLUMNS = schema.text_columns()
 TEXT_NAME = re.compile(r"[A-Za-z0-9_]{0,32}\Z")
 TEXT_RULES: Dict[str, Tuple["Pattern[str]", str]] = {
     "quality": (re.compile(r"(?:ok|noisy|disturbed|invalid)\Z"),
                 "one of ok, noisy, disturbed, invalid"),
-    "quality_reason": (re.compile(r"[a-z;]{0,63}\Z"),
-                       "words of a-z joined by ';' (at most 63 characters)"),
+    "quality_reason": (re.compile(r"[a-z;]{0,79}\Z"),
+                       "words of a-z joined by ';' (at most 79 characters)"),
 }
 
 

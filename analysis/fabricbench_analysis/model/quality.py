@@ -32,7 +32,7 @@ DISTURB_CPU_PCT = 80.0  # FAB_DISTURB_CPU_PCT
 # quality_reason's words in the order fabricbench writes them, and the class of each.
 REASONS = (("samples", "invalid"), ("blocks", "invalid"), ("cpu", "disturbed"),
            ("steal", "disturbed"), ("runnable", "disturbed"), ("ctxsw", "disturbed"),
-           ("regimes", "noisy"), ("precision", "noisy"))
+           ("regimes", "noisy"), ("precision", "noisy"), ("implausible", "invalid"))
 REASON_WORDS = {
     "samples": "fewer than %d timed iterations" % FLOOR_SAMPLES,
     "blocks": "fewer blocks than the floor",
@@ -42,6 +42,7 @@ REASON_WORDS = {
     "ctxsw": "ranks preempted often",
     "regimes": "regimes over time",
     "precision": "--precision not met",
+    "implausible": "implausible: its kernel's check says the number cannot be true",
 }
 # The pairs kernels' summary row has no interval of its own (its matrix holds the pairs).
 PAIRS_KERNELS = ("pairs_latency", "pairs_bw")
@@ -110,8 +111,11 @@ def merge_reasons(rows: Iterable[Mapping[str, Any]]) -> str:
 
 
 def mark(row: Optional[Mapping[str, Any]]) -> str:
-    """A value's mark in a table: '' for a comparable row, ' [disturbed]' or ' [invalid]'."""
+    """A value's mark in a table: '' for a comparable row, ' [disturbed]', ' [invalid]' or
+    ' [implausible]' (an invalid row its kernel's check marked so)."""
     q = row.get("quality", "ok") if row else "ok"
+    if q == "invalid" and row and "implausible" in reasons(row):
+        return " [implausible]"
     return " [%s]" % q if q in NOT_COMPARABLE else ""
 
 

@@ -152,6 +152,8 @@ TABLE_COLUMNS = (
     "quality", "quality_reason", "cpu_steal_pct", "ctx_invol_per_s", "runnable_per_cpu",
     # the peers' definitions of a time (OSU's avg, IMB's t_min and t_max); NaN before them
     "osu_avg_us", "imb_tmin_us", "imb_tmax_us",
+    # the MPI component under a row (the one-sided kernels' osc component); "" before it
+    "component",
 )
 # Integer table columns: missing ones are filled with these rather than NaN.
 INT_DEFAULTS: Dict[str, float] = {"validation_errors": -1, "slowest_rank": -1,

@@ -120,8 +120,20 @@ def summarize(table: Table, group_keys: Optional[Sequence[str]] = None,
         # Each number's row quality (quality.py): [disturbed] or [invalid] where it is none
         rec["row_quality"] = {k: (r.get("quality", "ok") if r else None)
                               for k, r in picked.items()}
+        # and its mark in a cell: ' [invalid]', ' [implausible]' (quality.mark)
+        rec["row_marks"] = {k: quality.mark(r) for k, r in picked.items()}
         rec["quality"] = quality.group_quality(table, g.members)
         rec["kernels"] = list(dict.fromkeys(kernel_name(r) for r in rows))
+        # The MPI component under each kernel that names one (the one-sided kernels' osc):
+        # {component: [kernels]}
+        comps: Dict[str, List[str]] = {}
+        for r in rows:
+            c = r.get("component")
+            if isinstance(c, str) and c:
+                names = comps.setdefault(c, [])
+                if kernel_name(r) not in names:
+                    names.append(kernel_name(r))
+        rec["components"] = comps
         rec["layers"] = layers.group_layers(rows)
         rec["knees"] = knee.knees(rows, max_loss, table.units)
         out.append(rec)
@@ -136,7 +148,10 @@ def flat(rec: Record) -> Dict[str, Any]:
     """A summary record for CSV: the spreads as spread_NAME columns, the runs as one field
     ('FILE RUN; FILE RUN'), without the kernel list."""
     out = {k: v for k, v in rec.items() if k not in ("kernels", "members", "spread", "layers",
-                                                     "knees", "row_quality", "quality")}
+                                                     "knees", "row_quality", "quality",
+                                                     "components", "row_marks")}
+    out["components"] = "; ".join("%s: %s" % (c, ",".join(n))
+                                  for c, n in (rec.get("components") or {}).items())
     out["members"] = "; ".join("%s %s" % (m["file"], m["run"]) for m in rec["members"])
     for k, v in rec["spread"].items():
         out["spread_" + k] = v
@@ -155,7 +170,8 @@ def _with_spread(rec: Record, key: str, text: str) -> str:
     if not text or text == "-":
         return text
     q = (rec.get("row_quality") or {}).get(key)
-    mark = " [%s]" % q if q in quality.NOT_COMPARABLE else ""
+    mark = (rec.get("row_marks") or {}).get(key) or (" [%s]" % q if q in quality.NOT_COMPARABLE
+                                                      else "")
     if rec.get("runs", 1) < 2:
         return text + mark
     return "%s +-%s%s" % (text, _pct(rec["spread"].get(key, math.nan)), mark)
@@ -230,6 +246,9 @@ def render_text(recs: Sequence[Record], group_by: Optional[Sequence[str]] = None
             members.append(m["run"] if m["file"] == last else "%s %s" % (m["file"], m["run"]))
             last = m["file"]
         out.append("%s = %s" % (r["label"], ", ".join(members)))
+    for r in recs:
+        for comp, names in (r.get("components") or {}).items():
+            out.append("%s: component %s under %s" % (r["label"], comp, ", ".join(names)))
     for r in recs:
         if r.get("layers"):
             out += [""] + layers.group_text(r["layers"], r["label"])
