@@ -29,6 +29,7 @@
 enum { FAB_WATCH_STARTING = 0, FAB_WATCH_RUNNING = 1, FAB_WATCH_ENDING = 2 };
 
 _Atomic uint64_t fab_watch_ticks;
+_Atomic(const char *) fab_watch_in;
 
 typedef struct fab_watch {
     pthread_t thread;
@@ -85,6 +86,8 @@ static void fab_watch_exit(void)
 /* What this rank says of itself on the side channel. Called with the lock held. */
 static void fab_watch_me(const fab_watch_t *d, double now, fab_peer_state_t *me)
 {
+    const char *in;
+
     memset(me, 0, sizeof(*me));
     me->mode = d->mode;
     me->idle = d->idle;
@@ -92,7 +95,13 @@ static void fab_watch_me(const fab_watch_t *d, double now, fab_peer_state_t *me)
     me->stuck_s = now - d->moved;
     me->frozen_s = now - d->frozen_at < FAB_WATCH_FROZEN_S ? d->frozen_s : 0;
     me->bytes = d->bytes;
+    in = atomic_load_explicit(&fab_watch_in, memory_order_relaxed);
     snprintf(me->phase, sizeof(me->phase), "%s", d->phase);
+    if (in) { /* a wait below the step (fab_watch_within) */
+        size_t n = strlen(me->phase);
+
+        snprintf(me->phase + n, sizeof(me->phase) - n, ", waiting in %s", in);
+    }
     snprintf(me->kernel, sizeof(me->kernel), "%s", d->kernel);
 }
 

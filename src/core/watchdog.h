@@ -30,6 +30,14 @@ static inline void fab_watch_tick(void)
                           memory_order_relaxed);
 }
 
+/* What the main thread waits in below the harness's step, named in a stall's message (a UCP
+ * request: "ucp_tag_recv_nbx"); NULL none. One writer, a plain store: cheap in timed loops. */
+extern _Atomic(const char *) fab_watch_in;
+static inline void fab_watch_within(const char *what)
+{
+    atomic_store_explicit(&fab_watch_in, what, memory_order_relaxed);
+}
+
 /* What ends the process when a stall (or a stop that cannot be agreed on) is found: status
  * "failed", a one-line reason. Called on the watchdog thread; it may write the outputs (rank
  * 0 registers one that marks them) but must not call MPI. */

@@ -56,4 +56,33 @@ typedef struct fab_krow {
     const double *c;        /* its columns' values so far, in kcols order (derived ones NaN) */
 } fab_krow_t;
 
+/* The semantics columns of the one-sided (src/rma/) and UCP (src/ucp/) kernels, in this order:
+ * one definition for both tables (a name has one definition wherever it appears). */
+#define FAB_KCOL_REMOTE                                                                            \
+    {                                                                                              \
+        "includes_remote_completion", "remote", "flag",                                            \
+            "one-sided and UCP kernels: 1 when the time includes the operation's completion "      \
+            "at the target (flush, unlock, fence, pscw, an acknowledgement or answer, or a "       \
+            "fetching operation's result), 0 when only local completion (flush_local of a put"     \
+            " or accumulate)",                                                                     \
+            FAB_KCOL_GAUGE                                                                         \
+    }
+#define FAB_KCOL_HALVED                                                                            \
+    {                                                                                              \
+        "halved_round_trip", "halved", "flag",                                                     \
+            "one-sided and UCP kernels: 1 when the time is half a round trip (the UCP "            \
+            "ping-pongs, as ucx_perftest; OSU's fence and pscw latency); the rma kernels "         \
+            "report whole iterations, so 0 there",                                                 \
+            FAB_KCOL_GAUGE                                                                         \
+    }
+#define FAB_KCOL_PINGPONG                                                                          \
+    {                                                                                              \
+        "ping_pong", "pingpong", "flag",                                                           \
+            "one-sided and UCP kernels: 1 when an iteration is a ping-pong, each rank the "        \
+            "origin in turn (fence and pscw latency, the UCP latency kernels): two transfers "     \
+            "and their synchronisation per iteration",                                             \
+            FAB_KCOL_GAUGE                                                                         \
+    }
+#define FAB_KCOLS_SEMANTICS FAB_KCOL_REMOTE, FAB_KCOL_HALVED, FAB_KCOL_PINGPONG
+
 #endif

@@ -13,7 +13,7 @@
 #include "net/transport.h"
 
 /* "#  lane[0]:  3:sysv/memory.0 md[2] -> ... am am_bw#0" -> "sysv/memory(am am_bw#0)" */
-static void fab_parse_lanes(const char *info, char *out, size_t len)
+void fab_ucx_parse_lanes(const char *info, char *out, size_t len)
 {
     size_t n = 0;
     const char *p = info;
@@ -111,7 +111,7 @@ static void fab_ucx_ep_lanes(ucp_ep_h ep, char *out, size_t len)
         return;
     ucp_ep_print_info(ep, mem);
     fclose(mem);
-    fab_parse_lanes(info, out, len);
+    fab_ucx_parse_lanes(info, out, len);
     free(info);
 }
 

@@ -41,19 +41,9 @@ static char fab_rma_last_osc[32] = "unknown";
 #define FAB_RMA_STR(x)  FAB_RMA_STR_(x) /* a threshold as the columns' text */
 
 static const fab_kcol_t fab_rma_kcols[] = {
-    {"includes_remote_completion", "remote", "flag",
-     "one-sided kernels: 1 when the time includes the operation's completion at the target "
-     "(flush, unlock, fence, pscw, or a fetching operation's result), 0 when only local "
-     "completion (flush_local of a put or accumulate)",
-     FAB_KCOL_GAUGE},
-    {"halved_round_trip", "halved", "flag",
-     "one-sided kernels: 1 when the time is half a round trip (OSU's fence and pscw latency); "
-     "fabricbench reports whole iterations, so 0",
-     FAB_KCOL_GAUGE},
-    {"ping_pong", "pingpong", "flag",
-     "one-sided kernels: 1 when an iteration is a ping-pong, each rank the origin in turn "
-     "(fence and pscw latency): two transfers and their synchronisation per iteration",
-     FAB_KCOL_GAUGE},
+    FAB_KCOL_REMOTE,
+    FAB_KCOL_HALVED,
+    FAB_KCOL_PINGPONG,
     {"twosided_lat_us", "2s_us", "us",
      "one-sided kernels: the pair's MPI two-sided 8-byte half round trip (the least of 200 "
      "MPI_Send/MPI_Recv ping-pongs at set-up), the reference of floor_us",

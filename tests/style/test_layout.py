@@ -14,7 +14,7 @@
 - the harness (src/) names no kernel that owns options or checks of its own, nor those
   options: what a kernel owns lives in its file in kernels/;
 - a kernel includes fab_kernel.h and at most one support header (sock/sock.h, sock/udp.h,
-  rma/rma.h or coll/a2av.h);
+  rma/rma.h, ucp/ucp.h or coll/a2av.h);
 - no C function (src/, kernels/) over 80 lines unless the comment directly above it says why,
   with the marker "long:" and a reason (/* long: one switch over the schema's attributes */).
 
@@ -24,7 +24,8 @@ import re
 import sys
 
 src = sys.argv[1]
-FOLDERS = ("core", "kernel", "sock", "rma", "coll", "net", "measure", "pairs", "output", "cli")
+FOLDERS = ("core", "kernel", "sock", "rma", "ucp", "coll", "net", "measure", "pairs", "output",
+           "cli")
 # The arrows of the folder graph: which folders the files of a folder may include (besides
 # its own). kernels/ is the kernels' folder (fab_kernel.h is kernel/'s). A new arrow is a
 # decision about the layers: add it here and to the graph in docs/DEVELOPING.md.
@@ -33,8 +34,9 @@ ALLOWED = {
     "kernel": ("core",),
     "sock": ("core", "kernel"),
     "rma": ("core", "kernel"),
+    "ucp": ("core", "kernel", "net"),
     "coll": ("core", "kernel"),
-    "kernels": ("kernel", "sock", "rma", "coll"),
+    "kernels": ("kernel", "sock", "rma", "ucp", "coll"),
     "net": ("core",),
     "measure": ("core", "kernel", "net"),
     "pairs": ("core", "kernel", "net", "measure"),
@@ -193,11 +195,11 @@ for what, pat in owned:
                             % (os.path.relpath(path, src), what))
 
 # A kernel includes its interface and at most one support library (issue 30): fab_kernel.h,
-# plus sock/sock.h or sock/udp.h for a socket kernel, rma/rma.h for a one-sided one, coll/a2av.h
-# for alltoallv; the harness's headers (kernel/traits.h,
+# plus sock/sock.h or sock/udp.h for a socket kernel, rma/rma.h for a one-sided one, ucp/ucp.h
+# for a UCP one, coll/a2av.h for alltoallv; the harness's headers (kernel/traits.h,
 # measure/, output/ ...) never.
 KERNEL_HEADERS = ("kernel/fab_kernel.h", "fab_kernel.h")
-SUPPORT_HEADERS = ("sock/sock.h", "sock/udp.h", "rma/rma.h", "coll/a2av.h")
+SUPPORT_HEADERS = ("sock/sock.h", "sock/udp.h", "rma/rma.h", "ucp/ucp.h", "coll/a2av.h")
 nkernels = 0
 for name in sorted(os.listdir(kdir)):
     if not name.endswith(".c"):

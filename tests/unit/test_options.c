@@ -170,6 +170,56 @@ int main(void)
         CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--inflight", "0") == FAB_ERR_USAGE &&
               strstr(err, "--inflight"));
     }
+    /* the UCP kernels: --ucp-tls in UCX's list syntax (else refused before MPI_Init, naming
+     * the option); their own memory (the bandwidth kernels' window of slots); the latency
+     * kernels halve the round trip */
+    {
+        const fab_kernel_t *pl = fab_kernel_find("ucp_put_lat"),
+                           *tb = fab_kernel_find("ucp_tag_bw");
+        const fab_kernel_t *pb = fab_kernel_find("ucp_put_bw"), *gb = fab_kernel_find("ucp_get_bw");
+        fab_kctx_t ctx;
+
+        CHECK(pl && tb && pb && gb);
+        CHECK(parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", "tcp,self") == FAB_OK &&
+              !o.note[0]);
+        CHECK(parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", "^ib") == FAB_OK);
+        CHECK(parse(&o, &cmd, err, 3, "run", "ucp_tag_lat", "--ucp-tls=") == FAB_ERR_USAGE &&
+              strstr(err, "--ucp-tls"));
+        for (int i = 0; i < 5; i++) {
+            const char *bad[] = {"tcp,,self", ",tcp", "tcp,", "tcp self", "tcp,^self"};
+
+            CHECK(parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", bad[i]) ==
+                      FAB_ERR_USAGE &&
+                  strstr(err, "--ucp-tls") && strstr(err, "not a list of UCX transports"));
+        }
+        memset(&ctx, 0, sizeof(ctx));
+        ctx.size = 2;
+        ctx.window = 4;
+        ctx.max_bytes = 1024;
+        CHECK(pb && gb && tb && pl && pb->mem->own_bytes(&ctx) == 2 * 4 * 1024 &&
+              gb->mem->own_bytes(&ctx) == 2 * 4 * 1024 && tb->mem->own_bytes(&ctx) == 2 * 1024 &&
+              pl->mem->own_bytes(&ctx) == 2 * 1024);
+        { /* the atomics: one 64-bit word, other sizes refused with what to give */
+            const fab_kernel_t *fa = fab_kernel_find("ucp_fadd_lat");
+            size_t sz[2] = {8, 16};
+            char msg[256], hint[256];
+
+            ctx.sizes = sz;
+            ctx.nsizes = 1;
+            CHECK(fa && fa->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_OK);
+            ctx.nsizes = 2;
+            CHECK(fa && fa->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_ERR_CONFIG &&
+                  strstr(msg, "64-bit word") && strstr(msg, "16 bytes") && strstr(hint, "-m 8"));
+            CHECK(pb && pb->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_OK);
+            CHECK(fa && strcmp(fa->default_sizes, "8") == 0 && !fa->p2p);
+            ctx.sizes = NULL;
+            ctx.nsizes = 0;
+        }
+        ctx.max_bytes = 64UL << 20; /* the window spreads over 64 MiB at most: one slot here */
+        CHECK(pb && pb->mem->own_bytes(&ctx) == 2 * (64UL << 20));
+        CHECK(pb && pl && pb->p2p->uses_window && pl->p2p->time_divisor == 2.0 &&
+              !pl->p2p->uses_window);
+    }
     /* a kernel's option for a run without that kernel: a warning, not an error */
     CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--params", "5") == FAB_OK &&
           strstr(o.note, "--params is an option of kernel 'gradsync'") &&

@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The UCP kernels against ucx_perftest (Debian's ucx-utils), interleaved (A B A B ...), two
+# processes on this host with the same transports for both (UCX_TLS for ucx_perftest,
+# --ucp-tls for fabricbench's own UCX context). Prints one line per round, transport, test and
+# size: the two numbers and their ratio (fabricbench / ucx_perftest). Latency: fabricbench's
+# loop_us (total time / iterations, halved: one way) against ucx_perftest's overall latency
+# (the same, halved for its ping-pongs); bandwidth: MB/s, 10^6 bytes a second for both
+# (ucx_perftest prints MiB/s: converted). The same number of messages for both. Latency lines
+# also give the medians (fabricbench's p50_us, ucx_perftest's 50.0%ile) and their ratio: on a
+# loaded machine the means are mostly the scheduler's.
+# usage: bench/ucp_vs_perftest.sh FABRICBENCH [ROUNDS] [TLS ...]
+# (FAB_UCP_CASES="ucp_tag_lat tag_lat loop_us;..." narrows the cases)
+set -eu
+FB=$1 ROUNDS=${2:-5}
+shift $(($# < 2 ? $# : 2))
+TLSES=("$@")
+[ ${#TLSES[@]} -eq 0 ] && TLSES=("posix,self" "tcp,self")
+MPI=(mpirun --allow-run-as-root --oversubscribe -np 2 --bind-to none)
+export OMPI_MCA_orte_tmpdir_base=$(mktemp -d)
+PORT=$((20000 + RANDOM % 20000))
+# fabricbench-kernel ucx_perftest-test column
+CASES=("ucp_tag_lat tag_lat loop_us" "ucp_put_lat ucp_put_lat loop_us" "ucp_tag_bw tag_bw MBps"
+       "ucp_put_bw ucp_put_bw MBps")
+[ -n "${FAB_UCP_CASES:-}" ] && IFS=';' read -r -a CASES <<<"$FAB_UCP_CASES"
+fb() { # tls kernel column size iterations (latency: loop_us and p50_us)
+    "${MPI[@]}" "$FB" run "$2" --ucp-tls "$1" -m "$4" -i "$5" -x "$(($5 / 10))" --csv - \
+        2>/dev/null | python3 -c "import csv,sys; r=list(csv.DictReader(sys.stdin))[-1]
+print(r['$3'], r['p50_us'] if '$3' == 'loop_us' else '')"
+}
+perftest() { # tls test column size iterations: server in the background, client here
+    local out
+    UCX_TLS=$1 ucx_perftest -p "$PORT" -t "$2" -s "$4" -n "$5" -w "$(($5 / 10))" -f \
+        >/dev/null 2>&1 &
+    sleep 0.5
+    out=$(UCX_TLS=$1 ucx_perftest 127.0.0.1 -p "$PORT" -t "$2" -s "$4" -n "$5" \
+        -w "$(($5 / 10))" -f 2>/dev/null)
+    wait
+    PORT=$((PORT + 1))
+    # -f: one line "iterations p50 average overall(us) average overall(MiB/s) average overall"
+    echo "$out" | awk -v col="$3" 'NF == 8 && $1 ~ /^[0-9]+$/ {
+        if (col == "loop_us") print $4, $2; else printf "%.2f\n", $6 * 1048576 / 1e6 }'
+}
+for r in $(seq 1 "$ROUNDS"); do
+    for tls in "${TLSES[@]}"; do
+        for c in "${CASES[@]}"; do
+            set -- $c
+            for s in 8 1048576; do
+                # n messages for both: fabricbench's bandwidth iteration is a window of 64
+                if [ "$3" = MBps ]; then
+                    n=64000; [ "$s" -ge 1048576 ] && n=1280; it=$((n / 64))
+                else
+                    n=20000; [ "$s" -ge 1048576 ] && n=1000; it=$n
+                fi
+                read -r a ap <<<"$(fb "$tls" "$1" "$3" "$s" "$it")"
+                read -r b bp <<<"$(perftest "$tls" "$2" "$3" "$s" "$n")"
+                echo "round $r $tls $1 $s fabricbench $a perftest $b ratio" \
+                    "$(python3 -c "print('%.3f' % ($a / $b))")" \
+                    ${ap:+"p50 $ap $bp ratio $(python3 -c "print('%.3f' % ($ap / $bp))")"}
+            done
+        done
+    done
+done
