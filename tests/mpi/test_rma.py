@@ -184,15 +184,20 @@ expect("implausible" in p.stderr and "floor_us" in p.stderr, "no warning:\n" + p
 # across nodes (the REMOTE hook judges the pair so: one host cannot have two nodes), and
 # `fabricbench-analyze check`-style readers see quality invalid. A flush_local put (no remote
 # completion) is not judged by its time.
+# Two-sided over TCP (pml ob1, btl tcp; osc pt2pt for the window): its half round trip is
+# microseconds, so the floor is far above an empty iteration however fast the machine is (over
+# shared memory the two are tens of nanoseconds apart and a machine's speed decides).
+tcp_ref = ["--mca", "osc", "pt2pt", "--mca", "pml", "ob1", "--mca", "btl", "tcp,self"]
 p = mpirun(2, [exe, "run", "put_lat", "-m", "8", "-i", "200", "-o", "fast.h5", "--force"],
-           env=dict(noop, FABRICBENCH_TEST_RMA_REMOTE="1"))
+           env=dict(noop, FABRICBENCH_TEST_RMA_REMOTE="1"), mpirun_args=tcp_ref)
 expect(p.returncode == 0, "no data moved, not validated: exit %d\n%s" % (p.returncode, p.stderr))
 impl, q, why, t = rows_of("fast.h5")["put_lat"]
 expect(impl == [1.0] and q == ["invalid"] and "implausible" in why[0].split(";"),
        "a put that completes nowhere, not marked: implausible %s quality %s %s (floor %s us, "
        "iteration %s us)" % (impl, q, why, list(t["floor_us"]), list(t["loop_us"])))
 p = mpirun(2, [exe, "run", "put_lat", "-m", "8", "-i", "200", "--rma-sync", "flush_local", "-o",
-               "local.h5", "--force"], env=dict(noop, FABRICBENCH_TEST_RMA_REMOTE="1"))
+               "local.h5", "--force"], env=dict(noop, FABRICBENCH_TEST_RMA_REMOTE="1"),
+           mpirun_args=tcp_ref)
 impl, q, why, t = rows_of("local.h5")["put_lat"]
 expect(p.returncode == 0 and impl == [0.0], "flush_local judged by its time: %s" % impl)
 # The real thing, judged across nodes too: osc pt2pt makes one-sided operations of two-sided
