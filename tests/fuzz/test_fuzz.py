@@ -35,8 +35,9 @@ and takes about 45 s on a quiet 2-core machine. The analysis runs in one Python 
 lane that calls the launcher's own entry point, fabricbench_analysis.cli.main, per command
 (no interpreter start per call); a few mutants (LAUNCHER_CHECKS) are also read through the
 launcher itself, whose exit code and error lines must agree. Two mutants are read at a time
-(LANES). The counts of exit codes per reader are printed at the end, then every failure with
-the mutation that caused it.
+(LANES). The counts of exit codes per reader are printed at the end, then where the time went
+(the good file, making the mutants, each reader: the analysis's readers take most of it,
+`check` the most, as it reads two files), then every failure with the mutation that caused it.
 
 usage: test_fuzz.py FABRICBENCH SHOW_BINARY ANALYZE_LAUNCHER [--budget N] [--all]
                     [--kinds K,K] [--keep DIR] [--log FILE]
