@@ -179,10 +179,11 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _matrices(files: Sequence[str], run: Optional[str],
-              kernel: Optional[str] = None) -> List[Dict[str, Any]]:
+def _matrices(files: Sequence[str], run: Optional[str], kernel: Optional[str] = None,
+              table: Optional["Table"] = None) -> List[Dict[str, Any]]:
     """The matrices of the pairs kernels in the files (--kernel: of that kernel only), each
-    with its kernel row's quality (quality.annotate_matrices)."""
+    with its kernel row's quality (quality.annotate_matrices). table: the rows of the same
+    files and runs, where the caller has loaded them already (else they are loaded here)."""
     from .model.errors import NoRows
     from .reading.loading import load
     from .reading.matrix_load import load_matrices
@@ -190,7 +191,8 @@ def _matrices(files: Sequence[str], run: Optional[str],
     ms = load_matrices(files, run=run, warn=_note)
     if ms:
         try:
-            annotate_matrices(ms, load(files, run=run))  # its notes are the command's own
+            # the loading's notes are the command's own
+            annotate_matrices(ms, table if table is not None else load(files, run=run))
         except NoRows:  # a run killed in its first pairs kernel: a matrix but no row
             pass
     if kernel is not None:
@@ -243,10 +245,13 @@ def _check_result(args: argparse.Namespace, table: Optional["Table"] = None) -> 
     # file's last run and the others of its --repeat, so a file whose last run was one of a
     # --repeat is read whole (the notes of the reading that counts are printed).
     cur = table
+    cur_run = None  # the runs cur holds, where loaded here (its matrices need the same rows)
     if cur is None:
         notes: List[str] = []
+        cur_run = args.run
         cur = loading.load(args.files, run=args.run, warn=notes.append)
         if args.run == "latest" and any(repeat_count(s) > 1 for s in cur.series()):
+            cur_run = "all"
             cur = loading.load(args.files, run="all", warn=_note)
         else:
             for n in notes:
@@ -259,10 +264,11 @@ def _check_result(args: argparse.Namespace, table: Optional["Table"] = None) -> 
                              run_spread=spread, sets=sets)
         # The pairs kernels' matrices, pair by pair (matrix_check.py)
         from .checks.matrix_check import add_pair_checks
-        base_ms = _matrices([args.baseline], args.baseline_run)
+        base_ms = _matrices([args.baseline], args.baseline_run, table=base)
         if base_ms:
             # pair by pair only where both measurements are comparable (quality.py)
-            cur_ms = _matrices(args.files, "all" if args.run == "latest" else args.run)
+            ms_run = "all" if args.run == "latest" else args.run
+            cur_ms = _matrices(args.files, ms_run, table=cur if cur_run == ms_run else None)
             check.pairs_not_comparable(result, base_ms, cur_ms)
             add_pair_checks(result, [m for m in base_ms if _comparable_matrix(m)],
                             [m for m in cur_ms if _comparable_matrix(m)], tol, rules,

@@ -19,11 +19,10 @@ import json
 import os
 import random
 import re
-import subprocess
 
 import known_json
 import pytest
-from conftest import MPIRUN, _mpi_env, assert_error, assert_ok, run_cli
+from conftest import assert_error, assert_ok, run_cli
 
 from fabricbench_analysis import load
 from fabricbench_analysis.model.errors import AnalysisError
@@ -118,20 +117,6 @@ def test_run_without_end_and_cut_last_line_load_with_a_note(known_formats, tmp_p
 
 
 # ------------------------------------------------------------------ a real run's outputs
-
-
-@pytest.fixture(scope="session")
-def live(fabricbench, tmp_path_factory):
-    d = tmp_path_factory.mktemp("live_json")
-    out = {"h5": str(d / "r.h5"), "jsonl": str(d / "r.jsonl"), "doc": str(d / "r.json")}
-    cmd = MPIRUN + [fabricbench, "run", "latency,bw,allreduce", "-m", "8,1K,64K", "--budget",
-                    "0.6", "--repeat", "2", "-o", out["h5"], "--json", out["jsonl"],
-                    "--json-doc", out["doc"], "-q"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=180, env=_mpi_env())
-    if p.returncode != 0:
-        pytest.fail("fabricbench run (exit %d): %s" % (p.returncode, p.stderr[-3000:]),
-                    pytrace=False)
-    return out
 
 
 def test_live_outputs_read_alike(live):

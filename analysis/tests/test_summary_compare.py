@@ -454,21 +454,12 @@ def test_group_option_refused(known):
     assert_error(run_cli("summary", "--group", "none,file", known.base), 2, "--group")
 
 
-def test_compare_repeats_live(fabricbench, tmp_path):
+def test_compare_repeats_live(repeats):
     """Real runs: `fabricbench run latency -m 8,1K --repeat 3 -o F`, and one more of the same
-    command into another file with other output options (--json, --samples, -q): compare and
-    summary make them one group of 4 runs, report no difference, and show the median and
-    spread. Only shapes: the values are this machine's."""
-    from conftest import _mpi_env, MPIRUN
-    import subprocess
-
-    f, g = str(tmp_path / "F.h5"), str(tmp_path / "G.h5")
-    for args in (["latency", "-m", "8,1K", "--repeat", "3", "-o", f],
-                 ["latency", "-m", "8,1K", "-o", g, "--json", str(tmp_path / "g.jsonl"),
-                  "--samples", "-q"]):
-        p = subprocess.run(MPIRUN + [fabricbench, "run"] + args, capture_output=True,
-                           text=True, timeout=180, env=_mpi_env())
-        assert p.returncode == 0, p.stderr[-3000:]
+    command into another file with other output options (--json, --samples, -q; conftest.py
+    `repeats`): compare and summary make them one group of 4 runs, report no difference, and
+    show the median and spread. Only shapes: the values are this machine's."""
+    f, g = repeats.f, repeats.g
     p = run_cli("compare", f)
     assert_ok(p)
     assert p.stdout.startswith("one group (--group command,fabric): ") and "3 runs" in p.stdout

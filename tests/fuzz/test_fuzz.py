@@ -35,8 +35,9 @@ and takes about 45 s on a quiet 2-core machine. The analysis runs in one Python 
 lane that calls the launcher's own entry point, fabricbench_analysis.cli.main, per command
 (no interpreter start per call); a few mutants (LAUNCHER_CHECKS) are also read through the
 launcher itself, whose exit code and error lines must agree. Two mutants are read at a time
-(LANES). The counts of exit codes per reader are printed at the end, then every failure with
-the mutation that caused it.
+(LANES). The counts of exit codes per reader are printed at the end, then where the time went
+(the good file, making the mutants, each reader: the analysis's readers take most of it,
+`check` the most, as it reads two files), then every failure with the mutation that caused it.
 
 usage: test_fuzz.py FABRICBENCH SHOW_BINARY ANALYZE_LAUNCHER [--budget N] [--all]
                     [--kinds K,K] [--keep DIR] [--log FILE]
@@ -639,6 +640,14 @@ def main():
     keep = os.path.join(_CWD, args.keep) if args.keep else None
     logpath = os.path.join(_CWD, args.log) if args.log else None
     t0 = time.monotonic()
+    spent = {}  # where the time went: {what: [calls, seconds]} (printed at the end)
+    spent_lock = threading.Lock()
+
+    def spend(what, since):
+        with spent_lock:
+            c = spent.setdefault(what, [0, 0.0])
+            c[0] += 1
+            c[1] += time.monotonic() - since
 
     global GOOD
     GOOD = os.path.join(WORKDIR, "good.h5")
@@ -654,6 +663,8 @@ def main():
                                                                            p.stderr[-3000:]))
     with open(GOOD, "rb") as fh:
         good_bytes = fh.read()
+    spend("the good file (2 mpirun)", t0)
+    t_good = time.monotonic()
 
     analyzers = [Analyzer(launcher) for _ in range(LANES)]
     # The good file itself passes everywhere, with nothing on standard error.
@@ -670,6 +681,7 @@ def main():
     with h5py.File(GOOD, "r") as f:
         mats = [k["matrix"] for k in f[PAIRS_RUN + "/kernels"].values() if "matrix" in k]
         slow_pair_ok = all("pair_slow" in g and int(g["pair_slow"][0, -1]) == 0 for g in mats)
+    spend("the good file read (show, 4 readers, 2 analysis processes started)", t_good)
 
     entries = inventory(GOOD)
     cover, sample = plan(entries, args.all)
@@ -689,21 +701,28 @@ def main():
         code}, [(reader, problem, output)], [mutations that could not be made])."""
         mutant, an = lanes.get()
         try:
+            t = time.monotonic()
             with made:
                 index = next(serial)
                 done, notmade = make_mutant(good_bytes, mutant, muts)
+            spend("make (h5py, one lane at a time)", t)
             if not done:
                 return done, None, [], notmade
             probs, outcome = [], {}
+            t_show = time.monotonic()
             sp = run_show(show, mutant)
             for cmd in readers:
+                t = time.monotonic()
                 rc, out, err, tb = an.run(cmd + [mutant])
+                spend("analyze " + cmd[0], t)
                 outcome[cmd[0]] = rc
                 bad = judge_analyze(cmd[0], rc, out, err, tb)
                 if bad:
                     probs.append(("fabricbench-analyze " + cmd[0], bad, (tb or err)[-1500:]))
                 if through_launcher and cmd[0] != "export":
+                    t = time.monotonic()
                     lrc, lout, lerr = launcher_run(launcher, cmd + [mutant])
+                    spend("launcher (a Python of its own)", t)
                     outcome["launcher " + cmd[0]] = lrc
                     if lrc != rc or error_lines(lerr) != error_lines(err):
                         probs.append(("launcher " + cmd[0], "the launcher differs from the "
@@ -715,7 +734,10 @@ def main():
                     probs.append(("fabricbench-analyze matrix", "a verdict that disagrees with "
                                   "its pairs was believed (%s: exit %s, not 3)" %
                                   (k, outcome["matrix"]), ""))
+            t = time.monotonic()
             rc, out, err = finish(sp)
+            spend("show: waited for after the analysis", t)
+            spend("show: start to end (beside the analysis)", t_show)
             outcome["show"] = rc
             bad = judge_show(rc, out, err)
             if bad:
@@ -758,10 +780,14 @@ def main():
                 failures.extend((what,) + p for p in probs)
         return refused
 
+    t = time.monotonic()
     refused = run_all(cover, 0)
+    spend("the mutants covering every object (%d lanes)" % LANES, t)
     splits = [[m] for muts in refused for m in muts]
     more = sample[:max(0, args.budget - len(cover) - len(splits))] if sample else []
+    t = time.monotonic()
     run_all(splits + more, len(cover))
+    spend("the packs split again and the sample (%d lanes)" % LANES, t)
     for _ in range(LANES):
         lanes.get()[1].close()
     if logpath:
@@ -779,6 +805,9 @@ def main():
                    "launcher check", "launcher matrix"):
         print("  %-16s %s" % (reader, ", ".join("%s: %d" % (k[1], v) for k, v in
                                              sorted(counts.items()) if k[0] == reader)))
+    print("  where the time went (wall seconds; the lanes' add up beyond the run's):")
+    for what, (n, sec) in spent.items():
+        print("    %-66s %7.1f s  %5d x %6.1f ms" % (what, sec, n, 1000 * sec / n))
     if skipped:
         print("  mutations h5py could not make (the next kind was made instead): %d" %
               len(skipped))

@@ -108,7 +108,9 @@ InactiveLimit=0
 SlurmdTimeout=60
 SlurmctldTimeout=60
 $nodes_line
-PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+# OverSubscribe=YES: jobs that ask for it (--oversubscribe) may share cores with others that
+# asked too (slurm.timelimit runs three 2-node jobs at once on 2-core nodes); the others not
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
 }
 

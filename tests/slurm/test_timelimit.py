@@ -2,16 +2,28 @@
 """Jobs that reach their time limit in the middle of a fabric sweep, on a real Slurm.
 
 Three sweeps ("ib tcp:fab0 tcp:fab1"; latency, bw and bibw over 21 sizes at 2 s each, about
-140 s: longer than the limit, with a row every 2 s from the start) with a 1-minute limit, submitted at once (two fit on the 2-core nodes, C waits for A):
-  A  as shipped, but warned 10 s before the limit (--signal=B:USR1@10): the batch shell passes
-     SIGUSR1 on to the ranks through srun; the job ends before its limit (FAILED, exit 4);
+140 s: longer than the limit, with a row every 2 s), submitted at once and running side by
+side (--oversubscribe: three 2-node jobs on the 2-core nodes):
+  A  as shipped, but warned WARN s before the limit (--signal=B:USR1@WARN): the batch shell
+     passes SIGUSR1 on to the ranks through srun; the job ends before its limit (FAILED,
+     exit 4);
   B  without any warning signal (the #SBATCH --signal line removed, as on a site that strips
      it): Slurm's SIGTERM at the limit reaches the ranks and the batch shell (TIMEOUT);
   C  as A, launched with mpirun (FB_LAUNCH=mpirun), which passes SIGUSR1 on to the ranks.
 Each: the tcp:fab0 file holds the completed rows only (no ragged columns; as many rows as the
 CSV) and is marked interrupted, tcp:fab1 is not run, the job output says where the partial
-results are. Slurm acts on ~30 s cycles: a warning comes 20-50 s after a job's start, B's
-SIGTERM 60-90 s after it.
+results are.
+
+Time: Slurm's limits are whole minutes, and slurmctld looks at them (and sends the warnings)
+every 30 s (PERIODIC_TIMEOUT): with `-t 1` a warning came 20-50 s after a job's start and the
+time limit's SIGTERM 60-90 s after it. Here each job is submitted with a limit it cannot reach
+by itself (-t 5), and once its tcp:fab0 run has a row (so that the signal always finds
+completed rows and a sweep in the middle) its end is moved to a time of our choosing by
+`scontrol update EndTime=`, the same end time that `-t` sets: A's and C's to WARN + 30 s from
+then, so that the next 30 s check sends the warning (Slurm warns when the end is within WARN +
+30 s) and WARN to WARN + 30 s remain for the job to end by itself; B's to 2 s from then, so
+that the first check after it ends B by its time limit. Each job then ends 0-35 s after its
+first row, and the three together in about 30-60 s from the start.
 
 usage: test_timelimit.py FABRICBENCH  (skips with exit 77 without root, Slurm or munge)"""
 import os
@@ -23,6 +35,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import slurmtest  # noqa: E402
 from slurmtest import JOBSCRIPTS, check, csv_rows, read_run, sweep_skip_lines  # noqa: E402
 
+WARN = 30  # --signal=B:USR1@WARN: seconds of warning before the limit
 T0 = time.monotonic()
 c, res, ENV = slurmtest.start(nodes=2)
 ENV.update({"FB_FABRICS": "ib tcp:fab0 tcp:fab1", "FB_KERNELS": "latency,bw,bibw",
@@ -35,12 +48,43 @@ with open(sweep) as f:
 check("#SBATCH --signal=B:USR1@" in text, "fabric-sweep.sbatch asks for no warning signal")
 no_warning = "".join(l for l in text.splitlines(True) if not l.startswith("#SBATCH --signal"))
 
+
+def fab0(jid):
+    return os.path.join(res, "fabric-sweep-%s-tcp-fab0.h5" % jid)
+
+
 t_submit = time.monotonic()
-jid_a = c.sbatch(sweep, opts=["-t", "1", "--signal=B:USR1@10"], extra_env=ENV)
-jid_b = c.sbatch(None, opts=["-t", "1"], input=no_warning, extra_env=ENV)
+# -t 5: no warning (at 5 min - WARN - 30 s) nor limit before the end is moved (below)
+opts = ["-t", "5", "--oversubscribe"]
+warned = opts + ["--signal=B:USR1@%d" % WARN]
+jid_a = c.sbatch(sweep, opts=warned, extra_env=ENV)
+jid_b = c.sbatch(None, opts=opts, input=no_warning, extra_env=ENV)
 env_c = dict(ENV, FB_LAUNCH="mpirun", FB_MPIRUN_ARGS="--bind-to none")
-jid_c = c.sbatch(sweep, opts=["-t", "1", "--signal=B:USR1@10"], extra_env=env_c)
-info = {j: c.wait(j, 200) for j in (jid_a, jid_b, jid_c)}
+jid_c = c.sbatch(sweep, opts=warned, extra_env=env_c)
+# The end of each job moved once its tcp:fab0 run has a row (see the docstring).
+end_in = {jid_a: WARN + 30, jid_b: 2, jid_c: WARN + 30}
+moved = {}
+while len(moved) < len(end_in):
+    for jid in end_in:
+        if jid in moved:
+            continue
+        i = c.job(jid)
+        csv = fab0(jid)[:-3] + ".csv"
+        check(i.get("JobState") in ("PENDING", "CONFIGURING", "RUNNING"),
+              "job %s is %s before its first tcp:fab0 row\n--- job output:\n%s\n--- logs:\n%s"
+              % (jid, i.get("JobState"), c.output(jid)[-5000:], c.logs()))
+        if i.get("JobState") == "RUNNING" and os.path.exists(csv) and csv_rows(csv):
+            p = c.client(["scontrol", "update", "JobId=%s" % jid,
+                          "EndTime=now+%d" % end_in[jid]])
+            check(p.returncode == 0, "scontrol update JobId=%s EndTime=now+%d: exit %d %s%s"
+                  % (jid, end_in[jid], p.returncode, p.stdout, p.stderr))
+            moved[jid] = time.monotonic()
+    check(time.monotonic() - t_submit < 150, "no tcp:fab0 row within 150 s of submission in "
+          "jobs %s" % ", ".join(j for j in end_in if j not in moved))
+    time.sleep(0.5)
+print("the jobs' ends moved %s s after submission" % ", ".join(
+    "%.0f" % (moved[j] - t_submit) for j in end_in), flush=True)
+info = {j: c.wait(j, 120) for j in (jid_a, jid_b, jid_c)}
 print("jobs %s (warned), %s (time limit) and %s (warned, mpirun) ended %.0f s after submission"
       % (jid_a, jid_b, jid_c, time.monotonic() - t_submit), flush=True)
 
@@ -63,7 +107,7 @@ for jid, state, sig, how in ((jid_a, "FAILED", "USR1", "warned with SIGUSR1, sru
            "the batch shell did not report SIG%s" % sig)
     after = [int(h) * 3600 + int(m) * 60 + int(x) for h, m, x, _ in stamps]
     after = (after[1] - after[0]) % 86400
-    path = os.path.join(res, "fabric-sweep-%s-tcp-fab0.h5" % jid)
+    path = fab0(jid)
     summary = dict(re.findall(r"^summary: fabric=(\S+) status=(\S+)", out, re.M))
     expect(summary == {"ib": "skipped", "tcp:fab0": "interrupted", "tcp:fab1": "not-run"},
            "summary %r" % summary)
