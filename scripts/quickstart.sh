@@ -86,7 +86,9 @@ fi
 
 if [ "$mode" = test ]; then
     cd "$build"
-    exec ctest --output-on-failure --timeout 600
+    # as many tests at once as the machine has CPUs: the MPI, cluster, Slurm and fuzz tests are
+    # RUN_SERIAL (alone), the rest (unit, style, the analysis parts) run side by side
+    exec ctest --output-on-failure --timeout 600 -j "$(nproc)"
 fi
 
 mpirun_opts=()
