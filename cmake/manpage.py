@@ -26,8 +26,10 @@ ENTRY = re.compile(r"^(\s+)(\S.*?)(?:(?:\s{2,}|\s(?=\[default))(\S.*))?$")
 
 def esc(text):
     """Roff text: backslashes, dashes (\\- so that options copy and search as typed) and a
-    leading dot or quote (which would start a request)."""
+    leading dot or quote (which would start a request). After a comma inside a word (a kernel
+    list such as a family's) roff may break the line (\\: prints nothing)."""
     text = text.replace("\\", "\\e").replace("-", "\\-")
+    text = re.sub(r",(?=\S)", ",\\:", text)
     if text[:1] in (".", "'"):
         text = "\\&" + text
     return text
