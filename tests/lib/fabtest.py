@@ -190,6 +190,21 @@ def parse_tables(stdout):
     return header, kernels
 
 
+def h5_kernels(path):
+    """{kernel name: (attributes, table)} of an HDF5 result file's one run (h5py, imported here:
+    most tests read no HDF5)."""
+    import h5py
+
+    out = {}
+    with h5py.File(path, "r") as f:
+        for g in f["runs/run_0000/kernels"].values():
+            name = g.attrs["kernel"]
+            name = name.decode() if isinstance(name, bytes) else str(name)
+            attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in g.attrs.items()}
+            out[name] = (attrs, {c: g["table"][c][()] for c in g["table"]})
+    return out
+
+
 def within(a, b, rel=1e-3, abs_=1e-9):
     """Whether two values printed by the table agree: each shows at least 4 significant
     digits (output/table.h), so a printed value is within 0.05% of the number it shows."""

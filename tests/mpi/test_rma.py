@@ -11,7 +11,7 @@ import sys
 import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from fabtest import check, enter_scratch, expect, mpirun  # noqa: E402
+from fabtest import check, enter_scratch, expect, h5_kernels, mpirun  # noqa: E402
 
 enter_scratch()
 exe = sys.argv[1]
@@ -22,21 +22,9 @@ BW = ("put_bw", "get_bw", "put_bibw")
 SIZED = ("put_lat", "get_lat", "put_bw", "get_bw", "acc_lat", "get_acc_lat")
 
 
-def kernels_of(path):
-    """{kernel name: (attributes, table)} of the file's one run."""
-    out = {}
-    with h5py.File(path, "r") as f:
-        for g in f["runs/run_0000/kernels"].values():
-            name = g.attrs["kernel"]
-            name = name.decode() if isinstance(name, bytes) else str(name)
-            attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in g.attrs.items()}
-            out[name] = (attrs, {c: g["table"][c][()] for c in g["table"]})
-    return out
-
-
 def check_run(path, names, sync, win, sizes, np_=2, described=True):
     """Rows present and validated, semantics and description as the mode says."""
-    ks = kernels_of(path)
+    ks = h5_kernels(path)
     check(sorted(ks) == sorted(names), "%s: kernels %s, not %s" % (path, sorted(ks), names))
     for name, (attrs, t) in ks.items():
         where = "%s --rma-sync %s --win %s (np %d)" % (name, sync, win, np_)
@@ -161,7 +149,7 @@ expect(p.returncode == 2 and "families: rma" in p.stderr, "unknown: %s" % p.stde
 # implausible), the table shows IMPLAUS and a note, and the exit code says a check failed.
 def rows_of(path):
     out = {}
-    for name, (attrs, t) in kernels_of(path).items():
+    for name, (attrs, t) in h5_kernels(path).items():
         q = [x.decode() if isinstance(x, bytes) else str(x) for x in t["quality"]]
         why = [x.decode() if isinstance(x, bytes) else str(x) for x in t["quality_reason"]]
         out[name] = (list(t["implausible"]), q, why, t)

@@ -18,7 +18,7 @@ import h5py
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import fabtest  # noqa: E402
 from fabtest import (check, enter_scratch, expect, mpi_env, mpirun, mpirun_cmd,  # noqa: E402
-                     text_lines)
+                     h5_kernels, text_lines)
 
 enter_scratch()
 exe = sys.argv[1]
@@ -32,21 +32,9 @@ PERFTEST = {"ucp_tag_lat": "tag_lat", "ucp_put_lat": "ucp_put_lat",
             "ucp_swap_lat": "ucp_swap", "ucp_cswap_lat": "ucp_cswap"}
 
 
-def kernels_of(path):
-    """{kernel name: (attributes, table)} of the file's one run."""
-    out = {}
-    with h5py.File(path, "r") as f:
-        for g in f["runs/run_0000/kernels"].values():
-            name = g.attrs["kernel"]
-            name = name.decode() if isinstance(name, bytes) else str(name)
-            attrs = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in g.attrs.items()}
-            out[name] = (attrs, {c: g["table"][c][()] for c in g["table"]})
-    return out
-
-
 def check_run(path, names, sizes, tls, described=True):
     """Rows present and validated, semantics and description as the kernel says."""
-    ks = kernels_of(path)
+    ks = h5_kernels(path)
     check(sorted(ks) == sorted(names), "%s: kernels %s, not %s" % (path, sorted(ks), names))
     for name, (attrs, t) in ks.items():
         where = "%s (%s)" % (name, path)
