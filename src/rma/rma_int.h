@@ -70,7 +70,7 @@ int fab_rma_size_index(const struct fab_kctx *ctx, size_t bytes);
  * component that neither moves data nor waits would (the implausible mark's test). */
 bool fab_rma_test_noop(void);
 /* FABRICBENCH_TEST_RMA_REMOTE=1: the pair is judged as if on two nodes (the floor across nodes,
- * which one host cannot otherwise show). FABRICBENCH_TEST_RMA_SLOW=1: every operation waits 1 ms
+ * which one host cannot otherwise show). FABRICBENCH_TEST_RMA_SLOW=1: every operation waits 20 ms
  * after it is issued, as a component far slower than two-sided (the bandwidth warning's test). */
 bool fab_rma_test_remote(void);
 bool fab_rma_test_slow(void);

@@ -38,7 +38,7 @@ static fab_status_t fab_rma_op(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int 
 static fab_status_t fab_rma_ops(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int nops)
 {
     fab_status_t st = FAB_OK;
-    struct timespec ms = {0, 1000000};
+    struct timespec ms = {0, 20000000}; /* 20 ms: far above a busy machine's two-sided window */
 
     for (int j = 0; j < nops && st == FAB_OK; j++) {
         st = fab_rma_op(ctx, s, bytes, j);

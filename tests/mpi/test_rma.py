@@ -199,7 +199,7 @@ impl, q, why, t = rows_of("real.h5")["put_lat"]
 expect(p.returncode == 0 and impl == [0.0], "a correct put_lat marked implausible: floor %s, "
        "iteration %s" % (list(t["floor_us"]), list(t["loop_us"])))
 
-# The bandwidth warning: a component far slower than two-sided (the SLOW hook: 1 ms after each
+# The bandwidth warning: a component far slower than two-sided (the SLOW hook: 20 ms after each
 # put) is named, with the pair, the osc component and what to try.
 p = mpirun(2, [exe, "run", "put_bw", "-m", "64K", "-w", "4", "-i", "10"],
            env={"FABRICBENCH_TEST_RMA_SLOW": "1"})
