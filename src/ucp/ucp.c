@@ -16,11 +16,20 @@ fab_ucp_opts_t fab_ucp_opt;
 
 /* --ucp-tls: UCX's list syntax, checked before MPI_Init (names UCX knows are its to say): names
  * of letters, digits and '_' separated by commas, the first optionally after '^' (all but). */
+#define FAB_UCP_TLS_MAX 256
 static fab_status_t fab_ucp_tls_check(const char *val, char *err, size_t errlen)
 {
     const char *p = val + (val[0] == '^');
     char q[64];
     bool ok = *p && *p != ',' && val[strlen(val) - 1] != ',' && !strstr(val, ",,");
+
+    if (strlen(val) > FAB_UCP_TLS_MAX) { /* UCX's own lists are tens of characters */
+        snprintf(err, errlen,
+                 "%zu characters, more than %d: name the transports, "
+                 "e.g. tcp,self or posix,self",
+                 strlen(val), FAB_UCP_TLS_MAX);
+        return FAB_ERR_USAGE;
+    }
 
     for (; ok && *p; p++)
         ok = isalnum((unsigned char)*p) || *p == '_' || *p == ',';

@@ -192,6 +192,15 @@ int main(void)
                       FAB_ERR_USAGE &&
                   strstr(err, "--ucp-tls") && strstr(err, "not a list of UCX transports"));
         }
+        { /* a list of the right syntax but no sane length: refused, not handed to UCX */
+            char longtls[300];
+
+            memset(longtls, 'a', sizeof(longtls) - 1);
+            longtls[sizeof(longtls) - 1] = '\0';
+            CHECK(parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", longtls) ==
+                      FAB_ERR_USAGE &&
+                  strstr(err, "--ucp-tls") && strstr(err, "299 characters, more than 256"));
+        }
         memset(&ctx, 0, sizeof(ctx));
         ctx.size = 2;
         ctx.window = 4;
