@@ -73,12 +73,13 @@ size_t fab_ucp_own_bytes(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx);
         return fab_ucp_own_bytes(&NAME##_spec, ctx);                                               \
     }
 
-/* The descriptor's members every UCP kernel has (after its name, summary, kind and p2p). */
+/* The descriptor's members every UCP kernel has (after its name, summary, kind and p2p): the
+ * family ucp (`fabricbench run ucp` runs all ten). */
 #define FAB_UCP_MEMBERS(NAME)                                                                      \
-    .ranks = FAB_RANKS_PAIR, .min_ranks = 2, .rank_multiple = 1, .setup = NAME##_setup,            \
-    .iterate = fab_ucp_iterate, .validate = fab_ucp_validate, .cleanup = fab_ucp_cleanup,          \
-    .describe = NAME##_describe, .check = NAME##_check, .options = &fab_ucp_kopts,                 \
-    .columns = &fab_ucp_columns, .mem = &(const fab_kmem_t)                                        \
+    .family = "ucp", .ranks = FAB_RANKS_PAIR, .min_ranks = 2, .rank_multiple = 1,                  \
+    .setup = NAME##_setup, .iterate = fab_ucp_iterate, .validate = fab_ucp_validate,               \
+    .cleanup = fab_ucp_cleanup, .describe = NAME##_describe, .check = NAME##_check,                \
+    .options = &fab_ucp_kopts, .columns = &fab_ucp_columns, .mem = &(const fab_kmem_t)             \
     {                                                                                              \
         NAME##_own_bytes, "lower the largest size (-m) or the window (-w)"                         \
     }

@@ -17,8 +17,8 @@ import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import fabtest  # noqa: E402
-from fabtest import (check, enter_scratch, expect, mpi_env, mpirun, mpirun_cmd,  # noqa: E402
-                     h5_kernels, text_lines)
+from fabtest import (check, direct, enter_scratch, expect, h5_kernels, mpi_env, mpirun,  # noqa: E402
+                     mpirun_cmd, text_lines)
 
 enter_scratch()
 exe = sys.argv[1]
@@ -87,6 +87,15 @@ p = mpirun(2, [exe, "run", "ucp_tag_lat", "-m", "8", "-i", "10"])
 check(p.returncode == 0, "ucp_tag_lat: exit %d\n%s" % (p.returncode, p.stderr))
 head = "\n".join(text_lines(p.stdout))
 expect("ucx_perftest -t tag_lat" in head and "lanes " in head, "header:\n" + p.stdout)
+
+# The family: `run ucp` runs the ten kernels in `list`'s order.
+p = mpirun(2, [exe, "run", "ucp", "-m", "8", "-i", "5", "-o", "fam.h5", "--force"])
+check(p.returncode == 0, "run ucp: exit %d\n%s" % (p.returncode, p.stderr))
+fam = [ln.split()[0] for ln in direct([exe, "list"]).stdout.splitlines()
+       if ln.startswith("ucp_")]
+ran = [ln.split()[2].rstrip(":") for ln in p.stdout.splitlines() if ln.startswith("# kernel: ")]
+expect(len(fam) == 10 and ran == fam and sorted(h5_kernels("fam.h5")) == sorted(fam),
+       "run ucp ran %s, list has %s" % (ran, fam))
 
 # An atomic of another size is refused before anything is measured (exit 2).
 p = mpirun(2, [exe, "run", "ucp_fadd_lat", "-m", "8,16", "-i", "10"])
