@@ -311,14 +311,21 @@ for prec in ("100", "0.05"):
     check(p.returncode == 0, "--precision %s: %d %s" % (prec, p.returncode, p.stderr))
     cols = table("p%s.h5" % prec)["latency"][0]
     n[prec] = (list(cols["iterations"]), list(cols["blocks"]), list(cols["target_met"]),
-               list(cols["ci_pct"]), list(cols["blocks_ci_pct"]))
+               list(cols["ci_pct"]), list(cols["blocks_ci_pct"]),
+               [q.decode() if isinstance(q, bytes) else str(q) for q in cols["quality"]])
 # --precision 100 is met at the floor of blocks; 0.05 is met at that precision or measures
 # on: more blocks or more samples than 100 took. Not both: the samples a block holds depend on
 # how fast the machine is at that moment (beside busy loops the second run's blocks were
-# shorter: 11 blocks, fewer samples).
+# shorter: 11 blocks, fewer samples). On a machine busy enough that even 100% is missed (beside
+# a busy loop and a loop of mpiruns one row's blocks spread over 1,478%), the row must say so
+# (quality noisy or worse, target not met) and the two runs are not compared.
 for i in range(2):
-    check(n["100"][2][i] == 1 and n["100"][1][i] <= n["0.05"][1][i],
-          "--precision 100: not met at the floor of blocks: %s" % n)
+    if n["100"][2][i] != 1:
+        check(n["100"][5][i] in ("noisy", "disturbed", "invalid"),
+              "--precision 100 missed without the row's mark: %s" % n)
+        continue
+    check(n["100"][1][i] <= n["0.05"][1][i],
+          "--precision 100: more blocks than 0.05 took: %s" % n)
     check((n["0.05"][2][i] == 1 and n["0.05"][3][i] <= 0.05) or
           n["0.05"][0][i] > n["100"][0][i] or n["0.05"][1][i] > n["100"][1][i],
           "tighter --precision, neither met nor more samples or blocks: %s" % n)
