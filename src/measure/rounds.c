@@ -36,6 +36,7 @@ typedef struct fab_size_run {
     fab_load_t load;               /* the node's runnable tasks at its blocks' ends (sampler) */
     double kc[FAB_KCOL_MAX];       /* the kernel's counters over its blocks (fab_kc_add) */
     double kc_first[FAB_KCOL_MAX]; /* its totals at the first block's start */
+    fab_fc_acc_t fc;               /* the fabric's counters over its blocks (sampler) */
     fab_acc_t acc;                 /* rank 0 */
     uint64_t *slow;                /* rank 0 with more than one timer: per-rank slowest counts */
     fab_adapt_verdict_t v;         /* rank 0: the last decision's figures */
@@ -89,6 +90,7 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
         s->cpu.node = s->cpu.steal = m->node_sampler;
         for (int j = 0; j < FAB_KCOL_MAX; j++)
             s->kc[j] = s->kc_first[j] = NAN;
+        fab_fc_acc_init(&s->fc);
         /* the floor's blocks: one for a kernel whose row is one block by design */
         fab_adapt_init(&r->ad[i], m->mopt->precision_pct / 100.0,
                        fab_kbudget(k)->whole_block ? 1 : FAB_ADAPT_MIN_BLOCKS, FAB_ROUND_BLOCK_S);
@@ -325,6 +327,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     fab_size_run_t *s = &r->s[i];
     const double *src = NULL;
     fab_cpu_mark_t c0, c1;
+    static fab_fc_mark_t f0, f1; /* large: one pair for the process (one thread measures) */
     double k0[FAB_KCOL_MAX], k1[FAB_KCOL_MAX];
     uint64_t t0, b;
     double want, block_time;
@@ -349,13 +352,16 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     fab_measure_phase(m, "a timed block", s->bytes, s->per_iter * (double)b);
     m->ctx->bytes = s->bytes;
     fab_kc_mark(m->k, m->ctx, m->state, k0);
+    fab_fc_mark(&f0, m->node_sampler);
     fab_cpu_mark(&c0, m->node_sampler);
     t0 = fab_now_ns();
     st = fab_block_once(m, s->bytes, b, &src);
     m->slow_count = r->own_slow; /* s->slow is this size's, freed with the rounds */
     fab_cpu_mark(&c1, m->node_sampler);
+    fab_fc_mark(&f1, m->node_sampler);
     fab_kc_mark(m->k, m->ctx, m->state, k1);
     fab_cpu_add(&s->cpu, &c0, &c1);
+    fab_fc_add(&s->fc, &f0, &f1);
     if (m->node_sampler)
         fab_load_sample(&s->load);
     fab_kc_add(m->k, s->kc, s->kc_first, k0, k1);
@@ -492,6 +498,8 @@ fab_status_t fab_rounds_fill_row(fab_rounds_t *r, int i, fab_status_t stop, fab_
     zero.node = s->cpu.node;
     zero.steal = s->cpu.steal;
     st = fab_row_cpu(row, m->ctx, &zero, &s->cpu, &s->load);
+    if (st == FAB_OK)
+        st = fab_row_fabric(row, m->ctx, &s->fc);
     if (st == FAB_OK)
         st = fab_row_stall(row, m->ctx, s->stall);
     if (st == FAB_OK) {
