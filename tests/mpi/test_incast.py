@@ -12,12 +12,18 @@ row (item 4), read back with h5py; shapes, definitions and exit codes, never a s
 - the fabric columns of every row: fabric_ports >= 0, each fabric_* count NaN (no port with
   it) or >= 0, fabric_signals "" or words of the list, netrx_top_cpu_pct in [0, 100] or NaN
   with netrx_top_cpu -1 then;
+- counters that grow (FABRICBENCH_TEST_FABRIC=A,B: the recorded mlx5 RoCE tree, then a copy
+  with 5 more symbol errors, 300 more pause frames and 7 more CNPs): a latency row holds those
+  growths (one node), fabric_signals "pause,cnp,errors", fabric_error_port HOST:mlx5_0/1, the
+  kernel's end warns naming the port; a pairs kernel's verdict names it (text and HDF5);
 - refused with exit 2 and the reason: --receivers 3 on 3 ranks (no sender), --pattern
   pairs on 3 ranks, 8 senders x 17 streams into one receiver (over 128), --pattern bogus.
 
 usage: test_incast.py FABRICBENCH"""
 import math
 import os
+import shutil
+import socket
 import sys
 import tempfile
 
@@ -33,8 +39,8 @@ tmp = tempfile.mkdtemp(prefix="fab_incast_")
 SIGNALS = {"pause", "cnp", "ecn", "seq", "errors"}
 
 
-def run(np, args, rc=0):
-    p = mpirun(np, [exe, "run"] + args)
+def run(np, args, rc=0, env=None):
+    p = mpirun(np, [exe, "run"] + args, env=env)
     check(p.returncode == rc, "%s: exit %d, expected %d\nstdout:\n%s\nstderr:\n%s"
           % (" ".join(args), p.returncode, rc, p.stdout[-3000:], p.stderr[-3000:]))
     return p
@@ -119,6 +125,57 @@ try:
     check(math.isnan(t["incast_senders"][0]) and math.isnan(t["incast_fairness"][0]), repr(t))
     fabric_columns(t, "pairs")
     print("ok pairs: incast columns NaN")
+
+    # ---- counters that grow: recorded tree A, then B with more errors, pauses and CNPs
+    golden = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "sysfs")
+    a = os.path.join(golden, "cx6dx-roce")
+    b = os.path.join(tmp, "grown")
+    shutil.copytree(a, b, symlinks=True)
+    port = os.path.join(os.path.realpath(os.path.join(b, "sys/class/infiniband/mlx5_0")),
+                        "ports", "1")
+    for rel, more in (("counters/symbol_error", 5), ("hw_counters/np_cnp_sent", 7)):
+        with open(os.path.join(port, rel)) as f:
+            v = int(f.read())
+        with open(os.path.join(port, rel), "w") as f:
+            f.write("%d\n" % (v + more))
+    eth = os.path.join(b, "ethtool", "ens1f0")
+    with open(eth) as f:
+        text = f.read().replace("rx_pause_ctrl_phy: 1200", "rx_pause_ctrl_phy: 1500")
+    with open(eth, "w") as f:
+        f.write(text)
+    env = {"FABRICBENCH_TEST_FABRIC": "%s,%s" % (a, b)}
+    path = os.path.join(tmp, "grown.h5")
+    p = run(2, ["latency", "-m", "8", "-i", "200", "-o", path], env=env)
+    t = table(path)
+    host = socket.gethostname()
+    sig = t["fabric_signals"][0]
+    sig = sig.decode() if isinstance(sig, bytes) else str(sig)
+    ep = t["fabric_error_port"][0]
+    ep = ep.decode() if isinstance(ep, bytes) else str(ep)
+    check(t["fabric_ports"][0] == 2, repr(t["fabric_ports"]))
+    check(t["fabric_port_errors"][0] == 5 and t["fabric_pause_frames"][0] == 300 and
+          t["fabric_cnp"][0] == 7, repr((t["fabric_port_errors"], t["fabric_pause_frames"],
+                                         t["fabric_cnp"])))
+    check(t["fabric_ecn_marked"][0] == 0 and t["fabric_seq_err"][0] == 0, "no growth: 0")
+    check(sig == "pause,cnp,errors", repr(sig))
+    check(ep == host + ":mlx5_0/1", repr(ep))
+    check("the fabric's counters grew" in p.stderr and host + ":mlx5_0/1" in p.stderr,
+          p.stderr[-2000:])
+    print("ok growing counters: row %s, port %s, warned" % (sig, ep))
+    path = os.path.join(tmp, "pairs_grown.h5")
+    # a loose latency rule: this busy machine makes pairs slow by chance; the port is the point
+    p = run(3, ["pairs_latency", "--pairs-per", "rank", "-i", "100", "--slow-latency", "1000",
+                "-o", path], env=env)
+    check("errors grew on port %s:mlx5_0/1" % host in p.stdout, p.stdout[-2000:])
+    with h5py.File(path, "r") as f:
+        (g,) = f["runs"]["run_0000"]["kernels"].values()
+        attrs = {k: v for grp in g.values() if isinstance(grp, h5py.Group)
+                 for k, v in grp.attrs.items()}
+        attrs.update(g.attrs)
+    v = attrs.get("fabric_error_port", b"")
+    v = v.decode() if isinstance(v, bytes) else str(v)
+    check(v == host + ":mlx5_0/1", repr(v))
+    print("ok pairs verdict names the port: %s" % v)
 
     # ---- refused: exit 2, the reason named
     bad = [
