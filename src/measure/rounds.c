@@ -52,6 +52,7 @@ struct fab_rounds {
     fab_size_run_t *s;
     fab_adapt_t *ad; /* rank 0: one per size */
     bool *in_round;
+    unsigned *nblocks_before; /* each size's blocks at the round's start (fab_rounds_fabric) */
     double *share;
     double *scratch;    /* FAB_BLOCK samples: a block's, sorted for its median */
     uint64_t *own_slow; /* m->slow_count as fab_measure_init made it (restored after use) */
@@ -76,9 +77,10 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
     r->s = calloc((size_t)r->n, sizeof(*r->s));
     r->ad = calloc((size_t)r->n, sizeof(*r->ad));
     r->in_round = calloc((size_t)r->n, sizeof(*r->in_round));
+    r->nblocks_before = calloc((size_t)r->n, sizeof(*r->nblocks_before));
     r->share = calloc((size_t)r->n, sizeof(*r->share));
     r->scratch = root ? malloc(sizeof(double) * FAB_BLOCK) : NULL;
-    if (!r->s || !r->ad || !r->in_round || !r->share || (root && !r->scratch))
+    if (!r->s || !r->ad || !r->in_round || !r->nblocks_before || !r->share || (root && !r->scratch))
         return FAB_ERR_NOMEM;
     fab_watch_take_stall(); /* a stall before the kernel's rounds is none of its sizes' */
     for (int i = 0; i < r->n; i++) {
@@ -121,6 +123,7 @@ void fab_rounds_free(fab_rounds_t *r)
     free(r->s);
     free(r->ad);
     free(r->in_round);
+    free(r->nblocks_before);
     free(r->share);
     free(r->scratch);
     free(r);
@@ -327,7 +330,6 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     fab_size_run_t *s = &r->s[i];
     const double *src = NULL;
     fab_cpu_mark_t c0, c1;
-    static fab_fc_mark_t f0, f1; /* large: one pair for the process (one thread measures) */
     double k0[FAB_KCOL_MAX], k1[FAB_KCOL_MAX];
     uint64_t t0, b;
     double want, block_time;
@@ -352,16 +354,13 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     fab_measure_phase(m, "a timed block", s->bytes, s->per_iter * (double)b);
     m->ctx->bytes = s->bytes;
     fab_kc_mark(m->k, m->ctx, m->state, k0);
-    fab_fc_mark(&f0, m->node_sampler);
     fab_cpu_mark(&c0, m->node_sampler);
     t0 = fab_now_ns();
     st = fab_block_once(m, s->bytes, b, &src);
     m->slow_count = r->own_slow; /* s->slow is this size's, freed with the rounds */
     fab_cpu_mark(&c1, m->node_sampler);
-    fab_fc_mark(&f1, m->node_sampler);
     fab_kc_mark(m->k, m->ctx, m->state, k1);
     fab_cpu_add(&s->cpu, &c0, &c1);
-    fab_fc_add(&s->fc, &f0, &f1);
     if (m->node_sampler)
         fab_load_sample(&s->load);
     fab_kc_add(m->k, s->kc, s->kc_first, k0, k1);
@@ -409,10 +408,24 @@ void fab_rounds_close(fab_rounds_t *r, bool hard)
         }
 }
 
+/* The fabric's counters around a round (not each block: an RDMA port's counters are device
+ * queries, too slow for 5 ms blocks): their growth goes to every size that had a block in it. */
+static void fab_rounds_fabric(fab_rounds_t *r, const fab_fc_mark_t *a, const unsigned *before)
+{
+    static fab_fc_mark_t b; /* large: one for the process (one thread measures) */
+
+    fab_fc_mark(&b, r->m->node_sampler);
+    for (int i = 0; i < r->n; i++)
+        if (r->s[i].nblocks != before[i])
+            fab_fc_add(&r->s[i].fc, a, &b);
+}
+
 /* One round: every open size, in order, one block. */
 fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns, uint64_t cap_ns,
                             int later, fab_pace_t *pace)
 {
+    static fab_fc_mark_t fa; /* the round's start (one thread measures) */
+    unsigned *before = r->nblocks_before;
     double guess = 0.0;
     size_t gbytes = 0;
 
@@ -426,6 +439,9 @@ fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns
         fab_rounds_close(r, r->pace.hard);
     if (r->m->ctx->rank == 0)
         fab_adapt_schedule(r->ad, (size_t)r->n, left_s, r->in_round, r->share);
+    for (int i = 0; i < r->n; i++)
+        before[i] = r->s[i].nblocks;
+    fab_fc_mark(&fa, r->m->node_sampler);
     for (int i = 0; i < r->n; i++) {
         fab_size_run_t *s = &r->s[i];
         fab_status_t st;
@@ -450,6 +466,7 @@ fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns
         guess = s->per_iter;
         gbytes = s->bytes;
     }
+    fab_rounds_fabric(r, &fa, before);
     if (r->m->ctx->rank == 0)
         *pace = fab_rounds_pace(r, r->n - 1);
     return FAB_OK;
