@@ -226,6 +226,7 @@ static const char *const fab_env_other[] = {
     "FABRICBENCH_TEST_RMA_NOOP", /* the one-sided kernels' faults (rma/rma_int.h) */
     "FABRICBENCH_TEST_RMA_REMOTE",   "FABRICBENCH_TEST_RMA_SLOW",
     "FABRICBENCH_TEST_RMA_STALL",    "FABRICBENCH_ARGS",
+    "FABRICBENCH_TEST_FABRIC", /* fixture trees for the fabric counters (core/testhook.h) */
     "FABRICBENCH_ANALYZE_DEBUG",     "FABRICBENCH_BUILD_DIR",
     "FABRICBENCH_ANALYZE_MAX_RUNS",  "FABRICBENCH_ANALYZE_MAX_KERNELS",
     "FABRICBENCH_ANALYZE_MAX_ROWS",

@@ -377,7 +377,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
                           w->hosts[pair[1]], w->size > 2 ? "; other ranks wait idle" : "");
     else if (k->kind == FAB_KIND_COLLECTIVE)
         fab_out_text_line(f, "# ranks: all %d", w->size);
-    else
+    else if (k->rank_multiple == 2) /* else its own line says how its ranks pair (--pattern) */
         fab_out_text_line(f, "# ranks: %d (%d pairs: rank i sends to rank i+%d)", w->size,
                           w->size / 2, w->size / 2);
     if (k->ranks != FAB_RANKS_NODES)
