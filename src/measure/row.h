@@ -66,7 +66,8 @@ typedef struct fab_row {
     unsigned nblock_medians;
     double block_median[FAB_ADAPT_MAX_BLOCKS]; /* reported time (s), in round order */
     double osu_avg, imb_tmin, imb_tmax;        /* the peers' times, s (fab_row_peers); NaN: none */
-    char component[32];      /* the kernel's ctx->component (descriptor.h) on its rank 0 */
+    double rank0_avg;   /* the kernel's rank 0's own mean time per call, s (nccl-tests' -a 0) */
+    char component[32]; /* the kernel's ctx->component (descriptor.h) on its rank 0 */
     double kc[FAB_KCOL_MAX]; /* its COUNTER, GAUGE columns over the blocks (fab_row_kcol) */
     int stop_status;         /* not a column: the rounds ended on a stop request (its fab_status_t),
                                 so that rank 0 learns it with the row from a lead rank; 0 none */
