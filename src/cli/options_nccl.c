@@ -5,6 +5,7 @@
  * and -b/-e/-f/--stepbytes, -d, --check turned into the measurement's sizes, type and
  * validation. docs/METRICS.md, "nccl-tests' options", has the table. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/options.h"
@@ -29,9 +30,9 @@ static const struct fab_nccl_letter {
     {'m', NULL, "--sizes", "--agg_iters"},
 };
 #define FAB_NCCL_NLETTERS ((int)(sizeof(fab_nccl_letters) / sizeof(fab_nccl_letters[0])))
-/* nccl-tests' letters that are fabricbench's too, with the same meaning (-b -e -f -n -d -z -a
- * -r): a line with one of them is written in nccl-tests' words. */
-static const char fab_nccl_only[] = "befndzar";
+/* nccl-tests' letters that fabricbench took with their meaning (-b -e -f -n -d -z -a; -r, its
+ * --root before, says nothing): a line with one of them is written in nccl-tests' words. */
+static const char fab_nccl_only[] = "befndza";
 
 static const struct fab_nccl_type {
     const char *name;
@@ -160,11 +161,15 @@ fab_status_t fab_nccl_words(int argc, char **argv, char **out, int outmax, int *
                             size_t errlen, char *hint, size_t hintlen)
 {
     bool mode = false;
+    const char *env;
     fab_status_t st = FAB_OK;
 
     *outc = 0;
     for (int i = 2; i < argc; i++)
         mode = mode || strcmp(argv[i], "--nccl-tests") == 0;
+    env = getenv("FABRICBENCH_NCCL_TESTS"); /* the option's variable switches them too */
+    mode = mode || (env && (strcmp(env, "1") == 0 || strcmp(env, "yes") == 0 ||
+                            strcmp(env, "true") == 0 || strcmp(env, "on") == 0));
     if (2 * argc > outmax) {
         snprintf(err, errlen, "more than %d arguments", outmax / 2);
         snprintf(hint, hintlen, "give fewer");
