@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 #include "cli/option_table.h"
-#include "cli/options.h"
+#include "cli/nccl_words.h"
 #include "cli/opts.h"
 #include "core/text.h"
 #include "measure/plan.h"
@@ -215,7 +215,7 @@ const fab_opt_t fab_opt_table[] = {
      "the table's columns, by their names in the result files (p50_us,busbw_GBps,...) or the "
      "table's headings (time_us,p99.9_us,ci%), in that order",
      0, false, NULL},
-    /* nccl-tests' words (docs/METRICS.md, "nccl-tests' options"; cli/options_nccl.c) */
+    /* nccl-tests' words (docs/METRICS.md, "nccl-tests' options"; cli/nccl_words.c) */
     {"nccl-tests", 0, FAB_OPT_FLAG, OFF(nccl.mode), 0, 0, NULL, NULL, "off",
      "read -i, -w, -o, -c, -t, -g, -m as nccl-tests does (-i --stepbytes, -w --warmup_iters, -o "
      "--op, -c --check, -t and -g only 1, -m refused) instead of fabricbench's -i --iterations, "

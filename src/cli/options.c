@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/kernel_list.h"
+#include "cli/nccl_words.h"
 #include "cli/option_table.h"
 #include "cli/options.h"
 #include "core/text.h"
@@ -507,7 +508,7 @@ static void fab_opts_ignored(fab_opts_t *o, const bool *set)
     fab_opts_unused(o, set);
 }
 
-/* nccl-tests' words into the measurement (cli/options_nccl.c). */
+/* nccl-tests' words into the measurement (cli/nccl_words.c). */
 static fab_status_t fab_opts_nccl(fab_opts_t *o, const bool *set, char *err, size_t errlen,
                                   char *hint, size_t hintlen)
 {
@@ -527,7 +528,7 @@ static fab_status_t fab_opts_nccl(fab_opts_t *o, const bool *set, char *err, siz
 fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o, char *err,
                             size_t errlen, char *hint, size_t hintlen)
 {
-    static char *words[FAB_MAX_WORDS]; /* argv in fabricbench's words (options_nccl.c) */
+    static char *words[FAB_MAX_WORDS]; /* argv in fabricbench's words (cli/nccl_words.c) */
     int nwords = 0;
     const char *kernels = NULL;
     char env_err[768] = "";

@@ -20,7 +20,7 @@
  * --format nccl-tests or nccl-json, else out of place). */
 typedef enum { FAB_INPLACE_AUTO, FAB_INPLACE_OFF, FAB_INPLACE_ON, FAB_INPLACE_BOTH } fab_inplace_t;
 
-/* nccl-tests' words (cli/options_nccl.c): read by cli/ alone, which turns them into the
+/* nccl-tests' words (cli/nccl_words.c): read by cli/ alone, which turns them into the
  * measurement's sizes, type and validation. */
 typedef struct fab_ncclopts {
     bool mode;            /* --nccl-tests: -i -w -o -c -t -g -m read as nccl-tests reads them */

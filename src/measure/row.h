@@ -64,10 +64,9 @@ typedef struct fab_row {
     double regime_level[FAB_REGIME_MAX]; /* their medians, reported time (s), ascending */
     double regime_share[FAB_REGIME_MAX]; /* fraction of the blocks in each */
     unsigned nblock_medians;
-    double block_median[FAB_ADAPT_MAX_BLOCKS]; /* reported time (s), in round order */
-    double osu_avg, imb_tmin, imb_tmax;        /* the peers' times, s (fab_row_peers); NaN: none */
-    double rank0_avg;   /* the kernel's rank 0's own mean time per call, s (nccl-tests' -a 0) */
-    char component[32]; /* the kernel's ctx->component (descriptor.h) on its rank 0 */
+    double block_median[FAB_ADAPT_MAX_BLOCKS];     /* reported time (s), in round order */
+    double osu_avg, imb_tmin, imb_tmax, rank0_avg; /* peers' (fab_row_peers), rank 0's, s; NaN */
+    char component[32];      /* the kernel's ctx->component (descriptor.h) on its rank 0 */
     double kc[FAB_KCOL_MAX]; /* its COUNTER, GAUGE columns over the blocks (fab_row_kcol) */
     int stop_status;         /* not a column: the rounds ended on a stop request (its fab_status_t),
                                 so that rank 0 learns it with the row from a lead rank; 0 none */
@@ -102,7 +101,7 @@ const fab_quality_tally_t *fab_row_tally(void);
 fab_status_t fab_row_stall(fab_row_t *row, const fab_kctx_t *ctx, double mine);
 /* OSU's avg (IMB's t_avg), IMB's t_min, t_max (docs/METRICS.md) into row on rank 0 of ctx->comm:
  * the mean, least and largest of the ranks' own means per iteration (mine: this rank's, in the
- * time columns' units, s; NaN where it does not time), reduced once (collective). */
+ * time columns' units, s; NaN where it does not time; rank 0's own: rank0_avg), reduced once. */
 fab_status_t fab_row_peers(fab_row_t *row, const fab_kctx_t *ctx, double mine);
 /* The kernel's counters hook now: c[FAB_KCOL_MAX], NaN for what it does not count. */
 void fab_kc_mark(const fab_kernel_t *k, const fab_kctx_t *ctx, void *state, double *c);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nccl-tests' words (cli/options_nccl.c) and their output (output/nccl.c): the letters that
+/* nccl-tests' words (cli/nccl_words.c) and their output (output/nccl.c): the letters that
  * are fabricbench's too, the clashing ones with and without --nccl-tests, the sweep -b/-e/-f,
  * the types, --inplace's instances, and the numbers' layout. */
 #include <stdarg.h>
@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "cli/options.h"
+#include "cli/nccl_words.h"
 #include "cli/opts.h"
 #include "core/status.h"
 #include "kernel/dtype.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* nccl-tests' words on fabricbench's command line (part of cli/options.h): the letters that
+/* nccl-tests' words on fabricbench's command line (cli/nccl_words.h): the letters that
  * mean something else to fabricbench (-i -w -o -c -t -m; -g is nccl-tests' alone) read as
  * nccl-tests reads them after --nccl-tests, refused where they would be ambiguous without it,
  * and -b/-e/-f/--stepbytes, -d, --check turned into the measurement's sizes, type and
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/options.h"
+#include "cli/nccl_words.h"
 #include "core/sizes.h"
 #include "kernel/dtype.h"
 #include "kernel/traits.h"
