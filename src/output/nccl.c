@@ -241,11 +241,18 @@ static fab_status_t fab_nccl_run_begin(void *arg, const fab_run_info_t *info)
     t->wrong = 0;
     t->bus_sum = 0;
     fab_utc_now(t->start, sizeof(t->start), "%Y-%m-%d %H:%M:%S");
-    if (!t->json)
-        fprintf(t->f,
-                "# fabricbench %s in nccl-tests' format: warmup iters: %ld iters: %ld "
-                "validation: %d\n",
-                FAB_VERSION, t->mopt->warmup, t->mopt->iters, t->mopt->validate ? 1 : 0);
+    if (t->json)
+        return FAB_OK;
+    fprintf(t->f, "# fabricbench %s in nccl-tests' format: warmup iters: ", FAB_VERSION);
+    if (t->mopt->warmup >= 0)
+        fprintf(t->f, "%ld", t->mopt->warmup);
+    else
+        fputs("auto", t->f);
+    if (t->mopt->iters > 0)
+        fprintf(t->f, " iters: %ld", t->mopt->iters);
+    else
+        fputs(" iters: auto (adaptive; each row's count in the result file)", t->f);
+    fprintf(t->f, " validation: %d\n", t->mopt->validate ? 1 : 0);
     return FAB_OK;
 }
 
