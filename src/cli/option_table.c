@@ -239,9 +239,9 @@ const fab_opt_t fab_opt_table[] = {
      "nccl-tests (-c N with --nccl-tests): N > 0 checks every size's result (--validate; "
      "fabricbench checks one call per size, whatever N)",
      0, false, NULL},
-    {"datatype", 'd', FAB_OPT_STRING, OFF(nccl.datatype), 0, 0,
-     "float|float32|double|float64|int32|half|float16|bfloat16", NULL, "float",
-     "nccl-tests: the element type by nccl-tests' name (--dtype); int8, uint8, uint32, int64, "
+    {"datatype", 'd', FAB_OPT_STRING, OFF(nccl.datatype), 0, 0, "TYPE", NULL, "float",
+     "nccl-tests: the element type by nccl-tests' name (--dtype): float, double, int32, half, "
+     "bfloat16 (or float32, float64, float16); int8, uint8, uint32, int64, "
      "uint64 are refused",
      0, false, fab_nccl_datatype_check},
     {"blocking", 'z', FAB_OPT_CHOICE, OFF(meas.sync), 0, 0, "0|1", NULL, "0",
