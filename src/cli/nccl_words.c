@@ -112,8 +112,8 @@ static fab_status_t fab_nccl_ambiguous(int argc, char **argv, char *err, size_t 
         if (fab_nccl_is_only(argv[i]))
             only = argv[i];
     for (int i = 2; i < argc; i++) {
-        const struct fab_nccl_letter *l = fab_nccl_letter(argv[i]);
-        const char *val = argv[i][2] ? argv[i] + 2 : i + 1 < argc ? argv[i + 1] : NULL;
+        const struct fab_nccl_letter *l = fab_nccl_letter(argv[i]); /* then 2 letters at least */
+        const char *val = !l ? NULL : argv[i][2] ? argv[i] + 2 : i + 1 < argc ? argv[i + 1] : NULL;
 
         if (!l || (!only && !(l->c == 'o' && fab_is_reduction(val))))
             continue;
@@ -151,8 +151,10 @@ static fab_status_t fab_nccl_word(int argc, char **argv, int *i, char **out, int
     if (l->c == 'm')
         snprintf(err, errlen, "-m (nccl-tests' --agg_iters) has no equivalent in fabricbench");
     else
-        snprintf(err, errlen, "-%c %s: fabricbench runs one rank per process (nccl-tests' %s 1)",
-                 l->c, val ? val : "", l->theirs);
+        snprintf(err, errlen,
+                 "-%c %s (nccl-tests' %s): fabricbench runs one rank per process, so only "
+                 "-%c 1",
+                 l->c, val ? val : "", l->theirs, l->c);
     snprintf(hint, hintlen, "start more ranks with mpirun -np or srun -n instead");
     return FAB_ERR_USAGE;
 }
