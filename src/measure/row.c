@@ -34,7 +34,7 @@ void fab_row_clear(fab_row_t *row)
     row->cpu_rank_max_rank = -1;
     row->ci_pct = row->blocks_ci_pct = NAN;
     row->cpu_steal_pct = row->runnable_per_cpu = row->ctxsw_per_s = NAN;
-    row->osu_avg = row->imb_tmin = row->imb_tmax = NAN;
+    row->osu_avg = row->imb_tmin = row->imb_tmax = row->rank0_avg = NAN;
     row->target_met = -1;
     row->line_rate_gbps = NAN;
     row->dtype = row->op = -1;
@@ -230,6 +230,7 @@ fab_status_t fab_row_peers(fab_row_t *row, const fab_kctx_t *ctx, double mine)
     row->imb_tmax = out[0];
     row->imb_tmin = -out[1];
     row->osu_avg = out[2] / out[3];
+    row->rank0_avg = mine;
     return FAB_OK;
 }
 

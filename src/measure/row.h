@@ -65,8 +65,8 @@ typedef struct fab_row {
     double regime_level[FAB_REGIME_MAX]; /* their medians, reported time (s), ascending */
     double regime_share[FAB_REGIME_MAX]; /* fraction of the blocks in each */
     unsigned nblock_medians;
-    double block_median[FAB_ADAPT_MAX_BLOCKS]; /* reported time (s), in round order */
-    double osu_avg, imb_tmin, imb_tmax;        /* the peers' times, s (fab_row_peers); NaN: none */
+    double block_median[FAB_ADAPT_MAX_BLOCKS];     /* reported time (s), in round order */
+    double osu_avg, imb_tmin, imb_tmax, rank0_avg; /* peers' (fab_row_peers), rank 0's, s; NaN */
     char component[32];      /* the kernel's ctx->component (descriptor.h) on its rank 0 */
     fab_fc_row_t fab;        /* the fabric's counters over its blocks (fab_row_fabric) */
     double kc[FAB_KCOL_MAX]; /* its COUNTER, GAUGE columns over the blocks (fab_row_kcol) */
@@ -102,7 +102,7 @@ const fab_quality_tally_t *fab_row_tally(void);
 fab_status_t fab_row_stall(fab_row_t *row, const fab_kctx_t *ctx, double mine);
 /* OSU's avg (IMB's t_avg), IMB's t_min, t_max (docs/METRICS.md) into row on rank 0 of ctx->comm:
  * the mean, least and largest of the ranks' own means per iteration (mine: this rank's, in the
- * time columns' units, s; NaN where it does not time), reduced once (collective). */
+ * time columns' units, s; NaN where it does not time; rank 0's own: rank0_avg), reduced once. */
 fab_status_t fab_row_peers(fab_row_t *row, const fab_kctx_t *ctx, double mine);
 /* The fabric counters (acc: the node sampler's) into row->fab on rank 0 (collective). */
 fab_status_t fab_row_fabric(fab_row_t *row, const fab_kctx_t *ctx, const fab_fc_acc_t *acc);
