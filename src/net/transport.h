@@ -44,6 +44,10 @@ void fab_ucx_parse_lanes(const char *info, char *out, size_t len);
  * --fabric; UCX_SHM_DEVICES). Not an attribute lanes are chosen by. */
 #define FAB_PROBE_RX_GROW "8"
 bool fab_probe_small_rx_pool(void);
+/* Right after MPI_Init, under pml ucx: find MPI's own UCX worker in UCX's object tree, which
+ * the probe then uses (its endpoint's lanes are MPI's); else the probe makes a context and
+ * worker of its own. */
+void fab_transport_find_mpi_worker(void);
 fab_status_t fab_transport_probe_pairs(const fab_world_t *w, int n, const int *a, const int *b,
                                        bool at_exit, char *out, size_t len);
 
