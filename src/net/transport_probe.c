@@ -110,8 +110,9 @@ void fab_transport_find_mpi_worker(void)
     fab_mpi_worker = NULL;
 #ifdef FAB_HAVE_UCS_VFS
     /* Right after MPI_Init under pml ucx the process has one UCP context, the pml's, with one
-     * worker; UCX lists them in its object tree (UCX >= 1.11, unless UCX_VFS_ENABLE=n) under
-     * their addresses. Anything else (no tree, more contexts or workers): not found. */
+     * worker; UCX lists them in its object tree (UCX >= 1.11; UCX_VFS_ENABLE=n turns off only
+     * its FUSE view) under their addresses. Anything else (no tree, more contexts or workers):
+     * not found. */
     fab_vfs_dir_t ctx, wrk;
     char path[256], want[80];
     ucs_string_buffer_t sb;
