@@ -18,6 +18,7 @@
 
 #include "core/log.h"
 #include "core/mpi_call.h"
+#include "core/testhook.h"
 #include "net/transport.h"
 
 /* "#  lane[0]:  3:sysv/memory.0 md[2] -> ... am am_bw#0" -> "sysv/memory(am am_bw#0)" */
@@ -105,35 +106,44 @@ static bool fab_vfs_only(const char *path, fab_vfs_dir_t *d)
 }
 #endif
 
-void fab_transport_find_mpi_worker(void)
+/* Right after MPI_Init under pml ucx the process has one UCP context, the pml's, with one
+ * worker; UCX lists them in its object tree (UCX >= 1.11; UCX_VFS_ENABLE=n turns off only its
+ * FUSE view) under their addresses. Anything else (no tree, more contexts or workers): NULL. */
+static ucp_worker_h fab_vfs_mpi_worker(void)
 {
-    fab_mpi_worker = NULL;
+    void *p = NULL;
 #ifdef FAB_HAVE_UCS_VFS
-    /* Right after MPI_Init under pml ucx the process has one UCP context, the pml's, with one
-     * worker; UCX lists them in its object tree (UCX >= 1.11; UCX_VFS_ENABLE=n turns off only
-     * its FUSE view) under their addresses. Anything else (no tree, more contexts or workers):
-     * not found. */
     fab_vfs_dir_t ctx, wrk;
     char path[256], want[80];
     ucs_string_buffer_t sb;
-    void *p = NULL;
+    bool same = false;
 
     if (!fab_vfs_only("/ucp/context", &ctx))
-        return;
+        return NULL;
     snprintf(path, sizeof(path), "/ucp/context/%s/worker", ctx.name);
     if (!fab_vfs_only(path, &wrk))
-        return;
+        return NULL;
     snprintf(path, sizeof(path), "/ucp/context/%s/worker/%s/memory_address", ctx.name, wrk.name);
     ucs_string_buffer_init(&sb);
     /* The worker's directory is named by its address too: both must say the same. */
     if (ucs_vfs_path_read_file(path, &sb) == UCS_OK &&
         sscanf(ucs_string_buffer_cstr(&sb), "%p", &p) == 1 && p) {
         snprintf(want, sizeof(want), "%p", p);
-        if (strcmp(want, wrk.name) == 0)
-            fab_mpi_worker = p;
+        same = strcmp(want, wrk.name) == 0;
     }
     ucs_string_buffer_cleanup(&sb);
+    if (!same)
+        p = NULL;
 #endif
+    return p;
+}
+
+void fab_transport_find_mpi_worker(void)
+{
+    static int own = -1; /* FABRICBENCH_TEST_PROBE_OWN=1: as where MPI's worker is not found */
+
+    fab_mpi_worker =
+        fab_test_switch("FABRICBENCH_TEST_PROBE_OWN", &own) ? NULL : fab_vfs_mpi_worker();
     FAB_DEBUG("UCX probe: %s", fab_mpi_worker ? "on MPI's own UCX worker (pml ucx)"
                                               : "MPI's UCX worker not found; a context of its own");
 }
