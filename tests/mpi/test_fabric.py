@@ -256,6 +256,7 @@ for tls, np_, kernel, extra in ((None, 2, "latency", []), ("tcp", 2, "latency", 
               "UCX_TLS=%s own=%s: %r" % (tls, own, got[own]))
     check(got["0"] == got["1"], "UCX_TLS=%s: MPI's worker %r, own context %r"
           % (tls, got["0"], got["1"]))
+print("ok: the probe's lanes on MPI's UCX worker are its own context's")
 
 # `inventory --fabric`: what a fabric would pick here, without MPI.
 q = subprocess.run([exe, "inventory", "--fabric", "tcp", "--device", "lo"], capture_output=True,
