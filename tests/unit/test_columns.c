@@ -152,7 +152,8 @@ static void check_kernel_columns(void)
             for (int j = 0; j < ko->n; j++)
                 list = list ||
                        (strcmp(ko->rows[j].name, k->axis->option) == 0 &&
-                        (ko->rows[j].type == FAB_OPT_INTS || ko->rows[j].type == FAB_OPT_RATES));
+                        (ko->rows[j].type == FAB_OPT_INTS || ko->rows[j].type == FAB_OPT_RATES ||
+                         ko->rows[j].type == FAB_OPT_WORDS));
             if (!list || axes != 1)
                 fprintf(stderr,
                         "kernel %s: axis %s is no list option of its own, or %d AXIS "
