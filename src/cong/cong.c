@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cong/cong.h"
 #include "cong/cong_int.h"
 #include "core/timing.h"
 
@@ -99,7 +100,7 @@ const fab_kcolumns_t fab_cong_kcolumns = {
     .counters = fab_cong_counters,
     .derive = fab_cong_derive,
     .table = "bytes,congestor,alone_mean_us,congested_mean_us,cif_mean,alone_p99_us,"
-             "congested_p99_us,cif_p99,congestor_gbps,congestor_load_pct,cong_warn",
+             "congested_p99_us,cif_p99,congestor_gbps,congestor_load_pct",
 };
 
 /* Every rank's host, and its node (numbered by first rank). */
@@ -274,7 +275,7 @@ fab_status_t fab_cong_setup(fab_kctx_t *ctx, void **state, fab_canary_t canary)
     *state = s;
     if (st == FAB_OK) {
         s->canary = canary;
-        s->pattern = (fab_congestor_t)(int)ctx->axis;
+        s->pattern = (int)ctx->axis;
         for (int j = 0; j < FAB_CC_N; j++)
             s->col[j] = NAN;
         st = fab_cong_hosts(ctx, s, node, &nnodes);

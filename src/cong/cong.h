@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fab_kernel.h"
+#include "kernel/fab_kernel.h"
 
 typedef enum { FAB_CANARY_LAT = 0, FAB_CANARY_BW, FAB_CANARY_ALLREDUCE } fab_canary_t;
 typedef enum {

@@ -4,7 +4,7 @@
 #ifndef FAB_CONG_CONG_INT_H
 #define FAB_CONG_CONG_INT_H
 
-#include "cong/cong.h"
+#include "kernel/fab_kernel.h"
 
 typedef struct fab_cong_opts {
     fab_list_t congestor; /* the axis: fab_congestor_t values */
@@ -30,8 +30,8 @@ enum {
 };
 
 typedef struct fab_cong_state {
-    fab_canary_t canary;
-    fab_congestor_t pattern;
+    int canary;  /* fab_canary_t */
+    int pattern; /* fab_congestor_t */
     bool is_canary;
     MPI_Comm sub;               /* the canaries' or the congestors' communicator */
     int sub_rank, sub_size;     /* in sub */
@@ -76,6 +76,6 @@ fab_status_t fab_cong_stop(fab_kctx_t *ctx, fab_cong_state_t *s, double *bytes, 
 /* Sleep us microseconds (0: none). */
 void fab_cong_nap(int us);
 /* Bytes one congestor operation moves, all congestors together. */
-double fab_cong_op_bytes(fab_congestor_t p, int n, size_t bytes);
+double fab_cong_op_bytes(int p, int n, size_t bytes);
 
 #endif

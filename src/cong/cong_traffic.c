@@ -3,6 +3,7 @@
  * congestors' patterns and the flag protocol between them, every wait bounded and named. */
 #include <time.h>
 
+#include "cong/cong.h"
 #include "cong/cong_int.h"
 #include "core/timing.h"
 
@@ -61,7 +62,7 @@ fab_status_t fab_cong_canary_op(fab_kctx_t *ctx, fab_cong_state_t *s)
     return FAB_ERR_INTERNAL;
 }
 
-double fab_cong_op_bytes(fab_congestor_t p, int n, size_t bytes)
+double fab_cong_op_bytes(int p, int n, size_t bytes)
 {
     switch (p) {
     case FAB_CONG_ALLTOALL:
