@@ -352,9 +352,7 @@ static void fab_cong_columns(fab_cong_state_t *s)
     }
     s->col[FAB_CC_GBPS] = s->csecs > 0 ? s->cbytes * 8e-9 / s->csecs : 0;
     s->col[FAB_CC_LOAD] = s->alone_gbps > 0 ? 100 * s->col[FAB_CC_GBPS] / s->alone_gbps : NAN;
-    if (s->col[FAB_CC_LOAD] < 50)
-        s->warn |= FAB_CONG_W_LOW_LOAD;
-    s->col[FAB_CC_WARN] = s->warn;
+    s->col[FAB_CC_WARN] = s->warn | (s->col[FAB_CC_LOAD] < 50 ? FAB_CONG_W_LOW_LOAD : 0);
 }
 
 /* The canaries' window: ops operations, each timed, into out. */
@@ -437,7 +435,7 @@ void fab_cong_cleanup(fab_kctx_t *ctx, void *state)
         fab_opt_word(&fab_cong_options[0], s->pattern, pat, sizeof(pat));
         FAB_INFO("congestion: under %s the canary that suffered most is rank %d on %s", pat, w,
                  s->names[w]);
-        if (s->warn & FAB_CONG_W_LOW_LOAD)
+        if ((int)s->col[FAB_CC_WARN] & FAB_CONG_W_LOW_LOAD)
             FAB_WARN("congestion: the %s congestors reached %.0f%% of their rate alone (%.3g of "
                      "%.3g Gb/s): not a meaningful load; the CIF understates congestion",
                      pat, s->col[FAB_CC_LOAD], s->col[FAB_CC_GBPS], s->alone_gbps);
