@@ -26,12 +26,13 @@ def _pattern(r: Row) -> str:
 def _value(r: Row, col: str, nbytes: int) -> float:
     """A time column in GPCNeT's unit: us, or MiB/s per rank for the bandwidth canary (the
     time's percentile is the rate's low tail: a rate is bytes over a time)."""
-    t = r.get(col)
-    if not finite(t):
+    v = r.get(col)
+    if v is None or not finite(v):
         return math.nan
+    t = float(v)
     if not nbytes:
-        return float(t)
-    return nbytes / (float(t) * 1e-6) / (1 << 20) if t > 0 else math.nan
+        return t
+    return nbytes / (t * 1e-6) / (1 << 20) if t > 0 else math.nan
 
 
 def rows_of(table: Table) -> List[Row]:
