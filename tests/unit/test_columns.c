@@ -123,7 +123,12 @@ static void check_counter_kinds(void)
  * characters; an axis names a list option of the kernel and an AXIS column. */
 static void check_kernel_columns(void)
 {
+    size_t names = 0;
+
     CHECK(fab_columns_wanted() == fab_ncolumns && fab_ncolumns <= FAB_MAX_COLUMNS);
+    for (int c = 0; c < fab_ncolumns; c++) /* the HDF5 table's "columns" list: 4096 at most */
+        names += strlen(fab_columns[c].name) + 1;
+    CHECK(names < 4096);
     for (int i = 0; i < fab_nkernels; i++) {
         const fab_kernel_t *k = fab_kernels[i];
         const fab_kcolumns_t *kcs = fab_kcolumns(k);
