@@ -74,15 +74,24 @@ static const fab_kcol_t fab_cong_kcols[FAB_CC_N] = {
      FAB_KCOL_GAUGE},
 };
 
+/* The row of a size (the first for a size not in the list: cannot happen). */
+static fab_cong_row_t *fab_cong_row_of(const fab_kctx_t *ctx, fab_cong_state_t *s, size_t bytes)
+{
+    for (int i = 0; i < ctx->nsizes; i++)
+        if (ctx->sizes[i] == bytes)
+            return &s->rows[i];
+    return &s->rows[0];
+}
+
 static void fab_cong_counters(const fab_kctx_t *ctx, void *state, double *c)
 {
     fab_cong_state_t *s = state;
 
-    (void)ctx;
-    s->recording = true; /* the first timed block has begun: warm-up is over */
+    s->r = fab_cong_row_of(ctx, s, ctx->bytes);
+    s->r->recording = true; /* the first timed block has begun: warm-up is over */
     for (int j = 1; j < FAB_CC_N; j++)
         if (fab_cong_kcols[j].kind == FAB_KCOL_GAUGE && s->is_canary && s->sub_rank == 0)
-            c[j] = isnan(s->col[j]) && !s->recorded ? 0 : s->col[j]; /* a block's start */
+            c[j] = isnan(s->r->col[j]) && !s->r->recorded ? 0 : s->r->col[j]; /* a block's start */
 }
 
 static double fab_cong_derive(const fab_krow_t *row, int j)
@@ -202,14 +211,24 @@ static fab_status_t fab_cong_buffers(fab_kctx_t *ctx, fab_cong_state_t *s)
     s->mine = calloc(2 * ops, sizeof(double));
     if (!s->buf || !s->mine)
         return FAB_ERR_NOMEM;
-    if (s->is_canary && s->sub_rank == 0) {
-        s->cap = 1u << 20;
-        s->pool[0] = malloc(s->cap * sizeof(double));
-        s->pool[1] = malloc(s->cap * sizeof(double));
-        s->rsum = calloc(4 * (size_t)s->sub_size, sizeof(double));
-        if (!s->pool[0] || !s->pool[1] || !s->rsum)
+    s->rows = calloc((size_t)ctx->nsizes, sizeof(*s->rows));
+    if (!s->rows)
+        return FAB_ERR_NOMEM;
+    s->cap = ((size_t)1 << 20) / (size_t)ctx->nsizes;
+    for (int i = 0; i < ctx->nsizes; i++) {
+        fab_cong_row_t *r = &s->rows[i];
+
+        for (int j = 0; j < FAB_CC_N; j++)
+            r->col[j] = NAN;
+        if (!s->is_canary || s->sub_rank != 0)
+            continue;
+        r->pool[0] = malloc(s->cap * sizeof(double));
+        r->pool[1] = malloc(s->cap * sizeof(double));
+        r->rsum = calloc(2 * (size_t)s->sub_size, sizeof(double));
+        if (!r->pool[0] || !r->pool[1] || !r->rsum)
             return FAB_ERR_NOMEM;
     }
+    s->r = &s->rows[0];
     if (s->is_canary || (s->pattern != FAB_CONG_PUT_INCAST && s->pattern != FAB_CONG_GET_BCAST))
         return FAB_OK;
     if (FAB_MPI(MPI_Win_create(s->buf + s->buflen, (MPI_Aint)s->buflen, 1, MPI_INFO_NULL, s->sub,
@@ -240,7 +259,7 @@ static fab_status_t fab_cong_alone_rate(fab_kctx_t *ctx, fab_cong_state_t *s, si
 {
     fab_status_t st = FAB_OK;
 
-    s->alone_gbps = 0;
+    s->r->alone_gbps = 0;
     if (s->pattern == FAB_CONG_NONE)
         return FAB_OK;
     for (int i = 0; i < 2 && st == FAB_OK; i++) {
@@ -256,8 +275,8 @@ static fab_status_t fab_cong_alone_rate(fab_kctx_t *ctx, fab_cong_state_t *s, si
                 fab_cong_nap(1000);
             if (st == FAB_OK)
                 st = fab_cong_stop(ctx, s, &b, &t);
-            if (st == FAB_OK && t > 0 && b * 8e-9 / t > s->alone_gbps)
-                s->alone_gbps = b * 8e-9 / t;
+            if (st == FAB_OK && t > 0 && b * 8e-9 / t > s->r->alone_gbps)
+                s->r->alone_gbps = b * 8e-9 / t;
         }
     }
     return st;
@@ -276,8 +295,6 @@ fab_status_t fab_cong_setup(fab_kctx_t *ctx, void **state, fab_canary_t canary)
     if (st == FAB_OK) {
         s->canary = canary;
         s->pattern = (int)ctx->axis;
-        for (int j = 0; j < FAB_CC_N; j++)
-            s->col[j] = NAN;
         st = fab_cong_hosts(ctx, s, node, &nnodes);
     }
     for (int n = 0; st == FAB_OK && n < nnodes; n++)
@@ -315,12 +332,12 @@ static void fab_cong_record(fab_cong_state_t *s, const double *all, double b, do
             for (size_t i = 0; i < ops; i++) {
                 double v = all[((size_t)r * 2 + (size_t)ph) * ops + i];
 
-                if (s->npool[ph] < s->cap)
-                    s->pool[ph][s->npool[ph]++] = v;
-                s->rsum[r * 2 + ph] += v;
+                if (s->r->npool[ph] < s->cap)
+                    s->r->pool[ph][s->r->npool[ph]++] = v;
+                s->r->rsum[r * 2 + ph] += v;
             }
-    s->cbytes += b;
-    s->csecs += t;
+    s->r->cbytes += b;
+    s->r->csecs += t;
 }
 
 /* The lead canary's columns from what it recorded. */
@@ -330,29 +347,30 @@ static void fab_cong_columns(fab_cong_state_t *s)
     double worst = -1;
 
     for (int ph = 0; ph < 2; ph++) {
-        double *v = malloc((s->npool[ph] + 1) * sizeof(double));
+        double *v = malloc((s->r->npool[ph] + 1) * sizeof(double));
 
         if (!v)
             return;
-        memcpy(v, s->pool[ph], s->npool[ph] * sizeof(double));
-        fab_cong_stats(v, s->npool[ph], &st[ph]);
+        memcpy(v, s->r->pool[ph], s->r->npool[ph] * sizeof(double));
+        fab_cong_stats(v, s->r->npool[ph], &st[ph]);
         free(v);
-        s->col[FAB_CC_ALONE + 4 * ph] = st[ph].mean * 1e6;
-        s->col[FAB_CC_ALONE + 4 * ph + 1] = st[ph].p50 * 1e6;
-        s->col[FAB_CC_ALONE + 4 * ph + 2] = st[ph].p99 * 1e6;
-        s->col[FAB_CC_ALONE + 4 * ph + 3] = st[ph].p999 * 1e6;
+        s->r->col[FAB_CC_ALONE + 4 * ph] = st[ph].mean * 1e6;
+        s->r->col[FAB_CC_ALONE + 4 * ph + 1] = st[ph].p50 * 1e6;
+        s->r->col[FAB_CC_ALONE + 4 * ph + 2] = st[ph].p99 * 1e6;
+        s->r->col[FAB_CC_ALONE + 4 * ph + 3] = st[ph].p999 * 1e6;
     }
     for (int r = 0; r < s->sub_size; r++) {
-        double f = fab_cong_cif(s->rsum[r * 2], s->rsum[r * 2 + 1]);
+        double f = fab_cong_cif(s->r->rsum[r * 2], s->r->rsum[r * 2 + 1]);
 
         if (f > worst) {
             worst = f;
-            s->col[FAB_CC_WORST] = s->canary_world[r];
+            s->r->col[FAB_CC_WORST] = s->canary_world[r];
         }
     }
-    s->col[FAB_CC_GBPS] = s->csecs > 0 ? s->cbytes * 8e-9 / s->csecs : 0;
-    s->col[FAB_CC_LOAD] = s->alone_gbps > 0 ? 100 * s->col[FAB_CC_GBPS] / s->alone_gbps : NAN;
-    s->col[FAB_CC_WARN] = s->warn | (s->col[FAB_CC_LOAD] < 50 ? FAB_CONG_W_LOW_LOAD : 0);
+    s->r->col[FAB_CC_GBPS] = s->r->csecs > 0 ? s->r->cbytes * 8e-9 / s->r->csecs : 0;
+    s->r->col[FAB_CC_LOAD] =
+        s->r->alone_gbps > 0 ? 100 * s->r->col[FAB_CC_GBPS] / s->r->alone_gbps : NAN;
+    s->r->col[FAB_CC_WARN] = s->warn | (s->r->col[FAB_CC_LOAD] < 50 ? FAB_CONG_W_LOW_LOAD : 0);
 }
 
 /* The canaries' window: ops operations, each timed, into out. */
@@ -394,8 +412,8 @@ static fab_status_t fab_cong_canary_trial(fab_kctx_t *ctx, fab_cong_state_t *s)
     if (st == FAB_OK)
         st = FAB_MPI(MPI_Gather(s->mine, (int)(2 * ops), MPI_DOUBLE, all, (int)(2 * ops),
                                 MPI_DOUBLE, 0, s->sub));
-    if (st == FAB_OK && lead && s->recording) {
-        s->recorded = true;
+    if (st == FAB_OK && lead && s->r->recording) {
+        s->r->recorded = true;
         fab_cong_record(s, all, b, t);
         fab_cong_columns(s);
     }
@@ -408,18 +426,33 @@ fab_status_t fab_cong_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
     fab_cong_state_t *s = state;
     fab_status_t st;
 
-    if (bytes != s->bytes_seen) { /* a new size: a new row, the congestors' rate alone */
-        s->bytes_seen = bytes;
+    s->r = fab_cong_row_of(ctx, s, bytes);
+    if (!s->r->rated) { /* a size's first trial (warm-up): the congestors' rate alone first */
+        s->r->rated = true;
         st = fab_cong_alone_rate(ctx, s, bytes);
         if (st != FAB_OK)
             return st;
-        s->recording = s->recorded = false;
-        s->npool[0] = s->npool[1] = 0;
-        s->cbytes = s->csecs = 0;
-        if (s->rsum)
-            memset(s->rsum, 0, 4 * (size_t)s->sub_size * sizeof(double));
     }
     return s->is_canary ? fab_cong_canary_trial(ctx, s) : fab_cong_congest(ctx, s, bytes);
+}
+
+/* The lead canary's words on a row at the kernel's end: the canary that suffered most, and a
+ * load that was not meaningful. */
+static void fab_cong_row_report(const fab_cong_state_t *s, const fab_cong_row_t *r, size_t bytes)
+{
+    char pat[32];
+    int w;
+
+    if (!s->is_canary || s->sub_rank != 0 || isnan(r->col[FAB_CC_WORST]))
+        return;
+    w = (int)r->col[FAB_CC_WORST];
+    fab_opt_word(&fab_cong_options[0], s->pattern, pat, sizeof(pat));
+    FAB_INFO("congestion: under %s at %zu B the canary that suffered most is rank %d on %s", pat,
+             bytes, w, s->names[w]);
+    if ((int)r->col[FAB_CC_WARN] & FAB_CONG_W_LOW_LOAD)
+        FAB_WARN("congestion: the %s congestors at %zu B reached %.0f%% of their rate alone "
+                 "(%.3g of %.3g Gb/s): not a meaningful load; the CIF understates congestion",
+                 pat, bytes, r->col[FAB_CC_LOAD], r->col[FAB_CC_GBPS], r->alone_gbps);
 }
 
 void fab_cong_cleanup(fab_kctx_t *ctx, void *state)
@@ -428,18 +461,13 @@ void fab_cong_cleanup(fab_kctx_t *ctx, void *state)
 
     if (!s)
         return;
-    if (s->is_canary && s->sub_rank == 0 && !isnan(s->col[FAB_CC_WORST])) {
-        int w = (int)s->col[FAB_CC_WORST];
-        char pat[32];
-
-        fab_opt_word(&fab_cong_options[0], s->pattern, pat, sizeof(pat));
-        FAB_INFO("congestion: under %s the canary that suffered most is rank %d on %s", pat, w,
-                 s->names[w]);
-        if ((int)s->col[FAB_CC_WARN] & FAB_CONG_W_LOW_LOAD)
-            FAB_WARN("congestion: the %s congestors reached %.0f%% of their rate alone (%.3g of "
-                     "%.3g Gb/s): not a meaningful load; the CIF understates congestion",
-                     pat, s->col[FAB_CC_LOAD], s->col[FAB_CC_GBPS], s->alone_gbps);
+    for (int i = 0; s->rows && i < ctx->nsizes; i++) {
+        fab_cong_row_report(s, &s->rows[i], ctx->sizes[i]);
+        free(s->rows[i].pool[0]);
+        free(s->rows[i].pool[1]);
+        free(s->rows[i].rsum);
     }
+    free(s->rows);
     if (s->win_open) {
         MPI_Win_unlock_all(s->win);
         MPI_Win_free(&s->win);
@@ -448,14 +476,10 @@ void fab_cong_cleanup(fab_kctx_t *ctx, void *state)
         MPI_Comm_free(&s->sub);
     free(s->buf);
     free(s->mine);
-    free(s->pool[0]);
-    free(s->pool[1]);
-    free(s->rsum);
     free(s->cong_ranks);
     free(s->canary_world);
     free(s->names);
     free(s);
-    (void)ctx;
 }
 
 void fab_cong_describe(const fab_kctx_t *ctx, char *buf, size_t len, fab_canary_t c)

@@ -29,6 +29,19 @@ enum {
     FAB_CC_N,
 };
 
+/* The lead canary's record of one size (one row), and what the other ranks need of it. */
+typedef struct fab_cong_row {
+    double *pool[2]; /* the recorded samples, alone and congested, s (lead) */
+    size_t npool[2];
+    double *rsum;         /* per canary: its sums alone and congested (lead) */
+    double cbytes, csecs; /* the congestors' bytes and seconds while recording (lead) */
+    double alone_gbps;    /* the congestors alone at this size (lead) */
+    bool rated;           /* the rate alone is measured (every rank) */
+    bool recording;       /* its first timed block has begun */
+    bool recorded;        /* a trial was recorded */
+    double col[FAB_CC_N]; /* the lead's columns now */
+} fab_cong_row_t;
+
 typedef struct fab_cong_state {
     int canary;  /* fab_canary_t */
     int pattern; /* fab_congestor_t */
@@ -43,17 +56,11 @@ typedef struct fab_cong_state {
     size_t buflen;
     MPI_Win win; /* put_incast, get_bcast */
     bool win_open;
-    double *mine;    /* this canary's samples of a trial: 2 x ops, s */
-    double *pool[2]; /* the lead's recorded samples, alone and congested, s */
-    size_t npool[2], cap;
-    double *rsum;         /* the lead's per-canary sums: 2 x ncanary */
-    double cbytes, csecs; /* the congestors' bytes and seconds while recording */
-    double alone_gbps;    /* the congestors alone (setup) */
-    bool recording;       /* the first timed block has begun */
-    bool recorded;        /* a trial was recorded */
-    size_t bytes_seen;
-    unsigned warn;
-    double col[FAB_CC_N]; /* the lead's columns now */
+    double *mine;         /* this canary's samples of a trial: 2 x ops, s */
+    fab_cong_row_t *rows; /* one per size (ctx->sizes), the lead's record of each */
+    fab_cong_row_t *r;    /* the size being measured */
+    size_t cap;           /* samples one row keeps per phase */
+    unsigned warn;        /* FAB_CONG_W_SHARED, FAB_CONG_W_FEW_NODES */
     char (*names)[64];    /* every rank's host (ctx->comm order) */
 } fab_cong_state_t;
 
