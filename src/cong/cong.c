@@ -17,7 +17,8 @@ fab_cong_opts_t fab_cong_opt;
 static const fab_opt_t fab_cong_options[] = {
     {"congestor", 0, FAB_OPT_WORDS, OFF(congestor), 0, 0, FAB_CONG_PATTERNS, NULL,
      "alltoall,incast,put_incast,get_bcast,bw,none",
-     "congestion kernels: the congestors' patterns, one instance each (at -m's size, default "
+     "congestion kernels: the congestors' patterns, a list (incast,none), one instance each "
+     "(at -m's size, default "
      "4 KiB; put_incast and get_bcast one-sided; none: no traffic, a control)",
      0, false, NULL},
     {"congestor-frac", 0, FAB_OPT_DOUBLE, OFF(frac), 0, 1, "F", NULL, "0.8",
