@@ -377,7 +377,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
                           w->hosts[pair[1]], w->size > 2 ? "; other ranks wait idle" : "");
     else if (k->kind == FAB_KIND_COLLECTIVE)
         fab_out_text_line(f, "# ranks: all %d", w->size);
-    else
+    else if (k->rank_multiple == 2) /* else its own line says how its ranks pair (--pattern) */
         fab_out_text_line(f, "# ranks: %d (%d pairs: rank i sends to rank i+%d)", w->size,
                           w->size / 2, w->size / 2);
     if (k->ranks != FAB_RANKS_NODES)
@@ -395,9 +395,13 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
         fab_out_text_line(f, "# root: %s",
                           mopt->root < 0 ? "rotates (iteration i uses rank i mod ranks)"
                                          : "fixed (--root)");
-    if (k->kind == FAB_KIND_LATENCY)
-        fab_out_text_line(f, "# lat_us = loop mean (total time / iterations), one way; other *_us "
-                             "columns: per iteration, one way");
+    if (k->kind == FAB_KIND_LATENCY) /* a ping-pong halves its round trip, one-sided ops do not */
+        fab_out_text_line(
+            f, "# lat_us = loop mean (total time / iterations)%s",
+            fab_ktime_divisor(k) == 2.0
+                ? ", one way; other *_us columns: per iteration, one way (half the round trip)"
+                : "; other *_us columns: per iteration, whole (an operation and its completion, "
+                  "not halved)");
     fab_out_text_line(f,
                       "# percentiles: exact up to %ld samples per size, else from a histogram "
                       "(error <= 0.2%%%s)",
@@ -406,19 +410,6 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
     fab_text_heading(f, &t->table);
     fflush(f);
     return ferror(f) ? FAB_ERR_IO : FAB_OK;
-}
-
-void fab_out_text_avg_busbw(FILE *f, double sum, int n)
-{
-    char v[64];
-
-    if (n <= 0)
-        return;
-    fab_text_number(v, sizeof(v), sum / n, 3);
-    fab_out_text_line(f,
-                      "# avg busbw: %s GB/s (the mean over the %d size%s above, as nccl-tests' "
-                      "Avg bus bandwidth)",
-                      v, n, n == 1 ? "" : "s");
 }
 
 /* Row r of instance ki: its knee column's value. */

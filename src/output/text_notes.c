@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The notes under a table (output/text.h): which of its rows are INVALID (below the floor,
- * measure/adaptive.h) and which the machine disturbed, and by what (measure/quality.h). */
+ * measure/adaptive.h) and which the machine disturbed, and by what (measure/quality.h); the
+ * collectives' average bus bandwidth. */
 #include <math.h>
 #include <stdio.h>
 
@@ -51,4 +52,17 @@ void fab_out_text_marks(FILE *f, const fab_text_marks_t *m)
                       "ranks%s; their times include waiting for it",
                       m->disturbed, m->dlen >= sizeof(m->disturbed) - 1 ? "..." : "", t->disturbed,
                       t->rows, why);
+}
+
+void fab_out_text_avg_busbw(FILE *f, double sum, int n)
+{
+    char v[64];
+
+    if (n <= 0)
+        return;
+    fab_text_number(v, sizeof(v), sum / n, 3);
+    fab_out_text_line(f,
+                      "# avg busbw: %s GB/s (the mean over the %d size%s above, as nccl-tests' "
+                      "Avg bus bandwidth)",
+                      v, n, n == 1 ? "" : "s");
 }
