@@ -12,7 +12,7 @@
  * with its unit and meaning (output/columns.c appends every registered kernel's columns to the
  * harness's; NaN in the rows of kernels without it). Kernels that share columns share one
  * definition (a table or a macro); a name has one definition wherever it appears. */
-#define FAB_KCOL_MAX 12 /* columns one kernel may add */
+#define FAB_KCOL_MAX 16 /* columns one kernel may add */
 typedef enum {
     /* The counters hook gives this rank's cumulative value; the harness reads it at both
      * ends of every timed block (so warm-up and validation do not count) and the row holds

@@ -123,7 +123,12 @@ static void check_counter_kinds(void)
  * characters; an axis names a list option of the kernel and an AXIS column. */
 static void check_kernel_columns(void)
 {
+    size_t names = 0;
+
     CHECK(fab_columns_wanted() == fab_ncolumns && fab_ncolumns <= FAB_MAX_COLUMNS);
+    for (int c = 0; c < fab_ncolumns; c++) /* the HDF5 table's "columns" list (output/hdf5.c) */
+        names += strlen(fab_columns[c].name) + 1;
+    CHECK(names < FAB_MAX_COLUMNS * 32);
     for (int i = 0; i < fab_nkernels; i++) {
         const fab_kernel_t *k = fab_kernels[i];
         const fab_kcolumns_t *kcs = fab_kcolumns(k);
@@ -152,7 +157,8 @@ static void check_kernel_columns(void)
             for (int j = 0; j < ko->n; j++)
                 list = list ||
                        (strcmp(ko->rows[j].name, k->axis->option) == 0 &&
-                        (ko->rows[j].type == FAB_OPT_INTS || ko->rows[j].type == FAB_OPT_RATES));
+                        (ko->rows[j].type == FAB_OPT_INTS || ko->rows[j].type == FAB_OPT_RATES ||
+                         ko->rows[j].type == FAB_OPT_WORDS));
             if (!list || axes != 1)
                 fprintf(stderr,
                         "kernel %s: axis %s is no list option of its own, or %d AXIS "

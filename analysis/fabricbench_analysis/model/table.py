@@ -178,6 +178,8 @@ def direction(column: str) -> int:
         return 1
     if column.endswith("_us") or column.startswith("cpu_") or column == "validation_errors":
         return -1
+    if column.startswith("cif_"):  # the congestion impact factor: 1 is no harm
+        return -1
     return 0
 
 
