@@ -396,7 +396,7 @@ def describe(entry, kind):
 # read, and the first reader of each mutant (summary) reads it from the file, so that what a
 # reading prints besides its notes (a Python warning) is seen there.
 WORKER = r'''
-import copy, io, json, os, sys, tempfile, traceback, warnings
+import copy, inspect, io, json, os, sys, tempfile, traceback, warnings
 sys.path.insert(0, sys.argv[1])
 os.environ.pop("FABRICBENCH_ANALYZE_DEBUG", None)
 warnings.simplefilter("always")  # every warning shows, not only a location's first
@@ -406,14 +406,19 @@ KEEP = set(json.loads(sys.argv[2]))  # files that never change: read once
 memo = {}
 
 def remember(fn, name):
-    def call(paths, run="all", *args, warn=None, **kw):
-        key = (name, tuple(paths), run, repr(args), repr(sorted(kw.items())))
+    sig = inspect.signature(fn)
+    def call(*args, **kw):
+        bound = sig.bind(*args, **kw)
+        bound.apply_defaults()  # the same call however its arguments were given
+        warn = bound.arguments.pop("warn")
+        paths = tuple(bound.arguments["paths"])
+        key = (name, paths, repr(sorted((k, v) for k, v in bound.arguments.items()
+                                        if k != "paths")))
         if key not in memo:
             notes = []
-            def keep(msg):
-                notes.append(msg)
+            bound.arguments["warn"] = notes.append
             try:
-                memo[key] = (fn(paths, run, *args, warn=keep, **kw), None, notes)
+                memo[key] = (fn(*bound.args, **bound.kwargs), None, notes)
             except Exception as e:
                 memo[key] = (None, e, notes)
         value, exc, notes = memo[key]
