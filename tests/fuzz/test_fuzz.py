@@ -33,8 +33,10 @@ mutant, and read again one by one when a reader refuses the pack); then a sample
 mutations, shuffled with a fixed seed, up to BUDGET mutants: the run is the same every time
 and takes about 45 s on a quiet 2-core machine. The analysis runs in one Python process per
 lane that calls the launcher's own entry point, fabricbench_analysis.cli.main, per command
-(no interpreter start per call); a few mutants (LAUNCHER_CHECKS) are also read through the
-launcher itself, whose exit code and error lines must agree. Two mutants are read at a time
+(no interpreter start per call), and that reads each mutant once for the four readers (the
+good file once for the run: see WORKER); a few mutants (LAUNCHER_CHECKS) are also read through
+the launcher itself, a fresh Python reading every file, whose exit code and error lines must
+agree. Two mutants are read at a time
 (LANES). The counts of exit codes per reader are printed at the end, then where the time went
 (the good file, making the mutants, each reader: the analysis's readers take most of it,
 `check` the most, as it reads two files), then every failure with the mutation that caused it.
