@@ -156,14 +156,11 @@ static void fab_h5_rollback(fab_h5_t *h, int err)
         h->write_failed = true;
 }
 
-/* Room a commit leaves below the file-size limit (ulimit -f, RLIMIT_FSIZE) for the failure
- * mark: the status, stop_reason and the kernel's status made "failed" grow an image by 6 KiB
- * (measured: 63,288 -> 69,432 and 366,108 -> 372,252 bytes). A commit that would leave less
- * fails as its write would (EFBIG) without writing, so that the last good image, marked failed,
- * always fits and the file never says "running" after the run ended (the samples are
- * compressed, so the room the last good image left varies from run to run: once in a few runs
- * under load it was under 6 KiB). A full disk has no such bound: the file is marked failed
- * where a second copy fits. */
+/* Room a commit leaves below the file-size limit (ulimit -f) for the failure mark, which grows
+ * an image by 6 KiB (measured: 63,288 -> 69,432, 366,108 -> 372,252 bytes). A commit that would
+ * leave less fails as its write would (EFBIG), unwritten, so the last good image marked failed
+ * always fits (compressed samples vary the room left: under load it was once under 6 KiB, and
+ * the file kept "running"). A full disk has no such bound (marked where a second copy fits). */
 #define FAB_H5_MARK_ROOM (32u << 10)
 
 static int fab_h5_fsize_room(size_t size)
