@@ -30,6 +30,8 @@ void fab_row_clear(fab_row_t *row)
     memset(row, 0, sizeof(*row));
     row->validation_errors = -1;
     row->slowest_rank = -1;
+    row->late_rank = row->straggler_rank = -1;
+    row->late_share = row->late_p50 = row->late_p99 = row->late_explains = NAN;
     row->cpu_rank_max_rank = -1;
     row->ci_pct = row->blocks_ci_pct = NAN;
     row->cpu_steal_pct = row->runnable_per_cpu = row->ctxsw_per_s = NAN;
@@ -335,8 +337,24 @@ static void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_
     row->slowest_share = (double)slow_count[r] / (double)row->iters;
 }
 
+/* The rank that arrived last in most calls, from the arrivals (NULL: not recorded). */
+static void fab_row_late(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
+                         const fab_arrival_t *arr)
+{
+    fab_late_t l;
+
+    fab_arrival_summary(arr, row->t.mean * fab_ktime_divisor(k) * (double)row->iters, &l);
+    row->late_rank = l.rank >= 0 ? fab_comm_world_rank(ctx->comm, l.rank) : -1;
+    row->late_share = l.share;
+    row->late_p50 = l.p50;
+    row->late_p99 = l.p99;
+    row->late_explains = l.explains;
+    row->straggler_rank = fab_late_names(&l) ? row->late_rank : -1;
+}
+
 void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, fab_acc_t *acc,
-                     uint64_t iters, double comm_mean, const uint64_t *slow)
+                     uint64_t iters, double comm_mean, const uint64_t *slow,
+                     const fab_arrival_t *arr)
 {
     row->iters = iters;
     fab_acc_stats(acc, fab_ktime_divisor(k), &row->t);
@@ -344,6 +362,7 @@ void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ct
     row->iter_time = iters ? acc->loop_total / (double)iters : NAN;
     fab_row_rates(row, k, ctx, comm_mean);
     fab_row_slowest(row, ctx, slow);
+    fab_row_late(row, k, ctx, arr);
     snprintf(row->component, sizeof(row->component), "%s", ctx->component);
 }
 

@@ -13,6 +13,7 @@
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
 #include "measure/adaptive.h"
+#include "measure/arrival.h"
 #include "measure/cpuload.h"
 #include "measure/quality.h"
 #include "measure/stats.h"
@@ -36,8 +37,15 @@ typedef struct fab_row {
     double comm_time;       /* --overlap-compute: the same call without compute, s; else NaN */
     double overlap_pct;     /* how much of that the compute hid, 0..100; else NaN */
     double slowest_share;   /* the share of iterations it was slowest in */
-    double line_pct;        /* Gb/s (collectives: busbw) / the port's data rate, %; else NaN */
-    double line_rate_gbps;  /* that data rate (both ways for a duplex kernel), Gb/s; NaN none */
+    /* Arrivals (collectives, measure/arrival.h): the world rank that entered last in most
+     * calls (-1: not measured), its share of calls, the median and p99 of its lateness in
+     * those calls (after the second-to-last arrival), s, the share of the calls' summed time
+     * that lateness explains, and straggler_rank: late_rank when the row names it (share and
+     * explains at least FAB_STRAGGLER_SHARE and _EXPLAINS), else -1. */
+    int late_rank, straggler_rank;
+    double late_share, late_p50, late_p99, late_explains;
+    double line_pct;       /* Gb/s (collectives: busbw) / the port's data rate, %; else NaN */
+    double line_rate_gbps; /* that data rate (both ways for a duplex kernel), Gb/s; NaN none */
     int dtype, op;       /* the run's element type and reduction (FAB_DT_*, FAB_OP_*); -1 unknown */
     double cpu_rank_pct; /* mean over taking-part ranks of CPU time / wall time, % */
     double cpu_user_pct; /* node-wide shares of all CPUs, %, mean over the nodes */
@@ -81,9 +89,11 @@ void fab_row_clear(fab_row_t *row);
 void fab_row_rates(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, double comm_mean);
 /* Rank 0 of the kernel, after a policy's timed samples acc (of iters iterations): the statistics,
  * the median's interval (ci_pct), iter_time, fab_row_rates and the rank slowest in most of them
- * (slow: per-rank counts; NULL: one timer, none). The fixed and adaptive policies' fill. */
+ * (slow: per-rank counts; NULL: one timer, none), and who arrived last (arr; NULL: not
+ * recorded). The fixed and adaptive policies' fill. */
 void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, fab_acc_t *acc,
-                     uint64_t iters, double comm_mean, const uint64_t *slow);
+                     uint64_t iters, double comm_mean, const uint64_t *slow,
+                     const fab_arrival_t *arr);
 /* The CPU cost and disturbance of the window between two marks, with the runnable tasks
  * sampled at its block ends (load: this rank's samples, none unless it samples its node),
  * reduced over ctx->comm to its rank 0 (collective over ctx->comm). */

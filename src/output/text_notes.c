@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The notes under a table (output/text.h): which of its rows are INVALID (below the floor,
- * measure/adaptive.h) and which the machine disturbed, and by what (measure/quality.h). */
+ * measure/adaptive.h) and which the machine disturbed, and by what (measure/quality.h); a row's
+ * straggler (measure/arrival.h); a collective's average busbw. */
 #include <math.h>
 #include <stdio.h>
 
 #include "core/text.h"
 #include "measure/adaptive.h"
 #include "measure/quality.h"
+#include "measure/row.h"
 #include "output/table.h"
 #include "output/text.h"
 
@@ -51,4 +53,31 @@ void fab_out_text_marks(FILE *f, const fab_text_marks_t *m)
                       "ranks%s; their times include waiting for it",
                       m->disturbed, m->dlen >= sizeof(m->disturbed) - 1 ? "..." : "", t->disturbed,
                       t->rows, why);
+}
+
+void fab_out_text_avg_busbw(FILE *f, double sum, int n)
+{
+    char v[64];
+
+    if (n <= 0)
+        return;
+    fab_text_number(v, sizeof(v), sum / n, 3);
+    fab_out_text_line(f,
+                      "# avg busbw: %s GB/s (the mean over the %d size%s above, as nccl-tests' "
+                      "Avg bus bandwidth)",
+                      v, n, n == 1 ? "" : "s");
+}
+
+void fab_out_text_straggler(FILE *f, const fab_row_t *r, char *const *hosts, int nranks)
+{
+    int k = r->straggler_rank;
+
+    if (k < 0)
+        return;
+    fab_out_text_line(f,
+                      "#   ^ straggler: rank %d (%s) entered last in %.0f%% of the calls, %.3g us "
+                      "after the second-to-last (p50; p99 %.3g us): waiting for it is %.0f%% of "
+                      "the time (late_*, straggler_rank)",
+                      k, hosts && k < nranks && hosts[k] ? hosts[k] : "?", 100.0 * r->late_share,
+                      r->late_p50 * 1e6, r->late_p99 * 1e6, 100.0 * r->late_explains);
 }
