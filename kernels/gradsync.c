@@ -243,9 +243,7 @@ static void gradsync_counters(const fab_kctx_t *ctx, void *state, double *c)
 
 static double gradsync_derive(const fab_krow_t *row, int j)
 {
-    double step = j == 1 ? (row->iterations ? row->seconds / (double)row->iterations : NAN)
-                         : row->median,
-           exposed = step * 1e6 - row->c[0];
+    double step = j == 1 ? row->mean : row->median, exposed = step * 1e6 - row->c[0];
 
     if (isnan(step) || isnan(row->c[0]))
         return NAN;
@@ -283,8 +281,8 @@ const fab_kernel_t fab_kernel_gradsync = {
     .columns = &(const fab_kcolumns_t){gradsync_kcols, 3, .counters = gradsync_counters,
                                        .derive = gradsync_derive,
                                        .table = "bytes,mean_us,p50_us,p99_us,busbw_GBps,"
-                                                "compute_us,exposed_us,late_rank,late_p50_us,"
-                                                "ci_pct,cpu_rank_pct"},
+                                                "compute_us,exposed_us,ci_pct,"
+                                                "cpu_rank_pct"},
     .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_allreduce, /* a sync is allreduces */
                                  .fit_bytes = gradsync_fit,
                                  .uses_op = true,

@@ -176,6 +176,10 @@ void fab_arrival_summary(const fab_arrival_t *a, double call_s, fab_late_t *out)
     for (int i = 1; i < a->nranks; i++)
         if (a->last[i] > a->last[r])
             r = i;
+    if (a->last[r] == 0) { /* every call a tie: no rank entered last */
+        out->share = out->explains = 0.0;
+        return;
+    }
     out->rank = r;
     out->share = (double)a->last[r] / (double)a->calls;
     out->explains = call_s > 0 ? a->late_sum[r] / call_s : NAN;

@@ -30,8 +30,8 @@ void fab_row_clear(fab_row_t *row)
     memset(row, 0, sizeof(*row));
     row->validation_errors = -1;
     row->slowest_rank = -1;
-    row->late_rank = row->straggler_rank = -1;
-    row->late_share = row->late_p50 = row->late_p99 = row->late_explains = NAN;
+    row->late.rank = row->straggler_rank = -1;
+    row->late.share = row->late.p50 = row->late.p99 = row->late.explains = NAN;
     row->cpu_rank_max_rank = -1;
     row->ci_pct = row->blocks_ci_pct = NAN;
     row->cpu_steal_pct = row->runnable_per_cpu = row->ctxsw_per_s = NAN;
@@ -136,6 +136,7 @@ double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j)
         kr.axis = ki->k->axis ? ki->axis : NAN;
         kr.validation_errors = row->validation_errors;
         kr.median = row->t.p50;
+        kr.mean = row->t.mean;
         kr.c = row->kc;
         return kc->derive(&kr, j);
     default:
@@ -341,15 +342,13 @@ static void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_
 static void fab_row_late(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
                          const fab_arrival_t *arr)
 {
-    fab_late_t l;
+    bool named;
 
-    fab_arrival_summary(arr, row->t.mean * fab_ktime_divisor(k) * (double)row->iters, &l);
-    row->late_rank = l.rank >= 0 ? fab_comm_world_rank(ctx->comm, l.rank) : -1;
-    row->late_share = l.share;
-    row->late_p50 = l.p50;
-    row->late_p99 = l.p99;
-    row->late_explains = l.explains;
-    row->straggler_rank = fab_late_names(&l) ? row->late_rank : -1;
+    fab_arrival_summary(arr, row->t.mean * fab_ktime_divisor(k) * (double)row->iters, &row->late);
+    named = fab_late_names(&row->late);
+    if (row->late.rank >= 0) /* the kernel's rank as the world's */
+        row->late.rank = fab_comm_world_rank(ctx->comm, row->late.rank);
+    row->straggler_rank = named ? row->late.rank : -1;
 }
 
 void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, fab_acc_t *acc,

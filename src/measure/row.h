@@ -37,15 +37,10 @@ typedef struct fab_row {
     double comm_time;       /* --overlap-compute: the same call without compute, s; else NaN */
     double overlap_pct;     /* how much of that the compute hid, 0..100; else NaN */
     double slowest_share;   /* the share of iterations it was slowest in */
-    /* Arrivals (collectives, measure/arrival.h): the world rank that entered last in most
-     * calls (-1: not measured), its share of calls, the median and p99 of its lateness in
-     * those calls (after the second-to-last arrival), s, the share of the calls' summed time
-     * that lateness explains, and straggler_rank: late_rank when the row names it (share and
-     * explains at least FAB_STRAGGLER_SHARE and _EXPLAINS), else -1. */
-    int late_rank, straggler_rank;
-    double late_share, late_p50, late_p99, late_explains;
-    double line_pct;       /* Gb/s (collectives: busbw) / the port's data rate, %; else NaN */
-    double line_rate_gbps; /* that data rate (both ways for a duplex kernel), Gb/s; NaN none */
+    fab_late_t late;        /* arrivals (measure/arrival.h; rank: the world's, -1 none), s */
+    int straggler_rank;     /* late.rank when fab_late_names, else -1 */
+    double line_pct;        /* Gb/s (collectives: busbw) / the port's data rate, %; else NaN */
+    double line_rate_gbps;  /* that data rate (both ways for a duplex kernel), Gb/s; NaN none */
     int dtype, op;       /* the run's element type and reduction (FAB_DT_*, FAB_OP_*); -1 unknown */
     double cpu_rank_pct; /* mean over taking-part ranks of CPU time / wall time, % */
     double cpu_user_pct; /* node-wide shares of all CPUs, %, mean over the nodes */
@@ -76,21 +71,17 @@ typedef struct fab_row {
     double osu_avg, imb_tmin, imb_tmax;        /* the peers' times, s (fab_row_peers); NaN: none */
     char component[32];      /* the kernel's ctx->component (descriptor.h) on its rank 0 */
     double kc[FAB_KCOL_MAX]; /* its COUNTER, GAUGE columns over the blocks (fab_row_kcol) */
-    int stop_status;         /* not a column: the rounds ended on a stop request (its fab_status_t),
-                                so that rank 0 learns it with the row from a lead rank; 0 none */
+    int stop_status; /* not a column: the rounds' stop request (fab_status_t) for rank 0; 0 none */
 } fab_row_t;
 
-/* An empty row: zeros, and "none" for what has a none value (-1 ranks and validation, NaN
- * precision, target -1). */
+/* An empty row: zeros, and "none" where there is one (-1 ranks, validation, target; NaN). */
 void fab_row_clear(fab_row_t *row);
 /* After the statistics (row->t, bytes, iters, iter_time): the rates, algbw/busbw and overlap.
- * comm_mean:
- * --overlap-compute's reference time of the call alone, s (NaN without). */
+ * comm_mean: --overlap-compute's reference time of the call alone, s (NaN without). */
 void fab_row_rates(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, double comm_mean);
 /* Rank 0 of the kernel, after a policy's timed samples acc (of iters iterations): the statistics,
- * the median's interval (ci_pct), iter_time, fab_row_rates and the rank slowest in most of them
- * (slow: per-rank counts; NULL: one timer, none), and who arrived last (arr; NULL: not
- * recorded). The fixed and adaptive policies' fill. */
+ * the median's interval (ci_pct), iter_time, fab_row_rates, the rank slowest in most of them
+ * (slow: per-rank counts; NULL: one timer, none) and who arrived last (arr; NULL: not kept). */
 void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, fab_acc_t *acc,
                      uint64_t iters, double comm_mean, const uint64_t *slow,
                      const fab_arrival_t *arr);
@@ -128,8 +119,8 @@ fab_status_t fab_kc_settle(const fab_kernel_t *k, fab_kctx_t *ctx, void *state, 
  * over ctx->comm when k has counters; nothing otherwise). */
 fab_status_t fab_row_counters(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
                               const double *mine);
-/* The value of column j of instance ki's kernel (its kcols) in a finished row: counters and
- * gauges as gathered, the instance's axis value, or the derive hook; NaN where none. */
+/* Column j of ki's kernel's kcols in a finished row: counters and gauges as gathered, the
+ * instance's axis value, or the derive hook; NaN where none. */
 double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j);
 /* What rank 0 notes about a kernel's rows, to say at its end: validation errors, rows whose
  * times include waiting for a core or a stall that resumed. */
@@ -154,7 +145,6 @@ void fab_row_notes_add(fab_row_notes_t *n, const fab_kinst_t *ki, const fab_row_
 /* Say what the notes hold (warnings; an error for wrong data). Returns whether data was
  * wrong (the kernel then ends with FAB_ERR_VALIDATION). */
 bool fab_row_notes_report(const fab_row_notes_t *n, const fab_kernel_t *k);
-/* The world rank of rank r of comm. */
-int fab_comm_world_rank(MPI_Comm comm, int r);
+int fab_comm_world_rank(MPI_Comm comm, int r); /* the world rank of rank r of comm */
 
 #endif

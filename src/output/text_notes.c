@@ -78,6 +78,6 @@ void fab_out_text_straggler(FILE *f, const fab_row_t *r, char *const *hosts, int
                       "#   ^ straggler: rank %d (%s) entered last in %.0f%% of the calls, %.3g us "
                       "after the second-to-last (p50; p99 %.3g us): waiting for it is %.0f%% of "
                       "the time (late_*, straggler_rank)",
-                      k, hosts && k < nranks && hosts[k] ? hosts[k] : "?", 100.0 * r->late_share,
-                      r->late_p50 * 1e6, r->late_p99 * 1e6, 100.0 * r->late_explains);
+                      k, hosts && k < nranks && hosts[k] ? hosts[k] : "?", 100.0 * r->late.share,
+                      r->late.p50 * 1e6, r->late.p99 * 1e6, 100.0 * r->late.explains);
 }

@@ -109,6 +109,10 @@ static void check_accumulator(void)
     CHECK(fab_arrival_init(&a, 4, 1000) == FAB_OK);
     fab_arrival_summary(&a, 1.0, &l);
     CHECK(l.rank == -1 && isnan(l.share) && !fab_late_names(&l));
+    fab_arrival_add(&a, -1, 0.0); /* only ties: calls, but no rank last in any */
+    fab_arrival_summary(&a, 1.0, &l);
+    CHECK(l.rank == -1 && l.share == 0.0 && l.explains == 0.0 && !fab_late_names(&l));
+    fab_arrival_reset(&a);
     /* 100 calls: rank 2 last in 90 with lateness 1..90 ms, rank 0 in 10 with 1 ms */
     for (int i = 1; i <= 90; i++)
         fab_arrival_add(&a, 2, i * 1e-3);
