@@ -195,14 +195,14 @@ static fab_status_t gradsync_validate(fab_kctx_t *ctx, void *state, size_t bytes
 static void gradsync_describe(const fab_kctx_t *ctx, char *buf, size_t len)
 {
     gradsync_t g;
-    char how[64], comp[200];
+    char how[64], comp[288];
 
     gradsync_split(ctx, &g);
     if (gradsync_opt.compute_ms > 0)
         snprintf(comp, sizeof(comp),
                  ", each after %g ms of busy compute (--compute); time_us = one training step, "
                  "compute included; exposed_us = its time beyond the compute (the communication "
-                 "the compute did not hide)",
+                 "the compute did not hide; --wide, or --columns with compute_us,exposed_us)",
                  gradsync_opt.compute_ms);
     else
         snprintf(comp, sizeof(comp),
@@ -279,10 +279,7 @@ const fab_kernel_t fab_kernel_gradsync = {
     .check = gradsync_check,
     .options = &gradsync_kopts,
     .columns = &(const fab_kcolumns_t){gradsync_kcols, 3, .counters = gradsync_counters,
-                                       .derive = gradsync_derive,
-                                       .table = "bytes,mean_us,p50_us,p99_us,busbw_GBps,"
-                                                "compute_us,exposed_us,ci_pct,"
-                                                "cpu_rank_pct"},
+                                       .derive = gradsync_derive},
     .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_allreduce, /* a sync is allreduces */
                                  .fit_bytes = gradsync_fit,
                                  .uses_op = true,

@@ -205,6 +205,8 @@ fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const do
             m->arrival[i] = fab_ticks_to_s(stamp[i] - stamp[0]); /* previous one returns */
     } else {
         for (uint64_t i = 0; i < b; i++) {
+            if (m->straggle_s > 0) /* a rank that does not time straggles as well */
+                fab_coll_compute(m->straggle_s);
             st = m->k->iterate(ctx, m->state, bytes);
             if (st != FAB_OK)
                 return st;

@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from fabtest import (check, direct, enter_scratch, expect, h5_kernels, mpirun,  # noqa: E402
-                     text_lines, within)
+                     parse_tables, text_lines, within)
 
 enter_scratch()
 exe = sys.argv[1]
@@ -103,7 +103,8 @@ print("ok without --straggle: no rank named")
 
 # gradsync --compute: 1e5 float32 = 400000 B in 64 KiB buckets: 7 buckets, 7 ms of compute.
 p = mpirun(NP, [exe, "run", "gradsync", "--params", "1e5", "--bucket", "64K", "--inflight", "2",
-                "--compute", "1", "-i", "20", "-o", "g.h5", "--force"], timeout=240)
+                "--compute", "1", "-i", "20", "-o", "g.h5", "--force", "--columns",
+                "bytes,time_us,p50_us,p99_us,compute_us,exposed_us,late"], timeout=240)
 check(p.returncode == 0, "gradsync --compute: exit %d\n%s" % (p.returncode, p.stderr[-3000:]))
 t = h5_kernels("g.h5")["gradsync"][1]
 for c in ("compute_us", "exposed_us", "exposed_p50_us"):
@@ -117,7 +118,10 @@ for i in range(len(t["bytes"])):
     expect(within(row["exposed_p50_us"], max(0.0, row["p50_us"] - row["compute_us"]), 1e-9),
            "exposed_p50_us = p50_us - compute_us: %s" % row)
     expect(row["mean_us"] >= row["compute_us"], "a step holds its compute: %s" % row)
-check("exposed_us" in p.stdout and "compute_us" in p.stdout, "gradsync's table shows them")
+_, kt = parse_tables(p.stdout)
+check(len(kt) == 1 and kt[0]["columns"] == ["bytes", "time_us", "p50_us", "p99_us", "compute_us",
+                                            "exposed_us", "late"],
+      "gradsync --columns: the step's view: %s" % kt)
 # Without --compute: compute_us 0, exposed_us the whole step.
 t = h5_kernels("n.h5")["gradsync"][1]
 expect(all(t["compute_us"] == 0) and all(abs(t["exposed_us"] - t["mean_us"]) <=
