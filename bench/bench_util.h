@@ -43,7 +43,7 @@ static fab_row_t harness_run(const fab_world_t *w, const char *kernel, size_t by
     fab_opts_defaults(&o);
     if (fab_sinks_add(&sinks, keep) != FAB_OK)
         MPI_Abort(MPI_COMM_WORLD, 3);
-    o.launch.kernels[0] = (fab_kinst_t){fab_kernel_find(kernel), NAN};
+    o.launch.kernels[0] = (fab_kinst_t){fab_kernel_find(kernel), NAN, false};
     o.launch.nkernels = 1;
     o.meas.sizes.v[0] = bytes;
     o.meas.sizes.n = 1;

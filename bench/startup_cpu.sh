@@ -15,7 +15,7 @@
 # env:   BASE      the fabricbench to compare with (default: none, then only new and osu)
 #        NEW       (default build/fabricbench)
 #        RUSAGE    the wrapper (default build/fab_rusage_exec)
-#        OSU_LAT   osu_latency (default /work/peers/osu/libexec/osu-micro-benchmarks/mpi/
+#        OSU_LAT   osu_latency (default: OSU_DIR's libexec/osu-micro-benchmarks/mpi/
 #                  pt2pt/osu_latency)
 #        OUT       where the raw per-rank lines go (default: a new directory under /tmp)
 set -euo pipefail
@@ -24,7 +24,8 @@ rounds=${1:-7}
 new=${NEW:-$src/build/fabricbench}
 base=${BASE:-}
 wrap=${RUSAGE:-$src/build/fab_rusage_exec}
-osu=${OSU_LAT:-/work/peers/osu/libexec/osu-micro-benchmarks/mpi/pt2pt/osu_latency}
+osu=${OSU_LAT:-${OSU_DIR:+$OSU_DIR/libexec/osu-micro-benchmarks/mpi/pt2pt/osu_latency}}
+[ -n "$osu" ] || { echo "startup_cpu: set OSU_LAT to osu_latency or OSU_DIR to an OSU install" >&2; exit 2; }
 out=${OUT:-$(mktemp -d /tmp/startup_cpu.XXXXXX)}
 mkdir -p "$out"
 for f in "$new" "$wrap" "$osu" ${base:+"$base"}; do

@@ -10,7 +10,9 @@
 # also give the medians (fabricbench's p50_us, ucx_perftest's 50.0%ile) and their ratio: on a
 # loaded machine the means are mostly the scheduler's.
 # usage: bench/ucp_vs_perftest.sh FABRICBENCH [ROUNDS] [TLS ...]
-# (FAB_UCP_CASES="ucp_tag_lat tag_lat loop_us;..." narrows the cases)
+# (FAB_UCP_CASES="ucp_tag_lat tag_lat loop_us;..." narrows the cases; a case's fourth field is
+# an option for ucx_perftest, e.g. -O1: one operation outstanding for ucp_get_lat, whose
+# latency, as ucx_perftest's for ucp_get, is not halved)
 set -eu
 FB=$1 ROUNDS=${2:-5}
 shift $(($# < 2 ? $# : 2))
@@ -19,22 +21,22 @@ TLSES=("$@")
 MPI=(mpirun --allow-run-as-root --oversubscribe -np 2 --bind-to none)
 export OMPI_MCA_orte_tmpdir_base=$(mktemp -d)
 PORT=$((20000 + RANDOM % 20000))
-# fabricbench-kernel ucx_perftest-test column
+# fabricbench-kernel ucx_perftest-test column [ucx_perftest option]
 CASES=("ucp_tag_lat tag_lat loop_us" "ucp_put_lat ucp_put_lat loop_us" "ucp_tag_bw tag_bw MBps"
-       "ucp_put_bw ucp_put_bw MBps")
+       "ucp_put_bw ucp_put_bw MBps" "ucp_get_lat ucp_get loop_us -O1" "ucp_am_bw ucp_am_bw MBps")
 [ -n "${FAB_UCP_CASES:-}" ] && IFS=';' read -r -a CASES <<<"$FAB_UCP_CASES"
 fb() { # tls kernel column size iterations (latency: loop_us and p50_us)
     "${MPI[@]}" "$FB" run "$2" --ucp-tls "$1" -m "$4" -i "$5" -x "$(($5 / 10))" --csv - \
         2>/dev/null | python3 -c "import csv,sys; r=list(csv.DictReader(sys.stdin))[-1]
 print(r['$3'], r['p50_us'] if '$3' == 'loop_us' else '')"
 }
-perftest() { # tls test column size iterations: server in the background, client here
+perftest() { # tls test column size iterations [option]: server in the background, client here
     local out
-    UCX_TLS=$1 ucx_perftest -p "$PORT" -t "$2" -s "$4" -n "$5" -w "$(($5 / 10))" -f \
+    UCX_TLS=$1 ucx_perftest -p "$PORT" -t "$2" -s "$4" -n "$5" -w "$(($5 / 10))" -f ${6:-} \
         >/dev/null 2>&1 &
     sleep 0.5
     out=$(UCX_TLS=$1 ucx_perftest 127.0.0.1 -p "$PORT" -t "$2" -s "$4" -n "$5" \
-        -w "$(($5 / 10))" -f 2>/dev/null)
+        -w "$(($5 / 10))" -f ${6:-} 2>/dev/null)
     wait
     PORT=$((PORT + 1))
     # -f: one line "iterations p50 average overall(us) average overall(MiB/s) average overall"
@@ -53,7 +55,7 @@ for r in $(seq 1 "$ROUNDS"); do
                     n=20000; [ "$s" -ge 1048576 ] && n=1000; it=$n
                 fi
                 read -r a ap <<<"$(fb "$tls" "$1" "$3" "$s" "$it")"
-                read -r b bp <<<"$(perftest "$tls" "$2" "$3" "$s" "$n")"
+                read -r b bp <<<"$(perftest "$tls" "$2" "$3" "$s" "$n" "${4:-}")"
                 echo "round $r $tls $1 $s fabricbench $a perftest $b ratio" \
                     "$(python3 -c "print('%.3f' % ($a / $b))")" \
                     ${ap:+"p50 $ap $bp ratio $(python3 -c "print('%.3f' % ($ap / $bp))")"}

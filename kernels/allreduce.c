@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* allreduce: MPI_Allreduce of `bytes` (count x element size) from every rank to every rank.
- * nccl-tests: size = count x element size; busbw = algbw x 2(n-1)/n. */
+ * nccl-tests: size = count x element size; busbw = algbw x 2(n-1)/n. In place (--inplace):
+ * MPI_IN_PLACE, rbuf both the input and the result. */
 #include <string.h>
 
 #include "fab_kernel.h"
@@ -9,15 +10,16 @@
  * checks this same call. */
 static fab_status_t allreduce_call(fab_kctx_t *ctx, int count)
 {
+    const void *in = ctx->inplace ? MPI_IN_PLACE : ctx->sbuf; /* in place: rbuf in and out */
+
     if (ctx->nonblocking) {
         MPI_Request q;
-        fab_status_t st = FAB_MPI(MPI_Iallreduce(ctx->sbuf, ctx->rbuf, count, ctx->dtype.mpi,
-                                                 ctx->dtype.op, ctx->comm, &q));
+        fab_status_t st = FAB_MPI(
+            MPI_Iallreduce(in, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, ctx->comm, &q));
 
         return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
     }
-    return FAB_MPI(
-        MPI_Allreduce(ctx->sbuf, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, ctx->comm));
+    return FAB_MPI(MPI_Allreduce(in, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, ctx->comm));
 }
 
 static fab_status_t allreduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
@@ -33,8 +35,12 @@ static fab_status_t allreduce_validate(fab_kctx_t *ctx, void *state, size_t byte
     fab_status_t st;
 
     (void)state;
-    fab_coll_fill(ctx, ctx->sbuf, count, ctx->rank, 0, seed);
-    memset(ctx->rbuf, 0xff, bytes);
+    if (ctx->inplace) {
+        fab_coll_fill(ctx, ctx->rbuf, count, ctx->rank, 0, seed);
+    } else {
+        fab_coll_fill(ctx, ctx->sbuf, count, ctx->rank, 0, seed);
+        memset(ctx->rbuf, 0xff, bytes);
+    }
     st = allreduce_call(ctx, (int)count);
     if (st == FAB_OK)
         *errors += fab_coll_check(ctx, ctx->rbuf, count, 0, -1, seed, "allreduce");
@@ -52,5 +58,6 @@ const fab_kernel_t fab_kernel_allreduce = {
     .validate = allreduce_validate,
     .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_allreduce,
                                  .fit_bytes = fab_fit_elements,
-                                 .uses_op = true},
+                                 .uses_op = true,
+                                 .inplace = true},
 };

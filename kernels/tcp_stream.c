@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tcp_stream: TCP throughput over the kernel's socket stack (iperf3, netperf TCP_STREAM). With
- * 2P ranks, rank i < P connects --streams TCP connections to rank i + P (sock/sock.h: the
- * address, port 0, only the pair's own addresses); one iteration writes -w messages of
- * `bytes` on every connection at once (non-blocking sockets, one poll(2) loop per rank), the
- * receiver reads them all and answers with one byte on the first connection. The harness
- * times the senders (the slowest pair) and counts retransmits and buffers at block ends. */
+ * 2P ranks, rank i < P connects --streams TCP connections to rank i + P (--pattern incast: the
+ * first --receivers R ranks receive and rank r >= R connects to rank (r - R) mod R) (sock/sock.h:
+ * the address, port 0, only the pair's own addresses); one iteration writes -w messages of `bytes`
+ * on every connection at once (non-blocking sockets, one poll(2) loop per rank), the receiver reads
+ * them all and answers with one byte on the first connection. The harness times the senders (the
+ * slowest pair) and counts retransmits and buffers at block ends. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,57 +19,151 @@
 
 static char tcp_stream_where[192]; /* rank 0's connection, for describe */
 
+/* A rank's side: a sender's connections, or a receiver's (an incast receiver's: every
+ * stream of its senders in one link, so that one poll(2) loop reads them all). */
+typedef struct tcp_stream_state {
+    fab_sock_link_t l;
+    bool lead;                          /* it paces --omit: a pair's sender, incast receiver */
+    int nsend;                          /* an incast receiver's senders; 0 otherwise */
+    int peer[FAB_SOCK_MAX_STREAMS];     /* their ranks in ctx->comm */
+    int first[FAB_SOCK_MAX_STREAMS];    /* the index in l of each one's first stream */
+    int owner[FAB_SOCK_MAX_STREAMS];    /* the sender of each stream of l */
+    double got_first, got_min, got_max; /* per iteration, summed: bytes before the first sender
+                                         * finished, and the least and most one sender gave */
+} tcp_stream_state_t;
+
+static bool tcp_stream_incast(void)
+{
+    return fab_sock_opt.pattern == FAB_SOCK_INCAST;
+}
+
+/* Receivers of an incast: the first --receivers ranks; sender r goes to (r - R) mod R. */
+static int tcp_stream_receiver_of(int rank)
+{
+    return (rank - fab_sock_opt.receivers) % fab_sock_opt.receivers;
+}
+
 static fab_status_t tcp_stream_iterate(fab_kctx_t *ctx, void *state, size_t bytes);
 
-static fab_status_t tcp_stream_omit(fab_kctx_t *ctx, fab_sock_link_t *l)
+static double tcp_stream_since(const struct timespec *t0)
 {
-    struct timespec t0, t;
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* --omit: the lead says go (or stop) to its peers before each untimed iteration. */
+static fab_status_t tcp_stream_omit(fab_kctx_t *ctx, tcp_stream_state_t *ts)
+{
+    struct timespec t0;
     fab_status_t st = FAB_OK;
-    int go = 1;
+    int go = 1, npeer = ts->nsend > 0 ? ts->nsend : 1;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while (st == FAB_OK) {
-        if (l->sender) {
-            clock_gettime(CLOCK_MONOTONIC, &t);
-            go = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 <
-                 fab_sock_opt.omit;
-            st = FAB_MPI(MPI_Send(&go, 1, MPI_INT, l->peer, ctx->tag + 1, ctx->comm));
+        if (ts->lead) {
+            go = tcp_stream_since(&t0) < fab_sock_opt.omit;
+            for (int i = 0; i < npeer && st == FAB_OK; i++)
+                st = FAB_MPI(MPI_Send(&go, 1, MPI_INT, ts->nsend > 0 ? ts->peer[i] : ts->l.peer,
+                                      ctx->tag + 1, ctx->comm));
         } else
             st = FAB_MPI(
-                MPI_Recv(&go, 1, MPI_INT, l->peer, ctx->tag + 1, ctx->comm, MPI_STATUS_IGNORE));
+                MPI_Recv(&go, 1, MPI_INT, ts->l.peer, ctx->tag + 1, ctx->comm, MPI_STATUS_IGNORE));
         if (st != FAB_OK || !go)
             break;
-        st = tcp_stream_iterate(ctx, l, ctx->max_bytes);
+        st = tcp_stream_iterate(ctx, ts, ctx->max_bytes);
+    }
+    return st;
+}
+
+/* An incast receiver: connect each of its senders in turn, their streams into one link. */
+static fab_status_t tcp_stream_gather(fab_kctx_t *ctx, int n, tcp_stream_state_t *ts)
+{
+    fab_sock_link_t one;
+    fab_status_t st = FAB_OK;
+
+    for (int s = 0; s < FAB_SOCK_MAX_STREAMS; s++)
+        ts->l.fd[s] = -1;
+    ts->l.kernel = "tcp_stream";
+    for (int r = fab_sock_opt.receivers; r < ctx->size && st == FAB_OK; r++) {
+        if (tcp_stream_receiver_of(r) != ctx->rank)
+            continue;
+        st = fab_sock_connect(ctx, r, false, n, false, "tcp_stream", &one);
+        if (st != FAB_OK)
+            break;
+        if (ts->nsend == 0) /* the first sender names the link in messages */
+            memcpy(ts->l.local, one.local, sizeof(one.local)),
+                ts->l.peer = r, memcpy(ts->l.remote, one.remote, sizeof(one.remote));
+        ts->peer[ts->nsend] = r;
+        ts->first[ts->nsend] = ts->l.n;
+        for (int s = 0; s < one.n; s++) {
+            ts->owner[ts->l.n] = ts->nsend;
+            ts->l.fd[ts->l.n++] = one.fd[s];
+        }
+        ts->nsend++;
     }
     return st;
 }
 
 static fab_status_t tcp_stream_setup(fab_kctx_t *ctx, void **state)
 {
-    int pairs = ctx->size / 2;
-    bool sender = ctx->rank < pairs;
-    int peer = sender ? ctx->rank + pairs : ctx->rank - pairs;
-    fab_sock_link_t *l = calloc(1, sizeof(*l));
+    int pairs = ctx->size / 2, nrecv = fab_sock_opt.receivers;
+    bool incast = tcp_stream_incast();
+    bool sender = incast ? ctx->rank >= nrecv : ctx->rank < pairs;
+    int peer = incast ? tcp_stream_receiver_of(ctx->rank)
+                      : (sender ? ctx->rank + pairs : ctx->rank - pairs);
+    tcp_stream_state_t *ts = calloc(1, sizeof(*ts));
     fab_status_t st;
 
-    *state = l;
-    if (!l)
+    *state = ts;
+    if (!ts)
         return FAB_ERR_NOMEM;
-    st = fab_sock_connect(ctx, peer, sender, (int)ctx->axis, false, "tcp_stream", l);
+    ts->lead = incast ? !sender : sender;
+    if (incast && !sender)
+        st = tcp_stream_gather(ctx, (int)ctx->axis, ts);
+    else
+        st = fab_sock_connect(ctx, peer, sender, (int)ctx->axis, false, "tcp_stream", &ts->l);
     if (st != FAB_OK)
         return st;
     ctx->timer = sender;
-    ctx->streams = pairs * l->n;
+    ctx->streams = (incast ? ctx->size - nrecv : pairs) * (int)ctx->axis;
     ctx->msgs_per_iter = (double)ctx->streams * ctx->window;
-    if (ctx->rank == 0)
-        snprintf(tcp_stream_where, sizeof(tcp_stream_where), "%s -> %s", l->local, l->remote);
-    FAB_DEBUG("tcp_stream: %d connection(s) %s %s", l->n, sender ? "to" : "from", l->remote);
-    return fab_sock_opt.omit > 0 ? tcp_stream_omit(ctx, l) : FAB_OK;
+    if (ctx->rank == 0 && ts->nsend > 0)
+        snprintf(tcp_stream_where, sizeof(tcp_stream_where), "%s%s -> %s", ts->l.remote,
+                 ts->nsend > 1 ? " and others" : "", ts->l.local);
+    else if (ctx->rank == 0)
+        snprintf(tcp_stream_where, sizeof(tcp_stream_where), "%s -> %s", ts->l.local, ts->l.remote);
+    FAB_DEBUG("tcp_stream: %d connection(s) %s %s", ts->l.n, sender ? "to" : "from", ts->l.remote);
+    return fab_sock_opt.omit > 0 ? tcp_stream_omit(ctx, ts) : FAB_OK;
+}
+
+/* An incast receiver's iteration: every sender's messages, then one byte to each. */
+static fab_status_t tcp_stream_receive_incast(fab_kctx_t *ctx, tcp_stream_state_t *ts, size_t bytes)
+{
+    double got[FAB_SOCK_MAX_STREAMS] = {0}, sum = 0, lo = INFINITY, hi = 0;
+    fab_status_t st;
+    char ack = 0;
+
+    st = fab_sock_read_incast(&ts->l, ctx->rbuf, bytes, (size_t)ctx->window, ts->owner, ts->nsend,
+                              got);
+    for (int k = 0; k < ts->nsend; k++) {
+        sum += got[k];
+        lo = got[k] < lo ? got[k] : lo;
+        hi = got[k] > hi ? got[k] : hi;
+    }
+    ts->got_first += sum;
+    ts->got_min += lo;
+    ts->got_max += hi;
+    for (int k = 0; k < ts->nsend && st == FAB_OK; k++)
+        st = fab_sock_write(&ts->l, ts->first[k], &ack, 1);
+    return st;
 }
 
 static fab_status_t tcp_stream_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
-    fab_sock_link_t *l = state;
+    tcp_stream_state_t *ts = state;
+    fab_sock_link_t *l = &ts->l;
     fab_status_t st;
     char ack = 0;
 
@@ -78,22 +173,27 @@ static fab_status_t tcp_stream_iterate(fab_kctx_t *ctx, void *state, size_t byte
             fab_sock_push(l); /* the iteration's tail, which Nagle would hold for an ACK */
         return st == FAB_OK ? fab_sock_read(l, 0, &ack, 1) : st;
     }
+    if (ts->nsend > 0)
+        return tcp_stream_receive_incast(ctx, ts, bytes);
     st = fab_sock_read_all(l, ctx->rbuf, bytes, (size_t)ctx->window);
     return st == FAB_OK ? fab_sock_write(l, 0, &ack, 1) : st;
 }
 
-/* Stream by stream, message by message: patterned data, every byte checked on arrival. */
+/* Stream by stream, message by message: patterned data, every byte checked on arrival (a
+ * receiver's stream j carries its sender's stream j - first[owner]). */
 static fab_status_t tcp_stream_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
                                         long *errors)
 {
-    fab_sock_link_t *l = state;
+    tcp_stream_state_t *ts = state;
+    fab_sock_link_t *l = &ts->l;
     int msgs = ctx->window < TCP_STREAM_CHECK_MSGS ? ctx->window : TCP_STREAM_CHECK_MSGS;
     fab_status_t st = FAB_OK;
     char ack = 0;
 
     for (int s = 0; s < l->n && st == FAB_OK; s++)
         for (int m = 0; m < msgs && st == FAB_OK; m++) {
-            uint32_t ps = fab_pattern_seed(seed, s, m);
+            int own = ts->nsend > 0 ? s - ts->first[ts->owner[s]] : s;
+            uint32_t ps = fab_pattern_seed(seed, own, m);
 
             if (l->sender) {
                 fab_pattern_fill(ctx->sbuf, bytes, ps);
@@ -107,15 +207,88 @@ static fab_status_t tcp_stream_validate(fab_kctx_t *ctx, void *state, size_t byt
         }
     if (st != FAB_OK)
         return st;
-    if (l->sender)
+    if (l->sender) {
         fab_sock_push(l);
-    return l->sender ? fab_sock_read(l, 0, &ack, 1) : fab_sock_write(l, 0, &ack, 1);
+        return fab_sock_read(l, 0, &ack, 1);
+    }
+    for (int k = 0; k < (ts->nsend > 0 ? ts->nsend : 1) && st == FAB_OK; k++)
+        st = fab_sock_write(l, ts->nsend > 0 ? ts->first[k] : 0, &ack, 1);
+    return st;
 }
+
+/* kcols after FAB_SOCK_TCP_KCOLS and streams: the incast's columns (below) */
+enum {
+    TS_SENDERS = FAB_SOCK_TCP_NKCOLS + 1,
+    TS_FIRST,
+    TS_MIN,
+    TS_MAX,
+    TS_SHARE_MIN,
+    TS_SHARE_MAX,
+    TS_FAIRNESS,
+    TS_NKCOLS
+};
 
 static void tcp_stream_counters(const fab_kctx_t *ctx, void *state, double *c)
 {
+    const tcp_stream_state_t *ts = state;
+
     (void)ctx;
-    fab_sock_counters(state, c);
+    fab_sock_counters(&ts->l, c);
+    if (ts->nsend == 0)
+        return;
+    c[TS_SENDERS] = ts->nsend;
+    c[TS_FIRST] = ts->got_first;
+    c[TS_MIN] = ts->got_min;
+    c[TS_MAX] = ts->got_max;
+}
+
+static double tcp_stream_derive(const fab_krow_t *row, int j)
+{
+    double first = row->c[TS_FIRST], lo = row->c[TS_MIN], hi = row->c[TS_MAX];
+
+    if (isnan(first) || first <= 0)
+        return NAN;
+    if (j == TS_SHARE_MIN)
+        return 100.0 * lo / first;
+    if (j == TS_SHARE_MAX)
+        return 100.0 * hi / first;
+    if (j == TS_FAIRNESS)
+        return hi > 0 ? lo / hi : NAN;
+    return NAN;
+}
+
+/* Pairs need an even rank count; an incast at least one sender per receiver and at most
+ * FAB_SOCK_MAX_STREAMS streams into one receiver. */
+static fab_status_t tcp_stream_check(const fab_kctx_t *ctx, char *msg, size_t msglen, char *hint,
+                                     size_t hintlen)
+{
+    int nrecv = fab_sock_opt.receivers, streams = ctx->axis > 0 ? (int)ctx->axis : 1;
+    int per = ctx->size > nrecv ? (ctx->size - nrecv + nrecv - 1) / nrecv : 0;
+
+    if (!tcp_stream_incast() && ctx->size % 2 != 0) {
+        snprintf(msg, msglen, "tcp_stream --pattern pairs needs an even number of ranks, not %d",
+                 ctx->size);
+        snprintf(hint, hintlen, "use mpirun -np %d or -np %d, or --pattern incast", ctx->size - 1,
+                 ctx->size + 1);
+        return FAB_ERR_CONFIG;
+    }
+    if (tcp_stream_incast() && per == 0) {
+        snprintf(msg, msglen,
+                 "tcp_stream --pattern incast: %d rank(s) leave no sender for %d "
+                 "receiver(s)",
+                 ctx->size, nrecv);
+        snprintf(hint, hintlen, "lower --receivers below %d or run more ranks", ctx->size);
+        return FAB_ERR_CONFIG;
+    }
+    if (tcp_stream_incast() && per * streams > FAB_SOCK_MAX_STREAMS) {
+        snprintf(msg, msglen,
+                 "tcp_stream --pattern incast: %d sender(s) x %d stream(s) into one "
+                 "receiver, more than %d",
+                 per, streams, FAB_SOCK_MAX_STREAMS);
+        snprintf(hint, hintlen, "lower --streams or raise --receivers");
+        return FAB_ERR_CONFIG;
+    }
+    return FAB_OK;
 }
 
 static void tcp_stream_describe(const fab_kctx_t *ctx, char *buf, size_t len)
@@ -126,21 +299,28 @@ static void tcp_stream_describe(const fab_kctx_t *ctx, char *buf, size_t len)
         snprintf(bufs, sizeof(bufs), "SO_SNDBUF/SO_RCVBUF %zu B", fab_sock_opt.sockbuf);
     else
         snprintf(bufs, sizeof(bufs), "the OS's buffer autotuning");
+    char who[96];
+
+    if (tcp_stream_incast())
+        snprintf(who, sizeof(who), "incast: %d sender(s) into %d receiver(s), each sender",
+                 ctx->size - fab_sock_opt.receivers, fab_sock_opt.receivers);
+    else
+        snprintf(who, sizeof(who), "%d pair(s)", ctx->size / 2);
     snprintf(buf, len,
-             "%d pair(s) x %d TCP connection(s)%s%s; an iteration: %d writes of `bytes` per "
+             "%s x %d TCP connection(s)%s%s; an iteration: %d writes of `bytes` per "
              "connection, then a 1-byte answer; non-blocking sockets in one poll(2) loop per "
              "rank (no busy-poll), Nagle on within an iteration and its tail pushed, %s; %g s "
              "untimed after connecting (--omit); "
              "payload bytes only, Gbps decimal",
-             ctx->size / 2, (int)ctx->axis, tcp_stream_where[0] ? ", " : "", tcp_stream_where,
-             ctx->window, bufs, fab_sock_opt.omit);
+             who, (int)ctx->axis, tcp_stream_where[0] ? ", " : "", tcp_stream_where, ctx->window,
+             bufs, fab_sock_opt.omit);
 }
 
 static void tcp_stream_cleanup(fab_kctx_t *ctx, void *state)
 {
     (void)ctx;
     if (state)
-        fab_sock_close(state);
+        fab_sock_close(&((tcp_stream_state_t *)state)->l);
     free(state);
 }
 
@@ -150,6 +330,34 @@ static const fab_kcol_t tcp_stream_kcols[] = {
      "tcp_stream: TCP connections per pair of this row (--streams, iperf3 -P); NaN for other "
      "kernels",
      FAB_KCOL_AXIS},
+    {"incast_senders", "senders", "count",
+     "tcp_stream --pattern incast: senders per receiver (mean over the receivers); NaN for "
+     "pairs and other kernels",
+     FAB_KCOL_GAUGE},
+    {"incast_first_bytes", "first", "bytes",
+     "tcp_stream --pattern incast: bytes the receivers had read, per iteration summed, when "
+     "the first of their senders finished (the window in which every sender was sending)",
+     FAB_KCOL_COUNTER},
+    {"incast_min_bytes", "minB", "bytes",
+     "tcp_stream --pattern incast: the least one sender had delivered in that window, per "
+     "iteration summed",
+     FAB_KCOL_COUNTER},
+    {"incast_max_bytes", "maxB", "bytes",
+     "tcp_stream --pattern incast: the most one sender had delivered in that window, per "
+     "iteration summed",
+     FAB_KCOL_COUNTER},
+    {"incast_share_min_pct", "share_min%", "%",
+     "tcp_stream --pattern incast: the least served sender's share of the receiver's bytes "
+     "while every sender was sending, % (100 / incast_senders when fair; docs/METRICS.md, "
+     "\"Incast\")",
+     FAB_KCOL_DERIVED},
+    {"incast_share_max_pct", "share_max%", "%",
+     "tcp_stream --pattern incast: the best served sender's share of those bytes, %",
+     FAB_KCOL_DERIVED},
+    {"incast_fairness", "fair", "ratio",
+     "tcp_stream --pattern incast: incast_share_min_pct / incast_share_max_pct (1: every "
+     "sender got the same rate)",
+     FAB_KCOL_DERIVED},
 };
 
 const fab_kernel_t fab_kernel_tcp_stream = {
@@ -159,18 +367,20 @@ const fab_kernel_t fab_kernel_tcp_stream = {
     .kind = FAB_KIND_BANDWIDTH,
     .ranks = FAB_RANKS_ALL,
     .min_ranks = 2,
-    .rank_multiple = 2,
+    .rank_multiple = 1,      /* pairs: even (its check); incast: any */
     .default_sizes = "128K", /* iperf3's default write length */
     .setup = tcp_stream_setup,
     .iterate = tcp_stream_iterate,
     .validate = tcp_stream_validate,
     .cleanup = tcp_stream_cleanup,
     .describe = tcp_stream_describe,
+    .check = tcp_stream_check,
     .options = &fab_sock_kopts,
     .p2p = &(const fab_kp2p_t){.uses_window = true, .sleeps = true},
     .columns = &(const fab_kcolumns_t){.kcols = tcp_stream_kcols,
-                                       .nkcols = FAB_SOCK_TCP_NKCOLS + 1,
+                                       .nkcols = TS_NKCOLS,
                                        .counters = tcp_stream_counters,
+                                       .derive = tcp_stream_derive,
                                        .table = "bytes,MBps,Gbps,line_rate_pct,tcp_retrans,p50_us,"
                                                 "ci_pct,validation_errors,cpu_rank_pct,"
                                                 "cpu_node_sys_pct,cpu_node_softirq_pct"},

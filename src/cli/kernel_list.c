@@ -69,7 +69,7 @@ static fab_status_t fab_kernel_list_add(const fab_kernel_t *k, const char *list,
         snprintf(err, errlen, "too many kernels in one run (at most %d)", FAB_MAX_KERNELS);
         return FAB_ERR_USAGE;
     }
-    o->launch.kernels[o->launch.nkernels++] = (fab_kinst_t){k, NAN};
+    o->launch.kernels[o->launch.nkernels++] = (fab_kinst_t){k, NAN, false};
     return FAB_OK;
 }
 
@@ -156,7 +156,7 @@ fab_status_t fab_kernel_list_expand(fab_opts_t *o, char *err, size_t errlen, cha
         if (!name) {
             if (o->launch.nkernels >= FAB_MAX_KERNELS)
                 goto too_many;
-            o->launch.kernels[o->launch.nkernels++] = (fab_kinst_t){k, NAN};
+            o->launch.kernels[o->launch.nkernels++] = (fab_kinst_t){k, NAN, false};
             continue;
         }
         if (!axis || (axis->type != FAB_OPT_INTS && axis->type != FAB_OPT_RATES)) {
@@ -169,7 +169,7 @@ fab_status_t fab_kernel_list_expand(fab_opts_t *o, char *err, size_t errlen, cha
         for (int v = 0; v < l->n; v++) {
             if (o->launch.nkernels >= FAB_MAX_KERNELS)
                 goto too_many;
-            o->launch.kernels[o->launch.nkernels++] = (fab_kinst_t){k, l->v[v]};
+            o->launch.kernels[o->launch.nkernels++] = (fab_kinst_t){k, l->v[v], false};
         }
     }
     return FAB_OK;

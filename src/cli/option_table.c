@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "cli/option_table.h"
+#include "cli/nccl_words.h"
 #include "cli/opts.h"
 #include "core/text.h"
 #include "measure/arrival.h"
@@ -86,9 +87,9 @@ const fab_opt_t fab_opt_table[] = {
      NULL, "float32",
      "element type of the collectives (bfloat16, float16: emulated, see METRICS.md)", 0, false,
      NULL},
-    {"op", 0, FAB_OPT_CHOICE, OFF(meas.op), 0, 0, "sum|max|min", NULL, "sum",
-     "reduction of allreduce, reduce, reduce_scatter", 0, false, NULL},
-    {"root", 0, FAB_OPT_INT, OFF(meas.root), -1, FAB_MAX_RANK, "N", NULL, "-1",
+    {"op", 0, FAB_OPT_CHOICE, OFF(meas.op), 0, 0, "sum|max|min|prod", NULL, "sum",
+     "reduction of allreduce, reduce, reduce_scatter (-o with --nccl-tests)", 0, false, NULL},
+    {"root", 'r', FAB_OPT_INT, OFF(meas.root), -1, FAB_MAX_RANK, "N", NULL, "-1",
      "root of bcast and reduce; -1 rotates it every iteration", 0, false, NULL},
     {"nonblocking", 0, FAB_OPT_FLAG, OFF(meas.nonblocking), 0, 0, NULL, NULL, "off",
      "collectives: MPI_Iallreduce and friends, started then waited for", 0, false, NULL},
@@ -219,6 +220,52 @@ const fab_opt_t fab_opt_table[] = {
     {"columns", 0, FAB_OPT_STRING, OFF(out.columns), 0, 0, "LIST", NULL, "compact",
      "the table's columns, by their names in the result files (p50_us,busbw_GBps,...) or the "
      "table's headings (time_us,p99.9_us,ci%), in that order",
+     0, false, NULL},
+    /* nccl-tests' words (docs/METRICS.md, "nccl-tests' options"; cli/nccl_words.c) */
+    {"nccl-tests", 0, FAB_OPT_FLAG, OFF(nccl.mode), 0, 0, NULL, NULL, "off",
+     "read -i, -w, -o, -c, -t, -g, -m as nccl-tests does (-i --stepbytes, -w --warmup_iters, -o "
+     "--op, -c --check, -t and -g only 1, -m refused) instead of fabricbench's -i --iterations, "
+     "-w --window, -o --output, -c --validate, -t --time, -m --sizes",
+     0, false, NULL},
+    {"minbytes", 'b', FAB_OPT_SIZE, OFF(nccl.minbytes), 0, 0, "SIZE", "bytes", "32M",
+     "nccl-tests: the smallest size of the sweep (with -e, -f or --stepbytes; instead of -m)", 0,
+     false, NULL},
+    {"maxbytes", 'e', FAB_OPT_SIZE, OFF(nccl.maxbytes), 0, 0, "SIZE", "bytes", "32M",
+     "nccl-tests: the largest size of the sweep (included)", 0, false, NULL},
+    {"stepfactor", 'f', FAB_OPT_LONG, OFF(nccl.stepfactor), 2, 1e6, "N", NULL, "none",
+     "nccl-tests: each size is N times the last (else --stepbytes apart)", 0, false, NULL},
+    {"stepbytes", 0, FAB_OPT_SIZE, OFF(nccl.stepbytes), 0, 0, "SIZE", "bytes", "1M",
+     "nccl-tests (-i with --nccl-tests): sizes this far apart when -f is not given", 0, false,
+     NULL},
+    {"iters", 'n', FAB_OPT_LONG, OFF(meas.iters), 1, 1e9, "N", "iterations", "auto",
+     "nccl-tests: timed iterations per size (--iterations)", 0, false, NULL},
+    {"warmup_iters", 0, FAB_OPT_LONG, OFF(meas.warmup), 0, 1e9, "N", "iterations", "auto",
+     "nccl-tests (-w with --nccl-tests): untimed iterations per size (--warmup)", -1, false, NULL},
+    {"check", 0, FAB_OPT_LONG, OFF(nccl.check), 0, 1e9, "N", NULL, "0",
+     "nccl-tests (-c N with --nccl-tests): N > 0 checks every size's result (--validate; "
+     "fabricbench checks one call per size, whatever N)",
+     0, false, NULL},
+    {"datatype", 'd', FAB_OPT_STRING, OFF(nccl.datatype), 0, 0, "TYPE", NULL, "float",
+     "nccl-tests: the element type by nccl-tests' name (--dtype): float, double, int32, half, "
+     "bfloat16 (or float32, float64, float16); int8, uint8, uint32, int64, "
+     "uint64 are refused",
+     0, false, fab_nccl_datatype_check},
+    {"blocking", 'z', FAB_OPT_CHOICE, OFF(meas.sync), 0, 0, "0|1", NULL, "0",
+     "nccl-tests: 1 waits for every rank after each call (--sync barrier), 0 back to back", 0,
+     false, NULL},
+    {"average", 'a', FAB_OPT_CHOICE, OFF(out.average), 0, 0, "0|1|2|3", NULL, "1",
+     "nccl-tests formats: the time reported: 0 rank 0's, 1 the mean over ranks, 2 the least, 3 "
+     "the largest (of each rank's mean per call)",
+     0, false, NULL},
+    {"inplace", 0, FAB_OPT_CHOICE, OFF(nccl.inplace), 0, 0, "auto|off|on|both", NULL, "auto",
+     "collectives with an in-place variant (allreduce): MPI_IN_PLACE (on), the usual separate "
+     "buffers (off), or both, each a kernel instance of its own (nccl-tests' two column "
+     "groups); auto: both with --format nccl-tests or nccl-json, else off",
+     0, false, NULL},
+    {"format", 0, FAB_OPT_CHOICE, OFF(out.format), 0, 0, "table|nccl-tests|nccl-json", NULL,
+     "table",
+     "stdout: fabricbench's table, nccl-tests' table (size count type redop root, time algbw "
+     "busbw #wrong out of place and in place), or nccl-tests' JSON document",
      0, false, NULL},
     {"help", 'h', FAB_OPT_FLAG, OFF(help), 0, 0, NULL, NULL, NULL, "this help", 0, false, NULL},
 };

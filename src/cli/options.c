@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/kernel_list.h"
+#include "cli/nccl_words.h"
 #include "cli/option_table.h"
 #include "cli/options.h"
 #include "core/text.h"
@@ -17,9 +18,10 @@
 #include "output/outputs.h"
 #include "output/table.h"
 
-#define FAB_MAX_ROWS 256
-#define FAB_NHARNESS fab_opt_table_n
-#define OFF(field)   offsetof(fab_opts_t, field)
+#define FAB_MAX_ROWS  256
+#define FAB_MAX_WORDS 1024
+#define FAB_NHARNESS  fab_opt_table_n
+#define OFF(field)    offsetof(fab_opts_t, field)
 
 /* Every row with where its value lives: the harness's rows (in the fab_opts_t being parsed),
  * then each kernel's own (in the kernel's value struct), a table that kernels share once. */
@@ -226,6 +228,7 @@ static const char *const fab_env_other[] = {
     "FABRICBENCH_TEST_RMA_NOOP", /* the one-sided kernels' faults (rma/rma_int.h) */
     "FABRICBENCH_TEST_RMA_REMOTE",   "FABRICBENCH_TEST_RMA_SLOW",
     "FABRICBENCH_TEST_RMA_STALL",    "FABRICBENCH_ARGS",
+    "FABRICBENCH_TEST_FABRIC", /* fixture trees for the fabric counters (core/testhook.h) */
     "FABRICBENCH_ANALYZE_DEBUG",     "FABRICBENCH_BUILD_DIR",
     "FABRICBENCH_ANALYZE_MAX_RUNS",  "FABRICBENCH_ANALYZE_MAX_KERNELS",
     "FABRICBENCH_ANALYZE_MAX_ROWS",
@@ -506,9 +509,28 @@ static void fab_opts_ignored(fab_opts_t *o, const bool *set)
     fab_opts_unused(o, set);
 }
 
+/* nccl-tests' words into the measurement (cli/nccl_words.c). */
+static fab_status_t fab_opts_nccl(fab_opts_t *o, const bool *set, char *err, size_t errlen,
+                                  char *hint, size_t hintlen)
+{
+    fab_nccl_given_t g = {
+        .sizes = set[fab_opt_index("sizes")],
+        .stepfactor = set[fab_opt_index("stepfactor")],
+        .stepbytes = set[fab_opt_index("stepbytes")],
+        .dtype = set[fab_opt_index("dtype")],
+        .datatype = set[fab_opt_index("datatype")],
+    };
+
+    g.sweep = g.stepfactor || g.stepbytes || set[fab_opt_index("minbytes")] ||
+              set[fab_opt_index("maxbytes")];
+    return fab_nccl_apply(o, &g, err, errlen, hint, hintlen);
+}
+
 fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o, char *err,
                             size_t errlen, char *hint, size_t hintlen)
 {
+    static char *words[FAB_MAX_WORDS]; /* argv in fabricbench's words (cli/nccl_words.c) */
+    int nwords = 0;
     const char *kernels = NULL;
     char env_err[768] = "";
     bool set[FAB_MAX_ROWS] = {false};
@@ -529,8 +551,9 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
     if (st != FAB_OK || *cmd != FAB_CMD_RUN)
         return st;
     fab_opts_from_env(set, &env_bad, env_err, sizeof(env_err));
-    for (int i = 2; i < argc && st == FAB_OK && *cmd == FAB_CMD_RUN; i++)
-        st = fab_opts_arg(argc, argv, &i, set, &kernels, cmd, err, errlen, hint, hintlen);
+    st = fab_nccl_words(argc, argv, words, FAB_MAX_WORDS, &nwords, err, errlen, hint, hintlen);
+    for (int i = 2; i < nwords && st == FAB_OK && *cmd == FAB_CMD_RUN; i++)
+        st = fab_opts_arg(nwords, words, &i, set, &kernels, cmd, err, errlen, hint, hintlen);
     if (st != FAB_OK || *cmd != FAB_CMD_RUN)
         return st;
     fab_opts_given(o, set);
@@ -546,6 +569,8 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         fab_kernel_list_parse(kernels ? kernels : FAB_DEFAULT_SUITE, o, err, errlen, hint, hintlen);
     if (st == FAB_OK)
         st = fab_kernel_list_expand(o, err, errlen, hint, hintlen);
+    if (st == FAB_OK)
+        st = fab_opts_nccl(o, set, err, errlen, hint, hintlen);
     /* --overlap-compute measures the call alone first, with the same iterations: --time */
     o->meas.adaptive = o->meas.iters == 0 && !set[fab_opt_index("time")] && o->meas.overlap_us == 0;
     if (st == FAB_OK)

@@ -26,6 +26,7 @@
 #include "net/rankinfo.h"
 #include "net/runinfo.h"
 #include "net/transport.h"
+#include "output/nccl.h"
 #include "output/export.h"
 #include "output/hdf5.h"
 #include "output/jsondoc.h"
@@ -172,7 +173,12 @@ static fab_status_t fab_open_sinks(const fab_world_t *w, const fab_opts_t *o, fa
         (st = fab_out_prom_sink(o->out.prom, &o->launch, &sk)) == FAB_OK)
         st = fab_sinks_add(sinks, sk);
     /* last: see fab_sinks_run_begin; on stderr (or none) when an output takes stdout */
-    if (st == FAB_OK && fab_outputs_table(&o->launch, &o->out))
+    if (st == FAB_OK && fab_outputs_table(&o->launch, &o->out) &&
+        o->out.format != FAB_FORMAT_TABLE &&
+        (st = fab_out_nccl_sink(fab_outputs_table(&o->launch, &o->out), &o->launch, &o->meas,
+                                &o->out, &sk)) == FAB_OK)
+        st = fab_sinks_add(sinks, sk);
+    else if (st == FAB_OK && fab_outputs_table(&o->launch, &o->out))
         st = fab_sinks_add(sinks, fab_out_text_sink(fab_outputs_table(&o->launch, &o->out),
                                                     &o->launch, &o->meas, &o->out));
     return st;

@@ -16,7 +16,8 @@ struct fab_kernel;
  * the descriptor. */
 typedef struct fab_kinst {
     const struct fab_kernel *k;
-    double axis; /* this instance's value of the kernel's axis option; NaN without one */
+    double axis;  /* this instance's value of the kernel's axis option; NaN without one */
+    bool inplace; /* a collective's in-place variant (MPI_IN_PLACE; --inplace) */
 } fab_kinst_t;
 
 typedef struct fab_launchopts {

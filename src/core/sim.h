@@ -13,6 +13,7 @@
  *                --validate, since the ranks share their buffers)
  *   cpu%         measure/cpuload.c: NaN (the "waited for a core" warning comes from the
  *                watchdog, which is off)
+ *   fabric counters  net/fabcount.c: not read (NaN columns, no port named)
  *   placement    net/rankinfo.c: no hwloc binding, no inventory of the real machine
  *   watchdog     core/watchdog.c: off (its thread and deadlines run on real time), and with it
  *                the start-up and end guard and the side channel (core/peers.c)

@@ -76,3 +76,18 @@ void fab_test_fsize(const char *point)
         setrlimit(RLIMIT_FSIZE, &rl);
     }
 }
+
+const char *fab_test_fabric_root(int i, char *buf, unsigned len)
+{
+    const char *v = getenv("FABRICBENCH_TEST_FABRIC"), *comma;
+    size_t n;
+
+    if (!v || !(comma = strchr(v, ',')) || len == 0)
+        return NULL;
+    n = i == 0 ? (size_t)(comma - v) : strlen(comma + 1);
+    if (n >= len)
+        return NULL;
+    memcpy(buf, i == 0 ? v : comma + 1, n);
+    buf[n] = '\0';
+    return buf;
+}

@@ -22,4 +22,8 @@ bool fab_test_peers_drop(int rank);
  * would make it, so a test reaches the limit with few rows on a busy machine. */
 void fab_test_fsize(const char *point);
 
+/* FABRICBENCH_TEST_FABRIC=A,B: the fabric counters' readings (net/fabcount.h) come from the
+ * fixture trees A and B in turn (A at a window's start, B at its end) instead of this host, so
+ * the tests see counters grow; NULL when unset, else the i-th root (0 or 1) in buf. */
+const char *fab_test_fabric_root(int i, char *buf, unsigned len);
 #endif

@@ -32,9 +32,10 @@ static double fab_coll_expect(const fab_kctx_t *ctx, size_t i, int from, uint32_
     for (int k = 1; k < ctx->size; k++) {
         double v = fab_coll_value(k, i, seed);
 
-        r = ctx->dtype.op_id == FAB_OP_SUM   ? r + v
-            : ctx->dtype.op_id == FAB_OP_MAX ? (v > r ? v : r)
-                                             : (v < r ? v : r);
+        r = ctx->dtype.op_id == FAB_OP_SUM    ? r + v
+            : ctx->dtype.op_id == FAB_OP_PROD ? r * v
+            : ctx->dtype.op_id == FAB_OP_MAX  ? (v > r ? v : r)
+                                              : (v < r ? v : r);
     }
     return r;
 }

@@ -48,6 +48,7 @@ typedef struct fab_kctx {
     int root;           /* collectives with a root: -1 rotates (iteration i uses i % size) */
     uint64_t iteration; /* counts iterate() calls, for rotating roots */
     bool nonblocking;   /* collectives: --nonblocking (MPI_Iallreduce and friends) */
+    bool inplace;       /* collectives with kcoll.inplace: MPI_IN_PLACE, the data in rbuf */
     double compute_s;   /* seconds of synthetic compute between start and wait */
     const char *netdev; /* the network interface of --fabric on this host ("" none): the
                          * socket kernels' default address (sock/sock.h) */

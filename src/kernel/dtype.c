@@ -97,6 +97,7 @@ void fab_h16_reduce(const void *in, void *inout, int n, bool bf16, int op)
         float y = bf16 ? fab_bf16_to_f32(b[i]) : fab_f16_to_f32(b[i]);
         /* fmaxf and fminf would drop a NaN; a diverged gradient must stay visible */
         float r = op == FAB_OP_SUM       ? x + y
+                  : op == FAB_OP_PROD    ? x * y
                   : isnan(x) || isnan(y) ? NAN
                   : op == FAB_OP_MAX     ? fmaxf(x, y)
                                          : fminf(x, y);
@@ -121,6 +122,11 @@ static void fab_bf16_min(void *in, void *io, int *n, MPI_Datatype *t)
     (void)t;
     fab_h16_reduce(in, io, *n, true, FAB_OP_MIN);
 }
+static void fab_bf16_prod(void *in, void *io, int *n, MPI_Datatype *t)
+{
+    (void)t;
+    fab_h16_reduce(in, io, *n, true, FAB_OP_PROD);
+}
 static void fab_f16_sum(void *in, void *io, int *n, MPI_Datatype *t)
 {
     (void)t;
@@ -135,6 +141,12 @@ static void fab_f16_min(void *in, void *io, int *n, MPI_Datatype *t)
 {
     (void)t;
     fab_h16_reduce(in, io, *n, false, FAB_OP_MIN);
+}
+
+static void fab_f16_prod(void *in, void *io, int *n, MPI_Datatype *t)
+{
+    (void)t;
+    fab_h16_reduce(in, io, *n, false, FAB_OP_PROD);
 }
 
 /* FABRICBENCH_TEST_WRONG_OP=1: a sum that is off by one in the first element of every call,
@@ -181,9 +193,10 @@ void fab_dtype_from_mpi(MPI_Datatype t, fab_dtype_t *dt)
 
 fab_status_t fab_dtype_init(int id, int op, bool wrong_sum, fab_dtype_t *dt)
 {
-    static const MPI_Op native[] = {MPI_SUM, MPI_MAX, MPI_MIN};
-    MPI_User_function *const h16[2][3] = {{fab_f16_sum, fab_f16_max, fab_f16_min},
-                                          {fab_bf16_sum, fab_bf16_max, fab_bf16_min}};
+    static const MPI_Op native[] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD};
+    MPI_User_function *const h16[2][4] = {
+        {fab_f16_sum, fab_f16_max, fab_f16_min, fab_f16_prod},
+        {fab_bf16_sum, fab_bf16_max, fab_bf16_min, fab_bf16_prod}};
     MPI_Datatype t = id == FAB_DT_FLOAT64    ? MPI_DOUBLE
                      : id == FAB_DT_INT32    ? MPI_INT
                      : id == FAB_DT_BFLOAT16 ? fab_h16_mpi(true)
@@ -295,7 +308,7 @@ const char *fab_dtype_arithmetic(int id)
 
 const char *fab_op_name(int op)
 {
-    static const char *const names[] = {"sum", "max", "min"};
+    static const char *const names[] = {"sum", "max", "min", "prod"};
 
-    return op >= 0 && op <= FAB_OP_MIN ? names[op] : "unknown";
+    return op >= 0 && op <= FAB_OP_PROD ? names[op] : "unknown";
 }

@@ -13,7 +13,7 @@
 
 /* Element types (--dtype, in the order of its choice list) and operations (--op). */
 enum { FAB_DT_FLOAT32, FAB_DT_FLOAT64, FAB_DT_INT32, FAB_DT_BFLOAT16, FAB_DT_FLOAT16 };
-enum { FAB_OP_SUM, FAB_OP_MAX, FAB_OP_MIN };
+enum { FAB_OP_SUM, FAB_OP_MAX, FAB_OP_MIN, FAB_OP_PROD };
 
 typedef struct fab_dtype {
     int id;

@@ -45,6 +45,7 @@ struct fab_kcoll {
     bool uses_op;   /* --op applies */
     bool uses_root; /* --root applies */
     bool no_sizes;  /* one row of 0 bytes, whatever -m says (barrier) */
+    bool inplace;   /* has an in-place variant (ctx->inplace, --inplace) */
 };
 
 /* Columns of its own (fab_kcol_t, kernel/kcol.h), what fills them, and its text table. */

@@ -169,7 +169,7 @@ void fab_arrival_summary(const fab_arrival_t *a, double call_s, fab_late_t *out)
     size_t m = 0;
     double *v;
 
-    out->rank = -1;
+    out->rank = out->straggler = -1;
     out->share = out->p50 = out->p99 = out->explains = NAN;
     if (!a || !a->last || a->calls == 0)
         return;

@@ -55,6 +55,7 @@ void fab_arrival_add(fab_arrival_t *a, int rank, double late_s);
 typedef struct fab_late {
     int rank;
     double share, p50, p99, explains;
+    int straggler; /* a row's straggler_rank: rank when fab_late_names, else -1 */
 } fab_late_t;
 void fab_arrival_summary(const fab_arrival_t *a, double call_s, fab_late_t *out);
 /* Whether a row names its straggler: last in at least FAB_STRAGGLER_SHARE of the calls, and its

@@ -360,6 +360,8 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     double comm_mean = NAN;
     uint64_t iters = 0, warm = 0;
     fab_cpu_mark_t cpu0, cpu1;
+    static fab_fc_mark_t f0, f1; /* large: one pair for the process (one thread measures) */
+    static fab_fc_acc_t fc;
     fab_load_t load = {0, 0};
     double kc0[FAB_KCOL_MAX], kc1[FAB_KCOL_MAX], kc[FAB_KCOL_MAX], first[FAB_KCOL_MAX];
     fab_status_t st;
@@ -381,10 +383,12 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     m->own_n = 0;
     /* The timed blocks between marks of the kernel's counters and the CPU's time. */
     fab_kc_mark(m->k, ctx, m->state, kc0);
+    fab_fc_mark(&f0, m->node_sampler);
     fab_cpu_mark(&cpu0, m->node_sampler);
     if (st == FAB_OK)
         st = fab_timed_blocks(m, bytes, &iters, &load);
     fab_cpu_mark(&cpu1, m->node_sampler);
+    fab_fc_mark(&f1, m->node_sampler);
     fab_kc_mark(m->k, ctx, m->state, kc1);
     for (int j = 0; j < FAB_KCOL_MAX; j++)
         kc[j] = first[j] = NAN;
@@ -395,6 +399,10 @@ fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
     }
     if (st == FAB_OK)
         st = fab_row_cpu(row, ctx, &cpu0, &cpu1, &load);
+    fab_fc_acc_init(&fc);
+    fab_fc_add(&fc, &f0, &f1);
+    if (st == FAB_OK)
+        st = fab_row_fabric(row, ctx, &fc);
     if (st == FAB_OK)
         st = fab_row_stall(row, ctx, fab_watch_take_stall());
     if (st == FAB_OK)
@@ -436,9 +444,11 @@ fab_status_t fab_measure_init(fab_measure_t *m, const fab_measopts_t *mopt, cons
     {
         fab_straggle_t sg;
         char err[256];
+        int me = -1;
 
+        MPI_Comm_rank(MPI_COMM_WORLD, &me); /* --straggle names a world rank */
         if (fab_straggle_parse(mopt->straggle, &sg, err, sizeof(err)) == FAB_OK && sg.rank >= 0 &&
-            sg.rank == fab_comm_world_rank(ctx->comm, ctx->rank))
+            sg.rank == me)
             m->straggle_s = sg.delay_s;
     }
     {

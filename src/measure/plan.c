@@ -135,6 +135,7 @@ fab_status_t fab_plan_ctx(const fab_kinst_t *ki, const fab_measopts_t *mopt,
     ctx->streams = 1;
     ctx->root = mopt->root;
     ctx->nonblocking = mopt->nonblocking && k->kind == FAB_KIND_COLLECTIVE;
+    ctx->inplace = ki->inplace && coll->inplace;
     ctx->netdev = nopt->netdev ? nopt->netdev : "";
     ctx->axis = k->axis ? ki->axis : NAN;
     st = fab_dtype_init(mopt->dtype, mopt->op, fab_test_wrong_op(), &ctx->dtype);

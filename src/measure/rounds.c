@@ -36,6 +36,7 @@ typedef struct fab_size_run {
     fab_load_t load;               /* the node's runnable tasks at its blocks' ends (sampler) */
     double kc[FAB_KCOL_MAX];       /* the kernel's counters over its blocks (fab_kc_add) */
     double kc_first[FAB_KCOL_MAX]; /* its totals at the first block's start */
+    fab_fc_acc_t fc;               /* the fabric's counters over its blocks (sampler) */
     fab_acc_t acc;                 /* rank 0 */
     uint64_t *slow;                /* rank 0 with more than one timer: per-rank slowest counts */
     fab_arrival_t arr;             /* rank 0 of a collective: who arrived last (arrival.h) */
@@ -52,6 +53,7 @@ struct fab_rounds {
     fab_size_run_t *s;
     fab_adapt_t *ad; /* rank 0: one per size */
     bool *in_round;
+    unsigned *nblocks_before; /* each size's blocks at the round's start (fab_rounds_fabric) */
     double *share;
     double *scratch;    /* FAB_BLOCK samples: a block's, sorted for its median */
     uint64_t *own_slow; /* m->slow_count as fab_measure_init made it (restored after use) */
@@ -76,9 +78,10 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
     r->s = calloc((size_t)r->n, sizeof(*r->s));
     r->ad = calloc((size_t)r->n, sizeof(*r->ad));
     r->in_round = calloc((size_t)r->n, sizeof(*r->in_round));
+    r->nblocks_before = calloc((size_t)r->n, sizeof(*r->nblocks_before));
     r->share = calloc((size_t)r->n, sizeof(*r->share));
     r->scratch = root ? malloc(sizeof(double) * FAB_BLOCK) : NULL;
-    if (!r->s || !r->ad || !r->in_round || !r->share || (root && !r->scratch))
+    if (!r->s || !r->ad || !r->in_round || !r->nblocks_before || !r->share || (root && !r->scratch))
         return FAB_ERR_NOMEM;
     fab_watch_take_stall(); /* a stall before the kernel's rounds is none of its sizes' */
     for (int i = 0; i < r->n; i++) {
@@ -90,6 +93,7 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
         s->cpu.node = s->cpu.steal = m->node_sampler;
         for (int j = 0; j < FAB_KCOL_MAX; j++)
             s->kc[j] = s->kc_first[j] = NAN;
+        fab_fc_acc_init(&s->fc);
         /* the floor's blocks: one for a kernel whose row is one block by design */
         fab_adapt_init(&r->ad[i], m->mopt->precision_pct / 100.0,
                        fab_kbudget(k)->whole_block ? 1 : FAB_ADAPT_MIN_BLOCKS, FAB_ROUND_BLOCK_S);
@@ -124,6 +128,7 @@ void fab_rounds_free(fab_rounds_t *r)
     free(r->s);
     free(r->ad);
     free(r->in_round);
+    free(r->nblocks_before);
     free(r->share);
     free(r->scratch);
     free(r);
@@ -410,10 +415,24 @@ void fab_rounds_close(fab_rounds_t *r, bool hard)
         }
 }
 
+/* The fabric's counters around a round (not each block: an RDMA port's counters are device
+ * queries, too slow for 5 ms blocks): their growth goes to every size that had a block in it. */
+static void fab_rounds_fabric(fab_rounds_t *r, const fab_fc_mark_t *a, const unsigned *before)
+{
+    static fab_fc_mark_t b; /* large: one for the process (one thread measures) */
+
+    fab_fc_mark(&b, r->m->node_sampler);
+    for (int i = 0; i < r->n; i++)
+        if (r->s[i].nblocks != before[i])
+            fab_fc_add(&r->s[i].fc, a, &b);
+}
+
 /* One round: every open size, in order, one block. */
 fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns, uint64_t cap_ns,
                             int later, fab_pace_t *pace)
 {
+    static fab_fc_mark_t fa; /* the round's start (one thread measures) */
+    unsigned *before = r->nblocks_before;
     double guess = 0.0;
     size_t gbytes = 0;
 
@@ -427,6 +446,9 @@ fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns
         fab_rounds_close(r, r->pace.hard);
     if (r->m->ctx->rank == 0)
         fab_adapt_schedule(r->ad, (size_t)r->n, left_s, r->in_round, r->share);
+    for (int i = 0; i < r->n; i++)
+        before[i] = r->s[i].nblocks;
+    fab_fc_mark(&fa, r->m->node_sampler);
     for (int i = 0; i < r->n; i++) {
         fab_size_run_t *s = &r->s[i];
         fab_status_t st;
@@ -451,6 +473,7 @@ fab_status_t fab_rounds_one(fab_rounds_t *r, double left_s, uint64_t deadline_ns
         guess = s->per_iter;
         gbytes = s->bytes;
     }
+    fab_rounds_fabric(r, &fa, before);
     if (r->m->ctx->rank == 0)
         *pace = fab_rounds_pace(r, r->n - 1);
     return FAB_OK;
@@ -499,6 +522,8 @@ fab_status_t fab_rounds_fill_row(fab_rounds_t *r, int i, fab_status_t stop, fab_
     zero.node = s->cpu.node;
     zero.steal = s->cpu.steal;
     st = fab_row_cpu(row, m->ctx, &zero, &s->cpu, &s->load);
+    if (st == FAB_OK)
+        st = fab_row_fabric(row, m->ctx, &s->fc);
     if (st == FAB_OK)
         st = fab_row_stall(row, m->ctx, s->stall);
     if (st == FAB_OK) {

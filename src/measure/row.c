@@ -11,6 +11,7 @@
 #include "core/text.h"
 #include "kernel/traits.h"
 #include "measure/row.h"
+#include "measure/row_int.h"
 
 int fab_comm_world_rank(MPI_Comm comm, int r)
 {
@@ -30,17 +31,21 @@ void fab_row_clear(fab_row_t *row)
     memset(row, 0, sizeof(*row));
     row->validation_errors = -1;
     row->slowest_rank = -1;
-    row->late.rank = row->straggler_rank = -1;
+    row->late.rank = row->late.straggler = -1;
     row->late.share = row->late.p50 = row->late.p99 = row->late.explains = NAN;
     row->cpu_rank_max_rank = -1;
     row->ci_pct = row->blocks_ci_pct = NAN;
     row->cpu_steal_pct = row->runnable_per_cpu = row->ctxsw_per_s = NAN;
-    row->osu_avg = row->imb_tmin = row->imb_tmax = NAN;
+    row->osu_avg = row->imb_tmin = row->imb_tmax = row->rank0_avg = NAN;
     row->target_met = -1;
     row->line_rate_gbps = NAN;
     row->dtype = row->op = -1;
     for (int j = 0; j < FAB_KCOL_MAX; j++)
         row->kc[j] = NAN;
+    for (int k = 0; k < FAB_FC_N; k++)
+        row->fab.grew[k] = NAN;
+    row->fab.netrx_pct = NAN;
+    row->fab.netrx_cpu = -1;
 }
 
 void fab_kc_mark(const fab_kernel_t *k, const fab_kctx_t *ctx, void *state, double *c)
@@ -228,6 +233,7 @@ fab_status_t fab_row_peers(fab_row_t *row, const fab_kctx_t *ctx, double mine)
     row->imb_tmax = out[0];
     row->imb_tmin = -out[1];
     row->osu_avg = out[2] / out[3];
+    row->rank0_avg = mine;
     return FAB_OK;
 }
 
@@ -348,7 +354,7 @@ static void fab_row_late(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t
     named = fab_late_names(&row->late);
     if (row->late.rank >= 0) /* the kernel's rank as the world's */
         row->late.rank = fab_comm_world_rank(ctx->comm, row->late.rank);
-    row->straggler_rank = named ? row->late.rank : -1;
+    row->late.straggler = named ? row->late.rank : -1;
 }
 
 void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, fab_acc_t *acc,
@@ -443,6 +449,7 @@ void fab_row_notes_add(fab_row_notes_t *n, const fab_kinst_t *ki, const fab_row_
         if (r->cpu_rank_min_pct < n->idle_min)
             n->idle_min = r->cpu_rank_min_pct;
     }
+    fab_row_notes_fabric(n, ki->k, r);
     if (r->stall_s > 0) {
         fab_row_notes_size(n->stall_sizes, sizeof(n->stall_sizes), &n->stall_len, n->stall_rows++,
                            r->bytes);
@@ -491,6 +498,7 @@ bool fab_row_notes_report(const fab_row_notes_t *n, const fab_kernel_t *k)
                  "stall_s",
                  k->name, n->stall_rows, n->stall_rows == 1 ? "" : "s", n->stall_sizes,
                  n->stall_len >= sizeof(n->stall_sizes) ? "..." : "", n->stall_max);
+    fab_row_notes_fabric_report(n, k);
     if (n->bad > 0 && k->kind == FAB_KIND_COLLECTIVE)
         FAB_ERROR("kernel '%s': %ld elements differed from the expected result, counted over all "
                   "ranks (the first on each rank is named above)",

@@ -17,6 +17,7 @@
 #include "measure/cpuload.h"
 #include "measure/quality.h"
 #include "measure/stats.h"
+#include "net/fabcount.h"
 
 typedef struct fab_row {
     uint64_t bytes;
@@ -37,8 +38,7 @@ typedef struct fab_row {
     double comm_time;       /* --overlap-compute: the same call without compute, s; else NaN */
     double overlap_pct;     /* how much of that the compute hid, 0..100; else NaN */
     double slowest_share;   /* the share of iterations it was slowest in */
-    fab_late_t late;        /* arrivals (measure/arrival.h; rank: the world's, -1 none), s */
-    int straggler_rank;     /* late.rank when fab_late_names, else -1 */
+    fab_late_t late;        /* arrivals (measure/arrival.h); ranks the world's, -1 none; times s */
     double line_pct;        /* Gb/s (collectives: busbw) / the port's data rate, %; else NaN */
     double line_rate_gbps;  /* that data rate (both ways for a duplex kernel), Gb/s; NaN none */
     int dtype, op;       /* the run's element type and reduction (FAB_DT_*, FAB_OP_*); -1 unknown */
@@ -67,21 +67,21 @@ typedef struct fab_row {
     double regime_level[FAB_REGIME_MAX]; /* their medians, reported time (s), ascending */
     double regime_share[FAB_REGIME_MAX]; /* fraction of the blocks in each */
     unsigned nblock_medians;
-    double block_median[FAB_ADAPT_MAX_BLOCKS]; /* reported time (s), in round order */
-    double osu_avg, imb_tmin, imb_tmax;        /* the peers' times, s (fab_row_peers); NaN: none */
+    double block_median[FAB_ADAPT_MAX_BLOCKS];     /* reported time (s), in round order */
+    double osu_avg, imb_tmin, imb_tmax, rank0_avg; /* peers' (fab_row_peers), rank 0's, s; NaN */
     char component[32];      /* the kernel's ctx->component (descriptor.h) on its rank 0 */
+    fab_fc_row_t fab;        /* the fabric's counters over its blocks (fab_row_fabric) */
     double kc[FAB_KCOL_MAX]; /* its COUNTER, GAUGE columns over the blocks (fab_row_kcol) */
     int stop_status; /* not a column: the rounds' stop request (fab_status_t) for rank 0; 0 none */
 } fab_row_t;
 
 /* An empty row: zeros, and "none" where there is one (-1 ranks, validation, target; NaN). */
 void fab_row_clear(fab_row_t *row);
-/* After the statistics (row->t, bytes, iters, iter_time): the rates, algbw/busbw and overlap.
+/* After the statistics (row->t, bytes, iters, iter_time): the rates, algbw/busbw and overlap;
  * comm_mean: --overlap-compute's reference time of the call alone, s (NaN without). */
 void fab_row_rates(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, double comm_mean);
-/* Rank 0 of the kernel, after a policy's timed samples acc (of iters iterations): the statistics,
- * the median's interval (ci_pct), iter_time, fab_row_rates, the rank slowest in most of them
- * (slow: per-rank counts; NULL: one timer, none) and who arrived last (arr; NULL: not kept). */
+/* Rank 0 of the kernel, after a policy's timed samples acc (iters of them): statistics, ci_pct,
+ * iter_time, rates, the slowest rank (slow; NULL: none) and who arrived last (arr; NULL: none). */
 void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, fab_acc_t *acc,
                      uint64_t iters, double comm_mean, const uint64_t *slow,
                      const fab_arrival_t *arr);
@@ -102,8 +102,10 @@ const fab_quality_tally_t *fab_row_tally(void);
 fab_status_t fab_row_stall(fab_row_t *row, const fab_kctx_t *ctx, double mine);
 /* OSU's avg (IMB's t_avg), IMB's t_min, t_max (docs/METRICS.md) into row on rank 0 of ctx->comm:
  * the mean, least and largest of the ranks' own means per iteration (mine: this rank's, in the
- * time columns' units, s; NaN where it does not time), reduced once (collective). */
+ * time columns' units, s; NaN where it does not time; rank 0's own: rank0_avg), reduced once. */
 fab_status_t fab_row_peers(fab_row_t *row, const fab_kctx_t *ctx, double mine);
+/* The fabric counters (acc: the node sampler's) into row->fab on rank 0 (collective). */
+fab_status_t fab_row_fabric(fab_row_t *row, const fab_kctx_t *ctx, const fab_fc_acc_t *acc);
 /* The kernel's counters hook now: c[FAB_KCOL_MAX], NaN for what it does not count. */
 void fab_kc_mark(const fab_kernel_t *k, const fab_kctx_t *ctx, void *state, double *c);
 /* Add the window a..b to sum: counters their difference, gauges b's value, totals b minus
@@ -122,8 +124,7 @@ fab_status_t fab_row_counters(fab_row_t *row, const fab_kernel_t *k, const fab_k
 /* Column j of ki's kernel's kcols in a finished row: counters and gauges as gathered, the
  * instance's axis value, or the derive hook; NaN where none. */
 double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j);
-/* What rank 0 notes about a kernel's rows, to say at its end: validation errors, rows whose
- * times include waiting for a core or a stall that resumed. */
+/* What rank 0 notes of a kernel's rows to say at its end (fab_row_notes_report). */
 typedef struct fab_row_notes {
     long bad;         /* wrong bytes or elements, all rows */
     int idle_rows;    /* rows in which a rank ran less than FAB_DISTURB_CPU_PCT of the time */
@@ -138,13 +139,12 @@ typedef struct fab_row_notes {
     int low_rows, implausible_rows, invalid_rows;
     char low_sizes[256], implausible_sizes[160], invalid_sizes[160];
     size_t low_len, implausible_len, invalid_len;
+    fab_fc_notes_t fab; /* the fabric's counters (measure/row_fabric.c) */
 } fab_row_notes_t;
-
 void fab_row_notes_init(fab_row_notes_t *n);
 void fab_row_notes_add(fab_row_notes_t *n, const fab_kinst_t *ki, const fab_row_t *r);
 /* Say what the notes hold (warnings; an error for wrong data). Returns whether data was
  * wrong (the kernel then ends with FAB_ERR_VALIDATION). */
 bool fab_row_notes_report(const fab_row_notes_t *n, const fab_kernel_t *k);
-int fab_comm_world_rank(MPI_Comm comm, int r); /* the world rank of rank r of comm */
 
 #endif

@@ -500,6 +500,7 @@ static fab_status_t fab_inv_scan_nets(const char *root, fab_inventory_t *inv, ch
             break;
         }
         fab_inv_scan_netif(root, l.v[i], &inv->net[inv->nnet], why, sizeof(why));
+        fab_inv_scan_queues(root, &inv->net[inv->nnet]);
         if (why[0]) {
             size_t u = strlen(unknown_speed);
 

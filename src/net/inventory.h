@@ -54,6 +54,12 @@ typedef struct fab_netif {
     char operstate[16]; /* "up", "down", "unknown" */
     bool loopback;
     char rdma_dev[64]; /* the RDMA device it backs ("" none) */
+    /* Its receive path (net/inventory_queues.c): queues/rx-N and tx-N (-1 unknown), their
+     * rps_cpus and xps_cpus masks (one hex mask when all agree, else "mixed: A,B"; "0": off;
+     * "" unknown), and its IRQs (/proc/interrupts names with the interface or its PCI address)
+     * as "IRQ:smp_affinity_list" (the first ones; nirqs all of them). */
+    int rx_queues, tx_queues, nirqs;
+    char rps_cpus[64], xps_cpus[64], irqs[192];
 } fab_netif_t;
 
 typedef struct fab_inventory {
@@ -68,6 +74,8 @@ typedef struct fab_inventory {
 
 /* Read the inventory under sysroot (NULL or "" : "/"). A missing class/infiniband is not an
  * error (no RDMA devices); an unreadable sysroot is (FAB_ERR_IO, exit 3; err says which path). */
+/* An interface's queues, RPS/XPS masks and IRQ affinity under root (inventory_queues.c). */
+void fab_inv_scan_queues(const char *root, fab_netif_t *n);
 fab_status_t fab_inventory_scan(const char *sysroot, fab_inventory_t *inv, char *err,
                                 size_t errlen);
 /* The inventory as one JSON object (stable key order; the golden tests compare it exactly),

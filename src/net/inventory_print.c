@@ -127,6 +127,17 @@ void fab_inventory_json(const fab_inventory_t *inv, FILE *f)
         fprintf(f, ",\n      \"loopback\": %s", n->loopback ? "true" : "false");
         fputs(",\n      \"rdma_device\": ", f);
         fab_inv_json_str_or_null(f, n->rdma_dev);
+        fputs(",\n      \"rx_queues\": ", f);
+        fab_inv_json_int_or_null(f, n->rx_queues, n->rx_queues >= 0);
+        fputs(",\n      \"tx_queues\": ", f);
+        fab_inv_json_int_or_null(f, n->tx_queues, n->tx_queues >= 0);
+        fputs(",\n      \"rps_cpus\": ", f);
+        fab_inv_json_str_or_null(f, n->rps_cpus);
+        fputs(",\n      \"xps_cpus\": ", f);
+        fab_inv_json_str_or_null(f, n->xps_cpus);
+        fprintf(f, ",\n      \"irqs\": %d", n->nirqs);
+        fputs(",\n      \"irq_affinity\": ", f);
+        fab_inv_json_str_or_null(f, n->irqs);
         fputs("\n    }", f);
     }
     fputs(inv->nnet ? "\n  ],\n  \"note\": " : "],\n  \"note\": ", f);
@@ -146,6 +157,28 @@ static void fab_inv_gbps(char *buf, size_t len, double v)
         fab_inv_copy(buf, len, "unknown");
     else
         snprintf(buf, len, "%.4g", v);
+}
+
+/* The interfaces' receive path (queues, RPS/XPS masks, IRQs and their CPUs), then the notes. */
+static void fab_inventory_text_queues(const fab_inventory_t *inv, FILE *f)
+{
+    fputs("Receive path (queues, RPS/XPS CPU masks, IRQ:CPUs):\n", f);
+    fprintf(f, "  %-16s %-4s %-4s %-10s %-10s %s\n", "name", "rxq", "txq", "rps", "xps", "irqs");
+    for (int i = 0; i < inv->nnet; i++) {
+        const fab_netif_t *n = &inv->net[i];
+        char rxq[16] = "?", txq[16] = "?";
+
+        if (n->loopback)
+            continue;
+        if (n->rx_queues >= 0)
+            snprintf(rxq, sizeof(rxq), "%d", n->rx_queues);
+        if (n->tx_queues >= 0)
+            snprintf(txq, sizeof(txq), "%d", n->tx_queues);
+        fprintf(f, "  %-16s %-4s %-4s %-10s %-10s %d%s%s%s\n", n->name, rxq, txq,
+                fab_inv_or(n->rps_cpus, "?"), fab_inv_or(n->xps_cpus, "?"), n->nirqs,
+                n->irqs[0] ? " (" : "", n->irqs, n->irqs[0] ? (n->nirqs > 8 ? " ...)" : ")") : "");
+    }
+    fprintf(f, "Notes: %s\n", inv->note[0] ? inv->note : "everything listed was determined");
 }
 
 void fab_inventory_text(const fab_inventory_t *inv, FILE *f)
@@ -226,7 +259,7 @@ void fab_inventory_text(const fab_inventory_t *inv, FILE *f)
                 fab_inv_or(n->operstate, "unknown"), n->loopback ? "yes" : "no",
                 fab_inv_or(n->rdma_dev, "none"));
     }
-    fprintf(f, "Notes: %s\n", inv->note[0] ? inv->note : "everything listed was determined");
+    fab_inventory_text_queues(inv, f); /* and the notes */
 }
 
 int fab_inventory_command(const char *sysroot, bool json, FILE *out, FILE *errf)

@@ -68,6 +68,18 @@ static void fab_col_component(const fab_kernel_t *k, const fab_row_t *r, fab_val
     v->s = r->component; /* the row's own text, valid while the row is */
 }
 
+static void fab_col_error_port(const fab_kernel_t *k, const fab_row_t *r, fab_value_t *v)
+{
+    (void)k;
+    v->s = r->fab.err_port; /* the row's own text, valid while the row is */
+}
+
+static void fab_col_signals(const fab_kernel_t *k, const fab_row_t *r, fab_value_t *v)
+{
+    (void)k;
+    v->s = r->fab.signals;
+}
+
 /* In file order: the HDF5 table's datasets, JSON Lines' and CSV's fields follow it. */
 static const fab_column_t fab_columns_base[] = {
     {"bytes", "bytes", FAB_COL_U64, "message size", ROW(bytes), 'u', 1, NULL},
@@ -164,8 +176,8 @@ static const fab_column_t fab_columns_base[] = {
      "\"\" for other kernels",
      0, 'f', 1, fab_col_type},
     {"redop", "name", FAB_COL_STR,
-     "collectives: the reduction (sum, max, min), none for those without one; \"\" for other "
-     "kernels",
+     "collectives: the reduction (sum, max, min, prod), none for those without one; \"\" for "
+     "other kernels",
      0, 'f', 1, fab_col_redop},
 };
 #define FAB_NBASE ((int)(sizeof(fab_columns_base) / sizeof(fab_columns_base[0])))
@@ -212,6 +224,47 @@ static const fab_column_t fab_columns_tail[] = {
      "component of their window (ucx, rdma, pt2pt, sm; unknown when Open MPI does not say); \"\" "
      "for other kernels",
      0, 'f', 1, fab_col_component},
+    /* The fabric's counters over the row (net/fabcount.h, docs/METRICS.md "Fabric counters") */
+    {"fabric_ports", "count", FAB_COL_I64,
+     "RDMA ports and Ethernet interfaces whose counters were read, summed over the nodes (0: "
+     "none, the fabric columns NaN)",
+     ROW(fab.ports), 'i', 1, NULL},
+    {"fabric_pause_frames", "count", FAB_COL_F64,
+     "pause frames (802.3x and PFC, received and sent) the nodes' Ethernet ports counted during "
+     "the row, summed over nodes (the driver's ethtool statistics); NaN none",
+     ROW(fab.grew[FAB_FC_PAUSE]), 'd', 1, NULL},
+    {"fabric_cnp", "count", FAB_COL_F64,
+     "RoCE congestion notification packets sent and handled during the row (hw_counters "
+     "np_cnp_sent + rp_cnp_handled), summed over nodes; NaN none",
+     ROW(fab.grew[FAB_FC_CNP]), 'd', 1, NULL},
+    {"fabric_ecn_marked", "count", FAB_COL_F64,
+     "packets received ECN-marked during the row (np_ecn_marked_roce_packets, rx_ecn_mark), "
+     "summed over nodes; NaN none",
+     ROW(fab.grew[FAB_FC_ECN]), 'd', 1, NULL},
+    {"fabric_xmit_wait", "count", FAB_COL_F64,
+     "InfiniBand port_xmit_wait ticks during the row (data to send, no credit), summed over "
+     "nodes; NaN none",
+     ROW(fab.grew[FAB_FC_XMIT_WAIT]), 'd', 1, NULL},
+    {"fabric_seq_err", "count", FAB_COL_F64,
+     "RDMA out_of_sequence, packet_seq_err and local_ack_timeout_err during the row, summed over "
+     "nodes; NaN none",
+     ROW(fab.grew[FAB_FC_SEQ]), 'd', 1, NULL},
+    {"fabric_port_errors", "count", FAB_COL_F64,
+     "link and packet errors during the row (symbol_error, link_downed, port_rcv_errors, CRC "
+     "...), summed over nodes; NaN none",
+     ROW(fab.grew[FAB_FC_ERRORS]), 'd', 1, NULL},
+    {"fabric_error_port", "name", FAB_COL_STR,
+     "host:port whose error counters grew most during the row; \"\" none", 0, 'f', 1,
+     fab_col_error_port},
+    {"fabric_signals", "name", FAB_COL_STR,
+     "what grew during the row: pause, cnp, ecn, seq, errors (comma-separated); \"\" none", 0, 'f',
+     1, fab_col_signals},
+    {"netrx_top_cpu_pct", "%", FAB_COL_F64,
+     "share of the receive softirqs (/proc/softirqs NET_RX) the busiest CPU handled, the node "
+     "where it is highest, %; NaN below 1000 softirqs",
+     ROW(fab.netrx_pct), 'd', 1, NULL},
+    {"netrx_top_cpu", "cpu", FAB_COL_I64, "that CPU's number; -1 unknown", ROW(fab.netrx_cpu), 'i',
+     1, NULL},
     /* Arrivals (docs/METRICS.md "Stragglers: arrival skew") */
     {"late_rank", "rank", FAB_COL_I64,
      "collectives: the rank that entered the call last in most iterations (the arrival "
@@ -231,7 +284,7 @@ static const fab_column_t fab_columns_tail[] = {
     {"straggler_rank", "rank", FAB_COL_I64,
      "late_rank when it entered last in at least half the iterations and its lateness explains "
      "at least half the time (the table's warning names it); -1 none",
-     ROW(straggler_rank), 'i', 1, NULL},
+     ROW(late.straggler), 'i', 1, NULL},
 };
 #define FAB_NTAIL ((int)(sizeof(fab_columns_tail) / sizeof(fab_columns_tail[0])))
 

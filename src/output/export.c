@@ -148,6 +148,8 @@ static fab_status_t fab_export_row(void *arg, const fab_kinst_t *ki, const fab_r
 
             fab_kernel_variant(k, ki->axis, variant, sizeof(variant), true);
             fab_jw_str(&j, "variant", variant);
+        } else if (ki->inplace) { /* the in-place instance (--inplace), as its kernel record */
+            fab_jw_str(&j, "variant", FAB_VARIANT_INPLACE);
         }
         fab_jw_str(&j, "kind", fab_kind_name(k->kind));
         fab_jsonrec_columns(&j, ki, r);

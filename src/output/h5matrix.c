@@ -46,6 +46,7 @@ static herr_t fab_h5m_verdict(hid_t g, const fab_matrix_t *m)
     if (!lines)
         return -1;
     fab_h5_attr_str(g, "verdict", v->nsuspects ? "suspects" : "healthy");
+    fab_h5_attr_str(g, "fabric_error_port", m->err_port); /* "" none */
     fab_h5_attr_f64(g, "bw_median_MBps", v->bw_median);
     fab_h5_attr_f64(g, "lat_median_us", v->lat_median);
     fab_h5_attr_i64(g, "pairs_measured", v->npairs);

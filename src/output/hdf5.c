@@ -405,7 +405,7 @@ static fab_status_t fab_h5_kernel_begin(void *arg, const fab_kinst_t *ki, const 
     h->table = H5Gcreate2(h->kernel, "table", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     h->nrows = 0;
     {
-        char cols[1024] = "";
+        char cols[FAB_MAX_COLUMNS * 32] = ""; /* every name, comma-separated */
         hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk = 64;
         hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
 

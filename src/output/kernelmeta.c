@@ -107,6 +107,8 @@ void fab_kmeta_fill(fab_kmeta_t *m, const fab_kinst_t *ki, const fab_measopts_t 
         fab_kmeta_str(m, "variant", m->variant);
         fab_kmeta_str(m, "axis", fab_kmeta_axis_column(k));
     }
+    if (ki->inplace)
+        fab_kmeta_str(m, "variant", FAB_VARIANT_INPLACE);
     fab_kmeta_str(m, "summary", k->summary);
     fab_kmeta_str(m, "detail", detail);
     if (fab_kopts(k)->n > 0) {

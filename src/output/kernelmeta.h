@@ -36,6 +36,8 @@ typedef struct fab_kmeta {
  * kernel_begin gets them. */
 void fab_kmeta_fill(fab_kmeta_t *m, const fab_kinst_t *ki, const fab_measopts_t *mopt,
                     const int *pair, const fab_world_t *w, const char *detail, const char *policy);
+/* The variant of a collective's in-place instance (fab_kinst_t.inplace, --inplace). */
+#define FAB_VARIANT_INPLACE "--inplace on"
 /* A value of kernel k's axis option (fab_kernel_t.axis; an instance's is fab_kinst_t.axis):
  * "--streams 4", "--rate 2.5G" (with_option) or "4", "2.5G"; "" for a kernel without one. */
 void fab_kernel_variant(const fab_kernel_t *k, double value, char *buf, size_t len,

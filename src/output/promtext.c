@@ -25,7 +25,8 @@ typedef struct fab_prom_unit {
 
 static const fab_prom_unit_t fab_prom_units[] = {
     {"us", FAB_PROM "time_seconds", NULL, "_us", 1e-6,
-     "per-iteration time of a row in seconds (latency: one way; bw, bibw, msgrate: one window; "
+     "per-iteration time of a row in seconds (latency: one way for ping-pongs, whole for "
+     "one-sided operations and atomics; bw, bibw, msgrate: one window; "
      "collectives: one call, its slowest rank); statistic: the result file's column without "
      "_us (p50_us: p50)"},
     {"MB/s", FAB_PROM "bandwidth_bytes_per_second", NULL, "MBps", 1e6,

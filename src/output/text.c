@@ -342,9 +342,7 @@ static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_measop
         fab_out_text_line(f, "# %s: %s; compare with --dtype float32 for the cost",
                           fab_dtype_name(mopt->dtype), fab_dtype_arithmetic(mopt->dtype));
     if (mopt->straggle)
-        fab_out_text_line(f,
-                          "# straggle: %s injected (--straggle RANK:DELAY: that rank computes "
-                          "DELAY before each call)",
+        fab_out_text_line(f, "# straggle: %s injected (--straggle: RANK computes DELAY per call)",
                           mopt->straggle);
     if (mopt->nonblocking)
         fab_out_text_line(f, "# non-blocking: start, %s, wait%s",
@@ -386,7 +384,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
                           w->hosts[pair[1]], w->size > 2 ? "; other ranks wait idle" : "");
     else if (k->kind == FAB_KIND_COLLECTIVE)
         fab_out_text_line(f, "# ranks: all %d", w->size);
-    else
+    else if (k->rank_multiple == 2) /* else its own line says how its ranks pair (--pattern) */
         fab_out_text_line(f, "# ranks: %d (%d pairs: rank i sends to rank i+%d)", w->size,
                           w->size / 2, w->size / 2);
     if (k->ranks != FAB_RANKS_NODES)
@@ -404,9 +402,13 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
         fab_out_text_line(f, "# root: %s",
                           mopt->root < 0 ? "rotates (iteration i uses rank i mod ranks)"
                                          : "fixed (--root)");
-    if (k->kind == FAB_KIND_LATENCY)
-        fab_out_text_line(f, "# lat_us = loop mean (total time / iterations), one way; other *_us "
-                             "columns: per iteration, one way");
+    if (k->kind == FAB_KIND_LATENCY) /* a ping-pong halves its round trip, one-sided ops do not */
+        fab_out_text_line(
+            f, "# lat_us = loop mean (total time / iterations)%s",
+            fab_ktime_divisor(k) == 2.0
+                ? ", one way; other *_us columns: per iteration, one way (half the round trip)"
+                : "; other *_us columns: per iteration, whole (an operation and its completion, "
+                  "not halved)");
     fab_out_text_line(f,
                       "# percentiles: exact up to %ld samples per size, else from a histogram "
                       "(error <= 0.2%%%s)",

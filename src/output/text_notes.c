@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The notes under a table (output/text.h): which of its rows are INVALID (below the floor,
  * measure/adaptive.h) and which the machine disturbed, and by what (measure/quality.h); a row's
- * straggler (measure/arrival.h); a collective's average busbw. */
+ * straggler (measure/arrival.h); the collectives' average bus bandwidth. */
 #include <math.h>
 #include <stdio.h>
 
@@ -70,7 +70,7 @@ void fab_out_text_avg_busbw(FILE *f, double sum, int n)
 
 void fab_out_text_straggler(FILE *f, const fab_row_t *r, char *const *hosts, int nranks)
 {
-    int k = r->straggler_rank;
+    int k = r->late.straggler;
 
     if (k < 0)
         return;

@@ -168,8 +168,12 @@ void fab_out_text_verdict(FILE *f, const fab_kernel_t *k, const fab_matrix_t *m)
         fab_verdict_matrix(f, m, med);
     fab_verdict_worst(f, m, med);
     fab_verdict_retests(f, m);
+    if (m->err_port[0]) /* a port failing slowly: errors before the pairs slow down */
+        fab_out_text_line(f, "# fabric: error counters grew during the kernel on port %s (%s)",
+                          m->err_port, m->signals);
     if (v->nsuspects == 0) {
-        fprintf(f, "# verdict: healthy: %d slow pairs, no suspect\n", v->nslow);
+        fprintf(f, "# verdict: healthy: %d slow pairs, no suspect%s%s\n", v->nslow,
+                m->err_port[0] ? "; but errors grew on port " : "", m->err_port);
         return;
     }
     fab_out_text_line(

@@ -51,6 +51,9 @@ typedef struct fab_matrix {
     double line_MBps; /* the line rate the verdict used, 0 unknown */
     const fab_locate_t *verdict; /* NULL until the end */
     double bw_frac, lat_factor;  /* the thresholds in effect */
+    /* the fabric's counters over the kernel (measure/row.h fab_row_fabric): the port whose
+     * error counters grew most ("host:mlx5_0/1", "" none) and what grew ("pause,errors") */
+    char err_port[80], signals[40];
 } fab_matrix_t;
 
 #endif

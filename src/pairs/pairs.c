@@ -574,11 +574,13 @@ fab_status_t fab_run_pairs(const fab_world_t *w, const fab_launchopts_t *lopt,
                        "check the file --switches names");
     if (st == FAB_OK) {
         rounds = fab_sched_rounds((fab_sched_t)popt->schedule, P.n);
+        fab_pairs_fabric_mark(&P);
         if (w->rank == 0)
             fab_pairs_begin(&P, sinks, rounds);
         st = fab_pairs_rounds(&P, sinks, rounds, start);
         if (st == FAB_OK && popt->retest && popt->schedule != FAB_SCHED_SERIAL)
             st = fab_pairs_retests(&P, sinks);
+        st = st == FAB_OK ? fab_pairs_fabric(&P) : st;
         st = fab_pairs_end(&P, sinks, st, &verdict, agreed);
     }
     fab_locate_free(&verdict);

@@ -63,6 +63,11 @@ fab_status_t fab_pairs_measure(fab_pairs_t *P, MPI_Comm pc, int peer, fab_pair_r
  * else host names); FAB_ERR_CONFIG with msg when the file cannot be read. */
 fab_status_t fab_pairs_matrix_init(fab_pairs_t *P, char *msg, size_t len);
 void fab_pairs_matrix_free(fab_matrix_t *m);
+/* The fabric's counters around the kernel (pairs_setup.c): a reading on each host's first rank
+ * at its start; at its end the growth reduced to rank 0's matrix (err_port, signals;
+ * collective over the world). */
+void fab_pairs_fabric_mark(fab_pairs_t *P);
+fab_status_t fab_pairs_fabric(fab_pairs_t *P);
 /* An n x n matrix of NaN (NULL: out of memory). */
 double *fab_nan_matrix(int n);
 

@@ -11,8 +11,11 @@
 
 #include "core/log.h"
 #include "core/text.h"
+#include "core/watchdog.h"
 #include "kernel/traits.h"
 #include "measure/quality.h"
+#include "measure/row.h"
+#include "net/fabcount.h"
 #include "pairs/pairs.h"
 #include "pairs/pairs_int.h"
 #include "pairs/schedule.h"
@@ -282,4 +285,36 @@ void fab_pairs_matrix_free(fab_matrix_t *m)
     free(m->re_lat_p99);
     free(m->re_bw);
     free(m->re_line_pct);
+}
+
+static fab_fc_mark_t fab_pairs_fc0; /* the kernel's first reading (one kernel at a time) */
+
+void fab_pairs_fabric_mark(fab_pairs_t *P)
+{
+    fab_fc_mark(&fab_pairs_fc0, P->w->local_rank == 0);
+}
+
+fab_status_t fab_pairs_fabric(fab_pairs_t *P)
+{
+    static fab_fc_mark_t b;
+    static fab_fc_acc_t acc;
+    static fab_row_t row;
+    fab_kctx_t ctx;
+    fab_status_t st;
+
+    fab_fc_mark(&b, P->w->local_rank == 0);
+    fab_fc_acc_init(&acc);
+    fab_fc_add(&acc, &fab_pairs_fc0, &b);
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.comm = MPI_COMM_WORLD;
+    ctx.rank = P->w->rank;
+    ctx.size = P->w->size;
+    fab_row_clear(&row);
+    fab_watch_phase("reading the fabric's counters", P->k->name, 0, -1, 0);
+    st = fab_row_fabric(&row, &ctx, &acc);
+    if (st == FAB_OK && P->w->rank == 0) {
+        snprintf(P->m.err_port, sizeof(P->m.err_port), "%s", row.fab.err_port);
+        snprintf(P->m.signals, sizeof(P->m.signals), "%s", row.fab.signals);
+    }
+    return st;
 }

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -41,6 +42,15 @@ static const fab_opt_t fab_sock_options[] = {
      "paced UDP kernels: the payload rate the sender offers (iperf3 -u -b), 500M, 2.5G; a list "
      "(1G,2G,4G or 1G:8G) runs the kernel once per rate, so that loss shows where it starts",
      0, true, NULL},
+    {"pattern", 0, FAB_OPT_CHOICE, OFF(pattern), 0, 0, "pairs|incast", NULL, "pairs",
+     "streaming TCP kernels: pairs (rank i sends to rank i + P) or incast (many to one: the first "
+     "--receivers ranks receive, every other rank sends --streams connections to one of them, "
+     "round robin)",
+     0, false, NULL},
+    {"receivers", 0, FAB_OPT_INT, OFF(receivers), 1, 4096, "N", "ranks", "1",
+     "streaming TCP kernels, --pattern incast: the receiving ranks (the first N; at least one "
+     "sender each)",
+     0, false, NULL},
 };
 const fab_kopts_t fab_sock_kopts = {
     fab_sock_options, sizeof(fab_sock_options) / sizeof(fab_sock_options[0]), &fab_sock_opt};
@@ -137,8 +147,41 @@ fab_status_t fab_sock_read(fab_sock_link_t *l, int s, char *buf, size_t len)
 }
 
 /* count x len bytes on every stream, one direction; each call moves at most len bytes. */
+/* Who delivered what before the first sender finished (fab_sock_read_incast). */
+typedef struct fab_sock_share {
+    const int *owner;
+    int nown;
+    double *got;
+    bool taken;
+} fab_sock_share_t;
+
+static void fab_sock_share_take(fab_sock_share_t *sh, const fab_sock_link_t *l, const size_t *left,
+                                size_t want)
+{
+    int left_of[FAB_SOCK_MAX_STREAMS] = {0};
+
+    if (!sh || sh->taken)
+        return;
+    for (int s = 0; s < l->n; s++)
+        left_of[sh->owner[s]] += left[s] > 0;
+    for (int o = 0; o < sh->nown; o++)
+        if (left_of[o] == 0)
+            sh->taken = true;
+    if (!sh->taken)
+        return;
+    for (int s = 0; s < l->n; s++) { /* read, and arrived but not yet read (SIOCINQ) */
+        int queued = 0;
+
+        if (left[s] > 0 && ioctl(l->fd[s], FIONREAD, &queued) == 0 && queued > 0)
+            queued = (size_t)queued < left[s] ? queued : (int)left[s];
+        else
+            queued = 0;
+        sh->got[sh->owner[s]] += (double)(want - left[s]) + queued;
+    }
+}
+
 static fab_status_t fab_sock_move_all(fab_sock_link_t *l, char *buf, size_t len, size_t count,
-                                      bool out)
+                                      bool out, fab_sock_share_t *sh)
 {
     size_t left[FAB_SOCK_MAX_STREAMS], want = len * count;
     struct pollfd p[FAB_SOCK_MAX_STREAMS];
@@ -158,6 +201,10 @@ static fab_status_t fab_sock_move_all(fab_sock_link_t *l, char *buf, size_t len,
                 if (r > 0) {
                     left[s] -= (size_t)r;
                     busy -= left[s] == 0;
+                    if (left[s] == 0)
+                        fab_sock_share_take(sh, l, left, want);
+                    if (sh) /* an incast: one message per stream in turn, none favoured */
+                        break;
                 } else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
                     break;
                 else if (r < 0 && errno == EINTR)
@@ -181,12 +228,20 @@ static fab_status_t fab_sock_move_all(fab_sock_link_t *l, char *buf, size_t len,
 
 fab_status_t fab_sock_write_all(fab_sock_link_t *l, const char *buf, size_t len, size_t count)
 {
-    return fab_sock_move_all(l, (char *)buf, len, count, true);
+    return fab_sock_move_all(l, (char *)buf, len, count, true, NULL);
 }
 
 fab_status_t fab_sock_read_all(fab_sock_link_t *l, char *buf, size_t len, size_t count)
 {
-    return fab_sock_move_all(l, buf, len, count, false);
+    return fab_sock_move_all(l, buf, len, count, false, NULL);
+}
+
+fab_status_t fab_sock_read_incast(fab_sock_link_t *l, char *buf, size_t len, size_t count,
+                                  const int *owner, int nown, double *got)
+{
+    fab_sock_share_t sh = {owner, nown, got, false};
+
+    return fab_sock_move_all(l, buf, len, count, false, &sh);
 }
 
 void fab_sock_blocking(fab_sock_link_t *l)

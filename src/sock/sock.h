@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What the socket kernels (kernels/tcp_*.c) share: their options, the choice of the
- * address the sockets use, the connections between the two ranks of a pair and the full
- * reads and writes over them (sock/sock.c, sock_connect.c). MPI only coordinates (addresses,
- * ports, the agreement that every connection is up); the data go over sockets of the kernel's own.
+/* What the socket kernels (kernels/tcp_*.c) share: their options, the address the sockets use,
+ * the connections of a pair and full reads and writes over them (sock/sock.c, sock_connect.c).
+ * MPI only coordinates (addresses, ports, the agreement that every connection is up).
  *
  * The address: --bind's first address that is this host's; else the IPv4 (else IPv6) address
  * of the interface of --fabric on this host; else, when both ranks of the pair are on one
@@ -27,12 +26,14 @@
 
 /* The socket kernels' own options (one table, shared). */
 typedef struct fab_sock_opts {
-    const char *bind;   /* --bind ADDR[,ADDR...]: NULL none */
-    fab_list_t streams; /* --streams: TCP connections per pair (a streaming kernel's axis) */
-    size_t sockbuf;     /* --sockbuf: SO_SNDBUF and SO_RCVBUF, bytes; 0: the OS's autotuning */
-    double omit;        /* --omit: seconds of untimed streaming after connecting (slow start) */
-    fab_list_t rate;    /* --rate: payload Gb/s a paced UDP kernel offers (its axis) */
+    const char *bind;       /* --bind ADDR[,ADDR...]: NULL none */
+    fab_list_t streams;     /* --streams: TCP connections per pair (a streaming kernel's axis) */
+    size_t sockbuf;         /* --sockbuf: SO_SNDBUF and SO_RCVBUF, bytes; 0: the OS's autotuning */
+    double omit;            /* --omit: seconds of untimed streaming after connecting (slow start) */
+    fab_list_t rate;        /* --rate: payload Gb/s a paced UDP kernel offers (its axis) */
+    int pattern, receivers; /* --pattern (FAB_SOCK_PAIRS, _INCAST), --receivers (the first N) */
 } fab_sock_opts_t;
+enum { FAB_SOCK_PAIRS = 0, FAB_SOCK_INCAST = 1 };
 
 extern fab_sock_opts_t fab_sock_opt;
 extern const fab_kopts_t fab_sock_kopts; /* their rows, values in fab_sock_opt */
@@ -94,10 +95,9 @@ void fab_sock_tune(int fd, bool nodelay);
 fab_status_t fab_sock_connect(fab_kctx_t *ctx, int peer, bool sender, int n, bool nodelay,
                               const char *kernel, fab_sock_link_t *l);
 void fab_sock_close(fab_sock_link_t *l);
-/* FABRICBENCH_TEST_SOCK_REFUSE=1: the receiver closes its port (TCP: before it tells the
- * sender the port, so that no connect can reach the backlog first; UDP: before the probe), so that
- * the tests see what an unreachable peer gives (the sender's error or the receiver's time-out, exit
- * 3 on both). */
+/* FABRICBENCH_TEST_SOCK_REFUSE=1: the receiver closes its port (TCP: before it tells the sender
+ * the port, so that no connect reaches the backlog first; UDP: before the probe): what an
+ * unreachable peer gives (the sender's error or the receiver's time-out, exit 3 on both). */
 bool fab_sock_refuse_for_tests(void);
 
 /* Write len bytes on stream s / read exactly len bytes from it (poll(2) while it would
@@ -108,6 +108,10 @@ fab_status_t fab_sock_read(fab_sock_link_t *l, int s, char *buf, size_t len);
  * over the streams that still have bytes to move. */
 fab_status_t fab_sock_write_all(fab_sock_link_t *l, const char *buf, size_t len, size_t count);
 fab_status_t fab_sock_read_all(fab_sock_link_t *l, char *buf, size_t len, size_t count);
+/* An incast receiver's read_all, one message per stream in turn: when a sender's streams are all
+ * read, what each sender owner[s] delivered (read or queued) is added to got (METRICS.md). */
+fab_status_t fab_sock_read_incast(fab_sock_link_t *l, char *buf, size_t len, size_t count,
+                                  const int *owner, int nown, double *got);
 /* Make the streams blocking with 1 s send and receive time-outs: a read then waits in the
  * kernel's recv, as sockperf's does, instead of recv, poll(2), recv (1.7 us more per message
  * one way on loopback: docs/PERFORMANCE.md); a time-out returns EAGAIN, which fab_sock_read

@@ -53,19 +53,48 @@ static const fab_opt_t fab_ucp_options[] = {
 const fab_kopts_t fab_ucp_kopts = {
     fab_ucp_options, sizeof(fab_ucp_options) / sizeof(fab_ucp_options[0]), &fab_ucp_opt};
 
-/* The lanes of the last endpoint this rank made, for describe (called after setup). */
+/* The lanes of the last endpoint this rank made, for describe (called after setup), and
+ * whether its get was passive (ucp_get_lat). */
 static char fab_ucp_last_lanes[512] = "unknown";
+static bool fab_ucp_last_passive;
+
+bool fab_ucp_passive(const char *lanes)
+{
+    static const char *const hw[] = {"posix",    "sysv",    "xpmem",   "cma", "knem",
+                                     "rc_verbs", "rc_mlx5", "dc_mlx5", "rc",  "dc"};
+    const char *p = lanes;
+    bool any = false;
+
+    while (p && *p) {
+        const char *end = strchr(p, ' '), *slash = strchr(p, '/'), *br = strchr(p, '[');
+        size_t n = end ? (size_t)(end - p) : strlen(p), tl;
+        bool known = false;
+
+        if (slash && slash < p + n && br && br < p + n &&
+            memmem(br, (size_t)(p + n - br), "rma", 3)) {
+            tl = (size_t)(slash - p);
+            for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++)
+                known = known || (strlen(hw[i]) == tl && strncmp(p, hw[i], tl) == 0);
+            if (!known)
+                return false;
+            any = true;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return any;
+}
 
 /* ------------------------------------------------------------------ semantics */
 
 static const fab_kcol_t fab_ucp_kcols[] = {FAB_KCOLS_SEMANTICS};
 
 /* Every UCP row includes remote completion (an answer, an acknowledgement, a flush or a
- * fetched result); the latency kernels but the atomics are ping-pongs reported as half the
- * round trip (the atomics: one operation and its completion, whole, as ucx_perftest's). */
+ * fetched result); the latency kernels but the get and the atomics are ping-pongs reported as
+ * half the round trip (the get and the atomics: one operation and its completion, whole, as
+ * ucx_perftest's). */
 bool fab_ucp_pingpong(const fab_ucp_spec_t *spec)
 {
-    return !spec->bw && spec->op != FAB_UCP_AMO;
+    return !spec->bw && spec->op != FAB_UCP_AMO && spec->op != FAB_UCP_GET;
 }
 
 static void fab_ucp_counters(const fab_kctx_t *ctx, void *state, double *c)
@@ -348,8 +377,16 @@ fab_status_t fab_ucp_setup(const fab_ucp_spec_t *spec, fab_kctx_t *ctx, void **s
         st = fab_ucp_connect(ctx, s);
     if (st == FAB_OK && spec->op != FAB_UCP_TAG && spec->op != FAB_UCP_AM)
         st = fab_ucp_memory(ctx, s, nb);
-    if (st == FAB_OK)
+    if (st == FAB_OK && spec->op == FAB_UCP_GET && !spec->bw) { /* rank 0's endpoint decides */
+        int passive = ctx->rank == 0 && fab_ucp_passive(s->lanes);
+
+        st = FAB_MPI(MPI_Bcast(&passive, 1, MPI_INT, 0, ctx->comm));
+        s->passive = passive != 0;
+    }
+    if (st == FAB_OK) {
         snprintf(fab_ucp_last_lanes, sizeof(fab_ucp_last_lanes), "%s", s->lanes);
+        fab_ucp_last_passive = s->passive;
+    }
     ctx->timer = ctx->rank == 0;
     ctx->msgs_per_iter = spec->bw ? ctx->window : fab_ucp_pingpong(spec) ? 2.0 : 1.0;
     return st;
@@ -370,6 +407,7 @@ void fab_ucp_cleanup(fab_kctx_t *ctx, void *state)
 
     if (!s)
         return;
+    (void)fab_ucp_done_flush(s); /* a failure was named; the endpoint closes all the same */
     /* neither rank closes while the other may still use the endpoint: both have finished
      * their operations (the harness's iterations end in step) */
     MPI_Barrier(ctx->comm);
@@ -409,6 +447,16 @@ void fab_ucp_describe(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx, char *b
                  "(ucx_perftest -t %s -O 1); UCX_TLS %s; lanes %s",
                  fab_ucp_calls[spec->op], fab_ucp_amos[spec->amo], spec->perftest, fab_ucp_tls(),
                  fab_ucp_last_lanes);
+    else if (spec->op == FAB_UCP_GET && !spec->bw)
+        snprintf(buf, len,
+                 "rank 0 from 1: one %s of the size, completed (the data is here)%s; whole "
+                 "iterations, the round trip (ucx_perftest -t %s -O 1); UCX_TLS %s; lanes %s",
+                 fab_ucp_calls[spec->op],
+                 fab_ucp_last_passive
+                     ? "; rank 1 passive (its transport serves the get without it)"
+                     : ", then a 1-byte tag message to rank 1, which progresses meanwhile (its "
+                       "transport needs it to serve the get)",
+                 spec->perftest, fab_ucp_tls(), fab_ucp_last_lanes);
     else if (spec->bw)
         snprintf(buf, len,
                  "rank 0 to 1: %d x %s of the size, then %s; whole iterations, including remote "

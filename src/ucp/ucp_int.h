@@ -44,6 +44,8 @@ typedef struct fab_ucp {
     char *am_dst;                   /* where a received active message's data goes */
     bool am_copy;                   /* copy eager data there (validation; else as ucx_perftest) */
     bool am_failed;                 /* a rendezvous receive failed in the handler */
+    void *done_req;                 /* ucp_get_lat: rank 0's last message to rank 1, in flight */
+    bool passive;                   /* ucp_get_lat: rank 1 need not progress (fab_ucp_passive) */
     char lanes[512]; /* what UCX chose for the endpoint ("posix/memory[am ...] ...") */
 } fab_ucp_t;
 
@@ -59,6 +61,13 @@ fab_status_t fab_ucp_wait(fab_ucp_t *s, void *req, const char *what);
 /* Rank 0 tells rank 1 that its operations are complete (a tag message); rank 1 progresses
  * its worker (which serves the operations where UCX emulates them) until told. */
 fab_status_t fab_ucp_done(struct fab_kctx *ctx, fab_ucp_t *s);
+/* Rank 0: the message fab_ucp_get_one left in flight, completed (none: FAB_OK). */
+fab_status_t fab_ucp_done_flush(fab_ucp_t *s);
+/* Whether every RMA lane of an endpoint's lanes ("cma/memory[rma_bw#0] ...") is a transport
+ * that serves a get without the target's worker (shared memory mapped or read by the kernel,
+ * RDMA hardware); false where UCX emulates RMA (no RMA lane) or the transport needs the target
+ * to progress (tcp). An allow-list: a transport not named is not passive. */
+bool fab_ucp_passive(const char *lanes);
 /* Whether a kernel is a ping-pong, reported as half the round trip (ucp/ucp.c). */
 bool fab_ucp_pingpong(const fab_ucp_spec_t *spec);
 /* One ping-pong or one window of nops operations of `bytes`. */

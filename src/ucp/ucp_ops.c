@@ -40,13 +40,29 @@ static fab_status_t fab_ucp_wait2(fab_ucp_t *s, void *a, const char *wa, void *b
     return st != FAB_OK ? st : st2;
 }
 
+static char fab_ucp_one;
+
+fab_status_t fab_ucp_done_flush(fab_ucp_t *s)
+{
+    void *req = s->done_req;
+
+    s->done_req = NULL;
+    return fab_ucp_wait(s, req, "ucp_tag_send_nbx (the operation's end)");
+}
+
 fab_status_t fab_ucp_done(fab_kctx_t *ctx, fab_ucp_t *s)
 {
     static char one;
+    fab_status_t st;
 
-    if (ctx->rank == 0)
-        return fab_ucp_wait(s, ucp_tag_send_nbx(s->ep, &one, 1, FAB_UCP_TAG_DONE, &fab_ucp_plain),
-                            "ucp_tag_send_nbx (the window's end)");
+    if (ctx->rank == 0) {
+        st = fab_ucp_done_flush(s);
+        return st != FAB_OK
+                   ? st
+                   : fab_ucp_wait(
+                         s, ucp_tag_send_nbx(s->ep, &one, 1, FAB_UCP_TAG_DONE, &fab_ucp_plain),
+                         "ucp_tag_send_nbx (the window's end)");
+    }
     return fab_ucp_wait(
         s, ucp_tag_recv_nbx(s->worker, &one, 1, FAB_UCP_TAG_DONE, (ucp_tag_t)-1, &fab_ucp_plain),
         "ucp_tag_recv_nbx (waiting for the window's end)");
@@ -161,7 +177,71 @@ ucs_status_t fab_ucp_am_handler(void *arg, const void *header, size_t header_len
     return UCS_OK;
 }
 
+/* ucx_perftest's ucp_get with one operation outstanding: rank 0 gets n bytes of rank 1's
+ * memory and waits for the request (the data is here: the whole round trip), then tells rank 1,
+ * which progressed meanwhile (where UCX emulates the get, rank 1 answers it). Rank 0 leaves
+ * that message in flight, completed at its next operation: its time is the get's and the
+ * message's injection, not the message's journey. Where the transport serves the get without
+ * rank 1 (fab_ucp_passive: shared memory, RDMA), rank 1 is not called upon, as
+ * ucx_perftest's target. */
+static fab_status_t fab_ucp_get_one(fab_kctx_t *ctx, fab_ucp_t *s, size_t bytes)
+{
+    fab_status_t st;
+    void *req;
+
+    if (ctx->rank == 1)
+        return s->passive ? FAB_OK : fab_ucp_done(ctx, s);
+    st = fab_ucp_done_flush(s);
+    if (st == FAB_OK)
+        st = fab_ucp_wait(s,
+                          ucp_get_nbx(s->ep, s->lbuf, bytes, s->peer_addr, s->rkey, &fab_ucp_plain),
+                          "ucp_get_nbx");
+    if (st != FAB_OK || s->passive)
+        return st;
+    req = ucp_tag_send_nbx(s->ep, &fab_ucp_one, 1, FAB_UCP_TAG_DONE, &fab_ucp_plain);
+    if (UCS_PTR_IS_ERR(req))
+        return fab_ucp_wait(s, req, "ucp_tag_send_nbx (the operation's end)");
+    s->done_req = req;
+    return FAB_OK;
+}
+
 /* ------------------------------------------------------------------ windows */
+
+/* Rank 0: nops active messages, each completed locally; rank 1 progresses until its handler
+ * has counted them all (a rendezvous message fetched into its buffer), then acknowledges. */
+static fab_status_t fab_ucp_am_window(fab_kctx_t *ctx, fab_ucp_t *s, size_t bytes, int nops)
+{
+    static char ack[4];
+    fab_status_t st = FAB_OK;
+    const ucp_tag_t all = (ucp_tag_t)-1;
+
+    if (ctx->rank == 1) {
+        unsigned long want = s->am_seen + (unsigned long)nops;
+
+        fab_watch_within("ucp_worker_progress (waiting for a window of active messages)");
+        while (s->am_seen < want && !s->am_failed)
+            ucp_worker_progress(s->worker);
+        fab_watch_within(NULL);
+        if (s->am_failed)
+            return fab_ucp_failed_op(s, "ucp_am_recv_data_nbx", UCS_ERR_IO_ERROR);
+        return fab_ucp_wait(
+            s, ucp_tag_send_nbx(s->ep, ack, sizeof(ack), FAB_UCP_TAG_ACK, &fab_ucp_plain),
+            "ucp_tag_send_nbx (the window's acknowledgement)");
+    }
+    for (int j = 0; j < nops; j++)
+        s->reqs[j] =
+            ucp_am_send_nbx(s->ep, FAB_UCP_AM_ID, NULL, 0, ctx->sbuf, bytes, &fab_ucp_plain);
+    for (int j = 0; j < nops; j++) {
+        fab_status_t sj = fab_ucp_wait(s, s->reqs[j], "ucp_am_send_nbx");
+
+        st = st != FAB_OK ? st : sj;
+    }
+    if (st != FAB_OK)
+        return st;
+    return fab_ucp_wait(
+        s, ucp_tag_recv_nbx(s->worker, ack, sizeof(ack), FAB_UCP_TAG_ACK, all, &fab_ucp_plain),
+        "ucp_tag_recv_nbx (the window's acknowledgement)");
+}
 
 static fab_status_t fab_ucp_tag_window(fab_kctx_t *ctx, fab_ucp_t *s, size_t bytes, int nops,
                                        int slots)
@@ -259,9 +339,11 @@ fab_status_t fab_ucp_round(fab_kctx_t *ctx, fab_ucp_t *s, size_t bytes, int nops
         return s->spec->bw ? fab_ucp_rma_window(ctx, s, bytes, nops)
                            : fab_ucp_put_pingpong(ctx, s, bytes);
     case FAB_UCP_GET:
-        return fab_ucp_rma_window(ctx, s, bytes, nops);
+        return s->spec->bw ? fab_ucp_rma_window(ctx, s, bytes, nops)
+                           : fab_ucp_get_one(ctx, s, bytes);
     case FAB_UCP_AM:
-        return fab_ucp_am_pingpong(ctx, s, bytes);
+        return s->spec->bw ? fab_ucp_am_window(ctx, s, bytes, nops)
+                           : fab_ucp_am_pingpong(ctx, s, bytes);
     case FAB_UCP_AMO:
         return fab_ucp_amo_round(ctx, s);
     }
@@ -282,7 +364,8 @@ fab_status_t fab_ucp_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 static fab_status_t fab_ucp_vmsg(fab_kctx_t *ctx, fab_ucp_t *s, size_t bytes, uint32_t seed,
                                  long *errors)
 {
-    int n = s->spec->bw ? ctx->slots : 1, me = ctx->rank;
+    bool am = s->spec->op == FAB_UCP_AM; /* one buffer receives active messages */
+    int n = s->spec->bw && !am ? ctx->slots : 1, me = ctx->rank;
     fab_status_t st;
 
     for (int j = 0; j < n; j++) {
@@ -290,7 +373,9 @@ static fab_status_t fab_ucp_vmsg(fab_kctx_t *ctx, fab_ucp_t *s, size_t bytes, ui
         memset(fab_rbuf(ctx, j), 0, bytes);
     }
     s->am_copy = true;
-    st = s->spec->bw ? fab_ucp_tag_window(ctx, s, bytes, n, n) : fab_ucp_round(ctx, s, bytes, 1);
+    st = !s->spec->bw ? fab_ucp_round(ctx, s, bytes, 1)
+         : am         ? fab_ucp_am_window(ctx, s, bytes, 1)
+                      : fab_ucp_tag_window(ctx, s, bytes, n, n);
     s->am_copy = false;
     if (st != FAB_OK)
         return st;

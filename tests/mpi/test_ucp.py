@@ -24,11 +24,13 @@ enter_scratch()
 exe = sys.argv[1]
 
 LAT = ("ucp_tag_lat", "ucp_put_lat", "ucp_am_lat")  # ping-pongs, half the round trip
-BW = ("ucp_tag_bw", "ucp_put_bw", "ucp_get_bw")
+WHOLE = ("ucp_get_lat",)  # one operation and its completion, the whole round trip
+BW = ("ucp_tag_bw", "ucp_put_bw", "ucp_get_bw", "ucp_am_bw")
 AMO = ("ucp_add_lat", "ucp_fadd_lat", "ucp_swap_lat", "ucp_cswap_lat")  # 8 bytes, whole
 PERFTEST = {"ucp_tag_lat": "tag_lat", "ucp_put_lat": "ucp_put_lat",
             "ucp_am_lat": "ucp_am_lat", "ucp_tag_bw": "tag_bw", "ucp_put_bw": "ucp_put_bw",
-            "ucp_get_bw": "ucp_get", "ucp_add_lat": "ucp_add", "ucp_fadd_lat": "ucp_fadd",
+            "ucp_get_bw": "ucp_get", "ucp_get_lat": "ucp_get", "ucp_am_bw": "ucp_am_bw",
+            "ucp_add_lat": "ucp_add", "ucp_fadd_lat": "ucp_fadd",
             "ucp_swap_lat": "ucp_swap", "ucp_cswap_lat": "ucp_cswap"}
 
 
@@ -70,13 +72,13 @@ def run(np_, names, sizes, extra=(), path="r.h5", tls=None, described=True):
 
 
 # Every kernel on 2 ranks: an eager size, one past UCX's rendezvous threshold on shared memory.
-run(2, list(LAT + BW), [1, 4096, 262144])
+run(2, list(LAT + WHOLE + BW), [1, 4096, 262144])
 # The atomics, on one 64-bit word (8 bytes, their default), over shared memory and TCP.
 run(2, list(AMO), [8], path="amo.h5")
 run(2, list(AMO), [8], tls="tcp,self", path="amotcp.h5")
 # Over TCP (the kernels' context alone; MPI keeps its transports).
-run(2, ["ucp_tag_lat", "ucp_put_lat", "ucp_put_bw", "ucp_get_bw"], [8, 65536], tls="tcp,self",
-    path="tcp.h5")
+run(2, ["ucp_tag_lat", "ucp_put_lat", "ucp_get_lat", "ucp_put_bw", "ucp_get_bw", "ucp_am_bw"],
+    [8, 65536], tls="tcp,self", path="tcp.h5")
 # 4 ranks: the pair measured, the others idle; a pair other than 0,1.
 run(4, ["ucp_tag_lat", "ucp_put_bw"], [8, 1024])
 p = run(4, ["ucp_put_lat", "ucp_get_bw", "ucp_am_lat"], [8], ["--pair", "2,3"], described=False)
@@ -87,14 +89,21 @@ p = mpirun(2, [exe, "run", "ucp_tag_lat", "-m", "8", "-i", "10"])
 check(p.returncode == 0, "ucp_tag_lat: exit %d\n%s" % (p.returncode, p.stderr))
 head = "\n".join(text_lines(p.stdout))
 expect("ucx_perftest -t tag_lat" in head and "lanes " in head, "header:\n" + p.stdout)
+expect("one way" in [ln for ln in head.splitlines() if ln.startswith("# lat_us")][0], "ucp_tag_lat's header is not one way:\n" + head)
+# A whole-round-trip kernel's header does not call its times one way.
+p = mpirun(2, [exe, "run", "ucp_get_lat,ucp_add_lat", "-m", "8", "-i", "10"])
+check(p.returncode == 0, "ucp_get_lat: exit %d\n%s" % (p.returncode, p.stderr))
+heads = [ln for ln in p.stdout.splitlines() if ln.startswith("# lat_us")]
+expect(len(heads) == 2 and all("one way" not in h and "whole" in h for h in heads),
+       "whole kernels' lat_us headers: %s" % heads)
 
-# The family: `run ucp` runs the ten kernels in `list`'s order.
+# The family: `run ucp` runs the twelve kernels in `list`'s order.
 p = mpirun(2, [exe, "run", "ucp", "-m", "8", "-i", "5", "-o", "fam.h5", "--force"])
 check(p.returncode == 0, "run ucp: exit %d\n%s" % (p.returncode, p.stderr))
 fam = [ln.split()[0] for ln in direct([exe, "list"]).stdout.splitlines()
        if ln.startswith("ucp_")]
 ran = [ln.split()[2].rstrip(":") for ln in p.stdout.splitlines() if ln.startswith("# kernel: ")]
-expect(len(fam) == 10 and ran == fam and sorted(h5_kernels("fam.h5")) == sorted(fam),
+expect(len(fam) == 12 and ran == fam and sorted(h5_kernels("fam.h5")) == sorted(fam),
        "run ucp ran %s, list has %s" % (ran, fam))
 
 # An atomic of another size is refused before anything is measured (exit 2).

@@ -719,7 +719,7 @@ static void test_groups(void)
     fab_opts_defaults(&o);
     o.launch.nkernels = 8;
     for (int i = 0; i < 8; i++) {
-        o.launch.kernels[i] = (fab_kinst_t){fab_kernel_find(names[i]), NAN};
+        o.launch.kernels[i] = (fab_kinst_t){fab_kernel_find(names[i]), NAN, false};
         CHECK(o.launch.kernels[i].k != NULL);
     }
     o.meas.adaptive = true;

@@ -332,9 +332,9 @@ int main(void)
     fab_row_t r;
     double d[FAB_MAX_COLUMNS];
     const char *s[FAB_MAX_COLUMNS];
-    const fab_kinst_t allreduce_i = {fab_kernel_find("allreduce"), NAN};
-    const fab_kinst_t bcast_i = {fab_kernel_find("bcast"), NAN};
-    const fab_kinst_t latency_i = {fab_kernel_find("latency"), NAN};
+    const fab_kinst_t allreduce_i = {fab_kernel_find("allreduce"), NAN, false};
+    const fab_kinst_t bcast_i = {fab_kernel_find("bcast"), NAN, false};
+    const fab_kinst_t latency_i = {fab_kernel_find("latency"), NAN, false};
     const fab_kinst_t *allreduce = &allreduce_i, *bcast = &bcast_i, *latency = &latency_i;
     fab_text_table_t t;
 
@@ -450,7 +450,7 @@ int main(void)
      * instance's axis value */
     CHECK(isnan(d[fab_column_find("tcp_retrans")]) && isnan(d[fab_column_find("streams")]));
     {
-        const fab_kinst_t inst = {fab_kernel_find("tcp_stream"), 4};
+        const fab_kinst_t inst = {fab_kernel_find("tcp_stream"), 4, false};
 
         for (int j = 0; j < FAB_KCOL_MAX; j++)
             r.kc[j] = NAN;

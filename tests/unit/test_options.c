@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
 #include "kernel/registry.h"
+#include "ucp/ucp_int.h"
 
 static fab_status_t parse(fab_opts_t *o, fab_cmd_t *cmd, char *err, int n, ...);
 
@@ -208,6 +209,17 @@ int main(void)
         CHECK(pb && gb && tb && pl && pb->mem->own_bytes(&ctx) == 2 * 4 * 1024 &&
               gb->mem->own_bytes(&ctx) == 2 * 4 * 1024 && tb->mem->own_bytes(&ctx) == 2 * 1024 &&
               pl->mem->own_bytes(&ctx) == 2 * 1024);
+        /* ucp_get_lat's target is passive only where every RMA lane is a transport of the
+         * allow-list (shared memory, RDMA); tcp, emulation (no RMA lane), an unknown name or
+         * a name that only starts like a known one are not */
+        CHECK(fab_ucp_passive("sysv/memory[am am_bw#0] cma/memory[rma_bw#0]"));
+        CHECK(fab_ucp_passive("posix/memory[rma rma_bw#0 am] self/memory[wireup]"));
+        CHECK(fab_ucp_passive("rc_mlx5/mlx5_0:1[rma_bw#0 am] ud_mlx5/mlx5_0:1[wireup]"));
+        CHECK(!fab_ucp_passive("tcp/lo[rma_bw#0 am am_bw#0] tcp/eth0[rma_bw#1 wireup]"));
+        CHECK(!fab_ucp_passive("cma/memory[rma_bw#0] tcp/eth0[rma_bw#1]"));
+        CHECK(!fab_ucp_passive("sysv/memory[am am_bw#0]"));
+        CHECK(!fab_ucp_passive("cmax/memory[rma_bw#0]") && !fab_ucp_passive("c/memory[rma]"));
+        CHECK(!fab_ucp_passive("unknown") && !fab_ucp_passive("") && !fab_ucp_passive(NULL));
         { /* the atomics: one 64-bit word, other sizes refused with what to give */
             const fab_kernel_t *fa = fab_kernel_find("ucp_fadd_lat");
             size_t sz[2] = {8, 16};

@@ -70,7 +70,7 @@ static int write_run(const char *path)
     if (!lat)
         return -1;
     memset(&o, 0, sizeof(o));
-    o.kernels[0] = (fab_kinst_t){lat, NAN};
+    o.kernels[0] = (fab_kinst_t){lat, NAN, false};
     o.nkernels = 1;
     o.repeat = 1;
     memset(&info, 0, sizeof(info));

@@ -84,7 +84,7 @@ static int kernel_fields(const char **name, fab_meta_type_t *type)
 
     fab_opts_defaults(&o);
     for (int k = 0; k < fab_nkernels; k++) {
-        fab_kinst_t ki = {fab_kernels[k], NAN};
+        fab_kinst_t ki = {fab_kernels[k], NAN, false};
         fab_kmeta_t m;
 
         fab_kmeta_fill(&m, &ki, &o.meas, NULL, &w, "", "");

@@ -319,7 +319,9 @@ def _check(result: Result) -> str:
 METHOD = """
 <p>Units are decimal: &micro;s = 10<sup>-6</sup> s, MB/s = 10<sup>6</sup> byte/s, Gb/s =
 10<sup>9</sup> bit/s, GB/s = 10<sup>9</sup> byte/s; message sizes in bytes with K = 1024.
-Latency is one way (round trip / 2); p50 and p99 are percentiles of the per-iteration
+Latency is one way (round trip / 2) for the ping-pongs; a one-sided or atomic
+latency (one operation and its completion) is whole: its rows' <code>halved_round_trip</code>
+says which. p50 and p99 are percentiles of the per-iteration
 times. Bandwidth is osu_bw's (a window of messages per iteration). busbw is nccl-tests'
 bus bandwidth; it is what is compared with the line rate for collectives.</p>
 <p><b>Noise.</b> Every value carries a relative standard error estimated from the run
