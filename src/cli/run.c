@@ -426,6 +426,7 @@ static fab_status_t fab_run_outputs(const fab_world_t *w, const fab_opts_t *o, f
 
     info->fabric = fb;
     info->sync = o->meas.sync == FAB_SYNC_BARRIER ? "barrier" : "none";
+    info->straggle = o->meas.straggle;
     info->line_rate_gbps = o->net.line_rate_gbps;
     if (o->net.line_rate_given)
         snprintf(info->line_rate_from, sizeof(info->line_rate_from), "--line-rate");

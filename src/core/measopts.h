@@ -38,6 +38,8 @@ typedef struct fab_measopts {
     int root;        /* -1: rotate */
     bool nonblocking;
     double overlap_us; /* 0: none */
+    /* --straggle RANK:DELAY as given (checked by measure/arrival.h's parser); NULL: none */
+    const char *straggle;
 } fab_measopts_t;
 
 #endif

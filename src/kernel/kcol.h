@@ -53,6 +53,7 @@ typedef struct fab_krow {
     double axis;            /* the instance's axis value; NaN without an axis */
     long validation_errors; /* wrong bytes or elements --validate found; -1 not validated */
     double median;          /* the time columns' median (p50_us), s */
+    double mean;            /* and their mean (mean_us: a collective's time_us), s */
     const double *c;        /* its columns' values so far, in kcols order (derived ones NaN) */
 } fab_krow_t;
 
