@@ -1,28 +1,50 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The congestion kernels (cong_lat, cong_bw) on a two-leaf virtual cluster (issue 33): 4 nodes
-(tests/lib/vcluster.sh with VC_LEAVES=2: vnode1, vnode2 on leaf a, vnode3, vnode4 on leaf b,
-the leaves joined by one trunk), the trunk and every node's link on fabric 0 shaped to
-200 Mbit/s, one rank per node, MPI over TCP on fab0, mpirun inside vnode1 through the agent.
-The congestors run the `bw` pattern (pairs from the even to the odd congestor, 8 x 256 KiB in
-flight): with the congestors on different leaves it fills the trunk from a to b.
+"""The congestion kernels across a shared trunk and across separate links (issue 33), on 4
+nodes of a two-leaf virtual cluster (tests/lib/vcluster.sh, VC_LEAVES=2: vnode1, vnode2 on
+leaf a, vnode3, vnode4 on leaf b, the leaves joined by one trunk shaped to 200 Mbit/s with
+`shape-trunk 0 200mbit`). One rank per node (rank i on vnodeI: the names the ranks report to
+MPI are the nodes' UTS host names, which --canaries matches), MPI over TCP on fab0 (--fabric tcp
+--device fab0), mpirun inside vnode1 through the cluster's agent (tests/lib/clustertest.py).
+The congestors run the `bw` pattern at -m 1M: the even congestor sends 8 x 1 MiB to the odd.
 
-- case A, `--canaries vnode1,vnode3`: the canaries' ring crosses the trunk that the
-  congestors (vnode2 -> vnode4) fill: a shared bottleneck;
+- case A, `--canaries vnode1,vnode3`: the congestors are vnode2 -> vnode4 and fill the trunk
+  from a to b, which the canaries' ring crosses too (a shared bottleneck). The nodes' own links
+  are shaped to 1 Gbit/s, faster than the trunk, so that the congestors' queue is at the trunk.
 - case B, `--canaries vnode1,vnode2`: the canaries stay on leaf a, the congestors (vnode3 ->
-  vnode4) on leaf b; they share no link, and the congestors' load (200 Mbit/s on their own
-  shaped links) costs the machine's CPUs what it costs in case A.
+  vnode4) on leaf b, and every node's link is shaped to 200 Mbit/s: the canaries' path and the
+  congestors' rate are those of case A (200 Mbit/s), so the CPUs carry the same load, but no
+  link is shared.
 
-Asserted: both runs' hosts (vnode1..4, what --canaries matches), the split (the canary ranks
-are those of the named hosts, the worst canary one of them), the congestors moving data, and
-the contrast as ratios, never an absolute figure: case A's cong_lat cif_p99 and cong_bw cif_mean
-at least RATIO_MIN times case B's.
+Each case runs cong_lat (100 operations per window, 8 trials: the 8-B window of about 5 ms
+alone spans congestor operations) and cong_bw (10 operations of 8 x 128 KiB each way, 3
+trials). Asserted, never an absolute figure: the hosts (vnode1..4), one row per run, the worst
+canary a canary rank, no node shared (cong_warn bit 2 clear), the congestors moving data, and
+the contrast as ratios:
 
-Measured (2 shared cores, load about 8, 2026-12-06): see MEASURED below and
-tests/cluster/README.md.
+- latency, the p99 CIF against one alone reference for both cases: congested p99 of A over
+  that of B at least 2.5. The rows' own cif_p99 divide by each run's own alone p99, which on
+  a shared 2-core machine swings from 0.17 to 28 ms with the other processes' load (8 B take
+  20 us): their ratio, printed, measured 0.23 to 12.8, noise over noise. Both cases' alone
+  windows measure the same idle 200 Mbit/s path, so one reference is fair, and with it the
+  ratio of the CIFs is the ratio of the congested p99s.
+- bandwidth, the rows' own cif_mean: A's at least 1.7 times B's.
+
+Measured (2 shared cores, load 7.5 to 11 from other builds and tests, 2026-12-07): cong_lat
+congested p99 A / B 9.0, 10.9, 16.0, 22.6 in four runs as here, 4.9 and 28.5 in two with -i 3
+--canary-ops 200 (A 21.6 to 50.1 ms: the trunk's queue; B 1.2 to 4.4 ms: the scheduler); A's
+own cif_p99 2.5 to 13.9; cong_bw cif_mean A 2.37 to 2.95, B 1.00 to 1.23, ratio 2.28 to 2.56
+(six runs). The congestors moved 0.145 to 0.150 Gb/s in A's cong_bw runs (sharing the trunk
+with the canaries) and 0.19 elsewhere. 46 to 50 s.
+
+Why -m 1M: the congestors agree on stopping after every operation (an allreduce between them
+that waits behind their own data), so the trunk's queue drains at each operation's end; with
+8 x 8 KiB operations the canaries saw no queue at all (A's cong_lat congested p50 as alone,
+its cif_p99 1.17). Long operations keep the queue there most of the time.
 
 Needs root, ip, tc (iproute2), nsenter and unshare (util-linux), mpirun and the right to
-create namespaces (tests/lib/nsprobe.py): without them it exits with SKIP (77) and says why.
-The cluster is removed at the end, also when the test fails or is interrupted.
+create namespaces (tests/lib/nsprobe.py): without them it exits with SKIP (77) and says why;
+anything else that goes wrong is a failure. The cluster is removed at the end, also when the
+test fails or is interrupted (clustertest.session).
 
 usage: test_congestion_cluster.py FABRICBENCH"""
 import json
@@ -53,19 +75,19 @@ CASES = (("A", ["vnode1", "vnode3"]), ("B", ["vnode1", "vnode2"]))
 # The congestors agree on stopping after every operation (an allreduce between them, behind
 # their own data), so the trunk's queue drains at each operation's end: long operations keep
 # it full for most of the time (with 8 x 8 KiB the canaries saw almost no queue).
-CONGESTOR = ["--congestor", "bw", "-m", "1M", "--fabric", "tcp", "--device", "fab0", "-i", "3"]
-# Two runs per case: cong_lat with a long window (200 operations of about 50 us alone span
-# several congestor operations), cong_bw with a short one (10 x 1 MiB each way, 42 ms at
-# 200 Mbit/s alone).
-RUNS = (("cong_lat", "200", "cif_p99"), ("cong_bw", "10", "cif_mean"))
-RATIO_MIN = 2.0
+CONGESTOR = ["--congestor", "bw", "-m", "1M", "--fabric", "tcp", "--device", "fab0"]
+# Two runs per case (kernel, --canary-ops, -i, the CIF compared): cong_lat with many trials
+# (its alone p99 is the scheduler's on a busy machine), cong_bw with a short window (10 x 1 MiB
+# each way, 42 ms per operation at 200 Mbit/s alone).
+RUNS = (("cong_lat", "100", "8", "cif_p99"), ("cong_bw", "10", "3", "cif_mean"))
+LAT_RATIO_MIN, BW_RATIO_MIN = 2.5, 1.7  # measured 4.9 to 28.5 and 2.28 to 2.56 (the top)
 
 
-def run_case(tag, canaries, kernel, ops):
+def run_case(tag, canaries, kernel, ops, trials):
     """One run of kernel with --canaries: its row (JSON Lines)."""
     path = os.path.join(WORKDIR, "case%s-%s.jsonl" % (tag, kernel))
-    args = ["run", kernel] + CONGESTOR + ["--canary-ops", ops, "--canaries", ",".join(canaries),
-                                          "-o", "none", "--json", path]
+    args = ["run", kernel] + CONGESTOR + ["-i", trials, "--canary-ops", ops, "--canaries",
+                                          ",".join(canaries), "-o", "none", "--json", path]
     p = ct.mpirun_in_cluster(EXE, NODES, args, timeout=180)
     where = "case %s %s" % (tag, kernel)
     check(p.returncode == 0, "%s: exit %d\nstdout:\n%s\nstderr:\n%s%s"
@@ -111,16 +133,23 @@ def main():
     for tag, canaries in CASES:
         if tag == "B":  # every path at the trunk's rate, as the paths through it in case A
             ct.vc("shape", "0", TRUNK)
-        for kernel, ops, _ in RUNS:
-            res[(tag, kernel)] = run_case(tag, canaries, kernel, ops)
+        for kernel, ops, trials, _ in RUNS:
+            res[(tag, kernel)] = run_case(tag, canaries, kernel, ops, trials)
     bad = []
-    for kernel, _, key in RUNS:
-        a, b = res[("A", kernel)][key], res[("B", kernel)][key]
-        print("  %s %s: A %.3f / B %.3f = %.2f (at least %g)" % (kernel, key, a, b, a / b,
-                                                                  RATIO_MIN))
-        if a < RATIO_MIN * b:
+    for kernel, _, _, key in RUNS:
+        a, b = res[("A", kernel)], res[("B", kernel)]
+        print("  %s: the rows' own %s: A %.3f / B %.3f = %.2f" % (kernel, key, a[key], b[key],
+                                                                 a[key] / b[key]))
+        if key == "cif_p99":  # against one alone reference for both cases (see the top)
+            ra, rb, lim = a["congested_p99_us"], b["congested_p99_us"], LAT_RATIO_MIN
+            what = "p99 latency CIF with a common alone reference (congested p99 A / B)"
+        else:
+            ra, rb, lim = a[key], b[key], BW_RATIO_MIN
+            what = "bandwidth CIF at the mean (cif_mean A / B)"
+        print("  %s %s: %.3f / %.3f = %.2f (at least %g)" % (kernel, what, ra, rb, ra / rb, lim))
+        if ra < lim * rb:
             bad.append("%s %s: case A (shared trunk) %.3f, case B (separate links) %.3f: "
-                       "ratio %.2f < %g" % (kernel, key, a, b, a / b, RATIO_MIN))
+                       "%.2f < %g" % (kernel, what, ra, rb, ra / rb, lim))
     check(not bad, "no contrast between a shared trunk and separate links:\n" + "\n".join(bad))
 
 
