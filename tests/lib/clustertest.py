@@ -35,7 +35,8 @@ DEADLINE = T0 + CTEST_TIMEOUT - CLEANUP_S - 30  # 30 s for starting, sweeping up
 
 # A name of its own, so that concurrent runs (another CI job, a Slurm test) do not clash.
 VC_NAME = os.environ.get("FAB_VC_NAME", "fbct%d" % os.getpid())
-# (the cluster's other settings at their defaults: vnode1.., two fabrics, MTU 1500)
+# (the cluster's other settings at their defaults: vnode1.., two fabrics, MTU 1500; one leaf
+# unless up() asks for two)
 VC_ENV = {k: v for k, v in os.environ.items() if not k.startswith("VC_")}
 VC_ENV["VC_NAME"] = VC_NAME
 # Owner files: a run holds an flock on /run/vcluster-NAME.owner while its instance may exist;
@@ -74,11 +75,12 @@ def budget(want):
     return min(want, left)
 
 
-def vc(*args, timeout=60, check_rc=True):
+def vc(*args, timeout=60, check_rc=True, env=None):
+    """vcluster.sh ARGS on our instance (env: more VC_ variables, e.g. {"VC_LEAVES": "2"})."""
     t = budget(timeout)
     try:
-        p = subprocess.run([VCLUSTER] + list(args), capture_output=True, text=True, env=VC_ENV,
-                           timeout=t)
+        p = subprocess.run([VCLUSTER] + list(args), capture_output=True, text=True,
+                           env=dict(VC_ENV, **(env or {})), timeout=t)
     except subprocess.TimeoutExpired as e:
         check(False, "vcluster.sh %s: timed out after %.0f s\n%s%s"
               % (" ".join(args), t, e.stdout, e.stderr))
@@ -88,13 +90,15 @@ def vc(*args, timeout=60, check_rc=True):
     return p
 
 
-def up(nodes):
-    """vcluster.sh up NODES; sets AGENT."""
+def up(nodes, leaves=1):
+    """vcluster.sh up NODES (leaves=2: two leaf bridges per fabric joined by a trunk, nodes
+    1..ceil(N/2) on leaf a); sets AGENT."""
     global AGENT
     t = time.monotonic()
-    vc("up", str(nodes), timeout=120)
+    vc("up", str(nodes), timeout=120, env={"VC_LEAVES": str(leaves)})
     AGENT = vc("agent-path").stdout.strip()
-    print("vcluster %s up %d in %.1f s" % (VC_NAME, nodes, time.monotonic() - t))
+    print("vcluster %s up %d (%d leaves) in %.1f s" % (VC_NAME, nodes, leaves,
+                                                     time.monotonic() - t))
 
 
 def vc_down(name, timeout=CLEANUP_S):

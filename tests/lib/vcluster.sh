@@ -13,6 +13,11 @@
 #   fabric 0: node interface fab0, 10.77.0.<i>/25        (node i = 1..N, N <= 100)
 #   fabric 1: node interface fab1, 10.77.0.<128+i>/25    (unless VC_FABRICS=1)
 #
+# With VC_LEAVES=2 each fabric is two leaf bridges joined by one trunk (a veth pair): leaf a
+# (brF) holds nodes 1..ceil(N/2), leaf b (brFb) the rest. Traffic between the leaves shares
+# the trunk, as flows share a spine link of a real fat tree, and `shape-trunk` limits it
+# (congestion tests need such a shared link).
+#
 # Nothing is added to the root network namespace and no route leaves a node: traffic from a
 # node reaches only the other nodes of the same instance.
 #
@@ -39,18 +44,23 @@
 #                                 limit fabric FAB (0|1) to RATE (e.g. 1gbit, 250mbit) with htb,
 #                                 both directions of each node's link (default: all nodes)
 #   vcluster.sh unshape FAB [NODE...]   remove that limit
+#   vcluster.sh shape-trunk FAB RATE    limit the trunk between fabric FAB's two leaves to RATE
+#                                 (htb, both directions; VC_LEAVES=2)
+#   vcluster.sh unshape-trunk FAB       remove that limit
+#   vcluster.sh leaf NODE         print the node's leaf: a or b (always a with VC_LEAVES=1)
 #   vcluster.sh counters NODE [IFACE]   print "rx_bytes tx_bytes" of IFACE (default fab0)
 #   vcluster.sh nodes             list the node names, one a line
 #   vcluster.sh ip NODE [FAB]     print a node's address on fabric FAB (default 0)
 #   vcluster.sh hosts             print the hosts file the nodes use
-#   vcluster.sh env               print VC_NAME, VC_STATE, VC_AGENT, VC_NODES, VC_FABRICS as
-#                                 shell assignments (eval "$(vcluster.sh env)")
+#   vcluster.sh env               print VC_NAME, VC_STATE, VC_AGENT, VC_NODES, VC_FABRICS,
+#                                 VC_LEAVES as shell assignments (eval "$(vcluster.sh env)")
 #
 # Environment:
 #   VC_NAME     instance name: letters, digits and _ (at most 16); default fbvc
 #   VC_STATE    state directory; default /run/vcluster-$VC_NAME
 #   VC_PREFIX   node name prefix (letters and digits, at most 8); default vnode
 #   VC_FABRICS  1 or 2 fabrics; default 2 (fixed at `up`: later commands read it from state)
+#   VC_LEAVES   1 or 2 leaf bridges per fabric; default 1 (fixed at `up`, like VC_FABRICS)
 #   VC_MTU      MTU of every fabric link; default 1500
 #   VC_AGENT_LOG  a file the agent appends one line per call to (for debugging launchers)
 #
@@ -65,13 +75,15 @@ VC_NAME=${VC_NAME:-fbvc}
 VC_STATE=${VC_STATE:-/run/vcluster-$VC_NAME}
 VC_PREFIX=${VC_PREFIX:-vnode}
 VC_FABRICS=${VC_FABRICS:-2}
+VC_LEAVES=${VC_LEAVES:-1}
 VC_MTU=${VC_MTU:-1500}
 # Commands run inside a node (and launchers they start) stay in this instance.
 export VC_NAME VC_STATE
 FABNS=$VC_NAME-fabric
 SELF=$(readlink -f "${BASH_SOURCE[0]}")
-# once up, the number of fabrics is the one the cluster was built with
+# once up, the numbers of fabrics and leaves are the ones the cluster was built with
 [ -f "$VC_STATE/fabrics" ] && VC_FABRICS=$(cat "$VC_STATE/fabrics")
+[ -f "$VC_STATE/leaves" ] && VC_LEAVES=$(cat "$VC_STATE/leaves")
 
 die() {
     echo "vcluster[$VC_NAME]: $*" >&2
@@ -98,6 +110,11 @@ node_ip() { # node [fabric] -> address
     [ -n "$i" ] || die "unknown node '$n'"
     echo "10.77.0.$((i + 128 * f))"
 }
+
+# The leaf of the node at position i (1-based) of N: a (nodes 1..ceil(N/2)) or b (the rest,
+# with VC_LEAVES=2); leaf_bridge gives its bridge on fabric f.
+leaf_of() { if [ "$VC_LEAVES" = 2 ] && [ "$1" -gt $((($2 + 1) / 2)) ]; then echo b; else echo a; fi; }
+leaf_bridge() { if [ "$(leaf_of "$2" "$3")" = b ]; then echo "br${1}b"; else echo "br$1"; fi; }
 
 # Run a command inside a node: its net and UTS namespaces and a new mount namespace (a slave
 # of the current one) in which
@@ -153,11 +170,12 @@ do_up() {
     mkdir -p "$VC_STATE/uts" "$VC_STATE/bin" "$VC_STATE/sysmnt"
     : >"$VC_STATE/nodes.tmp"
     echo "$VC_FABRICS" >"$VC_STATE/fabrics"
+    echo "$VC_LEAVES" >"$VC_STATE/leaves"
     # whether /run/netns was a mount point before (ip netns makes it one) and /etc/netns existed
     if grep -q ' /run/netns ' /proc/self/mountinfo; then echo 1; else echo 0; fi >"$VC_STATE/netns_premounted"
     if [ -d /etc/netns ]; then echo 1; else echo 0; fi >"$VC_STATE/etcnetns_pre"
 
-    # fabric namespace with one bridge per fabric
+    # fabric namespace with one bridge per fabric, or two (leaves a and b) and a trunk
     ip netns add "$FABNS"
     ip -n "$FABNS" link set lo up
     # no IPv6 (router/neighbour solicitations) in any namespace we create: quiet byte counters
@@ -167,6 +185,13 @@ do_up() {
     for ((f = 0; f < VC_FABRICS; f++)); do
         ip -n "$FABNS" link add "br$f" type bridge stp_state 0 forward_delay 0
         ip -n "$FABNS" link set "br$f" mtu "$VC_MTU" up
+        if [ "$VC_LEAVES" = 2 ]; then
+            ip -n "$FABNS" link add "br${f}b" type bridge stp_state 0 forward_delay 0
+            ip -n "$FABNS" link set "br${f}b" mtu "$VC_MTU" up
+            ip -n "$FABNS" link add "tr$f-a" type veth peer name "tr$f-b"
+            ip -n "$FABNS" link set "tr$f-a" mtu "$VC_MTU" master "br$f" up
+            ip -n "$FABNS" link set "tr$f-b" mtu "$VC_MTU" master "br${f}b" up
+        fi
     done
 
     printf '127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n' >"$VC_STATE/hosts"
@@ -186,7 +211,7 @@ do_up() {
         unshare --uts="$VC_STATE/uts/$n" hostname "$n"
         for ((f = 0; f < VC_FABRICS; f++)); do
             ip link add "fab$f" netns "$ns" type veth peer name "$n-f$f" netns "$FABNS"
-            ip -n "$FABNS" link set "$n-f$f" mtu "$VC_MTU" master "br$f" up
+            ip -n "$FABNS" link set "$n-f$f" mtu "$VC_MTU" master "$(leaf_bridge "$f" "$i" "$N")" up
             ip -n "$ns" link set "fab$f" mtu "$VC_MTU" up
             ip -n "$ns" addr add "10.77.0.$((i + 128 * f))/25" dev "fab$f"
         done
@@ -204,7 +229,7 @@ do_up() {
     chmod +x "$VC_STATE/bin/vc-agent"
     mv "$VC_STATE/nodes.tmp" "$VC_STATE/nodes"
     # (bridge ports forward at once: STP is off)
-    say "up $N node(s) [$(nodes | tr '\n' ' ')] fabrics=$VC_FABRICS in $(elapsed "$t0") s"
+    say "up $N node(s) [$(nodes | tr '\n' ' ')] fabrics=$VC_FABRICS leaves=$VC_LEAVES in $(elapsed "$t0") s"
     say "agent = $VC_STATE/bin/vc-agent"
 }
 
@@ -214,6 +239,7 @@ cmd_up() {
     local N=${1:-}
     [[ "$N" =~ ^[0-9]+$ ]] && [ "$N" -ge 1 ] && [ "$N" -le 100 ] || die "usage: up N (1..100)"
     [[ "$VC_FABRICS" =~ ^[12]$ ]] || die "VC_FABRICS must be 1 or 2"
+    [[ "$VC_LEAVES" =~ ^[12]$ ]] || die "VC_LEAVES must be 1 or 2"
     [[ "$VC_PREFIX" =~ ^[A-Za-z][A-Za-z0-9]{0,7}$ ]] || die "VC_PREFIX must be 1-8 letters or digits"
     [[ "$VC_MTU" =~ ^[0-9]+$ ]] || die "VC_MTU must be a number"
     [ -e "$VC_STATE" ] && die "already up, or left over ($VC_STATE exists): run down first"
@@ -336,6 +362,25 @@ check_fab() {
     [[ "${1:-}" =~ ^[01]$ ]] && [ "$1" -lt "$VC_FABRICS" ] || die "fabric must be 0..$((VC_FABRICS - 1))"
 }
 
+# burst of the htb limit at a rate: about 1 ms at RATE, at least 64 KiB (veth passes 64 KB GSO
+# super-packets)
+htb_burst() {
+    local bps burst
+    bps=$(tc_rate_bps "$1")
+    burst=$((bps / 8 / 1000))
+    [ $burst -ge 65536 ] || burst=65536
+    echo "$burst"
+}
+# limit the egress of device DEV in netns NS to RATE with BURST bytes
+htb_limit() {
+    local ns=$1 dev=$2 rate=$3 burst=$4
+    # htb cannot change a class in place: replace the whole qdisc
+    tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null || true
+    tc -n "$ns" qdisc add dev "$dev" root handle 1: htb default 10
+    tc -n "$ns" class add dev "$dev" parent 1: classid 1:10 htb \
+        rate "$rate" ceil "$rate" burst "$burst" cburst "$burst" quantum 65536
+}
+
 cmd_shape() {
     need_root
     need_tools tc
@@ -345,23 +390,50 @@ cmd_shape() {
     check_fab "$f"
     local list=("$@")
     [ ${#list[@]} -gt 0 ] || mapfile -t list < <(nodes)
-    # burst: about 1 ms at RATE, at least 64 KiB (veth passes 64 KB GSO super-packets)
-    local bps burst n l ns dev
-    bps=$(tc_rate_bps "$rate")
-    burst=$((bps / 8 / 1000))
-    [ $burst -ge 65536 ] || burst=65536
+    local burst n l
+    burst=$(htb_burst "$rate")
     for n in "${list[@]}"; do
         is_node "$n" || die "unknown node '$n'"
         for l in $(fab_links "$f" "$n"); do
-            ns=${l%%:*} dev=${l#*:}
-            # htb cannot change a class in place: replace the whole qdisc
-            tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null || true
-            tc -n "$ns" qdisc add dev "$dev" root handle 1: htb default 10
-            tc -n "$ns" class add dev "$dev" parent 1: classid 1:10 htb \
-                rate "$rate" ceil "$rate" burst "$burst" cburst "$burst" quantum 65536
+            htb_limit "${l%%:*}" "${l#*:}" "$rate" "$burst"
         done
     done
     say "fabric $f limited to $rate (burst $burst B) on ${list[*]}"
+}
+
+# the trunk between fabric f's leaves: its two ends (egress a->b, egress b->a), in $FABNS
+check_trunk() {
+    check_fab "$1"
+    [ "$VC_LEAVES" = 2 ] || die "no trunk: the cluster was made with VC_LEAVES=$VC_LEAVES (2 makes one)"
+}
+
+cmd_shape_trunk() {
+    need_root
+    need_tools tc
+    [ $# = 2 ] || die "usage: shape-trunk FAB RATE"
+    local f=$1 rate=$2 burst dev
+    check_trunk "$f"
+    burst=$(htb_burst "$rate")
+    for dev in "tr$f-a" "tr$f-b"; do htb_limit "$FABNS" "$dev" "$rate" "$burst"; done
+    say "trunk of fabric $f limited to $rate (burst $burst B), both directions"
+}
+
+cmd_unshape_trunk() {
+    need_root
+    need_tools tc
+    [ $# = 1 ] || die "usage: unshape-trunk FAB"
+    local f=$1 dev
+    check_trunk "$f"
+    for dev in "tr$f-a" "tr$f-b"; do tc -n "$FABNS" qdisc del dev "$dev" root 2>/dev/null || true; done
+    say "trunk of fabric $f unlimited"
+}
+
+cmd_leaf() {
+    local n=${1:-} i
+    [ $# = 1 ] || die "usage: leaf NODE"
+    i=$(grep -nx -- "$n" "$VC_STATE/nodes" 2>/dev/null | cut -d: -f1)
+    [ -n "$i" ] || die "unknown node '$n'"
+    leaf_of "$i" "$(nodes | wc -l)"
 }
 
 cmd_unshape() {
@@ -398,13 +470,19 @@ cmd_status() {
     }
     local n f
     for n in $(nodes); do
-        echo "== $n ($(nsenter --uts="$VC_STATE/uts/$n" hostname), netns $(nsname "$n"))"
+        echo "== $n ($(nsenter --uts="$VC_STATE/uts/$n" hostname), netns $(nsname "$n"), leaf $(cmd_leaf "$n"))"
         ip -n "$(nsname "$n")" -br addr show | grep -v '^lo' || true
         for ((f = 0; f < VC_FABRICS; f++)); do
             echo "   fab$f rx/tx bytes: $(cmd_counters "$n" "fab$f")  qdisc:" \
                 "$(tc -n "$(nsname "$n")" qdisc show dev "fab$f" root | head -1)"
         done
     done
+    if [ "$VC_LEAVES" = 2 ]; then
+        for ((f = 0; f < VC_FABRICS; f++)); do
+            echo "== trunk of fabric $f: a->b qdisc: $(tc -n "$FABNS" qdisc show dev "tr$f-a" root | head -1);" \
+                "b->a qdisc: $(tc -n "$FABNS" qdisc show dev "tr$f-b" root | head -1)"
+        done
+    fi
     echo "== processes inside: $(pids_in_cluster)"
 }
 
@@ -414,6 +492,7 @@ cmd_env() {
     echo "VC_AGENT=$VC_STATE/bin/vc-agent"
     echo "VC_NODES='$(nodes | tr '\n' ' ' | sed 's/ $//')'"
     echo "VC_FABRICS=$VC_FABRICS"
+    echo "VC_LEAVES=$VC_LEAVES"
 }
 
 usage() {
@@ -432,6 +511,9 @@ agent-path) echo "$VC_STATE/bin/vc-agent" ;;
 _mounts) cmd_mounts "$@" ;;
 shape) cmd_shape "$@" ;;
 unshape) cmd_unshape "$@" ;;
+shape-trunk) cmd_shape_trunk "$@" ;;
+unshape-trunk) cmd_unshape_trunk "$@" ;;
+leaf) cmd_leaf "$@" ;;
 counters) cmd_counters "$@" ;;
 status) cmd_status ;;
 hosts) cat "$VC_STATE/hosts" ;;
