@@ -9,6 +9,7 @@
 
 #include "core/opt.h"
 #include "core/sizes.h"
+#include "core/split.h"
 
 /* --sync none|barrier: what comes between two timed iterations of a kernel. */
 typedef enum { FAB_SYNC_NONE = 0, FAB_SYNC_BARRIER = 1 } fab_sync_t;
@@ -37,7 +38,9 @@ typedef struct fab_measopts {
     int dtype, op;   /* FAB_DT_*, FAB_OP_* */
     int root;        /* -1: rotate */
     bool nonblocking;
-    double overlap_us; /* 0: none */
+    double overlap_us;      /* 0: none */
+    const char *split_text; /* --split as given; NULL: none */
+    fab_split_t split;      /* --split parsed (kind FAB_SPLIT_NONE: the whole communicator) */
 } fab_measopts_t;
 
 #endif

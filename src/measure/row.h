@@ -68,6 +68,8 @@ typedef struct fab_row {
     double block_median[FAB_ADAPT_MAX_BLOCKS];     /* reported time (s), in round order */
     double osu_avg, imb_tmin, imb_tmax, rank0_avg; /* peers' (fab_row_peers), rank 0's, s; NaN */
     char component[32];      /* the kernel's ctx->component (descriptor.h) on its rank 0 */
+    char group[64];          /* --split: the group's name (core/split.h); "" none */
+    char group_ranks[192];   /* --split: its members' world ranks, "0,2"; "" none */
     fab_fc_row_t fab;        /* the fabric's counters over its blocks (fab_row_fabric) */
     double kc[FAB_KCOL_MAX]; /* its COUNTER, GAUGE columns over the blocks (fab_row_kcol) */
     int stop_status;         /* not a column: the rounds ended on a stop request (its fab_status_t),
