@@ -465,43 +465,6 @@ static fab_status_t fab_opts_arg(int argc, char **argv, int *i, bool *set, const
     return FAB_OK;
 }
 
-/* --split: parsed (its syntax was checked when read); refused with the adaptive rounds,
- * whose agreements span every rank, and for a kernel that is not a collective of all ranks. */
-static fab_status_t fab_opts_split(fab_opts_t *o, char *err, size_t errlen, char *hint,
-                                   size_t hintlen)
-{
-    const fab_launchopts_t *l = &o->launch;
-
-    memset(&o->meas.split, 0, sizeof(o->meas.split));
-    if (!o->meas.split_text)
-        return FAB_OK;
-    if (fab_split_parse(o->meas.split_text, &o->meas.split, err, errlen) != FAB_OK) {
-        snprintf(hint, hintlen, "--split takes mod:K, div:K, node or rail");
-        return FAB_ERR_USAGE;
-    }
-    if (o->meas.adaptive) {
-        snprintf(err, errlen,
-                 "--split needs a fixed policy: the adaptive rounds agree over "
-                 "every rank, not per group");
-        snprintf(hint, hintlen, "add -i N (iterations per size) or --time SEC");
-        return FAB_ERR_USAGE;
-    }
-    for (int i = 0; i < l->nkernels; i++) {
-        const fab_kernel_t *k = l->kernels[i].k;
-
-        if (k->kind != FAB_KIND_COLLECTIVE || k->ranks != FAB_RANKS_ALL) {
-            snprintf(err, errlen,
-                     "--split: kernel '%s' is not a collective of all ranks; a split "
-                     "runs a collective in every group of ranks",
-                     k->name);
-            snprintf(hint, hintlen,
-                     "give only collectives (allreduce, alltoall, ...) with --split");
-            return FAB_ERR_USAGE;
-        }
-    }
-    return FAB_OK;
-}
-
 /* Options of `run` that contradict each other or the outputs. */
 static fab_status_t fab_opts_refuse(fab_opts_t *o, char *err, size_t errlen, char *hint,
                                     size_t hintlen)
@@ -517,7 +480,7 @@ static fab_status_t fab_opts_refuse(fab_opts_t *o, char *err, size_t errlen, cha
     }
     st = fab_opts_table_check(o, err, errlen, hint, hintlen);
     if (st == FAB_OK)
-        st = fab_opts_split(o, err, errlen, hint, hintlen);
+        st = fab_kernel_list_split(o, err, errlen, hint, hintlen);
     if (st == FAB_OK && o->out.append && o->out.force) {
         snprintf(err, errlen, "--append and --force contradict each other");
         snprintf(hint, hintlen, "--append adds a run to the file, --force replaces it: pick one");

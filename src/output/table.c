@@ -166,20 +166,11 @@ const fab_text_cell_t *fab_text_layout(fab_kind_t kind, bool wide, int *n)
     }
 }
 
-void fab_text_table_group(fab_text_table_t *t, bool compact)
+void fab_text_table_group(fab_text_table_t *t)
 {
-    const fab_text_cell_t g = CELL("group", "group", 10, FAB_TXT_STR);
-
-    for (int i = 0; compact && i < t->n; i++)
-        if (strcmp(t->cell[i].col, "count") == 0) {
-            t->cell[i] = g;
-            return;
-        }
-    if (t->n >= FAB_MAX_COLUMNS || t->n < 1)
-        return;
-    memmove(&t->cell[2], &t->cell[1], sizeof(t->cell[0]) * (size_t)(t->n - 1));
-    t->cell[1] = g; /* after bytes */
-    t->n++;
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->cell[i].col, "count") == 0)
+            t->cell[i] = (fab_text_cell_t)CELL("group", "group", 10, FAB_TXT_STR);
 }
 
 /* ------------------------------------------------------------------ --columns */

@@ -360,7 +360,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
     fab_text_table_overlap(&t->table, !oopt->wide && !oopt->columns,
                            &(double){mopt->nonblocking && mopt->overlap_us > 0 ? 0.0 : NAN}, 1);
     if (mopt->split.kind != FAB_SPLIT_NONE && !oopt->columns)
-        fab_text_table_group(&t->table, !oopt->wide);
+        fab_text_table_group(&t->table);
     fab_text_marks_init(&t->marks);
     t->busbw_sum = 0;
     t->busbw_n = 0;

@@ -6,12 +6,16 @@
   group's rows (group and group_ranks columns, bytes twice each) and the text table a group
   column; busbw is the group's own (2 ranks: busbw = algbw for allreduce);
 - `--split div:2`: groups 0,1 and 2,3;
+- fabricbench-analyze summary names the slowest group of every kernel and size (a ratio to the
+  median group's time of at least 1; never which group: that is the machine's);
 - refusals (exit 2, the message naming the part): a value that is no split, K of 0, the
   adaptive policy, a kernel that is not a collective, and on 4 ranks of one host a split into
   groups of one rank (mod:4) or one group of all (node).
 
 usage: test_split.py FABRICBENCH"""
 import os
+import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
@@ -57,6 +61,19 @@ check(heads, "no table heading with a group column")
 gi = heads[0].index("group") - 1  # '#' is a field of the heading
 got = [(int(f[0]), f[gi]) for f in data]
 check(got == [(b, g) for b, g, _ in want] * 2, "table rows %s" % got)
+
+ANALYZE = [sys.executable, "-m", "fabricbench_analysis"]
+AENV = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), "..", "..",
+                                                "analysis"))
+a = subprocess.run(ANALYZE + ["summary", "split.h5"], capture_output=True, text=True, env=AENV,
+                   timeout=120)
+check(a.returncode == 0, "summary exit %d\n%s" % (a.returncode, a.stderr))
+named = re.findall(r"^  \S+ (allreduce|alltoall) (\d+): slowest (mod2=[01]), time x([0-9.]+)",
+                   a.stdout, re.M)
+check(sorted((k, int(b)) for k, b, _, _ in named) ==
+      sorted((k, b) for k in ("allreduce", "alltoall") for b in SIZES),
+      "summary's group lines %s\n%s" % (named, a.stdout))
+check(all(float(x) >= 1.0 for _, _, _, x in named), "a slowest group faster than the median")
 
 p = mpirun(NP, [exe, "run", "allreduce", "--split", "div:2", "-i", "10", "-m", "8", "-o",
                 "div.h5"], timeout=120)
