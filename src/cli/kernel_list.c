@@ -203,6 +203,13 @@ fab_status_t fab_kernel_list_split(fab_opts_t *o, char *err, size_t errlen, char
         snprintf(hint, hintlen, "add -i N (iterations per size) or --time SEC");
         return FAB_ERR_USAGE;
     }
+    if (o->out.format != FAB_FORMAT_TABLE) {
+        snprintf(err, errlen,
+                 "--split: nccl-tests' formats have one row per size, not one per "
+                 "group");
+        snprintf(hint, hintlen, "use fabricbench's table (--format table) or a file (-o)");
+        return FAB_ERR_USAGE;
+    }
     for (int i = 0; i < l->nkernels; i++) {
         const fab_kernel_t *k = l->kernels[i].k;
 

@@ -320,6 +320,11 @@ static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_measop
             f, "# dtype: %s%s%s (nccl-tests: type %s, redop %s)", fab_dtype_name(mopt->dtype),
             coll->uses_op ? ", op " : "", coll->uses_op ? fab_op_name(mopt->op) : "",
             fab_dtype_nccl_name(mopt->dtype), coll->uses_op ? fab_op_name(mopt->op) : "none");
+    if (mopt->split.kind != FAB_SPLIT_NONE)
+        fab_out_text_line(f,
+                          "# split: %s, every group runs the call at once on its own "
+                          "communicator; a row per group (busbw: the group's size)",
+                          mopt->split_text);
     fab_out_text_line(f,
                       "# time_us = mean time per call, a call timed as its slowest rank (the "
                       "fabric's completion time)%s; algbw from %s%s",

@@ -9,7 +9,7 @@
 - fabricbench-analyze summary names the slowest group of every kernel and size (a ratio to the
   median group's time of at least 1; never which group: that is the machine's);
 - refusals (exit 2, the message naming the part): a value that is no split, K of 0, the
-  adaptive policy, a kernel that is not a collective, and on 4 ranks of one host a split into
+  adaptive policy, a kernel that is not a collective, nccl-tests' formats, and on 4 ranks of one host a split into
   groups of one rank (mod:4) or one group of all (node).
 
 usage: test_split.py FABRICBENCH"""
@@ -56,7 +56,10 @@ for a, b in zip(t["algbw_GBps"], t["busbw_GBps"]):  # 2(n-1)/n with n = 2, the g
     check(abs(a - b) <= 1e-9 * max(abs(a), 1e-30), "allreduce busbw %s is not algbw %s" % (b, a))
 data = [l.split() for l in p.stdout.splitlines() if l.strip() and not l.startswith("#")
         and l.split()[0].isdigit()]
-heads = [l.split() for l in p.stdout.splitlines() if l.startswith("#") and "group" in l.split()]
+heads = [l.split() for l in p.stdout.splitlines() if l.startswith("#") and "group" in l.split()
+         and l.split()[1] == "bytes"]
+check(any(l.startswith("# split: mod:2, every group runs the call at once")
+          for l in p.stdout.splitlines()), "no '# split:' line in the kernel's header")
 check(heads, "no table heading with a group column")
 gi = heads[0].index("group") - 1  # '#' is a field of the heading
 got = [(int(f[0]), f[gi]) for f in data]
@@ -86,7 +89,9 @@ for args, words in (
         (["allreduce", "--split", "ring", "-i", "5"], ["'ring' is not a split"]),
         (["allreduce", "--split", "mod:0", "-i", "5"], ["--split"]),
         (["allreduce", "--split", "mod:2"], ["--split needs a fixed policy", "-i"]),
-        (["latency", "--split", "mod:2", "-i", "5"], ["kernel 'latency'", "not a collective"])):
+        (["latency", "--split", "mod:2", "-i", "5"], ["kernel 'latency'", "not a collective"]),
+        (["allreduce", "--split", "mod:2", "-i", "5", "--format", "nccl-tests"],
+         ["--split: nccl-tests' formats"])):
     p = direct([exe, "run"] + args)
     msg = p.stdout + p.stderr
     check(p.returncode == 2, "%s: exit %d, want 2\n%s" % (args, p.returncode, msg))
