@@ -32,7 +32,7 @@ def compare_groups(table: Table) -> List[Comparison]:
         times = [r["mean_us"] for r in rows if finite(r.get("mean_us"))]
         if len(times) < 2:
             continue
-        slow = max((r for r in rows if finite(r.get("mean_us"))), key=lambda r: r["mean_us"])
+        slow = max((r for r in rows if finite(r.get("mean_us"))), key=lambda r: float(r["mean_us"]))
         med_t = statistics.median(times)
         bws = [r["busbw_GBps"] for r in rows if finite(r.get("busbw_GBps"))]
         med_b = statistics.median(bws) if bws else float("nan")
