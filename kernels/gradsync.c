@@ -3,8 +3,10 @@
  * parameters of --dtype has a gradient of params x element-size bytes, split into buckets of
  * --bucket bytes (the last one partial); every bucket is allreduced, blocking, or with up to
  * --inflight buckets outstanding (MPI_Iallreduce). One iteration is one full sync. The
- * buckets reuse --inflight pairs of buffers: the model is never allocated whole.
- * --params, --bucket and --inflight are this kernel's own options. */
+ * buckets reuse --inflight pairs of buffers: the model is never allocated whole. --compute MS
+ * puts a busy compute of MS before each bucket's allreduce (the backward pass that makes the
+ * bucket), so that the row tells how much of the sync the compute does not hide (exposed_us).
+ * --params, --bucket, --inflight and --compute are this kernel's own options. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@ typedef struct gradsync_opts {
     long params;
     size_t bucket; /* bytes */
     int inflight;
+    double compute_ms; /* per bucket, before its allreduce */
 } gradsync_opts_t;
 
 static gradsync_opts_t gradsync_opt;
@@ -32,6 +35,10 @@ static const fab_opt_t gradsync_options[] = {
     {"inflight", 0, FAB_OPT_INT, offsetof(gradsync_opts_t, inflight), 1, 1024, "K", "buckets", "1",
      "gradsync: buckets in flight (1: blocking MPI_Allreduce; more: MPI_Iallreduce)", 0, false,
      NULL},
+    {"compute", 0, FAB_OPT_DOUBLE, offsetof(gradsync_opts_t, compute_ms), 0, 1e5, "MS", "ms", "0",
+     "gradsync: busy compute per bucket before its allreduce (the backward pass that makes it); "
+     "the row's exposed_us is the step's time beyond the compute",
+     0, false, NULL},
 };
 static const fab_kopts_t gradsync_kopts = {
     gradsync_options, sizeof(gradsync_options) / sizeof(gradsync_options[0]), &gradsync_opt};
@@ -151,6 +158,7 @@ static fab_status_t gradsync_sync(fab_kctx_t *ctx, gradsync_t *g, uint32_t seed,
             fab_coll_fill(ctx, s, len / esz, ctx->rank, b * g->bucket / esz, seed);
         if (st != FAB_OK)
             break;
+        fab_coll_compute(gradsync_opt.compute_ms * 1e-3); /* making the bucket (none: 0) */
         st = k == 1 ? FAB_MPI(MPI_Allreduce(s, r, (int)(len / esz), ctx->dtype.mpi, ctx->dtype.op,
                                             ctx->comm))
                     : FAB_MPI(MPI_Iallreduce(s, r, (int)(len / esz), ctx->dtype.mpi, ctx->dtype.op,
@@ -187,19 +195,59 @@ static fab_status_t gradsync_validate(fab_kctx_t *ctx, void *state, size_t bytes
 static void gradsync_describe(const fab_kctx_t *ctx, char *buf, size_t len)
 {
     gradsync_t g;
-    char how[64];
+    char how[64], comp[288];
 
     gradsync_split(ctx, &g);
+    if (gradsync_opt.compute_ms > 0)
+        snprintf(comp, sizeof(comp),
+                 ", each after %g ms of busy compute (--compute); time_us = one training step, "
+                 "compute included; exposed_us = its time beyond the compute (the communication "
+                 "the compute did not hide; --wide, or --columns with compute_us,exposed_us)",
+                 gradsync_opt.compute_ms);
+    else
+        snprintf(comp, sizeof(comp),
+                 "; time_us = one full sync = the communication time per "
+                 "training step when nothing overlaps it");
     if (gradsync_opt.inflight == 1)
         snprintf(how, sizeof(how), "blocking MPI_Allreduce");
     else
         snprintf(how, sizeof(how), "MPI_Iallreduce, %d in flight", gradsync_opt.inflight);
     snprintf(buf, len,
              "%.4g params x %s (%zu B) = %.4g MB gradient in %zu buckets of %zu B (last %zu B), "
-             "%s; time_us = one full sync = the communication time per training step when "
-             "nothing overlaps it",
+             "%s%s",
              (double)gradsync_opt.params, ctx->dtype.name, ctx->dtype.size, (double)g.total / 1e6,
-             g.nbuckets, g.nbuckets > 1 ? g.bucket : g.last, g.last, how);
+             g.nbuckets, g.nbuckets > 1 ? g.bucket : g.last, g.last, how, comp);
+}
+
+/* The step's view with --compute: the compute per step (a gauge, the same on every rank), and
+ * what of the step is communication the compute did not hide (derived from the row). */
+static const fab_kcol_t gradsync_kcols[] = {
+    {"compute_us", "compute_us", "us",
+     "gradsync: the busy compute of one step (--compute x buckets); 0 without --compute",
+     FAB_KCOL_GAUGE},
+    {"exposed_us", "exposed_us", "us",
+     "gradsync: exposed communication per step, mean: time_us - compute_us (0 <= it <= time_us;"
+     " without --compute, time_us)",
+     FAB_KCOL_DERIVED},
+    {"exposed_p50_us", "exposed_p50", "us",
+     "gradsync: the same from the median step: p50_us - compute_us, at least 0", FAB_KCOL_DERIVED},
+};
+
+static void gradsync_counters(const fab_kctx_t *ctx, void *state, double *c)
+{
+    const gradsync_t *g = state;
+
+    (void)ctx;
+    c[0] = g ? (double)g->nbuckets * gradsync_opt.compute_ms * 1e3 : NAN;
+}
+
+static double gradsync_derive(const fab_krow_t *row, int j)
+{
+    double step = j == 1 ? row->mean : row->median, exposed = step * 1e6 - row->c[0];
+
+    if (isnan(step) || isnan(row->c[0]))
+        return NAN;
+    return exposed < 0 ? 0 : exposed > step * 1e6 ? step * 1e6 : exposed;
 }
 
 static void gradsync_cleanup(fab_kctx_t *ctx, void *state)
@@ -230,6 +278,8 @@ const fab_kernel_t fab_kernel_gradsync = {
     .describe = gradsync_describe,
     .check = gradsync_check,
     .options = &gradsync_kopts,
+    .columns = &(const fab_kcolumns_t){gradsync_kcols, 3, .counters = gradsync_counters,
+                                       .derive = gradsync_derive},
     .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_allreduce, /* a sync is allreduces */
                                  .fit_bytes = gradsync_fit,
                                  .uses_op = true,

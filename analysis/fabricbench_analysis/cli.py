@@ -347,7 +347,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         return EXIT_OK
     cols = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
     export.select_columns(table, cols)  # refuse unknown names before creating the file
-    if args.json:
+    if args.format == "gpcnet":
+        from .render import gpcnet  # lazy: only this format needs it
+        _write_out(args, lambda f: gpcnet.write(table, f))
+    elif args.json or args.format == "json":
         _write_out(args, lambda f: export.write_jsonl(table, f, cols))
     else:
         _write_out(args, lambda f: export.write_csv(table, f, cols))
@@ -497,6 +500,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--csv", action="store_true", help="CSV (the default)")
     g.add_argument("--json", action="store_true", help="JSON Lines, one object per row")
     g.add_argument("--list-columns", action="store_true", help="print the columns and units")
+    g.add_argument("--format", choices=("csv", "json", "gpcnet"), help="csv, json (as --csv, "
+                   "--json) or gpcnet: the congestion kernels' rows as GPCNeT's two tables, "
+                   "the canaries alone and congested, then the congestion impact factors")
     sp.add_argument("-o", "--output", metavar="FILE", help="write here [default: standard "
                     "output]")
     sp.add_argument("--columns", metavar="A,B,...", help="only these columns, in this order")

@@ -38,7 +38,7 @@ static const char *fab_compl_kind(const fab_opt_t *d)
 {
     if (strcmp(d->name, "fabric") == 0)
         return "fabric";
-    if (d->type == FAB_OPT_CHOICE)
+    if (d->type == FAB_OPT_CHOICE || d->type == FAB_OPT_WORDS)
         return "choice";
     if (d->arg && strstr(d->arg, "FILE"))
         return "file";

@@ -159,7 +159,8 @@ fab_status_t fab_kernel_list_expand(fab_opts_t *o, char *err, size_t errlen, cha
             o->launch.kernels[o->launch.nkernels++] = (fab_kinst_t){k, NAN, false};
             continue;
         }
-        if (!axis || (axis->type != FAB_OPT_INTS && axis->type != FAB_OPT_RATES)) {
+        if (!axis || (axis->type != FAB_OPT_INTS && axis->type != FAB_OPT_RATES &&
+                      axis->type != FAB_OPT_WORDS)) {
             snprintf(err, errlen, "kernel %s: its axis '%s' is not one of its list options",
                      k->name, name);
             snprintf(hint, hintlen, "this is a bug in the kernel's descriptor; please report it");

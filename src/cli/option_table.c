@@ -7,6 +7,7 @@
 #include "cli/nccl_words.h"
 #include "cli/opts.h"
 #include "core/text.h"
+#include "measure/arrival.h"
 #include "measure/plan.h"
 #include "measure/quality.h"
 #include "measure/rounds.h"
@@ -95,6 +96,11 @@ const fab_opt_t fab_opt_table[] = {
     {"overlap-compute", 0, FAB_OPT_DOUBLE, OFF(meas.overlap_us), 0, 1e7, "US", "us", "none",
      "with --nonblocking: synthetic compute between start and wait; reports overlap %", 0, true,
      NULL},
+    {"straggle", 0, FAB_OPT_STRING, OFF(meas.straggle), 0, 0, "RANK:DELAY", NULL, "none",
+     "what-if and tests: world rank RANK computes (busy) DELAY before each call, warm-up too, "
+     "outside the call's time; DELAY with its unit ns, us, ms or s (500us, 20ms; at most 10 s). "
+     "Collectives' rows name the rank that arrives last (late_rank, straggler_rank)",
+     0, false, fab_straggle_check},
     {"validate", 'c', FAB_OPT_FLAG, OFF(meas.validate), 0, 0, NULL, NULL, "off",
      "after each size, send patterned data and check every received byte", 0, false, NULL},
     {"pair", 0, FAB_OPT_PAIR, OFF(meas.pair), 0, FAB_MAX_RANK, "A,B", "ranks", "0,1",

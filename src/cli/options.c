@@ -222,10 +222,11 @@ static const char *const fab_env_other[] = {
     "FABRICBENCH_PROC_STAT",         "FABRICBENCH_PROC_LOADAVG",
     "FABRICBENCH_TEST_PAIRS_LOADED", "FABRICBENCH_TEST_SOCK_REFUSE",
     "FABRICBENCH_TEST_STOP_AT",      "FABRICBENCH_TEST_PEERS_DROP",
-    "FABRICBENCH_TEST_LAG",      /* a lagging rank: what --sync barrier changes */
-    "FABRICBENCH_TEST_LIBNBC",   /* whether libnbc's progress is registered (core/comm.h) */
-    "FABRICBENCH_TEST_FSIZE",    /* a small file-size limit after MPI_Init (core/testhook.h) */
-    "FABRICBENCH_TEST_RMA_NOOP", /* the one-sided kernels' faults (rma/rma_int.h) */
+    "FABRICBENCH_TEST_LAG",       /* a lagging rank: what --sync barrier changes */
+    "FABRICBENCH_TEST_LIBNBC",    /* whether libnbc's progress is registered (core/comm.h) */
+    "FABRICBENCH_TEST_FSIZE",     /* a small file-size limit after MPI_Init (core/testhook.h) */
+    "FABRICBENCH_TEST_PROBE_OWN", /* the UCX probe's own context (net/transport_probe.c) */
+    "FABRICBENCH_TEST_RMA_NOOP",  /* the one-sided kernels' faults (rma/rma_int.h) */
     "FABRICBENCH_TEST_RMA_REMOTE",   "FABRICBENCH_TEST_RMA_SLOW",
     "FABRICBENCH_TEST_RMA_STALL",    "FABRICBENCH_ARGS",
     "FABRICBENCH_TEST_FABRIC", /* fixture trees for the fabric counters (core/testhook.h) */
@@ -233,7 +234,7 @@ static const char *const fab_env_other[] = {
     "FABRICBENCH_ANALYZE_MAX_RUNS",  "FABRICBENCH_ANALYZE_MAX_KERNELS",
     "FABRICBENCH_ANALYZE_MAX_ROWS",
 };
-#define FAB_ENV_READ 13 /* the first ones of fab_env_other: read by this program */
+#define FAB_ENV_READ 14 /* the first ones of fab_env_other: read by this program */
 
 /* The i-th FABRICBENCH_ name this program knows (the options', then fab_env_other's) into var;
  * false for a help row (no variable). */

@@ -394,8 +394,8 @@ static fab_status_t fab_run_transport(const fab_world_t *w, const fab_opts_t *o,
     fab_status_t st = FAB_OK;
 
     fab_transport_detect(t);
-    /* --strict-fabric checks the transport before measuring (the probe's own UCX context then
-     * exists during the measurements; see docs/FABRICS.md). */
+    /* --strict-fabric checks the transport before measuring (a UCX context of the probe's
+     * own, where it needs one, then exists before the measurements; see docs/FABRICS.md). */
     if (o->net.strict_fabric && fb->name[0] && !fab_transport_needs_probe(t)) {
         char why[256];
 
@@ -426,6 +426,7 @@ static fab_status_t fab_run_outputs(const fab_world_t *w, const fab_opts_t *o, f
 
     info->fabric = fb;
     info->sync = o->meas.sync == FAB_SYNC_BARRIER ? "barrier" : "none";
+    info->straggle = o->meas.straggle;
     info->line_rate_gbps = o->net.line_rate_gbps;
     if (o->net.line_rate_given)
         snprintf(info->line_rate_from, sizeof(info->line_rate_from), "--line-rate");

@@ -38,7 +38,9 @@ typedef struct fab_measopts {
     int dtype, op;   /* FAB_DT_*, FAB_OP_* */
     int root;        /* -1: rotate */
     bool nonblocking;
-    double overlap_us;      /* 0: none */
+    double overlap_us; /* 0: none */
+    /* --straggle RANK:DELAY as given (checked by measure/arrival.h's parser); NULL: none */
+    const char *straggle;
     const char *split_text; /* --split as given; NULL: none */
     fab_split_t split;      /* --split parsed (kind FAB_SPLIT_NONE: the whole communicator) */
 } fab_measopts_t;

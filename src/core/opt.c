@@ -80,6 +80,22 @@ static fab_status_t fab_parse_choice(const fab_opt_t *d, const char *val, int *o
     return FAB_ERR_USAGE;
 }
 
+void fab_opt_word(const fab_opt_t *d, int want, char *buf, size_t len)
+{
+    int i = 0;
+
+    buf[0] = '\0';
+    for (const char *p = d->arg; p && *p; i++) {
+        size_t l = strcspn(p, "|");
+
+        if (i == want) {
+            snprintf(buf, len, "%.*s", (int)l, p);
+            return;
+        }
+        p += l + (p[l] == '|');
+    }
+}
+
 /* A rate's bounds as a person writes them: 0, 500K, 400G, 1000T. */
 static void fab_rate_bound(double gbps, char *buf, size_t len)
 {
@@ -137,15 +153,24 @@ static fab_status_t fab_parse_rate(const fab_opt_t *d, const char *val, double *
 static fab_status_t fab_parse_item(const fab_opt_t *d, const char *val, double *out, char *err,
                                    size_t errlen)
 {
-    return d->type == FAB_OPT_RATES ? fab_parse_rate(d, val, out, err, errlen)
-                                    : fab_parse_number(d, val, out, err, errlen);
+    int c = 0;
+    fab_status_t st;
+
+    if (d->type != FAB_OPT_WORDS)
+        return d->type == FAB_OPT_RATES ? fab_parse_rate(d, val, out, err, errlen)
+                                        : fab_parse_number(d, val, out, err, errlen);
+    st = fab_parse_choice(d, val, &c, err, errlen);
+    *out = c;
+    return st;
 }
 
 /* "1,4,8", "1:8" (1,2,4,8), "100M:1G,2G": values in order, each once. */
 static fab_status_t fab_parse_list(const fab_opt_t *d, const char *val, fab_list_t *out, char *err,
                                    size_t errlen)
 {
-    const char *eg = d->type == FAB_OPT_RATES ? "1G,2.5G,5G or 1G:8G" : "1,4,8 or 1:8";
+    const char *eg = d->type == FAB_OPT_RATES   ? "1G,2.5G,5G or 1G:8G"
+                     : d->type == FAB_OPT_WORDS ? d->arg
+                                                : "1,4,8 or 1:8";
     char buf[512], label[64], q[64], *save = NULL;
     fab_list_t l = {0};
 
@@ -169,7 +194,8 @@ static fab_status_t fab_parse_list(const fab_opt_t *d, const char *val, fab_list
         double a, b;
         fab_status_t st;
 
-        if (colon && (colon == tok || !colon[1] || strchr(colon + 1, ':'))) {
+        if (colon &&
+            (d->type == FAB_OPT_WORDS || colon == tok || !colon[1] || strchr(colon + 1, ':'))) {
             fab_num_quote(tok, q, sizeof(q));
             snprintf(err, errlen,
                      "%s: %s is not a range A:B (one value on each side of one ':'), "
@@ -307,6 +333,7 @@ fab_status_t fab_opt_apply(const fab_opt_t *d, void *base, const char *val, char
         break;
     case FAB_OPT_INTS:
     case FAB_OPT_RATES:
+    case FAB_OPT_WORDS:
         st = fab_parse_list(d, val, (fab_list_t *)at, err, errlen);
         break;
     }
@@ -374,6 +401,7 @@ void fab_opt_default(const fab_opt_t *d, void *base)
         break;
     case FAB_OPT_INTS:
     case FAB_OPT_RATES:
+    case FAB_OPT_WORDS:
         memset(at, 0, sizeof(fab_list_t));
         if (d->def && fab_parse_list(d, d->def, (fab_list_t *)at, err, sizeof(err)) != FAB_OK)
             memset(at, 0, sizeof(fab_list_t));
@@ -464,7 +492,8 @@ void fab_opt_format(const fab_opt_t *d, const void *base, char *buf, size_t len)
         snprintf(buf, len, "%s", *(const char *const *)at ? *(const char *const *)at : "");
         break;
     case FAB_OPT_INTS:
-    case FAB_OPT_RATES: {
+    case FAB_OPT_RATES:
+    case FAB_OPT_WORDS: {
         const fab_list_t *l = (const fab_list_t *)at;
 
         for (int i = 0; i < l->n && n + 1 < len; i++) {
@@ -472,6 +501,8 @@ void fab_opt_format(const fab_opt_t *d, const void *base, char *buf, size_t len)
 
             if (d->type == FAB_OPT_RATES)
                 fab_rate_text(l->v[i], one, sizeof(one));
+            else if (d->type == FAB_OPT_WORDS)
+                fab_opt_word(d, (int)l->v[i], one, sizeof(one));
             else
                 snprintf(one, sizeof(one), "%g", l->v[i]);
             snprintf(buf + n, len - n, "%s%s", i ? "," : "", one); /* truncated at len */

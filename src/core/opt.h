@@ -26,6 +26,7 @@ typedef enum {
     FAB_OPT_RATE,   /* double, Gb/s: 100G, 25Gb/s, 800M, 56 */
     FAB_OPT_INTS,   /* fab_list_t of whole numbers: 1,4,8 or 1:8 (doubling) */
     FAB_OPT_RATES,  /* fab_list_t of rates in Gb/s: 500M,1G,2.5G or 100M:1G */
+    FAB_OPT_WORDS,  /* fab_list_t of choices' indices in `arg` ("a|b|c"): b,a (no ranges) */
 } fab_opt_type_t;
 
 /* A list option's values, in the order given ("A:B": A, 2A, 4A, ... up to B, B included). */
@@ -61,6 +62,8 @@ typedef struct fab_opt {
 
 /* A rate in Gb/s as a person writes it, the rate options' units: 400G, 2.5G, 100M, 500K. */
 void fab_rate_text(double gbps, char *buf, size_t len);
+/* The choice `want` of a CHOICE or WORDS option's `arg` ("" none). */
+void fab_opt_word(const fab_opt_t *d, int want, char *buf, size_t len);
 /* Whether the option takes a value (all but FLAG and COUNT). */
 bool fab_opt_takes_value(const fab_opt_t *d);
 /* Set the value of d in the struct at base from the text val (NULL for FLAG and COUNT). On

@@ -92,17 +92,20 @@ static void fab_lag_for_tests(const fab_kctx_t *ctx)
         nanosleep(&ts, NULL);
 }
 
+void fab_coll_compute(double s)
+{
+    uint64_t t0 = fab_ticks();
+
+    while (s > 0 && fab_ticks_to_s(fab_ticks() - t0) < s)
+        ;
+}
+
 fab_status_t fab_coll_finish(fab_kctx_t *ctx, MPI_Request *req)
 {
     fab_status_t st;
 
-    if (ctx->compute_s > 0) {
-        /* Compute without calling MPI: what overlaps is what the library progresses alone. */
-        uint64_t t0 = fab_ticks();
-
-        while (fab_ticks_to_s(fab_ticks() - t0) < ctx->compute_s)
-            ;
-    }
+    /* Compute without calling MPI: what overlaps is what the library progresses alone. */
+    fab_coll_compute(ctx->compute_s);
     st = FAB_MPI(MPI_Wait(req, MPI_STATUS_IGNORE));
     if (st == FAB_OK && fab_nb_corrupt_for_tests()) {
         ctx->sbuf[ctx->dtype.size - 1] ^= 0x40;

@@ -23,6 +23,9 @@ void fab_coll_fill(const struct fab_kctx *ctx, void *buf, size_t count, int rank
  * ranks x epsilon(type) relative error. The first mismatch is logged with the element index. */
 long fab_coll_check(const struct fab_kctx *ctx, const void *buf, size_t count, size_t first,
                     int from, uint32_t seed, const char *what);
+/* Synthetic compute: s seconds of a busy loop on the harness's timer, no MPI call, no sleep
+ * (--overlap-compute, --straggle, a kernel's own). */
+void fab_coll_compute(double s);
 /* Non-blocking collectives: the synthetic compute (ctx->compute_s), then MPI_Wait. */
 fab_status_t fab_coll_finish(struct fab_kctx *ctx, MPI_Request *req);
 /* Bus factors (nccl-tests): allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall (n-1)/n;

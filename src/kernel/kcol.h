@@ -12,7 +12,7 @@
  * with its unit and meaning (output/columns.c appends every registered kernel's columns to the
  * harness's; NaN in the rows of kernels without it). Kernels that share columns share one
  * definition (a table or a macro); a name has one definition wherever it appears. */
-#define FAB_KCOL_MAX 12 /* columns one kernel may add */
+#define FAB_KCOL_MAX 16 /* columns one kernel may add */
 typedef enum {
     /* The counters hook gives this rank's cumulative value; the harness reads it at both
      * ends of every timed block (so warm-up and validation do not count) and the row holds
@@ -53,6 +53,7 @@ typedef struct fab_krow {
     double axis;            /* the instance's axis value; NaN without an axis */
     long validation_errors; /* wrong bytes or elements --validate found; -1 not validated */
     double median;          /* the time columns' median (p50_us), s */
+    double mean;            /* and their mean (mean_us: a collective's time_us), s */
     const double *c;        /* its columns' values so far, in kcols order (derived ones NaN) */
 } fab_krow_t;
 

@@ -84,8 +84,8 @@ struct fab_kbudget {
                        * whose pauses would let a UDP stream's queues drain) */
 };
 
-/* One of its own list options (FAB_OPT_INTS, FAB_OPT_RATES) as an axis: the kernel runs once
- * per value (instances: consecutive kernels, ctx->axis set, the AXIS column). */
+/* One of its own list options (FAB_OPT_INTS, FAB_OPT_RATES, FAB_OPT_WORDS) as an axis: the kernel
+ * runs once per value (instances: consecutive kernels, ctx->axis set, the AXIS column). */
 struct fab_kaxis {
     const char *option; /* the option's name ("streams") */
     /* Optional: the column the text table's knee line judges (UDP: undelivered_pct), and the

@@ -12,6 +12,7 @@
 #include "core/timing.h"
 #include "kernel/dtype.h"
 #include "kernel/traits.h"
+#include "measure/arrival.h"
 #include "measure/check.h"
 #include "measure/plan.h"
 
@@ -95,6 +96,17 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_measopts_t *
                  mopt->root, mopt->root, w->size - 1);
         snprintf(hint, hlen, "pick a root below %d, or -1 to rotate it", w->size);
         return FAB_ERR_CONFIG;
+    }
+    {
+        fab_straggle_t sg;
+
+        if (fab_straggle_parse(mopt->straggle, &sg, msg, len) == FAB_OK && sg.rank >= w->size) {
+            snprintf(msg, len,
+                     "--straggle %.40s: rank %d does not exist; this run has ranks 0 to %d",
+                     mopt->straggle, sg.rank, w->size - 1);
+            snprintf(hint, hlen, "pick a rank below %d", w->size);
+            return FAB_ERR_CONFIG;
+        }
     }
     if (k->ranks == FAB_RANKS_NODES)
         return nodes_check(w, mopt, nodes_arg, k, msg, len, hint, hlen);

@@ -38,6 +38,8 @@ fab_status_t fab_iterate_n(fab_measure_t *m, size_t bytes, uint64_t n)
     fab_status_t st = FAB_OK;
 
     for (uint64_t i = 0; i < n && st == FAB_OK; i++) {
+        if (m->straggle_s > 0)
+            fab_coll_compute(m->straggle_s);
         st = m->k->iterate(m->ctx, m->state, bytes);
         if (st == FAB_OK && m->barrier)
             st = FAB_MPI(MPI_Barrier(m->ctx->comm));
@@ -137,22 +139,24 @@ static uint64_t fab_block_len(const fab_measure_t *m, uint64_t left)
     return b < left ? b : left;
 }
 
-/* --sync barrier (OSU's loop): each iteration timed alone, then an untimed barrier of the
- * kernel's ranks. block[i] its time, block[b] their sum, and the wall time, barriers
- * included, apart. */
-static fab_status_t fab_block_barrier(fab_measure_t *m, size_t bytes, uint64_t b)
+/* Each call timed alone: --sync barrier (OSU's loop: an untimed barrier of the kernel's ranks
+ * after each call), or --straggle's rank (its busy delay before each call, outside the call).
+ * block[i] a call's time, block[b] their sum, and the wall time, delays and barriers
+ * included, apart; the calls' entries are the arrivals. */
+static fab_status_t fab_block_alone(fab_measure_t *m, size_t bytes, uint64_t b)
 {
     fab_kctx_t *ctx = m->ctx;
-    uint64_t *stamp = m->stamps, w0 = fab_ticks();
+    uint64_t *stamp = m->stamps, *enter = m->enter, w0 = fab_ticks();
     double sum = 0.0;
     fab_status_t st = FAB_OK;
 
     for (uint64_t i = 0; i < b && st == FAB_OK; i++) {
-        uint64_t t0 = fab_ticks();
-
+        if (m->straggle_s > 0)
+            fab_coll_compute(m->straggle_s);
+        enter[i] = fab_ticks();
         st = m->k->iterate(ctx, m->state, bytes);
-        stamp[i] = fab_ticks() - t0;
-        if (st == FAB_OK)
+        stamp[i] = fab_ticks() - enter[i];
+        if (st == FAB_OK && m->barrier)
             st = FAB_MPI(MPI_Barrier(ctx->comm));
         fab_watch_tick();
     }
@@ -161,6 +165,8 @@ static fab_status_t fab_block_barrier(fab_measure_t *m, size_t bytes, uint64_t b
     for (uint64_t i = 0; i < b; i++) {
         m->block[i] = ctx->timer ? fab_ticks_to_s(stamp[i]) : 0.0;
         sum += m->block[i];
+        if (m->arrive)
+            m->arrival[i] = fab_ticks_to_s(enter[i] - w0);
     }
     m->block[b] = sum;
     return st;
@@ -175,8 +181,12 @@ fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const do
     fab_status_t st = FAB_OK;
 
     *samples = m->block;
-    if (m->barrier) {
-        st = fab_block_barrier(m, bytes, b);
+    if (m->arrive) /* the arrivals' clock: every rank's block starts as the barrier ends */
+        st = FAB_MPI(MPI_Barrier(ctx->comm));
+    if (st != FAB_OK)
+        return st;
+    if (m->barrier || (m->straggle_s > 0 && ctx->timer)) {
+        st = fab_block_alone(m, bytes, b);
         if (st != FAB_OK)
             return st;
     } else if (ctx->timer) {
@@ -191,8 +201,12 @@ fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const do
         for (uint64_t i = 0; i < b; i++)
             m->block[i] = fab_ticks_to_s(stamp[i + 1] - stamp[i]);
         m->block[b] = m->block_wall = fab_ticks_to_s(stamp[b] - stamp[0]);
+        for (uint64_t i = 0; m->arrive && i < b; i++) /* back to back: a call enters as the */
+            m->arrival[i] = fab_ticks_to_s(stamp[i] - stamp[0]); /* previous one returns */
     } else {
         for (uint64_t i = 0; i < b; i++) {
+            if (m->straggle_s > 0) /* a rank that does not time straggles as well */
+                fab_coll_compute(m->straggle_s);
             st = m->k->iterate(ctx, m->state, bytes);
             if (st != FAB_OK)
                 return st;
@@ -215,6 +229,8 @@ fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const do
             if (i < b)
                 m->slow_count[m->pout[i].rank]++;
         }
+    if (st == FAB_OK && m->arrive)
+        st = fab_arrival_reduce(&m->ared, m->arrival, b, ctx->rank, ctx->comm, m->arr);
     *samples = m->reduced;
     return st;
 }
@@ -288,6 +304,7 @@ static void fab_slow_reset(fab_measure_t *m)
 {
     if (m->slow_count)
         memset(m->slow_count, 0, sizeof(uint64_t) * (size_t)m->ctx->size);
+    fab_arrival_reset(&m->arr_own);
 }
 
 /* --overlap-compute: first the call alone (its time is the reference, *comm_mean), then with
@@ -333,7 +350,8 @@ static void fab_row_fill(fab_measure_t *m, size_t bytes, uint64_t iters, uint64_
 {
     row->bytes = bytes;
     row->warmup = warm;
-    fab_row_samples(row, m->k, m->ctx, &m->acc, iters, comm_mean, m->slow_count);
+    fab_row_samples(row, m->k, m->ctx, &m->acc, iters, comm_mean, m->slow_count,
+                    m->arrive ? &m->arr_own : NULL);
 }
 
 fab_status_t fab_measure_size(fab_measure_t *m, size_t bytes, fab_row_t *row)
@@ -408,6 +426,8 @@ fab_status_t fab_measure_init(fab_measure_t *m, const fab_measopts_t *mopt, cons
     fab_status_t st;
 
     memset(m, 0, sizeof(*m));
+    m->ared.type = MPI_DATATYPE_NULL;
+    m->ared.op = MPI_OP_NULL;
     m->mopt = mopt;
     m->k = k;
     m->peer = k->ranks != FAB_RANKS_PAIR ? -1 : ctx->rank == 0 ? mopt->pair.b : mopt->pair.a;
@@ -420,6 +440,17 @@ fab_status_t fab_measure_init(fab_measure_t *m, const fab_measopts_t *mopt, cons
     if (st != FAB_OK)
         return st;
     m->reduce = !(ntimers == 1 && lead_timer);
+    m->arrive = k->kind == FAB_KIND_COLLECTIVE && ctx->size >= 2 && ntimers == ctx->size;
+    {
+        fab_straggle_t sg;
+        char err[256];
+        int me = -1;
+
+        MPI_Comm_rank(MPI_COMM_WORLD, &me); /* --straggle names a world rank */
+        if (fab_straggle_parse(mopt->straggle, &sg, err, sizeof(err)) == FAB_OK && sg.rank >= 0 &&
+            sg.rank == me)
+            m->straggle_s = sg.delay_s;
+    }
     {
         /* The node's sampler is the kernel's lowest rank on this host: the hosts' ids of the
          * kernel's ranks, rather than a communicator of its own (core/world.h). */
@@ -448,6 +479,20 @@ fab_status_t fab_measure_init(fab_measure_t *m, const fab_measopts_t *mopt, cons
     }
     if (!m->block || !m->stamps || (m->reduce && ctx->rank == 0 && !m->reduced))
         return FAB_ERR_NOMEM;
+    m->enter = malloc(sizeof(uint64_t) * (FAB_BLOCK + 1));
+    if (!m->enter)
+        return FAB_ERR_NOMEM;
+    if (m->arrive) {
+        m->arrival = malloc(sizeof(double) * (FAB_BLOCK + 1));
+        if (!m->arrival)
+            return FAB_ERR_NOMEM;
+        st = fab_arrival_red_init(&m->ared, FAB_BLOCK + 1, ctx->rank == 0);
+        if (st == FAB_OK && ctx->rank == 0)
+            st = fab_arrival_init(&m->arr_own, ctx->size, (size_t)mopt->max_samples);
+        m->arr = ctx->rank == 0 ? &m->arr_own : NULL;
+        if (st != FAB_OK)
+            return st;
+    }
     return fab_acc_init(&m->acc, ctx->rank == 0 ? (size_t)mopt->max_samples : 0);
 }
 
@@ -459,5 +504,10 @@ void fab_measure_free(fab_measure_t *m)
     free(m->stamps);
     free(m->block);
     free(m->reduced);
+    free(m->enter);
+    free(m->arrival);
+    if (m->arrive)
+        fab_arrival_red_free(&m->ared);
+    fab_arrival_free(&m->arr_own);
     fab_acc_free(&m->acc);
 }

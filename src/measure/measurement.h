@@ -14,6 +14,7 @@
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
 #include "kernel/traits.h"
+#include "measure/arrival.h"
 #include "measure/stats.h"
 
 struct fab_row;
@@ -47,6 +48,13 @@ typedef struct fab_measure {
                           row's blocks, */
     uint64_t own_n;    /* and their iterations (for fab_row_peers; 0 on other ranks) */
     int peer;          /* the world rank a pair kernel waits for; -1: all of the kernel */
+    double straggle_s; /* --straggle: this rank's busy delay before each call, s (0: none) */
+    bool arrive;       /* collectives where every rank times: arrivals recorded (arrival.h) */
+    double *arrival;   /* a block's arrivals at its calls, s since its aligned start */
+    uint64_t *enter;   /* a straggling rank's call entries (the delay is outside the call) */
+    fab_arrival_red_t ared;
+    fab_arrival_t arr_own; /* rank 0 of the kernel: the fixed policies' arrivals */
+    fab_arrival_t *arr;    /* where a block's arrivals go: arr_own, or a round's size's */
 } fab_measure_t;
 
 /* A timing rank's own mean time per iteration in the time columns' units (fab_row_peers):

@@ -39,6 +39,7 @@ typedef struct fab_size_run {
     fab_fc_acc_t fc;               /* the fabric's counters over its blocks (sampler) */
     fab_acc_t acc;                 /* rank 0 */
     uint64_t *slow;                /* rank 0 with more than one timer: per-rank slowest counts */
+    fab_arrival_t arr;             /* rank 0 of a collective: who arrived last (arrival.h) */
     fab_adapt_verdict_t v;         /* rank 0: the last decision's figures */
 } fab_size_run_t;
 
@@ -107,6 +108,9 @@ fab_status_t fab_rounds_new(fab_rounds_t **out, fab_measure_t *m, const fab_size
             return FAB_ERR_NOMEM;
         if (m->reduce && !(s->slow = calloc((size_t)m->ctx->size, sizeof(uint64_t))))
             return FAB_ERR_NOMEM;
+        if (m->arrive &&
+            fab_arrival_init(&s->arr, m->ctx->size, (size_t)m->mopt->max_samples) != FAB_OK)
+            return FAB_ERR_NOMEM;
     }
     return FAB_OK;
 }
@@ -119,6 +123,7 @@ void fab_rounds_free(fab_rounds_t *r)
     for (int i = 0; r->s && i < r->n; i++) {
         fab_acc_free(&r->s[i].acc);
         free(r->s[i].slow);
+        fab_arrival_free(&r->s[i].arr);
     }
     free(r->s);
     free(r->ad);
@@ -351,6 +356,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
         return st;
     m->per_iter = s->per_iter;
     m->slow_count = s->slow;
+    m->arr = m->ctx->rank == 0 ? &s->arr : NULL;
     fab_measure_phase(m, "a timed block", s->bytes, s->per_iter * (double)b);
     m->ctx->bytes = s->bytes;
     fab_kc_mark(m->k, m->ctx, m->state, k0);
@@ -358,6 +364,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     t0 = fab_now_ns();
     st = fab_block_once(m, s->bytes, b, &src);
     m->slow_count = r->own_slow; /* s->slow is this size's, freed with the rounds */
+    m->arr = m->ctx->rank == 0 ? &m->arr_own : NULL;
     fab_cpu_mark(&c1, m->node_sampler);
     fab_kc_mark(m->k, m->ctx, m->state, k1);
     fab_cpu_add(&s->cpu, &c0, &c1);
@@ -484,7 +491,7 @@ static void fab_rounds_fill(fab_rounds_t *r, int i, fab_row_t *row)
 
     row->bytes = s->bytes;
     row->warmup = s->warm;
-    fab_row_samples(row, m->k, m->ctx, &s->acc, s->acc.n, NAN, s->slow);
+    fab_row_samples(row, m->k, m->ctx, &s->acc, s->acc.n, NAN, s->slow, m->arrive ? &s->arr : NULL);
     row->blocks = ad->nblocks;
     row->blocks_ci_pct = isfinite(s->v.blocks_rel) ? 100.0 * s->v.blocks_rel : NAN;
     row->target_met = ad->decision == FAB_ADAPT_STOP_PRECISE;

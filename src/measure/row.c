@@ -31,6 +31,8 @@ void fab_row_clear(fab_row_t *row)
     memset(row, 0, sizeof(*row));
     row->validation_errors = -1;
     row->slowest_rank = -1;
+    row->late.rank = row->late.straggler = -1;
+    row->late.share = row->late.p50 = row->late.p99 = row->late.explains = NAN;
     row->cpu_rank_max_rank = -1;
     row->ci_pct = row->blocks_ci_pct = NAN;
     row->cpu_steal_pct = row->runnable_per_cpu = row->ctxsw_per_s = NAN;
@@ -139,6 +141,7 @@ double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j)
         kr.axis = ki->k->axis ? ki->axis : NAN;
         kr.validation_errors = row->validation_errors;
         kr.median = row->t.p50;
+        kr.mean = row->t.mean;
         kr.c = row->kc;
         return kc->derive(&kr, j);
     default:
@@ -341,8 +344,22 @@ static void fab_row_slowest(fab_row_t *row, const fab_kctx_t *ctx, const uint64_
     row->slowest_share = (double)slow_count[r] / (double)row->iters;
 }
 
+/* The rank that arrived last in most calls, from the arrivals (NULL: not recorded). */
+static void fab_row_late(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
+                         const fab_arrival_t *arr)
+{
+    bool named;
+
+    fab_arrival_summary(arr, row->t.mean * fab_ktime_divisor(k) * (double)row->iters, &row->late);
+    named = fab_late_names(&row->late);
+    if (row->late.rank >= 0) /* the kernel's rank as the world's */
+        row->late.rank = fab_comm_world_rank(ctx->comm, row->late.rank);
+    row->late.straggler = named ? row->late.rank : -1;
+}
+
 void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, fab_acc_t *acc,
-                     uint64_t iters, double comm_mean, const uint64_t *slow)
+                     uint64_t iters, double comm_mean, const uint64_t *slow,
+                     const fab_arrival_t *arr)
 {
     row->iters = iters;
     fab_acc_stats(acc, fab_ktime_divisor(k), &row->t);
@@ -350,6 +367,7 @@ void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ct
     row->iter_time = iters ? acc->loop_total / (double)iters : NAN;
     fab_row_rates(row, k, ctx, comm_mean);
     fab_row_slowest(row, ctx, slow);
+    fab_row_late(row, k, ctx, arr);
     snprintf(row->component, sizeof(row->component), "%s", ctx->component);
 }
 

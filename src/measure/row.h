@@ -13,6 +13,7 @@
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
 #include "measure/adaptive.h"
+#include "measure/arrival.h"
 #include "measure/cpuload.h"
 #include "measure/quality.h"
 #include "measure/stats.h"
@@ -37,6 +38,7 @@ typedef struct fab_row {
     double comm_time;       /* --overlap-compute: the same call without compute, s; else NaN */
     double overlap_pct;     /* how much of that the compute hid, 0..100; else NaN */
     double slowest_share;   /* the share of iterations it was slowest in */
+    fab_late_t late;        /* arrivals (measure/arrival.h); ranks the world's, -1 none; times s */
     double line_pct;        /* Gb/s (collectives: busbw) / the port's data rate, %; else NaN */
     double line_rate_gbps;  /* that data rate (both ways for a duplex kernel), Gb/s; NaN none */
     int dtype, op;       /* the run's element type and reduction (FAB_DT_*, FAB_OP_*); -1 unknown */
@@ -70,21 +72,19 @@ typedef struct fab_row {
     char group[64], group_ranks[192]; /* --split: its name (core/split.h), members "0,2"; "" */
     fab_fc_row_t fab;                 /* the fabric's counters over its blocks (fab_row_fabric) */
     double kc[FAB_KCOL_MAX]; /* its COUNTER, GAUGE columns over the blocks (fab_row_kcol) */
-    int stop_status;         /* not a column: the rounds ended on a stop request (its fab_status_t),
-                                so that rank 0 learns it with the row from a lead rank; 0 none */
+    int stop_status; /* not a column: the rounds' stop request (fab_status_t) for rank 0; 0 none */
 } fab_row_t;
 
-/* An empty row: zeros, and "none" for what has a none value (-1 ranks and validation, NaN
- * precision, target -1). */
+/* An empty row: zeros, and "none" where there is one (-1 ranks, validation, target; NaN). */
 void fab_row_clear(fab_row_t *row);
 /* After the statistics (row->t, bytes, iters, iter_time): the rates, algbw/busbw and overlap;
  * comm_mean: --overlap-compute's reference time of the call alone, s (NaN without). */
 void fab_row_rates(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, double comm_mean);
-/* Rank 0 of the kernel, after a policy's timed samples acc (of iters iterations): the statistics,
- * the median's interval (ci_pct), iter_time, fab_row_rates and the rank slowest in most of them
- * (slow: per-rank counts; NULL: one timer, none). The fixed and adaptive policies' fill. */
+/* Rank 0 of the kernel, after a policy's timed samples acc (iters of them): statistics, ci_pct,
+ * iter_time, rates, the slowest rank (slow; NULL: none) and who arrived last (arr; NULL: none). */
 void fab_row_samples(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx, fab_acc_t *acc,
-                     uint64_t iters, double comm_mean, const uint64_t *slow);
+                     uint64_t iters, double comm_mean, const uint64_t *slow,
+                     const fab_arrival_t *arr);
 /* The CPU cost and disturbance of the window between two marks, with the runnable tasks
  * sampled at its block ends (load: this rank's samples, none unless it samples its node),
  * reduced over ctx->comm to its rank 0 (collective over ctx->comm). */
@@ -121,8 +121,8 @@ fab_status_t fab_kc_settle(const fab_kernel_t *k, fab_kctx_t *ctx, void *state, 
  * over ctx->comm when k has counters; nothing otherwise). */
 fab_status_t fab_row_counters(fab_row_t *row, const fab_kernel_t *k, const fab_kctx_t *ctx,
                               const double *mine);
-/* The value of column j of instance ki's kernel (its kcols) in a finished row: counters and
- * gauges as gathered, the instance's axis value, or the derive hook; NaN where none. */
+/* Column j of ki's kernel's kcols in a finished row: counters and gauges as gathered, the
+ * instance's axis value, or the derive hook; NaN where none. */
 double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j);
 /* What rank 0 notes of a kernel's rows to say at its end (fab_row_notes_report). */
 typedef struct fab_row_notes {

@@ -226,6 +226,11 @@ static void fab_krun_begin(const fab_krun_t *r, const fab_launchopts_t *lopt,
     if (k->describe && r->active)
         k->describe(&r->ctx, detail, sizeof(detail));
     fab_rounds_policy(lopt, mopt, r->ki, policy, sizeof(policy));
+    if (mopt->split.kind != FAB_SPLIT_NONE)
+        snprintf(policy + strlen(policy), sizeof(policy) - strlen(policy),
+                 "; --split %s: every group runs the call at once on its own communicator, a "
+                 "row per group (busbw: the group's size)",
+                 mopt->split_text);
     if (fab_sinks_kernel_begin(sinks, r->ki, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w, detail,
                                policy) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);

@@ -48,7 +48,8 @@ typedef struct fab_run_info {
     bool capped;
     int rows, rows_invalid, rows_disturbed, rows_noisy;
     char disturbance[320];
-    const char *sync; /* --sync: "none" or "barrier" (what is between timed iterations) */
+    const char *sync;     /* --sync: "none" or "barrier" (what is between timed iterations) */
+    const char *straggle; /* --straggle RANK:DELAY as given; NULL none (an injected delay) */
 } fab_run_info_t;
 
 /* Rank 0: describe the run (start time, versions, hosts, environment, transport). ours: the

@@ -158,6 +158,7 @@ void fab_transport_detect(fab_transport_t *t)
                  btls[0] ? btls : "none");
     } else {
         snprintf(t->ucx_tls, sizeof(t->ucx_tls), "probed after the measurements (last line)");
+        fab_transport_find_mpi_worker();
     }
 }
 

@@ -30,8 +30,8 @@ bool fab_transport_needs_probe(const fab_transport_t *t);
 /* net/transport_probe.c: probe the UCX transports of the pairs (a[i], b[i]), which share no rank,
  * all at once (collective over MPI_COMM_WORLD). On rank 0, out + i x len holds pair i's lanes, such
  * as "tcp/eth0[rma_bw#0 am am_bw#0 wireup]", or why they are unknown. at_exit: only the run's
- * end follows (the outputs' last lines, MPI_Finalize): the probe's UCX worker and context are
- * left to the process's exit, whose clean-up is cheaper than UCX's. */
+ * end follows (the outputs' last lines, MPI_Finalize): a UCX worker and context of the probe's
+ * own are left to the process's exit, whose clean-up is cheaper than UCX's. */
 #define FAB_LANES_LEN 512
 /* The lanes of UCX's endpoint report (ucp_ep_print_info) in short: "lane[0]: 3:sysv/memory.0
  * md[2] -> ... am am_bw#0" becomes "sysv/memory[am am_bw#0]", lanes separated by spaces (the
@@ -44,6 +44,10 @@ void fab_ucx_parse_lanes(const char *info, char *out, size_t len);
  * --fabric; UCX_SHM_DEVICES). Not an attribute lanes are chosen by. */
 #define FAB_PROBE_RX_GROW "8"
 bool fab_probe_small_rx_pool(void);
+/* Right after MPI_Init, under pml ucx: find MPI's own UCX worker in UCX's object tree, which
+ * the probe then uses (its endpoint's lanes are MPI's); else the probe makes a context and
+ * worker of its own. */
+void fab_transport_find_mpi_worker(void);
 fab_status_t fab_transport_probe_pairs(const fab_world_t *w, int n, const int *a, const int *b,
                                        bool at_exit, char *out, size_t len);
 

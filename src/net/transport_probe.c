@@ -1,15 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The UCX transport probe: an endpoint between two measured ranks, built from the same
- * UCX_* environment MPI's pml ucx reads, whose lanes say which transport and device UCX
- * chose. It runs after the measurements (or before them under --strict-fabric). */
+/* The UCX transport probe: an endpoint between two measured ranks, whose lanes say which
+ * transport and device UCX chose. It is made on MPI's own UCX worker (pml ucx) when UCX's object
+ * tree shows it, else on a context and worker of its own built from the same UCX_* environment
+ * MPI's pml ucx reads. It runs after the measurements (or before them under --strict-fabric). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucp/api/ucp.h>
+#if defined(__has_include)
+#if __has_include(<ucs/vfs/base/vfs_obj.h>)
+#include <ucs/datastruct/string_buffer.h>
+#include <ucs/vfs/base/vfs_obj.h>
+#define FAB_HAVE_UCS_VFS 1
+#endif
+#endif
 
 #include "core/log.h"
 #include "core/mpi_call.h"
+#include "core/testhook.h"
 #include "net/transport.h"
 
 /* "#  lane[0]:  3:sysv/memory.0 md[2] -> ... am am_bw#0" -> "sysv/memory(am am_bw#0)" */
@@ -68,6 +77,75 @@ bool fab_probe_small_rx_pool(void)
         if (getenv(mm[i]))
             return false;
     return true;
+}
+
+/* MPI's own UCX worker (pml ucx), or NULL: the probe then makes a context of its own. */
+static ucp_worker_h fab_mpi_worker;
+
+#ifdef FAB_HAVE_UCS_VFS
+typedef struct {
+    int n;
+    char name[64];
+} fab_vfs_dir_t;
+
+/* ucs_vfs_path_list_dir's callback: count the entries, keep the first name. */
+static void fab_vfs_entry(const char *name, void *arg)
+{
+    fab_vfs_dir_t *d = arg;
+
+    if (d->n++ == 0)
+        snprintf(d->name, sizeof(d->name), "%s", name);
+}
+
+/* The one entry of a directory of UCX's object tree, or false. */
+static bool fab_vfs_only(const char *path, fab_vfs_dir_t *d)
+{
+    memset(d, 0, sizeof(*d));
+    return ucs_vfs_path_list_dir(path, fab_vfs_entry, d) == UCS_OK && d->n == 1 &&
+           strlen(d->name) < sizeof(d->name) - 1;
+}
+#endif
+
+/* Right after MPI_Init under pml ucx the process has one UCP context, the pml's, with one
+ * worker; UCX lists them in its object tree (UCX >= 1.11; UCX_VFS_ENABLE=n turns off only its
+ * FUSE view) under their addresses. Anything else (no tree, more contexts or workers): NULL. */
+static ucp_worker_h fab_vfs_mpi_worker(void)
+{
+    void *p = NULL;
+#ifdef FAB_HAVE_UCS_VFS
+    fab_vfs_dir_t ctx, wrk;
+    char path[256], want[80];
+    ucs_string_buffer_t sb;
+    bool same = false;
+
+    if (!fab_vfs_only("/ucp/context", &ctx))
+        return NULL;
+    snprintf(path, sizeof(path), "/ucp/context/%s/worker", ctx.name);
+    if (!fab_vfs_only(path, &wrk))
+        return NULL;
+    snprintf(path, sizeof(path), "/ucp/context/%s/worker/%s/memory_address", ctx.name, wrk.name);
+    ucs_string_buffer_init(&sb);
+    /* The worker's directory is named by its address too: both must say the same. */
+    if (ucs_vfs_path_read_file(path, &sb) == UCS_OK &&
+        sscanf(ucs_string_buffer_cstr(&sb), "%p", &p) == 1 && p) {
+        snprintf(want, sizeof(want), "%p", p);
+        same = strcmp(want, wrk.name) == 0;
+    }
+    ucs_string_buffer_cleanup(&sb);
+    if (!same)
+        p = NULL;
+#endif
+    return p;
+}
+
+void fab_transport_find_mpi_worker(void)
+{
+    static int own = -1; /* FABRICBENCH_TEST_PROBE_OWN=1: as where MPI's worker is not found */
+
+    fab_mpi_worker =
+        fab_test_switch("FABRICBENCH_TEST_PROBE_OWN", &own) ? NULL : fab_vfs_mpi_worker();
+    FAB_DEBUG("UCX probe: %s", fab_mpi_worker ? "on MPI's own UCX worker (pml ucx)"
+                                              : "MPI's UCX worker not found; a context of its own");
 }
 
 /* A UCX context and worker from the UCX_* environment, and the worker's address; *alen 0
@@ -166,8 +244,9 @@ static fab_status_t fab_ucx_connect(ucp_worker_h worker, int peer, ucp_address_t
 /* The context and worker of a probe left to the exit: still reachable, for leak checkers. */
 static void *volatile fab_probe_kept[2];
 
-/* A probe endpoint between world ranks a and b, built from the same UCX_* environment MPI's
- * pml ucx reads; UCX prints the lanes it chose and we keep rank a's view.
+/* A probe endpoint between world ranks a and b, on MPI's worker or on one of the probe's own
+ * built from the same UCX_* environment MPI's pml ucx reads; UCX prints the lanes it chose
+ * and we keep rank a's view.
  *
  * It runs after the measurements: on the development machine, a second UCX context created
  * before measuring made the following 1 MiB shared-memory bandwidth of MPI up to 20% higher
@@ -182,7 +261,20 @@ static fab_status_t fab_ucx_probe(int peer, bool at_exit, char *out, size_t len)
     fab_status_t st;
 
     snprintf(out, len, "unknown (UCX probe failed)");
-    fab_ucx_open(&ctx, &worker, &addr, &alen);
+    if (fab_mpi_worker) {
+        /* MPI's worker: the lanes are MPI's own for this peer (the same worker, the peer's
+         * address, the pml's endpoint parameters), at the cost of one endpoint. */
+        ucs_status_t us = ucp_worker_get_address(fab_mpi_worker, &addr, &alen);
+
+        worker = fab_mpi_worker;
+        if (us != UCS_OK) {
+            FAB_WARN("UCX probe could not start: %s", ucs_status_string(us));
+            addr = NULL;
+            alen = 0;
+        }
+    } else {
+        fab_ucx_open(&ctx, &worker, &addr, &alen);
+    }
     /* Both sides exchange lengths even on failure, so neither waits forever. */
     st = FAB_MPI(MPI_Sendrecv(&alen, sizeof(alen), MPI_BYTE, peer, 9100, &plen, sizeof(plen),
                               MPI_BYTE, peer, 9100, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
@@ -194,6 +286,8 @@ static fab_status_t fab_ucx_probe(int peer, bool at_exit, char *out, size_t len)
      * frees the same: their clean-up cost 2.2-2.9 ms of CPU a rank (UCX 1.13 queries each TCP
      * interface again for every active message handler it resets, and UCM reads
      * /proc/self/maps for every shared-memory segment detached; docs/PERFORMANCE.md). */
+    if (worker == fab_mpi_worker) /* MPI's: nothing of the probe's own is left */
+        return st;
     if (at_exit) {
         fab_probe_kept[0] = ctx;
         fab_probe_kept[1] = worker;

@@ -286,6 +286,26 @@ static const fab_column_t fab_columns_tail[] = {
      ROW(fab.netrx_pct), 'd', 1, NULL},
     {"netrx_top_cpu", "cpu", FAB_COL_I64, "that CPU's number; -1 unknown", ROW(fab.netrx_cpu), 'i',
      1, NULL},
+    /* Arrivals (docs/METRICS.md "Stragglers: arrival skew") */
+    {"late_rank", "rank", FAB_COL_I64,
+     "collectives: the rank that entered the call last in most iterations (the arrival "
+     "skew, docs/METRICS.md); -1 when not measured",
+     ROW(late.rank), 'i', 1, NULL},
+    {"late_share", "fraction", FAB_COL_F64, "the share of iterations late_rank entered last in",
+     ROW(late.share), 'd', 1, NULL},
+    {"late_p50_us", "us", FAB_COL_F64,
+     "median lateness of late_rank in the iterations it entered last in: its entry minus the "
+     "second-to-last rank's",
+     ROW(late.p50), 'd', US, NULL},
+    {"late_p99_us", "us", FAB_COL_F64, "99th percentile of that lateness", ROW(late.p99), 'd', US,
+     NULL},
+    {"late_explains", "fraction", FAB_COL_F64,
+     "late_rank's lateness summed over the row's summed call time (time_us x iterations)",
+     ROW(late.explains), 'd', 1, NULL},
+    {"straggler_rank", "rank", FAB_COL_I64,
+     "late_rank when it entered last in at least half the iterations and its lateness explains "
+     "at least half the time (the table's warning names it); -1 none",
+     ROW(late.straggler), 'i', 1, NULL},
 };
 #define FAB_NTAIL ((int)(sizeof(fab_columns_tail) / sizeof(fab_columns_tail[0])))
 

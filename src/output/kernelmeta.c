@@ -74,6 +74,8 @@ void fab_kernel_variant(const fab_kernel_t *k, double value, char *buf, size_t l
              with_option ? " " : "");
     if (axis->type == FAB_OPT_RATES) /* as a person writes it: 100M, 2.5G */
         fab_rate_text(value, buf + strlen(buf), len - strlen(buf));
+    else if (axis->type == FAB_OPT_WORDS) /* the word: incast */
+        fab_opt_word(axis, (int)value, buf + strlen(buf), len - strlen(buf));
     else
         snprintf(buf + strlen(buf), len - strlen(buf), "%g", value);
 }

@@ -63,6 +63,14 @@ fab_status_t fab_outputs_check(const fab_outopts_t *oopt, char *err, size_t errl
         }
         first = name[i];
     }
+    if (first && oopt->format == FAB_FORMAT_NCCL_JSON) { /* a document, not a table for stderr */
+        snprintf(err, errlen, "--format nccl-json and %s - both ask for standard output", first);
+        snprintf(hint, hintlen,
+                 "give %s a file name, or leave --format out (the table then goes to standard "
+                 "error)",
+                 first);
+        return FAB_ERR_USAGE;
+    }
     return FAB_OK;
 }
 

@@ -167,6 +167,14 @@ static bool fab_meta_sync(const fab_meta_field_t *f, const fab_run_info_t *info,
     return true;
 }
 
+static bool fab_meta_straggle(const fab_meta_field_t *f, const fab_run_info_t *info,
+                              fab_meta_value_t *v)
+{
+    (void)f;
+    v->s = info->straggle ? info->straggle : "";
+    return true;
+}
+
 const fab_meta_field_t fab_meta_fields[] = {
     {"tool", NULL, GET(STR, tool), B, FILES, "tool"},
     /* only in a simulated build's files (core/sim.h) */
@@ -226,6 +234,8 @@ const fab_meta_field_t fab_meta_fields[] = {
     {"rows_noisy", NULL, RUN(rows_noisy), E, FILES, "rows noisy"},
     /* shown in every kernel's iteration policy instead */
     {"sync", NULL, GET(STR, sync), B, FILES, NULL},
+    /* a what-if: the busy delay one rank adds before every call ("" none) */
+    {"straggle", NULL, GET(STR, straggle), B, FILES, NULL},
 };
 const int fab_nmeta = (int)(sizeof(fab_meta_fields) / sizeof(fab_meta_fields[0]));
 

@@ -147,6 +147,9 @@ static const fab_text_cell_t fab_wide_collective[] = {
     CELL("osu_avg_us", "osu_avg_us", 11, FAB_TXT_F3),
     CELL("imb_tmin_us", "imb_tmin_us", 11, FAB_TXT_F3),
     CELL("imb_tmax_us", "imb_tmax_us", 11, FAB_TXT_F3),
+    CELL2("late_rank", "late", 10, FAB_TXT_SLOWEST, "late_share"),
+    CELL("late_p50_us", "late_p50", 9, FAB_TXT_F3),
+    CELL("late_p99_us", "late_p99", 9, FAB_TXT_F3),
 };
 
 #define FAB_N(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -166,9 +169,9 @@ const fab_text_cell_t *fab_text_layout(fab_kind_t kind, bool wide, int *n)
     }
 }
 
-void fab_text_table_group(fab_text_table_t *t)
+void fab_text_table_group(fab_text_table_t *t, bool split)
 {
-    for (int i = 0; i < t->n; i++)
+    for (int i = 0; split && i < t->n; i++)
         if (strcmp(t->cell[i].col, "count") == 0)
             t->cell[i] = (fab_text_cell_t)CELL("group", "group", 10, FAB_TXT_STR);
 }

@@ -55,6 +55,8 @@ typedef struct fab_text {
     int busbw_n;
     fab_knee_t knee;
     fab_text_marks_t marks; /* the kernel's rows' quality marks */
+    char **hosts;           /* per rank (the run's), for a straggler's host */
+    int nranks;
 } fab_text_t;
 
 /* ------------------------------------------------------------------ '#' lines */
@@ -166,6 +168,8 @@ static fab_status_t fab_text_run_begin(void *arg, const fab_run_info_t *info)
     int shown = 0;
 
     t->begun = true;
+    t->hosts = info->hosts;
+    t->nranks = info->nranks;
     fprintf(f, "# fabricbench %s (git %s)\n", FAB_VERSION, FAB_GIT_COMMIT);
     if (info->simulated[0])
         fab_out_text_line(f, "# SIMULATED: %s", info->simulated);
@@ -320,11 +324,6 @@ static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_measop
             f, "# dtype: %s%s%s (nccl-tests: type %s, redop %s)", fab_dtype_name(mopt->dtype),
             coll->uses_op ? ", op " : "", coll->uses_op ? fab_op_name(mopt->op) : "",
             fab_dtype_nccl_name(mopt->dtype), coll->uses_op ? fab_op_name(mopt->op) : "none");
-    if (mopt->split.kind != FAB_SPLIT_NONE)
-        fab_out_text_line(f,
-                          "# split: %s, every group runs the call at once on its own "
-                          "communicator; a row per group (busbw: the group's size)",
-                          mopt->split_text);
     fab_out_text_line(f,
                       "# time_us = mean time per call, a call timed as its slowest rank (the "
                       "fabric's completion time)%s; algbw from %s%s",
@@ -342,6 +341,9 @@ static void fab_text_collective(FILE *f, const fab_kernel_t *k, const fab_measop
     if (coll->uses_op && (mopt->dtype == FAB_DT_BFLOAT16 || mopt->dtype == FAB_DT_FLOAT16))
         fab_out_text_line(f, "# %s: %s; compare with --dtype float32 for the cost",
                           fab_dtype_name(mopt->dtype), fab_dtype_arithmetic(mopt->dtype));
+    if (mopt->straggle)
+        fab_out_text_line(f, "# straggle: %s injected (--straggle: RANK computes DELAY per call)",
+                          mopt->straggle);
     if (mopt->nonblocking)
         fab_out_text_line(f, "# non-blocking: start, %s, wait%s",
                           mopt->overlap_us > 0 ? "synthetic compute (no MPI calls)" : "nothing",
@@ -364,8 +366,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
     fab_text_table(k->kind, k, oopt->wide, oopt->columns, &t->table);
     fab_text_table_overlap(&t->table, !oopt->wide && !oopt->columns,
                            &(double){mopt->nonblocking && mopt->overlap_us > 0 ? 0.0 : NAN}, 1);
-    if (mopt->split.kind != FAB_SPLIT_NONE && !oopt->columns)
-        fab_text_table_group(&t->table);
+    fab_text_table_group(&t->table, mopt->split.kind != FAB_SPLIT_NONE && !oopt->columns);
     fab_text_marks_init(&t->marks);
     t->busbw_sum = 0;
     t->busbw_n = 0;
@@ -528,6 +529,7 @@ static fab_status_t fab_text_sink_row(void *arg, const fab_kinst_t *ki, const fa
                         r->regime_level[g] * 1e6, 100.0 * r->regime_share[g]);
         fab_out_text_line(t->f, "%s; the median depends on how long each lasted", line);
     }
+    fab_out_text_straggler(t->f, r, t->hosts, t->nranks);
     return ferror(t->f) ? FAB_ERR_IO : FAB_OK;
 }
 

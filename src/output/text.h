@@ -25,6 +25,9 @@ void fab_out_text_line(FILE *f, const char *fmt, ...) __attribute__((format(prin
 /* A collective's closing line, as nccl-tests' "Avg bus bandwidth": the mean busbw of the n
  * rows printed above (sum their busbw_GBps); nothing when n is 0 (barrier: no busbw). */
 void fab_out_text_avg_busbw(FILE *f, double sum, int n);
+/* Under a row that names its straggler (straggler_rank, measure/arrival.h): the rank, its host
+ * (hosts: per rank of the run), how often and how late it entered its calls. */
+void fab_out_text_straggler(FILE *f, const struct fab_row *r, char *const *hosts, int nranks);
 /* The notes under a table on its rows' marks: which rows are INVALID (below the floor) and
  * which disturbed (!), and by what; nothing when every row is ok or noisy. */
 void fab_out_text_marks(FILE *f, const fab_text_marks_t *m);

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The notes under a table (output/text.h): which of its rows are INVALID (below the floor,
- * measure/adaptive.h) and which the machine disturbed, and by what (measure/quality.h); the
- * collectives' average bus bandwidth. */
+ * measure/adaptive.h) and which the machine disturbed, and by what (measure/quality.h); a row's
+ * straggler (measure/arrival.h); the collectives' average bus bandwidth. */
 #include <math.h>
 #include <stdio.h>
 
 #include "core/text.h"
 #include "measure/adaptive.h"
 #include "measure/quality.h"
+#include "measure/row.h"
 #include "output/table.h"
 #include "output/text.h"
 
@@ -65,4 +66,18 @@ void fab_out_text_avg_busbw(FILE *f, double sum, int n)
                       "# avg busbw: %s GB/s (the mean over the %d size%s above, as nccl-tests' "
                       "Avg bus bandwidth)",
                       v, n, n == 1 ? "" : "s");
+}
+
+void fab_out_text_straggler(FILE *f, const fab_row_t *r, char *const *hosts, int nranks)
+{
+    int k = r->late.straggler;
+
+    if (k < 0)
+        return;
+    fab_out_text_line(f,
+                      "#   ^ straggler: rank %d (%s) entered last in %.0f%% of the calls, %.3g us "
+                      "after the second-to-last (p50; p99 %.3g us): waiting for it is %.0f%% of "
+                      "the time (late_*, straggler_rank)",
+                      k, hosts && k < nranks && hosts[k] ? hosts[k] : "?", 100.0 * r->late.share,
+                      r->late.p50 * 1e6, r->late.p99 * 1e6, 100.0 * r->late.explains);
 }

@@ -191,9 +191,17 @@ static fab_status_t fab_udp_refused(fab_udp_t *u, int err)
                          "sending to rank %d at %s failed: %s", u->peer, u->remote, strerror(err));
 }
 
-/* Paced: one datagram at a time at its due time; a refused one is a drop. */
-static fab_status_t fab_udp_send_paced(fab_udp_t *u, char *buf, size_t bytes, int n)
+/* Paced: one datagram at a time at its due time; a refused one is a drop. The schedule starts
+ * at the iteration's first datagram (fab_udp_pace_reset): a datagram due before the iteration
+ * began (in the harness's pause, or in an earlier block whose time holds it) is never sent in
+ * it, so the iteration lasts at least its n gaps and no row offers more than the rate. */
+static fab_status_t fab_udp_send_paced(fab_kctx_t *ctx, fab_udp_t *u, char *buf, size_t bytes,
+                                       int n)
 {
+    uint64_t end;
+    fab_status_t st;
+
+    fab_udp_pace_reset(&u->pace);
     for (int k = 0; k < n;) {
         uint64_t now = fab_udp_clock(), wait = fab_udp_pace_wait(&u->pace, now);
         ssize_t r;
@@ -215,10 +223,13 @@ static fab_status_t fab_udp_send_paced(fab_udp_t *u, char *buf, size_t bytes, in
         else
             return fab_udp_refused(u, r < 0 ? errno : EMSGSIZE);
     }
-    /* the iteration takes its n gaps: the next one's first datagram is due a gap on */
-    if (u->pace.gap_ns > 0)
+    /* the receiver is told during the last gap, which then ends the iteration: the next
+     * one's first datagram is due a gap after this one's last */
+    end = u->seq;
+    st = FAB_MPI(MPI_Send(&end, 1, MPI_UINT64_T, u->peer, ctx->tag + 1, ctx->comm));
+    if (st == FAB_OK)
         fab_udp_wait_until((uint64_t)u->pace.next_ns);
-    return FAB_OK;
+    return st;
 }
 
 /* Unpaced: n datagrams in batches (sendmmsg); a full socket is waited for, not dropped. */
@@ -259,21 +270,18 @@ static fab_status_t fab_udp_send(fab_kctx_t *ctx, fab_udp_t *u, size_t bytes, in
     uint64_t end;
     fab_status_t st;
 
-    if (u->rate > 0 && u->paced != bytes) {
+    if (u->rate <= 0) {
+        st = fab_udp_send_batch(u, bytes, n);
+        end = u->seq;
+        return st == FAB_OK
+                   ? FAB_MPI(MPI_Send(&end, 1, MPI_UINT64_T, u->peer, ctx->tag + 1, ctx->comm))
+                   : st;
+    }
+    if (u->paced != bytes) {
         fab_udp_pace_init(&u->pace, u->rate, bytes);
         u->paced = bytes;
     }
-    /* after a pause between iterations (the harness between blocks, validation) the schedule
-     * starts again: catching up would send the pause's datagrams in a burst no iteration's
-     * time holds */
-    if (fab_udp_clock() - u->last_end > FAB_UDP_PAUSE_NS)
-        fab_udp_pace_reset(&u->pace);
-    st = u->rate > 0 ? fab_udp_send_paced(u, ctx->sbuf, bytes, n) : fab_udp_send_batch(u, bytes, n);
-    end = u->seq;
-    if (st == FAB_OK)
-        st = FAB_MPI(MPI_Send(&end, 1, MPI_UINT64_T, u->peer, ctx->tag + 1, ctx->comm));
-    u->last_end = fab_udp_clock();
-    return st;
+    return fab_udp_send_paced(ctx, u, ctx->sbuf, bytes, n);
 }
 
 /* ------------------------------------------------------------------ the receiver */

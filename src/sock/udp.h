@@ -28,7 +28,6 @@
 #include "sock/udp_acct.h"
 
 #define FAB_UDP_LINGER_S  0.02       /* silence after the sender's last: the rest was lost */
-#define FAB_UDP_PAUSE_NS  100000     /* between two iterations: a pause that restarts the pacing */
 #define FAB_UDP_SETTLE_S  5.0        /* after a row, the longest wait for its datagrams in flight */
 #define FAB_UDP_PROBE     UINT64_MAX /* the sequence number of the path's probe datagrams */
 #define FAB_UDP_PATTERNED (1ull << 62) /* in a number on the wire: --validate's pattern follows */

@@ -73,7 +73,8 @@ void fab_udp_pace_init(fab_udp_pace_t *p, double rate_gbps, size_t bytes);
 /* Whether a datagram may go at now_ns: 0 (and the schedule moves on by one gap), or how many
  * ns to wait. */
 uint64_t fab_udp_pace_wait(fab_udp_pace_t *p, uint64_t now_ns);
-/* Start the schedule again at the next datagram (after an untimed pause: between blocks). */
+/* Start the schedule again at the next datagram (every paced iteration's start, sock/udp.c: no
+ * datagram due before an iteration began is sent in it). */
 void fab_udp_pace_reset(fab_udp_pace_t *p);
 
 /* The datagram header: put and take (16 bytes, big-endian). */

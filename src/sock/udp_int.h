@@ -35,7 +35,6 @@ typedef struct fab_udp {
     size_t paced; /* the size the schedule is for */
     fab_udp_pace_t pace;
     uint64_t seq;         /* sender: the next datagram's number */
-    uint64_t last_end;    /* sender: when its last iteration ended (CLOCK_REALTIME) */
     fab_udp_acct_t acct;  /* receiver: every datagram's number (late, duplicate) */
     fab_udp_size_t *size; /* per size measured (ctx->sizes): its datagrams' counts */
     int nsizes;

@@ -33,8 +33,10 @@ mutant, and read again one by one when a reader refuses the pack); then a sample
 mutations, shuffled with a fixed seed, up to BUDGET mutants: the run is the same every time
 and takes about 45 s on a quiet 2-core machine. The analysis runs in one Python process per
 lane that calls the launcher's own entry point, fabricbench_analysis.cli.main, per command
-(no interpreter start per call); a few mutants (LAUNCHER_CHECKS) are also read through the
-launcher itself, whose exit code and error lines must agree. Two mutants are read at a time
+(no interpreter start per call), and that reads each mutant once for the four readers (the
+good file once for the run: see WORKER); a few mutants (LAUNCHER_CHECKS) are also read through
+the launcher itself, a fresh Python reading every file, whose exit code and error lines must
+agree. Two mutants are read at a time
 (LANES). The counts of exit codes per reader are printed at the end, then where the time went
 (the good file, making the mutants, each reader: the analysis's readers take most of it,
 `check` the most, as it reads two files), then every failure with the mutation that caused it.
@@ -384,17 +386,63 @@ def describe(entry, kind):
 # The analysis, in one process: each request runs fabricbench_analysis.cli.main(argv) with
 # sys.stdout and sys.stderr captured, and with file descriptors 1 and 2 sent to a file so
 # that the C libraries' own writes are seen too. An exception that escapes main is a traceback.
+#
+# One reading per file and mutant: the four readers of a mutant read it (and `check` the good
+# file) with the same two functions, loading.load and matrix_load.load_matrices, called with
+# the same arguments several times (check: the good file and the mutant, rows and matrices;
+# matrix: matrices and rows). The worker keeps what each call returned (or the exception it
+# raised, and the notes it gave its warn callback) and answers the same call again with a
+# deep copy of it (the exception raised again, the notes given again to the new caller's
+# callback), until the next mutant is written ("fresh": the mutant's entries are dropped; the
+# good file's stay, as it never changes). Every reader still runs its own code on what was
+# read, and the first reader of each mutant (summary) reads it from the file, so that what a
+# reading prints besides its notes (a Python warning) is seen there.
 WORKER = r'''
-import io, json, os, sys, tempfile, traceback, warnings
+import copy, inspect, io, json, os, sys, tempfile, traceback, warnings
 sys.path.insert(0, sys.argv[1])
 os.environ.pop("FABRICBENCH_ANALYZE_DEBUG", None)
 warnings.simplefilter("always")  # every warning shows, not only a location's first
 from fabricbench_analysis.cli import main
+from fabricbench_analysis.reading import loading, matrix_load
+KEEP = set(json.loads(sys.argv[2]))  # files that never change: read once
+memo = {}
+
+def remember(fn, name):
+    sig = inspect.signature(fn)
+    def call(*args, **kw):
+        bound = sig.bind(*args, **kw)
+        bound.apply_defaults()  # the same call however its arguments were given
+        warn = bound.arguments.pop("warn")
+        paths = tuple(bound.arguments["paths"])
+        key = (name, paths, repr(sorted((k, v) for k, v in bound.arguments.items()
+                                        if k != "paths")))
+        if key not in memo:
+            notes = []
+            bound.arguments["warn"] = notes.append
+            try:
+                memo[key] = (fn(*bound.args, **bound.kwargs), None, notes)
+            except Exception as e:
+                memo[key] = (None, e, notes)
+        value, exc, notes = memo[key]
+        for msg in notes:
+            if warn:
+                warn(msg)
+        if exc is not None:
+            raise exc
+        return copy.deepcopy(value)
+    return call
+
+loading.load = remember(loading.load, "load")
+matrix_load.load_matrices = remember(matrix_load.load_matrices, "matrices")
 proto = os.fdopen(os.dup(1), "w")
 cap = tempfile.TemporaryFile()
 saved = (os.dup(1), os.dup(2))
 for line in sys.stdin:
-    argv = json.loads(line)
+    req = json.loads(line)
+    argv = req["argv"]
+    if req["fresh"]:
+        for key in [k for k in memo if not set(k[1]) <= KEEP]:
+            del memo[key]
     cap.seek(0); cap.truncate()
     os.dup2(cap.fileno(), 1); os.dup2(cap.fileno(), 2)
     out, err = io.StringIO(), io.StringIO()
@@ -420,23 +468,27 @@ cap.close()
 
 
 class Analyzer:
-    def __init__(self, launcher):
+    def __init__(self, launcher, keep=()):
         self.pkgdir = os.path.dirname(os.path.realpath(launcher))
         check(os.path.isdir(os.path.join(self.pkgdir, "fabricbench_analysis")),
               "no fabricbench_analysis package next to %s" % launcher)
+        self.keep = list(keep)  # files that never change (the good file): read once
         self.p = None
         self.start()
 
     def start(self):
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", MPLBACKEND="Agg")
-        self.p = subprocess.Popen([sys.executable, "-c", WORKER, self.pkgdir],
+        self.p = subprocess.Popen([sys.executable, "-c", WORKER, self.pkgdir,
+                                   json.dumps(self.keep)],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                   env=env, encoding="utf-8", errors="surrogateescape")
 
-    def run(self, argv, timeout=120):
-        """(exit code or None, stdout, stderr, traceback or None)."""
+    def run(self, argv, timeout=120, fresh=True):
+        """(exit code or None, stdout, stderr, traceback or None). fresh: the files were
+        written since the last call (a new mutant): read them again (else the readings of the
+        same files and arguments since the last fresh call are reused)."""
         try:
-            self.p.stdin.write(json.dumps(argv) + "\n")
+            self.p.stdin.write(json.dumps({"argv": argv, "fresh": fresh}) + "\n")
             self.p.stdin.flush()
             ready, _, _ = select.select([self.p.stdout], [], [], timeout)
             line = self.p.stdout.readline() if ready else None
@@ -666,7 +718,7 @@ def main():
     spend("the good file (2 mpirun)", t0)
     t_good = time.monotonic()
 
-    analyzers = [Analyzer(launcher) for _ in range(LANES)]
+    analyzers = [Analyzer(launcher, keep=[GOOD]) for _ in range(LANES)]
     # The good file itself passes everywhere, with nothing on standard error.
     rc, out, err = finish(run_show(show, GOOD))
     check(rc == 0 and not err.strip(), "show of the good file: exit %s %s" % (rc, err))
@@ -711,9 +763,9 @@ def main():
             probs, outcome = [], {}
             t_show = time.monotonic()
             sp = run_show(show, mutant)
-            for cmd in readers:
+            for n, cmd in enumerate(readers):
                 t = time.monotonic()
-                rc, out, err, tb = an.run(cmd + [mutant])
+                rc, out, err, tb = an.run(cmd + [mutant], fresh=n == 0)
                 spend("analyze " + cmd[0], t)
                 outcome[cmd[0]] = rc
                 bad = judge_analyze(cmd[0], rc, out, err, tb)

@@ -186,10 +186,10 @@ p = mpirun(2, [exe, "run", "gradsync", "--params", "2e5", "-i", "5", "-o", "g.h5
 check(p.returncode == 0, "gradsync to a file: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
 with h5py.File("g.h5", "r") as f:
     g = f["runs/run_0000/kernels/00_gradsync"]
-    check(g.attrs["options"] == "params=200000 bucket=65536 inflight=1",
+    check(g.attrs["options"] == "params=200000 bucket=65536 inflight=1 compute=0",
           "gradsync options attribute: %r" % g.attrs["options"])
 s = subprocess.run([exe, "show", "g.h5"], capture_output=True, text=True, timeout=30)
-check(s.returncode == 0 and "# options: params=200000 bucket=65536 inflight=1" in s.stdout
+check(s.returncode == 0 and "# options: params=200000 bucket=65536 inflight=1 compute=0" in s.stdout
       and "# gradsync: 2e+05 params x float32" in s.stdout, "show: %s" % s.stdout[-2000:])
 # a kernel's option for a run without that kernel has no effect, and the run says so
 p, (h, ks) = run(2, ["latency", "-m", "8", "--params", "7e9"])

@@ -230,6 +230,34 @@ p = run(["latency", "-m", "8", "-o", "none", "--fabric", "tcp", "--device", "lo"
          "--placement", "nic"], rc=2)
 check("'lo' is not in the topology" in p.stderr and "hint:" in p.stderr, p.stderr)
 
+# The transport probe: on MPI's own UCX worker (found in UCX's object tree), and with
+# FABRICBENCH_TEST_PROBE_OWN=1 on a context and worker of its own, as where that worker is not
+# found: the same lanes both ways, for UCX's default transports, tcp alone and tcp with shared
+# memory, 2 and 4 ranks (two probe runs: the first pair, then the others), and before the
+# measurements (--strict-fabric, --fabric shm).
+for tls, np_, kernel, extra in ((None, 2, "latency", []), ("tcp", 2, "latency", []),
+                                ("sm,tcp,self", 4, "msgrate", []),
+                                (None, 2, "latency", ["--fabric", "shm", "--strict-fabric"])):
+    got = {}
+    for own in ("0", "1"):
+        env = {"FABRICBENCH_TEST_PROBE_OWN": own}
+        if tls:
+            env["UCX_TLS"] = tls
+        args = [kernel, "-m", "8", "-i", "20", "-x", "2", "-o", "none", "-v", "-v"] + extra
+        p = run(args, np=np_, env=env)
+        want = ("a context of its own" if own == "1" else "on MPI's own UCX worker")
+        lines = [l for l in p.stderr.splitlines() if "UCX probe:" in l]
+        check(len(lines) == np_ and all(want in l for l in lines),
+              "UCX_TLS=%s own=%s: %r" % (tls, own, lines))
+        check("UCX  WARN" not in p.stderr and "UCX  ERROR" not in p.stderr, p.stderr[-2000:])
+        hdr = parse_tables(p.stdout)[0]
+        got[own] = (hdr.get("transports"), hdr.get("transports by pair"))
+        check(got[own][0] and not got[own][0].startswith(("unknown", "not probed")),
+              "UCX_TLS=%s own=%s: %r" % (tls, own, got[own]))
+    check(got["0"] == got["1"], "UCX_TLS=%s: MPI's worker %r, own context %r"
+          % (tls, got["0"], got["1"]))
+print("ok: the probe's lanes on MPI's UCX worker are its own context's")
+
 # `inventory --fabric`: what a fabric would pick here, without MPI.
 q = subprocess.run([exe, "inventory", "--fabric", "tcp", "--device", "lo"], capture_output=True,
                    text=True)

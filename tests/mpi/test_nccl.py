@@ -124,6 +124,10 @@ check(p.returncode == 2 and "'-o' is ambiguous" in p.stderr, "-o prod: %s" % p.s
 p = direct([exe, "run", "allreduce", "-d", "int8"])
 check(p.returncode == 2 and "int8" in p.stderr and "does not measure" in p.stderr,
       "-d int8: %s" % p.stderr)
+# the JSON document and another output on standard output: refused, not sent to stderr
+p = direct([exe, "run", "allreduce", "--format", "nccl-json", "--json", "-"])
+check(p.returncode == 2 and "--format nccl-json and --json - both ask for standard output" in
+      p.stderr, "nccl-json beside --json -: %d %s" % (p.returncode, p.stderr))
 # with it: nccl-tests' meanings (-w warm-up, -o op, -c check), prod validated
 p = mpirun(NP, [exe, "run", "allreduce", "--nccl-tests", "-b", "64", "-e", "256", "-f", "4", "-w",
                 "2", "-n", "20", "-o", "prod", "-c", "1", "--format", "nccl-tests", "--inplace",

@@ -54,13 +54,15 @@ WIDE = {
 }
 NCCL = "      count     type redop"
 PEERS = "  osu_avg_us imb_tmin_us imb_tmax_us"  # appended after them: the layout before stays
+LATE = "       late  late_p50  late_p99"  # then who entered last (rank:share) and its lateness
 # printed heading -> the file's column
 STORED = {"bytes": "bytes", "lat_us": "loop_us", "min_us": "min_us", "p50_us": "p50_us",
           "p99_us": "p99_us", "p99.9_us": "p999_us", "max_us": "max_us", "MB/s": "MBps",
           "Gb/s": "Gbps", "line%": "line_rate_pct", "msg/s": "msgps", "time_us": "mean_us",
           "count": "count", "algbw_GB/s": "algbw_GBps", "busbw_GB/s": "busbw_GBps",
           "errors": "validation_errors", "cpu%": "cpu_rank_pct", "ci%": "ci_pct",
-          "osu_avg_us": "osu_avg_us", "imb_tmin_us": "imb_tmin_us", "imb_tmax_us": "imb_tmax_us"}
+          "osu_avg_us": "osu_avg_us", "imb_tmin_us": "imb_tmin_us", "imb_tmax_us": "imb_tmax_us",
+          "late_p50": "late_p50_us", "late_p99": "late_p99_us"}
 
 
 def run(np_, args, rcs=(0,), env=None):
@@ -279,7 +281,8 @@ print("ok pairs kernels: table, verdict and matrix within %d columns" % COLS)
 p = run(2, ["latency,bw,allreduce", "-m", "8,64K", "-i", "30", "-o", "wide.h5", "--wide"])
 _, kw = parse_tables(p.stdout)
 for k in kw:
-    want = WIDE[KIND[k["name"]]] + (NCCL + PEERS if KIND[k["name"]] == "collective" else "")
+    want = WIDE[KIND[k["name"]]] + (NCCL + PEERS + LATE if KIND[k["name"]] == "collective"
+                                     else "")
     check(k["lines"][0] == want, "%s --wide heading:\n%s\nwant:\n%s" % (k["name"], k["lines"][0],
                                                                        want))
 wt = tables("wide.h5")

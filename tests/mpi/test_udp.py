@@ -5,7 +5,8 @@
   every datagram of every timed iteration either taken by the socket or a sender-side drop
   (udp_sent + udp_drops = iterations x window); loss_pct, rx_Gbps and rx_pps by their
   definitions from udp_sent, udp_received and the timed time; the pacer never offers more
-  than the rate (Gbps <= offered + 2%); --validate finds no bad byte; the knee line per size
+  than the rate (each iteration takes its W gaps from its own start: Gbps <= offered, + 2% for
+  the pacer's clock against the timer's); --validate finds no bad byte; the knee line per size
   agrees with the loss printed in the rows;
 - udp_pps: unpaced, every datagram sent (no drops), msgps = window / loop time, validated;
 - FABRICBENCH_TEST_CORRUPT=1: a UDP kernel's validation failure reaches the exit code (1);

@@ -18,7 +18,10 @@
 - Rank 0 stopped during the adaptive rounds of kernels measured together, outside one of
   them: the rank gathering the agreement after that kernel's part names it.
 
-usage: test_watchdog.py FABRICBENCH"""
+The cases run side by side, LANES at a time (--time's alone, first), each in a process of its
+own (test_watchdog.py FABRICBENCH --case NAME runs one); the output of each is printed.
+
+usage: test_watchdog.py FABRICBENCH [--case NAME]"""
 import json
 import os
 import re
@@ -27,6 +30,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import h5py
 
@@ -34,9 +38,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 import fabtest  # noqa: E402
 from fabtest import check, enter_scratch, mpi_env, mpirun_cmd  # noqa: E402
 
+exe = os.path.abspath(sys.argv[1])  # the cases run in scratch directories of their own
 enter_scratch()  # result files by relative names land in the test's own scratch directory
 
-exe = sys.argv[1]
 HOST = socket.gethostname()
 
 
@@ -89,138 +93,6 @@ def status(path):
         return r.attrs["status"], r.attrs["stop_reason"], rows
 
 
-# ---------------------------------------------------------------- a rank stopped for good
-p = start(["latency", "-m", "8:4M", "-t", "0.3", "--stall-timeout", "5", "-o", "stop.h5"])
-wait_rows("stop.h5", 2, p)
-pids = ranks("stop.h5")
-check(len(pids) == 2, "ranks: %r" % pids)
-os.kill(pids[1], signal.SIGSTOP)
-out, err, took = finish(p, pids[1:], 40)
-check(p.returncode == 3, "stopped rank: exit %d\n%s" % (p.returncode, err[-2000:]))
-check(took < 5 + 10, "the job took %.1f s to end after the stop (timeout 5 s)" % took)
-check("stalled: no progress for" in err and "waiting for rank 1 (" in err and
-      "kernel 'latency'" in err, "the message names rank, kernel: %s" % err[-2000:])
-st, why, rows = status("stop.h5")
-check(st == "failed" and "waiting for rank 1" in why and rows >= 2,
-      "file: %s, %r, %d rows" % (st, why, rows))
-check("# run failed at" in out, "the table's last line: %s" % out[-500:])
-print("ok a rank stopped for good: exit 3 after %.1f s, file failed (%d rows kept)"
-      % (took, rows))
-
-# ---------------------------------------------------------------- SIGTERM during a stall
-p = start(["latency", "-m", "8:4M", "-t", "0.3", "--stall-timeout", "60", "-o", "term.h5"])
-wait_rows("term.h5", 2, p)
-pids = ranks("term.h5")
-os.kill(pids[1], signal.SIGSTOP)
-time.sleep(1)
-os.kill(pids[0], signal.SIGTERM)
-out, err, took = finish(p, pids[1:], 40)
-check(p.returncode == 3 and took < 15, "SIGTERM during a stall: exit %d after %.1f s\n%s"
-      % (p.returncode, took, err[-2000:]))
-check("a stop was asked (signal Terminated)" in err and "rank 1 (" in err, err[-2000:])
-st, why, rows = status("term.h5")
-check(st == "failed" and "did not answer" in why, "file: %s %r" % (st, why))
-print("ok SIGTERM while the peer is stopped: exit 3 after %.1f s (the timeout was 60 s)" % took)
-
-# ---------------------------------------------------------------- rank 0 stopped
-# Rank 1 (handing its row to rank 0) names it and tells rank 0 why it ends the job; rank 0
-# runs again when mpirun ends the job (SIGCONT, SIGTERM) and writes that account, not the
-# signal, into both files, which agree.
-p = start(["latency", "-m", "8:4M", "-t", "0.3", "--stall-timeout", "4", "--pair", "1,2", "-o",
-           "zero.h5", "--json-doc", "zero.json"], np=3)
-wait_rows("zero.h5", 2, p)
-pids = ranks("zero.h5")
-check(len(pids) == 3, "ranks: %r" % pids)
-os.kill(pids[0], signal.SIGSTOP)
-out, err, took = finish(p, pids[:1], 40)
-check(p.returncode == 3 and took < 4 + 10 and
-      "waiting for rank 0 (%s), which did not answer (stopped, dead or unreachable)" % HOST in err,
-      "rank 0 stopped: exit %d after %.1f s\n%s" % (p.returncode, took, err[-2000:]))
-st, why, rows = status("zero.h5")
-with open("zero.json") as f:
-    end = json.load(f)["runs"][0]["end"]
-check(st == "failed" and rows >= 2 and why.startswith("on rank 1 (%s): stalled:" % HOST) and
-      "waiting for rank 0 (" in why, "HDF5 file: %s, %d rows, %r" % (st, rows, why))
-check(end["status"] == st and end["stop_reason"] == why,
-      "the JSON document %r disagrees with the HDF5 file (%s, %r)" % (end, st, why))
-print("ok rank 0 stopped: rank 1 names it, exit 3 after %.1f s; HDF5 and JSON both say %s with "
-      "rank 1's account" % (took, st))
-
-# ---------------------------------------------------------------- a stall that resumes
-p = start(["latency", "-m", "8:2K", "-t", "0.4", "-o", "resume.h5"])
-wait_rows("resume.h5", 2, p)
-pids = ranks("resume.h5")
-os.kill(pids[1], signal.SIGSTOP)
-time.sleep(6)
-os.kill(pids[1], signal.SIGCONT)
-out, err, took = finish(p, [], 120)
-check(p.returncode == 0, "a stall that resumed: exit %d\n%s" % (p.returncode, err[-2000:]))
-with h5py.File("resume.h5", "r") as f:
-    t = f["runs/run_0000/kernels/00_latency/table"]
-    stalled = [(int(b), float(s)) for b, s in zip(t["bytes"][()], t["stall_s"][()]) if s > 0]
-    st = f["runs/run_0000"].attrs["status"]
-check(st == "complete" and len(stalled) >= 1 and max(s for _, s in stalled) < 6.0,
-      "stall_s: %r (status %s)" % (stalled, st))
-check("a rank stalled and resumed" in err, "no warning for the stalled row:\n%s" % err[-2000:])
-print("ok a 6 s stall that resumed: the run completed, rows %r carry stall_s" % stalled)
-
-# ---------------------------------------------------------------- --time keeps its time
-# A size of -t 3 whose blocks took twice that (a 5 s stall of rank 1 inside them) stops at
-# the end of the stalled block, not after all the iterations its calibration planned.
-# The stop lands in the timed blocks, found by the -v -v line that ends the calibration (a
-# fixed delay from the start landed in the calibration on a busy machine) and the warm-up it
-# plans; stderr goes to a file, read while the run goes on.
-errf = open("cap.err", "w+")
-p = subprocess.Popen(mpirun_cmd(2) + [exe, "run", "latency", "-m", "8", "-t", "3", "-v", "-v",
-                                      "-o", "cap.h5"], stdout=subprocess.PIPE, stderr=errf,
-                     text=True, env=mpi_env())
-deadline, plan = time.monotonic() + 180, None
-while time.monotonic() < deadline and p.poll() is None and plan is None:
-    with open("cap.err") as f:
-        plan = re.search(r"latency 8 bytes: \d+ iterations, (\d+) warm-up, ([0-9.e+]+) us per "
-                         r"iteration estimated", f.read())
-    time.sleep(0.05)
-check(plan is not None, "no calibration line within 180 s")
-time.sleep(min(2.0, 0.3 + int(plan.group(1)) * float(plan.group(2)) * 1e-6))
-pids = ranks("cap.h5")
-check(len(pids) == 2, "ranks: %r" % pids)
-os.kill(pids[1], signal.SIGSTOP)
-time.sleep(5)
-os.kill(pids[1], signal.SIGCONT)
-out, _, took = finish(p, [], 120)
-errf.seek(0)
-err = errf.read()
-errf.close()
-m = re.search(r"latency 8 bytes: stopped after (\d+) of (\d+) iterations \(([0-9.]+) s, "
-              r"--time 3\)", err)
-check(p.returncode == 0 and m is not None and int(m.group(1)) < int(m.group(2)) and
-      float(m.group(3)) >= 6.0, "--time 3 with a 5 s stall: exit %d, %s\n%s" %
-      (p.returncode, m and m.group(0), err[-1500:]))
-with h5py.File("cap.h5", "r") as f:
-    n = int(f["runs/run_0000/kernels/00_latency/table/iterations"][0])
-check(n == int(m.group(1)), "the row holds %d iterations, the run said %s" % (n, m.group(1)))
-print("ok --time 3 with a 5 s stall: the size stopped after %s of %s iterations" %
-      (m.group(1), m.group(2)))
-
-# ---------------------------------------------------------------- the adaptive rounds
-# latency and bw on ranks 1 and 2, measured together: rank 0, outside the pair, is stopped
-# during the rounds; rank 1, gathering the agreement after a kernel's part, names it
-p = start(["latency,bw", "-m", "8:64K", "--pair", "1,2", "--budget", "60",
-           "--precision", "0.02", "--stall-timeout", "4", "-o", "rounds.h5"], np=3)
-deadline = time.monotonic() + 60
-while time.monotonic() < deadline and len(ranks("rounds.h5")) < 3:
-    time.sleep(0.1)
-time.sleep(2)  # into the rounds
-pids = ranks("rounds.h5")
-check(len(pids) == 3, "ranks: %r" % pids)
-os.kill(pids[0], signal.SIGSTOP)
-out, err, took = finish(p, pids[:1], 40)
-check(p.returncode == 3 and took < 4 + 10 and "waiting for rank 0 (" in err and
-      "after the kernel's part of a round" in err,
-      "rank 0 stopped in the rounds: exit %d after %.1f s\n%s" % (p.returncode, took,
-                                                                  err[-2000:]))
-print("ok rank 0 stopped in the adaptive rounds: rank 1 names it, exit 3 after %.1f s" % took)
-
 # ---------------------------------------------------------------- the rank a stall waits for
 def stalled_on(kernel, np, extra, stopped, env=None):
     """Stop rank `stopped` once rows come; every stall line names it (rank and host)."""
@@ -241,49 +113,251 @@ def stalled_on(kernel, np, extra, stopped, env=None):
     return lines, err, took
 
 
-lines, err, took = stalled_on("allreduce", 3, ["-m", "8:64K", "-t", "2"], 2)
-# The first to fire finds rank 2 silent; a later one may find it continued by mpirun, which
-# it says too (it did not run while the others waited).
-named = ["waiting for the other ranks of the kernel: rank 2 (%s) " % HOST + how for how in
-         ("did not answer (stopped, dead or unreachable)", "answered only after not running")]
-check(all(any(n in line for n in named) for line in lines),
-      "every stall names rank 2 and its host:\n%s" % "\n".join(lines))
-check(any("1 other rank waits in the same step" in line for line in lines), "\n".join(lines))
-print("ok allreduce, rank 2 of 3 stopped: %d ranks name it, exit 3 after %.1f s"
-      % (len(lines), took))
+# ---------------------------------------------------------------- a rank stopped for good
+def case_stop():
+    p = start(["latency", "-m", "8:4M", "-t", "0.3", "--stall-timeout", "5", "-o", "stop.h5"])
+    wait_rows("stop.h5", 2, p)
+    pids = ranks("stop.h5")
+    check(len(pids) == 2, "ranks: %r" % pids)
+    os.kill(pids[1], signal.SIGSTOP)
+    out, err, took = finish(p, pids[1:], 40)
+    check(p.returncode == 3, "stopped rank: exit %d\n%s" % (p.returncode, err[-2000:]))
+    check(took < 5 + 10, "the job took %.1f s to end after the stop (timeout 5 s)" % took)
+    check("stalled: no progress for" in err and "waiting for rank 1 (" in err and
+          "kernel 'latency'" in err, "the message names rank, kernel: %s" % err[-2000:])
+    st, why, rows = status("stop.h5")
+    check(st == "failed" and "waiting for rank 1" in why and rows >= 2,
+          "file: %s, %r, %d rows" % (st, why, rows))
+    check("# run failed at" in out, "the table's last line: %s" % out[-500:])
+    print("ok a rank stopped for good: exit 3 after %.1f s, file failed (%d rows kept)"
+          % (took, rows))
 
-lines, err, took = stalled_on("tcp_stream", 2, ["-m", "64K:1M", "-t", "1"], 1)
-check(all("rank 1 (%s) did not answer" % HOST in line for line in lines), "\n".join(lines))
-print("ok tcp_stream, rank 1 stopped: rank 0 names it, exit 3 after %.1f s" % took)
 
-lines, err, took = stalled_on("udp_rate", 2, ["-m", "64:8K", "-t", "0.3"], 1)
-check(all("waiting for rank 1 (%s), which did not answer" % HOST in line for line in lines),
-      "\n".join(lines))
-print("ok udp_rate, rank 1 stopped: rank 0 names it, exit 3 after %.1f s" % took)
+# ---------------------------------------------------------------- SIGTERM during a stall
+def case_term():
+    p = start(["latency", "-m", "8:4M", "-t", "0.3", "--stall-timeout", "60", "-o", "term.h5"])
+    wait_rows("term.h5", 2, p)
+    pids = ranks("term.h5")
+    os.kill(pids[1], signal.SIGSTOP)
+    time.sleep(1)
+    os.kill(pids[0], signal.SIGTERM)
+    out, err, took = finish(p, pids[1:], 40)
+    check(p.returncode == 3 and took < 15, "SIGTERM during a stall: exit %d after %.1f s\n%s"
+          % (p.returncode, took, err[-2000:]))
+    check("a stop was asked (signal Terminated)" in err and "rank 1 (" in err, err[-2000:])
+    st, why, rows = status("term.h5")
+    check(st == "failed" and "did not answer" in why, "file: %s %r" % (st, why))
+    print("ok SIGTERM while the peer is stopped: exit 3 after %.1f s (the timeout was 60 s)" % took)
+
+
+# ---------------------------------------------------------------- rank 0 stopped
+# Rank 1 (handing its row to rank 0) names it and tells rank 0 why it ends the job; rank 0
+# runs again when mpirun ends the job (SIGCONT, SIGTERM) and writes that account, not the
+# signal, into both files, which agree.
+def case_zero():
+    p = start(["latency", "-m", "8:4M", "-t", "0.3", "--stall-timeout", "4", "--pair", "1,2", "-o",
+               "zero.h5", "--json-doc", "zero.json"], np=3)
+    wait_rows("zero.h5", 2, p)
+    pids = ranks("zero.h5")
+    check(len(pids) == 3, "ranks: %r" % pids)
+    os.kill(pids[0], signal.SIGSTOP)
+    out, err, took = finish(p, pids[:1], 40)
+    check(p.returncode == 3 and took < 4 + 10 and
+          "waiting for rank 0 (%s), which did not answer (stopped, dead or unreachable)" % HOST in err,
+          "rank 0 stopped: exit %d after %.1f s\n%s" % (p.returncode, took, err[-2000:]))
+    st, why, rows = status("zero.h5")
+    with open("zero.json") as f:
+        end = json.load(f)["runs"][0]["end"]
+    check(st == "failed" and rows >= 2 and why.startswith("on rank 1 (%s): stalled:" % HOST) and
+          "waiting for rank 0 (" in why, "HDF5 file: %s, %d rows, %r" % (st, rows, why))
+    check(end["status"] == st and end["stop_reason"] == why,
+          "the JSON document %r disagrees with the HDF5 file (%s, %r)" % (end, st, why))
+    print("ok rank 0 stopped: rank 1 names it, exit 3 after %.1f s; HDF5 and JSON both say %s with "
+          "rank 1's account" % (took, st))
+
+
+# ---------------------------------------------------------------- a stall that resumes
+def case_resume():
+    p = start(["latency", "-m", "8:2K", "-t", "0.4", "-o", "resume.h5"])
+    wait_rows("resume.h5", 2, p)
+    pids = ranks("resume.h5")
+    os.kill(pids[1], signal.SIGSTOP)
+    time.sleep(6)
+    os.kill(pids[1], signal.SIGCONT)
+    out, err, took = finish(p, [], 120)
+    check(p.returncode == 0, "a stall that resumed: exit %d\n%s" % (p.returncode, err[-2000:]))
+    with h5py.File("resume.h5", "r") as f:
+        t = f["runs/run_0000/kernels/00_latency/table"]
+        stalled = [(int(b), float(s)) for b, s in zip(t["bytes"][()], t["stall_s"][()]) if s > 0]
+        st = f["runs/run_0000"].attrs["status"]
+    check(st == "complete" and len(stalled) >= 1 and max(s for _, s in stalled) < 6.0,
+          "stall_s: %r (status %s)" % (stalled, st))
+    check("a rank stalled and resumed" in err, "no warning for the stalled row:\n%s" % err[-2000:])
+    print("ok a 6 s stall that resumed: the run completed, rows %r carry stall_s" % stalled)
+
+
+# ---------------------------------------------------------------- --time keeps its time
+# A size of -t 3 whose blocks took twice that (a 5 s stall of rank 1 inside them) stops at
+# the end of the stalled block, not after all the iterations its calibration planned.
+# The stop lands in the timed blocks, found by the -v -v line that ends the calibration (a
+# fixed delay from the start landed in the calibration on a busy machine) and the warm-up it
+# plans; stderr goes to a file, read while the run goes on.
+def case_cap():
+    errf = open("cap.err", "w+")
+    p = subprocess.Popen(mpirun_cmd(2) + [exe, "run", "latency", "-m", "8", "-t", "3", "-v", "-v",
+                                          "-o", "cap.h5"], stdout=subprocess.PIPE, stderr=errf,
+                         text=True, env=mpi_env())
+    deadline, plan = time.monotonic() + 180, None
+    while time.monotonic() < deadline and p.poll() is None and plan is None:
+        with open("cap.err") as f:
+            plan = re.search(r"latency 8 bytes: \d+ iterations, (\d+) warm-up, ([0-9.e+]+) us per "
+                             r"iteration estimated", f.read())
+        time.sleep(0.05)
+    check(plan is not None, "no calibration line within 180 s")
+    time.sleep(min(2.0, 0.3 + int(plan.group(1)) * float(plan.group(2)) * 1e-6))
+    pids = ranks("cap.h5")
+    check(len(pids) == 2, "ranks: %r" % pids)
+    os.kill(pids[1], signal.SIGSTOP)
+    time.sleep(5)
+    os.kill(pids[1], signal.SIGCONT)
+    out, _, took = finish(p, [], 120)
+    errf.seek(0)
+    err = errf.read()
+    errf.close()
+    m = re.search(r"latency 8 bytes: stopped after (\d+) of (\d+) iterations \(([0-9.]+) s, "
+                  r"--time 3\)", err)
+    check(p.returncode == 0 and m is not None and int(m.group(1)) < int(m.group(2)) and
+          float(m.group(3)) >= 6.0, "--time 3 with a 5 s stall: exit %d, %s\n%s" %
+          (p.returncode, m and m.group(0), err[-1500:]))
+    with h5py.File("cap.h5", "r") as f:
+        n = int(f["runs/run_0000/kernels/00_latency/table/iterations"][0])
+    check(n == int(m.group(1)), "the row holds %d iterations, the run said %s" % (n, m.group(1)))
+    print("ok --time 3 with a 5 s stall: the size stopped after %s of %s iterations" %
+          (m.group(1), m.group(2)))
+
+
+# ---------------------------------------------------------------- the adaptive rounds
+# latency and bw on ranks 1 and 2, measured together: rank 0, outside the pair, is stopped
+# during the rounds; rank 1, gathering the agreement after a kernel's part, names it
+def case_rounds():
+    p = start(["latency,bw", "-m", "8:64K", "--pair", "1,2", "--budget", "60",
+               "--precision", "0.02", "--stall-timeout", "4", "-o", "rounds.h5"], np=3)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(ranks("rounds.h5")) < 3:
+        time.sleep(0.1)
+    time.sleep(2)  # into the rounds
+    pids = ranks("rounds.h5")
+    check(len(pids) == 3, "ranks: %r" % pids)
+    os.kill(pids[0], signal.SIGSTOP)
+    out, err, took = finish(p, pids[:1], 40)
+    check(p.returncode == 3 and took < 4 + 10 and "waiting for rank 0 (" in err and
+          "after the kernel's part of a round" in err,
+          "rank 0 stopped in the rounds: exit %d after %.1f s\n%s" % (p.returncode, took,
+                                                                      err[-2000:]))
+    print("ok rank 0 stopped in the adaptive rounds: rank 1 names it, exit 3 after %.1f s" % took)
+
+
+def case_allreduce():
+    lines, err, took = stalled_on("allreduce", 3, ["-m", "8:64K", "-t", "2"], 2)
+    # The first to fire finds rank 2 silent; a later one may find it continued by mpirun, which
+    # it says too (it did not run while the others waited).
+    named = ["waiting for the other ranks of the kernel: rank 2 (%s) " % HOST + how for how in
+             ("did not answer (stopped, dead or unreachable)", "answered only after not running")]
+    check(all(any(n in line for n in named) for line in lines),
+          "every stall names rank 2 and its host:\n%s" % "\n".join(lines))
+    check(any("1 other rank waits in the same step" in line for line in lines), "\n".join(lines))
+    print("ok allreduce, rank 2 of 3 stopped: %d ranks name it, exit 3 after %.1f s"
+          % (len(lines), took))
+
+
+def case_tcp_stream():
+    lines, err, took = stalled_on("tcp_stream", 2, ["-m", "64K:1M", "-t", "1"], 1)
+    check(all("rank 1 (%s) did not answer" % HOST in line for line in lines), "\n".join(lines))
+    print("ok tcp_stream, rank 1 stopped: rank 0 names it, exit 3 after %.1f s" % took)
+
+
+def case_udp_rate():
+    lines, err, took = stalled_on("udp_rate", 2, ["-m", "64:8K", "-t", "0.3"], 1)
+    check(all("waiting for rank 1 (%s), which did not answer" % HOST in line for line in lines),
+          "\n".join(lines))
+    print("ok udp_rate, rank 1 stopped: rank 0 names it, exit 3 after %.1f s" % took)
+
 
 # A firewall in front of rank 1 (it drops what its side channel receives): rank 0 says so once
 # at the start, and a stall then names what the rank waited for without asking.
-lines, err, took = stalled_on("latency", 2, ["-m", "8:4M", "-t", "0.3"], 1,
-                              {"FABRICBENCH_TEST_PEERS_DROP": "1"})
-warn = [line for line in err.splitlines() if "side channel is off" in line]
-check(len(warn) == 1 and "rank 0 (%s) got no answer over UDP from rank 1" % HOST in warn[0],
-      "one warning for the blocked side channel: %r" % warn)
-check(all("waiting for rank 1 (%s)" % HOST in line and "answer" not in line for line in lines),
-      "\n".join(lines))
-print("ok side channel blocked: one warning, the stall names rank 1 unasked (%.1f s)" % took)
+def case_side_channel():
+    lines, err, took = stalled_on("latency", 2, ["-m", "8:4M", "-t", "0.3"], 1,
+                                  {"FABRICBENCH_TEST_PEERS_DROP": "1"})
+    warn = [line for line in err.splitlines() if "side channel is off" in line]
+    check(len(warn) == 1 and "rank 0 (%s) got no answer over UDP from rank 1" % HOST in warn[0],
+          "one warning for the blocked side channel: %r" % warn)
+    check(all("waiting for rank 1 (%s)" % HOST in line and "answer" not in line for line in lines),
+          "\n".join(lines))
+    print("ok side channel blocked: one warning, the stall names rank 1 unasked (%.1f s)" % took)
+
+
 # A rank stopped inside an RMA epoch (the RMA_STALL hook: rank 1 stops itself after opening its
 # 50th fence epoch): its peer waits in MPI_Win_fence, and the watchdog names rank 1.
-t0 = time.monotonic()
-p = subprocess.run(mpirun_cmd(2) + [exe, "run", "put_lat", "--rma-sync", "fence", "-m", "8",
-                                    "-i", "100000", "--stall-timeout", "3", "-o", "rma.h5"],
-                   capture_output=True, text=True, timeout=120,
-                   env=mpi_env({"FABRICBENCH_TEST_RMA_STALL": "1"}))
-took = time.monotonic() - t0
-lines = [line for line in p.stderr.splitlines() if "error: stalled:" in line]
-check(p.returncode == 3 and lines and all("rank 1 (%s)" % HOST in line for line in lines)
-      and any("put_lat" in line for line in lines),
-      "put_lat, rank 1 stopped inside a fence epoch: exit %d after %.1f s\n%s"
-      % (p.returncode, took, p.stderr[-2000:]))
-print("ok put_lat, rank 1 stopped inside an RMA epoch: rank 0 names it, exit 3 after %.1f s"
-      % took)
-print("PASS watchdog")
+def case_rma():
+    t0 = time.monotonic()
+    p = subprocess.run(mpirun_cmd(2) + [exe, "run", "put_lat", "--rma-sync", "fence", "-m", "8",
+                                        "-i", "100000", "--stall-timeout", "3", "-o", "rma.h5"],
+                       capture_output=True, text=True, timeout=120,
+                       env=mpi_env({"FABRICBENCH_TEST_RMA_STALL": "1"}))
+    took = time.monotonic() - t0
+    lines = [line for line in p.stderr.splitlines() if "error: stalled:" in line]
+    check(p.returncode == 3 and lines and all("rank 1 (%s)" % HOST in line for line in lines)
+          and any("put_lat" in line for line in lines),
+          "put_lat, rank 1 stopped inside a fence epoch: exit %d after %.1f s\n%s"
+          % (p.returncode, took, p.stderr[-2000:]))
+    print("ok put_lat, rank 1 stopped inside an RMA epoch: rank 0 names it, exit 3 after %.1f s"
+          % took)
+
+# The cases, the longest first: each runs in a process of its own (its scratch directory,
+# its mpirun session directories and files), LANES at a time. A case waits mostly on a
+# stopped rank and a bound (--stall-timeout, a stall of 5-6 s), so running them side by side
+# takes about a third of running them in turn; every case keeps its own checks and bounds.
+# ALONE run first, one at a time, with nothing beside them: --time's case times its stop from
+# the calibration's estimate, which the other cases' start-ups made 2-3 x too long (the stop
+# then landed in the last block, and the size had no iteration left to skip).
+CASES = {"cap": case_cap, "resume": case_resume, "stop": case_stop, "rounds": case_rounds,
+         "zero": case_zero, "allreduce": case_allreduce, "side_channel": case_side_channel,
+         "tcp_stream": case_tcp_stream, "udp_rate": case_udp_rate, "rma": case_rma,
+         "term": case_term}
+ALONE = ("cap",)
+LANES = 3
+CASE_LIMIT = 240  # a bound per case (ctest gives the test 300 s), not a speed
+
+
+def run_case(name):
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), exe, "--case", name],
+                           capture_output=True, text=True, timeout=CASE_LIMIT)
+        return name, p.returncode, p.stdout + p.stderr, time.monotonic() - t0
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else \
+            (e.stdout or "")
+        return name, None, out + "\ntimed out after %d s" % CASE_LIMIT, time.monotonic() - t0
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[2] == "--case":
+        check(sys.argv[3] in CASES, "no case %s (%s)" % (sys.argv[3], ", ".join(CASES)))
+        CASES[sys.argv[3]]()
+        return
+    failed = []
+    with ThreadPoolExecutor(LANES) as pool:
+        alone = [run_case(name) for name in ALONE]
+        for name, rc, out, took in alone + list(pool.map(run_case, [c for c in CASES
+                                                                     if c not in ALONE])):
+            print("---- case %s: exit %s after %.1f s" % (name, rc, took))
+            print(out.rstrip())
+            if rc != 0:
+                failed.append(name)
+    check(not failed, "watchdog cases failed: %s (their output above)" % ", ".join(failed))
+    print("PASS watchdog")
+
+
+if __name__ == "__main__":
+    main()

@@ -24,7 +24,7 @@ import re
 import sys
 
 src = sys.argv[1]
-FOLDERS = ("core", "kernel", "sock", "rma", "ucp", "coll", "net", "measure", "pairs", "output",
+FOLDERS = ("core", "kernel", "sock", "rma", "ucp", "coll", "cong", "net", "measure", "pairs", "output",
            "cli")
 # The arrows of the folder graph: which folders the files of a folder may include (besides
 # its own). kernels/ is the kernels' folder (fab_kernel.h is kernel/'s). A new arrow is a
@@ -36,7 +36,8 @@ ALLOWED = {
     "rma": ("core", "kernel"),
     "ucp": ("core", "kernel", "net"),
     "coll": ("core", "kernel"),
-    "kernels": ("kernel", "sock", "rma", "ucp", "coll"),
+    "cong": ("core", "kernel"),
+    "kernels": ("kernel", "sock", "rma", "ucp", "coll", "cong"),
     "net": ("core",),
     "measure": ("core", "kernel", "net"),
     "pairs": ("core", "kernel", "net", "measure"),
@@ -199,7 +200,8 @@ for what, pat in owned:
 # for a UCP one, coll/a2av.h for alltoallv; the harness's headers (kernel/traits.h,
 # measure/, output/ ...) never.
 KERNEL_HEADERS = ("kernel/fab_kernel.h", "fab_kernel.h")
-SUPPORT_HEADERS = ("sock/sock.h", "sock/udp.h", "rma/rma.h", "ucp/ucp.h", "coll/a2av.h")
+SUPPORT_HEADERS = ("sock/sock.h", "sock/udp.h", "rma/rma.h", "ucp/ucp.h", "coll/a2av.h",
+                   "cong/cong.h")
 nkernels = 0
 for name in sorted(os.listdir(kdir)):
     if not name.endswith(".c"):

@@ -123,7 +123,12 @@ static void check_counter_kinds(void)
  * characters; an axis names a list option of the kernel and an AXIS column. */
 static void check_kernel_columns(void)
 {
+    size_t names = 0;
+
     CHECK(fab_columns_wanted() == fab_ncolumns && fab_ncolumns <= FAB_MAX_COLUMNS);
+    for (int c = 0; c < fab_ncolumns; c++) /* the HDF5 table's "columns" list (output/hdf5.c) */
+        names += strlen(fab_columns[c].name) + 1;
+    CHECK(names < FAB_MAX_COLUMNS * 32);
     for (int i = 0; i < fab_nkernels; i++) {
         const fab_kernel_t *k = fab_kernels[i];
         const fab_kcolumns_t *kcs = fab_kcolumns(k);
@@ -152,7 +157,8 @@ static void check_kernel_columns(void)
             for (int j = 0; j < ko->n; j++)
                 list = list ||
                        (strcmp(ko->rows[j].name, k->axis->option) == 0 &&
-                        (ko->rows[j].type == FAB_OPT_INTS || ko->rows[j].type == FAB_OPT_RATES));
+                        (ko->rows[j].type == FAB_OPT_INTS || ko->rows[j].type == FAB_OPT_RATES ||
+                         ko->rows[j].type == FAB_OPT_WORDS));
             if (!list || axes != 1)
                 fprintf(stderr,
                         "kernel %s: axis %s is no list option of its own, or %d AXIS "
@@ -266,8 +272,9 @@ static void check_columns_option(void)
     CHECK(strcmp(t.cell[2].col, "overlap_pct") == 0 && strcmp(t.cell[2].head, "overlap") == 0);
     fab_text_table(FAB_KIND_COLLECTIVE, NULL, true, NULL, &t);
     fab_text_table_overlap(&t, false, (double[]){37.5}, 1);
-    CHECK(strcmp(t.cell[t.n - 6].col, "count") == 0 &&
-          strcmp(t.cell[t.n - 3].col, "osu_avg_us") == 0);
+    CHECK(strcmp(t.cell[t.n - 9].col, "count") == 0 &&
+          strcmp(t.cell[t.n - 6].col, "osu_avg_us") == 0 &&
+          strcmp(t.cell[t.n - 3].col, "late_rank") == 0);
     CHECK(fab_text_columns_check("bytes,,p50_us", err, sizeof(err), hint, sizeof(hint)) ==
               FAB_ERR_USAGE &&
           strstr(err, "empty"));
@@ -419,6 +426,10 @@ int main(void)
     r.osu_avg = 2.5e-6; /* the peers' times: seconds in the row, us in the columns */
     r.imb_tmin = 2e-6;
     r.imb_tmax = 3.25e-6;
+    r.late.rank = 2; /* entered last in 75% of the calls, 1.5 us (p50) after the others */
+    r.late.share = 0.75;
+    r.late.p50 = 1.5e-6;
+    r.late.p99 = 4e-6;
     CHECK(allreduce->k && bcast->k && latency->k);
     fab_column_values(allreduce, &r, d, s);
     CHECK(d[fab_column_find("bytes")] == 4096 && d[fab_column_find("iterations")] == 1000);
@@ -462,7 +473,8 @@ int main(void)
           fab_dtype_size(FAB_DT_FLOAT64) == 8 && fab_dtype_size(FAB_DT_BFLOAT16) == 2);
 
     /* the printed wide collective row: rank:share, "-" for no overlap and no validation, n/a,
-     * a small busbw in significant digits, the nccl-tests columns last */
+     * a small busbw in significant digits, the nccl-tests columns, then the peers', then who
+     * entered last (rank:share) and its lateness */
     r.dtype = FAB_DT_BFLOAT16;
     fab_column_values(allreduce, &r, d, s);
     {
@@ -474,12 +486,14 @@ int main(void)
               strstr(buf, "    n/a ") && strstr(buf, "  exact   1.25*   2      - ") &&
               strstr(buf, "    1.500         - ") && strstr(buf, "  99.0   n/a   n/a   n/a ") &&
               strstr(buf, "0.000    0.0001234    n/a ") &&
-              strstr(buf, "       2048 bfloat16   max       2.500       2.000       3.250\n"));
+              strstr(buf,
+                     "       2048 bfloat16   max       2.500       2.000       3.250      2:75%"
+                     "     1.500     4.000\n"));
         CHECK(strstr(buf, "#      bytes    time_us    min_us    p50_us ") == buf);
         CHECK(strstr(buf, "    pct     ci% reg errors ") != NULL);
-        CHECK(
-            strstr(buf, "  si%      count     type redop  osu_avg_us imb_tmin_us imb_tmax_us\n") !=
-            NULL);
+        CHECK(strstr(buf,
+                     "  si%      count     type redop  osu_avg_us imb_tmin_us imb_tmax_us       "
+                     "late  late_p50  late_p99\n") != NULL);
         free(buf);
         /* compact: within 100 columns, ci% with its regimes */
         fab_text_table(FAB_KIND_COLLECTIVE, NULL, false, NULL, &t);

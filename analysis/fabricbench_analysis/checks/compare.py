@@ -25,7 +25,10 @@ GroupIndex = Dict[str, Dict[Tuple[str, str, int], Row]]
 def headline_metric(kind: str, rows: Iterable[Row]) -> str:
     """The one number a kind is judged by (check's default): the median time for latency, the
     bandwidth for bandwidth kernels, busbw for collectives (their time where busbw does not
-    apply, as for barrier)."""
+    apply, as for barrier); the congestion kernels' CIF at the mean (docs/METRICS.md,
+    "Congestion")."""
+    if any(finite(r.get("cif_mean")) for r in rows):
+        return "cif_mean"
     if kind == "bandwidth":
         return "MBps"
     if kind == "collective" and any(finite(r.get("busbw_GBps")) for r in rows):

@@ -49,7 +49,8 @@ SHORT_OUTPUT = {"o": "output", "q": "quiet", "v": "verbose"}
 KEYS = ("command", "fabric", "hosts", "file")
 DEFAULT = "command,fabric"
 # Row columns that are not measured quantities: a group row keeps its first run's.
-_LABEL_COLUMNS = ("bytes", "slowest_rank", "cpu_rank_max_rank", "noise_method")
+_LABEL_COLUMNS = ("bytes", "slowest_rank", "cpu_rank_max_rank", "noise_method", "late_rank",
+                  "straggler_rank")
 # Counts and flags where the worst run speaks for the group.
 _MAX_COLUMNS = ("validation_errors", "regimes")
 _MIN_COLUMNS = ("target_met", "percentiles_exact")

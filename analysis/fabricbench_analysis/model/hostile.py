@@ -435,6 +435,10 @@ _RANGES: Dict[str, _Range] = {
     "algbw_GBps": (0.0, MAX_VALUE, True, "a bandwidth"),
     "busbw_GBps": (0.0, MAX_VALUE, True, "a bandwidth"),
     "slowest_share": (0.0, 1.0, True, "a share"),
+    "late_rank": (-1, None, False, "a rank (-1: none)"),
+    "straggler_rank": (-1, None, False, "a rank (-1: none)"),
+    "late_share": (0.0, 1.0, True, "a share"),
+    "late_explains": (0.0, 1.0, True, "a share"),
     "overlap_pct": (0.0, 100.0, True, "a share in percent"),
     "line_rate_pct": _PCT, "cpu_rank_pct": _PCT, "cpu_node_user_pct": _PCT,
     "cpu_node_sys_pct": _PCT, "cpu_node_softirq_pct": _PCT, "cpu_rank_min_pct": _PCT,
@@ -445,7 +449,8 @@ _RANGES: Dict[str, _Range] = {
     "runnable_per_cpu": (0.0, MAX_VALUE, True, "a count of tasks per CPU"),
 }
 for _c in ("min_us", "p50_us", "mean_us", "p90_us", "p99_us", "p999_us", "p9999_us", "max_us",
-           "stddev_us", "loop_us", "comm_us", "osu_avg_us", "imb_tmin_us", "imb_tmax_us"):
+           "stddev_us", "loop_us", "comm_us", "osu_avg_us", "imb_tmin_us", "imb_tmax_us",
+           "late_p50_us", "late_p99_us"):
     _RANGES[_c] = _TIME
 _RANGES["count"] = (-1, None, False, "a count of elements (-1: not a collective)")
 # column -> (type, lowest, highest, NaN allowed, what)

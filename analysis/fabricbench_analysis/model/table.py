@@ -154,12 +154,17 @@ TABLE_COLUMNS = (
     "osu_avg_us", "imb_tmin_us", "imb_tmax_us",
     # the MPI component under a row (the one-sided kernels' osc component); "" before it
     "component",
+    # collectives' arrival skew (docs/METRICS.md, "Stragglers"); -1 and NaN before them
+    "late_rank", "late_share", "late_p50_us", "late_p99_us", "late_explains", "straggler_rank",
 )
 # Integer table columns: missing ones are filled with these rather than NaN.
 INT_DEFAULTS: Dict[str, float] = {"validation_errors": -1, "slowest_rank": -1,
-                                   "percentiles_exact": -1, "cpu_rank_max_rank": -1}
+                                   "percentiles_exact": -1, "cpu_rank_max_rank": -1,
+                                   "late_rank": -1, "straggler_rank": -1}
+# straggler_host: the host of straggler_rank (the run's hostnames), "" when none is named
 DERIVED_COLUMNS = ("n_samples", "noise_method", "noise_mean_rel", "noise_p50_rel",
-                   "noise_p90_rel", "noise_p99_rel", "noise_p999_rel", "quality_from")
+                   "noise_p90_rel", "noise_p99_rel", "noise_p999_rel", "quality_from",
+                   "straggler_host")
 
 META_UNITS = {"line_rate_gbps": "Gb/s", "timer_cost_ns": "ns", "nranks": "count",
               "nhosts": "count", "bus_factor": "factor", "window": "messages",
@@ -177,6 +182,8 @@ def direction(column: str) -> int:
     if column in HIGHER_IS_BETTER:
         return 1
     if column.endswith("_us") or column.startswith("cpu_") or column == "validation_errors":
+        return -1
+    if column.startswith("cif_"):  # the congestion impact factor: 1 is no harm
         return -1
     return 0
 

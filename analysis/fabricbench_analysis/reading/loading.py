@@ -515,6 +515,17 @@ def load(paths: Sequence[str], run: Union[str, int, None] = "all",
     return Table(rows, columns, units, notes)
 
 
+def rank_host(meta: Dict[str, Any], rank: Any) -> str:
+    """The host of a rank of the run (its hostnames, one per rank); "" for none (-1, NaN) or a
+    rank the run did not record."""
+    hosts = meta.get("rank_hosts") or []
+    try:
+        r = int(rank)
+    except (TypeError, ValueError):
+        return ""
+    return str(hosts[r]) if 0 <= r < len(hosts) else ""
+
+
 def _add_rows(meta: Dict[str, Any], kernels: List[KernelData], rows: List[Row],
               units: Dict[str, str], extra_cols: List[str], note: Note) -> None:
     """The tidy rows of one run, appended to rows; its columns' units and the columns no
@@ -551,4 +562,5 @@ def _add_rows(meta: Dict[str, Any], kernels: List[KernelData], rows: List[Row],
             row.update(noise)
             row["noise_method"] = method
             row["n_samples"] = 0 if samples is None else int(len(samples))
+            row["straggler_host"] = rank_host(meta, trow.get("straggler_rank", -1))
             rows.append(row)

@@ -118,6 +118,7 @@ def finish_run_meta(meta: Row, hosts: Sequence[str], path: str, name: str) -> No
             seen.add(h)
             uniq.append(h)
     meta["hosts"] = ",".join(uniq)
+    meta["rank_hosts"] = list(hosts)  # per rank: a straggler's host (loading.py)
     if meta["nhosts"] == -1 and uniq:
         meta["nhosts"] = len(uniq)
     if meta["nranks"] == -1 and hosts:

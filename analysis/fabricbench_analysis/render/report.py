@@ -14,7 +14,7 @@ from ..checks.check import measured_text, no_verdict
 from ..checks.compare import (better_word, group_sizes, header_lines, spread_text, value_text,
                               verdict_text)
 from ..checks.linecheck import sizes_text
-from ..model import grouping, quality, splitgroups
+from ..model import grouping, quality, splitgroups, straggler
 from ..model.errors import EXIT_NOTHING_IN_COMMON, AnalysisError
 from ..model.layers import cells
 from ..model.quality import NOT_COMPARABLE, tally_text
@@ -170,6 +170,12 @@ def _knees(ks: Sequence[knee.Knee], name: str) -> str:
     return "".join(out)
 
 
+def _stragglers(found: Sequence[straggler.Straggler], name: str) -> str:
+    return ("<h3>Straggler in %s</h3><p>One rank entered most calls last and waiting for it is "
+            "most of the time (late_rank, straggler_rank):</p><ul>%s</ul>" % (
+                _e(name), "".join("<li>%s</li>" % _e(straggler.line(s)) for s in found)))
+
+
 def _summary(table: Table, group_keys: Optional[Sequence[str]] = None, max_loss: float = 1.0,
              recs: Optional[List[Record]] = None) -> str:
     recs = recs if recs is not None else summarize(table, group_keys, max_loss)
@@ -177,7 +183,9 @@ def _summary(table: Table, group_keys: Optional[Sequence[str]] = None, max_loss:
     classes = [[_nc_class(c) for c in row] for row in rows]
     grouped = any(r["runs"] > 1 for r in recs)
     extra = "".join((_layers(r["layers"], r["label"]) if r["layers"] else "") +
-                    (_knees(r["knees"], r["label"]) if r["knees"] else "") for r in recs)
+                    (_knees(r["knees"], r["label"]) if r["knees"] else "") +
+                    (_stragglers(r["stragglers"], r["label"]) if r.get("stragglers") else "")
+                    for r in recs)
     return _table(SUMMARY_HEAD, rows, numeric={1} | set(range(6, len(SUMMARY_HEAD))),
                   classes=classes) + extra + (
         '<p class="small">lat: one-way latency at 8 B (p50, p99); peak: the highest Gb/s of bw '

@@ -5,7 +5,7 @@ from operator import itemgetter
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ..checks.compare import format_columns
-from ..model import grouping, layers, quality
+from ..model import grouping, layers, quality, straggler
 from ..model.table import Row, Table, finite, fmt_num, kernel_name, size_label
 from . import knee
 
@@ -136,6 +136,7 @@ def summarize(table: Table, group_keys: Optional[Sequence[str]] = None,
         rec["components"] = comps
         rec["layers"] = layers.group_layers(rows)
         rec["knees"] = knee.knees(rows, max_loss, table.units)
+        rec["stragglers"] = straggler.find(rows)
         out.append(rec)
     return out
 
@@ -149,7 +150,9 @@ def flat(rec: Record) -> Dict[str, Any]:
     ('FILE RUN; FILE RUN'), without the kernel list."""
     out = {k: v for k, v in rec.items() if k not in ("kernels", "members", "spread", "layers",
                                                      "knees", "row_quality", "quality",
-                                                     "components", "row_marks")}
+                                                     "components", "row_marks",
+                                                     "stragglers")}
+    out["stragglers"] = "; ".join(straggler.line(s) for s in rec.get("stragglers") or [])
     out["components"] = "; ".join("%s: %s" % (c, ",".join(n))
                                   for c, n in (rec.get("components") or {}).items())
     out["members"] = "; ".join("%s %s" % (m["file"], m["run"]) for m in rec["members"])
@@ -254,4 +257,6 @@ def render_text(recs: Sequence[Record], group_by: Optional[Sequence[str]] = None
             out += [""] + layers.group_text(r["layers"], r["label"])
         if r.get("knees"):
             out += [""] + knee.text(r["knees"], r["label"])
+        if r.get("stragglers"):
+            out += [""] + straggler.text(r["stragglers"], r["label"])
     return "\n".join(out) + "\n"

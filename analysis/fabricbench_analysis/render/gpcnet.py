@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The congestion kernels' rows in GPCNeT's layout (`export --format gpcnet`): first the canaries
+alone and under each congestor (average and 99th percentile, in GPCNeT's units: microseconds,
+MiB/s per rank for the bandwidth canary), then the congestion impact factors. The values are
+the file's own columns, unrounded until printed; the CIFs are the stored ones (cif_mean,
+cif_p99), which are congested / alone of the stored times (docs/METRICS.md, "Congestion")."""
+import math
+from typing import IO, List, Sequence
+
+from ..model.errors import UsageError
+from ..model.table import Row, Table, finite, fmt_num, size_label
+
+# The canaries as GPCNeT names its tests (our words), and the bytes per operation of the
+# bandwidth canary (8 messages of 128 KiB: src/cong/cong.h) for its MiB/s per rank.
+CANARIES = {"cong_lat": ("random-ring latency (8 B)", "usec", 0),
+            "cong_bw": ("random-ring bandwidth (8 x 128 KiB)", "MiB/s/rank", 8 * 128 * 1024),
+            "cong_allreduce": ("allreduce (8 B)", "usec", 0)}
+WARN_BITS = ((1, "low load"), (2, "shared nodes"), (4, "few nodes"))  # the cong_warn bits
+
+
+def _pattern(r: Row) -> str:
+    v = str(r.get("variant") or "")
+    return v.split(" ", 1)[1] if v.startswith("--congestor ") else v
+
+
+def _value(r: Row, col: str, nbytes: int) -> float:
+    """A time column in GPCNeT's unit: us, or MiB/s per rank for the bandwidth canary (the
+    time's percentile is the rate's low tail: a rate is bytes over a time)."""
+    v = r.get(col)
+    if v is None or not finite(v):
+        return math.nan
+    t = float(v)
+    if not nbytes:
+        return t
+    return nbytes / (t * 1e-6) / (1 << 20) if t > 0 else math.nan
+
+
+def rows_of(table: Table) -> List[Row]:
+    rows = [r for r in table.rows if r["kernel"] in CANARIES and finite(r.get("alone_mean_us"))]
+    if not rows:
+        raise UsageError("no congestion kernel's rows in the files (cong_lat, cong_bw, "
+                         "cong_allreduce)", "run `fabricbench run congestion` first")
+    return rows
+
+
+def _line(cells: Sequence[str], widths: Sequence[int]) -> str:
+    last = len(cells) - 1
+    return "| " + " | ".join(c.ljust(w) if i < 2 or (i == last and not c[:1].isdigit())
+                             else c.rjust(w)
+                             for i, (c, w) in enumerate(zip(cells, widths))) + " |"
+
+
+def _table(title: str, head: Sequence[str], body: List[List[str]]) -> str:
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    out = [title, rule, _line(head, widths), rule]
+    out += [_line(b, widths) for b in body]
+    out.append(rule)
+    return "\n".join(out)
+
+
+def render(table: Table) -> str:
+    rows = rows_of(table)
+    perf: List[List[str]] = []
+    cif: List[List[str]] = []
+    for r in rows:
+        name, unit, nbytes = CANARIES[r["kernel"]]
+        pat = _pattern(r)
+        where = "%s %s" % (pat, size_label(r.get("bytes")))
+        perf.append([name, "alone (with %s)" % where,
+                     fmt_num(_value(r, "alone_mean_us", nbytes)),
+                     fmt_num(_value(r, "alone_p99_us", nbytes)), unit])
+        perf.append([name, "under " + where,
+                     fmt_num(_value(r, "congested_mean_us", nbytes)),
+                     fmt_num(_value(r, "congested_p99_us", nbytes)), unit])
+        warn = int(r["cong_warn"]) if finite(r.get("cong_warn")) else 0
+        words = "; ".join(w for bit, w in WARN_BITS if warn & bit) or "-"
+        cif.append([name, where, fmt_num(r.get("cif_mean")), fmt_num(r.get("cif_p99")),
+                    fmt_num(r.get("congestor_gbps")), words])
+    return "\n\n".join([
+        _table("Canaries alone and under congestion (%d rows; averages and 99th percentiles)"
+               % len(rows), ["test", "condition", "avg", "99%", "units"], perf),
+        _table("Congestion impact factor (congested / alone of the times; for bandwidth "
+               "alone / congested)", ["test", "congestor", "avg", "99%", "congestor Gb/s",
+                                      "warnings (low load: congestors under half their rate "
+                                      "alone)"], cif)]) + "\n"
+
+
+def write(table: Table, out: IO[str]) -> None:
+    out.write(render(table))
