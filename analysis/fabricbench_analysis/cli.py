@@ -132,7 +132,9 @@ def cmd_summary(args: argparse.Namespace) -> int:
             w.writerow(["" if isinstance(r[k], float) and not math.isfinite(r[k]) else
                         ("" if r[k] is None else r[k]) for k in cols])
     else:
+        from .model import splitgroups
         sys.stdout.write(summary.render_text(recs, keys))
+        sys.stdout.write(splitgroups.render_text(splitgroups.compare_groups(table)))
     return EXIT_OK
 
 

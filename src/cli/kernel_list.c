@@ -182,3 +182,47 @@ too_many:
     snprintf(hint, hintlen, "give fewer kernels or fewer values, or run them in several runs");
     return FAB_ERR_USAGE;
 }
+
+/* --split: parsed (its syntax was checked when read); refused with the adaptive rounds,
+ * whose agreements span every rank, and for a kernel that is not a collective of all ranks. */
+fab_status_t fab_kernel_list_split(fab_opts_t *o, char *err, size_t errlen, char *hint,
+                                   size_t hintlen)
+{
+    const fab_launchopts_t *l = &o->launch;
+
+    memset(&o->meas.split, 0, sizeof(o->meas.split));
+    if (!o->meas.split_text)
+        return FAB_OK;
+    if (fab_split_parse(o->meas.split_text, &o->meas.split, err, errlen) != FAB_OK) {
+        snprintf(hint, hintlen, "--split takes mod:K, div:K, node or rail");
+        return FAB_ERR_USAGE;
+    }
+    if (o->meas.adaptive) {
+        snprintf(err, errlen,
+                 "--split needs a fixed policy: the adaptive rounds agree over "
+                 "every rank, not per group");
+        snprintf(hint, hintlen, "add -i N (iterations per size) or --time SEC");
+        return FAB_ERR_USAGE;
+    }
+    if (o->out.format != FAB_FORMAT_TABLE) {
+        snprintf(err, errlen,
+                 "--split: nccl-tests' formats have one row per size, not one per "
+                 "group");
+        snprintf(hint, hintlen, "use fabricbench's table (--format table) or a file (-o)");
+        return FAB_ERR_USAGE;
+    }
+    for (int i = 0; i < l->nkernels; i++) {
+        const fab_kernel_t *k = l->kernels[i].k;
+
+        if (k->kind != FAB_KIND_COLLECTIVE || k->ranks != FAB_RANKS_ALL) {
+            snprintf(err, errlen,
+                     "--split: kernel '%s' is not a collective of all ranks; a split "
+                     "runs a collective in every group of ranks",
+                     k->name);
+            snprintf(hint, hintlen,
+                     "give only collectives (allreduce, alltoall, ...) with --split");
+            return FAB_ERR_USAGE;
+        }
+    }
+    return FAB_OK;
+}

@@ -28,5 +28,11 @@ fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, s
  * that option, in the order given; called once the kernels' options are parsed. */
 fab_status_t fab_kernel_list_expand(fab_opts_t *o, char *err, size_t errlen, char *hint,
                                     size_t hintlen);
+/* --split (o->meas.split_text): parsed into o->meas.split; refused (FAB_ERR_USAGE) with the
+ * adaptive rounds, whose agreements span every rank, with nccl-tests' formats (a row per size)
+ * and for a kernel that is not a collective of all ranks. Called once the kernels and the policy
+ * are known. */
+fab_status_t fab_kernel_list_split(fab_opts_t *o, char *err, size_t errlen, char *hint,
+                                   size_t hintlen);
 
 #endif

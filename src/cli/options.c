@@ -467,7 +467,7 @@ static fab_status_t fab_opts_arg(int argc, char **argv, int *i, bool *set, const
 }
 
 /* Options of `run` that contradict each other or the outputs. */
-static fab_status_t fab_opts_refuse(const fab_opts_t *o, char *err, size_t errlen, char *hint,
+static fab_status_t fab_opts_refuse(fab_opts_t *o, char *err, size_t errlen, char *hint,
                                     size_t hintlen)
 {
     fab_status_t st;
@@ -480,6 +480,8 @@ static fab_status_t fab_opts_refuse(const fab_opts_t *o, char *err, size_t errle
         return FAB_ERR_USAGE;
     }
     st = fab_opts_table_check(o, err, errlen, hint, hintlen);
+    if (st == FAB_OK)
+        st = fab_kernel_list_split(o, err, errlen, hint, hintlen);
     if (st == FAB_OK && o->out.append && o->out.force) {
         snprintf(err, errlen, "--append and --force contradict each other");
         snprintf(hint, hintlen, "--append adds a run to the file, --force replaces it: pick one");

@@ -9,6 +9,7 @@
 
 #include "core/opt.h"
 #include "core/sizes.h"
+#include "core/split.h"
 
 /* --sync none|barrier: what comes between two timed iterations of a kernel. */
 typedef enum { FAB_SYNC_NONE = 0, FAB_SYNC_BARRIER = 1 } fab_sync_t;
@@ -40,6 +41,8 @@ typedef struct fab_measopts {
     double overlap_us; /* 0: none */
     /* --straggle RANK:DELAY as given (checked by measure/arrival.h's parser); NULL: none */
     const char *straggle;
+    const char *split_text; /* --split as given; NULL: none */
+    fab_split_t split;      /* --split parsed (kind FAB_SPLIT_NONE: the whole communicator) */
 } fab_measopts_t;
 
 #endif

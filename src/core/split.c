@@ -121,3 +121,33 @@ void fab_split_name(const fab_split_t *sp, int n, const char *const *hosts, int 
     else
         snprintf(buf, len, "rail=%d", fab_split_key(sp, low, hosts));
 }
+
+fab_status_t fab_split_check_text(const char *s, char *err, size_t errlen)
+{
+    fab_split_t sp;
+
+    return fab_split_parse(s, &sp, err, errlen);
+}
+
+void fab_split_members(int n, const int *group, int g, char *buf, size_t len)
+{
+    size_t at = 0;
+
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    for (int r = 0; r < n; r++) {
+        char one[16];
+        int m;
+
+        if (group[r] != g)
+            continue;
+        m = snprintf(one, sizeof(one), "%s%d", at ? "," : "", r);
+        if (at + (size_t)m + 4 >= len) {
+            snprintf(buf + at, len - at, "...");
+            return;
+        }
+        memcpy(buf + at, one, (size_t)m + 1);
+        at += (size_t)m;
+    }
+}

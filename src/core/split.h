@@ -3,8 +3,8 @@
  * alone, pure functions (core/split.c). mod:K groups ranks by rank mod K (by local rank when K
  * is the ranks per node), div:K by rank / K (K consecutive ranks: a node under block
  * placement), node by host name, rail by the rank's index among its host's ranks (the same
- * local GPU and NIC of every node: one leaf switch on a rail-optimised fabric). Not yet an
- * option of `run`: the measurement of every group at once is still to come. */
+ * local GPU and NIC of every node: one leaf switch on a rail-optimised fabric). `run --split`
+ * (measure/runner.c) runs a collective in every group at once, one row per group. */
 #ifndef FAB_CORE_SPLIT_H
 #define FAB_CORE_SPLIT_H
 
@@ -27,6 +27,8 @@ typedef struct fab_split {
 
 /* "mod:K", "div:K", "node", "rail" into *sp; FAB_ERR_USAGE with the reason in err. */
 fab_status_t fab_split_parse(const char *s, fab_split_t *sp, char *err, size_t errlen);
+/* --split's check before MPI_Init (core/opt.h): fab_split_parse, the value dropped. */
+fab_status_t fab_split_check_text(const char *s, char *err, size_t errlen);
 /* The group of every rank 0 .. n-1 (hosts[r]: rank r's host name) into group[], numbered 0,
  * 1, ... in the order of each group's lowest rank; returns the number of groups. */
 int fab_split_groups(const fab_split_t *sp, int n, const char *const *hosts, int *group);
@@ -38,5 +40,8 @@ fab_status_t fab_split_check(const fab_split_t *sp, int n, const char *const *ho
  * group's lowest rank stands for it: its residue, quotient, host or local index). */
 void fab_split_name(const fab_split_t *sp, int n, const char *const *hosts, int g, char *buf,
                     size_t len);
+
+/* Group g's members, ascending, as "0,2,4" into buf (cut at len, ending "..."). */
+void fab_split_members(int n, const int *group, int g, char *buf, size_t len);
 
 #endif

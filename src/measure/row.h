@@ -57,8 +57,7 @@ typedef struct fab_row {
     char quality_reason[80];  /* its words, ';'-separated (all of them: 70) */
     double stall_s;           /* longest wait of a rank beyond its expected step (a stall that
                                  resumed; core/watchdog.h), s; 0 none */
-    /* Precision (measure/adaptive.h): every policy reports ci_pct; the adaptive one also
-     * its blocks, the blocks' agreement, whether it met --precision and the regimes. */
+    /* Precision (measure/adaptive.h): ci_pct every policy's, blocks to regimes adaptive's */
     double ci_pct;        /* half-width of the median's 95% interval, % of the median */
     uint64_t blocks;      /* adaptive: blocks (one per round the size took part in); else 0 */
     double blocks_ci_pct; /* adaptive: that interval over the block medians; NaN otherwise */
@@ -69,8 +68,9 @@ typedef struct fab_row {
     unsigned nblock_medians;
     double block_median[FAB_ADAPT_MAX_BLOCKS];     /* reported time (s), in round order */
     double osu_avg, imb_tmin, imb_tmax, rank0_avg; /* peers' (fab_row_peers), rank 0's, s; NaN */
-    char component[32];      /* the kernel's ctx->component (descriptor.h) on its rank 0 */
-    fab_fc_row_t fab;        /* the fabric's counters over its blocks (fab_row_fabric) */
+    char component[32];               /* the kernel's ctx->component (descriptor.h) on its rank 0 */
+    char group[64], group_ranks[192]; /* --split: its name (core/split.h), members "0,2"; "" */
+    fab_fc_row_t fab;                 /* the fabric's counters over its blocks (fab_row_fabric) */
     double kc[FAB_KCOL_MAX]; /* its COUNTER, GAUGE columns over the blocks (fab_row_kcol) */
     int stop_status; /* not a column: the rounds' stop request (fab_status_t) for rank 0; 0 none */
 } fab_row_t;

@@ -81,16 +81,20 @@ static void fab_test_libnbc(const fab_kernel_t *k, size_t bytes)
     }
 }
 
+/* The kernel's communicator: its ranks (a pair, or all), or under --split (fab_krun_split)
+ * the rank's group, key the world rank so that each group's rank 0 is its lowest. */
 static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_measopts_t *mopt,
-                                    const fab_kernel_t *k, MPI_Comm *comm)
+                                    const fab_kernel_t *k, const int *group, MPI_Comm *comm)
 {
     bool active = fab_rank_active(k, mopt, w->rank);
-    int key = w->rank;
+    int key = w->rank, color = active ? 0 : MPI_UNDEFINED;
 
     if (k->ranks == FAB_RANKS_PAIR)
         key = w->rank == mopt->pair.a ? 0 : 1;
+    if (group)
+        color = group[w->rank];
     /* not MPI_Comm_split: libnbc's progress would stay registered (core/comm.h) */
-    return fab_comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, key, comm);
+    return fab_comm_split(MPI_COMM_WORLD, color, key, comm);
 }
 
 /* Rank 0: the row goes to every sink; an output that fails stops the run (exit 3). */
@@ -118,8 +122,40 @@ typedef struct fab_krun {
     fab_rounds_t *rounds; /* the adaptive part, on the kernel's ranks */
     void *state;
     bool active, ready;
-    int lead;
+    int lead; /* this rank's group's lead (world rank): the kernel's lead without --split */
+    /* --split: the group of every world rank, and each group's lead (its lowest rank); without
+     * it one group, lead r->lead, group NULL */
+    int ngroups, *group, *leads;
 } fab_krun_t;
+
+/* --split (every rank alike, from the host names all ranks have): the groups, or
+ * FAB_ERR_CONFIG (said by rank 0) when they cannot run a collective. */
+static fab_status_t fab_krun_split(fab_krun_t *r, const fab_world_t *w, const fab_split_t *sp)
+{
+    const char *const *hosts = (const char *const *)w->hosts;
+    char err[400];
+
+    r->ngroups = 1;
+    r->leads = malloc(sizeof(int) * (size_t)w->size);
+    if (!r->leads)
+        return FAB_ERR_NOMEM;
+    r->leads[0] = r->lead;
+    if (sp->kind == FAB_SPLIT_NONE)
+        return FAB_OK;
+    if (fab_split_check(sp, w->size, hosts, err, sizeof(err)) != FAB_OK) {
+        if (w->rank == 0)
+            FAB_ERROR("--split on %d ranks: %s", w->size, err);
+        return FAB_ERR_CONFIG;
+    }
+    r->group = malloc(sizeof(int) * (size_t)w->size);
+    if (!r->group)
+        return FAB_ERR_NOMEM;
+    r->ngroups = fab_split_groups(sp, w->size, hosts, r->group);
+    for (int q = w->size - 1; q >= 0; q--) /* each group's lowest rank */
+        r->leads[r->group[q]] = q;
+    r->lead = r->leads[r->group[w->rank]];
+    return FAB_OK;
+}
 
 /* Every rank of the run (collective): set instance ki up. Set-up problems end it on every rank
  * before anything is measured: local steps (allocations) are agreed on before the next
@@ -139,12 +175,16 @@ static fab_status_t fab_krun_setup(fab_krun_t *r, const fab_world_t *w, const fa
     r->lead = k->ranks == FAB_RANKS_PAIR ? mopt->pair.a : 0;
     r->h.want_samples = mopt->samples;
     fab_watch_phase("setting the kernel up", k->name, 0, -1, 0);
-    st = fab_kernel_comm(w, mopt, k, &r->comm);
+    st = fab_krun_split(r, w, &mopt->split);
+    if (st == FAB_ERR_CONFIG)
+        return st; /* every rank alike, said by rank 0 */
+    if (st == FAB_OK)
+        st = fab_kernel_comm(w, mopt, k, r->group, &r->comm);
     if (st == FAB_OK && r->active) {
         st = fab_ctx_setup(mopt, nopt, ki, r->sizes, r->comm, &r->ctx, &r->state);
         r->ready = st == FAB_OK;
     }
-    if (st == FAB_OK && w->rank == 0 && r->lead != 0 && mopt->samples) {
+    if (st == FAB_OK && w->rank == 0 && (r->lead != 0 || r->ngroups > 1) && mopt->samples) {
         r->h.cap = (size_t)mopt->max_samples;
         r->h.samples = malloc(sizeof(double) * (r->h.cap ? r->h.cap : 1));
         st = r->h.samples ? FAB_OK : FAB_ERR_NOMEM;
@@ -164,6 +204,8 @@ static void fab_krun_free(fab_krun_t *r)
     if (r->ready && r->k->cleanup)
         r->k->cleanup(&r->ctx, r->state);
     free(r->h.samples);
+    free(r->group);
+    free(r->leads);
     fab_rounds_free(r->rounds);
     fab_measure_free(&r->m);
     fab_ctx_free(&r->ctx);
@@ -184,6 +226,11 @@ static void fab_krun_begin(const fab_krun_t *r, const fab_launchopts_t *lopt,
     if (k->describe && r->active)
         k->describe(&r->ctx, detail, sizeof(detail));
     fab_rounds_policy(lopt, mopt, r->ki, policy, sizeof(policy));
+    if (mopt->split.kind != FAB_SPLIT_NONE)
+        snprintf(policy + strlen(policy), sizeof(policy) - strlen(policy),
+                 "; --split %s: every group runs the call at once on its own communicator, a "
+                 "row per group (busbw: the group's size)",
+                 mopt->split_text);
     if (fab_sinks_kernel_begin(sinks, r->ki, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w, detail,
                                policy) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
@@ -233,17 +280,17 @@ static fab_status_t fab_krun_measure(fab_krun_t *r, const fab_world_t *w, fab_rg
     return st;
 }
 
-/* Rank 0: size i's row (from the lead when it is another rank) given to the outputs; *stopped:
- * the lead's rounds ended on a stop request. */
-static fab_status_t fab_krun_emit(fab_krun_t *r, const fab_world_t *w, const fab_launchopts_t *lopt,
-                                  const fab_measopts_t *mopt, const fab_netopts_t *nopt,
-                                  fab_sinks_t *sinks, int i, const double *smp, size_t nsmp,
-                                  fab_row_notes_t *notes, fab_progress_t *prog, int *stopped)
+/* Rank 0: size i's row of the group led by `lead` (received from it when it is another rank)
+ * given to the outputs; *stopped: the lead's rounds ended on a stop request. */
+static fab_status_t fab_krun_emit(fab_krun_t *r, const fab_world_t *w, const fab_measopts_t *mopt,
+                                  const fab_netopts_t *nopt, fab_sinks_t *sinks, int lead,
+                                  const double *smp, size_t nsmp, fab_row_notes_t *notes,
+                                  int *stopped)
 {
     const fab_kernel_t *k = r->k;
     fab_handoff_t *h = &r->h;
 
-    if (r->lead != 0) {
+    if (lead != 0) {
         smp = h->samples;
         nsmp = h->nsamples;
     }
@@ -253,9 +300,55 @@ static fab_status_t fab_krun_emit(fab_krun_t *r, const fab_world_t *w, const fab
     if (h->row.stop_status)
         *stopped = h->row.stop_status;
     fab_row_notes_add(notes, r->ki, &h->row);
-    if (!mopt->adaptive) /* the rounds say how far they are themselves */
-        fab_progress_update(prog, lopt, k, r->sizes->v[i]);
-    return r->lead != 0 ? fab_handoff_answer(r->lead) : FAB_OK;
+    return lead != 0 ? fab_handoff_answer(lead) : FAB_OK;
+}
+
+/* Rank 0, --split: group g's name and members in its row. */
+static void fab_krun_group_row(const fab_krun_t *r, const fab_world_t *w,
+                               const fab_measopts_t *mopt, int g, fab_row_t *row)
+{
+    if (!r->group)
+        return;
+    fab_split_name(&mopt->split, w->size, (const char *const *)w->hosts, g, row->group,
+                   sizeof(row->group));
+    fab_split_members(w->size, r->group, g, row->group_ranks, sizeof(row->group_ranks));
+}
+
+/* Rank 0: size i's rows, one per group (its own first: rank 0 leads group 0), each received
+ * from its lead when another rank, given to the outputs. A lead whose rounds stopped sends an
+ * empty row (iters 0): the others are still received, then the stop is returned. */
+static fab_status_t fab_krun_collect(fab_krun_t *r, const fab_world_t *w,
+                                     const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
+                                     const fab_netopts_t *nopt, fab_sinks_t *sinks, int i,
+                                     const double *smp, size_t nsmp, fab_row_notes_t *notes,
+                                     fab_progress_t *prog, int *stopped)
+{
+    fab_status_t st = FAB_OK, gst;
+    bool empty = false;
+
+    for (int g = 0; g < r->ngroups && st == FAB_OK; g++) {
+        int lead = r->leads[g];
+
+        if (lead != 0)
+            st = fab_handoff_recv(&r->h, lead, r->active);
+        if (st != FAB_OK)
+            break;
+        if (r->h.row.iters == 0) {
+            empty = true;
+            continue;
+        }
+        if (empty)
+            continue; /* a group stopped: no partial size in the outputs */
+        fab_krun_group_row(r, w, mopt, g, &r->h.row);
+        gst = fab_krun_emit(r, w, mopt, nopt, sinks, lead, smp, nsmp, notes, stopped);
+        if (gst != FAB_OK)
+            st = gst;
+    }
+    if (st == FAB_OK && empty)
+        return fab_stop_status(fab_stop_flag ? fab_stop_flag : FAB_STOP_SIGNAL);
+    if (st == FAB_OK && !mopt->adaptive) /* the rounds say how far they are themselves */
+        fab_progress_update(prog, lopt, r->k, r->sizes->v[i]);
+    return st;
 }
 
 /* The kernel's end, its rows having ended with st: every rank agrees (unless a rank failed),
@@ -297,7 +390,7 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
 {
     const fab_sizes_t *sizes = r->sizes;
     fab_handoff_t *h = &r->h;
-    int lead = r->lead;
+    int lead = r->lead; /* this rank's group's */
     fab_row_notes_t notes;
     size_t last_fitted = 0;
     fab_progress_t prog = {fab_now_ns(), fab_now_ns(), 0, sizes->n};
@@ -328,17 +421,11 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
         if (w->rank == lead && lead != 0) {
             fab_watch_phase("handing the row to rank 0", r->k->name, sizes->v[i], 0, 0);
             st = fab_handoff_send(h, smp, nsmp);
-        } else if (w->rank == 0 && lead != 0)
-            st = fab_handoff_recv(h, lead, r->active);
+        } else if (w->rank == 0)
+            st = fab_krun_collect(r, w, lopt, mopt, nopt, sinks, i, smp, nsmp, &notes, &prog,
+                                  &stopped);
         if (st != FAB_OK)
             break;
-        if (w->rank == 0 && h->row.iters == 0) {
-            st = fab_stop_status(fab_stop_flag ? fab_stop_flag : FAB_STOP_SIGNAL);
-            break;
-        }
-        if (w->rank == 0)
-            st =
-                fab_krun_emit(r, w, lopt, mopt, nopt, sinks, i, smp, nsmp, &notes, &prog, &stopped);
         if (kst != FAB_OK)
             st = kst;
     }

@@ -68,6 +68,18 @@ static void fab_col_component(const fab_kernel_t *k, const fab_row_t *r, fab_val
     v->s = r->component; /* the row's own text, valid while the row is */
 }
 
+static void fab_col_group(const fab_kernel_t *k, const fab_row_t *r, fab_value_t *v)
+{
+    (void)k;
+    v->s = r->group; /* the row's own text, valid while the row is */
+}
+
+static void fab_col_group_ranks(const fab_kernel_t *k, const fab_row_t *r, fab_value_t *v)
+{
+    (void)k;
+    v->s = r->group_ranks;
+}
+
 static void fab_col_error_port(const fab_kernel_t *k, const fab_row_t *r, fab_value_t *v)
 {
     (void)k;
@@ -224,6 +236,15 @@ static const fab_column_t fab_columns_tail[] = {
      "component of their window (ucx, rdma, pt2pt, sm; unknown when Open MPI does not say); \"\" "
      "for other kernels",
      0, 'f', 1, fab_col_component},
+    {"group", "name", FAB_COL_STR,
+     "--split: the group of ranks the row measured, by its rule and its lowest rank's value "
+     "(mod2=1, div4=0, node=HOST, rail=0); every group runs the collective at once on its own "
+     "communicator; \"\" without --split",
+     0, 'f', 1, fab_col_group},
+    {"group_ranks", "ranks", FAB_COL_STR,
+     "--split: the group's members, world ranks ascending, comma-separated (\"0,2\"); \"\" "
+     "without --split",
+     0, 'f', 1, fab_col_group_ranks},
     /* The fabric's counters over the row (net/fabcount.h, docs/METRICS.md "Fabric counters") */
     {"fabric_ports", "count", FAB_COL_I64,
      "RDMA ports and Ethernet interfaces whose counters were read, summed over the nodes (0: "

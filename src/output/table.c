@@ -169,6 +169,13 @@ const fab_text_cell_t *fab_text_layout(fab_kind_t kind, bool wide, int *n)
     }
 }
 
+void fab_text_table_group(fab_text_table_t *t, bool split)
+{
+    for (int i = 0; split && i < t->n; i++)
+        if (strcmp(t->cell[i].col, "count") == 0)
+            t->cell[i] = (fab_text_cell_t)CELL("group", "group", 10, FAB_TXT_STR);
+}
+
 /* ------------------------------------------------------------------ --columns */
 
 /* The next name of a comma-separated list at *p (advanced past it) into name; false at the

@@ -66,6 +66,8 @@ int fab_text_column_find(const char *name, const char **head);
 /* With --overlap-compute (overlap: the rows' overlap_pct, n of them; any not NaN), a compact
  * collective table (compact) shows overlap in place of count. */
 void fab_text_table_overlap(fab_text_table_t *t, bool compact, const double *overlap, size_t n);
+/* With --split (split; not --columns) a collective's table shows the row's group for count. */
+void fab_text_table_group(fab_text_table_t *t, bool split);
 /* Whether list (--columns) names columns of the files, comma-separated, each once: else
  * FAB_ERR_USAGE with what is wrong in err and the names there are in hint. */
 fab_status_t fab_text_columns_check(const char *list, char *err, size_t errlen, char *hint,

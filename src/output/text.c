@@ -366,6 +366,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
     fab_text_table(k->kind, k, oopt->wide, oopt->columns, &t->table);
     fab_text_table_overlap(&t->table, !oopt->wide && !oopt->columns,
                            &(double){mopt->nonblocking && mopt->overlap_us > 0 ? 0.0 : NAN}, 1);
+    fab_text_table_group(&t->table, mopt->split.kind != FAB_SPLIT_NONE && !oopt->columns);
     fab_text_marks_init(&t->marks);
     t->busbw_sum = 0;
     t->busbw_n = 0;

@@ -460,7 +460,7 @@ COLUMNS: Dict[str, Tuple[Any, ...]] = {c: (schema.column_kind(c),) + r for c, r 
 # Text columns (the schema's str columns: a collective's type and reduction as nccl-tests
 # names them, "" for other kernels, "none" where there is none): short names of letters,
 # digits and _. A row's quality (one of four words) and its reasons (words of a-z joined by
-# ';', at most 79 characters).
+# ';', at most 79 characters), a --split group's name and members.
 TEXT_COLUMNS = schema.text_columns()
 TEXT_NAME = re.compile(r"[A-Za-z0-9_]{0,32}\Z")
 TEXT_RULES: Dict[str, Tuple["Pattern[str]", str]] = {
@@ -468,6 +468,11 @@ TEXT_RULES: Dict[str, Tuple["Pattern[str]", str]] = {
                 "one of ok, noisy, disturbed, invalid"),
     "quality_reason": (re.compile(r"[a-z;]{0,79}\Z"),
                        "words of a-z joined by ';' (at most 79 characters)"),
+    # --split: mod2=1, div4=0, node=HOST, rail=0 (a host name: letters, digits, . - _)
+    "group": (re.compile(r"[A-Za-z0-9_.=-]{0,63}\Z"),
+              "a group's name (letters, digits, _ . = -; at most 63)"),
+    "group_ranks": (re.compile(r"[0-9,.]{0,191}\Z"),
+                    "ranks joined by ',' (at most 191 characters)"),
 }
 
 

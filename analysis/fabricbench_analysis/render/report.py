@@ -14,7 +14,7 @@ from ..checks.check import measured_text, no_verdict
 from ..checks.compare import (better_word, group_sizes, header_lines, spread_text, value_text,
                               verdict_text)
 from ..checks.linecheck import sizes_text
-from ..model import grouping, quality, straggler
+from ..model import grouping, quality, splitgroups, straggler
 from ..model.errors import EXIT_NOTHING_IN_COMMON, AnalysisError
 from ..model.layers import cells
 from ..model.quality import NOT_COMPARABLE, tally_text
@@ -198,6 +198,22 @@ def _summary(table: Table, group_keys: Optional[Sequence[str]] = None, max_loss:
         (" [disturbed] and [invalid] (hatched): the row was measured while the machine took "
          "the ranks' CPU, or below the floor of samples: no measurement of the fabric." if
          any(c for row in classes for c in row) else ""))
+
+
+def _split_groups(table: Table) -> str:
+    """--split runs: per size, every group's time and the slowest named (model/splitgroups)."""
+    comps = splitgroups.compare_groups(table)
+    if not comps:
+        return ""
+    rows = [[c["label"], c["kernel"], size_label(c["bytes"]), c["slowest"],
+             "%.2f" % c["time_ratio"], "%.2f" % c["busbw_ratio"],
+             "; ".join("%s [%s] %.4g us" % (g["group"], g["ranks"], g["mean_us"])
+                       for g in c["groups"])] for c in comps]
+    return "<h2>Groups</h2>" + _table(
+        ["run", "kernel", "bytes", "slowest group", "time / median", "busbw / median",
+         "groups"], rows, numeric={4, 5}) + (
+        '<p class="small">--split: every group ran the collective at once on its own '
+        'communicator; the slowest group has the largest mean time.</p>')
 
 
 def _nc_class(text: str) -> Optional[str]:
@@ -420,6 +436,7 @@ def build(table: Table, compare_result: Optional[Result] = None,
         parts.append("<h2>%s</h2>" % ("Baseline check" if check_result["baseline"] else
                                       "Line-rate check") + _check(check_result))
     parts.append("<h2>Summary</h2>" + _summary(table, group_keys, max_loss, recs))
+    parts.append(_split_groups(table))
     if compare_result is not None:
         parts.append("<h2>Comparison</h2>" + _comparison(compare_result))
     elif compare_error:
