@@ -48,7 +48,9 @@ typedef struct fab_run_info {
     bool capped;
     int rows, rows_invalid, rows_disturbed, rows_noisy;
     char disturbance[320];
-    const char *sync; /* --sync: "none" or "barrier" (what is between timed iterations) */
+    const char *ladder; /* `run ladder`: the ladder as JSON (output/ladder.h), "" until the
+                           run's end; NULL for other runs */
+    const char *sync;   /* --sync: "none" or "barrier" (what is between timed iterations) */
 } fab_run_info_t;
 
 /* Rank 0: describe the run (start time, versions, hosts, environment, transport). ours: the

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The layer ladder (output/ladder.h): the rows of its kernels, joined per size and layer. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json.h"
+#include "kernel/traits.h"
+#include "output/columns.h"
+#include "output/ladder.h"
+
+/* One layer: the kernel whose median time is its latency, the one whose MB/s is its bandwidth
+ * (NULL: none), and the layer it is compared with (its index, -1: none). Latency kernels of
+ * the UCP and one-sided layers say in their rows whether the time is half a round trip
+ * (halved_round_trip); the others by their time divisor (a ping-pong over 2). */
+typedef struct fab_rung {
+    const char *layer, *lat, *bw;
+    int ref;
+} fab_rung_t;
+
+static const fab_rung_t fab_rungs[] = {
+    {"socket", "tcp_rr", "tcp_stream", -1},
+    {"ucp_tag", "ucp_tag_lat", "ucp_tag_bw", 0},
+    {"ucp_put", "ucp_put_lat", "ucp_put_bw", 0},
+    {"ucp_get", "ucp_get_lat", NULL, 0},
+    {"mpi", "latency", "bw", 1},
+    {"mpi_put", "put_lat", "put_bw", 4},
+    {"mpi_get", "get_lat", NULL, 4},
+};
+#define FAB_NRUNGS     ((int)(sizeof(fab_rungs) / sizeof(fab_rungs[0])))
+#define FAB_LADDER_MAX 64 /* sizes */
+
+/* What the ladder keeps of one layer at one size. */
+typedef struct fab_rung_val {
+    double lat_us, halved, mbps;
+} fab_rung_val_t;
+
+typedef struct fab_ladder {
+    FILE *table;
+    char json[1 << 16];
+    size_t bytes[FAB_LADDER_MAX];
+    int nsizes;
+    fab_rung_val_t v[FAB_LADDER_MAX][FAB_NRUNGS];
+} fab_ladder_t;
+
+/* What one layer adds over the one it is compared with at one size. */
+typedef struct fab_step {
+    double cmp_us, ref_cmp_us, adds_us, bw_pct;
+    const char *basis;
+} fab_step_t;
+
+const char *fab_ladder_kernels(void)
+{
+    return "tcp_rr,tcp_stream,ucp_tag_lat,ucp_tag_bw,ucp_put_lat,ucp_put_bw,ucp_get_lat,latency,"
+           "bw,put_lat,put_bw,get_lat";
+}
+
+static int fab_ladder_size(fab_ladder_t *l, size_t bytes)
+{
+    for (int i = 0; i < l->nsizes; i++)
+        if (l->bytes[i] == bytes)
+            return i;
+    if (l->nsizes >= FAB_LADDER_MAX)
+        return -1;
+    l->bytes[l->nsizes] = bytes;
+    for (int r = 0; r < FAB_NRUNGS; r++)
+        l->v[l->nsizes][r] = (fab_rung_val_t){NAN, NAN, NAN};
+    return l->nsizes++;
+}
+
+static double fab_ladder_col(const fab_kinst_t *ki, const fab_row_t *r, const char *name)
+{
+    int c = fab_column_find(name);
+    fab_value_t v = {0};
+
+    if (c < 0)
+        return NAN;
+    fab_column_value(c, ki, r, &v);
+    return v.d;
+}
+
+static fab_status_t fab_ladder_row(void *arg, const fab_kinst_t *ki, const fab_row_t *r,
+                                   const double *samples, size_t nsamples)
+{
+    fab_ladder_t *l = arg;
+    int s;
+
+    (void)samples;
+    (void)nsamples;
+    for (int i = 0; i < FAB_NRUNGS; i++) {
+        const fab_rung_t *g = &fab_rungs[i];
+
+        if (strcmp(ki->k->name, g->lat) != 0 && !(g->bw && strcmp(ki->k->name, g->bw) == 0))
+            continue;
+        s = fab_ladder_size(l, r->bytes);
+        if (s < 0)
+            return FAB_OK;
+        if (strcmp(ki->k->name, g->lat) == 0) {
+            double h = fab_ladder_col(ki, r, "halved_round_trip");
+
+            l->v[s][i].lat_us = fab_ladder_col(ki, r, "p50_us");
+            l->v[s][i].halved = isnan(h) ? (fab_ktime_divisor(ki->k) == 2.0) : h;
+        } else {
+            l->v[s][i].mbps = fab_ladder_col(ki, r, "MBps");
+        }
+    }
+    return FAB_OK;
+}
+
+/* Like with like: two half round trips, or two whole ones; a half round trip against a whole
+ * operation is doubled, and the basis says so. */
+static fab_step_t fab_ladder_step(const fab_rung_val_t *a, const fab_rung_val_t *b)
+{
+    fab_step_t st = {NAN, NAN, NAN, NAN, "-"};
+
+    st.bw_pct = 100.0 * a->mbps / b->mbps;
+    if (isnan(a->lat_us) || isnan(b->lat_us))
+        return st;
+    if (a->halved == b->halved) {
+        st.cmp_us = a->lat_us;
+        st.ref_cmp_us = b->lat_us;
+        st.basis = a->halved != 0 ? "half" : "whole";
+    } else {
+        st.cmp_us = a->lat_us * (a->halved != 0 ? 2.0 : 1.0);
+        st.ref_cmp_us = b->lat_us * (b->halved != 0 ? 2.0 : 1.0);
+        st.basis = "whole*";
+    }
+    st.adds_us = st.cmp_us - st.ref_cmp_us;
+    return st;
+}
+
+static void fab_ladder_print(const fab_ladder_t *l, FILE *f)
+{
+    fprintf(f, "#\n# ladder: per size, each layer's median latency (us; half: half a round "
+               "trip), bandwidth (MB/s),\n# and what it adds over the layer in 'vs' (whole*: "
+               "compared as whole operations, a half round trip doubled)\n");
+    fprintf(f, "# %9s %-8s %10s %-6s %10s %-8s %9s %-6s %8s\n", "bytes", "layer", "lat_us", "basis",
+            "MBps", "vs", "adds_us", "cmp", "pct_bw");
+    for (int s = 0; s < l->nsizes; s++)
+        for (int i = 0; i < FAB_NRUNGS; i++) {
+            const fab_rung_val_t *a = &l->v[s][i];
+            int ref = fab_rungs[i].ref;
+            fab_step_t st = {NAN, NAN, NAN, NAN, "-"};
+
+            if (isnan(a->lat_us) && isnan(a->mbps))
+                continue;
+            if (ref >= 0)
+                st = fab_ladder_step(a, &l->v[s][ref]);
+            fprintf(f, "  %9zu %-8s %10.3f %-6s %10.1f %-8s %9.3f %-6s %8.1f\n", l->bytes[s],
+                    fab_rungs[i].layer, a->lat_us,
+                    isnan(a->lat_us) ? "-"
+                    : a->halved      ? "half"
+                                     : "whole",
+                    a->mbps, ref >= 0 ? fab_rungs[ref].layer : "-", st.adds_us, st.basis,
+                    st.bw_pct);
+            if (fab_rungs[i].bw && ref >= 0 && strncmp(fab_rungs[i].layer, "mpi_", 4) == 0 &&
+                st.bw_pct < FAB_LADDER_LOW_PCT)
+                fprintf(f,
+                        "# note: %s bandwidth is %.0f%% of %s at %zu B (under %.0f%%): check "
+                        "the osc component (--mca osc ucx or pt2pt)\n",
+                        fab_rungs[i].layer, st.bw_pct, fab_rungs[ref].layer, l->bytes[s],
+                        FAB_LADDER_LOW_PCT);
+        }
+}
+
+/* The ladder as JSON: {"layers": [...], "rows": [{bytes, layer, ...}]}; NaN as null. */
+static void fab_ladder_json(const fab_ladder_t *l, FILE *f)
+{
+    fprintf(f, "{\"low_pct\":%g,\"layers\":[", FAB_LADDER_LOW_PCT);
+    for (int i = 0; i < FAB_NRUNGS; i++) {
+        fprintf(f, "%s{\"layer\":", i ? "," : "");
+        fab_json_str(f, fab_rungs[i].layer);
+        fprintf(f, ",\"latency_kernel\":");
+        fab_json_str(f, fab_rungs[i].lat);
+        fprintf(f, ",\"bandwidth_kernel\":");
+        fab_rungs[i].bw ? fab_json_str(f, fab_rungs[i].bw) : (void)fputs("null", f);
+        fprintf(f, ",\"vs\":");
+        fab_rungs[i].ref >= 0 ? fab_json_str(f, fab_rungs[fab_rungs[i].ref].layer)
+                              : (void)fputs("null", f);
+        fputc('}', f);
+    }
+    fprintf(f, "],\"rows\":[");
+    for (int s = 0, n = 0; s < l->nsizes; s++)
+        for (int i = 0; i < FAB_NRUNGS; i++) {
+            const fab_rung_val_t *a = &l->v[s][i];
+            int ref = fab_rungs[i].ref;
+            fab_step_t st = {NAN, NAN, NAN, NAN, "-"};
+            const double num[] = {a->lat_us, a->halved,  a->mbps,  st.cmp_us,
+                                  NAN,       st.adds_us, st.bw_pct};
+            const char *key[] = {"lat_us",    "halved",  "MBps",  "cmp_us",
+                                 "vs_cmp_us", "adds_us", "pct_bw"};
+            double v[7];
+
+            if (isnan(a->lat_us) && isnan(a->mbps))
+                continue;
+            if (ref >= 0)
+                st = fab_ladder_step(a, &l->v[s][ref]);
+            memcpy(v, num, sizeof(v));
+            v[3] = st.cmp_us, v[4] = st.ref_cmp_us, v[5] = st.adds_us, v[6] = st.bw_pct;
+            fprintf(f, "%s{\"bytes\":%zu,\"layer\":", n++ ? "," : "", l->bytes[s]);
+            fab_json_str(f, fab_rungs[i].layer);
+            fprintf(f, ",\"basis\":");
+            fab_json_str(f, st.basis);
+            for (int j = 0; j < 7; j++) {
+                fprintf(f, ",\"%s\":", key[j]);
+                fab_json_num(f, v[j]);
+            }
+            fputc('}', f);
+        }
+    fprintf(f, "]}");
+}
+
+static fab_status_t fab_ladder_run_end(void *arg, const fab_run_info_t *info)
+{
+    fab_ladder_t *l = arg;
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m;
+
+    (void)info;
+    if (l->table) {
+        fab_ladder_print(l, l->table);
+        fflush(l->table);
+    }
+    m = open_memstream(&buf, &n);
+    if (!m)
+        return FAB_ERR_NOMEM;
+    fab_ladder_json(l, m);
+    fclose(m);
+    if (!buf)
+        return FAB_ERR_NOMEM;
+    if (n < sizeof(l->json))
+        memcpy(l->json, buf, n + 1);
+    free(buf);
+    return n < sizeof(l->json) ? FAB_OK : FAB_ERR_INTERNAL;
+}
+
+/* --repeat: each run its own ladder. */
+static fab_status_t fab_ladder_run_begin(void *arg, const fab_run_info_t *info)
+{
+    fab_ladder_t *l = arg;
+
+    (void)info;
+    l->nsizes = 0;
+    l->json[0] = '\0';
+    return FAB_OK;
+}
+
+static void fab_ladder_close(void *arg)
+{
+    free(arg);
+}
+
+fab_status_t fab_out_ladder_sink(FILE *table, const char **json, fab_sink_t *sink)
+{
+    fab_ladder_t *l = calloc(1, sizeof(*l));
+
+    if (!l)
+        return FAB_ERR_NOMEM;
+    l->table = table;
+    *json = l->json;
+    *sink = (fab_sink_t){.name = "ladder",
+                         .run_begin = fab_ladder_run_begin,
+                         .row = fab_ladder_row,
+                         .run_end = fab_ladder_run_end,
+                         .close = fab_ladder_close,
+                         .arg = l};
+    return FAB_OK;
+}
