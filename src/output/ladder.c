@@ -130,6 +130,55 @@ static fab_step_t fab_ladder_step(const fab_rung_val_t *a, const fab_rung_val_t 
     return st;
 }
 
+/* A number in the table, or "-" where there is none. */
+static const char *fab_ladder_cell(char *buf, size_t len, const char *fmt, double v)
+{
+    if (isnan(v))
+        return "-";
+    snprintf(buf, len, fmt, v);
+    return buf;
+}
+
+static const char *fab_ladder_basis(const fab_step_t *st)
+{
+    if (strcmp(st->basis, "half") == 0)
+        return "half round trips";
+    return strcmp(st->basis, "whole") == 0 ? "whole operations"
+                                           : "whole operations, a half round trip doubled";
+}
+
+/* The notes under the table: what each layer adds at the smallest size, and one-sided
+ * bandwidth far below two-sided at any size. */
+static void fab_ladder_notes(const fab_ladder_t *l, FILE *f)
+{
+    for (int i = 0; l->nsizes > 0 && i < FAB_NRUNGS; i++) {
+        int ref = fab_rungs[i].ref;
+        fab_step_t st;
+
+        if (ref < 0)
+            continue;
+        st = fab_ladder_step(&l->v[0][i], &l->v[0][ref]);
+        if (!isnan(st.adds_us))
+            fprintf(f, "# %s adds %.3f us over %s at %zu B (%s)\n", fab_rungs[i].layer, st.adds_us,
+                    fab_rungs[ref].layer, l->bytes[0], fab_ladder_basis(&st));
+    }
+    for (int s = 0; s < l->nsizes; s++)
+        for (int i = 0; i < FAB_NRUNGS; i++) {
+            int ref = fab_rungs[i].ref;
+            fab_step_t st;
+
+            if (ref < 0 || strncmp(fab_rungs[i].layer, "mpi_", 4) != 0)
+                continue;
+            st = fab_ladder_step(&l->v[s][i], &l->v[s][ref]);
+            if (st.bw_pct < FAB_LADDER_LOW_PCT)
+                fprintf(f,
+                        "# note: %s bandwidth is %.0f%% of %s at %zu B (under %.0f%%): check "
+                        "the osc component (--mca osc ucx, or --mca pml ob1 --mca osc pt2pt)\n",
+                        fab_rungs[i].layer, st.bw_pct, fab_rungs[ref].layer, l->bytes[s],
+                        FAB_LADDER_LOW_PCT);
+        }
+}
+
 static void fab_ladder_print(const fab_ladder_t *l, FILE *f)
 {
     fprintf(f, "#\n# ladder: per size, each layer's median latency (us; half: half a round "
@@ -142,26 +191,23 @@ static void fab_ladder_print(const fab_ladder_t *l, FILE *f)
             const fab_rung_val_t *a = &l->v[s][i];
             int ref = fab_rungs[i].ref;
             fab_step_t st = {NAN, NAN, NAN, NAN, "-"};
+            char c[4][32];
 
             if (isnan(a->lat_us) && isnan(a->mbps))
                 continue;
             if (ref >= 0)
                 st = fab_ladder_step(a, &l->v[s][ref]);
-            fprintf(f, "  %9zu %-8s %10.3f %-6s %10.1f %-8s %9.3f %-6s %8.1f\n", l->bytes[s],
-                    fab_rungs[i].layer, a->lat_us,
+            fprintf(f, "  %9zu %-8s %10s %-6s %10s %-8s %9s %-6s %8s\n", l->bytes[s],
+                    fab_rungs[i].layer, fab_ladder_cell(c[0], 32, "%.3f", a->lat_us),
                     isnan(a->lat_us) ? "-"
-                    : a->halved      ? "half"
+                    : a->halved != 0 ? "half"
                                      : "whole",
-                    a->mbps, ref >= 0 ? fab_rungs[ref].layer : "-", st.adds_us, st.basis,
-                    st.bw_pct);
-            if (fab_rungs[i].bw && ref >= 0 && strncmp(fab_rungs[i].layer, "mpi_", 4) == 0 &&
-                st.bw_pct < FAB_LADDER_LOW_PCT)
-                fprintf(f,
-                        "# note: %s bandwidth is %.0f%% of %s at %zu B (under %.0f%%): check "
-                        "the osc component (--mca osc ucx or pt2pt)\n",
-                        fab_rungs[i].layer, st.bw_pct, fab_rungs[ref].layer, l->bytes[s],
-                        FAB_LADDER_LOW_PCT);
+                    fab_ladder_cell(c[1], 32, "%.1f", a->mbps),
+                    ref >= 0 ? fab_rungs[ref].layer : "-",
+                    fab_ladder_cell(c[2], 32, "%.3f", st.adds_us), st.basis,
+                    fab_ladder_cell(c[3], 32, "%.1f", st.bw_pct));
         }
+    fab_ladder_notes(l, f);
 }
 
 /* The ladder as JSON: {"layers": [...], "rows": [{bytes, layer, ...}]}; NaN as null. */
