@@ -52,8 +52,11 @@ void fab_kernel_families_print(FILE *f, const char *indent)
         fab_kernel_family_list(fam[i], kernels, sizeof(kernels));
         fprintf(f, "%s%-15s %s\n", indent, fam[i], kernels);
     }
-    fprintf(f, "%s%-15s %s (one pair through each layer, then the ladder: sizes %s without -m)\n",
-            indent, "ladder", fab_ladder_kernels(), FAB_LADDER_SIZES);
+    fprintf(f,
+            "\nThe layer ladder ('run ladder': one pair through each layer, then per size each "
+            "layer's\nlatency and bandwidth and what it adds over the layer below; sizes %s "
+            "without -m):\n%s%-15s %s\n",
+            FAB_LADDER_SIZES, indent, "ladder", fab_ladder_kernels());
 }
 
 /* `run ladder`: the ladder's kernels (output/ladder.h) into the run's list, and the ladder
@@ -110,7 +113,8 @@ static void fab_kernel_list_names(char *hint, size_t hintlen)
         fab_appendf(hint, hintlen, &n, "%s %s", i ? "," : "", fab_kernels[i]->name);
     for (int i = 0; i < nf; i++)
         fab_appendf(hint, hintlen, &n, "%s %s", i ? "," : "; families:", fam[i]);
-    fab_appendf(hint, hintlen, &n, " ('fabricbench list' describes them)");
+    fab_appendf(hint, hintlen, &n,
+                "; the layer ladder: ladder ('fabricbench list' describes them)");
 }
 
 fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, size_t errlen,
