@@ -6,27 +6,25 @@
 #include <string.h>
 
 #include "core/json.h"
+#include "core/text.h"
+#include "kernel/registry.h"
 #include "kernel/traits.h"
 #include "output/columns.h"
 #include "output/ladder.h"
 
-/* One layer: the kernel whose median time is its latency, the one whose MB/s is its bandwidth
- * (NULL: none), and the layer it is compared with (its index, -1: none). Latency kernels of
- * the UCP and one-sided layers say in their rows whether the time is half a round trip
- * (halved_round_trip); the others by their time divisor (a ping-pong over 2). */
+/* One layer, and the layer it is compared with (its index, -1: none). Its kernels say which
+ * layer they measure (fab_kernel_t.layer): a latency kernel's median time is the layer's
+ * latency, a bandwidth kernel's MB/s its bandwidth. Latency kernels of the UCP and one-sided
+ * layers say in their rows whether the time is half a round trip (halved_round_trip); the
+ * others by their time divisor (a ping-pong over 2). */
 typedef struct fab_rung {
-    const char *layer, *lat, *bw;
+    const char *layer;
     int ref;
 } fab_rung_t;
 
 static const fab_rung_t fab_rungs[] = {
-    {"socket", "tcp_rr", "tcp_stream", -1},
-    {"ucp_tag", "ucp_tag_lat", "ucp_tag_bw", 0},
-    {"ucp_put", "ucp_put_lat", "ucp_put_bw", 0},
-    {"ucp_get", "ucp_get_lat", NULL, 0},
-    {"mpi", "latency", "bw", 1},
-    {"mpi_put", "put_lat", "put_bw", 4},
-    {"mpi_get", "get_lat", NULL, 4},
+    {"socket", -1}, {"ucp_tag", 0}, {"ucp_put", 0}, {"ucp_get", 0},
+    {"mpi", 1},     {"mpi_put", 4}, {"mpi_get", 4},
 };
 #define FAB_NRUNGS     ((int)(sizeof(fab_rungs) / sizeof(fab_rungs[0])))
 #define FAB_LADDER_MAX 64 /* sizes */
@@ -50,10 +48,38 @@ typedef struct fab_step {
     const char *basis;
 } fab_step_t;
 
+/* The registry's kernel of layer i and kind (NULL: none in this build). */
+static const fab_kernel_t *fab_ladder_kernel(int i, fab_kind_t kind)
+{
+    for (int j = 0; j < fab_nkernels; j++)
+        if (fab_kernels[j]->layer && strcmp(fab_kernels[j]->layer, fab_rungs[i].layer) == 0 &&
+            fab_kernels[j]->kind == kind)
+            return fab_kernels[j];
+    return NULL;
+}
+
+static const char *fab_ladder_name(int i, fab_kind_t kind)
+{
+    const fab_kernel_t *k = fab_ladder_kernel(i, kind);
+
+    return k ? k->name : NULL;
+}
+
 const char *fab_ladder_kernels(void)
 {
-    return "tcp_rr,tcp_stream,ucp_tag_lat,ucp_tag_bw,ucp_put_lat,ucp_put_bw,ucp_get_lat,latency,"
-           "bw,put_lat,put_bw,get_lat";
+    static char list[512];
+    size_t at = 0;
+
+    if (list[0])
+        return list;
+    for (int i = 0; i < FAB_NRUNGS; i++)
+        for (int b = 0; b < 2; b++) {
+            const char *n = fab_ladder_name(i, b ? FAB_KIND_BANDWIDTH : FAB_KIND_LATENCY);
+
+            if (n)
+                fab_appendf(list, sizeof(list), &at, "%s%s", at ? "," : "", n);
+        }
+    return list;
 }
 
 static int fab_ladder_size(fab_ladder_t *l, size_t bytes)
@@ -89,14 +115,13 @@ static fab_status_t fab_ladder_row(void *arg, const fab_kinst_t *ki, const fab_r
     (void)samples;
     (void)nsamples;
     for (int i = 0; i < FAB_NRUNGS; i++) {
-        const fab_rung_t *g = &fab_rungs[i];
-
-        if (strcmp(ki->k->name, g->lat) != 0 && !(g->bw && strcmp(ki->k->name, g->bw) == 0))
+        if (!ki->k->layer || strcmp(ki->k->layer, fab_rungs[i].layer) != 0 ||
+            ki->k->kind == FAB_KIND_COLLECTIVE)
             continue;
         s = fab_ladder_size(l, r->bytes);
         if (s < 0)
             return FAB_OK;
-        if (strcmp(ki->k->name, g->lat) == 0) {
+        if (ki->k->kind == FAB_KIND_LATENCY) {
             double h = fab_ladder_col(ki, r, "halved_round_trip");
 
             l->v[s][i].lat_us = fab_ladder_col(ki, r, "p50_us");
@@ -210,6 +235,14 @@ static void fab_ladder_print(const fab_ladder_t *l, FILE *f)
     fab_ladder_notes(l, f);
 }
 
+static void fab_json_or_null(FILE *f, const char *s)
+{
+    if (s)
+        fab_json_str(f, s);
+    else
+        fputs("null", f);
+}
+
 /* The ladder as JSON: {"layers": [...], "rows": [{bytes, layer, ...}]}; NaN as null. */
 static void fab_ladder_json(const fab_ladder_t *l, FILE *f)
 {
@@ -218,12 +251,11 @@ static void fab_ladder_json(const fab_ladder_t *l, FILE *f)
         fprintf(f, "%s{\"layer\":", i ? "," : "");
         fab_json_str(f, fab_rungs[i].layer);
         fprintf(f, ",\"latency_kernel\":");
-        fab_json_str(f, fab_rungs[i].lat);
+        fab_json_or_null(f, fab_ladder_name(i, FAB_KIND_LATENCY));
         fprintf(f, ",\"bandwidth_kernel\":");
-        fab_rungs[i].bw ? fab_json_str(f, fab_rungs[i].bw) : (void)fputs("null", f);
+        fab_json_or_null(f, fab_ladder_name(i, FAB_KIND_BANDWIDTH));
         fprintf(f, ",\"vs\":");
-        fab_rungs[i].ref >= 0 ? fab_json_str(f, fab_rungs[fab_rungs[i].ref].layer)
-                              : (void)fputs("null", f);
+        fab_json_or_null(f, fab_rungs[i].ref >= 0 ? fab_rungs[fab_rungs[i].ref].layer : NULL);
         fputc('}', f);
     }
     fprintf(f, "],\"rows\":[");

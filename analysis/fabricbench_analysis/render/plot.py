@@ -16,7 +16,7 @@ from ..model.errors import EXIT_INTERNAL, AnalysisError
 from ..model.hostile import safe_text
 from ..model.table import Row, Table, instance
 from ..reading.matrix_verdict import Matrix
-from . import matrix_plot, plot_options
+from . import ladder, matrix_plot, plot_options
 from .plot_base import (COLORS, MARKERS, WRAP, _FILE_NAME, Curve, _bandwidth, _by_series,
                         _collective, _mpl, _place_legend, _series_curves, _size_xaxis, _style,
                         _time_figure, _variants, plain)
@@ -266,7 +266,6 @@ def save(table: Table, outdir: Union[OutputDir, str], formats: Sequence[str] = (
 def _save(table: Table, outdir: OutputDir, formats: Sequence[str], matrices: Sequence[Matrix],
           per_run: bool, group_keys: Optional[Sequence[str]],
           ladders: Sequence[Dict[str, Any]] = ()) -> List[str]:
-    from . import ladder
     written = []
     figs = figures(table, per_run=per_run, group_keys=group_keys) if len(table) else []
     figs += ladder.figures(ladders)  # `run ladder`: named ladder, ladder_2, ...
