@@ -21,7 +21,7 @@ def figures(ladders: Sequence[Dict[str, Any]]) -> List[Drawn]:
         ax_l, ax_b = fig.subplots(1, 2)
         for i, g in enumerate(lad["layers"]):
             rows = sorted((r for r in lad["rows"] if r["layer"] == g["layer"]),
-                          key=lambda r: r["bytes"])
+                          key=lambda r: int(r["bytes"]))
             style = dict(color=COLORS[i % len(COLORS)], marker=MARKERS[i % len(MARKERS)])
             lat = [(r["bytes"], r["lat_us"]) for r in rows if math.isfinite(r["lat_us"])]
             bw = [(r["bytes"], r["MBps"]) for r in rows if math.isfinite(r["MBps"])]
