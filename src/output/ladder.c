@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The layer ladder (output/ladder.h): the rows of its kernels, joined per size and layer. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ static const fab_rung_t fab_rungs[] = {
 /* What the ladder keeps of one layer at one size. */
 typedef struct fab_rung_val {
     double lat_us, halved, mbps;
+    const char *lat_q, *bw_q; /* the rows' quality (a static string), NULL: none */
 } fab_rung_val_t;
 
 typedef struct fab_ladder {
@@ -91,7 +93,7 @@ static int fab_ladder_size(fab_ladder_t *l, size_t bytes)
         return -1;
     l->bytes[l->nsizes] = bytes;
     for (int r = 0; r < FAB_NRUNGS; r++)
-        l->v[l->nsizes][r] = (fab_rung_val_t){NAN, NAN, NAN};
+        l->v[l->nsizes][r] = (fab_rung_val_t){NAN, NAN, NAN, NULL, NULL};
     return l->nsizes++;
 }
 
@@ -104,6 +106,19 @@ static double fab_ladder_col(const fab_kinst_t *ki, const fab_row_t *r, const ch
         return NAN;
     fab_column_value(c, ki, r, &v);
     return v.d;
+}
+
+/* The row's quality (measure/quality.h): "invalid" rows (implausible, too few samples) are
+ * no number to use, and the ladder says so beside them. */
+static const char *fab_ladder_quality(const fab_kinst_t *ki, const fab_row_t *r)
+{
+    int c = fab_column_find("quality");
+    fab_value_t v = {0};
+
+    if (c < 0)
+        return NULL;
+    fab_column_value(c, ki, r, &v);
+    return v.s;
 }
 
 static fab_status_t fab_ladder_row(void *arg, const fab_kinst_t *ki, const fab_row_t *r,
@@ -125,9 +140,11 @@ static fab_status_t fab_ladder_row(void *arg, const fab_kinst_t *ki, const fab_r
             double h = fab_ladder_col(ki, r, "halved_round_trip");
 
             l->v[s][i].lat_us = fab_ladder_col(ki, r, "p50_us");
+            l->v[s][i].lat_q = fab_ladder_quality(ki, r);
             l->v[s][i].halved = isnan(h) ? (fab_ktime_divisor(ki->k) == 2.0) : h;
         } else {
             l->v[s][i].mbps = fab_ladder_col(ki, r, "MBps");
+            l->v[s][i].bw_q = fab_ladder_quality(ki, r);
         }
     }
     return FAB_OK;
@@ -172,6 +189,11 @@ static const char *fab_ladder_basis(const fab_step_t *st)
                                            : "whole operations, a half round trip doubled";
 }
 
+static bool fab_ladder_invalid(const char *q)
+{
+    return q && strcmp(q, "invalid") == 0;
+}
+
 /* The notes under the table: what each layer adds at the smallest size, and one-sided
  * bandwidth far below two-sided at any size. */
 static void fab_ladder_notes(const fab_ladder_t *l, FILE *f)
@@ -184,8 +206,11 @@ static void fab_ladder_notes(const fab_ladder_t *l, FILE *f)
             continue;
         st = fab_ladder_step(&l->v[0][i], &l->v[0][ref]);
         if (!isnan(st.adds_us))
-            fprintf(f, "# %s adds %.3f us over %s at %zu B (%s)\n", fab_rungs[i].layer, st.adds_us,
-                    fab_rungs[ref].layer, l->bytes[0], fab_ladder_basis(&st));
+            fprintf(f, "# %s adds %.3f us over %s at %zu B (%s)%s\n", fab_rungs[i].layer,
+                    st.adds_us, fab_rungs[ref].layer, l->bytes[0], fab_ladder_basis(&st),
+                    fab_ladder_invalid(l->v[0][i].lat_q) || fab_ladder_invalid(l->v[0][ref].lat_q)
+                        ? "; a row is invalid: not a number to use"
+                        : "");
     }
     for (int s = 0; s < l->nsizes; s++)
         for (int i = 0; i < FAB_NRUNGS; i++) {
@@ -222,7 +247,7 @@ static void fab_ladder_print(const fab_ladder_t *l, FILE *f)
                 continue;
             if (ref >= 0)
                 st = fab_ladder_step(a, &l->v[s][ref]);
-            fprintf(f, "  %9zu %-8s %10s %-6s %10s %-8s %9s %-6s %8s\n", l->bytes[s],
+            fprintf(f, "  %9zu %-8s %10s %-6s %10s %-8s %9s %-6s %8s  %s,%s\n", l->bytes[s],
                     fab_rungs[i].layer, fab_ladder_cell(c[0], 32, "%.3f", a->lat_us),
                     isnan(a->lat_us) ? "-"
                     : a->halved != 0 ? "half"
@@ -230,7 +255,8 @@ static void fab_ladder_print(const fab_ladder_t *l, FILE *f)
                     fab_ladder_cell(c[1], 32, "%.1f", a->mbps),
                     ref >= 0 ? fab_rungs[ref].layer : "-",
                     fab_ladder_cell(c[2], 32, "%.3f", st.adds_us), st.basis,
-                    fab_ladder_cell(c[3], 32, "%.1f", st.bw_pct));
+                    fab_ladder_cell(c[3], 32, "%.1f", st.bw_pct), a->lat_q ? a->lat_q : "-",
+                    a->bw_q ? a->bw_q : "-");
         }
     fab_ladder_notes(l, f);
 }
@@ -280,6 +306,10 @@ static void fab_ladder_json(const fab_ladder_t *l, FILE *f)
             fab_json_str(f, fab_rungs[i].layer);
             fprintf(f, ",\"basis\":");
             fab_json_str(f, st.basis);
+            fprintf(f, ",\"lat_quality\":");
+            fab_json_or_null(f, a->lat_q);
+            fprintf(f, ",\"bw_quality\":");
+            fab_json_or_null(f, a->bw_q);
             for (int j = 0; j < 7; j++) {
                 fprintf(f, ",\"%s\":", key[j]);
                 fab_json_num(f, v[j]);

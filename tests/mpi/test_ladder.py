@@ -76,6 +76,12 @@ def stored(kernel, col, size):
     return float(t[col][list(t["bytes"]).index(size)])
 
 
+def squality(kernel, size):
+    t = ks[kernel][1]
+    q = t["quality"][list(t["bytes"]).index(size)]
+    return q.decode() if isinstance(q, bytes) else str(q)
+
+
 for (size, layer), r in rows.items():
     lat_k, bw_k, vs = LAYERS[layer]
     where = "%s at %d B" % (layer, size)
@@ -83,8 +89,10 @@ for (size, layer), r in rows.items():
            "%s: lat_us %s, stored p50_us %s" % (where, r["lat_us"],
                                                 stored(lat_k, "p50_us", size)))
     expect(r["halved"] == (1 if lat_k in HALVED else 0), "%s: halved %s" % (where, r["halved"]))
+    expect(r["lat_quality"] == squality(lat_k, size), "%s: lat_quality" % where)
     if bw_k:
         expect(close(num(r["MBps"]), stored(bw_k, "MBps", size)), "%s: MBps" % where)
+        expect(r["bw_quality"] == squality(bw_k, size), "%s: bw_quality" % where)
     else:
         expect(r["MBps"] is None, "%s: MBps %s without a bandwidth kernel" % (where, r["MBps"]))
     if vs is None:

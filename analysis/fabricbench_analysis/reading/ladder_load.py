@@ -18,6 +18,7 @@ from .limits import Budget
 
 NUMS = ("lat_us", "halved", "MBps", "cmp_us", "vs_cmp_us", "adds_us", "pct_bw")
 BASES = ("-", "half", "whole", "whole*")
+QUALITIES = (None, "ok", "disturbed", "invalid")  # the rows' quality (docs/METRICS.md)
 MAX_TEXT = 1 << 20
 
 
@@ -62,6 +63,10 @@ def parse(text: str, where: str) -> Dict[str, Any]:
                 not isinstance(r.get("bytes"), int) or r["bytes"] < 0:
             raise bad
         row = {"bytes": r["bytes"], "layer": r["layer"], "basis": r["basis"]}
+        for q in ("lat_quality", "bw_quality"):
+            if r.get(q) not in QUALITIES:
+                raise bad
+            row[q] = r.get(q) or "-"
         row.update({k: _num(r.get(k), where) for k in NUMS})
         rows.append(row)
     by = {(r["bytes"], r["layer"]): r for r in rows}

@@ -49,16 +49,18 @@ def figures(ladders: Sequence[Dict[str, Any]]) -> List[Drawn]:
 
 
 def rows(lad: Dict[str, Any]) -> List[List[str]]:
-    """The ladder as table cells: size, layer, latency, basis, MB/s, vs, adds, % of bandwidth."""
+    """The ladder as table cells: size, layer, latency, basis, MB/s, vs, adds, % of bandwidth,
+    the rows' quality."""
     vs = {g["layer"]: g["vs"] or "-" for g in lad["layers"]}
     return [[size_label(r["bytes"]), r["layer"], fmt_num(r["lat_us"]),
              "-" if math.isnan(r["lat_us"]) else ("half" if r["halved"] == 1 else "whole"),
              fmt_num(r["MBps"]), vs[r["layer"]], fmt_num(r["adds_us"]),
-             BASIS.get(r["basis"], r["basis"]), fmt_num(r["pct_bw"])] for r in lad["rows"]]
+             BASIS.get(r["basis"], r["basis"]), fmt_num(r["pct_bw"]),
+             "%s, %s" % (r["lat_quality"], r["bw_quality"])] for r in lad["rows"]]
 
 
 HEAD = ["size", "layer", "latency us", "time is", "MB/s", "vs", "adds us", "compared as",
-        "% of vs MB/s"]
+        "% of vs MB/s", "quality (latency, bandwidth)"]
 
 
 def notes(lad: Dict[str, Any]) -> List[str]:
