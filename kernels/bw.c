@@ -28,6 +28,7 @@ const fab_kernel_t fab_kernel_bw = {
     .name = "bw",
     .summary = "unidirectional bandwidth: a window of sends, one ack per window (osu_bw)",
     .kind = FAB_KIND_BANDWIDTH,
+    .layer = "mpi",
     .ranks = FAB_RANKS_PAIR,
     .min_ranks = 2,
     .rank_multiple = 1,

@@ -14,5 +14,6 @@ const fab_kernel_t fab_kernel_get_lat = {
     .summary = "MPI_Get latency: one get of the size and its synchronisation per iteration "
                "(--rma-sync, default flush; osu_get_latency)",
     .kind = FAB_KIND_LATENCY,
+    .layer = "mpi_get",
     FAB_RMA_MEMBERS(get_lat),
 };

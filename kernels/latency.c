@@ -48,6 +48,7 @@ const fab_kernel_t fab_kernel_latency = {
     .name = "latency",
     .summary = "ping-pong between two ranks; one-way latency = round trip / 2 (osu_latency)",
     .kind = FAB_KIND_LATENCY,
+    .layer = "mpi",
     .ranks = FAB_RANKS_PAIR,
     .min_ranks = 2,
     .rank_multiple = 1,

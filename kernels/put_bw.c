@@ -13,6 +13,7 @@ const fab_kernel_t fab_kernel_put_bw = {
     .summary = "MPI_Put bandwidth: a window of puts (-w) and one synchronisation per iteration "
                "(--rma-sync, default flush; osu_put_bw)",
     .kind = FAB_KIND_BANDWIDTH,
+    .layer = "mpi_put",
     .p2p = &(const fab_kp2p_t){.uses_window = true},
     FAB_RMA_MEMBERS(put_bw),
 };

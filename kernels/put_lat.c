@@ -14,5 +14,6 @@ const fab_kernel_t fab_kernel_put_lat = {
     .summary = "MPI_Put latency: one put of the size and its synchronisation per iteration "
                "(--rma-sync, default flush; osu_put_latency)",
     .kind = FAB_KIND_LATENCY,
+    .layer = "mpi_put",
     FAB_RMA_MEMBERS(put_lat),
 };

@@ -106,6 +106,7 @@ const fab_kernel_t fab_kernel_tcp_rr = {
     .summary = "TCP ping-pong over a socket; one-way latency = round trip / 2; -m 1:64K unless "
                "given (sockperf ping-pong, netperf TCP_RR)",
     .kind = FAB_KIND_LATENCY,
+    .layer = "socket",
     .ranks = FAB_RANKS_PAIR,
     .min_ranks = 2,
     .rank_multiple = 1,

@@ -365,6 +365,7 @@ const fab_kernel_t fab_kernel_tcp_stream = {
     .summary = "TCP throughput over sockets, --streams connections per pair, retransmits; "
                "-m 128K unless given (iperf3, netperf TCP_STREAM)",
     .kind = FAB_KIND_BANDWIDTH,
+    .layer = "socket",
     .ranks = FAB_RANKS_ALL,
     .min_ranks = 2,
     .rank_multiple = 1,      /* pairs: even (its check); incast: any */

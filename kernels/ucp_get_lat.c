@@ -15,5 +15,6 @@ const fab_kernel_t fab_kernel_ucp_get_lat = {
     .summary = "UCP get latency: one ucp_get_nbx and its completion per iteration, the whole "
                "round trip (ucx_perftest -t ucp_get -O 1)",
     .kind = FAB_KIND_LATENCY,
+    .layer = "ucp_get",
     FAB_UCP_MEMBERS(ucp_get_lat),
 };

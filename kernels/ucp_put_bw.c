@@ -15,6 +15,7 @@ const fab_kernel_t fab_kernel_ucp_put_bw = {
     .summary = "UCP put bandwidth: a window of ucp_put_nbx (-w) and ucp_ep_flush_nbx per "
                "iteration (ucx_perftest -t ucp_put_bw)",
     .kind = FAB_KIND_BANDWIDTH,
+    .layer = "ucp_put",
     .p2p = &(const fab_kp2p_t){.uses_window = true},
     FAB_UCP_MEMBERS(ucp_put_bw),
 };

@@ -15,6 +15,7 @@ const fab_kernel_t fab_kernel_ucp_put_lat = {
     .summary = "UCP put latency: ping-pong of ucp_put_nbx, arrival seen by the last byte, half "
                "the round trip (ucx_perftest -t ucp_put_lat)",
     .kind = FAB_KIND_LATENCY,
+    .layer = "ucp_put",
     .p2p = &(const fab_kp2p_t){.time_divisor = 2.0},
     FAB_UCP_MEMBERS(ucp_put_lat),
 };

@@ -15,6 +15,7 @@ const fab_kernel_t fab_kernel_ucp_tag_bw = {
     .summary = "UCP tag bandwidth: a window of ucp_tag_send_nbx (-w) and one acknowledgement "
                "per iteration (ucx_perftest -t tag_bw)",
     .kind = FAB_KIND_BANDWIDTH,
+    .layer = "ucp_tag",
     .p2p = &(const fab_kp2p_t){.uses_window = true},
     FAB_UCP_MEMBERS(ucp_tag_bw),
 };

@@ -15,6 +15,7 @@ const fab_kernel_t fab_kernel_ucp_tag_lat = {
     .summary = "UCP tag latency: ping-pong of ucp_tag_send_nbx/ucp_tag_recv_nbx, half the "
                "round trip (ucx_perftest -t tag_lat)",
     .kind = FAB_KIND_LATENCY,
+    .layer = "ucp_tag",
     .p2p = &(const fab_kp2p_t){.time_divisor = 2.0},
     FAB_UCP_MEMBERS(ucp_tag_lat),
 };

@@ -173,12 +173,19 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if bad or not formats:
         raise UsageError("--format %s: formats are png, svg and pdf" % args.format)
     for path in plot.save(table, outdir, formats, _matrices(args.files, args.run),
-                          per_run=args.per_run, group_keys=_groups(args)):
+                          per_run=args.per_run, group_keys=_groups(args),
+                          ladders=_ladders(args.files, args.run)):
         print(path)
     for t in plot.tables(table) if len(table) else ():
         _note("%s not plotted: %s; fabricbench-analyze report shows it as a table" %
               (t["kernel"], t["why"]))
     return EXIT_OK
+
+
+def _ladders(files: Sequence[str], run: Optional[str]) -> List[Dict[str, Any]]:
+    """The layer ladders (`fabricbench run ladder`) of the files' selected runs."""
+    from .reading.ladder_load import load_ladders
+    return load_ladders(files, run)
 
 
 def _matrices(files: Sequence[str], run: Optional[str], kernel: Optional[str] = None,
@@ -331,7 +338,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     base_ms = _matrices([args.baseline], args.baseline_run) if args.baseline else []
     page = report.build(table, cmp_result, cmp_error, chk, title=args.title,
                         matrices=_matrices(args.files, args.run), base_matrices=base_ms,
-                        group_keys=keys, max_loss=max_loss, per_run=args.per_run)
+                        group_keys=keys, max_loss=max_loss, per_run=args.per_run,
+                        ladders=_ladders(args.files, args.run))
     if _write_out(args, lambda f: f.write(page)):
         print(args.output)
     return EXIT_OK

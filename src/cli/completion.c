@@ -67,6 +67,7 @@ static void fab_compl_tables(FILE *f, const char *fabrics)
     nf = fab_kernel_families(fam, FAB_MAX_KERNELS); /* a family completes as a kernel does */
     for (int i = 0; i < nf; i++)
         fprintf(f, " %s", fam[i]);
+    fprintf(f, " ladder"); /* `run ladder` (cli/kernel_list.c) */
     fprintf(f, "'\n# when the tool cannot be asked (the profiles of the build's fabrics.conf)\n");
     fprintf(f, "_fabricbench_fabrics_built='%s'\n", fabrics);
     fprintf(f, "_fabricbench_run_opts='");

@@ -9,6 +9,7 @@
 #include "core/text.h"
 #include "kernel/registry.h"
 #include "kernel/traits.h"
+#include "output/ladder.h"
 
 int fab_kernel_families(const char **names, int max)
 {
@@ -36,6 +37,9 @@ void fab_kernel_family_list(const char *f, char *buf, size_t len)
             fab_appendf(buf, len, &at, "%s%s", at ? "," : "", fab_kernels[i]->name);
 }
 
+static fab_status_t fab_kernel_list_add(const fab_kernel_t *k, const char *list, fab_opts_t *o,
+                                        char *err, size_t errlen, char *hint, size_t hintlen);
+
 void fab_kernel_families_print(FILE *f, const char *indent)
 {
     const char *fam[FAB_MAX_KERNELS];
@@ -48,6 +52,30 @@ void fab_kernel_families_print(FILE *f, const char *indent)
         fab_kernel_family_list(fam[i], kernels, sizeof(kernels));
         fprintf(f, "%s%-15s %s\n", indent, fam[i], kernels);
     }
+    fprintf(f,
+            "\nThe layer ladder ('run ladder': one pair through each layer, then per size each "
+            "layer's\nlatency and bandwidth and what it adds over the layer below; sizes %s "
+            "without -m):\n%s%-15s %s\n",
+            FAB_LADDER_SIZES, indent, "ladder", fab_ladder_kernels());
+}
+
+/* `run ladder`: the ladder's kernels (output/ladder.h) into the run's list, and the ladder
+ * after them. */
+static fab_status_t fab_kernel_list_ladder(const char *list, fab_opts_t *o, char *err,
+                                           size_t errlen, char *hint, size_t hintlen)
+{
+    char buf[512], *save = NULL;
+    fab_status_t st = FAB_OK;
+
+    snprintf(buf, sizeof(buf), "%s", fab_ladder_kernels());
+    for (char *t = strtok_r(buf, ",", &save); t && st == FAB_OK; t = strtok_r(NULL, ",", &save)) {
+        const fab_kernel_t *k = fab_kernel_find(t);
+
+        if (k) /* a build without UCX has no UCP kernels: that layer is then absent */
+            st = fab_kernel_list_add(k, list, o, err, errlen, hint, hintlen);
+    }
+    o->launch.ladder = true;
+    return st;
 }
 
 /* Kernel k into the run's list (each once, within FAB_MAX_KERNELS). */
@@ -85,7 +113,8 @@ static void fab_kernel_list_names(char *hint, size_t hintlen)
         fab_appendf(hint, hintlen, &n, "%s %s", i ? "," : "", fab_kernels[i]->name);
     for (int i = 0; i < nf; i++)
         fab_appendf(hint, hintlen, &n, "%s %s", i ? "," : "; families:", fam[i]);
-    fab_appendf(hint, hintlen, &n, " ('fabricbench list' describes them)");
+    fab_appendf(hint, hintlen, &n,
+                "; the layer ladder: ladder ('fabricbench list' describes them)");
 }
 
 fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, size_t errlen,
@@ -109,10 +138,18 @@ fab_status_t fab_kernel_list_parse(const char *list, fab_opts_t *o, char *err, s
         return FAB_ERR_USAGE;
     }
     o->launch.nkernels = 0;
+    o->launch.ladder = false;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         const fab_kernel_t *k = fab_kernel_find(tok);
         bool family = false;
         fab_status_t st = FAB_OK;
+
+        if (!k && strcmp(tok, "ladder") == 0) {
+            st = fab_kernel_list_ladder(list, o, err, errlen, hint, hintlen);
+            if (st != FAB_OK)
+                return st;
+            continue;
+        }
 
         for (int i = 0; !k && i < fab_nkernels && st == FAB_OK; i++)
             if (fab_kernels[i]->family && strcmp(fab_kernels[i]->family, tok) == 0) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/kernel_list.h"
+#include "output/ladder.h"
 #include "cli/nccl_words.h"
 #include "cli/option_table.h"
 #include "cli/options.h"
@@ -572,6 +573,8 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         fab_kernel_list_parse(kernels ? kernels : FAB_DEFAULT_SUITE, o, err, errlen, hint, hintlen);
     if (st == FAB_OK)
         st = fab_kernel_list_expand(o, err, errlen, hint, hintlen);
+    if (st == FAB_OK && o->launch.ladder && o->meas.sizes.n == 0)
+        st = fab_sizes_parse(FAB_LADDER_SIZES, &o->meas.sizes, err, errlen);
     if (st == FAB_OK)
         st = fab_opts_nccl(o, set, err, errlen, hint, hintlen);
     /* --overlap-compute measures the call alone first, with the same iterations: --time */

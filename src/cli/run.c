@@ -30,6 +30,7 @@
 #include "output/export.h"
 #include "output/hdf5.h"
 #include "output/jsondoc.h"
+#include "output/ladder.h"
 #include "output/outputs.h"
 #include "output/prom.h"
 #include "output/text.h"
@@ -154,6 +155,11 @@ static fab_status_t fab_open_sinks(const fab_world_t *w, const fab_opts_t *o, fa
     if (o->out.output && strcmp(o->out.output, "none") != 0)
         snprintf(info->results_file, sizeof(info->results_file), "%s", o->out.output);
     st = fab_outputs_distinct(o, info->results_file);
+    /* first: the ladder's JSON is ready for the outputs after it at the run's end */
+    if (st == FAB_OK && o->launch.ladder &&
+        (st = fab_out_ladder_sink(fab_outputs_table(&o->launch, &o->out), &info->ladder, &sk)) ==
+            FAB_OK)
+        st = fab_sinks_add(sinks, sk);
     if (st == FAB_OK && !o->out.output)
         st = fab_auto_output(w, o, info, &sk);
     else if (st == FAB_OK && info->results_file[0])

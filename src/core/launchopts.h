@@ -23,6 +23,7 @@ typedef struct fab_kinst {
 typedef struct fab_launchopts {
     fab_kinst_t kernels[FAB_MAX_KERNELS]; /* the run's instances, in order */
     int nkernels;
+    bool ladder;          /* `run ladder`: the layer ladder's kernels, and the ladder after them */
     int repeat;           /* --repeat: the whole plan this many times, each its own run */
     long stall_timeout;   /* --stall-timeout: seconds without progress that end the job; 0 off */
     long startup_timeout; /* --startup-timeout: start-up's and the end's bound, s; 0 none */

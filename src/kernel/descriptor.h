@@ -87,6 +87,9 @@ typedef struct fab_kernel {
     /* Optional: the family it belongs to ("rma"): `fabricbench run FAMILY` runs every kernel
      * of the family, in registry order (cli/kernel_list.c); a family is never a kernel's name */
     const char *family;
+    /* Optional: the layer ladder's layer it measures (`run ladder`, output/ladder.c: "socket",
+     * "ucp_tag", "mpi", ...): a latency kernel its latency, a bandwidth kernel its bandwidth */
+    const char *layer;
     /* Optional: set ctx->timer, ->msgs_per_iter, ->streams; allocate per-run state if any.
      * Without it every rank of a collective times and nothing else does. */
     fab_status_t (*setup)(fab_kctx_t *ctx, void **state);

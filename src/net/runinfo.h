@@ -48,6 +48,8 @@ typedef struct fab_run_info {
     bool capped;
     int rows, rows_invalid, rows_disturbed, rows_noisy;
     char disturbance[320];
+    const char *ladder;   /* `run ladder`: the ladder as JSON (output/ladder.h), "" until the
+                             run's end; NULL for other runs */
     const char *sync;     /* --sync: "none" or "barrier" (what is between timed iterations) */
     const char *straggle; /* --straggle RANK:DELAY as given; NULL none (an injected delay) */
 } fab_run_info_t;

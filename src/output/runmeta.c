@@ -159,6 +159,14 @@ static bool fab_meta_env(const fab_meta_field_t *f, const fab_run_info_t *info, 
     return true;
 }
 
+static bool fab_meta_ladder(const fab_meta_field_t *f, const fab_run_info_t *info,
+                            fab_meta_value_t *v)
+{
+    (void)f;
+    v->s = info->ladder;
+    return info->ladder && info->ladder[0];
+}
+
 static bool fab_meta_sync(const fab_meta_field_t *f, const fab_run_info_t *info,
                           fab_meta_value_t *v)
 {
@@ -232,6 +240,8 @@ const fab_meta_field_t fab_meta_fields[] = {
     {"rows_invalid", NULL, RUN(rows_invalid), E, FILES, "rows invalid"},
     {"rows_disturbed", NULL, RUN(rows_disturbed), E, FILES, "rows disturbed"},
     {"rows_noisy", NULL, RUN(rows_noisy), E, FILES, "rows noisy"},
+    /* `run ladder`: the layer ladder (output/ladder.h), JSON */
+    {"ladder", NULL, GET(JSON, ladder), E, FILES, NULL},
     /* shown in every kernel's iteration policy instead */
     {"sync", NULL, GET(STR, sync), B, FILES, NULL},
     /* a what-if: the busy delay one rank adds before every call ("" none) */

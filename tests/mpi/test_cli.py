@@ -32,7 +32,12 @@ kernels_text, _, families_text = p.stdout.partition("\n\n")
 listed = [l.split(None, 1) for l in kernels_text.splitlines()]
 names = [l[0] for l in listed]
 check(names == built, "list: %s, FAB_KERNELS: %s" % (names, built))
+# then the layer ladder (`run ladder`, output/ladder.c): its kernels, each a built one
+families_text, _, ladder_text = families_text.partition("\n\n")
 families = dict(l.split(None, 1) for l in families_text.splitlines()[1:])
+ladder = dict(l.split(None, 1) for l in ladder_text.splitlines()[2:])
+check(set(ladder.get("ladder", "").split(",")) >= {"latency", "bw", "tcp_rr", "tcp_stream"} and
+      set(ladder["ladder"].strip().split(",")) <= set(built), "list: the ladder %r" % ladder)
 rma = ["put_lat", "get_lat", "put_bw", "get_bw", "put_bibw", "acc_lat", "get_acc_lat",
        "fop_lat", "cas_lat"]
 check(families.get("rma", "").strip() == ",".join(rma),

@@ -16,7 +16,7 @@ from ..model.errors import EXIT_INTERNAL, AnalysisError
 from ..model.hostile import safe_text
 from ..model.table import Row, Table, instance
 from ..reading.matrix_verdict import Matrix
-from . import matrix_plot, plot_options
+from . import ladder, matrix_plot, plot_options
 from .plot_base import (COLORS, MARKERS, WRAP, _FILE_NAME, Curve, _bandwidth, _by_series,
                         _collective, _mpl, _place_legend, _series_curves, _size_xaxis, _style,
                         _time_figure, _variants, plain)
@@ -248,7 +248,8 @@ def _savefig(fig: Figure, f: IO[Any], fmt: str, meta: Dict[str, Any]) -> None:
 
 def save(table: Table, outdir: Union[OutputDir, str], formats: Sequence[str] = ("png", "svg"),
          matrices: Sequence[Matrix] = (), per_run: bool = False,
-         group_keys: Optional[Sequence[str]] = None) -> List[str]:
+         group_keys: Optional[Sequence[str]] = None,
+         ladders: Sequence[Dict[str, Any]] = ()) -> List[str]:
     """Write every figure (and a heatmap per pairs matrix) as outdir/NAME.FORMAT; returns the
     paths written. per_run: a curve per run, not per group of runs. outdir: a files.OutputDir
     (or a path): every file is written to a temporary file in it and renamed into place, never
@@ -257,15 +258,17 @@ def save(table: Table, outdir: Union[OutputDir, str], formats: Sequence[str] = (
         outdir = OutputDir(outdir, False)
     outdir.open()
     try:
-        return _save(table, outdir, formats, matrices, per_run, group_keys)
+        return _save(table, outdir, formats, matrices, per_run, group_keys, ladders)
     finally:
         outdir.close()
 
 
 def _save(table: Table, outdir: OutputDir, formats: Sequence[str], matrices: Sequence[Matrix],
-          per_run: bool, group_keys: Optional[Sequence[str]]) -> List[str]:
+          per_run: bool, group_keys: Optional[Sequence[str]],
+          ladders: Sequence[Dict[str, Any]] = ()) -> List[str]:
     written = []
     figs = figures(table, per_run=per_run, group_keys=group_keys) if len(table) else []
+    figs += ladder.figures(ladders)  # `run ladder`: named ladder, ladder_2, ...
     if matrices:
         used = {name for name, _, _ in figs}
         for name, cap, fig in matrix_plot.figures(matrices):

@@ -21,7 +21,7 @@ from ..model.quality import NOT_COMPARABLE, tally_text
 from ..model.layers import Block
 from ..model.table import Series, Table, finite, fmt_num, kernel_name, size_label
 from ..reading.matrix_verdict import Matrix
-from . import knee, matrix, matrix_plot, plot
+from . import knee, ladder, matrix, matrix_plot, plot
 from .summary import HEAD as SUMMARY_HEAD, Record, summarize, text_cells
 
 # The result of compare (compare.Result) and of check (check.Result): dicts, as --json prints.
@@ -402,7 +402,8 @@ def build(table: Table, compare_result: Optional[Result] = None,
           compare_error: Optional[str] = None, check_result: Optional[Result] = None,
           title: Optional[str] = None, matrices: Sequence[Matrix] = (),
           base_matrices: Sequence[Matrix] = (), group_keys: Optional[Sequence[str]] = None,
-          max_loss: float = 1.0, per_run: bool = False) -> str:
+          max_loss: float = 1.0, per_run: bool = False,
+          ladders: Sequence[Dict[str, Any]] = ()) -> str:
     """The page as a string; matrices (and the baseline's): the pairs kernels' verdicts on
     top, their heatmaps with the plots."""
     labels = table.labels()
@@ -441,8 +442,12 @@ def build(table: Table, compare_result: Optional[Result] = None,
         parts.append("<h2>Comparison</h2>" + _comparison(compare_result))
     elif compare_error:
         parts.append("<h2>Comparison</h2>" + _notes([compare_error]))
+    for lad in ladders:  # `run ladder` (docs/METRICS.md, "The layer ladder")
+        parts.append("<h2>Layer ladder: %s %s</h2>" % (_e(lad["file"]), _e(lad["run"])) +
+                     _table(ladder.HEAD, ladder.rows(lad)) + _notes(ladder.notes(lad)))
     parts.append("<h2>Plots</h2>")
     figs = plot.figures(table, per_run=per_run, group_keys=group_keys)
+    figs += ladder.figures(ladders)
     if matrices:
         figs += matrix_plot.figures(matrices)
     for name, cap, fig in figs:
