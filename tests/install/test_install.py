@@ -432,7 +432,7 @@ def case_completion():
     got = complete(script, ["fabricbench", "inventory", "--fabric", "r"])
     check(got == [n for n in names if n.startswith("r")], "inventory --fabric r -> %s" % got)
     # choices from run --help's "--NAME a|b|c"
-    for name, choices in re.findall(r"^\s+--([\w-]+) ([a-z0-9_]+(?:\|[a-z0-9_]+)+)", run_help(),
+    for name, choices in re.findall(r"^\s+--([\w-]+) ([a-z0-9_-]+(?:\|[a-z0-9_-]+)+)", run_help(),
                                     flags=re.M):
         if name == "fabric":
             continue
