@@ -149,28 +149,6 @@ static bool fab_fc_number(const char *s, double *v)
     return true;
 }
 
-/* Up to len - 1 bytes of a regular file, never through a link; -1 when it cannot be read. */
-static ssize_t fab_fc_slurp(const char *path, char *buf, size_t len)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat sb;
-    ssize_t got = 0, r = 0;
-
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return -1;
-    }
-    while ((size_t)got < len - 1 && (r = read(fd, buf + got, len - 1 - (size_t)got)) > 0)
-        got += r;
-    close(fd);
-    if (r < 0)
-        return -1;
-    buf[got] = '\0';
-    return got;
-}
-
 static void fab_fc_port_init(fab_fc_port_t *p, const char *name)
 {
     fab_inv_copy(p->name, sizeof(p->name), name);
@@ -215,7 +193,7 @@ static void fab_fc_ib_dir(const char *dir, fab_fc_port_t *p, fab_fc_mark_t *m)
         int kind = fab_fc_ib_kind(l.v[i]);
 
         if (kind < 0 || !fab_inv_path(path, sizeof(path), dir, "%s", l.v[i]) ||
-            fab_fc_slurp(path, buf, sizeof(buf)) < 0)
+            fab_inv_slurp(path, buf, sizeof(buf)) < 0)
             continue;
         if (fab_fc_number(buf, &v))
             fab_fc_put(p, kind, v);
@@ -298,7 +276,7 @@ static void fab_fc_read_eth_fixture(const char *root, fab_fc_mark_t *m)
         fab_fc_port_t *pt = &m->port[m->nports];
 
         if (!fab_inv_path(path, sizeof(path), dir, "%s", l.v[i]) ||
-            fab_fc_slurp(path, text, FAB_FC_FILE_MAX) < 0)
+            fab_inv_slurp(path, text, FAB_FC_FILE_MAX) < 0)
             continue;
         if (sscanf(text, "driver: %63s", drv) != 1)
             drv[0] = '\0';
@@ -407,7 +385,7 @@ void fab_fc_read(const char *root, fab_fc_mark_t *m)
     else
         fab_fc_read_eth_live(m);
     if (text && fab_inv_path(path, sizeof(path), root ? root : "", "proc/softirqs") &&
-        fab_fc_slurp(path, text, FAB_FC_FILE_MAX) > 0)
+        fab_inv_slurp(path, text, FAB_FC_FILE_MAX) > 0)
         fab_fc_parse_softirqs(text, m);
     free(text);
 }

@@ -18,28 +18,6 @@
 #define FAB_INV_IRQ_FILE_MAX (8 * 1024 * 1024) /* /proc/interrupts of a large machine */
 #define FAB_INV_IRQ_LIST     8                 /* IRQs listed by number (nirqs counts all) */
 
-/* Up to len - 1 bytes of a regular file, not through a link; -1 when it cannot be read. */
-static ssize_t fab_inv_slurp(const char *path, char *buf, size_t len)
-{
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat sb;
-    ssize_t got = 0, r = 0;
-
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return -1;
-    }
-    while ((size_t)got < len - 1 && (r = read(fd, buf + got, len - 1 - (size_t)got)) > 0)
-        got += r;
-    close(fd);
-    if (r < 0)
-        return -1;
-    buf[got] = '\0';
-    return got;
-}
-
 /* A CPU mask as sysfs writes it ("00000000,0000000f"): hex digits and commas only, leading
  * zeros and commas dropped ("f"; "0" for an empty mask); false if it is not one. */
 static bool fab_inv_mask(char *m)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "net/sysfs.h"
@@ -67,6 +68,28 @@ bool fab_inv_read(const char *path, char *buf, size_t len)
     while (n > 0 && isspace((unsigned char)buf[n - 1]))
         buf[--n] = '\0';
     return true;
+}
+
+/* Up to len - 1 bytes of a regular file, never through a link; -1 when it cannot be read. */
+ssize_t fab_inv_slurp(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    ssize_t got = 0, r = 0;
+
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    while ((size_t)got < len - 1 && (r = read(fd, buf + got, len - 1 - (size_t)got)) > 0)
+        got += r;
+    close(fd);
+    if (r < 0)
+        return -1;
+    buf[got] = '\0';
+    return got;
 }
 
 bool fab_inv_read_long(const char *path, long *v)

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -20,6 +21,8 @@ bool fab_inv_path(char *buf, size_t len, const char *root, const char *fmt, ...)
  * read (sysfs answers EINVAL for, e.g., the speed of a link that is down). */
 bool fab_inv_read(const char *path, char *buf, size_t len);
 bool fab_inv_read_long(const char *path, long *v);
+/* Up to len - 1 bytes of a regular file, never through a link; -1 when it cannot be read. */
+ssize_t fab_inv_slurp(const char *path, char *buf, size_t len);
 /* "4: ACTIVE" -> "ACTIVE"; a string without the numeric prefix is kept as it is. */
 void fab_inv_after_colon(const char *s, char *out, size_t len);
 /* The last component of a symlink's target ("../../bus/pci/drivers/mlx5_core" -> mlx5_core). */
