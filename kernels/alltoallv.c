@@ -168,6 +168,18 @@ static size_t a2av_fit(const fab_kctx_t *ctx, size_t bytes)
     return c.fitted;
 }
 
+/* The MoE options that act only with --experts (rows 3-5 of the table): the first one whose
+ * value is not its default, NULL when none is (a default given again changes nothing). */
+static const char *a2av_moe_given(void)
+{
+    const double v[] = {a2av_opt.topk, (double)a2av_opt.tokens, (double)a2av_opt.hidden};
+
+    for (int i = 0; i < 3; i++)
+        if (v[i] != strtod(a2av_options[3 + i].def, NULL))
+            return a2av_options[3 + i].name;
+    return NULL;
+}
+
 /* Before measuring: one source of counts, a model that can be, counts that fit. */
 static fab_status_t a2av_check(const fab_kctx_t *ctx, char *msg, size_t len, char *hint,
                                size_t hlen)
@@ -180,6 +192,15 @@ static fab_status_t a2av_check(const fab_kctx_t *ctx, char *msg, size_t len, cha
     if (a2av_opt.counts && (a2av_opt.experts > 0 || a2av_opt.spread != 1.0)) {
         snprintf(msg, len, "--counts gives the whole matrix: --spread and --experts do not apply");
         snprintf(hint, hlen, "give --counts FILE alone, or --spread/--experts without it");
+        return FAB_ERR_CONFIG;
+    }
+    if (a2av_opt.experts == 0 && a2av_moe_given()) {
+        snprintf(msg, len,
+                 "--%s shapes the mixture-of-experts routing, which only --experts N "
+                 "turns on",
+                 a2av_moe_given());
+        snprintf(hint, hlen, "add --experts N (with --topk, --tokens, --hidden), or drop --%s",
+                 a2av_moe_given());
         return FAB_ERR_CONFIG;
     }
     for (int i = 0; i < ctx->nsizes; i++)

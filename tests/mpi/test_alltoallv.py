@@ -154,6 +154,12 @@ p = mpirun(NP, [exe, "run", "alltoallv", "--counts", "big.txt", "-o", "none", "-
            prefix=["prlimit", "--as=12000000000"])
 check(p.returncode == 2 and "needs 16.00 GB of buffers" in p.stderr, "memory: %d %s"
       % (p.returncode, p.stderr[-1500:]))
+# The MoE shape's options without --experts would be ignored: refused, naming the option
+for opt, val in (("--topk", "4"), ("--tokens", "100"), ("--hidden", "8")):
+    p = mpirun(2, [exe, "run", "alltoallv", opt, val, "-o", "none", "-i", "5"])
+    check(p.returncode == 2 and "%s shapes the mixture-of-experts routing" % opt in p.stderr and
+          "--experts N" in p.stderr, "%s without --experts: %d %s"
+          % (opt, p.returncode, p.stderr[-1500:]))
 print("ok bad counts files and options refused with their line; the busiest rank's buffers "
       "counted")
 
