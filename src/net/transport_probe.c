@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <ucp/api/ucp.h>
 #if defined(__has_include)
 #if __has_include(<ucs/vfs/base/vfs_obj.h>)
@@ -193,17 +194,31 @@ static void fab_ucx_ep_lanes(ucp_ep_h ep, char *out, size_t len)
     free(info);
 }
 
-/* Close the endpoint at once, progressing the worker until it is closed. */
+/* Close the endpoint, progressing the worker until it is closed. A forced close needs an
+ * endpoint made for error handling (UCX refuses it otherwise, "Invalid parameter", and the
+ * endpoint stays), which MPI's pml ucx does not make and whose lanes could differ: the close
+ * flushes, the peer closing its own at the same moment. Bounded: a peer that stopped leaves
+ * the request to complete later (freed now, released by UCX then). */
 static void fab_ucx_ep_close(ucp_worker_h worker, ucp_ep_h ep)
 {
-    ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                              .flags = UCP_EP_CLOSE_FLAG_FORCE};
+    ucp_request_param_t rp = {.op_attr_mask = 0};
     void *req = ucp_ep_close_nbx(ep, &rp);
+    struct timespec t0, t;
 
-    while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS)
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS) {
         ucp_worker_progress(worker);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 > 5.0) {
+            FAB_WARN("UCX probe: its endpoint did not close within 5 s (the peer does not "
+                     "answer); left to UCX");
+            break;
+        }
+    }
     if (UCS_PTR_IS_PTR(req))
         ucp_request_free(req);
+    else if (UCS_PTR_STATUS(req) != UCS_OK)
+        FAB_WARN("UCX probe: closing its endpoint: %s", ucs_status_string(UCS_PTR_STATUS(req)));
 }
 
 /* Both sides have an address (alen, plen bytes): exchange them, make the endpoint to the peer's
