@@ -38,7 +38,8 @@ typedef struct fab_rung_val {
 
 typedef struct fab_ladder {
     FILE *table;
-    char json[1 << 16];
+    char *json;       /* the run's ladder as JSON, NULL before its end */
+    const char **out; /* where the run's description reads it ("" until the run's end) */
     size_t bytes[FAB_LADDER_MAX];
     int nsizes;
     fab_rung_val_t v[FAB_LADDER_MAX][FAB_NRUNGS];
@@ -338,10 +339,10 @@ static fab_status_t fab_ladder_run_end(void *arg, const fab_run_info_t *info)
     fclose(m);
     if (!buf)
         return FAB_ERR_NOMEM;
-    if (n < sizeof(l->json))
-        memcpy(l->json, buf, n + 1);
-    free(buf);
-    return n < sizeof(l->json) ? FAB_OK : FAB_ERR_INTERNAL;
+    free(l->json);
+    l->json = buf;
+    *l->out = buf;
+    return FAB_OK;
 }
 
 /* --repeat: each run its own ladder. */
@@ -351,13 +352,19 @@ static fab_status_t fab_ladder_run_begin(void *arg, const fab_run_info_t *info)
 
     (void)info;
     l->nsizes = 0;
-    l->json[0] = '\0';
+    free(l->json);
+    l->json = NULL;
+    *l->out = "";
     return FAB_OK;
 }
 
 static void fab_ladder_close(void *arg)
 {
-    free(arg);
+    fab_ladder_t *l = arg;
+
+    *l->out = ""; /* the run's description outlives this output */
+    free(l->json);
+    free(l);
 }
 
 fab_status_t fab_out_ladder_sink(FILE *table, const char **json, fab_sink_t *sink)
@@ -367,7 +374,8 @@ fab_status_t fab_out_ladder_sink(FILE *table, const char **json, fab_sink_t *sin
     if (!l)
         return FAB_ERR_NOMEM;
     l->table = table;
-    *json = l->json;
+    l->out = json;
+    *json = "";
     *sink = (fab_sink_t){.name = "ladder",
                          .run_begin = fab_ladder_run_begin,
                          .row = fab_ladder_row,
