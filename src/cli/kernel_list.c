@@ -251,11 +251,16 @@ fab_status_t fab_kernel_list_split(fab_opts_t *o, char *err, size_t errlen, char
     for (int i = 0; i < l->nkernels; i++) {
         const fab_kernel_t *k = l->kernels[i].k;
 
-        if (k->kind != FAB_KIND_COLLECTIVE || k->ranks != FAB_RANKS_ALL) {
+        /* a family of its own splits the ranks itself (the congestion kernels: canaries and
+         * congestors by node); a group split under it would measure neither */
+        if (k->kind != FAB_KIND_COLLECTIVE || k->ranks != FAB_RANKS_ALL || k->family) {
             snprintf(err, errlen,
-                     "--split: kernel '%s' is not a collective of all ranks; a split "
-                     "runs a collective in every group of ranks",
-                     k->name);
+                     "--split: kernel '%s' %s%s; a split runs a collective in every "
+                     "group of ranks",
+                     k->name,
+                     k->family ? "splits the ranks itself, family "
+                               : "is not a collective of all ranks",
+                     k->family ? k->family : "");
             snprintf(hint, hintlen,
                      "give only collectives (allreduce, alltoall, ...) with --split");
             return FAB_ERR_USAGE;

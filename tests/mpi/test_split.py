@@ -90,6 +90,7 @@ for args, words in (
         (["allreduce", "--split", "mod:0", "-i", "5"], ["--split"]),
         (["allreduce", "--split", "mod:2"], ["--split needs a fixed policy", "-i"]),
         (["latency", "--split", "mod:2", "-i", "5"], ["kernel 'latency'", "not a collective"]),
+        (["cong_lat", "--split", "mod:2", "-i", "5"], ["kernel 'cong_lat'", "splits the ranks"]),
         (["allreduce", "--split", "mod:2", "-i", "5", "--format", "nccl-tests"],
          ["--split: nccl-tests' formats"])):
     p = direct([exe, "run"] + args)
