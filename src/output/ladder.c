@@ -68,6 +68,14 @@ static const char *fab_ladder_name(int i, fab_kind_t kind)
     return k ? k->name : NULL;
 }
 
+bool fab_ladder_knows(const char *layer)
+{
+    for (int i = 0; layer && i < FAB_NRUNGS; i++)
+        if (strcmp(layer, fab_rungs[i].layer) == 0)
+            return true;
+    return false;
+}
+
 const char *fab_ladder_kernels(void)
 {
     static char list[512];

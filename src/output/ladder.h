@@ -6,6 +6,7 @@
 #ifndef FAB_OUTPUT_LADDER_H
 #define FAB_OUTPUT_LADDER_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "measure/sink.h"
@@ -18,6 +19,9 @@
 
 /* The ladder's kernels, comma-separated, in the order they run. */
 const char *fab_ladder_kernels(void);
+/* Whether a layer name is one of the ladder's (a kernel's .layer must be: else it would be
+ * left out of the ladder without a word; unit.columns checks every kernel's). */
+bool fab_ladder_knows(const char *layer);
 /* The ladder's sink: keeps the ladder kernels' rows, and at each run's end prints the ladder
  * on table (NULL: none) and writes it as JSON into a buffer of its own, *json, which the run's
  * info points to (its `ladder` field, "" until the end) for the outputs after it: add it

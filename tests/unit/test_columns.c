@@ -14,6 +14,7 @@
 #include "kernel/registry.h"
 #include "kernel/traits.h"
 #include "output/columns.h"
+#include "output/ladder.h"
 #include "output/table.h"
 #include "output/text.h"
 #include "pairs/locate.h"
@@ -344,6 +345,10 @@ int main(void)
     const fab_kinst_t *allreduce = &allreduce_i, *bcast = &bcast_i, *latency = &latency_i;
     fab_text_table_t t;
 
+    /* every kernel's layer is one of the ladder's (a misspelt one would leave it out) */
+    for (int i = 0; i < fab_nkernels; i++)
+        CHECK(!fab_kernels[i]->layer || fab_ladder_knows(fab_kernels[i]->layer));
+    CHECK(fab_ladder_knows("mpi") && !fab_ladder_knows("mpii") && !fab_ladder_knows(NULL));
     /* names: unique, file-safe; at most FAB_MAX_COLUMNS */
     CHECK(fab_ncolumns > 30 && fab_ncolumns <= FAB_MAX_COLUMNS);
     for (int i = 0; i < fab_ncolumns; i++) {
