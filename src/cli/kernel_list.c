@@ -54,7 +54,8 @@ void fab_kernel_families_print(FILE *f, const char *indent)
     }
     fprintf(f,
             "\nThe layer ladder ('run ladder': one pair through each layer, then per size each "
-            "layer's\nlatency and bandwidth and what it adds over the layer below; sizes %s "
+            "layer's\nlatency and bandwidth and what it adds over the layer it is compared with;\n"
+            "sizes %s "
             "without -m):\n%s%-15s %s\n",
             FAB_LADDER_SIZES, indent, "ladder", fab_ladder_kernels());
 }

@@ -108,9 +108,9 @@ const fab_opt_t fab_opt_table[] = {
     {"split", 0, FAB_OPT_STRING, OFF(meas.split_text), 0, 0, "mod:K|div:K|node|rail", NULL, "none",
      "collectives: split the ranks into groups, each running the collective on its own "
      "communicator, all groups at once; one row per group and size (columns group, "
-     "group_ranks). mod:K: rank mod K (the local rank when K is the ranks per node); div:K: "
-     "rank / K (a node under block placement); node: by host; rail: by local index on its "
-     "host. Needs -i or --time (not the adaptive rounds)",
+     "group_ranks). mod:K: rank mod K (the local rank when K is the ranks per node under block "
+     "placement); div:K: rank / K (a node under block placement); node: by host; rail: by "
+     "local index on its host. Needs -i or --time (not the adaptive rounds)",
      0, false, fab_split_check_text},
     {"schedule", 0, FAB_OPT_CHOICE, OFF(pairs.schedule), 0, 0, "rounds|shift|serial", NULL,
      "rounds",

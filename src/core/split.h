@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Splitting the ranks into groups that run a collective each (issue 32, item 3): the rules
- * alone, pure functions (core/split.c). mod:K groups ranks by rank mod K (by local rank when K
- * is the ranks per node), div:K by rank / K (K consecutive ranks: a node under block
+/* Splitting the ranks into groups that run a collective each: the rules alone, pure functions
+ * (core/split.c). mod:K groups ranks by rank mod K (by local rank when K is the ranks per node
+ * under block placement), div:K by rank / K (K consecutive ranks: a node under block
  * placement), node by host name, rail by the rank's index among its host's ranks (the same
  * local GPU and NIC of every node: one leaf switch on a rail-optimised fabric). `run --split`
  * (measure/runner.c) runs a collective in every group at once, one row per group. */

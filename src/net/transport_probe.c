@@ -263,7 +263,7 @@ static void *volatile fab_probe_kept[2];
  * built from the same UCX_* environment MPI's pml ucx reads; UCX prints the lanes it chose
  * and we keep rank a's view.
  *
- * It runs after the measurements: on the development machine, a second UCX context created
+ * It runs after the measurements: measured on a 2-core VM, a second UCX context created
  * before measuring made the following 1 MiB shared-memory bandwidth of MPI up to 20% higher
  * than a plain MPI program's, so a probe first would make fabricbench disagree with tools
  * that have none. */
