@@ -272,12 +272,13 @@ static fab_status_t tcp_stream_check(const fab_kctx_t *ctx, char *msg, size_t ms
                  ctx->size + 1);
         return FAB_ERR_CONFIG;
     }
-    if (tcp_stream_incast() && per == 0) {
+    if (tcp_stream_incast() && ctx->size - nrecv < nrecv) { /* at least one sender each */
         snprintf(msg, msglen,
-                 "tcp_stream --pattern incast: %d rank(s) leave no sender for %d "
-                 "receiver(s)",
-                 ctx->size, nrecv);
-        snprintf(hint, hintlen, "lower --receivers below %d or run more ranks", ctx->size);
+                 "tcp_stream --pattern incast: %d rank(s) leave %d sender(s) for %d "
+                 "receiver(s); every receiver needs one",
+                 ctx->size, ctx->size > nrecv ? ctx->size - nrecv : 0, nrecv);
+        snprintf(hint, hintlen, "give --receivers %d at most, or run %d ranks or more",
+                 ctx->size / 2 > 0 ? ctx->size / 2 : 1, 2 * nrecv);
         return FAB_ERR_CONFIG;
     }
     if (tcp_stream_incast() && per * streams > FAB_SOCK_MAX_STREAMS) {

@@ -179,7 +179,8 @@ try:
 
     # ---- refused: exit 2, the reason named
     bad = [
-        (3, ["--pattern", "incast", "--receivers", "3"], "leave no sender"),
+        (3, ["--pattern", "incast", "--receivers", "3"], "leave 0 sender(s) for 3"),
+        (4, ["--pattern", "incast", "--receivers", "3"], "leave 1 sender(s) for 3"),
         (3, ["--pattern", "pairs"], "even number of ranks"),
         (9, ["--pattern", "incast", "--streams", "17"], "more than 128"),
         (2, ["--pattern", "bogus"], "--pattern"),
