@@ -49,15 +49,22 @@ bool fab_inv_path(char *buf, size_t len, const char *root, const char *fmt, ...)
  * read (sysfs answers EINVAL for, e.g., the speed of a link that is down). */
 bool fab_inv_read(const char *path, char *buf, size_t len)
 {
+    struct stat sb;
     ssize_t got;
     size_t n;
     int fd;
 
     if (len == 0)
         return false;
-    fd = open(path, O_RDONLY);
+    /* a sysfs attribute is a regular file: a link or a FIFO planted in a tree given as
+     * --sysfs-root is not read (its target could be any file of the host; a FIFO blocks) */
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return false;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return false;
+    }
     got = read(fd, buf, len - 1);
     close(fd);
     if (got < 0)

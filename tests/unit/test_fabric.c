@@ -12,6 +12,7 @@
 #include "core/status.h"
 #include "net/fabric.h"
 #include "net/inventory.h"
+#include "net/sysfs.h"
 #include "net/transport.h"
 
 static const char *golden;
@@ -626,6 +627,31 @@ static void test_probe_rx_pool(void)
     unsetenv("UCX_TCP_RX_BUFS_GROW");
 }
 
+/* A tree given as --sysfs-root is read as hostile: a link planted as an attribute (towards any
+ * file of the host) and a FIFO (which would block) are not read; a regular file is. */
+static void test_sysfs_hostile(void)
+{
+    char reg[600], lnk[600], fifo[600], buf[64];
+    FILE *f;
+
+    snprintf(reg, sizeof(reg), "%s/operstate", scratch);
+    snprintf(lnk, sizeof(lnk), "%s/operstate_link", scratch);
+    snprintf(fifo, sizeof(fifo), "%s/operstate_fifo", scratch);
+    f = fopen(reg, "w");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("up\n", f);
+    fclose(f);
+    CHECK(symlink(reg, lnk) == 0 && mkfifo(fifo, 0600) == 0);
+    CHECK(fab_inv_read(reg, buf, sizeof(buf)) && strcmp(buf, "up") == 0);
+    CHECK(!fab_inv_read(lnk, buf, sizeof(buf)));
+    CHECK(!fab_inv_read(fifo, buf, sizeof(buf)));
+    unlink(lnk);
+    unlink(fifo);
+    unlink(reg);
+}
+
 int main(int argc, char **argv)
 {
     fab_inventory_t *inv = malloc(sizeof(*inv));
@@ -645,6 +671,7 @@ int main(int argc, char **argv)
     }
 
     test_rates();
+    test_sysfs_hostile();
     test_probe_rx_pool();
     test_lanes_device();
     test_class_names();
