@@ -221,14 +221,29 @@ too_many:
     return FAB_ERR_USAGE;
 }
 
-/* --split: parsed (its syntax was checked when read); refused with the adaptive rounds,
- * whose agreements span every rank, and for a kernel that is not a collective of all ranks. */
+/* nccl-tests' formats: collectives only. --split: parsed (its syntax was checked when read);
+ * refused with the adaptive rounds, whose agreements span every rank, and for a kernel that is
+ * not a collective of all ranks. */
 fab_status_t fab_kernel_list_split(fab_opts_t *o, char *err, size_t errlen, char *hint,
                                    size_t hintlen)
 {
     const fab_launchopts_t *l = &o->launch;
 
     memset(&o->meas.split, 0, sizeof(o->meas.split));
+    for (int i = 0; i < l->nkernels && o->out.format != FAB_FORMAT_TABLE; i++) {
+        const fab_kernel_t *k = l->kernels[i].k; /* nccl-tests' tables hold collectives */
+
+        if (k->kind != FAB_KIND_COLLECTIVE || k->family || l->ladder) {
+            snprintf(err, errlen,
+                     "--format nccl-tests|nccl-json: kernel '%s' is not a collective nccl-tests "
+                     "measures%s; its rows would lose their meaning there",
+                     k->name, l->ladder ? " (run ladder)" : "");
+            snprintf(hint, hintlen,
+                     "name collectives (allreduce, alltoall, ...), or leave "
+                     "--format out for fabricbench's table");
+            return FAB_ERR_USAGE;
+        }
+    }
     if (!o->meas.split_text)
         return FAB_OK;
     if (fab_split_parse(o->meas.split_text, &o->meas.split, err, errlen) != FAB_OK) {

@@ -124,6 +124,12 @@ check(p.returncode == 2 and "'-o' is ambiguous" in p.stderr, "-o prod: %s" % p.s
 p = direct([exe, "run", "allreduce", "-d", "int8"])
 check(p.returncode == 2 and "int8" in p.stderr and "does not measure" in p.stderr,
       "-d int8: %s" % p.stderr)
+# nccl-tests' formats hold collectives: a point-to-point kernel, the congestion kernels and the
+# ladder are refused before MPI starts
+for kern in ("latency", "congestion", "ladder"):
+    p = direct([exe, "run", kern, "--format", "nccl-tests"])
+    check(p.returncode == 2 and "is not a collective nccl-tests measures" in p.stderr,
+          "%s --format nccl-tests: %d %s" % (kern, p.returncode, p.stderr))
 # the JSON document and another output on standard output: refused, not sent to stderr
 p = direct([exe, "run", "allreduce", "--format", "nccl-json", "--json", "-"])
 check(p.returncode == 2 and "--format nccl-json and --json - both ask for standard output" in
