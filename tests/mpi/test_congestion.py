@@ -105,6 +105,11 @@ r = [x for x in rows if x["kernel"] == "cong_lat" and x["variant"].endswith(" in
 cells = [c.strip() for c in lat_inc.strip("|").split("|")]
 check(abs(float(cells[2]) - r["cif_mean"]) <= 1e-3 * r["cif_mean"], "gpcnet CIF = file's: "
       + lat_inc)
+# a row not to compare (disturbed, invalid) carries its mark beside its 99% CIF
+q = r.get("quality", "ok")
+check((q not in ("disturbed", "invalid")) == (cells[3].find("[") < 0) and
+      (q not in ("disturbed", "invalid") or "[%s]" % q in cells[3]),
+      "gpcnet mark of a %s row: %s" % (q, lat_inc))
 
 # a baseline check fails a CIF that grew: the baseline's CIFs made 10x smaller
 

@@ -7,6 +7,7 @@ cif_p99), which are congested / alone of the stored times (docs/METRICS.md, "Con
 import math
 from typing import IO, List, Sequence
 
+from ..model import quality
 from ..model.errors import UsageError
 from ..model.table import Row, Table, finite, fmt_num, size_label
 
@@ -65,17 +66,18 @@ def render(table: Table) -> str:
     cif: List[List[str]] = []
     for r in rows:
         name, unit, nbytes = CANARIES[r["kernel"]]
+        mark = quality.mark(r)  # ' [disturbed]', ' [invalid]': not a number to compare
         pat = _pattern(r)
         where = "%s %s" % (pat, size_label(r.get("bytes")))
         perf.append([name, "alone (with %s)" % where,
                      fmt_num(_value(r, "alone_mean_us", nbytes)),
-                     fmt_num(_value(r, "alone_p99_us", nbytes)), unit])
+                     fmt_num(_value(r, "alone_p99_us", nbytes)) + mark, unit])
         perf.append([name, "under " + where,
                      fmt_num(_value(r, "congested_mean_us", nbytes)),
-                     fmt_num(_value(r, "congested_p99_us", nbytes)), unit])
+                     fmt_num(_value(r, "congested_p99_us", nbytes)) + mark, unit])
         warn = int(r["cong_warn"]) if finite(r.get("cong_warn")) else 0
         words = "; ".join(w for bit, w in WARN_BITS if warn & bit) or "-"
-        cif.append([name, where, fmt_num(r.get("cif_mean")), fmt_num(r.get("cif_p99")),
+        cif.append([name, where, fmt_num(r.get("cif_mean")), fmt_num(r.get("cif_p99")) + mark,
                     fmt_num(r.get("congestor_gbps")), words])
     return "\n\n".join([
         _table("Canaries alone and under congestion (%d rows; averages and 99th percentiles)"
@@ -83,7 +85,10 @@ def render(table: Table) -> str:
         _table("Congestion impact factor (congested / alone of the times; for bandwidth "
                "alone / congested)", ["test", "congestor", "avg", "99%", "congestor Gb/s",
                                       "warnings (low load: congestors under half their rate "
-                                      "alone)"], cif)]) + "\n"
+                                      "alone)"], cif)]) + "\n" + (
+        "\n[disturbed], [invalid]: the row's quality (the machine took time from its ranks, or "
+        "it is short of samples): not a number to compare with a published one\n"
+        if any(quality.mark(r) for r in rows) else "")
 
 
 def write(table: Table, out: IO[str]) -> None:
