@@ -244,6 +244,21 @@ fab_status_t fab_kernel_list_split(fab_opts_t *o, char *err, size_t errlen, char
             return FAB_ERR_USAGE;
         }
     }
+    if (o->meas.straggle) { /* a delay before each collective call: a run without one */
+        bool coll = false;
+
+        for (int i = 0; i < l->nkernels; i++)
+            coll = coll || l->kernels[i].k->kind == FAB_KIND_COLLECTIVE;
+        if (!coll) {
+            snprintf(err, errlen,
+                     "--straggle delays a rank before each call of a collective, "
+                     "and this run has none");
+            snprintf(hint, hintlen,
+                     "add a collective (allreduce, alltoall, ...) or "
+                     "drop --straggle");
+            return FAB_ERR_USAGE;
+        }
+    }
     if (!o->meas.split_text)
         return FAB_OK;
     if (fab_split_parse(o->meas.split_text, &o->meas.split, err, errlen) != FAB_OK) {

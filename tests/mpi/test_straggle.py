@@ -141,5 +141,9 @@ p = mpirun(NP, [exe, "run", "allreduce", "-m", "8", "-i", "5", "-o", "none", "--
                 "7:1ms"], timeout=120)
 expect(p.returncode == 2 and "rank 7 does not exist" in p.stdout + p.stderr,
        "--straggle 7:1ms on 4 ranks: exit %d\n%s" % (p.returncode, p.stderr[-2000:]))
+# a run without a collective: nothing would be delayed, so it is refused, not ignored
+d = direct([exe, "run", "latency,tcp_stream", "--straggle", "1:1ms"])
+expect(d.returncode == 2 and "this run has none" in d.stderr,
+       "--straggle without a collective: %d %s" % (d.returncode, d.stderr))
 print("ok bad --straggle values refused, the bad part named")
 sys.exit(0)
