@@ -3,28 +3,16 @@
  * through the option parser) and the arrivals' accumulator (measure/arrival.h): who arrived
  * last most often, its share, the percentiles of its lateness, what it explains, and the one
  * rule that names a straggler. */
-#include <stdarg.h>
 #include <stdlib.h>
 
 #include "check.h"
+#include "optparse.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "core/status.h"
 #include "measure/arrival.h"
 
-static fab_status_t parse(fab_opts_t *o, char *err, int n, ...)
-{
-    char *argv[16], hint[256];
-    fab_cmd_t cmd;
-    va_list ap;
-
-    va_start(ap, n);
-    argv[0] = "fabricbench";
-    for (int i = 0; i < n; i++)
-        argv[i + 1] = va_arg(ap, char *);
-    va_end(ap);
-    return fab_opts_parse(n + 1, argv, &cmd, o, err, 256, hint, sizeof(hint));
-}
+static fab_cmd_t cmd; /* what the last parse found */
 
 static const struct {
     const char *in;
@@ -90,12 +78,15 @@ static void check_option(void)
     fab_opts_t o;
     char err[256];
 
-    CHECK(parse(&o, err, 4, "run", "allreduce", "--straggle", "2:20ms") == FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "--straggle", "2:20ms") == FAB_OK);
     CHECK(o.meas.straggle && strcmp(o.meas.straggle, "2:20ms") == 0);
-    CHECK(parse(&o, err, 2, "run", "allreduce") == FAB_OK && o.meas.straggle == NULL);
-    CHECK(parse(&o, err, 4, "run", "allreduce", "--straggle", "2:20") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "allreduce") == FAB_OK &&
+          o.meas.straggle == NULL);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "--straggle", "2:20") ==
+          FAB_ERR_USAGE);
     CHECK(strstr(err, "--straggle") && strstr(err, "has no unit"));
-    CHECK(parse(&o, err, 4, "run", "allreduce", "--straggle", "two:20ms") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "--straggle", "two:20ms") ==
+          FAB_ERR_USAGE);
     CHECK(strstr(err, "--straggle") && strstr(err, "the rank in"));
     if (!strstr(err, "the rank in"))
         fprintf(stderr, "--straggle two:20ms: %s\n", err);

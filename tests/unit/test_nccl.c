@@ -2,10 +2,10 @@
 /* nccl-tests' words (cli/nccl_words.c) and their output (output/nccl.c): the letters that
  * are fabricbench's too, the clashing ones with and without --nccl-tests, the sweep -b/-e/-f,
  * the types, --inplace's instances, and the numbers' layout. */
-#include <stdarg.h>
 #include <stdlib.h>
 
 #include "check.h"
+#include "optparse.h"
 #include "cli/options.h"
 #include "cli/nccl_words.h"
 #include "cli/opts.h"
@@ -13,21 +13,7 @@
 #include "kernel/dtype.h"
 #include "output/nccl.h"
 
-static char hint[256];
-
-static fab_status_t parse(fab_opts_t *o, char *err, int n, ...)
-{
-    char *argv[32];
-    fab_cmd_t cmd;
-    va_list ap;
-
-    va_start(ap, n);
-    argv[0] = "fabricbench";
-    for (int i = 0; i < n; i++)
-        argv[i + 1] = va_arg(ap, char *);
-    va_end(ap);
-    return fab_opts_parse(n + 1, argv, &cmd, o, err, 256, hint, sizeof(hint));
-}
+static fab_cmd_t cmd; /* what the last parse found */
 
 /* o's sizes are want[0 .. n-1] */
 static bool sizes_are(const fab_opts_t *o, int n, const size_t *want)
@@ -49,24 +35,28 @@ static void test_sweep(void)
     const size_t dflt[] = {32u << 20};
 
     /* -b -e -f: nccl-tests' sweep, the largest size included when the factor reaches it */
-    CHECK(parse(&o, err, 8, "run", "allreduce", "-b", "8", "-e", "1M", "-f", "4") == FAB_OK);
-    CHECK(sizes_are(&o, 9, by4));
-    CHECK(parse(&o, err, 8, "run", "allreduce", "-b", "1K", "-e", "9K", "--stepbytes", "4K") ==
+    CHECK(fab_test_parse(&o, &cmd, err, 8, "run", "allreduce", "-b", "8", "-e", "1M", "-f", "4") ==
           FAB_OK);
+    CHECK(sizes_are(&o, 9, by4));
+    CHECK(fab_test_parse(&o, &cmd, err, 8, "run", "allreduce", "-b", "1K", "-e", "9K",
+                         "--stepbytes", "4K") == FAB_OK);
     CHECK(sizes_are(&o, 3, by_step));
     /* -b alone: nccl-tests' defaults are 32M for both ends */
-    CHECK(parse(&o, err, 4, "run", "allreduce", "-b", "32M") == FAB_OK && sizes_are(&o, 1, dflt));
-    CHECK(parse(&o, err, 4, "run", "allreduce", "-b", "64M") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-b", "32M") == FAB_OK &&
+          sizes_are(&o, 1, dflt));
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-b", "64M") == FAB_ERR_USAGE &&
           strstr(err, "larger than -e/--maxbytes"));
     /* too many sizes, -m beside -b, -f beside --stepbytes: refused */
-    CHECK(parse(&o, err, 6, "run", "allreduce", "-b", "8", "-e", "100M") == FAB_ERR_USAGE &&
-          strstr(err, "more than 64 sizes") && strstr(hint, "-f 2"));
-    CHECK(parse(&o, err, 6, "run", "allreduce", "-b", "8", "--sizes", "8:1K") == FAB_ERR_USAGE &&
-          strstr(err, "both choose sizes"));
-    CHECK(parse(&o, err, 7, "run", "allreduce", "-b", "8", "-f", "2", "--stepbytes=8") ==
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "allreduce", "-b", "8", "-e", "100M") ==
               FAB_ERR_USAGE &&
+          strstr(err, "more than 64 sizes") && strstr(fab_test_hint, "-f 2"));
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "allreduce", "-b", "8", "--sizes", "8:1K") ==
+              FAB_ERR_USAGE &&
+          strstr(err, "both choose sizes"));
+    CHECK(fab_test_parse(&o, &cmd, err, 7, "run", "allreduce", "-b", "8", "-f", "2",
+                         "--stepbytes=8") == FAB_ERR_USAGE &&
           strstr(err, "both space the sizes"));
-    CHECK(parse(&o, err, 4, "run", "allreduce", "-f", "1") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-f", "1") == FAB_ERR_USAGE);
 }
 
 static void test_letters(void)
@@ -75,53 +65,62 @@ static void test_letters(void)
     char err[256];
 
     /* the letters both read alike: -n iterations, -z barrier, -a, -r root, -d type, -c flag */
-    CHECK(parse(&o, err, 13, "run", "allreduce", "-n", "20", "-z", "1", "-a", "3", "-r", "2", "-d",
-                "bfloat16", "-c") == FAB_ERR_USAGE); /* -c beside nccl-tests' letters: ambiguous */
+    CHECK(fab_test_parse(&o, &cmd, err, 13, "run", "allreduce", "-n", "20", "-z", "1", "-a", "3",
+                         "-r", "2", "-d", "bfloat16",
+                         "-c") == FAB_ERR_USAGE); /* -c beside nccl-tests' letters: ambiguous */
     CHECK(strstr(err, "'-c' is ambiguous") && strstr(err, "--validate") &&
-          strstr(hint, "--nccl-tests"));
-    CHECK(parse(&o, err, 13, "run", "allreduce", "-n", "20", "-z", "1", "-a", "3", "-r", "2", "-d",
-                "bfloat16", "--validate") == FAB_OK);
+          strstr(fab_test_hint, "--nccl-tests"));
+    CHECK(fab_test_parse(&o, &cmd, err, 13, "run", "allreduce", "-n", "20", "-z", "1", "-a", "3",
+                         "-r", "2", "-d", "bfloat16", "--validate") == FAB_OK);
     CHECK(o.meas.iters == 20 && o.meas.sync == FAB_SYNC_BARRIER && o.out.average == 3 &&
           o.meas.root == 2 && o.meas.dtype == FAB_DT_BFLOAT16 && o.meas.validate);
     /* nccl-tests' type names and fabricbench's; those fabricbench lacks are refused by name */
-    CHECK(parse(&o, err, 4, "run", "allreduce", "-d", "half") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-d", "half") == FAB_OK &&
           o.meas.dtype == FAB_DT_FLOAT16);
-    CHECK(parse(&o, err, 4, "run", "allreduce", "-d", "double") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-d", "double") == FAB_OK &&
           o.meas.dtype == FAB_DT_FLOAT64);
-    CHECK(parse(&o, err, 4, "run", "allreduce", "--datatype", "float") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "--datatype", "float") == FAB_OK &&
           o.meas.dtype == FAB_DT_FLOAT32);
-    CHECK(parse(&o, err, 4, "run", "allreduce", "-d", "int8") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-d", "int8") == FAB_ERR_USAGE &&
           strstr(err, "'int8' is a type of nccl-tests that fabricbench does not measure"));
-    CHECK(parse(&o, err, 4, "run", "allreduce", "-d", "fp32") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-d", "fp32") == FAB_ERR_USAGE &&
           strstr(err, "not a type nccl-tests names"));
-    CHECK(parse(&o, err, 6, "run", "allreduce", "-d", "half", "--dtype", "float32") ==
-              FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "allreduce", "-d", "half", "--dtype",
+                         "float32") == FAB_ERR_USAGE &&
           strstr(err, "disagree"));
     /* without --nccl-tests: -w -i -t beside nccl-tests' letters are ambiguous, -o before a
      * reduction too; alone they keep fabricbench's meaning */
-    CHECK(parse(&o, err, 6, "run", "allreduce", "-b", "8", "-w", "5") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "allreduce", "-b", "8", "-w", "5") ==
+              FAB_ERR_USAGE &&
           strstr(err, "'-w' is ambiguous") && strstr(err, "--window") &&
           strstr(err, "--warmup_iters") && strstr(err, "-b"));
-    CHECK(parse(&o, err, 6, "run", "allreduce", "-e", "1M", "-i", "1M") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "allreduce", "-e", "1M", "-i", "1M") ==
+              FAB_ERR_USAGE &&
           strstr(err, "'-i' is ambiguous") && strstr(err, "--stepbytes"));
-    CHECK(parse(&o, err, 4, "run", "allreduce", "-o", "prod") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-o", "prod") == FAB_ERR_USAGE &&
           strstr(err, "'-o' is ambiguous") && strstr(err, "--output"));
-    CHECK(parse(&o, err, 4, "run", "bw", "-w", "5") == FAB_OK && o.meas.window == 5);
-    CHECK(parse(&o, err, 4, "run", "allreduce", "-i", "7") == FAB_OK && o.meas.iters == 7);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "bw", "-w", "5") == FAB_OK && o.meas.window == 5);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-i", "7") == FAB_OK &&
+          o.meas.iters == 7);
     /* with --nccl-tests: nccl-tests' meanings, joined values too */
-    CHECK(parse(&o, err, 15, "run", "allreduce", "--nccl-tests", "-b", "8", "-e", "64", "-i", "8",
-                "-w", "3", "-o", "prod", "-c", "1") == FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 15, "run", "allreduce", "--nccl-tests", "-b", "8", "-e",
+                         "64", "-i", "8", "-w", "3", "-o", "prod", "-c", "1") == FAB_OK);
     CHECK(o.meas.sizes.n == 8 && o.meas.sizes.v[7] == 64 && o.meas.warmup == 3 &&
           o.meas.op == FAB_OP_PROD && o.meas.validate && o.nccl.stepbytes == 8);
-    CHECK(parse(&o, err, 6, "run", "allreduce", "--nccl-tests", "-w7", "-omax", "-c0") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "allreduce", "--nccl-tests", "-w7", "-omax",
+                         "-c0") == FAB_OK &&
           o.meas.warmup == 7 && o.meas.op == FAB_OP_MAX && !o.meas.validate);
-    CHECK(parse(&o, err, 7, "run", "allreduce", "--nccl-tests", "-t", "1", "-g", "1") == FAB_OK);
-    CHECK(parse(&o, err, 5, "run", "allreduce", "--nccl-tests", "-g", "8") == FAB_ERR_USAGE &&
-          strstr(err, "one rank per process") && strstr(hint, "mpirun -np"));
-    CHECK(parse(&o, err, 5, "run", "allreduce", "--nccl-tests", "-m", "4") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 7, "run", "allreduce", "--nccl-tests", "-t", "1", "-g",
+                         "1") == FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 5, "run", "allreduce", "--nccl-tests", "-g", "8") ==
+              FAB_ERR_USAGE &&
+          strstr(err, "one rank per process") && strstr(fab_test_hint, "mpirun -np"));
+    CHECK(fab_test_parse(&o, &cmd, err, 5, "run", "allreduce", "--nccl-tests", "-m", "4") ==
+              FAB_ERR_USAGE &&
           strstr(err, "--agg_iters"));
-    CHECK(parse(&o, err, 5, "run", "allreduce", "--nccl-tests", "-o", "avg") == FAB_ERR_USAGE);
-    CHECK(parse(&o, err, 4, "run", "allreduce", "-a", "4") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 5, "run", "allreduce", "--nccl-tests", "-o", "avg") ==
+          FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-a", "4") == FAB_ERR_USAGE);
 }
 
 static void test_inplace(void)
@@ -130,17 +129,18 @@ static void test_inplace(void)
     char err[256];
 
     /* default: out of place only; nccl-tests' formats: both, the in-place instance right after */
-    CHECK(parse(&o, err, 2, "run", "allreduce,bcast") == FAB_OK && o.launch.nkernels == 2 &&
-          !o.launch.kernels[0].inplace);
-    CHECK(parse(&o, err, 4, "run", "allreduce,bcast", "--format", "nccl-tests") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "allreduce,bcast") == FAB_OK &&
+          o.launch.nkernels == 2 && !o.launch.kernels[0].inplace);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce,bcast", "--format", "nccl-tests") ==
+              FAB_OK &&
           o.launch.nkernels == 3 && !o.launch.kernels[0].inplace && o.launch.kernels[1].inplace &&
           o.launch.kernels[1].k == o.launch.kernels[0].k && !o.launch.kernels[2].inplace);
-    CHECK(parse(&o, err, 4, "run", "allreduce", "--inplace", "on") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "--inplace", "on") == FAB_OK &&
           o.launch.nkernels == 1 && o.launch.kernels[0].inplace);
-    CHECK(parse(&o, err, 6, "run", "allreduce", "--format", "nccl-json", "--inplace", "off") ==
-              FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "allreduce", "--format", "nccl-json", "--inplace",
+                         "off") == FAB_OK &&
           o.launch.nkernels == 1 && !o.launch.kernels[0].inplace);
-    CHECK(parse(&o, err, 4, "run", "bcast", "--inplace", "both") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "bcast", "--inplace", "both") == FAB_ERR_USAGE &&
           strstr(err, "no kernel of this run has an in-place variant"));
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "optparse.h"
 #include "cli/options.h"
 #include "cli/opts.h"
 #include "core/timing.h"
@@ -10,8 +11,6 @@
 #include "kernel/fab_kernel.h"
 #include "kernel/registry.h"
 #include "ucp/ucp_int.h"
-
-static fab_status_t parse(fab_opts_t *o, fab_cmd_t *cmd, char *err, int n, ...);
 
 /* gradsync's own options reach it: its description of the buckets after parsing them (the
  * dtype set by hand: a 16-bit type needs MPI for its operation). */
@@ -26,29 +25,14 @@ static int gradsync_says(const char *params, const char *bucket, size_t elem, co
     memset(&ctx, 0, sizeof(ctx));
     ctx.dtype.size = elem;
     ctx.dtype.name = elem == 2 ? "bfloat16" : "float32";
-    if (parse(&o, &cmd, err, 6, "run", "gradsync", "--params", params, "--bucket", bucket) !=
-        FAB_OK)
+    if (fab_test_parse(&o, &cmd, err, 6, "run", "gradsync", "--params", params, "--bucket",
+                       bucket) != FAB_OK)
         return 0;
     k->describe(&ctx, buf, sizeof(buf));
     if (!strstr(buf, want))
         fprintf(stderr, "gradsync %s x %zu B, bucket %s: '%s' lacks '%s'\n", params, elem, bucket,
                 buf, want);
     return strstr(buf, want) != NULL;
-}
-
-#include <stdarg.h>
-static fab_status_t parse(fab_opts_t *o, fab_cmd_t *cmd, char *err, int n, ...)
-{
-    char *argv[32];
-    char hint[256];
-    va_list ap;
-
-    va_start(ap, n);
-    argv[0] = "fabricbench";
-    for (int i = 0; i < n; i++)
-        argv[i + 1] = va_arg(ap, char *);
-    va_end(ap);
-    return fab_opts_parse(n + 1, argv, cmd, o, err, 256, hint, sizeof(hint));
 }
 
 int main(void)
@@ -69,63 +53,74 @@ int main(void)
     CHECK(fab_opts_name(-1) == NULL && fab_opts_name(fab_opts_count()) == NULL);
 
     /* defaults: the point-to-point suite, time budget, window 64 */
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && cmd == FAB_CMD_RUN);
+    CHECK(fab_test_parse(&o, &cmd, err, 1, "run") == FAB_OK && cmd == FAB_CMD_RUN);
     CHECK(o.launch.nkernels == 4 && strcmp(o.launch.kernels[0].k->name, "latency") == 0 &&
           strcmp(o.launch.kernels[3].k->name, "msgrate") == 0);
     CHECK(o.meas.iters == 0 && o.meas.window == 64 && o.meas.time_s > 0 && !o.meas.validate);
     CHECK(o.meas.pair.a == 0 && o.meas.pair.b == 1 && o.net.pml == FAB_PML_UCX && !o.net.pml_set);
 
-    CHECK(parse(&o, &cmd, err, 9, "run", "bw,latency", "-m", "8,1K", "-i", "100", "-x5",
-                "--validate", "--window=16") == FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 9, "run", "bw,latency", "-m", "8,1K", "-i", "100", "-x5",
+                         "--validate", "--window=16") == FAB_OK);
     CHECK(o.launch.nkernels == 2 && strcmp(o.launch.kernels[0].k->name, "bw") == 0);
     CHECK(o.meas.sizes.n == 2 && o.meas.sizes.v[1] == 1024);
     CHECK(o.meas.iters == 100 && o.meas.warmup == 5 && o.meas.validate && o.meas.window == 16);
-    CHECK(parse(&o, &cmd, err, 5, "run", "--pair", "2,3", "--pml", "ob1") == FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 5, "run", "--pair", "2,3", "--pml", "ob1") == FAB_OK);
     CHECK(o.meas.pair.a == 2 && o.meas.pair.b == 3 && o.net.pml == FAB_PML_OB1 && o.net.pml_set);
-    CHECK(parse(&o, &cmd, err, 4, "run", "-t", "0.5", "-vv") == FAB_OK && o.launch.verbose == 2);
-    CHECK(parse(&o, &cmd, err, 2, "run", "-qcv") == FAB_OK && o.launch.quiet && o.meas.validate &&
-          o.launch.verbose == 1);
-    CHECK(parse(&o, &cmd, err, 2, "run", "-qm8") == FAB_ERR_USAGE && strstr(err, "-m"));
-    CHECK(parse(&o, &cmd, err, 2, "run", "-qh") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
-    CHECK(parse(&o, &cmd, err, 2, "run", ",") == FAB_ERR_USAGE && strstr(err, "empty entry"));
-    CHECK(parse(&o, &cmd, err, 2, "run", "latency,") == FAB_ERR_USAGE);
-    CHECK(parse(&o, &cmd, err, 2, "run", ",latency") == FAB_ERR_USAGE);
-    CHECK(parse(&o, &cmd, err, 2, "run", "") == FAB_ERR_USAGE);
-    CHECK(parse(&o, &cmd, err, 5, "run", "-i", "10", "-t", "1") == FAB_OK && o.note[0]);
-    CHECK(parse(&o, &cmd, err, 3, "run", "-i", "10") == FAB_OK && !o.note[0]);
-    CHECK(parse(&o, &cmd, err, 5, "run", "-t", "0.5", "-v", "-v") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "-t", "0.5", "-vv") == FAB_OK &&
+          o.launch.verbose == 2);
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "-qcv") == FAB_OK && o.launch.quiet &&
+          o.meas.validate && o.launch.verbose == 1);
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "-qm8") == FAB_ERR_USAGE && strstr(err, "-m"));
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "-qh") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", ",") == FAB_ERR_USAGE &&
+          strstr(err, "empty entry"));
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "latency,") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", ",latency") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 5, "run", "-i", "10", "-t", "1") == FAB_OK && o.note[0]);
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "-i", "10") == FAB_OK && !o.note[0]);
+    CHECK(fab_test_parse(&o, &cmd, err, 5, "run", "-t", "0.5", "-v", "-v") == FAB_OK &&
           o.launch.verbose == 2 && o.meas.time_s == 0.5);
 
     /* commands */
-    CHECK(parse(&o, &cmd, err, 1, "list") == FAB_OK && cmd == FAB_CMD_LIST);
-    CHECK(parse(&o, &cmd, err, 1, "--version") == FAB_OK && cmd == FAB_CMD_VERSION);
-    CHECK(parse(&o, &cmd, err, 1, "--help") == FAB_OK && cmd == FAB_CMD_HELP);
-    CHECK(parse(&o, &cmd, err, 2, "run", "--help") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
+    CHECK(fab_test_parse(&o, &cmd, err, 1, "list") == FAB_OK && cmd == FAB_CMD_LIST);
+    CHECK(fab_test_parse(&o, &cmd, err, 1, "--version") == FAB_OK && cmd == FAB_CMD_VERSION);
+    CHECK(fab_test_parse(&o, &cmd, err, 1, "--help") == FAB_OK && cmd == FAB_CMD_HELP);
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "--help") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
 
     /* errors name the problem */
-    CHECK(parse(&o, &cmd, err, 2, "run", "nosuch") == FAB_ERR_USAGE && strstr(err, "nosuch"));
-    CHECK(parse(&o, &cmd, err, 2, "run", "--frobnicate") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "nosuch") == FAB_ERR_USAGE &&
+          strstr(err, "nosuch"));
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "--frobnicate") == FAB_ERR_USAGE &&
           strstr(err, "--frobnicate"));
-    CHECK(parse(&o, &cmd, err, 3, "run", "-i", "-5") == FAB_ERR_USAGE && strstr(err, "range"));
-    CHECK(parse(&o, &cmd, err, 3, "run", "-w", "0") == FAB_ERR_USAGE && strstr(err, "window"));
-    CHECK(parse(&o, &cmd, err, 3, "run", "-t", "0") == FAB_ERR_USAGE && strstr(err, "time"));
-    CHECK(parse(&o, &cmd, err, 3, "run", "--pair", "0,0") == FAB_ERR_USAGE && strstr(err, "twice"));
-    CHECK(parse(&o, &cmd, err, 3, "run", "--pair", "0") == FAB_ERR_USAGE);
-    CHECK(parse(&o, &cmd, err, 2, "run", "-i") == FAB_ERR_USAGE && strstr(err, "needs a value"));
-    CHECK(parse(&o, &cmd, err, 2, "run", "--validate=1") == FAB_ERR_USAGE);
-    CHECK(parse(&o, &cmd, err, 3, "run", "latency", "bw") == FAB_ERR_USAGE);
-    CHECK(parse(&o, &cmd, err, 1, "frob") == FAB_ERR_USAGE && strstr(err, "frob"));
-    CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "psm") == FAB_ERR_USAGE && strstr(err, "psm"));
-    CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "uc") == FAB_ERR_USAGE);
-    CHECK(parse(&o, &cmd, err, 3, "run", "--pml", "env") == FAB_OK && o.net.pml == FAB_PML_ENV);
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.meas.timer == FAB_TIMER_AUTO);
-    CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "tsc") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "-i", "-5") == FAB_ERR_USAGE &&
+          strstr(err, "range"));
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "-w", "0") == FAB_ERR_USAGE &&
+          strstr(err, "window"));
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "-t", "0") == FAB_ERR_USAGE &&
+          strstr(err, "time"));
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "--pair", "0,0") == FAB_ERR_USAGE &&
+          strstr(err, "twice"));
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "--pair", "0") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "-i") == FAB_ERR_USAGE &&
+          strstr(err, "needs a value"));
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "--validate=1") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "latency", "bw") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 1, "frob") == FAB_ERR_USAGE && strstr(err, "frob"));
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "--pml", "psm") == FAB_ERR_USAGE &&
+          strstr(err, "psm"));
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "--pml", "uc") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "--pml", "env") == FAB_OK &&
+          o.net.pml == FAB_PML_ENV);
+    CHECK(fab_test_parse(&o, &cmd, err, 1, "run") == FAB_OK && o.meas.timer == FAB_TIMER_AUTO);
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "--timer", "tsc") == FAB_OK &&
           o.meas.timer == FAB_TIMER_TSC);
-    CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "clock") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "--timer", "clock") == FAB_OK &&
           o.meas.timer == FAB_TIMER_CLOCK);
-    CHECK(parse(&o, &cmd, err, 3, "run", "--timer", "sundial") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "--timer", "sundial") == FAB_ERR_USAGE &&
           strstr(err, "auto|tsc|clock"));
-    CHECK(parse(&o, &cmd, err, 5, "run", "--min-iters", "50", "--max-iters", "5") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 5, "run", "--min-iters", "50", "--max-iters", "5") ==
+          FAB_ERR_USAGE);
 
     /* a kernel's own options: in the rows, parsed, from the environment, checked by the
      * kernel; buckets of whole elements with a partial last one */
@@ -144,7 +139,7 @@ int main(void)
         CHECK(gradsync_says("7", "10", 4, "4 buckets of 8 B (last 4 B)")); /* 10 B: 2 float32 */
         CHECK(gradsync_says("7e9", "25M", 2, "535 buckets of 26214400 B (last 1510400 B)"));
         setenv("FABRICBENCH_INFLIGHT", "3", 1);
-        CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--bucket", "4K") == FAB_OK);
+        CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "gradsync", "--bucket", "4K") == FAB_OK);
         unsetenv("FABRICBENCH_INFLIGHT");
         {
             fab_kctx_t ctx;
@@ -161,14 +156,16 @@ int main(void)
                   strstr(msg, "own non-blocking mode") && strstr(hint, "--inflight"));
             ctx.nonblocking = false;
             /* a fraction of a parameter: refused by the option row, before MPI_Init */
-            CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--params", "0.5") == FAB_ERR_USAGE &&
+            CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "gradsync", "--params", "0.5") ==
+                      FAB_ERR_USAGE &&
                   strstr(err, "--params: 0.5 is not a whole number; give a whole number from 1 "
                               "to 1e13 parameters"));
-            CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--bucket", "2") == FAB_OK);
+            CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "gradsync", "--bucket", "2") == FAB_OK);
             CHECK(k->check(&ctx, msg, sizeof(msg), hint, sizeof(hint)) == FAB_ERR_CONFIG &&
                   strstr(msg, "smaller than one element"));
         }
-        CHECK(parse(&o, &cmd, err, 4, "run", "gradsync", "--inflight", "0") == FAB_ERR_USAGE &&
+        CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "gradsync", "--inflight", "0") ==
+                  FAB_ERR_USAGE &&
               strstr(err, "--inflight"));
     }
     /* the UCP kernels: --ucp-tls in UCX's list syntax (else refused before MPI_Init, naming
@@ -181,15 +178,17 @@ int main(void)
         fab_kctx_t ctx;
 
         CHECK(pl && tb && pb && gb);
-        CHECK(parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", "tcp,self") == FAB_OK &&
+        CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", "tcp,self") ==
+                  FAB_OK &&
               !o.note[0]);
-        CHECK(parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", "^ib") == FAB_OK);
-        CHECK(parse(&o, &cmd, err, 3, "run", "ucp_tag_lat", "--ucp-tls=") == FAB_ERR_USAGE &&
+        CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", "^ib") == FAB_OK);
+        CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "ucp_tag_lat", "--ucp-tls=") ==
+                  FAB_ERR_USAGE &&
               strstr(err, "--ucp-tls"));
         for (int i = 0; i < 5; i++) {
             const char *bad[] = {"tcp,,self", ",tcp", "tcp,", "tcp self", "tcp,^self"};
 
-            CHECK(parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", bad[i]) ==
+            CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", bad[i]) ==
                       FAB_ERR_USAGE &&
                   strstr(err, "--ucp-tls") && strstr(err, "not a list of UCX transports"));
         }
@@ -198,7 +197,7 @@ int main(void)
 
             memset(longtls, 'a', sizeof(longtls) - 1);
             longtls[sizeof(longtls) - 1] = '\0';
-            CHECK(parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", longtls) ==
+            CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "ucp_tag_lat", "--ucp-tls", longtls) ==
                       FAB_ERR_USAGE &&
                   strstr(err, "--ucp-tls") && strstr(err, "299 characters, more than 256"));
         }
@@ -242,18 +241,18 @@ int main(void)
               !pl->p2p->uses_window);
     }
     /* a kernel's option for a run without that kernel: a warning, not an error */
-    CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--params", "5") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "latency", "--params", "5") == FAB_OK &&
           strstr(o.note, "--params is an option of kernel 'gradsync'") &&
           strstr(o.note, "no effect"));
-    CHECK(parse(&o, &cmd, err, 4, "run", "latency,gradsync", "--params", "5") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "latency,gradsync", "--params", "5") == FAB_OK &&
           !o.note[0]);
     setenv("FABRICBENCH_INFLIGHT", "2", 1);
-    CHECK(parse(&o, &cmd, err, 6, "run", "latency", "-i", "3", "-t", "1") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "latency", "-i", "3", "-t", "1") == FAB_OK &&
           strstr(o.note, "-t/--time is ignored") && strstr(o.note, "; --inflight is"));
     unsetenv("FABRICBENCH_INFLIGHT");
     /* values as text, as they would be given */
-    CHECK(parse(&o, &cmd, err, 7, "run", "--dtype", "bfloat16", "--pair", "2,5", "-m", "8,1K") ==
-          FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 7, "run", "--dtype", "bfloat16", "--pair", "2,5", "-m",
+                         "8,1K") == FAB_OK);
     for (int i = 0; i < fab_opts_count(); i++) {
         const fab_opt_t *d = fab_opts_row(i);
         char v[128];
@@ -302,13 +301,15 @@ int main(void)
     /* environment: FABRICBENCH_<NAME>, overridden by the command line */
     setenv("FABRICBENCH_WINDOW", "8", 1);
     setenv("FABRICBENCH_SIZES", "1K:4K", 1);
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.meas.window == 8 && o.meas.sizes.n == 3);
-    CHECK(parse(&o, &cmd, err, 3, "run", "-w", "2") == FAB_OK && o.meas.window == 2);
+    CHECK(fab_test_parse(&o, &cmd, err, 1, "run") == FAB_OK && o.meas.window == 8 &&
+          o.meas.sizes.n == 3);
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "-w", "2") == FAB_OK && o.meas.window == 2);
     setenv("FABRICBENCH_WINDOW", "zero", 1);
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_ERR_USAGE && strstr(err, "FABRICBENCH_WINDOW"));
+    CHECK(fab_test_parse(&o, &cmd, err, 1, "run") == FAB_ERR_USAGE &&
+          strstr(err, "FABRICBENCH_WINDOW"));
     /* a bad variable does not matter when the command line sets that option, nor for --help */
-    CHECK(parse(&o, &cmd, err, 3, "run", "-w", "4") == FAB_OK && o.meas.window == 4);
-    CHECK(parse(&o, &cmd, err, 2, "run", "--help") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "-w", "4") == FAB_OK && o.meas.window == 4);
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "--help") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
     unsetenv("FABRICBENCH_WINDOW");
     unsetenv("FABRICBENCH_SIZES");
     /* an unknown FABRICBENCH_ variable: refused, naming the closest known one; not --help */
@@ -318,68 +319,78 @@ int main(void)
         setenv("FABRICBENCH_SIZE", "8", 1);
         CHECK(fab_opts_parse(3, argv, &cmd, &o, err, 256, hint, sizeof(hint)) == FAB_ERR_USAGE &&
               strstr(err, "FABRICBENCH_SIZE ") && strstr(hint, "FABRICBENCH_SIZES?"));
-        CHECK(parse(&o, &cmd, err, 2, "run", "--help") == FAB_OK && cmd == FAB_CMD_RUN_HELP);
+        CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "--help") == FAB_OK &&
+              cmd == FAB_CMD_RUN_HELP);
         unsetenv("FABRICBENCH_SIZE");
         setenv("FABRICBENCH_TEST_CORRUPT", "0", 1); /* a test hook: known */
-        CHECK(parse(&o, &cmd, err, 2, "run", "latency") == FAB_OK);
+        CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "latency") == FAB_OK);
         unsetenv("FABRICBENCH_TEST_CORRUPT");
     }
     /* flags and counts from the environment */
     setenv("FABRICBENCH_VALIDATE", "false", 1);
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && !o.meas.validate);
+    CHECK(fab_test_parse(&o, &cmd, err, 1, "run") == FAB_OK && !o.meas.validate);
     setenv("FABRICBENCH_VALIDATE", "yes", 1);
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.meas.validate);
+    CHECK(fab_test_parse(&o, &cmd, err, 1, "run") == FAB_OK && o.meas.validate);
     setenv("FABRICBENCH_VALIDATE", "maybe", 1);
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_ERR_USAGE && strstr(err, "FABRICBENCH_VALIDATE"));
+    CHECK(fab_test_parse(&o, &cmd, err, 1, "run") == FAB_ERR_USAGE &&
+          strstr(err, "FABRICBENCH_VALIDATE"));
     unsetenv("FABRICBENCH_VALIDATE");
     setenv("FABRICBENCH_VERBOSE", "2", 1);
-    CHECK(parse(&o, &cmd, err, 1, "run") == FAB_OK && o.launch.verbose == 2);
+    CHECK(fab_test_parse(&o, &cmd, err, 1, "run") == FAB_OK && o.launch.verbose == 2);
     unsetenv("FABRICBENCH_VERBOSE");
     /* list options and kernel instances: --streams 1,4,8 runs tcp_stream three times, each
      * its value; ranges double; bad lists refused with the option named */
-    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream,bw", "--streams", "1,4,8") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "tcp_stream,bw", "--streams", "1,4,8") ==
+              FAB_OK &&
           o.launch.nkernels == 4 && strcmp(o.launch.kernels[0].k->name, "tcp_stream") == 0 &&
           o.launch.kernels[0].axis == 1 && o.launch.kernels[1].axis == 4 &&
           o.launch.kernels[2].axis == 8 && o.launch.kernels[0].k == o.launch.kernels[1].k &&
           strcmp(o.launch.kernels[3].k->name, "bw") == 0 && !o.launch.kernels[3].k->axis &&
           isnan(o.launch.kernels[3].axis));
-    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1:8") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1:8") == FAB_OK &&
           o.launch.nkernels == 4 && o.launch.kernels[3].axis == 8 && o.launch.kernels[2].axis == 4);
-    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "3:10") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "3:10") == FAB_OK &&
           o.launch.nkernels == 3 && o.launch.kernels[2].axis == 10 &&
           o.launch.kernels[1].axis == 6);
-    CHECK(parse(&o, &cmd, err, 2, "run", "tcp_stream") == FAB_OK && o.launch.nkernels == 1 &&
-          o.launch.kernels[0].axis == 1);
-    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "0") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "tcp_stream") == FAB_OK &&
+          o.launch.nkernels == 1 && o.launch.kernels[0].axis == 1);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "0") ==
+              FAB_ERR_USAGE &&
           strstr(err, "--streams") && strstr(err, "out of range"));
-    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "4,4") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "4,4") ==
+              FAB_ERR_USAGE &&
           strstr(err, "twice"));
-    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "8:1") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "8:1") ==
+              FAB_ERR_USAGE &&
           strstr(err, "backwards"));
-    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1,,2") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1,,2") ==
+              FAB_ERR_USAGE &&
           strstr(err, "not a list"));
-    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1,x") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1,x") ==
+              FAB_ERR_USAGE &&
           strstr(err, "'x' is not a number"));
-    CHECK(parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1:128") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "tcp_stream", "--streams", "1:128") == FAB_OK &&
           o.launch.nkernels == 8);
     /* more instances than a run holds: refused, saying why */
-    CHECK(parse(&o, &cmd, err, 6, "run", "tcp_stream,udp_rate", "--streams",
-                "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,"
-                "31,32",
-                "--rate", "1G") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(
+              &o, &cmd, err, 6, "run", "tcp_stream,udp_rate", "--streams",
+              "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,"
+              "31,32",
+              "--rate", "1G") == FAB_ERR_USAGE &&
           strstr(err, "too many kernels"));
     /* a kernel named twice: refused (its rows would be two kernels of one name) */
-    CHECK(parse(&o, &cmd, err, 2, "run", "latency,bw,latency") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "latency,bw,latency") == FAB_ERR_USAGE &&
           strstr(err, "kernel list 'latency,bw,latency' names latency twice"));
     /* a rate list: one udp_rate instance per rate, doubling ranges, written as given */
-    CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "500M,1G") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "500M,1G") == FAB_OK &&
           o.launch.nkernels == 2 && fabs(o.launch.kernels[0].axis - 0.5) < 1e-12 &&
           o.launch.kernels[1].axis == 1.0);
-    CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "1G:4G") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "1G:4G") == FAB_OK &&
           o.launch.nkernels == 3 && o.launch.kernels[2].axis == 4.0);
-    CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "2,1G") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "2,1G") == FAB_OK &&
           o.launch.nkernels == 2 && o.launch.kernels[0].axis == 2.0);
-    CHECK(parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "1G,1000M") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "udp_rate", "--rate", "1G,1000M") ==
+              FAB_ERR_USAGE &&
           strstr(err, "twice"));
     {
         char b[32];
@@ -394,9 +405,10 @@ int main(void)
         CHECK(strcmp(b, "1.6T") == 0);
     }
     /* rates: units K, M, G, T; beyond the option's range named as such */
-    CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--line-rate", "500M") == FAB_OK &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "latency", "--line-rate", "500M") == FAB_OK &&
           fabs(o.net.line_rate_gbps - 0.5) < 1e-12);
-    CHECK(parse(&o, &cmd, err, 4, "run", "latency", "--line-rate", "2000T") == FAB_ERR_USAGE &&
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "latency", "--line-rate", "2000T") ==
+              FAB_ERR_USAGE &&
           strstr(err, "out of range"));
     return fab_test_report("test_options");
 }
