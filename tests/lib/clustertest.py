@@ -198,10 +198,12 @@ def counters(nodes=("vnode1", "vnode2"), devs=("fab0", "fab1")):
     return out
 
 
-def mpirun_in_cluster(exe, hosts, args, timeout=150):
-    """mpirun inside vnode1, one rank per host, launched through the agent."""
-    cmd = mpirun_cmd(len(hosts), [exe] + args, prefix=[VCLUSTER, "exec", "vnode1"],
-                     mpirun_args=["--mca", "plm_rsh_agent", AGENT, "--host", ",".join(hosts)])
+def mpirun_in_cluster(exe, hosts, args, timeout=150, np=None, mpirun_args=()):
+    """mpirun inside vnode1, launched through the agent: one rank per host, or np ranks on
+    hosts given with slots ("vnode1:2"); mpirun_args go before the program (-x VAR=VALUE)."""
+    cmd = mpirun_cmd(np or len(hosts), [exe] + args, prefix=[VCLUSTER, "exec", "vnode1"],
+                     mpirun_args=["--mca", "plm_rsh_agent", AGENT, "--host", ",".join(hosts)] +
+                     list(mpirun_args))
     env = {k: v for k, v in mpi_env().items() if not k.startswith("VC_")}
     env["VC_NAME"] = VC_NAME
     t = time.monotonic()
