@@ -11,15 +11,20 @@
 static fab_status_t allreduce_call(fab_kctx_t *ctx, int count)
 {
     const void *in = ctx->inplace ? MPI_IN_PLACE : ctx->sbuf; /* in place: rbuf in and out */
+    fab_status_t st;
 
     if (ctx->nonblocking) {
         MPI_Request q;
-        fab_status_t st = FAB_MPI(
-            MPI_Iallreduce(in, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, ctx->comm, &q));
 
-        return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
-    }
-    return FAB_MPI(MPI_Allreduce(in, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, ctx->comm));
+        st = FAB_MPI(
+            MPI_Iallreduce(in, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, ctx->comm, &q));
+        if (st == FAB_OK)
+            st = fab_coll_finish(ctx, &q);
+    } else
+        st = FAB_MPI(MPI_Allreduce(in, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, ctx->comm));
+    if (st == FAB_OK)
+        fab_coll_avg(ctx, ctx->rbuf, (size_t)count); /* --op avg */
+    return st;
 }
 
 static fab_status_t allreduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)

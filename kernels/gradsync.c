@@ -149,8 +149,11 @@ static fab_status_t gradsync_sync(fab_kctx_t *ctx, gradsync_t *g, uint32_t seed,
         size_t slot = b % (size_t)k, len = gradsync_len(g, b);
         char *s = g->send + slot * g->bucket, *r = g->recv + slot * g->bucket;
 
-        if (b >= (size_t)k) /* reuse a slot: its previous bucket must be done */
+        if (b >= (size_t)k) { /* reuse a slot: its previous bucket must be done */
             st = FAB_MPI(MPI_Wait(&g->reqs[slot], MPI_STATUS_IGNORE));
+            if (st == FAB_OK && k > 1) /* --op avg, on the bucket now complete */
+                fab_coll_avg(ctx, r, gradsync_len(g, b - (size_t)k) / esz);
+        }
         if (st == FAB_OK && errors && b >= (size_t)k)
             *errors += fab_coll_check(ctx, r, gradsync_len(g, b - (size_t)k) / esz,
                                       (b - (size_t)k) * g->bucket / esz, -1, seed, "gradsync");
@@ -163,8 +166,11 @@ static fab_status_t gradsync_sync(fab_kctx_t *ctx, gradsync_t *g, uint32_t seed,
                                             ctx->comm))
                     : FAB_MPI(MPI_Iallreduce(s, r, (int)(len / esz), ctx->dtype.mpi, ctx->dtype.op,
                                              ctx->comm, &g->reqs[slot]));
-        if (k == 1)
+        if (k == 1) {
             g->reqs[slot] = MPI_REQUEST_NULL;
+            if (st == FAB_OK)
+                fab_coll_avg(ctx, r, len / esz); /* --op avg */
+        }
     }
     /* Drain the buckets still in flight (in order, so the checks know which is which). */
     for (size_t b = g->nbuckets > (size_t)k ? g->nbuckets - (size_t)k : 0;
@@ -172,6 +178,8 @@ static fab_status_t gradsync_sync(fab_kctx_t *ctx, gradsync_t *g, uint32_t seed,
         size_t slot = b % (size_t)k;
 
         st = FAB_MPI(MPI_Wait(&g->reqs[slot], MPI_STATUS_IGNORE));
+        if (st == FAB_OK && k > 1)
+            fab_coll_avg(ctx, g->recv + slot * g->bucket, gradsync_len(g, b) / esz);
         if (st == FAB_OK && errors)
             *errors += fab_coll_check(ctx, g->recv + slot * g->bucket, gradsync_len(g, b) / esz,
                                       b * g->bucket / esz, -1, seed, "gradsync");

@@ -8,15 +8,21 @@
 /* The call as measured (blocking or --nonblocking); --validate checks this same call. */
 static fab_status_t reduce_call(fab_kctx_t *ctx, int count, int root)
 {
+    fab_status_t st;
+
     if (ctx->nonblocking) {
         MPI_Request q;
-        fab_status_t st = FAB_MPI(MPI_Ireduce(ctx->sbuf, ctx->rbuf, count, ctx->dtype.mpi,
-                                              ctx->dtype.op, root, ctx->comm, &q));
 
-        return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
-    }
-    return FAB_MPI(
-        MPI_Reduce(ctx->sbuf, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, root, ctx->comm));
+        st = FAB_MPI(MPI_Ireduce(ctx->sbuf, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, root,
+                                 ctx->comm, &q));
+        if (st == FAB_OK)
+            st = fab_coll_finish(ctx, &q);
+    } else
+        st = FAB_MPI(MPI_Reduce(ctx->sbuf, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, root,
+                                ctx->comm));
+    if (st == FAB_OK && ctx->rank == root)
+        fab_coll_avg(ctx, ctx->rbuf, (size_t)count); /* --op avg: the root's result */
+    return st;
 }
 
 static fab_status_t reduce_iterate(fab_kctx_t *ctx, void *state, size_t bytes)

@@ -8,15 +8,21 @@
 /* The call as measured (blocking or --nonblocking); --validate checks this same call. */
 static fab_status_t reduce_scatter_call(fab_kctx_t *ctx, int per)
 {
+    fab_status_t st;
+
     if (ctx->nonblocking) {
         MPI_Request q;
-        fab_status_t st = FAB_MPI(MPI_Ireduce_scatter_block(
-            ctx->sbuf, ctx->rbuf, per, ctx->dtype.mpi, ctx->dtype.op, ctx->comm, &q));
 
-        return st != FAB_OK ? st : fab_coll_finish(ctx, &q);
-    }
-    return FAB_MPI(MPI_Reduce_scatter_block(ctx->sbuf, ctx->rbuf, per, ctx->dtype.mpi,
-                                            ctx->dtype.op, ctx->comm));
+        st = FAB_MPI(MPI_Ireduce_scatter_block(ctx->sbuf, ctx->rbuf, per, ctx->dtype.mpi,
+                                               ctx->dtype.op, ctx->comm, &q));
+        if (st == FAB_OK)
+            st = fab_coll_finish(ctx, &q);
+    } else
+        st = FAB_MPI(MPI_Reduce_scatter_block(ctx->sbuf, ctx->rbuf, per, ctx->dtype.mpi,
+                                              ctx->dtype.op, ctx->comm));
+    if (st == FAB_OK)
+        fab_coll_avg(ctx, ctx->rbuf, (size_t)per); /* --op avg: this rank's block */
+    return st;
 }
 
 static fab_status_t reduce_scatter_iterate(fab_kctx_t *ctx, void *state, size_t bytes)

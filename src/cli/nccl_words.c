@@ -36,21 +36,13 @@ static const char fab_nccl_only[] = "befndza";
 
 static const struct fab_nccl_type {
     const char *name;
-    int id; /* FAB_DT_*, -1: nccl-tests has it, fabricbench does not */
+    int id; /* FAB_DT_* */
 } fab_nccl_types[] = {
-    {"float", FAB_DT_FLOAT32},
-    {"float32", FAB_DT_FLOAT32},
-    {"double", FAB_DT_FLOAT64},
-    {"float64", FAB_DT_FLOAT64},
-    {"int32", FAB_DT_INT32},
-    {"half", FAB_DT_FLOAT16},
-    {"float16", FAB_DT_FLOAT16},
-    {"bfloat16", FAB_DT_BFLOAT16},
-    {"int8", -1},
-    {"uint8", -1},
-    {"uint32", -1},
-    {"int64", -1},
-    {"uint64", -1},
+    {"float", FAB_DT_FLOAT32},   {"float32", FAB_DT_FLOAT32},   {"double", FAB_DT_FLOAT64},
+    {"float64", FAB_DT_FLOAT64}, {"int32", FAB_DT_INT32},       {"half", FAB_DT_FLOAT16},
+    {"float16", FAB_DT_FLOAT16}, {"bfloat16", FAB_DT_BFLOAT16}, {"int8", FAB_DT_INT8},
+    {"uint8", FAB_DT_UINT8},     {"uint32", FAB_DT_UINT32},     {"int64", FAB_DT_INT64},
+    {"uint64", FAB_DT_UINT64},
 };
 
 static const struct fab_nccl_type *fab_nccl_type(const char *val)
@@ -63,20 +55,12 @@ static const struct fab_nccl_type *fab_nccl_type(const char *val)
 
 fab_status_t fab_nccl_datatype_check(const char *val, char *err, size_t errlen)
 {
-    const struct fab_nccl_type *t = fab_nccl_type(val);
-
-    if (t && t->id >= 0)
+    if (fab_nccl_type(val))
         return FAB_OK;
-    if (t)
-        snprintf(err, errlen,
-                 "'%s' is a type of nccl-tests that fabricbench does not measure (it has float, "
-                 "double, int32, half, bfloat16)",
-                 val);
-    else
-        snprintf(err, errlen,
-                 "'%s' is not a type nccl-tests names (float, float32, double, float64, int32, "
-                 "half, float16, bfloat16)",
-                 val);
+    snprintf(err, errlen,
+             "'%s' is not a type nccl-tests names (float, float32, double, float64, int32, "
+             "half, float16, bfloat16, int8, uint8, uint32, int64, uint64)",
+             val);
     return FAB_ERR_USAGE;
 }
 

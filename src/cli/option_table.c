@@ -83,12 +83,15 @@ const fab_opt_t fab_opt_table[] = {
      "is 8: 8 MiB in flight at 1 MiB, many times a fabric's bandwidth-delay product, and an "
      "iteration of 67 ms at 1 Gb/s)",
      0, false, NULL},
-    {"dtype", 0, FAB_OPT_CHOICE, OFF(meas.dtype), 0, 0, "float32|float64|int32|bfloat16|float16",
-     NULL, "float32",
-     "element type of the collectives (bfloat16, float16: emulated, see METRICS.md)", 0, false,
-     NULL},
-    {"op", 0, FAB_OPT_CHOICE, OFF(meas.op), 0, 0, "sum|max|min|prod", NULL, "sum",
-     "reduction of allreduce, reduce, reduce_scatter (-o with --nccl-tests)", 0, false, NULL},
+    {"dtype", 0, FAB_OPT_CHOICE, OFF(meas.dtype), 0, 0,
+     "float32|float64|int32|bfloat16|float16|int8|uint8|uint32|int64|uint64", NULL, "float32",
+     "element type of the collectives (bfloat16, float16: emulated; integers wrap; see "
+     "METRICS.md)",
+     0, false, NULL},
+    {"op", 0, FAB_OPT_CHOICE, OFF(meas.op), 0, 0, "sum|max|min|prod|avg", NULL, "sum",
+     "reduction of the reducing collectives (-o with --nccl-tests); avg: the "
+     "sum divided by the ranks after the call, inside the timed call",
+     0, false, NULL},
     {"root", 'r', FAB_OPT_INT, OFF(meas.root), -1, FAB_MAX_RANK, "N", NULL, "-1",
      "root of bcast and reduce; -1 rotates it every iteration", 0, false, NULL},
     {"nonblocking", 0, FAB_OPT_FLAG, OFF(meas.nonblocking), 0, 0, NULL, NULL, "off",
@@ -254,8 +257,7 @@ const fab_opt_t fab_opt_table[] = {
      0, false, NULL},
     {"datatype", 'd', FAB_OPT_STRING, OFF(nccl.datatype), 0, 0, "TYPE", NULL, "float",
      "nccl-tests: the element type by nccl-tests' name (--dtype): float, double, int32, half, "
-     "bfloat16 (or float32, float64, float16); int8, uint8, uint32, int64, "
-     "uint64 are refused",
+     "bfloat16, int8, uint8, uint32, int64, uint64 (or float32, float64, float16)",
      0, false, fab_nccl_datatype_check},
     {"blocking", 'z', FAB_OPT_CHOICE, OFF(meas.sync), 0, 0, "0|1", NULL, "0",
      "nccl-tests: 1 waits for every rank after each call (--sync barrier), 0 back to back", 0,

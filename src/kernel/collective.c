@@ -15,29 +15,64 @@ double fab_coll_value(int rank, size_t i, uint32_t seed)
     return (double)((int64_t)(((uint64_t)rank * 3 + i + seed) % 5)) - 2.0;
 }
 
+/* Rank's element i as the type holds it. MPI leaves an overflowing integer reduction
+ * undefined (Open MPI 4.1's op/avx saturates an unsigned 8-bit sum, C would wrap), so the
+ * integer types get values whose reduction stays in range at any scale: unsigned ones 0 to 4;
+ * a product of +-1 (signed) or 0 and 1 (unsigned); a 1-byte sum or avg from one rank per
+ * element (rank i % ranks), the others 0. */
+static double fab_coll_elem(const fab_kctx_t *ctx, int rank, size_t i, uint32_t seed)
+{
+    const fab_dtype_t *dt = &ctx->dtype;
+    double v = fab_coll_value(rank, i, seed);
+    bool uns = dt->id == FAB_DT_UINT8 || dt->id == FAB_DT_UINT32 || dt->id == FAB_DT_UINT64;
+
+    if (!fab_dtype_integer(dt->id))
+        return v;
+    if (dt->op_id == FAB_OP_PROD) {
+        bool odd = ((int)v + 2) % 2 != 0;
+
+        return uns ? (odd ? 1.0 : 0.0) : (odd ? -1.0 : 1.0);
+    }
+    if (dt->size == 1 && (dt->op_id == FAB_OP_SUM || dt->op_id == FAB_OP_AVG) && ctx->size > 0 &&
+        (size_t)rank != i % (size_t)ctx->size)
+        return 0.0;
+    return uns ? v + 2.0 : v;
+}
+
 void fab_coll_fill(const fab_kctx_t *ctx, void *buf, size_t count, int rank, size_t first,
                    uint32_t seed)
 {
     for (size_t j = 0; j < count; j++)
-        fab_dtype_set(&ctx->dtype, buf, j, fab_coll_value(rank, first + j, seed));
+        fab_dtype_set(&ctx->dtype, buf, j, fab_coll_elem(ctx, rank, first + j, seed));
 }
 
 static double fab_coll_expect(const fab_kctx_t *ctx, size_t i, int from, uint32_t seed)
 {
+    const fab_dtype_t *dt = &ctx->dtype;
+    bool exact = fab_dtype_integer(dt->id); /* integers: in the type's own, wrapping arithmetic */
     double r;
 
     if (from >= 0)
-        return fab_coll_value(from, i, seed);
-    r = fab_coll_value(0, i, seed);
+        return fab_dtype_round(dt, fab_coll_elem(ctx, from, i, seed));
+    r = fab_dtype_round(dt, fab_coll_elem(ctx, 0, i, seed));
     for (int k = 1; k < ctx->size; k++) {
-        double v = fab_coll_value(k, i, seed);
+        double v = fab_dtype_round(dt, fab_coll_elem(ctx, k, i, seed));
 
-        r = ctx->dtype.op_id == FAB_OP_SUM    ? r + v
-            : ctx->dtype.op_id == FAB_OP_PROD ? r * v
-            : ctx->dtype.op_id == FAB_OP_MAX  ? (v > r ? v : r)
-                                              : (v < r ? v : r);
+        r = dt->op_id == FAB_OP_SUM || dt->op_id == FAB_OP_AVG ? r + v
+            : dt->op_id == FAB_OP_PROD                         ? r * v
+            : dt->op_id == FAB_OP_MAX                          ? (v > r ? v : r)
+                                                               : (v < r ? v : r);
+        if (exact)
+            r = fab_dtype_round(dt, r);
     }
+    if (dt->op_id == FAB_OP_AVG) /* integers: C's division, toward zero */
+        r = exact ? fab_dtype_round(dt, trunc(r / ctx->size)) : r / ctx->size;
     return r;
+}
+
+void fab_coll_avg(const fab_kctx_t *ctx, void *buf, size_t count)
+{
+    fab_dtype_avg(&ctx->dtype, buf, count, ctx->size);
 }
 
 long fab_coll_check(const fab_kctx_t *ctx, const void *buf, size_t count, size_t first, int from,

@@ -12,8 +12,9 @@
 
 struct fab_kctx;
 
-/* Collectives' validation: element i of rank r's contribution is a small integer (so sums
- * are exact in every type for up to 128 ranks), varied by seed. */
+/* Collectives' validation: element i of rank r's contribution is a small integer (-2 to 2,
+ * so sums are exact in every floating type for up to 128 ranks; the integer types wrap, and
+ * the check computes in their arithmetic), varied by seed. */
 double fab_coll_value(int rank, size_t i, uint32_t seed);
 /* Fill count elements of buf with rank's values for elements first, first+1, ... */
 void fab_coll_fill(const struct fab_kctx *ctx, void *buf, size_t count, int rank, size_t first,
@@ -23,6 +24,10 @@ void fab_coll_fill(const struct fab_kctx *ctx, void *buf, size_t count, int rank
  * ranks x epsilon(type) relative error. The first mismatch is logged with the element index. */
 long fab_coll_check(const struct fab_kctx *ctx, const void *buf, size_t count, size_t first,
                     int from, uint32_t seed, const char *what);
+/* --op avg: the result's count elements in buf divided by the ranks (kernel/dtype.h); a
+ * reduction kernel calls it where its result is complete, inside the timed call (an MPI
+ * program averages so). Nothing for the other operations. */
+void fab_coll_avg(const struct fab_kctx *ctx, void *buf, size_t count);
 /* Synthetic compute: s seconds of a busy loop on the harness's timer, no MPI call, no sleep
  * (--overlap-compute, --straggle, a kernel's own). */
 void fab_coll_compute(double s);

@@ -162,7 +162,9 @@ static void fab_wrong_sum(void *in, void *io, int *n, MPI_Datatype *t)
                           (i == 0 ? 1.0 : 0.0));
 }
 
-static const char *const fab_dtype_names[] = {"float32", "float64", "int32", "bfloat16", "float16"};
+static const char *const fab_dtype_names[FAB_DT_COUNT] = {"float32", "float64", "int32", "bfloat16",
+                                                          "float16", "int8",    "uint8", "uint32",
+                                                          "int64",   "uint64"};
 static MPI_Datatype fab_h16_type = MPI_DATATYPE_NULL, fab_bf16_type = MPI_DATATYPE_NULL;
 
 static MPI_Datatype fab_h16_mpi(bool bf16)
@@ -176,14 +178,43 @@ static MPI_Datatype fab_h16_mpi(bool bf16)
     return *t;
 }
 
+/* The MPI datatype of a type id (the 16-bit ones made on first use). */
+static MPI_Datatype fab_dtype_mpi(int id)
+{
+    switch (id) {
+    case FAB_DT_FLOAT64:
+        return MPI_DOUBLE;
+    case FAB_DT_INT32:
+        return MPI_INT;
+    case FAB_DT_BFLOAT16:
+        return fab_h16_mpi(true);
+    case FAB_DT_FLOAT16:
+        return fab_h16_mpi(false);
+    case FAB_DT_INT8:
+        return MPI_INT8_T;
+    case FAB_DT_UINT8:
+        return MPI_UINT8_T;
+    case FAB_DT_UINT32:
+        return MPI_UINT32_T;
+    case FAB_DT_INT64:
+        return MPI_INT64_T;
+    case FAB_DT_UINT64:
+        return MPI_UINT64_T;
+    default:
+        return MPI_FLOAT;
+    }
+}
+
 void fab_dtype_from_mpi(MPI_Datatype t, fab_dtype_t *dt)
 {
-    int id = t == MPI_DOUBLE      ? FAB_DT_FLOAT64
-             : t == MPI_INT       ? FAB_DT_INT32
-             : t == fab_bf16_type ? FAB_DT_BFLOAT16
-             : t == fab_h16_type  ? FAB_DT_FLOAT16
-                                  : FAB_DT_FLOAT32;
+    int id = FAB_DT_FLOAT32;
 
+    for (int i = 0; i < FAB_DT_COUNT; i++)
+        if ((i != FAB_DT_BFLOAT16 || fab_bf16_type != MPI_DATATYPE_NULL) &&
+            (i != FAB_DT_FLOAT16 || fab_h16_type != MPI_DATATYPE_NULL) && t == fab_dtype_mpi(i)) {
+            id = i;
+            break;
+        }
     memset(dt, 0, sizeof(*dt));
     dt->id = id;
     dt->name = fab_dtype_names[id];
@@ -193,22 +224,20 @@ void fab_dtype_from_mpi(MPI_Datatype t, fab_dtype_t *dt)
 
 fab_status_t fab_dtype_init(int id, int op, bool wrong_sum, fab_dtype_t *dt)
 {
-    static const MPI_Op native[] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD};
-    MPI_User_function *const h16[2][4] = {
-        {fab_f16_sum, fab_f16_max, fab_f16_min, fab_f16_prod},
-        {fab_bf16_sum, fab_bf16_max, fab_bf16_min, fab_bf16_prod}};
-    MPI_Datatype t = id == FAB_DT_FLOAT64    ? MPI_DOUBLE
-                     : id == FAB_DT_INT32    ? MPI_INT
-                     : id == FAB_DT_BFLOAT16 ? fab_h16_mpi(true)
-                     : id == FAB_DT_FLOAT16  ? fab_h16_mpi(false)
-                                             : MPI_FLOAT;
+    /* avg: a sum, divided afterwards (fab_dtype_avg) */
+    static const MPI_Op native[] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD, MPI_SUM};
+    MPI_User_function *const h16[2][5] = {
+        {fab_f16_sum, fab_f16_max, fab_f16_min, fab_f16_prod, fab_f16_sum},
+        {fab_bf16_sum, fab_bf16_max, fab_bf16_min, fab_bf16_prod, fab_bf16_sum}};
 
-    fab_dtype_from_mpi(t, dt);
+    if (id < 0 || id >= FAB_DT_COUNT || op < FAB_OP_SUM || op > FAB_OP_AVG)
+        return FAB_ERR_USAGE;
+    fab_dtype_from_mpi(fab_dtype_mpi(id), dt);
     dt->op_id = op;
     dt->emulated = id == FAB_DT_BFLOAT16 || id == FAB_DT_FLOAT16;
     dt->op = native[op];
     dt->user_op = false;
-    if (wrong_sum && op == FAB_OP_SUM) {
+    if (wrong_sum && (op == FAB_OP_SUM || op == FAB_OP_AVG)) {
         dt->user_op = true;
         return FAB_MPI(MPI_Op_create(fab_wrong_sum, 1, &dt->op));
     }
@@ -237,9 +266,34 @@ double fab_dtype_get(const fab_dtype_t *dt, const void *buf, size_t i)
         return fab_bf16_to_f32(((const uint16_t *)buf)[i]);
     case FAB_DT_FLOAT16:
         return fab_f16_to_f32(((const uint16_t *)buf)[i]);
+    case FAB_DT_INT8:
+        return ((const int8_t *)buf)[i];
+    case FAB_DT_UINT8:
+        return ((const uint8_t *)buf)[i];
+    case FAB_DT_UINT32:
+        return ((const uint32_t *)buf)[i];
+    case FAB_DT_INT64:
+        return (double)((const int64_t *)buf)[i];
+    case FAB_DT_UINT64:
+        return (double)((const uint64_t *)buf)[i];
     default:
         return ((const float *)buf)[i];
     }
+}
+
+/* An integer value reduced modulo 2^64 (the types' wrap: the low bits are kept; exact while
+ * |v| < 2^53, as every double integer is). */
+static uint64_t fab_dtype_bits(double v)
+{
+    const double two63 = 9223372036854775808.0;
+    double r = nearbyint(v);
+
+    if (r >= -two63 && r < two63)
+        return (uint64_t)(int64_t)r; /* two's complement: the same low bits */
+    r = fmod(r, 2 * two63);
+    if (r < 0)
+        r += 2 * two63;
+    return r >= two63 ? (uint64_t)(r - two63) + (UINT64_C(1) << 63) : (uint64_t)r;
 }
 
 void fab_dtype_set(const fab_dtype_t *dt, void *buf, size_t i, double v)
@@ -249,7 +303,7 @@ void fab_dtype_set(const fab_dtype_t *dt, void *buf, size_t i, double v)
         ((double *)buf)[i] = v;
         break;
     case FAB_DT_INT32:
-        ((int32_t *)buf)[i] = (int32_t)v;
+        ((uint32_t *)buf)[i] = (uint32_t)fab_dtype_bits(v);
         break;
     case FAB_DT_BFLOAT16:
         ((uint16_t *)buf)[i] = fab_f32_to_bf16((float)v);
@@ -257,20 +311,89 @@ void fab_dtype_set(const fab_dtype_t *dt, void *buf, size_t i, double v)
     case FAB_DT_FLOAT16:
         ((uint16_t *)buf)[i] = fab_f32_to_f16((float)v);
         break;
+    case FAB_DT_INT8:
+    case FAB_DT_UINT8:
+        ((uint8_t *)buf)[i] = (uint8_t)fab_dtype_bits(v);
+        break;
+    case FAB_DT_UINT32:
+        ((uint32_t *)buf)[i] = (uint32_t)fab_dtype_bits(v);
+        break;
+    case FAB_DT_INT64:
+    case FAB_DT_UINT64:
+        ((uint64_t *)buf)[i] = fab_dtype_bits(v);
+        break;
     default:
         ((float *)buf)[i] = (float)v;
         break;
     }
 }
 
-/* Relative precision of one rounding: 2^-(significand bits). */
+bool fab_dtype_integer(int id)
+{
+    return id == FAB_DT_INT32 || id == FAB_DT_INT8 || id == FAB_DT_UINT8 || id == FAB_DT_UINT32 ||
+           id == FAB_DT_INT64 || id == FAB_DT_UINT64;
+}
+
+double fab_dtype_round(const fab_dtype_t *dt, double v)
+{
+    unsigned char b[8];
+
+    fab_dtype_set(dt, b, 0, v);
+    return fab_dtype_get(dt, b, 0);
+}
+
+#define FAB_AVG_LOOP(T, buf, count, n)                                                             \
+    do {                                                                                           \
+        T *p_ = (T *)(buf);                                                                        \
+        for (size_t i_ = 0; i_ < (count); i_++)                                                    \
+            p_[i_] = (T)(p_[i_] / (T)(n));                                                         \
+    } while (0)
+
+void fab_dtype_avg(const fab_dtype_t *dt, void *buf, size_t count, int n)
+{
+    if (dt->op_id != FAB_OP_AVG || n <= 1)
+        return;
+    switch (dt->id) {
+    case FAB_DT_FLOAT64:
+        FAB_AVG_LOOP(double, buf, count, n);
+        break;
+    case FAB_DT_INT32:
+        FAB_AVG_LOOP(int32_t, buf, count, n);
+        break;
+    case FAB_DT_INT8:
+        FAB_AVG_LOOP(int8_t, buf, count, n);
+        break;
+    case FAB_DT_UINT8:
+        FAB_AVG_LOOP(uint8_t, buf, count, n);
+        break;
+    case FAB_DT_UINT32:
+        FAB_AVG_LOOP(uint32_t, buf, count, n);
+        break;
+    case FAB_DT_INT64:
+        FAB_AVG_LOOP(int64_t, buf, count, n);
+        break;
+    case FAB_DT_UINT64:
+        FAB_AVG_LOOP(uint64_t, buf, count, n);
+        break;
+    case FAB_DT_BFLOAT16:
+    case FAB_DT_FLOAT16:
+        for (size_t i = 0; i < count; i++)
+            fab_dtype_set(dt, buf, i, (double)((float)fab_dtype_get(dt, buf, i) / (float)n));
+        break;
+    default:
+        FAB_AVG_LOOP(float, buf, count, n);
+        break;
+    }
+}
+
+/* Relative precision of one rounding: 2^-(significand bits); 0 for the integer types. */
 double fab_dtype_epsilon(const fab_dtype_t *dt)
 {
+    if (fab_dtype_integer(dt->id))
+        return 0.0;
     switch (dt->id) {
     case FAB_DT_FLOAT64:
         return ldexp(1.0, -53);
-    case FAB_DT_INT32:
-        return 0.0;
     case FAB_DT_BFLOAT16:
         return ldexp(1.0, -8);
     case FAB_DT_FLOAT16:
@@ -282,20 +405,35 @@ double fab_dtype_epsilon(const fab_dtype_t *dt)
 
 const char *fab_dtype_name(int id)
 {
-    return id >= 0 && id <= FAB_DT_FLOAT16 ? fab_dtype_names[id] : "unknown";
+    return id >= 0 && id < FAB_DT_COUNT ? fab_dtype_names[id] : "unknown";
 }
 
 /* nccl-tests' names (its ncclDataType_t strings), for the `type` column. */
 const char *fab_dtype_nccl_name(int id)
 {
-    static const char *const names[] = {"float", "double", "int32", "bfloat16", "half"};
+    static const char *const names[FAB_DT_COUNT] = {"float", "double", "int32", "bfloat16",
+                                                    "half",  "int8",   "uint8", "uint32",
+                                                    "int64", "uint64"};
 
-    return id >= 0 && id <= FAB_DT_FLOAT16 ? names[id] : "unknown";
+    return id >= 0 && id < FAB_DT_COUNT ? names[id] : "unknown";
 }
 
 size_t fab_dtype_size(int id)
 {
-    return id == FAB_DT_FLOAT64 ? 8 : id == FAB_DT_BFLOAT16 || id == FAB_DT_FLOAT16 ? 2 : 4;
+    switch (id) {
+    case FAB_DT_FLOAT64:
+    case FAB_DT_INT64:
+    case FAB_DT_UINT64:
+        return 8;
+    case FAB_DT_BFLOAT16:
+    case FAB_DT_FLOAT16:
+        return 2;
+    case FAB_DT_INT8:
+    case FAB_DT_UINT8:
+        return 1;
+    default:
+        return 4;
+    }
 }
 
 const char *fab_dtype_arithmetic(int id)
@@ -308,7 +446,7 @@ const char *fab_dtype_arithmetic(int id)
 
 const char *fab_op_name(int op)
 {
-    static const char *const names[] = {"sum", "max", "min", "prod"};
+    static const char *const names[] = {"sum", "max", "min", "prod", "avg"};
 
-    return op >= 0 && op <= FAB_OP_PROD ? names[op] : "unknown";
+    return op >= 0 && op <= FAB_OP_AVG ? names[op] : "unknown";
 }

@@ -24,7 +24,8 @@ KERNELS = ["allreduce", "reduce_scatter", "allgather", "alltoall", "bcast", "red
 BUS = {"allreduce": lambda n: 2 * (n - 1) / n, "reduce_scatter": lambda n: (n - 1) / n,
        "allgather": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n,
        "bcast": lambda n: 1.0, "reduce": lambda n: 1.0}
-SIZE = {"float32": 4, "float64": 8, "int32": 4, "bfloat16": 2, "float16": 2}
+SIZE = {"float32": 4, "float64": 8, "int32": 4, "bfloat16": 2, "float16": 2, "int8": 1,
+        "uint8": 1, "uint32": 4, "int64": 8, "uint64": 8}
 PER_RANK = {"reduce_scatter", "allgather", "alltoall"}  # sizes are whole blocks per rank
 
 
@@ -74,6 +75,41 @@ for np in (2, 4):
                 check(abs(r["busbw_GB/s"] - r["algbw_GB/s"] * BUS[name](np)) <=
                       0.0011 + 0.002 * r["busbw_GB/s"], "busbw: " + where)
         print("ok np=%d %s: 7 collectives validated, algbw/busbw consistent" % (np, dtype))
+
+# the integer types of nccl-tests and --op avg (the sum divided by the ranks after the call):
+# 3 ranks, so avg's integer division truncates and unsigned sums of negative inputs wrap; the
+# reduction kernels validated (the check computes in the type's own wrapping arithmetic), the
+# type and op recorded in the file
+RED = ["allreduce", "reduce", "reduce_scatter"]
+for dtype, op in (("int8", "avg"), ("uint8", "sum"), ("uint32", "avg"), ("int64", "prod"),
+                  ("uint64", "max"), ("float32", "avg"), ("bfloat16", "avg"), ("int32", "min")):
+    name = "t_%s_%s.h5" % (dtype, op)
+    p = mpirun(3, [exe, "run", ",".join(RED), "-m", "8,1000", "--validate", "--dtype", dtype,
+                   "--op", op, "-t", "0.01", "-o", name])
+    check(p.returncode == 0, "%s %s: exit %d\n%s" % (dtype, op, p.returncode, p.stderr[-2000:]))
+    h, ks = parse_tables(p.stdout)
+    check([k["name"] for k in ks] == RED, "kernels %s" % [k["name"] for k in ks])
+    for k in ks:
+        got = [int(r["bytes"]) for r in k["rows"]]
+        want = sorted(set(fitted(k["name"], s, dtype, 3) for s in (8, 1000)))
+        check(got == want and all(r["errors"] == 0 for r in k["rows"]),
+              "%s %s %s: sizes %s (want %s), errors %s"
+              % (k["name"], dtype, op, got, want, [r["errors"] for r in k["rows"]]))
+    with h5py.File(name, "r") as f:
+        groups = [v for v in f["runs"].values()][0]["kernels"].values()
+        kinds = [(g.attrs["kernel"], g.attrs["dtype"], g.attrs["op"]) for g in groups]
+        check(sorted(kinds) == sorted((kn, dtype, op) for kn in RED),
+              "%s %s: the file says %s" % (dtype, op, kinds))
+p = mpirun(4, [exe, "run", "gradsync", "--dtype", "int32", "--op", "avg", "--inflight", "2",
+               "--params", "100000", "--bucket", "64K",
+               "--validate", "-t", "0.01", "-o", "none"])
+check(p.returncode == 0 and parse_tables(p.stdout)[1][0]["rows"][0]["errors"] == 0,
+      "gradsync avg: %s" % p.stderr[-2000:])
+# avg that does not divide is caught (the test-only wrong sum adds 1 to element 0)
+p, (h, ks) = run(3, ["allreduce", "-m", "8", "--validate", "--dtype", "float32", "--op", "avg"],
+                 rc=1, env={"FABRICBENCH_TEST_WRONG_OP": "1"})
+check(ks[0]["rows"][0]["errors"] > 0, "wrong avg not caught")
+print("ok int8, uint8, uint32, int64, uint64 and --op avg validated on 3 ranks; gradsync avg")
 
 # 2 polling ranks confined to one core (taskset; the binding is inherited and kept) wait for it
 # in turn: the run says so, naming the kernel and sizes (a rank that polls should run all the

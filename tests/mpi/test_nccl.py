@@ -121,9 +121,9 @@ check(p.returncode == 2 and "'-w' is ambiguous" in p.stderr and "--window" in p.
       (p.returncode, p.stderr))
 p = direct([exe, "run", "allreduce", "-o", "prod"])
 check(p.returncode == 2 and "'-o' is ambiguous" in p.stderr, "-o prod: %s" % p.stderr)
-p = direct([exe, "run", "allreduce", "-d", "int8"])
-check(p.returncode == 2 and "int8" in p.stderr and "does not measure" in p.stderr,
-      "-d int8: %s" % p.stderr)
+p = direct([exe, "run", "allreduce", "-d", "fp32"])
+check(p.returncode == 2 and "'fp32' is not a type nccl-tests names" in p.stderr and
+      "uint64" in p.stderr, "-d fp32: %s" % p.stderr)
 # nccl-tests' formats hold collectives: a point-to-point kernel, the congestion kernels and the
 # ladder are refused before MPI starts
 for kern in ("latency", "congestion", "ladder"):

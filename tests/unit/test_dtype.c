@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* bfloat16 and float16: conversions and sums against reference values; the bus factors. */
+/* bfloat16 and float16: conversions and sums against reference values; the integer types'
+ * wrapping storage; --op avg's division; the bus factors. */
+#include <string.h>
+
 #include "check.h"
 #include "kernel/collective.h"
 #include "kernel/dtype.h"
@@ -13,6 +16,90 @@ static uint16_t bf(float f)
 static uint16_t hf(float f)
 {
     return fab_f32_to_f16(f);
+}
+
+/* A type as the kernels see it, without MPI (fab_dtype_init needs MPI for the 16-bit ops). */
+static fab_dtype_t ty(int id, int op)
+{
+    fab_dtype_t d = {0};
+
+    d.id = id;
+    d.size = fab_dtype_size(id);
+    d.op_id = op;
+    d.name = fab_dtype_name(id);
+    return d;
+}
+
+static void test_integers(void)
+{
+    fab_dtype_t i8 = ty(FAB_DT_INT8, FAB_OP_SUM), u8 = ty(FAB_DT_UINT8, FAB_OP_SUM);
+    fab_dtype_t u32 = ty(FAB_DT_UINT32, FAB_OP_SUM), i64 = ty(FAB_DT_INT64, FAB_OP_SUM);
+    fab_dtype_t u64 = ty(FAB_DT_UINT64, FAB_OP_SUM), i32 = ty(FAB_DT_INT32, FAB_OP_SUM);
+
+    CHECK(i8.size == 1 && u8.size == 1 && u32.size == 4 && i64.size == 8 && u64.size == 8);
+    /* storage wraps modulo 2^bits, as the types' own arithmetic does */
+    CHECK(fab_dtype_round(&i8, 127) == 127 && fab_dtype_round(&i8, 128) == -128 &&
+          fab_dtype_round(&i8, -2) == -2 && fab_dtype_round(&i8, 255) == -1);
+    CHECK(fab_dtype_round(&u8, -2) == 254 && fab_dtype_round(&u8, 256) == 0 &&
+          fab_dtype_round(&u8, 510) == 254);
+    CHECK(fab_dtype_round(&u32, -1) == 4294967295.0 &&
+          fab_dtype_round(&i32, 2147483648.0) == -2147483648.0);
+    CHECK(fab_dtype_round(&i64, -5) == -5 && fab_dtype_round(&u64, -1) == 18446744073709551615.0);
+    CHECK(fab_dtype_integer(FAB_DT_INT8) && fab_dtype_integer(FAB_DT_UINT64) &&
+          !fab_dtype_integer(FAB_DT_FLOAT32) && !fab_dtype_integer(FAB_DT_BFLOAT16));
+    CHECK(fab_dtype_epsilon(&u8) == 0.0 && fab_dtype_epsilon(&i64) == 0.0);
+    CHECK(strcmp(fab_op_name(FAB_OP_AVG), "avg") == 0 && strcmp(fab_op_name(9), "unknown") == 0);
+}
+
+static void test_avg(void)
+{
+    /* integers: C's division, toward zero */
+    {
+        fab_dtype_t d = ty(FAB_DT_INT32, FAB_OP_AVG);
+        int32_t v[4] = {7, -7, 8, 0};
+
+        fab_dtype_avg(&d, v, 4, 2);
+        CHECK(v[0] == 3 && v[1] == -3 && v[2] == 4 && v[3] == 0);
+    }
+    {
+        fab_dtype_t d = ty(FAB_DT_UINT8, FAB_OP_AVG);
+        uint8_t v[2] = {255, 9};
+
+        fab_dtype_avg(&d, v, 2, 4);
+        CHECK(v[0] == 63 && v[1] == 2);
+    }
+    {
+        fab_dtype_t d = ty(FAB_DT_INT64, FAB_OP_AVG);
+        int64_t v[1] = {-9};
+
+        fab_dtype_avg(&d, v, 1, 4);
+        CHECK(v[0] == -2);
+    }
+    {
+        fab_dtype_t d = ty(FAB_DT_FLOAT64, FAB_OP_AVG);
+        double v[2] = {3.0, -1.0};
+
+        fab_dtype_avg(&d, v, 2, 4);
+        CHECK(v[0] == 0.75 && v[1] == -0.25);
+    }
+    {
+        fab_dtype_t d = ty(FAB_DT_BFLOAT16, FAB_OP_AVG);
+        uint16_t v[1] = {bf(6.0f)};
+
+        fab_dtype_avg(&d, v, 1, 4);
+        CHECK(fab_bf16_to_f32(v[0]) == 1.5f);
+    }
+    /* only avg divides; one rank divides by nothing */
+    {
+        fab_dtype_t d = ty(FAB_DT_FLOAT32, FAB_OP_SUM), a = ty(FAB_DT_FLOAT32, FAB_OP_AVG);
+        float v[1] = {6.0f};
+
+        fab_dtype_avg(&d, v, 1, 4);
+        fab_dtype_avg(&a, v, 1, 1);
+        CHECK(v[0] == 6.0f);
+        fab_dtype_avg(&a, v, 1, 3);
+        CHECK(v[0] == 2.0f);
+    }
 }
 
 int main(void)
@@ -100,5 +187,7 @@ int main(void)
     CHECK(fab_kernel_find("barrier")->coll->bus_factor == NULL);
     CHECK_NEAR(fab_kernel_find("gradsync")->coll->bus_factor(4), 1.5, 1e-12);
     CHECK(fab_kernel_find("latency")->coll == NULL);
+    test_integers();
+    test_avg();
     return fab_test_report("test_dtype");
 }

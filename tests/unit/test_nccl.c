@@ -74,15 +74,23 @@ static void test_letters(void)
                          "-r", "2", "-d", "bfloat16", "--validate") == FAB_OK);
     CHECK(o.meas.iters == 20 && o.meas.sync == FAB_SYNC_BARRIER && o.out.average == 3 &&
           o.meas.root == 2 && o.meas.dtype == FAB_DT_BFLOAT16 && o.meas.validate);
-    /* nccl-tests' type names and fabricbench's; those fabricbench lacks are refused by name */
+    /* nccl-tests' type names and fabricbench's, the integer types included */
     CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-d", "half") == FAB_OK &&
           o.meas.dtype == FAB_DT_FLOAT16);
     CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-d", "double") == FAB_OK &&
           o.meas.dtype == FAB_DT_FLOAT64);
     CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "--datatype", "float") == FAB_OK &&
           o.meas.dtype == FAB_DT_FLOAT32);
-    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-d", "int8") == FAB_ERR_USAGE &&
-          strstr(err, "'int8' is a type of nccl-tests that fabricbench does not measure"));
+    {
+        static const char *const names[] = {"int8", "uint8", "uint32", "int64", "uint64"};
+        static const int ids[] = {FAB_DT_INT8, FAB_DT_UINT8, FAB_DT_UINT32, FAB_DT_INT64,
+                                  FAB_DT_UINT64};
+
+        for (int i = 0; i < 5; i++)
+            CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-d", names[i]) == FAB_OK &&
+                  o.meas.dtype == ids[i] && strcmp(fab_dtype_name(ids[i]), names[i]) == 0 &&
+                  strcmp(fab_dtype_nccl_name(ids[i]), names[i]) == 0);
+    }
     CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-d", "fp32") == FAB_ERR_USAGE &&
           strstr(err, "not a type nccl-tests names"));
     CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "allreduce", "-d", "half", "--dtype",
@@ -119,6 +127,9 @@ static void test_letters(void)
               FAB_ERR_USAGE &&
           strstr(err, "--agg_iters"));
     CHECK(fab_test_parse(&o, &cmd, err, 5, "run", "allreduce", "--nccl-tests", "-o", "avg") ==
+              FAB_OK &&
+          o.meas.op == FAB_OP_AVG && strcmp(fab_op_name(o.meas.op), "avg") == 0);
+    CHECK(fab_test_parse(&o, &cmd, err, 5, "run", "allreduce", "--nccl-tests", "-o", "mean") ==
           FAB_ERR_USAGE);
     CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-a", "4") == FAB_ERR_USAGE);
 }
