@@ -74,8 +74,21 @@ def test_congestion_figure_axes(congestion):
             assert np.allclose([h for _, h in heights], want)
             # the CIF marked above each pair, the stored value with the row's quality mark
             marks = [t.get_text() for t in ax.texts]
-            assert marks == ["CIF %s%s" % (fmt_num(r[cif_col], 3), model_mark(r))
-                             for r in mine]
+            assert marks == ["CIF %s%s" % (fmt_num(r[cif_col], 3),
+                                           model_mark(r).replace(" ", "\n")) for r in mine]
+
+
+def test_congestion_figure_keeps_every_tick(congestion):
+    """Laid out as shipped (plot.fit drops tick labels that would overlap), every pattern's
+    label is still there: the figure is made wide enough, for one run and for two."""
+    for paths, n in (([congestion.h5], 2), ([congestion.h5] * 2, 4)):
+        _, _, fig = [f for f in plot.figures(load(paths)) if f[0] == "congestion"][0]
+        plot.fit(fig)
+        for ax in fig.get_axes():
+            lo, hi = sorted(ax.xaxis.get_view_interval())
+            shown = [t for loc, t in zip(ax.get_xticks(), ax.get_xticklabels())
+                     if t.get_text() and lo <= loc <= hi]
+            assert len(shown) == n, [t.get_text() for t in shown]
 
 
 def model_mark(r):

@@ -4,6 +4,7 @@ row of axes per canary kernel, the canary alone and congested per congestor patt
 (left) and at p99 (right), each pair of bars marked with its CIF; and the report's section (the
 CIFs per canary and pattern, the canaries that suffered most, the warnings stored in the file).
 The rows come from model/congestion.py; every number is a stored column."""
+import textwrap
 from typing import Any, Dict, List
 
 from ..model import congestion, quality
@@ -15,11 +16,21 @@ ALONE, CONGESTED = "#7f7f7f", "#d62728"
 STATS = (("mean", "alone_mean_us", "congested_mean_us", "cif_mean"),
          ("p99", "alone_p99_us", "congested_p99_us", "cif_p99"))
 NAME = "congestion"  # the figure's file name (congestion.png, congestion.svg)
+LABEL_WRAP = 18  # a run's label above its patterns, wrapped at this many characters
 
 
 def _tick(r: Row, several: bool) -> str:
+    """'incast 4K', under the run's label (wrapped) where the figure has several runs."""
     text = congestion.where(r)
-    return "%s\n%s" % (r["label"], text) if several else text
+    return "%s\n%s" % (textwrap.fill(r["label"], LABEL_WRAP), text) if several else text
+
+
+def _width(ticks: List[str], n: int) -> float:
+    """The figure's width (inches) so that n tick labels of an axes (8 pt) and the CIF marks
+    above them lie apart, 2 axes side by side: about 0.07 in per character of the longest
+    line, plus the gap declutter keeps (plot.py; else it would drop the labels that touch)."""
+    chars = max([len(line) for t in ticks for line in t.splitlines()] + [len("[disturbed]")])
+    return max(9.0, 2 * n * (0.07 * chars + 0.25) + 1.6)
 
 
 def figures(table: Table) -> List[Drawn]:
@@ -30,8 +41,9 @@ def figures(table: Table) -> List[Drawn]:
     Figure, _ = _mpl()
     kernels = list(dict.fromkeys(r["kernel"] for r in found))
     several = len({r["label"] for r in found}) > 1
-    width = max(9.0, 1.2 * max(sum(1 for r in found if r["kernel"] == k) for k in kernels) * 2)
-    fig = Figure(figsize=(min(width, 20.0), 3.6 * len(kernels) + 0.6), layout="constrained")
+    width = max(_width([_tick(r, several) for r in found if r["kernel"] == k],
+                       sum(1 for r in found if r["kernel"] == k)) for k in kernels)
+    fig = Figure(figsize=(width, 3.8 * len(kernels) + 0.6), layout="constrained")
     axes = fig.subplots(len(kernels), 2, squeeze=False)
     hollow = False
     for row_axes, kernel in zip(axes, kernels):
@@ -53,10 +65,10 @@ def figures(table: Table) -> List[Drawn]:
                        if finite(r.get(c))] or [1.0])
             for x, r in zip(xs, rs):
                 cif = congestion.num(r, cif_col)
-                ax.annotate("CIF %s%s" % (fmt_num(cif, 3), quality.mark(r)), (x, top * 1.04),
-                            ha="center", va="bottom", fontsize=8,
+                ax.annotate("CIF %s%s" % (fmt_num(cif, 3), quality.mark(r).replace(" ", "\n")),
+                            (x, top * 1.04), ha="center", va="bottom", fontsize=8,
                             color=CONGESTED if finite(cif) and cif > 1.5 else "black")
-            ax.set_ylim(0, top * 1.45)  # room for the CIFs, and the legend above them
+            ax.set_ylim(0, top * 1.6)  # room for the CIFs, and the legend above them
             ax.set_xticks(xs)
             ax.set_xticklabels([_tick(r, several) for r in rs], fontsize=8)
             ax.set_xlabel("congestor pattern and message size")
