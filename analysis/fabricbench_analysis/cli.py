@@ -452,7 +452,8 @@ def _parser() -> argparse.ArgumentParser:
     sp.set_defaults(func=cmd_matrix)
 
     sp = sub.add_parser("plot", help="latency, bandwidth, message rate and busbw vs message "
-                        "size, gradsync vs bucket size or buckets in flight; PNG and SVG")
+                        "size, gradsync vs bucket size or buckets in flight, the congestion kernels' "
+                        "canaries alone vs congested per congestor pattern; PNG and SVG")
     common(sp)
     group(sp)
     per_run(sp)
@@ -465,7 +466,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("report", help="one self-contained HTML page: the verdicts first (a "
                         "baseline check with --baseline, pairs kernels), summary, comparison, "
-                        "plots")
+                        "congestion (CIFs, the canaries that suffered most, warnings), plots")
     common(sp)
     group(sp)
     noise(sp)

@@ -132,6 +132,12 @@ def live(request):
 
 
 @pytest.fixture(scope="session")
+def congestion(request):
+    """A real run of the congestion kernels (incast, none) on 4 ranks: inputs.make_congestion."""
+    return _inputs(request, "congestion")
+
+
+@pytest.fixture(scope="session")
 def repeats(request):
     """F.h5 (--repeat 3) and G.h5 (one more run, other outputs): inputs.make_repeats."""
     return _inputs(request, "repeats")

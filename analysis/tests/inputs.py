@@ -44,7 +44,7 @@ MPIRUN = mpirun_cmd(2)
 SIZES = "8,1K,64K,1M"
 KERNELS = "latency,bw,allreduce"
 # The sets of inputs, in the order make_all makes them (known derives from results).
-SETS = ("results", "known", "pairs", "live", "repeats")
+SETS = ("results", "known", "pairs", "live", "repeats", "congestion")
 STAMP = "inputs.json"  # written last by make_all: what was made, where
 
 
@@ -377,13 +377,30 @@ def make_repeats(fb, d):
     return rep
 
 
+def make_congestion(fb, d):
+    """The congestion kernels on 4 ranks of this machine (split by rank: 2 canaries, 2
+    congestors; so every row carries the few-nodes and shared-nodes warnings), incast and none:
+    the rows test_congestion.py plots and reports (their values are this machine's; the tests
+    assert shapes, labels and the stored values as the page shows them). About 2 s."""
+    os.makedirs(d, exist_ok=True)
+    c = types.SimpleNamespace(h5=os.path.join(d, "cong.h5"))
+    cmd = mpirun_cmd(4) + [fb, "run", "cong_lat,cong_bw,cong_allreduce", "--congestor",
+                           "incast,none", "-i", "10", "-x", "1", "--canary-ops", "10", "-q",
+                           "-o", c.h5]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=180, env=mpi_env())
+    if p.returncode != 0:
+        raise InputError("fabricbench run congestion failed (exit %d):\n%s\n%s" %
+                         (p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
+    return c
+
+
 def make(name, fb, d, made):
     """Make the set `name` in d/name; `made`: the sets made already (known needs results)."""
     where = os.path.join(d, name)
     if name == "known":
         return make_known(made["results"], where)
     return {"results": make_results, "pairs": make_pairs, "live": make_live,
-            "repeats": make_repeats}[name](fb, where)
+            "repeats": make_repeats, "congestion": make_congestion}[name](fb, where)
 
 
 def make_all(fb, d):

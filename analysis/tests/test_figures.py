@@ -107,11 +107,14 @@ def _sets(figs_files, known):
 
 
 @pytest.fixture(scope="module")
-def shipped(figs_files, known, results):
-    """Every figure of the sets above (and of the real runs) laid out at each shipped dpi:
-    ([what is outside the canvas], [tick labels that overlap])."""
+def shipped(figs_files, known, results, congestion):
+    """Every figure of the sets above (and of the real runs, the congestion kernels' once and
+    twice: labels above the patterns) laid out at each shipped dpi: ([what is outside the
+    canvas], [tick labels that overlap])."""
     outside, overlap = [], []
-    sets = _sets(figs_files, known) + [("real runs", [results.shm, results.tcp], {})]
+    sets = _sets(figs_files, known) + [("real runs", [results.shm, results.tcp], {}),
+                                       ("congestion", [congestion.h5], {}),
+                                       ("congestion twice", [congestion.h5] * 2, {})]
     for what, paths, kw in sets:
         for name, (cap, fig) in _figures(paths, **kw).items():
             for dpi in SHIPPED_DPI:

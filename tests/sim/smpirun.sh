@@ -58,5 +58,8 @@ export UCX_LOG_LEVEL=${UCX_LOG_LEVEL:-error}
 cfg=(--cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1 --cfg=network/crosstraffic:0
     --cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1e9f
     --cfg=smpi/coll-selector:ompi --log=root.thres:warning)
+# SIM_CFG: more settings for smpirun, words separated by spaces (a test's own --cfg=...).
+read -r -a more <<<"${SIM_CFG:-}"
+cfg+=("${more[@]}")
 exec smpirun -np "$n" -platform "$simdir/fattree.so" -hostfile "$work/hosts" "${cfg[@]}" \
     "$simdir/fabricbench" "$@"

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The pairs verdict at scale, on a simulated fat tree (SimGrid SMPI; tests/sim/README.md).
+"""The pairs verdict at scale, and where congestion hurts, on a simulated fat tree (SimGrid
+SMPI; tests/sim/README.md).
 
     test_sim.py SIMDIR FABRICBENCH SCENARIO
 
@@ -7,8 +8,10 @@ runs the simulated build in SIMDIR (fabricbench and fattree.so) under tests/sim/
 with the scenario's faults, reads the result file back with h5py and checks the exit code,
 the verdict and exactly which suspects are named (kind and member or switch), and that the
 run says it was simulated (the file's `simulated` attribute, `FABRICBENCH show`). Simulated
-results are deterministic, so exact suspects are a fair check. Without SimGrid or the
-simulated build it exits 77 (ctest: skipped) and says why.
+results are deterministic, so exact suspects are a fair check. The congestion scenario
+(congestion.incast64) runs cong_bw twice with incast congestors towards one leaf and checks the
+contrast between canaries whose ring crosses into that leaf and the same ring elsewhere.
+Without SimGrid or the simulated build it exits 77 (ctest: skipped) and says why.
 """
 import os
 import shutil
@@ -58,6 +61,100 @@ SCENARIOS = {
     "pairs_latency.healthy64": (8, 8, "", "", LAT, 0, []),
     "pairs_latency.hostlink64": (8, 8, "", "node-13=2e-6", LAT, 1, [("node", "node-13")]),
 }
+
+
+# congestion.incast64: 8 leaves of 8 nodes under one spine, each leaf-spine link as fast as a
+# host link (8:1 oversubscribed), so that every flow into a leaf crosses one link. The
+# congestors (every node but the canaries) do incast towards node-0, the first congestor, on
+# leaf0: 56 of them from the other leaves through the spine's one link into leaf0. The canaries
+# are six nodes, one per leaf; "hot" has node-1 (leaf0), "cold" has node-9 (leaf1) in its place,
+# the rest alike, so the two random rings are the same ring (cong.c seeds it) but for that
+# node: hot's ring sends into leaf0 (41 -> 1), cold's does not. -m 60K: eager, below SMPI's
+# 64 KiB; SIM_CFG's async-small-thresh lets an eager message flow before its receive is posted
+# (as MPI's eager protocol does; SMPI's default waits for the receive, and incast's receiver
+# posts one at a time, which serialises the 56 senders into one flow).
+CONG_LEAVES, CONG_HOSTS = 8, 8
+CONG_ENV = {"FT_SPINES": "1", "FT_UPBW": "12.5e9",
+            "SIM_CFG": "--cfg=smpi/async-small-thresh:65536"}
+CONG_ARGS = ["run", "cong_bw", "--congestor", "incast", "-m", "60K", "--canary-ops", "10",
+             "-i", "10", "-w", "1", "-x", "0"]
+CONG_OTHERS = [17, 25, 33, 41, 49]
+CONG_HOT, CONG_COLD = [1] + CONG_OTHERS, [9] + CONG_OTHERS
+# The contrast (measured: hot CIF 1.83 at the mean, 3.93 at p99; cold 1.09 and 1.15; the
+# simulator is deterministic, so the margins only allow for a change in SimGrid's model):
+CONG_MEAN_RATIO = 1.3   # hot cif_mean / cold cif_mean, measured 1.68
+CONG_P99_RATIO = 2.0    # hot cif_p99 / cold cif_p99, measured 3.41
+CONG_COLD_MOST = 1.3    # cold cif_mean and cif_p99 at most this (no shared link)
+
+
+def cong_ring(canaries):
+    """The canaries' random ring as cong.c builds it (a fixed seed, a 64-bit LCG, Fisher-Yates
+    over the canaries in rank order): the (sender, receiver) pairs, as node numbers."""
+    x, perm = 0x6770636E, list(range(len(canaries)))
+    for i in range(len(perm) - 1, 0, -1):
+        x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        j = (x >> 33) % (i + 1)
+        perm[i], perm[j] = perm[j], perm[i]
+    return [(canaries[perm[i]], canaries[perm[(i + 1) % len(perm)]]) for i in range(len(perm))]
+
+
+def cong_row(path):
+    with h5py.File(path, "r") as f:
+        run = f["runs/run_0000"]
+        check("simulated" in run.attrs, "the run lacks the simulated attribute")
+        k = [g for g in run["kernels"].values() if g.attrs["kernel"] == "cong_bw"]
+        check(len(k) == 1, "cong_bw instances: %d" % len(k))
+        t = k[0]["table"]
+        check(len(t["bytes"]) == 1, "cong_bw rows: %d" % len(t["bytes"]))
+        row = {c: float(t[c][0]) for c in ("cif_mean", "cif_p99", "alone_mean_us",
+                                           "congested_mean_us", "worst_canary_rank",
+                                           "congestor_gbps", "cong_warn")}
+        hosts = [h.decode() if isinstance(h, bytes) else h for h in run["hostnames"][()]]
+    row["worst"] = hosts[int(row["worst_canary_rank"])]
+    return row
+
+
+def congestion(simdir, work):
+    leaf0 = set(range(CONG_HOSTS))  # node-0 .. node-7: the incast's leaf
+    got = {}
+    t0 = time.monotonic()
+    for name, canaries in (("hot", CONG_HOT), ("cold", CONG_COLD)):
+        out = os.path.join(work, name + ".h5")
+        cmd = [RUNNER, "-s", simdir, "-w", work, str(CONG_LEAVES), str(CONG_HOSTS), "--"] + \
+            CONG_ARGS + ["--canaries", ",".join("node-%d" % c for c in canaries), "-o", out]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, FT_SLOW="", FT_DELAY="", **CONG_ENV))
+        check(r.returncode == 0, "%s: exit %d\nstdout:\n%s\nstderr:\n%s" %
+              (name, r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
+        got[name] = cong_row(out)
+        into = [(a, b) for a, b in cong_ring(canaries) if b in leaf0 and a not in leaf0]
+        got[name]["into"] = into
+        g = got[name]
+        print("  %s: canaries %s, ring pairs into leaf0 %s: CIF %.3f mean, %.3f p99 (alone "
+              "%.1f us, congested %.1f us), congestors %.1f Gb/s, suffered most %s" %
+              (name, ",".join(map(str, canaries)), into or "none", g["cif_mean"], g["cif_p99"],
+               g["alone_mean_us"], g["congested_mean_us"], g["congestor_gbps"], g["worst"]))
+        check(g["congestor_gbps"] > 0, "%s: the congestors moved nothing" % name)
+        check(int(g["cong_warn"]) & 2 == 0, "%s: canaries share a node with congestors" % name)
+    print("congestion.incast64: 2 runs in %.1f s (simulator's real time)"
+          % (time.monotonic() - t0))
+    hot, cold = got["hot"], got["cold"]
+    check(hot["into"] and not cold["into"], "the rings: hot %s, cold %s into leaf0" %
+          (hot["into"], cold["into"]))
+    check(cold["cif_mean"] <= CONG_COLD_MOST and cold["cif_p99"] <= CONG_COLD_MOST,
+          "cold canaries (no link shared with the incast) suffer: CIF %.3f, %.3f p99"
+          % (cold["cif_mean"], cold["cif_p99"]))
+    rm, rp = hot["cif_mean"] / cold["cif_mean"], hot["cif_p99"] / cold["cif_p99"]
+    check(rm >= CONG_MEAN_RATIO and rp >= CONG_P99_RATIO,
+          "hot / cold CIF %.2f at the mean (want >= %.1f), %.2f at p99 (want >= %.1f)"
+          % (rm, CONG_MEAN_RATIO, rp, CONG_P99_RATIO))
+    # Who suffered most: an end of a pair into leaf0 (its receiver there, or its sender, whose
+    # send is that slow flow: the ring's time per operation is both ends')
+    ends = {"node-%d" % n for pair in hot["into"] for n in pair}
+    check(hot["worst"] in ends, "hot: suffered most %s, not an end of a pair into leaf0 %s"
+          % (hot["worst"], sorted(ends)))
+    print("PASS: congestion.incast64: hot / cold CIF %.2f (mean), %.2f (p99); suffered most %s"
+          % (rm, rp, hot["worst"]))
 
 
 def skip(why):
@@ -114,8 +211,10 @@ def refusals(simdir, work):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[3] not in list(SCENARIOS) + ["refusals"]:
-        fail("usage: test_sim.py SIMDIR FABRICBENCH {%s,refusals}" % ",".join(SCENARIOS))
+    special = {"refusals": refusals, "congestion.incast64": congestion}
+    if len(sys.argv) != 4 or sys.argv[3] not in list(SCENARIOS) + list(special):
+        fail("usage: test_sim.py SIMDIR FABRICBENCH {%s}" % ",".join(list(SCENARIOS) +
+                                                                   list(special)))
     simdir, tool, name = sys.argv[1:]
     if not shutil.which("smpirun"):
         skip("SimGrid is not installed (apt-get install libsimgrid-dev g++, then rebuild)")
@@ -124,9 +223,9 @@ def main():
             skip("no simulated build in %s (SimGrid was missing when cmake configured: "
                  "reconfigure after apt-get install libsimgrid-dev g++)" % simdir)
     work = tempfile.mkdtemp(prefix="fabsim-")
-    if name == "refusals":
+    if name in special:
         try:
-            refusals(simdir, work)
+            special[name](simdir, work)
         finally:
             shutil.rmtree(work, True)
         return

@@ -563,4 +563,6 @@ def _add_rows(meta: Dict[str, Any], kernels: List[KernelData], rows: List[Row],
             row["noise_method"] = method
             row["n_samples"] = 0 if samples is None else int(len(samples))
             row["straggler_host"] = rank_host(meta, trow.get("straggler_rank", -1))
+            if "worst_canary_rank" in trow:  # the congestion kernels' (model/congestion.py)
+                row["worst_canary_host"] = rank_host(meta, trow["worst_canary_rank"])
             rows.append(row)

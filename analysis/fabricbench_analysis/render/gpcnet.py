@@ -7,21 +7,10 @@ cif_p99), which are congested / alone of the stored times (docs/METRICS.md, "Con
 import math
 from typing import IO, List, Sequence
 
-from ..model import quality
+from ..model import congestion, quality
+from ..model.congestion import CANARIES
 from ..model.errors import UsageError
-from ..model.table import Row, Table, finite, fmt_num, size_label
-
-# The canaries as GPCNeT names its tests (our words), and the bytes per operation of the
-# bandwidth canary (8 messages of 128 KiB: src/cong/cong.h) for its MiB/s per rank.
-CANARIES = {"cong_lat": ("random-ring latency (8 B)", "usec", 0),
-            "cong_bw": ("random-ring bandwidth (8 x 128 KiB)", "MiB/s/rank", 8 * 128 * 1024),
-            "cong_allreduce": ("allreduce (8 B)", "usec", 0)}
-WARN_BITS = ((1, "low load"), (2, "shared nodes"), (4, "few nodes"))  # the cong_warn bits
-
-
-def _pattern(r: Row) -> str:
-    v = str(r.get("variant") or "")
-    return v.split(" ", 1)[1] if v.startswith("--congestor ") else v
+from ..model.table import Row, Table, finite, fmt_num
 
 
 def _value(r: Row, col: str, nbytes: int) -> float:
@@ -37,7 +26,7 @@ def _value(r: Row, col: str, nbytes: int) -> float:
 
 
 def rows_of(table: Table) -> List[Row]:
-    rows = [r for r in table.rows if r["kernel"] in CANARIES and finite(r.get("alone_mean_us"))]
+    rows = congestion.rows(table)
     if not rows:
         raise UsageError("no congestion kernel's rows in the files (cong_lat, cong_bw, "
                          "cong_allreduce)", "run `fabricbench run congestion` first")
@@ -67,16 +56,14 @@ def render(table: Table) -> str:
     for r in rows:
         name, unit, nbytes = CANARIES[r["kernel"]]
         mark = quality.mark(r)  # ' [disturbed]', ' [invalid]': not a number to compare
-        pat = _pattern(r)
-        where = "%s %s" % (pat, size_label(r.get("bytes")))
+        where = congestion.where(r)
         perf.append([name, "alone (with %s)" % where,
                      fmt_num(_value(r, "alone_mean_us", nbytes)),
                      fmt_num(_value(r, "alone_p99_us", nbytes)) + mark, unit])
         perf.append([name, "under " + where,
                      fmt_num(_value(r, "congested_mean_us", nbytes)),
                      fmt_num(_value(r, "congested_p99_us", nbytes)) + mark, unit])
-        warn = int(r["cong_warn"]) if finite(r.get("cong_warn")) else 0
-        words = "; ".join(w for bit, w in WARN_BITS if warn & bit) or "-"
+        words = "; ".join(congestion.warn_names(r)) or "-"
         cif.append([name, where, fmt_num(r.get("cif_mean")), fmt_num(r.get("cif_p99")) + mark,
                     fmt_num(r.get("congestor_gbps")), words])
     return "\n\n".join([

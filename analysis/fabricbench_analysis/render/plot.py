@@ -11,12 +11,13 @@ from operator import itemgetter
 from typing import IO, Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..reading.files import OutputDir
+from ..model import congestion as cong_rows
 from ..model import grouping
 from ..model.errors import EXIT_INTERNAL, AnalysisError
 from ..model.hostile import safe_text
 from ..model.table import Row, Table, instance
 from ..reading.matrix_verdict import Matrix
-from . import ladder, matrix_plot, plot_options
+from . import congestion, ladder, matrix_plot, plot_options
 from .plot_base import (COLORS, MARKERS, WRAP, _FILE_NAME, Curve, _bandwidth, _by_series,
                         _collective, _mpl, _place_legend, _series_curves, _size_xaxis, _style,
                         _time_figure, _variants, plain)
@@ -24,8 +25,9 @@ from .plot_base import Axes, Drawn, Figure, Ticker
 
 
 def tables(table: Table) -> List[Dict[str, Any]]:
-    """What is a table row, not a plot (plot_options.tables: gradsync with one setup)."""
-    return plot_options.tables(table)
+    """What is a table row, not a plot (plot_options.tables: gradsync with one setup); not the
+    congestion kernels, which have a figure of their own (congestion.py)."""
+    return [t for t in plot_options.tables(table) if not cong_rows.is_congestion(t["kernel"])]
 
 
 def _group_curves(table: Table, groups: Sequence[grouping.Group], kernel: str,
@@ -60,7 +62,8 @@ def figures(table: Table, per_run: bool = False,
     per kernel (and kind of figure), its instances as curves of their own. A curve per group
     of runs (grouping.py, group_keys as --group): the median of its runs, their range shaded;
     per_run: a curve per run. A kernel of one message size in every run is a table row, not
-    a figure (tables())."""
+    a figure (tables()). The congestion kernels: one figure of their own, last (congestion.py).
+    """
     Figure, ticker = _mpl()
     style = _style(table)
     labels = table.labels()
@@ -70,7 +73,7 @@ def figures(table: Table, per_run: bool = False,
     cache: Dict[str, List[Row]] = {}
     out: List[Drawn] = []
     for kernel in table.kernels():
-        if kernel in points:
+        if kernel in points or cong_rows.is_congestion(kernel):
             continue
         rows = table.where(kernel=kernel)
         variants = _variants(rows)
@@ -94,7 +97,7 @@ def figures(table: Table, per_run: bool = False,
                      "(fabricbench-analyze plot --per-run draws each run).", fig)
                     for name, cap, fig in figs]
         out += figs
-    return out
+    return out + congestion.figures(table)
 
 
 def fit(fig: Figure) -> None:

@@ -21,7 +21,7 @@ from ..model.quality import NOT_COMPARABLE, tally_text
 from ..model.layers import Block
 from ..model.table import Series, Table, finite, fmt_num, kernel_name, size_label
 from ..reading.matrix_verdict import Matrix
-from . import knee, ladder, matrix, matrix_plot, plot
+from . import congestion, knee, ladder, matrix, matrix_plot, plot
 from .summary import HEAD as SUMMARY_HEAD, Record, summarize, text_cells
 
 # The result of compare (compare.Result) and of check (check.Result): dicts, as --json prints.
@@ -398,6 +398,37 @@ def _verdicts(ms: Sequence[Matrix], base_ms: Sequence[Matrix]) -> str:
     return "".join(out)
 
 
+def _congestion(table: Table) -> str:
+    """The congestion kernels' section (docs/METRICS.md, "Congestion"), "" without their rows:
+    the CIF at the mean and at p99 per canary and congestor pattern, the canaries that
+    suffered most, the warnings the file stores."""
+    sec = congestion.section(table)
+    if not sec:
+        return ""
+    out = ["<h2>Congestion</h2>",
+           "<p>How much the congestors' traffic hurt each canary: the congestion impact factor "
+           "(CIF) is the canary's time under the congestors over its time alone, at the mean "
+           "and at the 99th percentile (for the bandwidth canary the ratio of its rates): 1 is "
+           "no harm, larger is worse (docs/METRICS.md, \"Congestion\").</p>",
+           _table(congestion.HEAD, sec["rows"], numeric=congestion.NUMERIC,
+                  classes=[[("nc" if row[-1] in NOT_COMPARABLE else None)
+                            if j in (4, 7) else None for j in range(len(row))]
+                           for row in sec["rows"]])]
+    if sec["suffered"]:
+        out.append("<h3>The canaries that suffered most</h3>" +
+                   "<ul>%s</ul>" % "".join("<li>%s</li>" % _e(x) for x in sec["suffered"]))
+    else:
+        out.append("<p>No canary suffered: every CIF is 1 or below.</p>")
+    if sec["warnings"]:
+        out.append("<h3>Warnings stored in the file</h3>" + _notes(sec["warnings"]))
+    if sec["not_comparable"]:
+        out.append(_notes(["%d row%s marked disturbed or invalid: not measurements of the "
+                           "fabric; their CIFs are shown, marked, and never judged" % (
+                               sec["not_comparable"],
+                               "" if sec["not_comparable"] == 1 else "s")]))
+    return "".join(out)
+
+
 def build(table: Table, compare_result: Optional[Result] = None,
           compare_error: Optional[str] = None, check_result: Optional[Result] = None,
           title: Optional[str] = None, matrices: Sequence[Matrix] = (),
@@ -442,6 +473,7 @@ def build(table: Table, compare_result: Optional[Result] = None,
         parts.append("<h2>Comparison</h2>" + _comparison(compare_result))
     elif compare_error:
         parts.append("<h2>Comparison</h2>" + _notes([compare_error]))
+    parts.append(_congestion(table))
     for lad in ladders:  # `run ladder` (docs/METRICS.md, "The layer ladder")
         parts.append("<h2>Layer ladder: %s %s</h2>" % (_e(lad["file"]), _e(lad["run"])) +
                      _table(ladder.HEAD, ladder.rows(lad)) + _notes(ladder.notes(lad)))
