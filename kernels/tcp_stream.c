@@ -6,14 +6,13 @@
  * on every connection at once (non-blocking sockets, one poll(2) loop per rank), the receiver reads
  * them all and answers with one byte on the first connection. The harness times the senders (the
  * slowest pair) and counts retransmits and buffers at block ends. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "fab_kernel.h"
-#include "sock/sock.h"
+#include "sock/incast.h"
 
 #define TCP_STREAM_CHECK_MSGS 4 /* messages per stream a validation round checks */
 
@@ -23,25 +22,13 @@ static char tcp_stream_where[192]; /* rank 0's connection, for describe */
  * stream of its senders in one link, so that one poll(2) loop reads them all). */
 typedef struct tcp_stream_state {
     fab_sock_link_t l;
-    bool lead;                          /* it paces --omit: a pair's sender, incast receiver */
-    int nsend;                          /* an incast receiver's senders; 0 otherwise */
-    int peer[FAB_SOCK_MAX_STREAMS];     /* their ranks in ctx->comm */
-    int first[FAB_SOCK_MAX_STREAMS];    /* the index in l of each one's first stream */
-    int owner[FAB_SOCK_MAX_STREAMS];    /* the sender of each stream of l */
-    double got_first, got_min, got_max; /* per iteration, summed: bytes before the first sender
-                                         * finished, and the least and most one sender gave */
+    bool lead;                       /* it paces --omit: a pair's sender, incast receiver */
+    int nsend;                       /* an incast receiver's senders; 0 otherwise */
+    int peer[FAB_SOCK_MAX_STREAMS];  /* their ranks in ctx->comm */
+    int first[FAB_SOCK_MAX_STREAMS]; /* the index in l of each one's first stream */
+    int owner[FAB_SOCK_MAX_STREAMS]; /* the sender of each stream of l */
+    fab_incast_t tally;              /* an incast receiver's (tally.nsend: its senders) */
 } tcp_stream_state_t;
-
-static bool tcp_stream_incast(void)
-{
-    return fab_sock_opt.pattern == FAB_SOCK_INCAST;
-}
-
-/* Receivers of an incast: the first --receivers ranks; sender r goes to (r - R) mod R. */
-static int tcp_stream_receiver_of(int rank)
-{
-    return (rank - fab_sock_opt.receivers) % fab_sock_opt.receivers;
-}
 
 static fab_status_t tcp_stream_iterate(fab_kctx_t *ctx, void *state, size_t bytes);
 
@@ -86,8 +73,8 @@ static fab_status_t tcp_stream_gather(fab_kctx_t *ctx, int n, tcp_stream_state_t
     for (int s = 0; s < FAB_SOCK_MAX_STREAMS; s++)
         ts->l.fd[s] = -1;
     ts->l.kernel = "tcp_stream";
-    for (int r = fab_sock_opt.receivers; r < ctx->size && st == FAB_OK; r++) {
-        if (tcp_stream_receiver_of(r) != ctx->rank)
+    for (int r = fab_incast_receivers(); r < ctx->size && st == FAB_OK; r++) {
+        if (fab_incast_receiver_of(r) != ctx->rank)
             continue;
         st = fab_sock_connect(ctx, r, false, n, false, "tcp_stream", &one);
         if (st != FAB_OK)
@@ -103,15 +90,16 @@ static fab_status_t tcp_stream_gather(fab_kctx_t *ctx, int n, tcp_stream_state_t
         }
         ts->nsend++;
     }
+    ts->tally.nsend = ts->nsend;
     return st;
 }
 
 static fab_status_t tcp_stream_setup(fab_kctx_t *ctx, void **state)
 {
-    int pairs = ctx->size / 2, nrecv = fab_sock_opt.receivers;
-    bool incast = tcp_stream_incast();
+    int pairs = ctx->size / 2, nrecv = fab_incast_receivers();
+    bool incast = fab_incast_on();
     bool sender = incast ? ctx->rank >= nrecv : ctx->rank < pairs;
-    int peer = incast ? tcp_stream_receiver_of(ctx->rank)
+    int peer = incast ? fab_incast_receiver_of(ctx->rank)
                       : (sender ? ctx->rank + pairs : ctx->rank - pairs);
     tcp_stream_state_t *ts = calloc(1, sizeof(*ts));
     fab_status_t st;
@@ -141,20 +129,13 @@ static fab_status_t tcp_stream_setup(fab_kctx_t *ctx, void **state)
 /* An incast receiver's iteration: every sender's messages, then one byte to each. */
 static fab_status_t tcp_stream_receive_incast(fab_kctx_t *ctx, tcp_stream_state_t *ts, size_t bytes)
 {
-    double got[FAB_SOCK_MAX_STREAMS] = {0}, sum = 0, lo = INFINITY, hi = 0;
+    double got[FAB_SOCK_MAX_STREAMS] = {0};
     fab_status_t st;
     char ack = 0;
 
     st = fab_sock_read_incast(&ts->l, ctx->rbuf, bytes, (size_t)ctx->window, ts->owner, ts->nsend,
                               got);
-    for (int k = 0; k < ts->nsend; k++) {
-        sum += got[k];
-        lo = got[k] < lo ? got[k] : lo;
-        hi = got[k] > hi ? got[k] : hi;
-    }
-    ts->got_first += sum;
-    ts->got_min += lo;
-    ts->got_max += hi;
+    fab_incast_add(&ts->tally, got, ts->nsend);
     for (int k = 0; k < ts->nsend && st == FAB_OK; k++)
         st = fab_sock_write(&ts->l, ts->first[k], &ack, 1);
     return st;
@@ -216,17 +197,9 @@ static fab_status_t tcp_stream_validate(fab_kctx_t *ctx, void *state, size_t byt
     return st;
 }
 
-/* kcols after FAB_SOCK_TCP_KCOLS and streams: the incast's columns (below) */
-enum {
-    TS_SENDERS = FAB_SOCK_TCP_NKCOLS + 1,
-    TS_FIRST,
-    TS_MIN,
-    TS_MAX,
-    TS_SHARE_MIN,
-    TS_SHARE_MAX,
-    TS_FAIRNESS,
-    TS_NKCOLS
-};
+/* kcols: FAB_INCAST_TCP_KCOLS (sock/incast.h): the TCP columns, streams, the incast's */
+#define TS_INCAST FAB_INCAST_BASE
+#define TS_NKCOLS FAB_INCAST_TCP_NKCOLS
 
 static void tcp_stream_counters(const fab_kctx_t *ctx, void *state, double *c)
 {
@@ -234,54 +207,33 @@ static void tcp_stream_counters(const fab_kctx_t *ctx, void *state, double *c)
 
     (void)ctx;
     fab_sock_counters(&ts->l, c);
-    if (ts->nsend == 0)
-        return;
-    c[TS_SENDERS] = ts->nsend;
-    c[TS_FIRST] = ts->got_first;
-    c[TS_MIN] = ts->got_min;
-    c[TS_MAX] = ts->got_max;
+    fab_incast_counters(&ts->tally, c, TS_INCAST);
 }
 
 static double tcp_stream_derive(const fab_krow_t *row, int j)
 {
-    double first = row->c[TS_FIRST], lo = row->c[TS_MIN], hi = row->c[TS_MAX];
-
-    if (isnan(first) || first <= 0)
-        return NAN;
-    if (j == TS_SHARE_MIN)
-        return 100.0 * lo / first;
-    if (j == TS_SHARE_MAX)
-        return 100.0 * hi / first;
-    if (j == TS_FAIRNESS)
-        return hi > 0 ? lo / hi : NAN;
-    return NAN;
+    return fab_incast_derive(row, j, TS_INCAST);
 }
 
-/* Pairs need an even rank count; an incast at least one sender per receiver and at most
+/* The incast's refusals (sock/incast.h); pairs need an even rank count, an incast at most
  * FAB_SOCK_MAX_STREAMS streams into one receiver. */
 static fab_status_t tcp_stream_check(const fab_kctx_t *ctx, char *msg, size_t msglen, char *hint,
                                      size_t hintlen)
 {
-    int nrecv = fab_sock_opt.receivers, streams = ctx->axis > 0 ? (int)ctx->axis : 1;
+    int nrecv = fab_incast_receivers(), streams = ctx->axis > 0 ? (int)ctx->axis : 1;
     int per = ctx->size > nrecv ? (ctx->size - nrecv + nrecv - 1) / nrecv : 0;
+    fab_status_t st = fab_incast_check(ctx, msg, msglen, hint, hintlen);
 
-    if (!tcp_stream_incast() && ctx->size % 2 != 0) {
+    if (st != FAB_OK)
+        return st;
+    if (!fab_incast_on() && ctx->size % 2 != 0) {
         snprintf(msg, msglen, "tcp_stream --pattern pairs needs an even number of ranks, not %d",
                  ctx->size);
         snprintf(hint, hintlen, "use mpirun -np %d or -np %d, or --pattern incast", ctx->size - 1,
                  ctx->size + 1);
         return FAB_ERR_CONFIG;
     }
-    if (tcp_stream_incast() && ctx->size - nrecv < nrecv) { /* at least one sender each */
-        snprintf(msg, msglen,
-                 "tcp_stream --pattern incast: %d rank(s) leave %d sender(s) for %d "
-                 "receiver(s); every receiver needs one",
-                 ctx->size, ctx->size > nrecv ? ctx->size - nrecv : 0, nrecv);
-        snprintf(hint, hintlen, "give --receivers %d at most, or run %d ranks or more",
-                 ctx->size / 2 > 0 ? ctx->size / 2 : 1, 2 * nrecv);
-        return FAB_ERR_CONFIG;
-    }
-    if (tcp_stream_incast() && per * streams > FAB_SOCK_MAX_STREAMS) {
+    if (fab_incast_on() && per * streams > FAB_SOCK_MAX_STREAMS) {
         snprintf(msg, msglen,
                  "tcp_stream --pattern incast: %d sender(s) x %d stream(s) into one "
                  "receiver, more than %d",
@@ -302,9 +254,9 @@ static void tcp_stream_describe(const fab_kctx_t *ctx, char *buf, size_t len)
         snprintf(bufs, sizeof(bufs), "the OS's buffer autotuning");
     char who[96];
 
-    if (tcp_stream_incast())
+    if (fab_incast_on())
         snprintf(who, sizeof(who), "incast: %d sender(s) into %d receiver(s), each sender",
-                 ctx->size - fab_sock_opt.receivers, fab_sock_opt.receivers);
+                 ctx->size - fab_incast_receivers(), fab_incast_receivers());
     else
         snprintf(who, sizeof(who), "%d pair(s)", ctx->size / 2);
     snprintf(buf, len,
@@ -326,39 +278,7 @@ static void tcp_stream_cleanup(fab_kctx_t *ctx, void *state)
 }
 
 static const fab_kcol_t tcp_stream_kcols[] = {
-    FAB_SOCK_TCP_KCOLS,
-    {"streams", "streams", "count",
-     "tcp_stream: TCP connections per pair of this row (--streams, iperf3 -P); NaN for other "
-     "kernels",
-     FAB_KCOL_AXIS},
-    {"incast_senders", "senders", "count",
-     "tcp_stream --pattern incast: senders per receiver (mean over the receivers); NaN for "
-     "pairs and other kernels",
-     FAB_KCOL_GAUGE},
-    {"incast_first_bytes", "first", "bytes",
-     "tcp_stream --pattern incast: bytes the receivers had read, per iteration summed, when "
-     "the first of their senders finished (the window in which every sender was sending)",
-     FAB_KCOL_COUNTER},
-    {"incast_min_bytes", "minB", "bytes",
-     "tcp_stream --pattern incast: the least one sender had delivered in that window, per "
-     "iteration summed",
-     FAB_KCOL_COUNTER},
-    {"incast_max_bytes", "maxB", "bytes",
-     "tcp_stream --pattern incast: the most one sender had delivered in that window, per "
-     "iteration summed",
-     FAB_KCOL_COUNTER},
-    {"incast_share_min_pct", "share_min%", "%",
-     "tcp_stream --pattern incast: the least served sender's share of the receiver's bytes "
-     "while every sender was sending, % (100 / incast_senders when fair; docs/METRICS.md, "
-     "\"Incast\")",
-     FAB_KCOL_DERIVED},
-    {"incast_share_max_pct", "share_max%", "%",
-     "tcp_stream --pattern incast: the best served sender's share of those bytes, %",
-     FAB_KCOL_DERIVED},
-    {"incast_fairness", "fair", "ratio",
-     "tcp_stream --pattern incast: incast_share_min_pct / incast_share_max_pct (1: every "
-     "sender got the same rate)",
-     FAB_KCOL_DERIVED},
+    FAB_INCAST_TCP_KCOLS,
 };
 
 const fab_kernel_t fab_kernel_tcp_stream = {

@@ -284,7 +284,7 @@ fab_status_t fab_kernel_list_split(fab_opts_t *o, char *err, size_t errlen, char
 
         /* a family of its own splits the ranks itself (the congestion kernels: canaries and
          * congestors by node); a group split under it would measure neither */
-        if (k->kind != FAB_KIND_COLLECTIVE || k->ranks != FAB_RANKS_ALL || k->family) {
+        if (k->kind != FAB_KIND_COLLECTIVE || fab_kranks(k) != FAB_RANKS_ALL || k->family) {
             snprintf(err, errlen,
                      "--split: kernel '%s' %s%s; a split runs a collective in every "
                      "group of ranks",

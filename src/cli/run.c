@@ -10,6 +10,7 @@
 
 #include "cli/options.h"
 #include "cli/run.h"
+#include "kernel/traits.h"
 #include "core/file.h"
 #include "core/log.h"
 #include "core/num.h"
@@ -240,7 +241,7 @@ static fab_status_t fab_run_kernels(const fab_world_t *w, const fab_opts_t *o, f
     fab_status_t st, worst = FAB_OK;
 
     for (int i = 0, n = 1; i < o->launch.nkernels; i += n) {
-        if (o->launch.kernels[i].k->ranks == FAB_RANKS_NODES) { /* alone, by pairs/ */
+        if (fab_kranks(o->launch.kernels[i].k) == FAB_RANKS_NODES) { /* alone, by pairs/ */
             n = 1;
             st = fab_run_pairs(w, &o->launch, &o->meas, &o->net, &o->pairs, &o->launch.kernels[i],
                                sinks, agreed);

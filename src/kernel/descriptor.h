@@ -77,10 +77,14 @@ typedef struct fab_kmem fab_kmem_t;
  * differs between runs of a kernel is in fab_kctx_t (this rank's) and in the harness's
  * instance (fab_kinst_t, core/launchopts.h: an axis value). */
 typedef struct fab_kernel {
-    const char *name;          /* fabricbench run <name> */
-    const char *summary;       /* one line for `fabricbench list` */
-    fab_kind_t kind;           /* the headline of its rows */
-    fab_ranks_t ranks;         /* which ranks take part */
+    const char *name;    /* fabricbench run <name> */
+    const char *summary; /* one line for `fabricbench list` */
+    fab_kind_t kind;     /* the headline of its rows */
+    fab_ranks_t ranks;   /* which ranks take part */
+    /* Optional: which ranks take part under this run's options, when its options decide it
+     * (a pair, or every rank for a many-to-one pattern); asked after the options are parsed,
+     * read through fab_kranks (kernel/traits.h). NULL: `ranks`. */
+    fab_ranks_t (*ranks_now)(void);
     int min_ranks;             /* fewest ranks the kernel can run on */
     int rank_multiple;         /* the rank count must be a multiple of this (1: any) */
     const char *default_sizes; /* optional: sizes without -m ("128K"; NULL: the kind's) */

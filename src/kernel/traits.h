@@ -22,6 +22,12 @@ FAB_KPART(fab_kbudget_t, fab_kbudget, budget)
 FAB_KPART(fab_kmem_t, fab_kmem, mem)
 #undef FAB_KPART
 
+/* Which ranks take part in this run: its options' choice (ranks_now), else its own. */
+static inline fab_ranks_t fab_kranks(const fab_kernel_t *k)
+{
+    return k->ranks_now ? k->ranks_now() : k->ranks;
+}
+
 /* Reported time = iteration time / this (ping-pong: 2; 1 unless the kernel says). */
 static inline double fab_ktime_divisor(const fab_kernel_t *k)
 {

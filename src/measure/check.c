@@ -108,9 +108,9 @@ static fab_status_t fab_check_ranks(const fab_world_t *w, const fab_measopts_t *
             return FAB_ERR_CONFIG;
         }
     }
-    if (k->ranks == FAB_RANKS_NODES)
+    if (fab_kranks(k) == FAB_RANKS_NODES)
         return nodes_check(w, mopt, nodes_arg, k, msg, len, hint, hlen);
-    if (k->ranks == FAB_RANKS_PAIR && (mopt->pair.a >= w->size || mopt->pair.b >= w->size)) {
+    if (fab_kranks(k) == FAB_RANKS_PAIR && (mopt->pair.a >= w->size || mopt->pair.b >= w->size)) {
         snprintf(msg, len, "--pair %d,%d: rank %d does not exist; this run has ranks 0 to %d",
                  mopt->pair.a, mopt->pair.b, mopt->pair.a >= w->size ? mopt->pair.a : mopt->pair.b,
                  w->size - 1);
@@ -175,7 +175,7 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_launchopts_t *lopt,
         size_t own = fab_own_bytes(&lopt->kernels[i], mopt, nopt, fab_plan_ranks(k, w), sizes);
         size_t slot = fab_check_slot(&lopt->kernels[i], mopt, nopt, fab_plan_ranks(k, w), sizes);
         size_t need = fab_buffer_bytes(k, mopt, slot) + own;
-        int here = k->ranks == FAB_RANKS_PAIR && w->local_ranks > 2 ? 2 : w->local_ranks;
+        int here = fab_kranks(k) == FAB_RANKS_PAIR && w->local_ranks > 2 ? 2 : w->local_ranks;
         size_t host_need = need * (size_t)here;
         char what[160], sz[32];
         const char *lower = own * 2 > need && fab_kmem(k)->hint ? fab_kmem(k)->hint

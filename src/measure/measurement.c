@@ -430,7 +430,7 @@ fab_status_t fab_measure_init(fab_measure_t *m, const fab_measopts_t *mopt, cons
     m->ared.op = MPI_OP_NULL;
     m->mopt = mopt;
     m->k = k;
-    m->peer = k->ranks != FAB_RANKS_PAIR ? -1 : ctx->rank == 0 ? mopt->pair.b : mopt->pair.a;
+    m->peer = fab_kranks(k) != FAB_RANKS_PAIR ? -1 : ctx->rank == 0 ? mopt->pair.b : mopt->pair.a;
     m->ctx = ctx;
     m->state = state;
     m->barrier = mopt->sync == FAB_SYNC_BARRIER;

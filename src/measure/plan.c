@@ -41,7 +41,7 @@ void fab_default_sizes(const fab_kernel_t *k, fab_sizes_t *out)
     char err[128];
     const char *def = k->kind == FAB_KIND_COLLECTIVE ? FAB_SIZES_COLL : FAB_SIZES_P2P;
 
-    if (k->ranks == FAB_RANKS_NODES)
+    if (fab_kranks(k) == FAB_RANKS_NODES)
         def = k->kind == FAB_KIND_LATENCY ? FAB_SIZES_PAIRS_LAT : FAB_SIZES_PAIRS_BW;
     if (k->default_sizes)
         def = k->default_sizes;
@@ -64,7 +64,7 @@ const fab_sizes_t *fab_kernel_sizes(const fab_kernel_t *k, const fab_measopts_t 
 
 bool fab_rank_active(const fab_kernel_t *k, const fab_measopts_t *mopt, int rank)
 {
-    return k->ranks != FAB_RANKS_PAIR || rank == mopt->pair.a || rank == mopt->pair.b;
+    return fab_kranks(k) != FAB_RANKS_PAIR || rank == mopt->pair.a || rank == mopt->pair.b;
 }
 
 void fab_probe_pair(const fab_world_t *w, const fab_launchopts_t *lopt, const fab_measopts_t *mopt,
@@ -73,7 +73,7 @@ void fab_probe_pair(const fab_world_t *w, const fab_launchopts_t *lopt, const fa
     /* A pair kernel measures --pair; an all-ranks kernel, rank 0 and its partner size/2
      * (msgrate's first pair; on several nodes, the pair that crosses the network). */
     for (int i = 0; i < lopt->nkernels; i++)
-        if (lopt->kernels[i].k->ranks == FAB_RANKS_PAIR) {
+        if (fab_kranks(lopt->kernels[i].k) == FAB_RANKS_PAIR) {
             *a = mopt->pair.a;
             *b = mopt->pair.b;
             return;
@@ -90,7 +90,7 @@ int fab_probe_pairs(const fab_world_t *w, const fab_launchopts_t *lopt, const fa
 
     fab_probe_pair(w, lopt, mopt, &a[0], &b[0]);
     for (int i = 0; i < lopt->nkernels; i++)
-        all = all || lopt->kernels[i].k->ranks == FAB_RANKS_ALL;
+        all = all || fab_kranks(lopt->kernels[i].k) == FAB_RANKS_ALL;
     if (!all || w->size < 4)
         return n;
     for (int i = 0; i < w->size / 2; i++) {
@@ -167,7 +167,7 @@ size_t fab_own_bytes(const fab_kinst_t *ki, const fab_measopts_t *mopt, const fa
 
 int fab_plan_ranks(const fab_kernel_t *k, const fab_world_t *w)
 {
-    return k->ranks != FAB_RANKS_ALL ? 2 : w->size;
+    return fab_kranks(k) != FAB_RANKS_ALL ? 2 : w->size;
 }
 
 uint64_t fab_plan_warmup(const fab_measopts_t *mopt)

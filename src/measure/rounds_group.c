@@ -39,7 +39,7 @@
 
 bool fab_rounds_groupable(const fab_kernel_t *k)
 {
-    return k->ranks != FAB_RANKS_NODES && !fab_kmem(k)->own_bytes;
+    return fab_kranks(k) != FAB_RANKS_NODES && !fab_kmem(k)->own_bytes;
 }
 
 int fab_rounds_group(const fab_launchopts_t *lopt, const fab_measopts_t *mopt, int i, int *first)
@@ -64,7 +64,7 @@ int fab_rounds_budget_rows(const fab_kernel_t *k, const fab_measopts_t *mopt)
 {
     fab_sizes_t tmp;
 
-    return k->ranks == FAB_RANKS_NODES ? 0 : fab_kernel_sizes(k, mopt, &tmp)->n;
+    return fab_kranks(k) == FAB_RANKS_NODES ? 0 : fab_kernel_sizes(k, mopt, &tmp)->n;
 }
 
 /* Kernel k's weight in the budget: its rows x what each asks for (the automatic budget is

@@ -384,7 +384,7 @@ static void fab_row_line_pct(fab_row_t *r, const fab_world_t *w, const fab_measo
     r->line_pct = r->line_rate_gbps = NAN;
     if (rate <= 0 || k->kind == FAB_KIND_LATENCY || !w->hosts)
         return;
-    if (k->ranks == FAB_RANKS_PAIR)
+    if (fab_kranks(k) == FAB_RANKS_PAIR)
         crosses = strcmp(w->hosts[mopt->pair.a], w->hosts[mopt->pair.b]) != 0;
     else
         crosses = w->nhosts > 1;

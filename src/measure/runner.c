@@ -89,7 +89,7 @@ static fab_status_t fab_kernel_comm(const fab_world_t *w, const fab_measopts_t *
     bool active = fab_rank_active(k, mopt, w->rank);
     int key = w->rank, color = active ? 0 : MPI_UNDEFINED;
 
-    if (k->ranks == FAB_RANKS_PAIR)
+    if (fab_kranks(k) == FAB_RANKS_PAIR)
         key = w->rank == mopt->pair.a ? 0 : 1;
     if (group)
         color = group[w->rank];
@@ -172,7 +172,7 @@ static fab_status_t fab_krun_setup(fab_krun_t *r, const fab_world_t *w, const fa
     r->comm = MPI_COMM_NULL;
     r->sizes = fab_kernel_sizes(k, mopt, &r->tmp); /* r is not moved after this */
     r->active = fab_rank_active(k, mopt, w->rank);
-    r->lead = k->ranks == FAB_RANKS_PAIR ? mopt->pair.a : 0;
+    r->lead = fab_kranks(k) == FAB_RANKS_PAIR ? mopt->pair.a : 0;
     r->h.want_samples = mopt->samples;
     fab_watch_phase("setting the kernel up", k->name, 0, -1, 0);
     st = fab_krun_split(r, w, &mopt->split);
@@ -231,8 +231,8 @@ static void fab_krun_begin(const fab_krun_t *r, const fab_launchopts_t *lopt,
                  "; --split %s: every group runs the call at once on its own communicator, a "
                  "row per group (busbw: the group's size)",
                  mopt->split_text);
-    if (fab_sinks_kernel_begin(sinks, r->ki, k->ranks == FAB_RANKS_PAIR ? pair : NULL, w, detail,
-                               policy) != FAB_OK)
+    if (fab_sinks_kernel_begin(sinks, r->ki, fab_kranks(k) == FAB_RANKS_PAIR ? pair : NULL, w,
+                               detail, policy) != FAB_OK)
         fab_stop_request(FAB_STOP_OUTPUT);
 }
 
@@ -398,7 +398,7 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
     fab_status_t st = FAB_OK, kst;
 
     fab_row_notes_init(&notes);
-    if (r->k->ranks == FAB_RANKS_PAIR) {
+    if (fab_kranks(r->k) == FAB_RANKS_PAIR) {
         notes.pair[0] = mopt->pair.a;
         notes.pair[1] = mopt->pair.b;
     }
@@ -562,7 +562,7 @@ fab_status_t fab_run_kernels_at(const fab_world_t *w, const fab_launchopts_t *lo
     int first, n;
 
     /* The pairs kernels are pairs/'s (fab_run_pairs), which measure/ does not name. */
-    if (lopt->kernels[i].k->ranks == FAB_RANKS_NODES) {
+    if (fab_kranks(lopt->kernels[i].k) == FAB_RANKS_NODES) {
         FAB_ERROR("kernel '%s' is a pairs kernel: fab_run_pairs runs it, not fab_run_kernels_at "
                   "(this is a bug)",
                   lopt->kernels[i].k->name);

@@ -374,7 +374,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
     fab_kernel_variant(k, ki->axis, variant, sizeof(variant), true);
     fab_out_text_line(f, "# kernel: %s%s%s: %s", k->name, variant[0] ? " " : "", variant,
                       k->summary);
-    if (k->ranks == FAB_RANKS_NODES) {
+    if (fab_kranks(k) == FAB_RANKS_NODES) {
         fab_out_text_line(f, "# ranks: every pair of members, as the line below says; the row "
                              "sums up the pairs: one sample per pair (latency: its median; "
                              "bandwidth: its mean), so min/p50/max are the best, median and "
@@ -388,7 +388,7 @@ static fab_status_t fab_text_kernel_begin(void *arg, const fab_kinst_t *ki, cons
     else if (k->rank_multiple == 2) /* else its own line says how its ranks pair (--pattern) */
         fab_out_text_line(f, "# ranks: %d (%d pairs: rank i sends to rank i+%d)", w->size,
                           w->size / 2, w->size / 2);
-    if (k->ranks != FAB_RANKS_NODES)
+    if (fab_kranks(k) != FAB_RANKS_NODES)
         fab_out_text_line(f, "# iterations: %s", policy);
     if (fab_kp2p(k)->uses_window)
         fab_out_text_line(f,

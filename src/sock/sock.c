@@ -43,12 +43,14 @@ static const fab_opt_t fab_sock_options[] = {
      "(1G,2G,4G or 1G:8G) runs the kernel once per rate, so that loss shows where it starts",
      0, true, NULL},
     {"pattern", 0, FAB_OPT_CHOICE, OFF(pattern), 0, 0, "pairs|incast", NULL, "pairs",
-     "streaming TCP kernels: pairs (rank i sends to rank i + P) or incast (many to one: the first "
-     "--receivers ranks receive, every other rank sends --streams connections to one of them, "
-     "round robin)",
+     "streaming TCP kernels and bw: pairs (TCP: rank i sends to rank i + P; bw: the pair --pair) "
+     "or "
+     "incast (many to one: the first --receivers ranks receive, every other rank sends to one "
+     "of them, round robin, with --streams connections over TCP)",
      0, false, NULL},
-    {"receivers", 0, FAB_OPT_INT, OFF(receivers), 1, 4096, "N", "ranks", "1",
-     "streaming TCP kernels, --pattern incast: the receiving ranks (the first N; at least one "
+    {"receivers", 0, FAB_OPT_INT, OFF(receivers), 1, 4096, "N", "ranks", "one",
+     "streaming TCP kernels and bw, --pattern incast only: the receiving ranks (the first N; at "
+     "least one "
      "sender each)",
      0, false, NULL},
 };

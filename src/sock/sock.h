@@ -31,7 +31,7 @@ typedef struct fab_sock_opts {
     size_t sockbuf;         /* --sockbuf: SO_SNDBUF and SO_RCVBUF, bytes; 0: the OS's autotuning */
     double omit;            /* --omit: seconds of untimed streaming after connecting (slow start) */
     fab_list_t rate;        /* --rate: payload Gb/s a paced UDP kernel offers (its axis) */
-    int pattern, receivers; /* --pattern (FAB_SOCK_PAIRS, _INCAST), --receivers (the first N) */
+    int pattern, receivers; /* --pattern (FAB_SOCK_PAIRS, _INCAST), --receivers (0: not given) */
 } fab_sock_opts_t;
 enum { FAB_SOCK_PAIRS = 0, FAB_SOCK_INCAST = 1 };
 

@@ -11,10 +11,12 @@
 - every .c file of src/ has a header of its own (name.h), or is a part of a module, named
   module_part.c beside module.h (net/fabric_check.c implements part of net/fabric.h); but
   cli/main.c;
-- the harness (src/) names no kernel that owns options or checks of its own, nor those
-  options: what a kernel owns lives in its file in kernels/;
+- the harness (src/) names no kernel that owns options or checks of its own (defined in its
+  file: an option table, a check function), nor those options: what a kernel owns lives in
+  its file in kernels/ (a kernel that points to a support library's options and check owns
+  none);
 - a kernel includes fab_kernel.h and at most one support header (sock/sock.h, sock/udp.h,
-  rma/rma.h, ucp/ucp.h or coll/a2av.h);
+  sock/incast.h, rma/rma.h, ucp/ucp.h, coll/a2av.h or cong/cong.h);
 - no C function (src/, kernels/) over 80 lines unless the comment directly above it says why,
   with the marker "long:" and a reason (/* long: one switch over the schema's attributes */).
 
@@ -177,7 +179,14 @@ for name in sorted(os.listdir(kdir)):
         continue
     with open(os.path.join(kdir, name), encoding="utf-8") as f:
         text = f.read()
-    if not re.search(r"\.(options|check)\s*=", text):
+    # its own: an options table or a check defined in its file; a kernel that points to a
+    # support library's (sock/: `.options = &fab_sock_kopts`, `.check = fab_incast_check`)
+    # owns nothing of them, and the library, not the kernel, is what src/ names
+    opts = re.search(r"\.options\s*=\s*&?\s*(\w+)", text)
+    chk = re.search(r"\.check\s*=\s*(\w+)", text)
+    defined = lambda sym: re.search(r"^[^\n]*\b%s\b\s*(\(|=|\[)" % re.escape(sym), text, re.M)
+    if not (re.search(r"\.options\s*=\s*&\s*\(", text) or (opts and defined(opts.group(1)))
+            or (chk and defined(chk.group(1)))):
         continue
     kname = name[:-2]
     owned.append((kname, re.compile(r"\b%s\b" % re.escape(kname))))
@@ -200,7 +209,7 @@ for what, pat in owned:
 # for a UCP one, coll/a2av.h for alltoallv; the harness's headers (kernel/traits.h,
 # measure/, output/ ...) never.
 KERNEL_HEADERS = ("kernel/fab_kernel.h", "fab_kernel.h")
-SUPPORT_HEADERS = ("sock/sock.h", "sock/udp.h", "rma/rma.h", "ucp/ucp.h", "coll/a2av.h",
+SUPPORT_HEADERS = ("sock/sock.h", "sock/udp.h", "sock/incast.h", "rma/rma.h", "ucp/ucp.h", "coll/a2av.h",
                    "cong/cong.h")
 nkernels = 0
 for name in sorted(os.listdir(kdir)):
