@@ -16,8 +16,15 @@ row (item 4), read back with h5py; shapes, definitions and exit codes, never a s
   with 5 more symbol errors, 300 more pause frames and 7 more CNPs): a latency row holds those
   growths (one node), fabric_signals "pause,cnp,errors", fabric_error_port HOST:mlx5_0/1, the
   kernel's end warns naming the port; a pairs kernel's verdict names it (text and HDF5);
+- bw --pattern incast (MPI, every sender's window at once into one receiver): 3 ranks
+  --validate (no bad byte, 2 senders, shares add to 100%, the first sender's whole part in
+  the window, msg/s = senders x window / loop time, pair_MBps = MBps / senders, the TCP
+  columns NaN, the receiver's CPU = 100 x incast_recv_cpu_s / timed seconds), 4 ranks (3
+  senders: min <= 100/3 <= max) and --receivers 2 (one sender each); a bw pair's rows carry
+  no incast value;
 - refused with exit 2 and the reason: --receivers 3 on 3 ranks (no sender), --pattern
-  pairs on 3 ranks, 8 senders x 17 streams into one receiver (over 128), --pattern bogus.
+  pairs on 3 ranks, 8 senders x 17 streams into one receiver (over 128), --pattern bogus;
+  --receivers without --pattern incast (tcp_stream and bw), bw's receivers without senders.
 
 usage: test_incast.py FABRICBENCH"""
 import math
@@ -118,6 +125,54 @@ try:
     check(t["incast_senders"][0] == 1 and t["incast_share_min_pct"][0] == 100, repr(t))
     print("ok incast 1 <- 3 (min %.1f%% <= 33.3%% <= max %.1f%%), 2 <- 2" % (lo, hi))
 
+    # ---- bw --pattern incast: MPI, every sender's window at once into one receiver
+    path = os.path.join(tmp, "bw3.h5")
+    p = run(3, ["bw", "--pattern", "incast", "-m", "4K,64K", "-i", "30", "-w", "8",
+                "--validate", "-o", path])
+    check("incast: 2 sender(s) into 1 receiver(s)" in p.stdout, p.stdout[-3000:])
+    t = table(path)
+    for i in range(2):
+        lo, hi = t["incast_share_min_pct"][i], t["incast_share_max_pct"][i]
+        check(t["validation_errors"][i] == 0, repr(t["validation_errors"]))
+        check(t["incast_senders"][i] == 2, repr(t["incast_senders"]))
+        check(0 <= lo <= 50 <= hi <= 100 and abs(lo + hi - 100.0) < 1e-6,
+              "bw shares %r %r" % (lo, hi))
+        check(close(t["incast_fairness"][i], lo / hi), repr(t["incast_fairness"]))
+        part = t["bytes"][i] * 8 * t["iterations"][i]  # one sender's messages, whole
+        check(part <= t["incast_first_bytes"][i] <= 2 * part,
+              "bw first %r, one sender's part %r" % (t["incast_first_bytes"][i], part))
+        check(t["incast_min_bytes"][i] % t["bytes"][i] == 0, "bw: shares in whole messages")
+        check(close(t["msgps"][i], 2 * 8 / (t["loop_us"][i] * 1e-6), 1e-3), repr(t["msgps"]))
+        check(close(t["pair_MBps"][i] * 2, t["MBps"][i]), repr((t["pair_MBps"], t["MBps"])))
+        check(math.isnan(t["tcp_retrans"][i]) and math.isnan(t["streams"][i]), "bw: TCP NaN")
+        cpu, secs = t["incast_recv_cpu_pct"][i], t["iterations"][i] * t["loop_us"][i] * 1e-6
+        check(t["incast_recv_cpu_s"][i] >= 0 and
+              close(cpu, 100 * t["incast_recv_cpu_s"][i] / secs, 1e-3),
+              "bw receiver CPU %r%% of %r s over %r s" % (cpu, t["incast_recv_cpu_s"][i], secs))
+        node = t["incast_recv_node_pct"][i]
+        check(math.isnan(node) or 0 <= node <= 100 + 1e-6, "bw receiver node %r%%" % node)
+    print("ok bw incast 1 <- 2: validated, shares %.1f%% + %.1f%%, fairness %.2f, receiver "
+          "CPU %.0f%%" % (t["incast_share_min_pct"][1], t["incast_share_max_pct"][1],
+                          t["incast_fairness"][1], t["incast_recv_cpu_pct"][1]))
+    path = os.path.join(tmp, "bw4.h5")
+    run(4, ["bw", "--pattern", "incast", "-m", "16K", "-i", "20", "-w", "4", "-o", path])
+    t = table(path)
+    lo, hi = t["incast_share_min_pct"][0], t["incast_share_max_pct"][0]
+    check(t["incast_senders"][0] == 3 and lo <= 100 / 3 <= hi and lo + hi <= 100 + 1e-6,
+          repr((t["incast_senders"][0], lo, hi)))
+    path = os.path.join(tmp, "bw4r2.h5")
+    p = run(4, ["bw", "--pattern", "incast", "--receivers", "2", "-m", "16K", "-i", "20", "-o",
+                path])
+    check("incast: 2 sender(s) into 2 receiver(s)" in p.stdout, p.stdout[-2000:])
+    t = table(path)
+    check(t["incast_senders"][0] == 1 and t["incast_share_min_pct"][0] == 100, repr(t))
+    path = os.path.join(tmp, "bwpair.h5")
+    run(2, ["bw", "-m", "16K", "-i", "20", "-o", path])
+    t = table(path)
+    check(all(math.isnan(t[c][0]) for c in t if c.startswith("incast_")), "bw pair: incast NaN")
+    print("ok bw incast 1 <- 3 (min %.1f%% <= 33.3%% <= max %.1f%%), 2 <- 2; a pair: NaN"
+          % (lo, hi))
+
     # ---- pairs rows carry no incast values; fabric columns there too
     path = os.path.join(tmp, "pairs.h5")
     run(2, ["tcp_stream", "-m", "64K", "-i", "20", "-o", path])
@@ -184,9 +239,15 @@ try:
         (3, ["--pattern", "pairs"], "even number of ranks"),
         (9, ["--pattern", "incast", "--streams", "17"], "more than 128"),
         (2, ["--pattern", "bogus"], "--pattern"),
+        (2, ["--receivers", "1"], "--receivers 1 applies to --pattern incast only"),
+    ]
+    bad = [(np, ["tcp_stream"] + args, want) for np, args, want in bad] + [
+        (2, ["bw", "--receivers", "2"], "--receivers 2 applies to --pattern incast only"),
+        (3, ["bw", "--pattern", "incast", "--receivers", "2"], "leave 1 sender(s) for 2"),
+        (3, ["bw", "--pattern", "incast", "--receivers", "3"], "leave 0 sender(s) for 3"),
     ]
     for np, args, want in bad:
-        p = run(np, ["tcp_stream"] + args + ["-m", "1K", "-i", "5", "-o", "none"], rc=2)
+        p = run(np, args + ["-m", "1K", "-i", "5", "-o", "none"], rc=2)
         check(want in p.stderr, "%s: no %r in\n%s" % (args, want, p.stderr[-2000:]))
     print("ok bad input: %d cases refused with exit 2" % len(bad))
 finally:
