@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The socket kernels across two nodes of the virtual cluster (tests/lib/vcluster.sh), with
-fab0 shaped to 1 Gbit/s and fab1 to 250 Mbit/s (htb at both ends of every link), one rank per
-node, mpirun started inside vnode1 through the cluster's agent (tests/lib/clustertest.py):
+fab0 shaped to 1 Gbit/s and fab1 to 250 Mbit/s (htb at both ends of the two nodes' links), one
+rank per node, mpirun started inside vnode1 through the cluster's agent
+(tests/lib/clustertest.py), then incast on four nodes:
 
 - tcp_stream --streams 1,4 over fab0, then over fab1: every instance's payload Gb/s is at
   most the shaped rate (no CPU, however fast, gets more through a shaped link) and is, by
@@ -19,17 +20,28 @@ node, mpirun started inside vnode1 through the cluster's agent (tests/lib/cluste
   moved by at least the payload on both nodes and the other fabric's stayed within what
   mpirun's own launch traffic moves (MPI's traffic goes on the chosen fabric: --fabric tcp
   --device pins UCX to it); tcp_rr's connection, placed with --bind on the fab1 addresses
-  while MPI is pinned to fab0, moved fab1's counters by its ping-pong.
+  while MPI is pinned to fab0, moved fab1's counters by its ping-pong;
+- incast (issue 33 item 3): vnode1's fab0 link alone shaped to 1 Gbit/s (this 2-core machine
+  fills it through the namespaces: tcp_stream's aggregate measured 0.954 of it, iperf3's
+  0.977), tcp_stream --pattern incast with the receiver on vnode1 and one sender on each of
+  vnode2..4: the aggregate within 10% of the shaping and within 10% of iperf3 run the same way
+  (a server per port on vnode1, three clients at once for 3 s, their received rates summed:
+  the clients start a little apart, so the sum can pass the payload ceiling by a few %), each
+  sender's share reported (3 senders, min <= 33.3% <= max, fairness = min / max), the
+  receiver's CPU present, vnode1's fab0 received at least the payload; bw --pattern incast
+  (UCX's TCP transport on fab0) the same way: shares present, 0 < aggregate <= 1.1 x the
+  shaping.
 
 Every check is on shaped rates, none on how fast this machine is (tests/cluster/README.md).
-About 16 s. Needs root, ip, tc (iproute2), nsenter and unshare (util-linux) and the right to
-create namespaces (tests/lib/nsprobe.py): without them it exits with SKIP (77) and says why;
+About 30 s (the incast part 14 of them). Needs root, ip, tc, ss (iproute2), nsenter and
+unshare (util-linux), iperf3 and the right to create namespaces (tests/lib/nsprobe.py): without them it exits with SKIP (77) and says why;
 anything else that goes wrong is a failure. The cluster is removed at the end, also when the
 test fails or is interrupted.
 
 usage: test_sockets_cluster.py FABRICBENCH"""
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -41,7 +53,7 @@ EXE = os.path.abspath(sys.argv[1])  # before fabtest (imported by clustertest) c
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 import clustertest as ct  # noqa: E402
 
-ct.require_cluster()  # the only reasons to skip: no namespaces, or not the tools to make them
+ct.require_cluster(("iperf3", "ss"))  # the only reasons to skip: no namespaces, or not the tools to make them
 from fabtest import WORKDIR, check, enter_scratch, parse_tables  # noqa: E402
 
 enter_scratch()  # result files by relative names land in the test's own scratch directory
@@ -93,10 +105,11 @@ UDP_OVER = 1.05
 ALLOWANCE = 256 * 1024
 
 
-def fabricbench(tag, args):
-    """One run in the cluster with JSON Lines beside the text: (text, {record: [records]})."""
+def fabricbench(tag, args, hosts=NODES):
+    """One run in the cluster, one rank per host, with JSON Lines beside the text: (text,
+    {record: [records]})."""
     path = os.path.join(WORKDIR, tag + ".jsonl")
-    p = ct.mpirun_in_cluster(EXE, NODES, ["run"] + args + ["-o", "none", "--json", path])
+    p = ct.mpirun_in_cluster(EXE, hosts, ["run"] + args + ["-o", "none", "--json", path])
     check(p.returncode == 0, "%s: exit %d\nstdout:\n%s\nstderr:\n%s%s"
           % (tag, p.returncode, p.stdout[-4000:], p.stderr[-4000:], ct.hint(p)))
     recs = {}
@@ -105,11 +118,12 @@ def fabricbench(tag, args):
             r = json.loads(line)
             recs.setdefault(r["record"], []).append(r)
     run, end = recs["run"][0], recs["end"][0]
-    check(run["hostnames"] == NODES and run["nhosts"] == 2,
+    check(run["hostnames"] == hosts and run["nhosts"] == len(hosts),
           "%s: hostnames %s" % (tag, run["hostnames"]))
     header, _ = parse_tables(p.stdout)
-    check(header.get("ranks", "").startswith("2 on 2 hosts: vnode1 (1), vnode2 (1)"),
-          "%s: ranks line %r" % (tag, header.get("ranks")))
+    want = "%d on %d hosts: %s" % (len(hosts), len(hosts), ", ".join(h + " (1)" for h in hosts))
+    check(header.get("ranks", "").startswith(want), "%s: ranks line %r, not %r..."
+          % (tag, header.get("ranks"), want))
     check(end["status"] == "complete", "%s: status %r" % (tag, end["status"]))
     return p.stdout, recs
 
@@ -326,10 +340,115 @@ def tcp_rr():
                      d[("vnode1", "fab0", "tx")], d[("vnode1", "fab0", "rx")]))
 
 
+# ---- incast (issue 33 item 3): three senders into one receiver whose link alone is shaped
+INCAST_NODES = ["vnode1", "vnode2", "vnode3", "vnode4"]  # rank 0, the receiver, on vnode1
+INCAST_SHAPE = ("1gbit", 1e9)  # vnode1's fab0 link only, both directions
+INCAST_TOL = 0.10  # the aggregate against the shaping and against iperf3's
+INCAST_PORTS = (5201, 5202, 5203)  # one iperf3 server per client
+IPERF3 = "iperf3"
+
+
+def incast_shares(tag, r, senders):
+    """The row's shares: present, each sender's between 0 and 100%, fair ones around them."""
+    lo, hi, fair = r["incast_share_min_pct"], r["incast_share_max_pct"], r["incast_fairness"]
+    check(r["incast_senders"] == senders and 0 <= lo <= 100.0 / senders <= hi <= 100 and
+          lo + hi <= 100 + 1e-6 and abs(fair - lo / hi) <= 1e-9 * max(fair, 1),
+          "%s: %r senders, shares %r%% to %r%%, fairness %r"
+          % (tag, r["incast_senders"], lo, hi, fair))
+    return lo, hi, fair
+
+
+def iperf3_incast(rate):
+    """iperf3 the same way: a server per client port on vnode1, the three clients (vnode2..4)
+    at once for 3 s; their received Gb/s summed."""
+    procs, servers = [], []
+    try:
+        for port in INCAST_PORTS:
+            servers.append(subprocess.Popen(
+                [ct.VCLUSTER, "exec", "vnode1", IPERF3, "-s", "-1", "-p", str(port), "-B",
+                 ADDR["fab0"][0]], env=ct.VC_ENV, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True))
+        for _ in range(50):  # until the three listen
+            ss = ct.vc("exec", "vnode1", "ss", "-ltnH").stdout
+            if all(":%d " % port in ss for port in INCAST_PORTS):
+                break
+            time.sleep(0.1)
+        for node, port in zip(INCAST_NODES[1:], INCAST_PORTS):
+            procs.append(subprocess.Popen(
+                [ct.VCLUSTER, "exec", node, IPERF3, "-c", ADDR["fab0"][0], "-p", str(port),
+                 "-t", "3", "-J"], env=ct.VC_ENV, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True))
+        total = 0.0
+        for node, p in zip(INCAST_NODES[1:], procs):
+            out, err = p.communicate(timeout=ct.budget(30))
+            check(p.returncode == 0, "iperf3 client on %s: exit %d\n%s%s"
+                  % (node, p.returncode, out[-2000:], err[-2000:]))
+            g = json.loads(out)["end"]["sum_received"]["bits_per_second"] / 1e9
+            print("  iperf3 %s -> vnode1: %.4f Gb/s" % (node, g))
+            total += g
+        for p in servers:
+            p.communicate(timeout=ct.budget(10))
+    finally:
+        for p in procs + servers:  # ours only, and only if still running after a failure
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    print("  iperf3, three clients at once: %.4f Gb/s = %.3f of the shaping"
+          % (total, total / rate))
+    return total
+
+
+def incast():
+    """tcp_stream --pattern incast and bw --pattern incast, 3 senders into vnode1, whose fab0
+    link alone is shaped; iperf3 with three clients at once the same way."""
+    rate = INCAST_SHAPE[1] / 1e9
+    ct.vc("unshape", "0")
+    ct.vc("shape", "0", INCAST_SHAPE[0], "vnode1")
+    tag = "tcp_stream --pattern incast into vnode1"
+    before = ct.counters(nodes=("vnode1",), devs=("fab0",))
+    # -w 32 x 128 KiB from each sender: 12.6 MB an iteration, 0.1 s at 1 Gbit/s
+    _, recs = fabricbench("incast", [
+        "tcp_stream", "--pattern", "incast", "--fabric", "tcp", "--device", "fab0", "-m",
+        "128K", "-w", str(WINDOW), "-t", "1.5", "--min-iters", "3"], hosts=INCAST_NODES)
+    d = moved(before, ct.counters(nodes=("vnode1",), devs=("fab0",)))
+    check_fabric(tag, recs, "fab0")
+    (r,) = recs["row"]
+    g = r["Gbps"]
+    lo, hi, fair = incast_shares(tag, r, 3)
+    payload = r["iterations"] * 3 * WINDOW * r["bytes"]
+    check(d[("vnode1", "fab0", "rx")] >= payload, "%s: %d payload bytes, vnode1 fab0 rx moved %d"
+          % (tag, payload, d[("vnode1", "fab0", "rx")]))
+    check(r["incast_recv_cpu_pct"] >= 0 and r["incast_recv_cpu_s"] >= 0,
+          "%s: receiver CPU %r%%" % (tag, r["incast_recv_cpu_pct"]))
+    print("  %s: %.4f Gb/s = %.3f of the shaping (payload ceiling %.3f), shares %.1f%% to "
+          "%.1f%% (fairness %.2f), receiver CPU %.1f%%, its node's sys+softirq %.1f%%, %d "
+          "retransmits, %d iterations" % (tag, g, g / rate, TCP_CEILING, lo, hi, fair,
+                                          r["incast_recv_cpu_pct"], r["incast_recv_node_pct"],
+                                          r["tcp_retrans"], r["iterations"]))
+    check(abs(g / rate - 1) <= INCAST_TOL, "%s: %.4f Gb/s, not within %d%% of the shaped %g"
+          % (tag, g, INCAST_TOL * 100, rate))
+    ip = iperf3_incast(rate)
+    check(abs(g / ip - 1) <= INCAST_TOL, "%s: %.4f Gb/s, not within %d%% of iperf3's %.4f"
+          % (tag, g, INCAST_TOL * 100, ip))
+    # bw over MPI (UCX's TCP transport on fab0) the same way: its shape, not its speed
+    tag = "bw --pattern incast into vnode1"
+    _, recs = fabricbench("bw-incast", [
+        "bw", "--pattern", "incast", "--fabric", "tcp", "--device", "fab0", "-m", "64K", "-w",
+        "32", "-t", "1", "--min-iters", "3"], hosts=INCAST_NODES)
+    check_fabric(tag, recs, "fab0")
+    (r,) = recs["row"]
+    lo, hi, fair = incast_shares(tag, r, 3)
+    print("  %s: %.4f Gb/s = %.3f of the shaping, shares %.1f%% to %.1f%% (fairness %.2f), "
+          "receiver CPU %.1f%%" % (tag, r["Gbps"], r["Gbps"] / rate, lo, hi, fair,
+                                   r["incast_recv_cpu_pct"]))
+    check(0 < r["Gbps"] <= (1 + INCAST_TOL) * rate, "%s: %.4f Gb/s through a %g Gb/s shaping"
+          % (tag, r["Gbps"], rate))
+
+
 def main():
-    ct.up(2)
+    ct.up(4)
     for f, dev in ((0, "fab0"), (1, "fab1")):
-        ct.vc("shape", str(f), SHAPE[dev][0])
+        ct.vc("shape", str(f), SHAPE[dev][0], *NODES)
     gbps = {dev: tcp_stream(dev) for dev in ("fab0", "fab1")}
     for n in (1, 4):
         ratio = gbps["fab0"][n] / gbps["fab1"][n]
@@ -339,8 +458,10 @@ def main():
     udp_rate()
     udp_pps()
     tcp_rr()
+    incast()
 
 
 ct.session(main)
-print("ok: tcp_stream, udp_rate, tcp_rr across 2 nodes on shaped fabrics (%.0f s)"
+print("ok: tcp_stream, udp_rate, tcp_rr across 2 nodes on shaped fabrics, incast into 1 of 4 "
+      "(%.0f s)"
       % (time.monotonic() - ct.T0))
