@@ -168,8 +168,7 @@ static const fab_kcol_t bw_kcols[] = {FAB_INCAST_TCP_KCOLS};
 
 const fab_kernel_t fab_kernel_bw = {
     .name = "bw",
-    .summary = "unidirectional bandwidth: a window of sends, one ack per window (osu_bw); "
-               "--pattern incast: many senders into one receiver",
+    .summary = "unidirectional bandwidth: a window of sends, one ack per window (osu_bw)",
     .kind = FAB_KIND_BANDWIDTH,
     .layer = "mpi",
     .ranks = FAB_RANKS_PAIR,
