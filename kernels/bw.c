@@ -163,6 +163,12 @@ static double bw_derive(const fab_krow_t *row, int j)
     return fab_incast_derive(row, j, FAB_INCAST_BASE);
 }
 
+/* --wide shows the incast's columns under the pattern, never the TCP ones (NaN here) */
+static bool bw_wide_shows(int j)
+{
+    return fab_incast_on() && j >= FAB_INCAST_BASE;
+}
+
 /* the incast's columns after the TCP ones, NaN here (sock/incast.h: the files' column order) */
 static const fab_kcol_t bw_kcols[] = {FAB_INCAST_TCP_KCOLS};
 
@@ -186,5 +192,6 @@ const fab_kernel_t fab_kernel_bw = {
     .columns = &(const fab_kcolumns_t){.kcols = bw_kcols,
                                        .nkcols = FAB_INCAST_TCP_NKCOLS,
                                        .counters = bw_counters,
-                                       .derive = bw_derive},
+                                       .derive = bw_derive,
+                                       .wide_shows = bw_wide_shows},
 };

@@ -73,6 +73,9 @@ struct fab_kcolumns {
     /* Optional: its compact text table, column names as in the files ("bytes,Gbps,loss_pct");
      * NULL: its kind's. --wide shows the kind's wide table and then every column of kcols. */
     const char *table;
+    /* Optional: whether --wide's table shows its column j in this run (columns that its
+     * options leave NaN, or that it lists only to keep the files' column order); NULL: all */
+    bool (*wide_shows)(int j);
 };
 
 /* Its rows in the automatic budget (the adaptive policy). */

@@ -382,7 +382,7 @@ void fab_text_table(fab_kind_t kind, const fab_kernel_t *k, bool wide, const cha
     for (int j = 0; wide && kc && j < kc->nkcols && t->n < FAB_MAX_COLUMNS; j++) {
         int c = fab_column_find(kc->kcols[j].name);
 
-        if (c >= 0)
+        if (c >= 0 && (!kc->wide_shows || kc->wide_shows(j)))
             t->cell[t->n++] = fab_text_kcol_cell(c, false);
     }
 }
