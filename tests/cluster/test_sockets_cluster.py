@@ -99,6 +99,9 @@ UDP_KEPT_PACE = 0.9  # Gbps / offered_Gbps from which the sender counts as keepi
 # for the harness), and what the queues hold at its end (about 4 ms of the link) arrives in
 # its settle, after its timed time (measured 1% above).
 UDP_OVER = 1.05
+# ... for a row of at least 0.1 s: 4 ms of queue is then at most 4% of it (under load a row
+# was once 11 iterations, 704 datagrams, about 20 ms, and delivered 1.7 x the shaping)
+UDP_MIN_ROW_S = 0.1
 # The other fabric during a run: mpirun's launch and output forwarding (its out-of-band
 # channel goes to the node names, which are fab0 addresses) and ARP, a few KB (measured 4 to
 # 8 KB), against megabytes measured on the chosen one.
@@ -263,8 +266,13 @@ def udp_rate():
                  delivered / 1e9, UDP_CEILING / 1e9))
         check(offered == r["iterations"] * 64, "%s: %d offered in %d iterations of 64"
               % (where, offered, r["iterations"]))
-        check(delivered <= UDP_OVER * UDP_CEILING, "%s: %.4f Gb/s delivered through a "
-              "shaping that passes %.4f" % (where, delivered / 1e9, UDP_CEILING / 1e9))
+        if secs >= UDP_MIN_ROW_S:
+            check(delivered <= UDP_OVER * UDP_CEILING, "%s: %.4f Gb/s delivered through a "
+                  "shaping that passes %.4f" % (where, delivered / 1e9, UDP_CEILING / 1e9))
+        else:  # a busy machine cut the row short: what the queues held is a large share of it
+            print("  NOTE: %s: a row of %.3f s (%d iterations): the queues' content at its end "
+                  "is too large a share of it to bound the delivered rate by the shaping"
+                  % (where, secs, r["iterations"]))
         if r["offered_Gbps"] * 1e9 < UDP_CEILING:
             check(lost < UDP_LOW_LOSS, "%s: %.2f%% of the datagrams did not arrive below the "
                   "shaping (loss_pct %.2f, refused %d)" % (where, lost, r["loss_pct"],
