@@ -262,7 +262,7 @@ const fab_opt_t fab_opt_table[] = {
      false, NULL},
     {"average", 'a', FAB_OPT_CHOICE, OFF(out.average), 0, 0, "0|1|2|3", NULL, "1",
      "nccl-tests formats: the time reported: 0 rank 0's, 1 the mean over ranks, 2 the least, 3 "
-     "the largest (of each rank's mean per call)",
+     "the largest (of each rank's mean per call); refused without --format nccl-tests|nccl-json",
      0, false, NULL},
     {"inplace", 0, FAB_OPT_CHOICE, OFF(nccl.inplace), 0, 0, "auto|off|on|both", NULL, "auto",
      "collectives with an in-place variant (allreduce): MPI_IN_PLACE (on), the usual separate "
