@@ -208,8 +208,8 @@ const fab_opt_t fab_opt_table[] = {
      "replaced atomically; -: to stdout",
      0, false, NULL},
     {"stall-timeout", 0, FAB_OPT_LONG, OFF(launch.stall_timeout), 0, 86400, "SEC", "s", "60",
-     "a rank without progress this long (or 10 x its expected step, if longer) ends the job "
-     "with exit 3, naming what it waited for; 0: never",
+     "a rank without progress this long (or 10 x its expected step, if longer: in a timed "
+     "block one iteration) ends the job with exit 3, naming what it waited for; 0: never",
      0, false, NULL},
     {"startup-timeout", 0, FAB_OPT_LONG, OFF(launch.startup_timeout), 0, 86400, "SEC", "s", "300",
      "start-up (parsing to the first collectives after MPI_Init) and the end (MPI_Finalize to "
