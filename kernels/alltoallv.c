@@ -34,11 +34,11 @@ static const fab_opt_t a2av_options[] = {
      0, false, NULL},
     {"counts", 0, FAB_OPT_STRING, OFF(counts), 0, 0, "FILE", NULL, "none",
      "alltoallv: an N x N send-count matrix in elements (row i: what rank i sends to each rank; "
-     "'#' comments); -m and --spread do not apply",
+     "'#' comments); -m and --spread are refused beside it",
      0, false, NULL},
     {"experts", 0, FAB_OPT_INT, OFF(experts), 0, 1048576, "N", "experts", "0",
      "alltoallv: mixture-of-experts routing to N experts spread over the ranks in blocks (0: "
-     "off); with --topk, --tokens, --hidden, --dtype; -m does not apply",
+     "off); with --topk, --tokens, --hidden, --dtype; -m is refused beside it",
      0, false, NULL},
     {"topk", 0, FAB_OPT_INT, OFF(topk), 1, 64, "K", "experts", "2",
      "alltoallv: experts each token goes to (with --experts)", 0, false, NULL},
@@ -192,6 +192,17 @@ static fab_status_t a2av_check(const fab_kctx_t *ctx, char *msg, size_t len, cha
     if (a2av_opt.counts && (a2av_opt.experts > 0 || a2av_opt.spread != 1.0)) {
         snprintf(msg, len, "--counts gives the whole matrix: --spread and --experts do not apply");
         snprintf(hint, hlen, "give --counts FILE alone, or --spread/--experts without it");
+        return FAB_ERR_CONFIG;
+    }
+    if (a2av_mode() != FAB_A2AV_SPREAD && ctx->sizes_given) { /* one matrix, whatever -m says */
+        snprintf(msg, len, "-m/--sizes does not apply with %s",
+                 a2av_opt.counts ? "--counts: the file gives every rank's elements"
+                                 : "--experts: a rank's bytes are --tokens x --topk x --hidden x "
+                                   "the --dtype's size (the mixture-of-experts shorthand)");
+        snprintf(hint, hlen,
+                 "drop -m (a kernel that needs it goes in a run of its own), or drop %s and "
+                 "spread -m's bytes with --spread F",
+                 a2av_opt.counts ? "--counts" : "--experts");
         return FAB_ERR_CONFIG;
     }
     if (a2av_opt.experts == 0 && a2av_moe_given()) {

@@ -53,7 +53,8 @@ void fab_kernel_families_print(FILE *f, const char *indent)
         fprintf(f, "%s%-15s %s\n", indent, fam[i], kernels);
     }
     fprintf(f,
-            "\nThe layer ladder ('run ladder': one pair through each layer, then per size each "
+            "\nThe layer ladder ('run ladder', 2 ranks: one pair through each layer, then per size "
+            "each "
             "layer's\nlatency and bandwidth and what it adds over the layer it is compared with;\n"
             "sizes %s "
             "without -m):\n%s%-15s %s\n",

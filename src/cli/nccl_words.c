@@ -259,6 +259,16 @@ fab_status_t fab_nccl_apply(fab_opts_t *o, const fab_nccl_given_t *g, char *err,
         snprintf(hint, hintlen, "give one of them");
         return FAB_ERR_USAGE;
     }
+    if (g->average && o->out.format == FAB_FORMAT_TABLE) { /* it would change nothing */
+        snprintf(err, errlen,
+                 "-a/--average chooses the time of nccl-tests' formats only, and this run "
+                 "prints fabricbench's table: it would have no effect");
+        snprintf(hint, hintlen,
+                 "add --format nccl-tests (or nccl-json), or drop -a: fabricbench's table "
+                 "and files report the slowest rank's time per call (time_us) and keep "
+                 "osu_avg_us, imb_tmin_us, imb_tmax_us beside it");
+        return FAB_ERR_USAGE;
+    }
     if (g->datatype)
         o->meas.dtype = fab_nccl_type(o->nccl.datatype)->id;
     if (o->nccl.check > 0)

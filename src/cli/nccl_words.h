@@ -25,9 +25,11 @@ typedef struct fab_nccl_given {
     bool sweep;                 /* any of -b, -e, -f, --stepbytes */
     bool stepfactor, stepbytes; /* -f, --stepbytes */
     bool dtype, datatype;       /* --dtype, -d/--datatype */
+    bool average;               /* -a/--average */
 } fab_nccl_given_t;
 /* After parsing: the sweep into o->meas.sizes, -d into its dtype, --check into validate
- * (FAB_ERR_USAGE for contradictions: -m with -b, -f with --stepbytes, -d against --dtype). */
+ * (FAB_ERR_USAGE for contradictions: -m with -b, -f with --stepbytes, -d against --dtype, and
+ * -a without an nccl-tests format, the only output whose time it chooses). */
 fab_status_t fab_nccl_apply(fab_opts_t *o, const fab_nccl_given_t *g, char *err, size_t errlen,
                             char *hint, size_t hintlen);
 

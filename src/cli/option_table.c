@@ -211,8 +211,8 @@ const fab_opt_t fab_opt_table[] = {
      "replaced atomically; -: to stdout",
      0, false, NULL},
     {"stall-timeout", 0, FAB_OPT_LONG, OFF(launch.stall_timeout), 0, 86400, "SEC", "s", "60",
-     "a rank without progress this long (or 10 x its expected step, if longer) ends the job "
-     "with exit 3, naming what it waited for; 0: never",
+     "a rank without progress this long (or 10 x its expected step, if longer: in a timed "
+     "block one iteration) ends the job with exit 3, naming what it waited for; 0: never",
      0, false, NULL},
     {"startup-timeout", 0, FAB_OPT_LONG, OFF(launch.startup_timeout), 0, 86400, "SEC", "s", "300",
      "start-up (parsing to the first collectives after MPI_Init) and the end (MPI_Finalize to "
@@ -264,7 +264,7 @@ const fab_opt_t fab_opt_table[] = {
      false, NULL},
     {"average", 'a', FAB_OPT_CHOICE, OFF(out.average), 0, 0, "0|1|2|3", NULL, "1",
      "nccl-tests formats: the time reported: 0 rank 0's, 1 the mean over ranks, 2 the least, 3 "
-     "the largest (of each rank's mean per call)",
+     "the largest (of each rank's mean per call); refused without --format nccl-tests|nccl-json",
      0, false, NULL},
     {"inplace", 0, FAB_OPT_CHOICE, OFF(nccl.inplace), 0, 0, "auto|off|on|both", NULL, "auto",
      "collectives with an in-place variant (allreduce): MPI_IN_PLACE (on), the usual separate "

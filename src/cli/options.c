@@ -523,6 +523,7 @@ static fab_status_t fab_opts_nccl(fab_opts_t *o, const bool *set, char *err, siz
         .stepbytes = set[fab_opt_index("stepbytes")],
         .dtype = set[fab_opt_index("dtype")],
         .datatype = set[fab_opt_index("datatype")],
+        .average = set[fab_opt_index("average")],
     };
 
     g.sweep = g.stepfactor || g.stepbytes || set[fab_opt_index("minbytes")] ||

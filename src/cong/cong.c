@@ -43,8 +43,10 @@ const fab_kopts_t fab_cong_kopts = {
             FAB_KCOL_GAUGE                                                                         \
     }
 static const fab_kcol_t fab_cong_kcols[FAB_CC_N] = {
-    {"congestor", "congestor", "pattern",
-     "congestion kernels: the congestors' pattern (index in " FAB_CONG_PATTERNS ")", FAB_KCOL_AXIS},
+    {"congestor", "congestor#", "pattern",
+     "congestion kernels: the congestors' pattern (index in " FAB_CONG_PATTERNS
+     "; congestor_name is its name)",
+     FAB_KCOL_AXIS},
     FAB_CK_STAT("alone_mean_us", "alone", "alone", "mean"),
     FAB_CK_STAT("alone_p50_us", "alone_p50", "alone", "median"),
     FAB_CK_STAT("alone_p99_us", "alone_p99", "alone", "p99"),
@@ -73,6 +75,10 @@ static const fab_kcol_t fab_cong_kcols[FAB_CC_N] = {
      "congestion kernels: warnings, 1 the congestors ran under half their rate alone, 2 "
      "canaries and congestors share a node's cores, 4 too few nodes for --congestor-frac",
      FAB_KCOL_GAUGE},
+    {"congestor_name", "congestor", "name",
+     "congestion kernels: the congestors' pattern by name (" FAB_CONG_PATTERNS
+     "), the word of congestor's index; text",
+     FAB_KCOL_AXIS_WORD},
 };
 
 /* The row of a size (the first for a size not in the list: cannot happen). */
@@ -109,7 +115,7 @@ const fab_kcolumns_t fab_cong_kcolumns = {
     .nkcols = FAB_CC_N,
     .counters = fab_cong_counters,
     .derive = fab_cong_derive,
-    .table = "bytes,congestor,alone_mean_us,congested_mean_us,cif_mean,alone_p99_us,"
+    .table = "bytes,congestor_name,alone_mean_us,congested_mean_us,cif_mean,alone_p99_us,"
              "congested_p99_us,cif_p99,congestor_gbps,congestor_load_pct",
 };
 

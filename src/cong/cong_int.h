@@ -26,6 +26,7 @@ enum {
     FAB_CC_LOAD,
     FAB_CC_WORST,
     FAB_CC_WARN,
+    FAB_CC_NAME, /* the pattern's word (text: FAB_KCOL_AXIS_WORD) */
     FAB_CC_N,
 };
 

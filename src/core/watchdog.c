@@ -49,6 +49,7 @@ typedef struct fab_watch {
     uint64_t bytes;
     int peer;
     double step_s;
+    double tick_s;    /* fab_watch_pace: the expected gap between ticks (0: the step) */
     double stall_max; /* longest resumed wait beyond the step's allowance, s */
     fab_watch_fail_fn fail;
     void *fail_arg;
@@ -201,7 +202,7 @@ static void fab_watch_check_run(fab_watch_t *d, double now, double waited, bool 
 
     pthread_mutex_lock(&d->lock);
     idle = d->idle;
-    step = d->step_s;
+    step = d->tick_s > 0 ? d->tick_s : d->step_s; /* the next tick's deadline */
     peer = d->peer;
     pthread_mutex_unlock(&d->lock);
     if (d->timeout_s <= 0)
@@ -430,7 +431,18 @@ void fab_watch_phase(const char *phase, const char *kernel, uint64_t bytes, int 
     d->bytes = bytes;
     d->peer = peer;
     d->step_s = step_s;
+    d->tick_s = 0;
     d->idle = false;
+    pthread_mutex_unlock(&d->lock);
+}
+
+void fab_watch_pace(double tick_s)
+{
+    fab_watch_t *d = &fab_watch;
+
+    fab_watch_tick();
+    pthread_mutex_lock(&d->lock);
+    d->tick_s = tick_s > 0 ? tick_s : 0;
     pthread_mutex_unlock(&d->lock);
 }
 

@@ -52,7 +52,8 @@ void fab_watch_arm(int rank, double startup_s);
 void fab_watch_startup(const char *key, const char *phase);
 /* The hand-over from start-up to the run (collective over MPI_COMM_WORLD, after
  * fab_world_init): the side channel is set up, then a step may last at most max(timeout_s,
- * 10 x what it is expected to take); 0 turns the run's deadline off. */
+ * 10 x what it is expected to take: the phase's step, or its pace, fab_watch_pace); 0 turns
+ * the run's deadline off. */
 void fab_watch_start(const fab_world_t *w, double timeout_s);
 /* The end: from here to the process's exit, --startup-timeout again ("finalize" before
  * MPI_Finalize, "exit" after it). The thread lives until the process ends. */
@@ -64,6 +65,12 @@ void fab_watch_on_fail(fab_watch_fail_fn fn, void *arg);
  * how long one step should take, in seconds (0: unknown). Ticks too. */
 void fab_watch_phase(const char *phase, const char *kernel, uint64_t bytes, int peer,
                      double step_s);
+/* Within the current phase, ticks come every tick_s seconds (a timed block's iterations,
+ * each ticking): the wait for the next one may last max(timeout_s, 10 x tick_s), not 10 x the
+ * phase's whole step (a block of a 20 s stream would allow 200 s to a stopped peer). 0 goes
+ * back to the step (a block's end, where a rank may wait for the slowest); fab_watch_phase
+ * resets it. */
+void fab_watch_pace(double tick_s);
 /* Waiting by design (a rank outside a pair kernel, rank 0 waiting for rows): no deadline
  * until the next fab_watch_phase. */
 void fab_watch_idle(const char *phase);

@@ -41,6 +41,7 @@ typedef struct fab_kctx {
     size_t max_bytes;    /* largest message of this run (at least 64): the size of a slot */
     const size_t *sizes; /* the sizes it measures (before fit_bytes), nsizes of them */
     int nsizes;
+    bool sizes_given;   /* those are -m's (or nccl-tests' -b/-e), not the kernel's default */
     char *sbuf, *rbuf;  /* harness-owned, page-aligned, slots * max_bytes each, pages touched */
     int slots;          /* distinct message buffers: 1, or more during --validate */
     MPI_Request *reqs;  /* room for 2 * window requests */

@@ -10,8 +10,9 @@
 /* Columns a kernel adds to its rows (the socket kernels' retransmits, UDP loss and jitter):
  * it lists them in fab_kcolumns_t.kcols, and each becomes a column of every output, named,
  * with its unit and meaning (output/columns.c appends every registered kernel's columns to the
- * harness's; NaN in the rows of kernels without it). Kernels that share columns share one
- * definition (a table or a macro); a name has one definition wherever it appears. */
+ * harness's; NaN in the rows of kernels without it; numbers but FAB_KCOL_AXIS_WORD's). Kernels that
+ * share columns share one definition (a table or a macro); a name has one definition wherever it
+ * appears. */
 #define FAB_KCOL_MAX 16 /* columns one kernel may add */
 typedef enum {
     /* The counters hook gives this rank's cumulative value; the harness reads it at both
@@ -35,6 +36,11 @@ typedef enum {
      * two-sided latency allows, data that did not arrive). Its quality is then invalid with
      * the reason implausible: written, never a number a reader may use (measure/quality.h). */
     FAB_KCOL_IMPLAUSIBLE,
+    /* The instance's value of the kernel's axis option by its word, where that option takes
+     * words (FAB_OPT_WORDS: the congestor pattern `incast`): a text column, the one kind of a
+     * kernel's own that is not a number ("" in other kernels' rows). Beside its AXIS column,
+     * which holds the word's index, so that a number column keeps its type. */
+    FAB_KCOL_AXIS_WORD,
 } fab_kcol_kind_t;
 
 typedef struct fab_kcol {

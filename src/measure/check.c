@@ -137,6 +137,22 @@ static size_t fab_check_slot(const fab_kinst_t *ki, const fab_measopts_t *mopt,
     return slot;
 }
 
+/* `run ladder`: one pair through every layer (a socket kernel of all ranks would measure several
+ * pairs), said before a message about one of its kernels, which would not say so. */
+static fab_status_t fab_check_ladder(const fab_world_t *w, const fab_launchopts_t *lopt, char *msg,
+                                     size_t len, char *hint, size_t hlen)
+{
+    if (!lopt->ladder || w->size == 2)
+        return FAB_OK;
+    snprintf(msg, len,
+             "run ladder measures one pair through each layer and needs 2 ranks; this run has %d",
+             w->size);
+    snprintf(hint, hlen,
+             "start it with mpirun -np 2 (or srun -n 2), one rank on each host to compare; with "
+             "more ranks, name the layers' kernels instead (fabricbench list)");
+    return FAB_ERR_CONFIG;
+}
+
 fab_status_t fab_run_check(const fab_world_t *w, const fab_launchopts_t *lopt,
                            const fab_measopts_t *mopt, const fab_netopts_t *nopt,
                            fab_nodes_check_fn nodes_check, const void *nodes_arg)
@@ -163,6 +179,8 @@ fab_status_t fab_run_check(const fab_world_t *w, const fab_launchopts_t *lopt,
 #endif
 
     /* Rank counts are the same everywhere: every rank reaches the same verdict. */
+    if (st == FAB_OK)
+        st = fab_check_ladder(w, lopt, msg, sizeof(msg), hint, sizeof(hint));
     for (int i = 0; i < lopt->nkernels && st == FAB_OK; i++)
         st = fab_check_ranks(w, mopt, nopt, &lopt->kernels[i], msg, sizeof(msg), hint, sizeof(hint),
                              nodes_check, nodes_arg);

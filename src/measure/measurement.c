@@ -215,6 +215,7 @@ fab_status_t fab_block_once(fab_measure_t *m, size_t bytes, uint64_t b, const do
         memset(m->block, 0, sizeof(double) * (b + 1));
         m->block_wall = 0.0;
     }
+    fab_watch_pace(0); /* the block's end: a rank may wait here for the slowest one's block */
     if (!m->reduce)
         return FAB_OK;
     /* Per iteration: the slowest timing rank's time, and which rank that was. */
@@ -255,6 +256,7 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *i
         double block_time;
 
         fab_measure_phase(m, "a timed block", bytes, m->per_iter * (double)b);
+        fab_watch_pace(m->per_iter); /* each iteration ticks: a stopped peer is found soon */
         st = fab_block_once(m, bytes, b, &src);
         if (m->node_sampler && load)
             fab_load_sample(load); /* the node's runnable tasks, at each block's end */

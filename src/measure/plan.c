@@ -127,6 +127,7 @@ fab_status_t fab_plan_ctx(const fab_kinst_t *ki, const fab_measopts_t *mopt,
     ctx->tag = FAB_KERNEL_TAG;
     ctx->sizes = sizes->v;
     ctx->nsizes = sizes->n;
+    ctx->sizes_given = sizes == &mopt->sizes;
     ctx->max_bytes = fab_sizes_max(sizes);
     if (ctx->max_bytes < FAB_MIN_SLOT)
         ctx->max_bytes = FAB_MIN_SLOT;

@@ -358,6 +358,7 @@ static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)
     m->slow_count = s->slow;
     m->arr = m->ctx->rank == 0 ? &s->arr : NULL;
     fab_measure_phase(m, "a timed block", s->bytes, s->per_iter * (double)b);
+    fab_watch_pace(s->per_iter); /* each iteration ticks (fab_block_once) */
     m->ctx->bytes = s->bytes;
     fab_kc_mark(m->k, m->ctx, m->state, k0);
     fab_cpu_mark(&c0, m->node_sampler);

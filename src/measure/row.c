@@ -130,6 +130,7 @@ double fab_row_kcol(const fab_kinst_t *ki, const fab_row_t *row, int j)
         return NAN;
     switch (kc->kcols[j].kind) {
     case FAB_KCOL_AXIS:
+    case FAB_KCOL_AXIS_WORD: /* its index (the outputs write the word) */
         return ki->k->axis ? ki->axis : NAN;
     case FAB_KCOL_DERIVED:
     case FAB_KCOL_IMPLAUSIBLE:

@@ -336,7 +336,7 @@ static void fab_columns_build(void)
             fab_columns_all[n++] = (fab_column_t){
                 .name = kc->name,
                 .unit = kc->unit,
-                .type = FAB_COL_F64,
+                .type = kc->kind == FAB_KCOL_AXIS_WORD ? FAB_COL_STR : FAB_COL_F64,
                 .doc = kc->doc,
                 .ctype = 'k',
                 .scale = 1,
@@ -389,6 +389,25 @@ static int fab_kcol_index(const fab_kernel_t *k, const char *name)
     return -1;
 }
 
+/* A kernel's word column (FAB_KCOL_AXIS_WORD): the word of instance ki's axis value, in a
+ * buffer of the column's own (valid until the column's next value); "" where ki's kernel has
+ * no such column or axis. */
+static const char *fab_column_word(int col, const fab_kinst_t *ki, int j)
+{
+    static char words[FAB_MAX_COLUMNS][48];
+    const fab_kernel_t *k = ki ? ki->k : NULL;
+    const char *name = k ? fab_kaxis_option(k) : NULL;
+    const fab_kopts_t *ko = k ? fab_kopts(k) : NULL;
+
+    words[col][0] = '\0';
+    if (j < 0 || !name || isnan(ki->axis) || fab_kcolumns(k)->kcols[j].kind != FAB_KCOL_AXIS_WORD)
+        return words[col];
+    for (int i = 0; i < ko->n; i++)
+        if (strcmp(ko->rows[i].name, name) == 0 && ko->rows[i].type == FAB_OPT_WORDS)
+            fab_opt_word(&ko->rows[i], (int)ki->axis, words[col], sizeof(words[col]));
+    return words[col];
+}
+
 void fab_column_value(int col, const fab_kinst_t *ki, const fab_row_t *r, fab_value_t *v)
 {
     const fab_kernel_t *k = ki ? ki->k : NULL;
@@ -400,7 +419,10 @@ void fab_column_value(int col, const fab_kinst_t *ki, const fab_row_t *r, fab_va
     v->s = NULL;
     switch (c->ctype) {
     case 'k':
-        v->d = fab_row_kcol(ki, r, fab_kcol_index(k, c->name));
+        if (c->type == FAB_COL_STR)
+            v->s = fab_column_word(col, ki, fab_kcol_index(k, c->name));
+        else
+            v->d = fab_row_kcol(ki, r, fab_kcol_index(k, c->name));
         break;
     case 'f':
         v->s = c->type == FAB_COL_STR ? "" : NULL;

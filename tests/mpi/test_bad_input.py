@@ -67,6 +67,12 @@ CASES = [
     (2, ["latency", "--columns", "bytes,,p50_us"], "has an empty name"),
     (2, ["latency", "--columns", "bytes,p50_us,bytes"], "names bytes twice"),
     (2, ["latency", "--wide", "--columns", "bytes"], "--wide and --columns"),
+    # options that would be ignored: refused, saying what to use instead
+    (2, ["allreduce", "-a", "3"], "-a/--average chooses the time of nccl-tests' formats only"),
+    (2, ["alltoallv", "--experts", "8", "-m", "1M"], "-m/--sizes does not apply with --experts"),
+    (2, ["alltoallv", "--counts", "m.txt", "-m", "1M"], "-m/--sizes does not apply with --counts"),
+    (3, ["ladder"], "run ladder measures one pair through each layer and needs 2 ranks; this run "
+                    "has 3"),
 ]
 
 # Numbers (core/num.h, README "Numbers"): refused by the option parser before MPI_Init (the
@@ -100,7 +106,8 @@ CASES.append((2, ["gradsync", "--params", "1e9", "--bucket", "256M", "--inflight
 # exist, the memory of each). Every other case is refused before MPI_Init and runs directly.
 AFTER_INIT = ("multiple of 2 ranks", "needs at least 2 ranks", "rank 9 does not exist",
               "rank 5 does not exist", "smaller than one element", "more than a million buckets",
-              "own non-blocking mode", "ulimit -v", "lower --bucket or --inflight")
+              "own non-blocking mode", "ulimit -v", "lower --bucket or --inflight",
+              "-m/--sizes does not apply", "run ladder measures one pair")
 # Refused before MPI_Init, and also run under mpirun (2 and 3 ranks): every rank ends, rank 0
 # alone says why.
 UNDER_MPIRUN = ("unknown kernel 'nosuchkernel'", "'abc' is not a size",

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The congestion kernels on one node, 6 ranks (oversubscribed): `run congestion` gives one row
-per canary and congestor pattern with the canary's statistics alone and congested, the CIFs equal
+per canary and congestor pattern (named in the table, CSV, JSON and file: congestor_name beside
+its index) with the canary's statistics alone and congested, the CIFs equal
 congested / alone of the row's own stored columns (unrounded), the congestors' rate, the worst
 canary a canary rank, and the structured warnings this machine deserves (one node: too few nodes
 and shared cores, in every row's cong_warn); the HDF5 file holds the same, `export --format gpcnet`
@@ -27,7 +28,7 @@ ANALYSIS = os.path.join(os.path.dirname(__file__), "..", "..", "analysis")
 
 t0 = time.monotonic()
 p = mpirun(NP, [exe, "run", "congestion", "-i", "4", "--canary-ops", "50", "-o", "c.h5",
-                "--json", "c.jsonl"], timeout=240)
+                "--json", "c.jsonl", "--csv", "c.csv"], timeout=240)
 wall = time.monotonic() - t0
 check(p.returncode == 0, "exit %d\n%s\n%s" % (p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
 check(wall < 200, "run congestion took %.0f s (bound 200 s)" % wall)
@@ -50,6 +51,7 @@ def fin(v):
 for r in rows:
     where = "%s %s" % (r["kernel"], r["variant"])
     check(r["congestor"] == PATTERNS.index(r["variant"].split()[1]), "axis: " + where)
+    check(r["congestor_name"] == r["variant"].split()[1], "the pattern's name: " + where)
     for ph in ("alone", "congested"):
         st = [r["%s_%s_us" % (ph, q)] for q in ("p50", "p99", "p999")]
         check(all(fin(v) and v > 0 for v in st + [r[ph + "_mean_us"]]), "stats %s: %s" % (ph, where))
@@ -72,7 +74,27 @@ for r in rows:
         if low:
             check("not a meaningful load" in p.stderr, "the low-load warning in words")
 
-# the HDF5 file: every instance's table, the CIFs from its own stored columns
+# the pattern by name, not its index: the text table (under the heading congestor), the CSV
+# (congestor_name beside the number), the analysis reading the JSON Lines (a text column)
+lines = p.stdout.splitlines()
+named = [lines[i + 1].split()[1] for i, l in enumerate(lines[:-1])
+         if l.startswith("#") and l.split()[1:3] == ["bytes", "congestor"]]
+check(named == PATTERNS * len(CANARIES), "the table's congestor column: %s" % named)
+import csv  # noqa: E402
+
+with open("c.csv") as f:
+    crows = list(csv.DictReader(f))
+check([(c["congestor_name"], float(c["congestor"])) for c in crows] ==
+      [(p_, float(PATTERNS.index(p_))) for p_ in PATTERNS] * len(CANARIES),
+      "the CSV's congestor_name and congestor: %s" % [(c["congestor_name"], c["congestor"])
+                                                       for c in crows])
+s = subprocess.run([sys.executable, "-m", "fabricbench_analysis", "summary", "c.jsonl"],
+                   capture_output=True, text=True, timeout=120,
+                   env=dict(os.environ, PYTHONPATH=ANALYSIS))
+check(s.returncode == 0, "the analysis reads the JSON Lines: %s" % s.stderr[-1500:])
+
+# the HDF5 file: every instance's table, the CIFs from its own stored columns; the pattern's
+# index stays a number (congestor), its name a text column beside it
 import h5py  # noqa: E402
 
 n = 0
@@ -80,7 +102,14 @@ with h5py.File("c.h5", "r") as f:
     for name, g_ in f["runs/run_0000/kernels"].items():
         t = {c: g_["table"][c][()] for c in ("bytes", "cif_mean", "cif_p99", "alone_mean_us",
                                              "congested_mean_us", "alone_p99_us",
-                                             "congested_p99_us")}
+                                             "congested_p99_us", "congestor", "congestor_name")}
+        word = g_.attrs["variant"].split()[1]
+        word = word.decode() if isinstance(word, bytes) else word
+        check(t["congestor"].dtype.kind == "f" and
+              list(t["congestor"]) == [PATTERNS.index(word)] * len(t["bytes"]) and
+              [v.decode() for v in t["congestor_name"]] == [word] * len(t["bytes"]),
+              "file %s: congestor %s, congestor_name %s" % (name, t["congestor"],
+                                                            t["congestor_name"]))
         for i in range(len(t["bytes"])):
             n += 1
             check(t["cif_mean"][i] == t["congested_mean_us"][i] / t["alone_mean_us"][i],

@@ -9,6 +9,8 @@
   HDF5 file and the JSON document both say `failed` with that rank's account.
 - Every stall names the rank and host it waited for, asked over the watchdog's side channel:
   a collective (allreduce, rank 2 of 3 stopped), tcp_stream and udp_rate (rank 1 stopped);
+  tcp_stream stopped inside a long timed block (-i 2000 at 1M), named within --stall-timeout,
+  not 10 x the block;
   with the side channel blocked (FABRICBENCH_TEST_PEERS_DROP), one warning and the run's own
   view (the rank waited for, unasked).
 - A stall of 6 s that resumes (blocks of 0.2 s: 10 x the step + 1 s is 3 s): the run completes,
@@ -94,14 +96,16 @@ def status(path):
 
 
 # ---------------------------------------------------------------- the rank a stall waits for
-def stalled_on(kernel, np, extra, stopped, env=None):
-    """Stop rank `stopped` once rows come; every stall line names it (rank and host)."""
-    path = "%s.h5" % kernel
+def stalled_on(kernel, np, extra, stopped, env=None, path=None, after=0.0):
+    """Stop rank `stopped` once rows come (and `after` seconds more); every stall line names
+    it (rank and host)."""
+    path = path or "%s.h5" % kernel
     cmd = mpirun_cmd(np) + [exe, "run", kernel]
     p = subprocess.Popen(cmd + extra + ["--stall-timeout", "3", "-o", path],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=mpi_env(env))
     wait_rows(path, 1, p)
+    time.sleep(after)
     pids = ranks(path)
     check(len(pids) == np, "ranks: %r" % pids)
     os.kill(pids[stopped], signal.SIGSTOP)
@@ -291,6 +295,18 @@ def case_tcp_stream():
     print("ok tcp_stream, rank 1 stopped: rank 0 names it, exit 3 after %.1f s" % took)
 
 
+# A long timed block: -i 2000 at 1M streams for tens of seconds in one block (a short warm-up,
+# -x 5 of well under a second, so that the stop 2 s after the 8K row lands in the block). Its every iteration ticks, so the bound
+# is --stall-timeout (3 s), not 10 x the whole block (minutes: the job went on past the limit).
+def case_tcp_block():
+    lines, err, took = stalled_on("tcp_stream", 2, ["-m", "8K,1M", "-i", "2000", "-x", "5"], 1,
+                                  path="tcp_block.h5", after=2.0)
+    check(all("rank 1 (%s) did not answer" % HOST in line for line in lines), "\n".join(lines))
+    check(any("at 1048576 bytes (a timed block)" in line for line in lines), "\n".join(lines))
+    print("ok tcp_stream, rank 1 stopped in a long timed block: rank 0 names it, exit 3 after "
+          "%.1f s" % took)
+
+
 def case_udp_rate():
     lines, err, took = stalled_on("udp_rate", 2, ["-m", "64:8K", "-t", "0.3"], 1)
     check(all("waiting for rank 1 (%s), which did not answer" % HOST in line for line in lines),
@@ -337,7 +353,8 @@ def case_rma():
 # then landed in the last block, and the size had no iteration left to skip).
 CASES = {"cap": case_cap, "resume": case_resume, "stop": case_stop, "rounds": case_rounds,
          "zero": case_zero, "allreduce": case_allreduce, "side_channel": case_side_channel,
-         "tcp_stream": case_tcp_stream, "udp_rate": case_udp_rate, "rma": case_rma,
+         "tcp_stream": case_tcp_stream, "tcp_block": case_tcp_block, "udp_rate": case_udp_rate,
+         "rma": case_rma,
          "term": case_term}
 ALONE = ("cap",)
 LANES = 3

@@ -473,6 +473,22 @@ int main(void)
               isnan(d[fab_column_find("rcvbuf_bytes")]));
         r.kc[0] = r.kc[1] = NAN;
     }
+    { /* a word axis: its index a number (congestor), its word a text column beside it, in
+       * the kernel's own table under the heading congestor; "" in other kernels' rows */
+        const fab_kinst_t inst = {fab_kernel_find("cong_lat"), 1, false};
+        int c = fab_column_find("congestor_name");
+        char *buf;
+
+        CHECK(c >= 0 && fab_columns[c].type == FAB_COL_STR &&
+              fab_columns[fab_column_find("congestor")].type == FAB_COL_F64);
+        CHECK(strcmp(s[c], "") == 0); /* tcp_stream's row, above */
+        fab_column_values(&inst, &r, d, s);
+        CHECK(d[fab_column_find("congestor")] == 1 && strcmp(s[c], "incast") == 0);
+        fab_text_table(FAB_KIND_COLLECTIVE, inst.k, false, NULL, &t);
+        buf = printed(&t, d, s);
+        CHECK(strstr(buf, " congestor ") && strstr(buf, " incast ") && !strstr(buf, " 1.000 "));
+        free(buf);
+    }
     CHECK(strcmp(fab_dtype_nccl_name(FAB_DT_FLOAT32), "float") == 0 &&
           strcmp(fab_dtype_nccl_name(FAB_DT_FLOAT64), "double") == 0 &&
           fab_dtype_size(FAB_DT_FLOAT64) == 8 && fab_dtype_size(FAB_DT_BFLOAT16) == 2);

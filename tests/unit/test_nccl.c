@@ -70,8 +70,9 @@ static void test_letters(void)
                          "-c") == FAB_ERR_USAGE); /* -c beside nccl-tests' letters: ambiguous */
     CHECK(strstr(err, "'-c' is ambiguous") && strstr(err, "--validate") &&
           strstr(fab_test_hint, "--nccl-tests"));
-    CHECK(fab_test_parse(&o, &cmd, err, 13, "run", "allreduce", "-n", "20", "-z", "1", "-a", "3",
-                         "-r", "2", "-d", "bfloat16", "--validate") == FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 15, "run", "allreduce", "-n", "20", "-z", "1", "-a", "3",
+                         "-r", "2", "-d", "bfloat16", "--validate", "--format",
+                         "nccl-tests") == FAB_OK);
     CHECK(o.meas.iters == 20 && o.meas.sync == FAB_SYNC_BARRIER && o.out.average == 3 &&
           o.meas.root == 2 && o.meas.dtype == FAB_DT_BFLOAT16 && o.meas.validate);
     /* nccl-tests' type names and fabricbench's, the integer types included */
@@ -132,6 +133,16 @@ static void test_letters(void)
     CHECK(fab_test_parse(&o, &cmd, err, 5, "run", "allreduce", "--nccl-tests", "-o", "mean") ==
           FAB_ERR_USAGE);
     CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-a", "4") == FAB_ERR_USAGE);
+    /* -a chooses the nccl-tests formats' time: beside fabricbench's table it would change
+     * nothing, and is refused (naming what to use); with a format of nccl-tests' it applies */
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce", "-a", "0") == FAB_ERR_USAGE &&
+          strstr(err, "-a/--average") && strstr(err, "no effect") &&
+          strstr(fab_test_hint, "--format nccl-tests"));
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "allreduce", "--average", "2", "--format",
+                         "table") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "allreduce", "-a", "0", "--format",
+                         "nccl-json") == FAB_OK &&
+          o.out.average == FAB_AVERAGE_RANK0);
 }
 
 static void test_inplace(void)

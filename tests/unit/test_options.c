@@ -35,6 +35,29 @@ static int gradsync_says(const char *params, const char *bucket, size_t elem, co
     return strstr(buf, want) != NULL;
 }
 
+/* alltoallv's check on 4 ranks after parsing `run alltoallv` and its options, with -m's sizes
+ * (given) or its default (not): FAB_OK, or its refusal's message in msg. */
+static fab_status_t a2av_checks(bool given, char *msg, int n, const char *a, const char *b)
+{
+    const fab_kernel_t *k = fab_kernel_find("alltoallv");
+    const size_t sizes[] = {1 << 20};
+    fab_opts_t o;
+    fab_cmd_t cmd;
+    fab_kctx_t ctx;
+    char err[256], hint[256];
+
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.size = 4;
+    ctx.sizes = sizes;
+    ctx.nsizes = 1;
+    ctx.sizes_given = given;
+    ctx.dtype.size = 4;
+    msg[0] = '\0';
+    if (fab_test_parse(&o, &cmd, err, n, "run", "alltoallv", a, b) != FAB_OK)
+        return FAB_ERR_USAGE;
+    return k->check(&ctx, msg, 256, hint, sizeof(hint));
+}
+
 int main(void)
 {
     fab_opts_t o;
@@ -410,5 +433,17 @@ int main(void)
     CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "latency", "--line-rate", "2000T") ==
               FAB_ERR_USAGE &&
           strstr(err, "out of range"));
+    /* alltoallv: -m beside --experts or --counts would be ignored (one matrix whatever it
+     * says): its check refuses it, saying where the sizes come from */
+    {
+        char msg[256];
+
+        CHECK(a2av_checks(true, msg, 4, "--experts", "8") == FAB_ERR_CONFIG &&
+              strstr(msg, "-m/--sizes does not apply with --experts") && strstr(msg, "--tokens"));
+        CHECK(a2av_checks(false, msg, 4, "--experts", "8") == FAB_OK);
+        CHECK(a2av_checks(true, msg, 4, "--counts", "m.txt") == FAB_ERR_CONFIG &&
+              strstr(msg, "-m/--sizes does not apply with --counts"));
+        CHECK(a2av_checks(true, msg, 4, "--spread", "2") == FAB_OK); /* -m's bytes, spread */
+    }
     return fab_test_report("test_options");
 }
