@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* reduce: MPI_Reduce of `bytes` to a root (rotating by default, --root to fix it).
- * nccl-tests: busbw = algbw. */
+ * nccl-tests: busbw = algbw. In place (--inplace): the root passes MPI_IN_PLACE, its input
+ * and the result in rbuf (max_bytes, as sbuf); the other ranks send from sbuf as usual. */
 #include <string.h>
 
 #include "fab_kernel.h"
@@ -8,18 +9,20 @@
 /* The call as measured (blocking or --nonblocking); --validate checks this same call. */
 static fab_status_t reduce_call(fab_kctx_t *ctx, int count, int root)
 {
+    /* in place: only the root's send buffer is MPI_IN_PLACE (MPI: it is erroneous elsewhere) */
+    const void *in = ctx->inplace && ctx->rank == root ? MPI_IN_PLACE : ctx->sbuf;
     fab_status_t st;
 
     if (ctx->nonblocking) {
         MPI_Request q;
 
-        st = FAB_MPI(MPI_Ireduce(ctx->sbuf, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, root,
-                                 ctx->comm, &q));
+        st = FAB_MPI(
+            MPI_Ireduce(in, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, root, ctx->comm, &q));
         if (st == FAB_OK)
             st = fab_coll_finish(ctx, &q);
     } else
-        st = FAB_MPI(MPI_Reduce(ctx->sbuf, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, root,
-                                ctx->comm));
+        st = FAB_MPI(
+            MPI_Reduce(in, ctx->rbuf, count, ctx->dtype.mpi, ctx->dtype.op, root, ctx->comm));
     if (st == FAB_OK && ctx->rank == root)
         fab_coll_avg(ctx, ctx->rbuf, (size_t)count); /* --op avg: the root's result */
     return st;
@@ -39,8 +42,12 @@ static fab_status_t reduce_validate(fab_kctx_t *ctx, void *state, size_t bytes, 
     fab_status_t st;
 
     (void)state;
-    fab_coll_fill(ctx, ctx->sbuf, count, ctx->rank, 0, seed);
-    memset(ctx->rbuf, 0xff, bytes);
+    if (ctx->inplace && ctx->rank == root) {
+        fab_coll_fill(ctx, ctx->rbuf, count, ctx->rank, 0, seed);
+    } else {
+        fab_coll_fill(ctx, ctx->sbuf, count, ctx->rank, 0, seed);
+        memset(ctx->rbuf, 0xff, bytes);
+    }
     st = reduce_call(ctx, (int)count, root);
     if (st == FAB_OK && ctx->rank == root)
         *errors += fab_coll_check(ctx, ctx->rbuf, count, 0, -1, seed, "reduce");
@@ -59,5 +66,6 @@ const fab_kernel_t fab_kernel_reduce = {
     .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_one,
                                  .fit_bytes = fab_fit_elements,
                                  .uses_op = true,
-                                 .uses_root = true},
+                                 .uses_root = true,
+                                 .inplace = true},
 };

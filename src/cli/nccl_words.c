@@ -11,6 +11,7 @@
 #include "cli/nccl_words.h"
 #include "core/sizes.h"
 #include "kernel/dtype.h"
+#include "kernel/registry.h"
 #include "kernel/traits.h"
 
 /* nccl-tests' letters that fabricbench uses otherwise, and what they become with --nccl-tests
@@ -202,6 +203,19 @@ static fab_status_t fab_nccl_sizes(fab_opts_t *o, char *err, size_t errlen, char
     return FAB_OK;
 }
 
+/* The refusal's hint: the collectives with an in-place variant (kcoll.inplace), from the
+ * registry; the others (bcast: MPI_Bcast has no MPI_IN_PLACE form) have none. */
+static void fab_nccl_inplace_hint(char *hint, size_t hintlen)
+{
+    size_t n = (size_t)snprintf(hint, hintlen, "collectives with one:");
+
+    for (int j = 0; j < fab_nkernels && n < hintlen; j++)
+        if (fab_kernels[j]->kind == FAB_KIND_COLLECTIVE && fab_kcoll(fab_kernels[j])->inplace)
+            n += (size_t)snprintf(hint + n, hintlen - n, " %s", fab_kernels[j]->name);
+    if (n < hintlen)
+        snprintf(hint + n, hintlen - n, "; or leave --inplace out");
+}
+
 /* --inplace: each instance of a collective with an in-place variant as asked: in place, or
  * followed by its in-place twin (both; auto with an nccl-tests format). */
 static fab_status_t fab_nccl_inplace(fab_opts_t *o, char *err, size_t errlen, char *hint,
@@ -234,7 +248,7 @@ static fab_status_t fab_nccl_inplace(fab_opts_t *o, char *err, size_t errlen, ch
     if (!any && (o->nccl.inplace == FAB_INPLACE_ON || o->nccl.inplace == FAB_INPLACE_BOTH)) {
         snprintf(err, errlen, "--inplace %s: no kernel of this run has an in-place variant",
                  o->nccl.inplace == FAB_INPLACE_ON ? "on" : "both");
-        snprintf(hint, hintlen, "allreduce has one; or leave --inplace out");
+        fab_nccl_inplace_hint(hint, hintlen);
         return FAB_ERR_USAGE;
     }
     return FAB_OK;

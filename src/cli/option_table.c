@@ -267,7 +267,8 @@ const fab_opt_t fab_opt_table[] = {
      "the largest (of each rank's mean per call); refused without --format nccl-tests|nccl-json",
      0, false, NULL},
     {"inplace", 0, FAB_OPT_CHOICE, OFF(nccl.inplace), 0, 0, "auto|off|on|both", NULL, "auto",
-     "collectives with an in-place variant (allreduce): MPI_IN_PLACE (on), the usual separate "
+     "collectives with an in-place variant (allreduce, reduce, reduce_scatter, allgather, "
+     "alltoall; not bcast: MPI_Bcast has none): MPI_IN_PLACE (on), the usual separate "
      "buffers (off), or both, each a kernel instance of its own (nccl-tests' two column "
      "groups); auto: both with --format nccl-tests or nccl-json, else off",
      0, false, NULL},

@@ -7,6 +7,9 @@
   count = size / 4 (float), algbw = size / time, busbw = algbw x 2(n-1)/n, both column groups
   measured, #wrong 0 with --check 1, the closing '#' lines; the HDF5 file has the two
   instances (the in-place one marked) and the table's time is its osu_avg_us (-a 1);
+- reduce, reduce_scatter, allgather, alltoall (and bcast, which has no in-place form) with
+  `--inplace both --validate`: both column groups filled and #wrong 0, bcast's in-place N/A;
+  the file's instances (the in-place ones marked) with validation_errors 0;
 - `--format nccl-json`: the document's keys as nccl-tests writes them;
 - the clashing letters: ambiguous without --nccl-tests (exit 2, both meanings named), read as
   nccl-tests does with it.
@@ -14,6 +17,7 @@
 usage: test_nccl.py FABRICBENCH"""
 import json
 import os
+import re
 import sys
 
 import h5py
@@ -95,6 +99,49 @@ with h5py.File("nccl.h5", "r") as f:
         check(len(osu) == len(got) and all(close(a, b, 2) or within(a, b, 1e-3) for a, b in
                                            zip(got, osu)),
               "%s: table times %s, file osu_avg_us %s" % (name, got, list(osu)))
+
+# the other collectives with an MPI_IN_PLACE form: both variants validated, both column groups
+# filled, the in-place instances marked in the file (bcast has none: its in-place group is N/A)
+IPK = ["reduce", "reduce_scatter", "allgather", "alltoall"]
+p = mpirun(NP, [exe, "run", ",".join(IPK + ["bcast"]), "--inplace", "both", "--validate", "-m",
+                "8,1000", "-i", "20", "--format", "nccl-tests", "--output", "inplace.h5"],
+           timeout=300)
+check(p.returncode == 0, "--inplace both: exit %d\n%s\n%s" % (p.returncode, p.stdout, p.stderr))
+tables, name = {}, None  # each kernel's lines, under its '# NAME: N ranks' line
+for line in p.stdout.splitlines():
+    m = re.match(r"# (\w+): %d ranks" % NP, line)
+    if m:
+        name = m.group(1)
+        tables[name] = []
+    elif name and not line.startswith("#"):
+        tables[name] += nccl_table(line)
+check(sorted(tables) == sorted(IPK + ["bcast"]), "kernels in the table: %s" % sorted(tables))
+for name, rows in tables.items():
+    check(len(rows) == 2, "%s: %d lines" % (name, len(rows)))
+    for r in rows:
+        check(r["oop"]["wrong"] == 0, "%s %s: out of place #wrong %s" % (name, r["size"],
+                                                                        r["oop"]["wrong"]))
+        if name == "bcast":
+            check(r["ip"]["time"] is None and r["ip"]["wrong"] is None, "bcast in place: %s" % r)
+        else:
+            check(r["ip"]["time"] is not None and r["ip"]["time"] > 0 and r["ip"]["wrong"] == 0,
+                  "%s %s: in place %s" % (name, r["size"], r["ip"]))
+with h5py.File("inplace.h5", "r") as f:
+    ks = f["runs/run_0000/kernels"]
+    seen = []
+    for name in sorted(ks):
+        g = ks[name]
+        kern = g.attrs["kernel"]
+        kern = kern.decode() if isinstance(kern, bytes) else str(kern)
+        variant = g.attrs.get("variant", b"")
+        variant = variant.decode() if isinstance(variant, bytes) else str(variant)
+        t = g["table"]
+        check(len(t["bytes"][()]) == 2 and all(e == 0 for e in t["validation_errors"][()]),
+              "%s: bytes %s, validation_errors %s" % (name, list(t["bytes"][()]),
+                                                      list(t["validation_errors"][()])))
+        seen.append((kern, variant == "--inplace on"))
+    want = [(k, ip) for k in IPK for ip in (False, True)] + [("bcast", False)]
+    check(seen == want, "instances in the file: %s, want %s" % (seen, want))
 
 # the JSON document in nccl-tests' keys
 p = mpirun(NP, [exe, "run", "allreduce", "-b", "1K", "-e", "4K", "-f", "2", "--format",

@@ -162,8 +162,25 @@ static void test_inplace(void)
     CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "allreduce", "--format", "nccl-json", "--inplace",
                          "off") == FAB_OK &&
           o.launch.nkernels == 1 && !o.launch.kernels[0].inplace);
+    /* bcast has none (MPI_Bcast has no MPI_IN_PLACE form): refused alone, the hint naming the
+     * collectives that have one (from the registry) */
     CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "bcast", "--inplace", "both") == FAB_ERR_USAGE &&
-          strstr(err, "no kernel of this run has an in-place variant"));
+          strstr(err, "no kernel of this run has an in-place variant") &&
+          strstr(fab_test_hint, " reduce_scatter") && strstr(fab_test_hint, " alltoall") &&
+          !strstr(fab_test_hint, "bcast"));
+    /* reduce, reduce_scatter, allgather, alltoall have one: each followed by its twin, bcast
+     * left single */
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "reduce,reduce_scatter,bcast,allgather,alltoall",
+                         "--inplace", "both") == FAB_OK &&
+          o.launch.nkernels == 9);
+    for (int i = 0; i < o.launch.nkernels && o.launch.nkernels == 9; i++) {
+        bool twin = i == 1 || i == 3 || i == 6 || i == 8;
+
+        CHECK(o.launch.kernels[i].inplace == twin &&
+              (!twin || o.launch.kernels[i].k == o.launch.kernels[i - 1].k));
+    }
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "alltoall,bcast", "--inplace", "on") == FAB_OK &&
+          o.launch.nkernels == 2 && o.launch.kernels[0].inplace && !o.launch.kernels[1].inplace);
 }
 
 static void test_output(void)
