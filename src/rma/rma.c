@@ -37,9 +37,10 @@ static const fab_opt_t fab_rma_options[] = {
      0, false, NULL},
     {"rma-target-busy", 0, FAB_OPT_FLAG, OFF(target_busy), 0, 0, NULL, NULL, NULL,
      "one-sided kernels under a passive-target --rma-sync (lock, flush, flush_local, "
-     "lock_all): each target computes outside MPI for as long as an iteration takes with it "
-     "idle, polling MPI only between iterations; the row's passive_ratio is its time over the "
-     "idle-target time (near 1: the osc component progresses without the target)",
+     "lock_all): each target computes outside MPI, per iteration 4x as long as an iteration "
+     "takes with it idle in MPI (measured at set-up), polling MPI only between iterations; "
+     "the row's passive_ratio is its time over the idle-target time (near 1: the osc component "
+     "progresses without the target; near 4: it waits for the target's polls)",
      0, false, NULL},
 };
 const fab_kopts_t fab_rma_kopts = {
@@ -105,12 +106,12 @@ static const fab_kcol_t fab_rma_kcols[] = {
      FAB_KCOL_GAUGE},
     {"idle_target_us", "idle_us", "us",
      "--rma-target-busy: the median iteration with the targets waiting inside MPI, measured at "
-     "set-up (30 after 5), the time each target computes per iteration; NaN without it",
+     "set-up (30 after 5); each target computes 4x that per iteration; NaN without it",
      FAB_KCOL_GAUGE},
     {"passive_ratio", "passive", "ratio",
      "--rma-target-busy: the row's median iteration (p50_us) over idle_target_us; near 1 the "
-     "osc component completes operations without the target's MPI calls (truly passive), about "
-     "1.5 or more it waits for them (docs/METRICS.md)",
+     "osc component completes operations without the target's MPI calls (truly passive), near 4 "
+     "it waits for the target's polls between its computes (docs/METRICS.md)",
      FAB_KCOL_DERIVED},
 };
 enum {

@@ -31,6 +31,13 @@ struct fab_kctx;
  * pair's two-sided window's rate at the same size (twosided_pct; docs/METRICS.md). */
 #define FAB_RMA_BW_WARN_PCT 10.0
 
+/* --rma-target-busy: a target computes this many idle-target iterations (idle_target_us) per
+ * iteration, polling MPI once between them. Not 1: a component that completes operations only
+ * at the target's polls falls into step with them, so its iteration would be the compute time,
+ * and a compute as long as the idle iteration would hide it (ratio 1 either way); with 4 such
+ * a component's ratio is about 4, a truly passive one's about 1 (docs/METRICS.md). */
+#define FAB_RMA_BUSY_FACTOR 4.0
+
 typedef struct fab_rma {
     const fab_rma_spec_t *spec;
     int sync;    /* fab_rma_sync_t (rma/rma.h) */

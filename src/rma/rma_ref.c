@@ -201,7 +201,8 @@ fab_status_t fab_rma_busy(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes)
 {
     int i = fab_rma_size_index(ctx, bytes), flag = 0;
 
-    fab_coll_compute(i >= 0 ? s->idle_iter[i] : 0.0); /* no MPI call: what progresses, alone */
+    fab_coll_compute(i >= 0 ? FAB_RMA_BUSY_FACTOR * s->idle_iter[i]
+                            : 0.0); /* no MPI call: what progresses, alone */
     /* the poll between iterations: the target's one chance to progress the origin's epoch */
     return FAB_MPI(MPI_Iprobe(MPI_ANY_SOURCE, ctx->tag + 7, ctx->comm, &flag, MPI_STATUS_IGNORE));
 }
