@@ -275,7 +275,7 @@ for np_, pattern in ((4, "all-to-all"), (3, "one-to-all")):
 # --rma-target-busy: the targets compute outside MPI; the row records it, the idle-target
 # reference and the ratio (no bound on it: a timing); pairs and one-to-all.
 for np_, extra in ((2, ["--rma-target-busy"]),
-                   (3, ["--rma-target-busy", "--rma-pattern", "one-to-all"])):
+                   (4, ["--rma-target-busy", "--rma-pattern", "one-to-all"])):
     run(np_, ["put_lat", "get_lat", "put_bw"], "lock", "allocate", [8, 4096], extra,
         path="busy.h5")
     for name, (attrs, t) in table("busy.h5").items():
