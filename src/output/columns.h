@@ -14,7 +14,7 @@
 #include "kernel/fab_kernel.h"
 #include "measure/row.h"
 
-#define FAB_MAX_COLUMNS 128 /* room for every column (unit.columns checks it) */
+#define FAB_MAX_COLUMNS 160 /* room for every column (unit.columns checks it) */
 
 /* FAB_COL_STR: text, a short name (a collective's element type, its reduction) */
 typedef enum { FAB_COL_U64, FAB_COL_I64, FAB_COL_F64, FAB_COL_STR } fab_col_type_t;

@@ -24,13 +24,32 @@ static const fab_opt_t fab_rma_options[] = {
      "keep one for the run; pscw and fence are active target (latency kernels: a ping-pong, "
      "reported whole)",
      0, false, NULL},
+    {"rma-flush", 0, FAB_OPT_CHOICE, OFF(flush), 0, 0, "auto|window|op", NULL, "auto",
+     "put_bw, get_bw under --rma-sync flush or flush_local: window (auto; OSU's, aggregate) "
+     "flushes once per window of -w operations, op after every operation (non-aggregate, as "
+     "IMB-RMA's); refused where it means nothing",
+     0, false, NULL},
+    {"rma-pattern", 0, FAB_OPT_CHOICE, OFF(pattern), 0, 0, "pairs|one-to-all|all-to-all", NULL,
+     "pairs",
+     "one-sided kernels: pairs (--pair's two ranks), one-to-all (rank 0 is origin to every "
+     "other rank: its operations to each in turn, one epoch) or all-to-all (every rank to "
+     "every other, one epoch); bandwidth rows count every origin's bytes (aggregate)",
+     0, false, NULL},
+    {"rma-target-busy", 0, FAB_OPT_FLAG, OFF(target_busy), 0, 0, NULL, NULL, NULL,
+     "one-sided kernels under a passive-target --rma-sync (lock, flush, flush_local, "
+     "lock_all): each target computes outside MPI, per iteration 4x as long as an iteration "
+     "takes with it idle in MPI (measured at set-up), polling MPI only between iterations; "
+     "the row's passive_ratio is its time over the idle-target time (near 1: the osc component "
+     "progresses without the target; near 4: it waits for the target's polls)",
+     0, false, NULL},
 };
 const fab_kopts_t fab_rma_kopts = {
     fab_rma_options, sizeof(fab_rma_options) / sizeof(fab_rma_options[0]), &fab_rma_opt};
 
-static const char *const fab_rma_sync_names[] = {"auto",     "lock", "flush", "flush_local",
-                                                 "lock_all", "pscw", "fence"};
+const char *const fab_rma_sync_names[] = {"auto",     "lock", "flush", "flush_local",
+                                          "lock_all", "pscw", "fence"};
 static const char *const fab_rma_win_names[] = {"create", "allocate", "dynamic"};
+const char *const fab_rma_pattern_names[] = {"pairs", "one-to-all", "all-to-all"};
 
 /* The osc component of the last window this rank made, for describe (called after setup). */
 static char fab_rma_last_osc[32] = "unknown";
@@ -67,6 +86,33 @@ static const fab_kcol_t fab_rma_kcols[] = {
      "the row's median iteration, p50_us); below " FAB_RMA_STR(
          FAB_RMA_BW_WARN_PCT) " fabricbench warns",
      FAB_KCOL_DERIVED},
+    {"rma_origins", "orig", "ranks",
+     "one-sided kernels: the ranks that issue operations in an iteration (--rma-pattern: pairs 1, "
+     "or 2 for ping-pongs and put_bibw; one-to-all 1; all-to-all every rank)",
+     FAB_KCOL_GAUGE},
+    {"rma_targets", "targ", "ranks",
+     "one-sided kernels: the ranks each origin operates on in an iteration (pairs 1, one-to-all "
+     "and all-to-all every other rank); a bandwidth row counts origins x targets x -w "
+     "operations per iteration (aggregate)",
+     FAB_KCOL_GAUGE},
+    {"flush_per_op", "fl/op", "flag",
+     "put_bw, get_bw under flush, flush_local: 1 when each operation is flushed alone "
+     "(--rma-flush op, non-aggregate), 0 when a window of -w is flushed at once (window, OSU's); "
+     "NaN where no flush is timed",
+     FAB_KCOL_GAUGE},
+    {"target_busy", "busy", "flag",
+     "one-sided kernels: 1 when the targets computed outside MPI during the row "
+     "(--rma-target-busy), 0 when they waited inside MPI",
+     FAB_KCOL_GAUGE},
+    {"idle_target_us", "idle_us", "us",
+     "--rma-target-busy: the median iteration with the targets waiting inside MPI, measured at "
+     "set-up (30 after 5); each target computes 4x that per iteration; NaN without it",
+     FAB_KCOL_GAUGE},
+    {"passive_ratio", "passive", "ratio",
+     "--rma-target-busy: the row's median iteration (p50_us) over idle_target_us; near 1 the "
+     "osc component completes operations without the target's MPI calls (truly passive), near 4 "
+     "it waits for the target's polls between its computes (docs/METRICS.md)",
+     FAB_KCOL_DERIVED},
 };
 enum {
     FAB_RMA_C_REMOTE,
@@ -76,7 +122,13 @@ enum {
     FAB_RMA_C_FLOOR,
     FAB_RMA_C_IMPL,
     FAB_RMA_C_REFITER,
-    FAB_RMA_C_PCT
+    FAB_RMA_C_PCT,
+    FAB_RMA_C_ORIG,
+    FAB_RMA_C_TARG,
+    FAB_RMA_C_FLOP,
+    FAB_RMA_C_BUSY,
+    FAB_RMA_C_IDLE,
+    FAB_RMA_C_RATIO
 };
 
 static void fab_rma_counters(const fab_kctx_t *ctx, void *state, double *c)
@@ -93,6 +145,16 @@ static void fab_rma_counters(const fab_kctx_t *ctx, void *state, double *c)
     c[FAB_RMA_C_FLOOR] = s->floor * 1e6;
     i = s->ref_iter ? fab_rma_size_index(ctx, ctx->bytes) : -1;
     c[FAB_RMA_C_REFITER] = i >= 0 ? s->ref_iter[i] * 1e6 : NAN;
+    c[FAB_RMA_C_ORIG] = s->pattern != FAB_RMA_PAIRS     ? fab_rma_origins(ctx->size)
+                        : fab_rma_is_origin(s, s->peer) ? 2.0
+                                                        : 1.0;
+    c[FAB_RMA_C_TARG] = fab_rma_targets(ctx->size);
+    c[FAB_RMA_C_FLOP] = !fab_rma_flush_applies(s->spec, s->sync) ? NAN
+                        : fab_rma_flush_per_op(s->spec, s->sync) ? 1.0
+                                                                 : 0.0;
+    c[FAB_RMA_C_BUSY] = s->idle_iter ? 1.0 : 0.0;
+    i = s->idle_iter ? fab_rma_size_index(ctx, ctx->bytes) : -1;
+    c[FAB_RMA_C_IDLE] = i >= 0 ? s->idle_iter[i] * 1e6 : NAN;
 }
 
 /* From the row alone (on rank 0 of the run, which may not be one of the pair's). */
@@ -106,6 +168,8 @@ static double fab_rma_derive(const fab_krow_t *row, int j)
 
     if (j == FAB_RMA_C_PCT) /* the median: one descheduled iteration moves the mean */
         return 100.0 * row->c[FAB_RMA_C_REFITER] / (row->median * 1e6);
+    if (j == FAB_RMA_C_RATIO)
+        return iter_us / row->c[FAB_RMA_C_IDLE]; /* NaN without an idle reference */
     if (j != FAB_RMA_C_IMPL)
         return NAN;
     if (row->validation_errors > 0) /* the data did not arrive as the operations said */
@@ -141,6 +205,31 @@ fab_rma_sync_t fab_rma_sync_of(const fab_rma_spec_t *spec)
     return spec->bidir ? FAB_RMA_SYNC_PSCW : FAB_RMA_SYNC_FLUSH;
 }
 
+bool fab_rma_flush_applies(const fab_rma_spec_t *spec, fab_rma_sync_t sync)
+{
+    return spec->bw && (sync == FAB_RMA_SYNC_FLUSH || sync == FAB_RMA_SYNC_FLUSH_LOCAL);
+}
+
+bool fab_rma_flush_per_op(const fab_rma_spec_t *spec, fab_rma_sync_t sync)
+{
+    return fab_rma_flush_applies(spec, sync) && fab_rma_opt.flush == FAB_RMA_FLUSH_OP;
+}
+
+fab_ranks_t fab_rma_ranks(void)
+{
+    return fab_rma_opt.pattern == FAB_RMA_PAIRS ? FAB_RANKS_PAIR : FAB_RANKS_ALL;
+}
+
+int fab_rma_origins(int size)
+{
+    return fab_rma_opt.pattern == FAB_RMA_ALL_TO_ALL ? size : 1;
+}
+
+int fab_rma_targets(int size)
+{
+    return fab_rma_opt.pattern == FAB_RMA_PAIRS ? 1 : size - 1;
+}
+
 static bool fab_rma_fetches(fab_rma_op_t op)
 {
     return op == FAB_RMA_GET || op == FAB_RMA_GET_ACC || op == FAB_RMA_FOP || op == FAB_RMA_CAS;
@@ -153,78 +242,28 @@ bool fab_rma_remote_completion(const fab_rma_spec_t *spec, fab_rma_sync_t sync)
 
 bool fab_rma_pingpong(const fab_rma_spec_t *spec, fab_rma_sync_t sync)
 {
-    return !spec->bw && (sync == FAB_RMA_SYNC_FENCE || sync == FAB_RMA_SYNC_PSCW);
+    return !spec->bw && fab_rma_opt.pattern == FAB_RMA_PAIRS &&
+           (sync == FAB_RMA_SYNC_FENCE || sync == FAB_RMA_SYNC_PSCW);
 }
 
 bool fab_rma_is_origin(const fab_rma_t *s, int rank)
 {
-    return rank == 0 || s->spec->bidir || fab_rma_pingpong(s->spec, s->sync);
+    if (s->pattern == FAB_RMA_ALL_TO_ALL)
+        return true;
+    return rank == 0 ||
+           (s->pattern == FAB_RMA_PAIRS && (s->spec->bidir || fab_rma_pingpong(s->spec, s->sync)));
 }
 
-static bool fab_rma_passive(fab_rma_sync_t sync)
+bool fab_rma_is_target(const fab_rma_t *s, int rank)
+{
+    if (s->pattern == FAB_RMA_PAIRS)
+        return fab_rma_is_origin(s, 1 - rank);
+    return s->pattern == FAB_RMA_ALL_TO_ALL || rank != 0;
+}
+
+bool fab_rma_passive(int sync)
 {
     return sync != FAB_RMA_SYNC_PSCW && sync != FAB_RMA_SYNC_FENCE;
-}
-
-/* ------------------------------------------------------------------ the check */
-
-static int fab_rma_slots(const fab_rma_spec_t *spec, const fab_kctx_t *ctx)
-{
-    size_t most = FAB_RMA_SPREAD_MAX / (ctx->max_bytes ? ctx->max_bytes : 1);
-
-    if (!spec->bw)
-        return 1;
-    if (most < 1)
-        most = 1;
-    return (size_t)ctx->window < most ? ctx->window : (int)most;
-}
-
-size_t fab_rma_own_bytes(const fab_rma_spec_t *spec, const fab_kctx_t *ctx)
-{
-    return 2 * (size_t)fab_rma_slots(spec, ctx) * ctx->max_bytes + 64;
-}
-
-fab_status_t fab_rma_check(const fab_rma_spec_t *spec, const fab_kctx_t *ctx, char *msg,
-                           size_t msglen, char *hint, size_t hintlen)
-{
-    fab_rma_sync_t sync = fab_rma_sync_of(spec);
-
-    if (spec->bidir && fab_rma_passive(sync)) {
-        snprintf(msg, msglen,
-                 "%s: --rma-sync %s is refused: both ranks put to each other at once, and a "
-                 "passive-target epoch (lock, flush, flush_local, lock_all) asks nothing of its "
-                 "target, so the two directions would be two unrelated streams with no common "
-                 "end, not one bidirectional exchange",
-                 spec->name, fab_rma_sync_names[sync]);
-        snprintf(hint, hintlen,
-                 "use --rma-sync pscw (its default) or fence, as %s allows, or name the kernels "
-                 "without %s (`run rma` includes it)",
-                 spec->osu, spec->name);
-        return FAB_ERR_CONFIG;
-    }
-    if (spec->op == FAB_RMA_ACC || spec->op == FAB_RMA_GET_ACC)
-        for (int i = 0; i < ctx->nsizes; i++)
-            if (ctx->sizes[i] % 4) {
-                snprintf(msg, msglen,
-                         "%s accumulates 4-byte integers (MPI_INT32_T), and -m asks for %zu "
-                         "bytes, not a multiple of 4",
-                         spec->name, ctx->sizes[i]);
-                snprintf(hint, hintlen, "give sizes that are multiples of 4 (its default: 4:4M)");
-                return FAB_ERR_CONFIG;
-            }
-    if (spec->op == FAB_RMA_FOP || spec->op == FAB_RMA_CAS)
-        for (int i = 0; i < ctx->nsizes; i++)
-            if (ctx->sizes[i] != 4) {
-                snprintf(msg, msglen,
-                         "%s moves one 4-byte integer (MPI_INT32_T) per operation, and -m asks for "
-                         "%zu bytes",
-                         spec->name, ctx->sizes[i]);
-                snprintf(hint, hintlen,
-                         "give -m 4 (its default), or run %s apart from kernels with other sizes",
-                         spec->name);
-                return FAB_ERR_CONFIG;
-            }
-    return FAB_OK;
 }
 
 /* ------------------------------------------------------------------ the osc component */
@@ -337,34 +376,63 @@ static fab_status_t fab_rma_win_make(fab_kctx_t *ctx, fab_rma_t *s, size_t nb)
     return all ? FAB_ERR_MPI : FAB_OK;
 }
 
-/* Dynamic windows: the target's displacement is the address of its memory. */
+/* Every rank's displacement of its slot 0: dynamic windows, the address of its memory. */
 static fab_status_t fab_rma_exchange_base(fab_kctx_t *ctx, fab_rma_t *s)
 {
     MPI_Aint mine = 0;
 
+    s->bases = calloc((size_t)ctx->size, sizeof(MPI_Aint));
+    if (!s->bases)
+        return FAB_ERR_NOMEM;
     if (fab_rma_opt.win != FAB_RMA_WIN_DYNAMIC)
         return FAB_OK;
     MPI_Get_address(s->base, &mine);
-    return FAB_MPI(MPI_Sendrecv(&mine, 1, MPI_AINT, s->peer, ctx->tag + 3, &s->peer_base, 1,
-                                MPI_AINT, s->peer, ctx->tag + 3, ctx->comm, MPI_STATUS_IGNORE));
+    return FAB_MPI(MPI_Allgather(&mine, 1, MPI_AINT, s->bases, 1, MPI_AINT, ctx->comm));
+}
+
+/* The ranks this rank is origin to, and those origin to it. */
+static fab_status_t fab_rma_roles(const fab_kctx_t *ctx, fab_rma_t *s)
+{
+    s->tg = calloc((size_t)ctx->size, sizeof(int));
+    s->orig = calloc((size_t)ctx->size, sizeof(int));
+    if (!s->tg || !s->orig)
+        return FAB_ERR_NOMEM;
+    for (int r = 0; r < ctx->size; r++) {
+        if (r == ctx->rank)
+            continue;
+        if (fab_rma_is_origin(s, ctx->rank) && (s->pattern != FAB_RMA_PAIRS || r == s->peer))
+            s->tg[s->ntg++] = r;
+        if (fab_rma_is_origin(s, r) && fab_rma_is_target(s, ctx->rank) &&
+            (s->pattern != FAB_RMA_PAIRS || r == s->peer))
+            s->orig[s->nor++] = r;
+    }
+    return FAB_OK;
 }
 
 static fab_status_t fab_rma_epochs_open(fab_kctx_t *ctx, fab_rma_t *s)
 {
     MPI_Group all;
     fab_status_t st = FAB_OK;
+    bool flush = s->sync == FAB_RMA_SYNC_FLUSH || s->sync == FAB_RMA_SYNC_FLUSH_LOCAL;
 
     if (s->sync == FAB_RMA_SYNC_PSCW) {
         st = FAB_MPI(MPI_Comm_group(ctx->comm, &all));
-        if (st == FAB_OK) {
+        if (st == FAB_OK && s->pattern == FAB_RMA_PAIRS)
             st = FAB_MPI(MPI_Group_incl(all, 1, &s->peer, &s->group));
-            MPI_Group_free(&all);
+        else if (st == FAB_OK) {
+            st = FAB_MPI(MPI_Group_incl(all, s->ntg, s->tg, &s->group));
+            if (st == FAB_OK)
+                st = FAB_MPI(MPI_Group_incl(all, s->nor, s->orig, &s->ogroup));
         }
+        if (st == FAB_OK)
+            MPI_Group_free(&all);
     }
-    if (st == FAB_OK && ctx->rank == 0 &&
-        (s->sync == FAB_RMA_SYNC_FLUSH || s->sync == FAB_RMA_SYNC_FLUSH_LOCAL)) {
+    if (st == FAB_OK && flush && s->pattern == FAB_RMA_PAIRS && ctx->rank == 0) {
         st = FAB_MPI(MPI_Win_lock(MPI_LOCK_SHARED, s->peer, 0, s->win));
         s->locked = st == FAB_OK;
+    } else if (st == FAB_OK && flush && s->pattern != FAB_RMA_PAIRS && s->ntg > 0) {
+        st = FAB_MPI(MPI_Win_lock_all(0, s->win));
+        s->locked = s->locked_all = st == FAB_OK;
     }
     return st;
 }
@@ -380,23 +448,32 @@ fab_status_t fab_rma_setup(const fab_rma_spec_t *spec, fab_kctx_t *ctx, void **s
         return FAB_ERR_NOMEM;
     s->spec = spec;
     s->sync = fab_rma_sync_of(spec);
+    s->pattern = fab_rma_opt.pattern;
     s->win = MPI_WIN_NULL;
-    s->group = MPI_GROUP_NULL;
-    s->peer = 1 - ctx->rank;
+    s->group = s->ogroup = MPI_GROUP_NULL;
+    s->peer = s->pattern == FAB_RMA_PAIRS ? 1 - ctx->rank : -1;
     s->slots = fab_rma_slots(spec, ctx);
-    nb = (size_t)s->slots * ctx->max_bytes;
+    s->regions = fab_rma_regions(ctx);
+    nb = (size_t)s->regions * (size_t)s->slots * ctx->max_bytes;
     s->lbuf = aligned_alloc(4096, (nb + 4095) / 4096 * 4096);
-    s->cbuf = calloc(1, 64);
-    if (!s->lbuf || !s->cbuf)
+    s->res = spec->op == FAB_RMA_GET_ACC ? aligned_alloc(4096, (nb + 4095) / 4096 * 4096) : NULL;
+    s->cbuf = calloc(1, 8 * (size_t)ctx->size + 64);
+    if (!s->lbuf || !s->cbuf || (spec->op == FAB_RMA_GET_ACC && !s->res))
         return FAB_ERR_NOMEM;
     memset(s->lbuf, 0, nb);
-    st = fab_rma_win_make(ctx, s, nb);
+    if (s->res)
+        memset(s->res, 0, nb);
+    st = fab_rma_roles(ctx, s);
+    if (st == FAB_OK)
+        st = fab_rma_win_make(ctx, s, nb);
     if (st == FAB_OK)
         st = fab_rma_exchange_base(ctx, s);
     if (st == FAB_OK)
         st = fab_rma_epochs_open(ctx, s);
     if (st == FAB_OK)
         st = fab_rma_ref_measure(ctx, s);
+    if (st == FAB_OK && fab_rma_opt.target_busy)
+        st = fab_rma_idle_measure(ctx, s);
     if (st == FAB_OK) {
         fab_rma_osc_name(s->win, s->osc, sizeof(s->osc));
         snprintf(fab_rma_last_osc, sizeof(fab_rma_last_osc), "%s", s->osc);
@@ -405,9 +482,13 @@ fab_status_t fab_rma_setup(const fab_rma_spec_t *spec, fab_kctx_t *ctx, void **s
             if (!isalnum((unsigned char)*c) && *c != '_')
                 *c = '_';
     }
-    ctx->timer = ctx->rank == 0;
-    ctx->msgs_per_iter =
-        (spec->bw ? ctx->window : 1) * (spec->bidir || fab_rma_pingpong(spec, s->sync) ? 2.0 : 1.0);
+    /* pairs: rank 0 times (ping-pongs and bibw: its iteration holds both ways); else every
+     * origin, the slowest's iteration counts */
+    ctx->timer = s->pattern == FAB_RMA_PAIRS ? ctx->rank == 0 : s->ntg > 0;
+    ctx->msgs_per_iter = (spec->bw ? ctx->window : 1) *
+                         (spec->bidir || fab_rma_pingpong(spec, s->sync) ? 2.0 : 1.0) *
+                         fab_rma_origins(ctx->size) * fab_rma_targets(ctx->size);
+    ctx->streams = fab_rma_origins(ctx->size) * fab_rma_targets(ctx->size);
     return st;
 }
 
@@ -419,10 +500,15 @@ void fab_rma_cleanup(fab_kctx_t *ctx, void *state)
         return;
     (void)ctx;
     free(s->ref_iter);
-    if (s->locked)
+    free(s->idle_iter);
+    if (s->locked_all)
+        FAB_MPI(MPI_Win_unlock_all(s->win));
+    else if (s->locked)
         FAB_MPI(MPI_Win_unlock(s->peer, s->win));
     if (s->group != MPI_GROUP_NULL)
         MPI_Group_free(&s->group);
+    if (s->ogroup != MPI_GROUP_NULL)
+        MPI_Group_free(&s->ogroup);
     if (s->win != MPI_WIN_NULL) {
         if (fab_rma_opt.win == FAB_RMA_WIN_DYNAMIC)
             MPI_Win_detach(s->win, s->base);
@@ -430,7 +516,11 @@ void fab_rma_cleanup(fab_kctx_t *ctx, void *state)
     }
     free(s->alloc);
     free(s->lbuf);
+    free(s->res);
     free(s->cbuf);
+    free(s->bases);
+    free(s->tg);
+    free(s->orig);
     free(s);
 }
 
@@ -446,19 +536,31 @@ static const char *const fab_rma_calls[] = {"MPI_Put of the size",
 void fab_rma_describe(const fab_rma_spec_t *spec, const fab_kctx_t *ctx, char *buf, size_t len)
 {
     fab_rma_sync_t sync = fab_rma_sync_of(spec);
-    char ops[32] = "one";
+    char ops[48] = "one", extra[160] = "";
+    int pat = fab_rma_opt.pattern;
 
     if (spec->bw)
         snprintf(ops, sizeof(ops), "%d", ctx->window);
+    if (pat != FAB_RMA_PAIRS)
+        snprintf(ops + strlen(ops), sizeof(ops) - strlen(ops), " to each target");
+    if (fab_rma_flush_applies(spec, sync))
+        snprintf(extra, sizeof(extra), "; %s",
+                 fab_rma_flush_per_op(spec, sync) ? "a flush per operation (--rma-flush op)"
+                                                  : "a flush per window (--rma-flush window)");
+    if (fab_rma_opt.target_busy)
+        snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+                 "; targets busy outside MPI (--rma-target-busy)");
     snprintf(buf, len,
-             "%s: %s, %s per %s%s (%s -w %s -s %s); window %s, osc %s; the time "
+             "%s: %s, %s per %s%s (%s -w %s -s %s); window %s, osc %s%s; the time "
              "%s remote completion, whole iterations (OSU halves fence and pscw latency)",
-             spec->bidir                    ? "both ways"
+             pat == FAB_RMA_ONE_TO_ALL      ? "one-to-all, rank 0 to every other rank"
+             : pat == FAB_RMA_ALL_TO_ALL    ? "all-to-all, every rank to every other rank"
+             : spec->bidir                  ? "both ways"
              : fab_rma_pingpong(spec, sync) ? "ranks 0 and 1 in turn"
                                             : "rank 0 to 1",
              fab_rma_calls[spec->op], ops, fab_rma_sync_names[sync],
              fab_rma_pingpong(spec, sync) ? ", a ping-pong" : "", spec->osu,
              fab_rma_win_names[fab_rma_opt.win], fab_rma_sync_names[sync],
-             fab_rma_win_names[fab_rma_opt.win], fab_rma_last_osc,
+             fab_rma_win_names[fab_rma_opt.win], fab_rma_last_osc, extra,
              fab_rma_remote_completion(spec, sync) ? "includes" : "excludes");
 }

@@ -32,9 +32,22 @@ typedef enum {
 /* --win: how the window's memory is made. */
 typedef enum { FAB_RMA_WIN_CREATE = 0, FAB_RMA_WIN_ALLOCATE, FAB_RMA_WIN_DYNAMIC } fab_rma_win_t;
 
+/* --rma-flush: a bandwidth kernel's flushes under flush and flush_local (auto: window). */
+typedef enum { FAB_RMA_FLUSH_AUTO = 0, FAB_RMA_FLUSH_WINDOW, FAB_RMA_FLUSH_OP } fab_rma_flush_t;
+
+/* --rma-pattern: who is origin to whom. */
+typedef enum {
+    FAB_RMA_PAIRS = 0,  /* rank 0 of --pair to rank 1 (both in turn or at once: ping-pong, bibw) */
+    FAB_RMA_ONE_TO_ALL, /* rank 0 to every other rank of the run, in the same epoch */
+    FAB_RMA_ALL_TO_ALL, /* every rank to every other rank, in the same epoch */
+} fab_rma_pattern_t;
+
 typedef struct fab_rma_opts {
-    int win;  /* fab_rma_win_t */
-    int sync; /* fab_rma_sync_t */
+    int win;          /* fab_rma_win_t */
+    int sync;         /* fab_rma_sync_t */
+    int flush;        /* fab_rma_flush_t */
+    int pattern;      /* fab_rma_pattern_t */
+    bool target_busy; /* --rma-target-busy: targets compute outside MPI while measured */
 } fab_rma_opts_t;
 extern fab_rma_opts_t fab_rma_opt;
 extern const fab_kopts_t fab_rma_kopts; /* their rows, values in fab_rma_opt */
@@ -65,6 +78,15 @@ size_t fab_rma_own_bytes(const fab_rma_spec_t *spec, const fab_kctx_t *ctx);
 
 /* The synchronisation a kernel runs with (--rma-sync, auto resolved). */
 fab_rma_sync_t fab_rma_sync_of(const fab_rma_spec_t *spec);
+/* Whether --rma-flush applies: a bandwidth kernel under flush or flush_local; and whether an
+ * operation is flushed alone (op) rather than its window at once (window, auto). */
+bool fab_rma_flush_applies(const fab_rma_spec_t *spec, fab_rma_sync_t sync);
+bool fab_rma_flush_per_op(const fab_rma_spec_t *spec, fab_rma_sync_t sync);
+/* The ranks of --rma-pattern (the descriptors' ranks_now): pairs a pair, the others all. */
+fab_ranks_t fab_rma_ranks(void);
+/* Origins and targets of each origin on `size` ranks (pairs: 1 and 1). */
+int fab_rma_origins(int size);
+int fab_rma_targets(int size);
 /* Its semantics: whether the time includes the operation's completion at the target (flush,
  * unlock, fence, pscw; a fetching operation's result always does), and whether it is half a
  * round trip (never: fabricbench reports whole iterations; OSU halves fence and pscw). */
@@ -99,10 +121,11 @@ void fab_rma_osc_name(MPI_Win win, char *buf, size_t len);
 /* The descriptor's members every one-sided kernel has (after its name, summary and kind): the
  * family rma (`fabricbench run rma` runs all nine). */
 #define FAB_RMA_MEMBERS(NAME)                                                                      \
-    .family = "rma", .ranks = FAB_RANKS_PAIR, .min_ranks = 2, .rank_multiple = 1,                  \
-    .setup = NAME##_setup, .iterate = fab_rma_iterate, .validate = fab_rma_validate,               \
-    .cleanup = fab_rma_cleanup, .describe = NAME##_describe, .check = NAME##_check,                \
-    .options = &fab_rma_kopts, .columns = &fab_rma_columns, .mem = &(const fab_kmem_t)             \
+    .family = "rma", .ranks = FAB_RANKS_PAIR, .ranks_now = fab_rma_ranks, .min_ranks = 2,          \
+    .rank_multiple = 1, .setup = NAME##_setup, .iterate = fab_rma_iterate,                         \
+    .validate = fab_rma_validate, .cleanup = fab_rma_cleanup, .describe = NAME##_describe,         \
+    .check = NAME##_check, .options = &fab_rma_kopts, .columns = &fab_rma_columns,                 \
+    .mem = &(const fab_kmem_t)                                                                     \
     {                                                                                              \
         NAME##_own_bytes, "lower the largest size (-m) or the window (-w)"                         \
     }

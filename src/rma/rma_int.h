@@ -31,39 +31,66 @@ struct fab_kctx;
  * pair's two-sided window's rate at the same size (twosided_pct; docs/METRICS.md). */
 #define FAB_RMA_BW_WARN_PCT 10.0
 
+/* --rma-target-busy: a target computes this many idle-target iterations (idle_target_us) per
+ * iteration, polling MPI once between them. Not 1: a component that completes operations only
+ * at the target's polls falls into step with them, so its iteration would be the compute time,
+ * and a compute as long as the idle iteration would hide it (ratio 1 either way); with 4 such
+ * a component's ratio is about 4, a truly passive one's about 1 (docs/METRICS.md). */
+#define FAB_RMA_BUSY_FACTOR 4.0
+
 typedef struct fab_rma {
     const fab_rma_spec_t *spec;
-    int sync; /* fab_rma_sync_t (rma/rma.h) */
+    int sync;    /* fab_rma_sync_t (rma/rma.h) */
+    int pattern; /* fab_rma_pattern_t */
     MPI_Win win;
-    char *base;         /* this rank's window memory, slots x max_bytes */
-    char *alloc;        /* what we allocated for it (create, dynamic); NULL for allocate */
-    char *lbuf;         /* the origin's buffer (source of a put, result of a get), as large */
-    char *cbuf;         /* compare and origin operands of the atomics (64 bytes) */
-    MPI_Aint peer_base; /* the target's displacement of its slot 0 (dynamic: its address) */
-    int slots;          /* window slots (1 for the latency kernels) */
-    int peer;
-    bool locked;     /* the run's passive epoch on the peer is open (flush, flush_local) */
-    MPI_Group group; /* the peer alone (pscw) */
-    char osc[32];    /* the osc component of the window */
+    char *base;       /* this rank's window memory, regions x slots x max_bytes */
+    char *alloc;      /* what we allocated for it (create, dynamic); NULL for allocate */
+    char *lbuf;       /* the origin's buffer (source of a put, result of a get), as large */
+    char *res;        /* get-accumulate's results, as large */
+    char *cbuf;       /* per rank t: compare operand at 8t, fetched result at 8t + 4 */
+    MPI_Aint *bases;  /* per rank: its displacement of its slot 0 (dynamic: its address) */
+    int slots;        /* window slots per region (1 for the latency kernels) */
+    int regions;      /* pairs 1; else one per rank of comm (the origin's at a target, the
+                       * target's at an origin) */
+    int peer;         /* pairs: the other rank; else -1 */
+    int ntg, *tg;     /* the ranks this rank is origin to (none: not an origin) */
+    int nor, *orig;   /* the ranks that are origin to this rank (pscw, validation) */
+    bool locked;      /* the run's passive epoch is open (flush, flush_local) */
+    bool locked_all;  /* ... by MPI_Win_lock_all (one-to-all, all-to-all) */
+    MPI_Group group;  /* pairs: the peer alone (pscw); else the targets of this rank */
+    MPI_Group ogroup; /* one-to-all, all-to-all: the origins of this rank (pscw) */
+    char osc[32];     /* the osc component of the window */
     /* The two-sided references (rma/rma_ref.c), on rank 0: the 8-byte half round trip and the
      * floor under an iteration, s (NaN: not measured); per size of ctx->sizes, a two-sided
      * window's best time, s (put_bw, get_bw; NaN none). */
     bool same_node;
     double ref_lat, floor;
     double *ref_iter;
+    /* --rma-target-busy: per size of ctx->sizes, the median iteration with the targets idle in
+     * MPI (s, every rank: the targets compute that long per iteration) */
+    double *idle_iter;
     long rounds; /* rounds this rank ran (the stall hook's count) */
 } fab_rma_t;
 
-/* Where operation j of an iteration of `bytes` goes: its offset in the slots. */
-static inline size_t fab_rma_off(const fab_rma_t *s, int j, size_t bytes)
+/* Where operation j of an iteration of `bytes` goes: its offset in region `reg`'s slots. */
+static inline size_t fab_rma_off(const fab_rma_t *s, int reg, int j, size_t bytes)
 {
-    return (size_t)(j % s->slots) * bytes;
+    return ((size_t)reg * (size_t)s->slots + (size_t)(j % s->slots)) * bytes;
+}
+/* The region of rank r in another rank's memory (pairs: 0). */
+static inline int fab_rma_reg(const fab_rma_t *s, int r)
+{
+    return s->regions > 1 ? r : 0;
 }
 
 /* One iteration: nops operations of `bytes` under the run's synchronisation (rma/rma_ops.c). */
 fab_status_t fab_rma_round(struct fab_kctx *ctx, fab_rma_t *s, size_t bytes, int nops);
 /* The pair's two-sided references at set-up (rma/rma_ref.c; collective over the pair). */
 fab_status_t fab_rma_ref_measure(struct fab_kctx *ctx, fab_rma_t *s);
+/* --rma-target-busy: the idle-target reference per size at set-up (rma/rma_ref.c; collective),
+ * and a target's iteration: computing outside MPI as long as that, then one MPI poll. */
+fab_status_t fab_rma_idle_measure(struct fab_kctx *ctx, fab_rma_t *s);
+fab_status_t fab_rma_busy(struct fab_kctx *ctx, fab_rma_t *s, size_t bytes);
 /* The index of `bytes` in ctx->sizes, -1 none. */
 int fab_rma_size_index(const struct fab_kctx *ctx, size_t bytes);
 /* FABRICBENCH_TEST_RMA_NOOP=1: the kernels issue no operation and no synchronisation, as a
@@ -78,7 +105,17 @@ bool fab_rma_test_slow(void);
  * its 50th round, so the tests see the watchdog name it. */
 void fab_rma_test_stall(const struct fab_kctx *ctx, fab_rma_t *s);
 
-/* Whether rank `rank` of the pair issues operations in an iteration. */
+/* Names of the choices (rma/rma.c), whether a synchronisation is passive target, and the
+ * window's regions and slots per region for a kernel run as ctx says (rma/rma_check.c). */
+extern const char *const fab_rma_sync_names[];
+extern const char *const fab_rma_pattern_names[];
+bool fab_rma_passive(int sync);
+int fab_rma_regions(const struct fab_kctx *ctx);
+int fab_rma_slots(const fab_rma_spec_t *spec, const struct fab_kctx *ctx);
+
+/* Whether rank `rank` issues operations in an iteration (pairs: of the pair), and whether
+ * rank `rank` is a target of some origin. */
 bool fab_rma_is_origin(const fab_rma_t *s, int rank);
+bool fab_rma_is_target(const fab_rma_t *s, int rank);
 
 #endif

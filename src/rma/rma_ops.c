@@ -7,44 +7,57 @@
 #include "rma/rma.h"
 #include "rma/rma_int.h"
 
-/* Operation j of an iteration: from/into the origin's slot j, to the target's slot j. */
-static fab_status_t fab_rma_op(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int j)
+/* Operation j of an iteration to target t: from/into the origin's slot j of t's region, to
+ * slot j of this rank's region at t. */
+static fab_status_t fab_rma_op(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int t, int j)
 {
-    size_t off = fab_rma_off(s, j, bytes);
-    MPI_Aint disp = s->peer_base + (MPI_Aint)off;
-    char *l = s->lbuf + off;
-    int n = (int)bytes, p = s->peer;
+    size_t loff = fab_rma_off(s, fab_rma_reg(s, t), j, bytes);
+    MPI_Aint disp = s->bases[t] + (MPI_Aint)fab_rma_off(s, fab_rma_reg(s, ctx->rank), j, bytes);
+    char *l = s->lbuf + loff, *c = s->cbuf + 8 * (size_t)t;
+    int n = (int)bytes;
 
     switch (s->spec->op) {
     case FAB_RMA_PUT:
-        return FAB_MPI(MPI_Put(l, n, MPI_BYTE, p, disp, n, MPI_BYTE, s->win));
+        return FAB_MPI(MPI_Put(l, n, MPI_BYTE, t, disp, n, MPI_BYTE, s->win));
     case FAB_RMA_GET:
-        return FAB_MPI(MPI_Get(l, n, MPI_BYTE, p, disp, n, MPI_BYTE, s->win));
+        return FAB_MPI(MPI_Get(l, n, MPI_BYTE, t, disp, n, MPI_BYTE, s->win));
     case FAB_RMA_ACC: /* int32 elements, bytes / 4 of them (the check refuses other sizes) */
         return FAB_MPI(
-            MPI_Accumulate(l, n / 4, MPI_INT32_T, p, disp, n / 4, MPI_INT32_T, MPI_SUM, s->win));
-    case FAB_RMA_GET_ACC: /* the result into the harness's receive buffer (one slot) */
-        return FAB_MPI(MPI_Get_accumulate(l, n / 4, MPI_INT32_T, ctx->rbuf + off, n / 4,
-                                          MPI_INT32_T, p, disp, n / 4, MPI_INT32_T, MPI_SUM,
-                                          s->win));
+            MPI_Accumulate(l, n / 4, MPI_INT32_T, t, disp, n / 4, MPI_INT32_T, MPI_SUM, s->win));
+    case FAB_RMA_GET_ACC:
+        return FAB_MPI(MPI_Get_accumulate(l, n / 4, MPI_INT32_T, s->res + loff, n / 4, MPI_INT32_T,
+                                          t, disp, n / 4, MPI_INT32_T, MPI_SUM, s->win));
     case FAB_RMA_FOP:
-        return FAB_MPI(MPI_Fetch_and_op(l, s->cbuf + 8, MPI_INT32_T, p, disp, MPI_SUM, s->win));
+        return FAB_MPI(MPI_Fetch_and_op(l, c + 4, MPI_INT32_T, t, disp, MPI_SUM, s->win));
     case FAB_RMA_CAS:
-        return FAB_MPI(MPI_Compare_and_swap(l, s->cbuf, s->cbuf + 8, MPI_INT32_T, p, disp, s->win));
+        return FAB_MPI(MPI_Compare_and_swap(l, c, c + 4, MPI_INT32_T, t, disp, s->win));
     }
+    (void)ctx;
     return FAB_ERR_INTERNAL;
 }
 
+/* The flush of target t under flush or flush_local. */
+static fab_status_t fab_rma_flush(fab_rma_t *s, int t)
+{
+    return s->sync == FAB_RMA_SYNC_FLUSH ? FAB_MPI(MPI_Win_flush(t, s->win))
+                                         : FAB_MPI(MPI_Win_flush_local(t, s->win));
+}
+
+/* nops operations to each target in turn; --rma-flush op: each flushed alone. */
 static fab_status_t fab_rma_ops(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int nops)
 {
     fab_status_t st = FAB_OK;
     struct timespec ms = {0, 20000000}; /* 20 ms: far above a busy machine's two-sided window */
+    bool per_op = fab_rma_flush_per_op(s->spec, s->sync);
 
-    for (int j = 0; j < nops && st == FAB_OK; j++) {
-        st = fab_rma_op(ctx, s, bytes, j);
-        if (fab_rma_test_slow()) /* a component far slower than two-sided (the tests') */
-            nanosleep(&ms, NULL);
-    }
+    for (int k = 0; k < s->ntg && st == FAB_OK; k++)
+        for (int j = 0; j < nops && st == FAB_OK; j++) {
+            st = fab_rma_op(ctx, s, bytes, s->tg[k], j);
+            if (fab_rma_test_slow()) /* a component far slower than two-sided (the tests') */
+                nanosleep(&ms, NULL);
+            if (st == FAB_OK && per_op)
+                st = fab_rma_flush(s, s->tg[k]);
+        }
     return st;
 }
 
@@ -84,6 +97,13 @@ static fab_status_t fab_rma_pscw_round(fab_kctx_t *ctx, fab_rma_t *s, size_t byt
     fab_status_t st = FAB_OK;
     bool pp = fab_rma_pingpong(s->spec, s->sync);
 
+    if (s->pattern != FAB_RMA_PAIRS) { /* each rank exposes to its origins, accesses its targets */
+        if (s->nor > 0)
+            st = FAB_MPI(MPI_Win_post(s->ogroup, 0, s->win));
+        if (st == FAB_OK && s->ntg > 0)
+            st = fab_rma_access(ctx, s, bytes, nops);
+        return st != FAB_OK || s->nor == 0 ? st : FAB_MPI(MPI_Win_wait(s->win));
+    }
     if (s->spec->bidir) {
         st = FAB_MPI(MPI_Win_post(s->group, 0, s->win));
         if (st == FAB_OK)
@@ -103,34 +123,40 @@ static fab_status_t fab_rma_pscw_round(fab_kctx_t *ctx, fab_rma_t *s, size_t byt
     return st != FAB_OK || !pp ? st : fab_rma_access(ctx, s, bytes, nops);
 }
 
-/* Passive target: only rank 0 acts; the target is not called upon. */
+/* Passive target: only the origins act; a target is not called upon (--rma-target-busy: it
+ * computes outside MPI). lock: each target locked and unlocked in turn. */
 static fab_status_t fab_rma_passive_round(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int nops)
 {
     fab_status_t st = FAB_OK;
-    int p = s->peer;
+    fab_rma_t one = *s; /* lock: the operations of one target */
 
-    if (ctx->rank != 0)
+    if (s->ntg == 0)
         return FAB_OK;
-    if (s->sync == FAB_RMA_SYNC_LOCK)
-        st = FAB_MPI(MPI_Win_lock(MPI_LOCK_SHARED, p, 0, s->win));
-    else if (s->sync == FAB_RMA_SYNC_LOCK_ALL)
+    if (s->sync == FAB_RMA_SYNC_LOCK) {
+        one.ntg = 1;
+        for (int k = 0; k < s->ntg && st == FAB_OK; k++) {
+            one.tg = s->tg + k;
+            st = FAB_MPI(MPI_Win_lock(MPI_LOCK_SHARED, s->tg[k], 0, s->win));
+            if (st == FAB_OK)
+                st = fab_rma_ops(ctx, &one, bytes, nops);
+            if (st == FAB_OK)
+                st = FAB_MPI(MPI_Win_unlock(s->tg[k], s->win));
+        }
+        return st;
+    }
+    if (s->sync == FAB_RMA_SYNC_LOCK_ALL)
         st = FAB_MPI(MPI_Win_lock_all(0, s->win));
     if (st == FAB_OK)
         st = fab_rma_ops(ctx, s, bytes, nops);
     if (st != FAB_OK)
         return st;
-    switch (s->sync) {
-    case FAB_RMA_SYNC_LOCK:
-        return FAB_MPI(MPI_Win_unlock(p, s->win));
-    case FAB_RMA_SYNC_LOCK_ALL:
+    if (s->sync == FAB_RMA_SYNC_LOCK_ALL)
         return FAB_MPI(MPI_Win_unlock_all(s->win));
-    case FAB_RMA_SYNC_FLUSH:
-        return FAB_MPI(MPI_Win_flush(p, s->win));
-    case FAB_RMA_SYNC_FLUSH_LOCAL:
-        return FAB_MPI(MPI_Win_flush_local(p, s->win));
-    default:
+    if (s->sync != FAB_RMA_SYNC_FLUSH && s->sync != FAB_RMA_SYNC_FLUSH_LOCAL)
         return FAB_ERR_INTERNAL;
-    }
+    for (int k = 0; k < s->ntg && st == FAB_OK && !fab_rma_flush_per_op(s->spec, s->sync); k++)
+        st = fab_rma_flush(s, s->tg[k]); /* the window: one flush per target */
+    return st;
 }
 
 fab_status_t fab_rma_round(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int nops)
@@ -148,19 +174,27 @@ fab_status_t fab_rma_iterate(fab_kctx_t *ctx, void *state, size_t bytes)
 {
     fab_rma_t *s = state;
 
+    if (s->idle_iter && s->ntg == 0) /* --rma-target-busy: a target computes */
+        return fab_rma_busy(ctx, s, bytes);
     return fab_rma_round(ctx, s, bytes, s->spec->bw ? ctx->window : 1);
 }
 
 /* ------------------------------------------------------------------ validation */
 
-/* Seeds: the window's contents of rank r at slot j, and the operand rank r sends in op j. */
-static uint32_t fab_rma_tseed(uint32_t seed, int r, int j)
+/* Seeds: the window's contents of rank r at place i (its region times slots plus the slot), and
+ * the operand rank r sends for place i of its target. */
+static uint32_t fab_rma_tseed(uint32_t seed, int r, int i)
 {
-    return fab_pattern_seed(seed, r, j);
+    return fab_pattern_seed(seed, r, 2 * i);
 }
-static uint32_t fab_rma_aseed(uint32_t seed, int r, int j)
+static uint32_t fab_rma_aseed(uint32_t seed, int r, int i)
 {
-    return fab_pattern_seed(seed, r, 1024 + j);
+    return fab_pattern_seed(seed, r, 2 * i + 1);
+}
+/* The place of operation j from origin o at its target t, as the seeds count them. */
+static int fab_rma_place(const fab_rma_t *s, int o, int j)
+{
+    return fab_rma_reg(s, o) * s->slots + j;
 }
 
 /* This rank's local view of its window, made consistent with what others did to it: a passive
@@ -171,33 +205,43 @@ static fab_status_t fab_rma_win_sync(const fab_kctx_t *ctx, fab_rma_t *s)
 
     if (s->sync == FAB_RMA_SYNC_FENCE || s->sync == FAB_RMA_SYNC_PSCW)
         return FAB_OK;
+    if (s->locked_all) /* the run's lock_all covers this rank too */
+        return FAB_MPI(MPI_Win_sync(s->win));
     st = FAB_MPI(MPI_Win_lock(MPI_LOCK_SHARED, ctx->rank, 0, s->win));
     if (st == FAB_OK)
         st = FAB_MPI(MPI_Win_sync(s->win));
     return st != FAB_OK ? st : FAB_MPI(MPI_Win_unlock(ctx->rank, s->win));
 }
 
-/* Before the round: the target's window slots hold pattern T, the origin's operands pattern A
- * and its results zero; the compare-and-swap compares with the target's T (so it swaps). */
+/* Before the round: a target's regions hold pattern T, an origin's operands pattern A and its
+ * results zero; the compare-and-swap compares with the target's T (so it swaps). */
 static fab_status_t fab_rma_vprepare(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, uint32_t seed,
                                      int nops)
 {
     int me = ctx->rank;
     fab_status_t st = FAB_OK;
 
-    if (fab_rma_is_origin(s, s->peer)) { /* this rank is a target */
+    for (int k = 0; k < s->nor; k++) /* this rank is a target of orig[k] */
         for (int j = 0; j < nops; j++)
-            fab_pattern_fill(s->base + fab_rma_off(s, j, bytes), bytes, fab_rma_tseed(seed, me, j));
+            fab_pattern_fill(s->base + fab_rma_off(s, fab_rma_reg(s, s->orig[k]), j, bytes), bytes,
+                             fab_rma_tseed(seed, me, fab_rma_place(s, s->orig[k], j)));
+    if (s->nor > 0)
         st = fab_rma_win_sync(ctx, s);
-    }
-    if (fab_rma_is_origin(s, me)) {
-        for (int j = 0; j < nops; j++)
-            fab_pattern_fill(s->lbuf + fab_rma_off(s, j, bytes), bytes, fab_rma_aseed(seed, me, j));
-        if (s->spec->op == FAB_RMA_GET)
-            memset(s->lbuf, 0, (size_t)nops * bytes);
-        memset(ctx->rbuf, 0, bytes);
-        memset(s->cbuf, 0, 64);
-        fab_pattern_fill(s->cbuf, 4, fab_rma_tseed(seed, s->peer, 0));
+    for (int k = 0; k < s->ntg; k++) {
+        int t = s->tg[k];
+
+        for (int j = 0; j < nops; j++) {
+            char *l = s->lbuf + fab_rma_off(s, fab_rma_reg(s, t), j, bytes);
+
+            fab_pattern_fill(l, bytes, fab_rma_aseed(seed, me, fab_rma_place(s, t, j)));
+            if (s->spec->op == FAB_RMA_GET)
+                memset(l, 0, bytes);
+            if (s->res)
+                memset(s->res + fab_rma_off(s, fab_rma_reg(s, t), j, bytes), 0, bytes);
+        }
+        memset(s->cbuf + 8 * (size_t)t, 0, 8);
+        fab_pattern_fill(s->cbuf + 8 * (size_t)t, 4,
+                         fab_rma_tseed(seed, t, fab_rma_place(s, me, 0)));
     }
     return st != FAB_OK ? st : FAB_MPI(MPI_Barrier(ctx->comm));
 }
@@ -232,80 +276,80 @@ static long fab_rma_sum_check(const char *got, size_t bytes, uint32_t sa, uint32
     return bad + fab_pattern_corrupt_for_tests();
 }
 
-/* A target's window after the round: what each operation must have left there. */
+/* A target's window after the round: what each origin's operations must have left there. */
 static long fab_rma_vtarget(const fab_kctx_t *ctx, const fab_rma_t *s, size_t bytes, uint32_t seed,
                             int nops)
 {
-    int me = ctx->rank, p = s->peer;
+    int me = ctx->rank;
     long bad = 0;
 
-    for (int j = 0; j < nops; j++) {
-        const char *w = s->base + fab_rma_off(s, j, bytes);
-        uint32_t t = fab_rma_tseed(seed, me, j), a = fab_rma_aseed(seed, p, j);
+    for (int k = 0; k < s->nor; k++)
+        for (int j = 0; j < nops; j++) {
+            int o = s->orig[k];
+            const char *w = s->base + fab_rma_off(s, fab_rma_reg(s, o), j, bytes);
+            uint32_t t = fab_rma_tseed(seed, me, fab_rma_place(s, o, j)),
+                     a = fab_rma_aseed(seed, o, fab_rma_place(s, me, j));
 
-        switch (s->spec->op) {
-        case FAB_RMA_PUT:
-        case FAB_RMA_CAS:
-            bad += fab_pattern_check(w, bytes, a);
-            break;
-        case FAB_RMA_GET:
-            bad += fab_pattern_check(w, bytes, t);
-            break;
-        case FAB_RMA_ACC:
-        case FAB_RMA_GET_ACC:
-        case FAB_RMA_FOP:
-            bad += fab_rma_sum_check(w, bytes, t, a);
-            break;
+            switch (s->spec->op) {
+            case FAB_RMA_PUT:
+            case FAB_RMA_CAS:
+                bad += fab_pattern_check(w, bytes, a);
+                break;
+            case FAB_RMA_GET:
+                bad += fab_pattern_check(w, bytes, t);
+                break;
+            case FAB_RMA_ACC:
+            case FAB_RMA_GET_ACC:
+            case FAB_RMA_FOP:
+                bad += fab_rma_sum_check(w, bytes, t, a);
+                break;
+            }
         }
-    }
     return bad;
 }
 
-/* An origin's results after the round: the target's values before the operation. */
+/* An origin's results after the round: each target's values before the operation. */
 static long fab_rma_vorigin(const fab_kctx_t *ctx, const fab_rma_t *s, size_t bytes, uint32_t seed,
                             int nops)
 {
-    int p = s->peer;
     long bad = 0;
 
-    for (int j = 0; j < nops; j++) {
-        uint32_t t = fab_rma_tseed(seed, p, j);
+    for (int k = 0; k < s->ntg; k++)
+        for (int j = 0; j < nops; j++) {
+            int t = s->tg[k];
+            size_t off = fab_rma_off(s, fab_rma_reg(s, t), j, bytes);
+            uint32_t v = fab_rma_tseed(seed, t, fab_rma_place(s, ctx->rank, j));
 
-        if (s->spec->op == FAB_RMA_GET)
-            bad += fab_pattern_check(s->lbuf + fab_rma_off(s, j, bytes), bytes, t);
-        else if (s->spec->op == FAB_RMA_GET_ACC)
-            bad += fab_pattern_check(ctx->rbuf + fab_rma_off(s, j, bytes), bytes, t);
-        else if (s->spec->op == FAB_RMA_FOP || s->spec->op == FAB_RMA_CAS)
-            bad += fab_pattern_check(s->cbuf + 8, 4, t);
-    }
+            if (s->spec->op == FAB_RMA_GET)
+                bad += fab_pattern_check(s->lbuf + off, bytes, v);
+            else if (s->spec->op == FAB_RMA_GET_ACC)
+                bad += fab_pattern_check(s->res + off, bytes, v);
+            else if (s->spec->op == FAB_RMA_FOP || s->spec->op == FAB_RMA_CAS)
+                bad += fab_pattern_check(s->cbuf + 8 * (size_t)t + 4, 4, v);
+        }
     return bad;
 }
 
-/* One round of distinct operations (one per slot) with patterned data, then every byte the
- * round wrote checked where it landed: the target's window and the origin's results. Passive
- * target: rank 0 tells the target after its synchronisation completed. */
+/* One round of distinct operations (one per slot and target) with patterned data, then every
+ * byte the round wrote checked where it landed: the targets' windows and the origins' results.
+ * Passive target: the targets wait in a barrier until every origin's synchronisation is done. */
 fab_status_t fab_rma_validate(fab_kctx_t *ctx, void *state, size_t bytes, uint32_t seed,
                               long *errors)
 {
     fab_rma_t *s = state;
     int nops = s->spec->bw ? (ctx->window < s->slots ? ctx->window : s->slots) : 1;
-    bool passive = s->sync != FAB_RMA_SYNC_FENCE && s->sync != FAB_RMA_SYNC_PSCW;
     fab_status_t st = fab_rma_vprepare(ctx, s, bytes, seed, nops);
 
     if (st == FAB_OK)
         st = fab_rma_round(ctx, s, bytes, nops);
-    if (st == FAB_OK && passive)
-        st = ctx->rank == 0 ? FAB_MPI(MPI_Send(NULL, 0, MPI_BYTE, 1, ctx->tag + 4, ctx->comm))
-                            : FAB_MPI(MPI_Recv(NULL, 0, MPI_BYTE, 0, ctx->tag + 4, ctx->comm,
-                                               MPI_STATUS_IGNORE));
-    if (st == FAB_OK && fab_rma_is_origin(s, s->peer))
+    if (st == FAB_OK && fab_rma_passive(s->sync))
+        st = FAB_MPI(MPI_Barrier(ctx->comm));
+    if (st == FAB_OK && s->nor > 0)
         st = fab_rma_win_sync(ctx, s);
     if (st != FAB_OK)
         return st;
-    if (fab_rma_is_origin(s, s->peer))
-        *errors += fab_rma_vtarget(ctx, s, bytes, seed, nops);
-    if (fab_rma_is_origin(s, ctx->rank))
-        *errors += fab_rma_vorigin(ctx, s, bytes, seed, nops);
-    /* the next timed operations must not land before the target has read its window */
+    *errors += fab_rma_vtarget(ctx, s, bytes, seed, nops);
+    *errors += fab_rma_vorigin(ctx, s, bytes, seed, nops);
+    /* the next timed operations must not land before the targets have read their windows */
     return FAB_MPI(MPI_Barrier(ctx->comm));
 }

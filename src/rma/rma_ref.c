@@ -56,25 +56,28 @@ int fab_rma_size_index(const fab_kctx_t *ctx, size_t bytes)
     return -1;
 }
 
-/* The least of FAB_RMA_REF_ITERS 8-byte ping-pongs, halved, on rank 0 (rank 1 answers). */
+/* The least of FAB_RMA_REF_ITERS 8-byte ping-pongs, halved, on rank 0 (rank 1 answers; with
+ * --rma-pattern one-to-all or all-to-all the others wait: the reference is ranks 0 and 1's). */
 static fab_status_t fab_rma_ref_pingpong(fab_kctx_t *ctx, fab_rma_t *s)
 {
     char b[8] = {0};
-    int tag = ctx->tag + 5;
+    int tag = ctx->tag + 5, peer = 1 - ctx->rank;
     double best = INFINITY;
     fab_status_t st = FAB_OK;
 
+    if (ctx->rank > 1)
+        return FAB_OK;
     for (int i = 0; i < FAB_RMA_REF_WARM + FAB_RMA_REF_ITERS && st == FAB_OK; i++) {
         double t0 = MPI_Wtime();
 
         if (ctx->rank == 0) {
-            st = FAB_MPI(MPI_Send(b, 8, MPI_BYTE, s->peer, tag, ctx->comm));
+            st = FAB_MPI(MPI_Send(b, 8, MPI_BYTE, peer, tag, ctx->comm));
             if (st == FAB_OK)
-                st = FAB_MPI(MPI_Recv(b, 8, MPI_BYTE, s->peer, tag, ctx->comm, MPI_STATUS_IGNORE));
+                st = FAB_MPI(MPI_Recv(b, 8, MPI_BYTE, peer, tag, ctx->comm, MPI_STATUS_IGNORE));
         } else {
-            st = FAB_MPI(MPI_Recv(b, 8, MPI_BYTE, s->peer, tag, ctx->comm, MPI_STATUS_IGNORE));
+            st = FAB_MPI(MPI_Recv(b, 8, MPI_BYTE, peer, tag, ctx->comm, MPI_STATUS_IGNORE));
             if (st == FAB_OK)
-                st = FAB_MPI(MPI_Send(b, 8, MPI_BYTE, s->peer, tag, ctx->comm));
+                st = FAB_MPI(MPI_Send(b, 8, MPI_BYTE, peer, tag, ctx->comm));
         }
         t0 = MPI_Wtime() - t0;
         if (i >= FAB_RMA_REF_WARM && t0 < best)
@@ -133,8 +136,8 @@ fab_status_t fab_rma_ref_measure(fab_kctx_t *ctx, fab_rma_t *s)
     MPI_Comm_free(&node);
     s->same_node = nn == ctx->size && !fab_rma_test_remote();
     st = fab_rma_ref_pingpong(ctx, s);
-    if (!s->spec->bw || s->spec->bidir)
-        return st;
+    if (!s->spec->bw || s->spec->bidir || s->pattern != FAB_RMA_PAIRS)
+        return st; /* the patterns' aggregate has no one pair's window to compare with */
     for (int i = 0; i < ctx->nsizes && st == FAB_OK; i++)
         for (int r = 0; r < FAB_RMA_REF_REPS && st == FAB_OK; r++) {
             double t = NAN;
@@ -144,4 +147,62 @@ fab_status_t fab_rma_ref_measure(fab_kctx_t *ctx, fab_rma_t *s)
                 s->ref_iter[i] = t;
         }
     return st;
+}
+
+/* ------------------------------------------------------------------ --rma-target-busy */
+
+#define FAB_RMA_IDLE_WARM  5  /* untimed rounds first */
+#define FAB_RMA_IDLE_ITERS 30 /* timed: the median is the reference */
+
+static int fab_rma_dcmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Per size: the origins' median round while every target waits inside MPI (in the barrier
+ * that ends the size), then the slowest origin's median on every rank. */
+fab_status_t fab_rma_idle_measure(fab_kctx_t *ctx, fab_rma_t *s)
+{
+    double t[FAB_RMA_IDLE_ITERS];
+    int n = ctx->nsizes ? ctx->nsizes : 1, nops = s->spec->bw ? ctx->window : 1;
+    fab_status_t st = FAB_OK;
+    double *mine = calloc((size_t)n, sizeof(double));
+
+    s->idle_iter = calloc((size_t)n, sizeof(double));
+    if (!s->idle_iter || !mine) {
+        free(mine);
+        return FAB_ERR_NOMEM;
+    }
+    for (int i = 0; i < ctx->nsizes && st == FAB_OK; i++) {
+        for (int r = 0; r < FAB_RMA_IDLE_WARM + FAB_RMA_IDLE_ITERS && s->ntg > 0 && st == FAB_OK;
+             r++) {
+            double t0 = MPI_Wtime();
+
+            st = fab_rma_round(ctx, s, ctx->sizes[i], nops);
+            if (r >= FAB_RMA_IDLE_WARM)
+                t[r - FAB_RMA_IDLE_WARM] = MPI_Wtime() - t0;
+        }
+        if (s->ntg > 0) {
+            qsort(t, FAB_RMA_IDLE_ITERS, sizeof(double), fab_rma_dcmp);
+            mine[i] = (t[FAB_RMA_IDLE_ITERS / 2 - 1] + t[FAB_RMA_IDLE_ITERS / 2]) / 2;
+        }
+        if (st == FAB_OK)
+            st = FAB_MPI(MPI_Barrier(ctx->comm));
+    }
+    if (st == FAB_OK)
+        st = FAB_MPI(MPI_Allreduce(mine, s->idle_iter, n, MPI_DOUBLE, MPI_MAX, ctx->comm));
+    free(mine);
+    return st;
+}
+
+fab_status_t fab_rma_busy(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes)
+{
+    int i = fab_rma_size_index(ctx, bytes), flag = 0;
+
+    fab_coll_compute(i >= 0 ? FAB_RMA_BUSY_FACTOR * s->idle_iter[i]
+                            : 0.0); /* no MPI call: what progresses, alone */
+    /* the poll between iterations: the target's one chance to progress the origin's epoch */
+    return FAB_MPI(MPI_Iprobe(MPI_ANY_SOURCE, ctx->tag + 7, ctx->comm, &flag, MPI_STATUS_IGNORE));
 }

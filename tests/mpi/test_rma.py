@@ -22,7 +22,7 @@ BW = ("put_bw", "get_bw", "put_bibw")
 SIZED = ("put_lat", "get_lat", "put_bw", "get_bw", "acc_lat", "get_acc_lat")
 
 
-def check_run(path, names, sync, win, sizes, np_=2, described=True):
+def check_run(path, names, sync, win, sizes, np_=2, described=True, pattern="pairs"):
     """Rows present and validated, semantics and description as the mode says."""
     ks = h5_kernels(path)
     check(sorted(ks) == sorted(names), "%s: kernels %s, not %s" % (path, sorted(ks), names))
@@ -33,7 +33,8 @@ def check_run(path, names, sync, win, sizes, np_=2, described=True):
         expect(all(e == 0 for e in t["validation_errors"]), "%s: validation errors %s"
                % (where, list(t["validation_errors"])))
         remote = 0.0 if eff == "flush_local" and name not in FETCHING else 1.0
-        pingpong = 1.0 if eff in ("pscw", "fence") and name not in BW else 0.0
+        pingpong = 1.0 if eff in ("pscw", "fence") and name not in BW and pattern == "pairs" \
+            else 0.0  # one-to-all and all-to-all run one way
         expect(all(v == remote for v in t["includes_remote_completion"]),
                "%s: includes_remote_completion %s, want %s"
                % (where, list(t["includes_remote_completion"]), remote))
@@ -58,7 +59,9 @@ def run(np_, names, sync, win, sizes, extra=(), path="r.h5", described=True):
             "--force"] + list(extra)
     p = mpirun(np_, args)
     check(p.returncode == 0, "%s: exit %d\n%s" % (" ".join(args), p.returncode, p.stderr))
-    check_run(path, names, sync, win, sizes, np_, described)
+    pattern = extra[list(extra).index("--rma-pattern") + 1] if "--rma-pattern" in extra \
+        else "pairs"
+    check_run(path, names, sync, win, sizes, np_, described, pattern)
     return p
 
 
@@ -207,4 +210,99 @@ expect(p.returncode == 0, "put_bw slow: exit %d\n%s" % (p.returncode, p.stderr))
 for w in ("kernel 'put_bw' between ranks 0 and 1, component ", "twosided_pct below 10 in 1 row",
           "two-sided window", "--mca osc"):
     expect(w in p.stderr, "the bandwidth warning lacks '%s':\n%s" % (w, p.stderr))
+
+# --rma-flush: put_bw and get_bw flush per window (OSU's, the default) or per operation; the
+# row records which (flush_per_op), the detail says it; where it means nothing it is refused.
+def table(path):
+    return {name: (attrs, t) for name, (attrs, t) in h5_kernels(path).items()}
+
+
+p = run(2, ["put_bw", "get_bw"], "flush", "allocate", [8, 4096], ["--rma-flush", "op"],
+        path="flop.h5")
+for name, (attrs, t) in table("flop.h5").items():
+    expect(list(t["flush_per_op"]) == [1.0, 1.0] and "a flush per operation" in attrs["detail"],
+           "%s --rma-flush op: flush_per_op %s, detail %s" % (name, list(t["flush_per_op"]),
+                                                              attrs["detail"]))
+run(2, ["put_bw", "put_lat"], "flush_local", "create", [8], path="flwin.h5")
+ks = table("flwin.h5")
+expect(list(ks["put_bw"][1]["flush_per_op"]) == [0.0] and
+       all(v != v for v in ks["put_lat"][1]["flush_per_op"]),
+       "flush_per_op: put_bw %s (want 0), put_lat %s (want NaN)"
+       % (list(ks["put_bw"][1]["flush_per_op"]), list(ks["put_lat"][1]["flush_per_op"])))
+
+# --rma-pattern: one-to-all and all-to-all on 2, 3 and 4 ranks, every operation validated; the
+# rows count origins and targets (bandwidth: aggregate), the detail names the pattern.
+PAT_KERNELS = ["put_lat", "get_bw", "get_acc_lat", "cas_lat"]
+
+
+def check_pattern(path, pattern, np_):
+    origins = np_ if pattern == "all-to-all" else 1
+    for name, (attrs, t) in table(path).items():
+        where = "%s --rma-pattern %s (np %d)" % (name, pattern, np_)
+        expect(list(t["rma_origins"]) == [origins] * len(t["bytes"]) and
+               list(t["rma_targets"]) == [np_ - 1] * len(t["bytes"]),
+               "%s: rma_origins %s rma_targets %s" % (where, list(t["rma_origins"]),
+                                                     list(t["rma_targets"])))
+        expect(pattern in attrs["detail"], "%s: detail %s" % (where, attrs["detail"]))
+        expect(all(v == 0 for v in t["implausible"]), "%s: implausible %s"
+               % (where, list(t["implausible"])))
+
+
+for np_, pattern, sync, win in ((4, "all-to-all", "flush", "allocate"),
+                                (3, "one-to-all", "pscw", "dynamic"),
+                                (4, "one-to-all", "lock", "create"),
+                                (2, "all-to-all", "fence", "allocate"),
+                                (3, "all-to-all", "lock_all", "create")):
+    run(np_, PAT_KERNELS, sync, win, [4], ["--rma-pattern", pattern], path="pat.h5")
+    check_pattern("pat.h5", pattern, np_)
+# bandwidth counts every origin's bytes: all-to-all on 4 ranks moves 12 streams' windows
+run(4, ["put_bw"], "flush", "allocate", [4096], ["--rma-pattern", "all-to-all", "--rma-flush",
+                                                 "op"], path="pat.h5")
+t = table("pat.h5")["put_bw"][1]
+expect(abs(t["MBps"][0] / t["pair_MBps"][0] - 12) < 1e-6,
+       "all-to-all put_bw on 4 ranks: MBps %s over pair_MBps %s, not 12 streams"
+       % (list(t["MBps"]), list(t["pair_MBps"])))
+# lost data is caught in every pattern (the NOOP hook: no operation moves anything)
+for np_, pattern in ((4, "all-to-all"), (3, "one-to-all")):
+    p = mpirun(np_, [exe, "run", "put_bw,get_lat", "-m", "8", "-i", "10", "-w", "4", "--validate",
+                     "--rma-pattern", pattern, "-o", "lost.h5", "--force"], env=noop)
+    expect(p.returncode == 1, "%s, no data moved: exit %d\n%s" % (pattern, p.returncode, p.stderr))
+    for name, (impl, q, why, t) in rows_of("lost.h5").items():
+        expect(impl == [1.0] and all(e > 0 for e in t["validation_errors"]),
+               "%s %s, no data moved: implausible %s errors %s"
+               % (pattern, name, impl, list(t["validation_errors"])))
+
+# --rma-target-busy: the targets compute outside MPI; the row records it, the idle-target
+# reference and the ratio (no bound on it: a timing); pairs and one-to-all.
+for np_, extra in ((2, ["--rma-target-busy"]),
+                   (4, ["--rma-target-busy", "--rma-pattern", "one-to-all"])):
+    run(np_, ["put_lat", "get_lat", "put_bw"], "lock", "allocate", [8, 4096], extra,
+        path="busy.h5")
+    for name, (attrs, t) in table("busy.h5").items():
+        expect(list(t["target_busy"]) == [1.0, 1.0] and all(v > 0 for v in t["idle_target_us"])
+               and all(r > 0 and r == r for r in t["passive_ratio"]) and
+               "targets busy outside MPI" in attrs["detail"],
+               "%s --rma-target-busy (np %d): target_busy %s idle %s ratio %s" %
+               (name, np_, list(t["target_busy"]), list(t["idle_target_us"]),
+                list(t["passive_ratio"])))
+t = table("flwin.h5")["put_lat"][1]  # without it: 0 and NaN
+expect(list(t["target_busy"]) == [0.0] and all(v != v for v in t["passive_ratio"]),
+       "without --rma-target-busy: %s %s" % (list(t["target_busy"]), list(t["passive_ratio"])))
+
+# The new options' refusals, before anything is measured (exit 2, why and what to do).
+for np_, args, words in (
+        (2, ["put_lat", "--rma-flush", "op"], ("--rma-flush op is refused", "one operation")),
+        (2, ["put_bw", "--rma-flush", "window", "--rma-sync", "lock"],
+         ("without a flush", "flush_local")),
+        (2, ["put_lat", "--rma-target-busy", "--rma-sync", "fence"],
+         ("--rma-target-busy is refused", "active target", "lock_all")),
+        (2, ["get_lat", "--rma-target-busy", "--rma-sync", "pscw"], ("active target",)),
+        (4, ["put_lat", "--rma-target-busy", "--rma-pattern", "all-to-all"],
+         ("every rank is an origin", "one-to-all")),
+        (4, ["put_bibw", "--rma-pattern", "all-to-all"], ("--rma-pattern all-to-all is refused",
+                                                          "put_bw"))):
+    p = mpirun(np_, [exe, "run"] + args + ["-m", "8", "-i", "10"])
+    expect(p.returncode == 2, "%s: exit %d, not 2\n%s" % (args, p.returncode, p.stderr))
+    for w in words:
+        expect(w in p.stderr, "%s: message lacks '%s':\n%s" % (args, w, p.stderr))
 print("PASS rma")
