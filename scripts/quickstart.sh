@@ -86,8 +86,9 @@ fi
 
 if [ "$mode" = test ]; then
     cd "$build"
-    # as many tests at once as the machine has CPUs: the MPI, cluster, Slurm and fuzz tests are
-    # RUN_SERIAL (alone), the rest (unit, style, the analysis parts) run side by side
+    # as many tests at once as the machine has CPUs: one MPI test at a time (the MPI and Slurm
+    # tests share a lock), the tests without MPI (unit, style, fuzz, the analysis parts, sim)
+    # beside it, the cluster tests alone (RUN_SERIAL; docs/DEVELOPING.md, "Tests")
     exec ctest --output-on-failure --timeout 600 -j "$(nproc)"
 fi
 

@@ -423,12 +423,25 @@ def children(proc):
                                            capture_output=True, text=True).stdout.split()]
 
 
+def committed_rows(out):
+    """Rows the result file holds (a commit replaces it whole), 0 while it cannot be read."""
+    try:
+        with h5py.File(out, "r") as f:
+            return sum(len(k["table/bytes"]) for k in f["runs/run_0000/kernels"].values()
+                       if "table" in k)
+    except (OSError, KeyError):
+        return 0
+
+
 def ranks(proc, out):
-    """children(proc), once the run has opened its result file (MPI is up, measuring)."""
+    """children(proc), once the run has committed a row to its result file (MPI is up,
+    measuring, a row to keep): polled, not a fixed wait, which a busy machine outlasted (no
+    row yet) and a quiet one spent idle. The bound is for a busy machine, not a speed."""
     t0 = time.monotonic()
-    while not os.path.exists(out) and time.monotonic() - t0 < 60:
+    while (proc.poll() is None and committed_rows(out) < 1 and
+           time.monotonic() - t0 < 120):
         time.sleep(0.05)
-    time.sleep(1.5)  # a few rows in
+    check(proc.poll() is None, "%s: the run ended before a signal could reach it" % out)
     return children(proc)
 
 

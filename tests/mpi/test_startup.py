@@ -15,12 +15,17 @@ Each rank is stopped or hung at a chosen point by FABRICBENCH_TEST_STOP_AT=RANK:
   MPI_Init naming the limit; no rank dies by SIGXFSZ.
 After each, no fabricbench process of the case is left.
 
+The cases run side by side, LANES at a time (each waits mostly on a stopped or hung rank and a
+bound of 2-3 s; files, session directories and the processes looked for are each case's own);
+their checks follow in the order above.
+
 usage: test_startup.py FABRICBENCH"""
 import os
 import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import h5py
 
@@ -33,6 +38,7 @@ enter_scratch()  # result files by relative names land in the test's own scratch
 exe = sys.argv[1]
 HOST = socket.gethostname()
 BOUND = 3  # --startup-timeout of the cases
+LANES = 3  # cases at once
 
 
 def launch(np, args, env=None, limit=40):
@@ -89,8 +95,37 @@ def said(err, rank, text):
                for line in err.splitlines())
 
 
+# MPMD: rank 0 with a bound of 30 s, rank 1 with 2 s: rank 1's own guard is the one to end it.
+def case_fabric():
+    base = ["run", "latency", "-m", "8", "-i", "100", "-o", "fabric.h5", "--startup-timeout"]
+    cmd = mpirun_cmd(1, [exe] + base + ["30"] + [":", "-np", "1", exe] + base + ["2"])
+    res = timed(cmd, {"FABRICBENCH_TEST_STOP_AT": "1:fabric:hang"}, 40)
+    nothing_left("fabric.h5")
+    return res
+
+
+# The limit on the ranks only (mpirun itself breaks under it: its PMIx data store is a file).
+def case_fsize():
+    res = timed(mpirun_cmd(2) +
+                ["sh", "-c", 'ulimit -f 600; exec "$0" "$@"', exe, "run", "latency",
+                 "-m", "8", "-i", "100", "-o", "fsize.h5"], None, 60)
+    nothing_left("fsize.h5")
+    return res
+
+
+# Every case's run, LANES at a time; a check that fails inside one (a hang, a process left)
+# stops the test when its result is taken below.
+with ThreadPoolExecutor(LANES) as pool:
+    RUNS = {"init": pool.submit(case, "1:init", "init.h5"),
+            "world": pool.submit(case, "1:world", "world.h5"),
+            "fabric": pool.submit(case_fabric),
+            "fin": pool.submit(case, "1:finalize", "fin.h5"),
+            "exit": pool.submit(case, "1:exit:hang", "exit.h5"),
+            "fsize": pool.submit(case_fsize)}
+    RUNS = {name: f.result() for name, f in RUNS.items()}
+
 # ---------------------------------------------------------------- stopped before MPI_Init
-rc, out, err, took = case("1:init", "init.h5")
+rc, out, err, took = RUNS["init"]
 check(rc == 3 and took < BOUND + 10, "rank 1 stopped before MPI_Init: exit %d after %.1f s\n%s"
       % (rc, took, err[-2000:]))
 check(said(err, 0, ["start-up did not finish within %d s (--startup-timeout)" % BOUND,
@@ -100,7 +135,7 @@ print("ok rank 1 stopped before MPI_Init: rank 0 (%s) names MPI_Init, exit 3 aft
       % (HOST, took))
 
 # ---------------------------------------------------------------- stopped after MPI_Init
-rc, out, err, took = case("1:world", "world.h5")
+rc, out, err, took = RUNS["world"]
 check(rc == 3 and took < BOUND + 10, "rank 1 stopped after MPI_Init: exit %d after %.1f s\n%s"
       % (rc, took, err[-2000:]))
 check(said(err, 0, ["start-up did not finish", "setting up after MPI_Init"]),
@@ -108,11 +143,8 @@ check(said(err, 0, ["start-up did not finish", "setting up after MPI_Init"]),
 print("ok rank 1 stopped after MPI_Init: rank 0 names the set-up, exit 3 after %.1f s" % took)
 
 # ---------------------------------------------------------------- hung before MPI_Init
-# MPMD: rank 0 with a bound of 30 s, rank 1 with 2 s: rank 1's own guard is the one to end it.
-base = ["run", "latency", "-m", "8", "-i", "100", "-o", "fabric.h5", "--startup-timeout"]
-cmd = mpirun_cmd(1, [exe] + base + ["30"] + [":", "-np", "1", exe] + base + ["2"])
-rc, out, err, took = timed(cmd, {"FABRICBENCH_TEST_STOP_AT": "1:fabric:hang"}, 40)
-nothing_left("fabric.h5")
+# MPMD: rank 0 with a bound of 30 s, rank 1 with 2 s (case_fabric)
+rc, out, err, took = RUNS["fabric"]
 check(rc == 3 and took < 2 + 10, "rank 1 hung before MPI_Init: exit %d after %.1f s\n%s"
       % (rc, took, err[-2000:]))
 check(said(err, 1, ["start-up did not finish within 2 s", "preparing the fabric"]),
@@ -121,7 +153,7 @@ print("ok rank 1 hung preparing the fabric: it names the phase itself, exit 3 af
       % took)
 
 # ---------------------------------------------------------------- stopped before MPI_Finalize
-rc, out, err, took = case("1:finalize", "fin.h5")
+rc, out, err, took = RUNS["fin"]
 check(rc == 3, "rank 1 stopped before MPI_Finalize: exit %d\n%s" % (rc, err[-2000:]))
 check(said(err, 0, ["the run's end did not finish within %d s" % BOUND, "in MPI_Finalize"]),
       "rank 0 names MPI_Finalize:\n%s" % err[-2000:])
@@ -132,18 +164,15 @@ print("ok rank 1 stopped before MPI_Finalize: rank 0 names it, exit 3 after %.1f
       "complete" % took)
 
 # ---------------------------------------------------------------- hung after MPI_Finalize
-rc, out, err, took = case("1:exit:hang", "exit.h5")
+rc, out, err, took = RUNS["exit"]
 check(rc == 3, "rank 1 hung after MPI_Finalize: exit %d\n%s" % (rc, err[-2000:]))
 check(said(err, 1, ["the run's end did not finish", "exiting after MPI_Finalize"]),
       "rank 1 names its exit:\n%s" % err[-2000:])
 print("ok rank 1 hung after MPI_Finalize: its own guard ends it, exit 3 after %.1f s" % took)
 
 # ---------------------------------------------------------------- a file-size limit
-# The limit on the ranks only (mpirun itself breaks under it: its PMIx data store is a file).
-rc, out, err, took = timed(mpirun_cmd(2) +
-                           ["sh", "-c", 'ulimit -f 600; exec "$0" "$@"', exe, "run", "latency",
-                            "-m", "8", "-i", "100", "-o", "fsize.h5"], None, 60)
-nothing_left("fsize.h5")
+# The limit on the ranks only (case_fsize)
+rc, out, err, took = RUNS["fsize"]
 check(rc == 3 and "exited on signal" not in err,
       "ulimit -f: exit %d (3 expected, no death by a signal)\n%s" % (rc, err[-2000:]))
 check(said(err, 0, ["file-size limit here (ulimit -f) is 300 KiB", "exit 3"]) and
