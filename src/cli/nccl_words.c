@@ -254,6 +254,31 @@ static fab_status_t fab_nccl_inplace(fab_opts_t *o, char *err, size_t errlen, ch
     return FAB_OK;
 }
 
+/* --op other than sum with no reducing kernel in the run (latency, bcast, allgather, ...): it
+ * would change nothing, and a run of `bcast --op avg` would look averaged. Refused, naming the
+ * kernels it applies to (kcoll.uses_op, from the registry); nccl-tests' formats keep
+ * nccl-tests' way (its -o is accepted by every collective's binary). */
+static fab_status_t fab_nccl_op(const fab_opts_t *o, char *err, size_t errlen, char *hint,
+                                size_t hintlen)
+{
+    size_t n;
+
+    if (o->meas.op == FAB_OP_SUM || o->out.format != FAB_FORMAT_TABLE)
+        return FAB_OK;
+    for (int i = 0; i < o->launch.nkernels; i++)
+        if (fab_kcoll(o->launch.kernels[i].k)->uses_op)
+            return FAB_OK;
+    snprintf(err, errlen, "--op %s: no kernel of this run reduces, so it would have no effect",
+             fab_op_name(o->meas.op));
+    n = (size_t)snprintf(hint, hintlen, "kernels with a reduction:");
+    for (int j = 0; j < fab_nkernels && n < hintlen; j++)
+        if (fab_kcoll(fab_kernels[j])->uses_op)
+            n += (size_t)snprintf(hint + n, hintlen - n, " %s", fab_kernels[j]->name);
+    if (n < hintlen)
+        snprintf(hint + n, hintlen - n, "; or leave --op out");
+    return FAB_ERR_USAGE;
+}
+
 fab_status_t fab_nccl_apply(fab_opts_t *o, const fab_nccl_given_t *g, char *err, size_t errlen,
                             char *hint, size_t hintlen)
 {
@@ -288,6 +313,8 @@ fab_status_t fab_nccl_apply(fab_opts_t *o, const fab_nccl_given_t *g, char *err,
     if (o->nccl.check > 0)
         o->meas.validate = true;
     if (g->sweep && fab_nccl_sizes(o, err, errlen, hint, hintlen) != FAB_OK)
+        return FAB_ERR_USAGE;
+    if (fab_nccl_op(o, err, errlen, hint, hintlen) != FAB_OK)
         return FAB_ERR_USAGE;
     return fab_nccl_inplace(o, err, errlen, hint, hintlen);
 }

@@ -90,7 +90,8 @@ const fab_opt_t fab_opt_table[] = {
      0, false, NULL},
     {"op", 0, FAB_OPT_CHOICE, OFF(meas.op), 0, 0, "sum|max|min|prod|avg", NULL, "sum",
      "reduction of the reducing collectives (-o with --nccl-tests); avg: the "
-     "sum divided by the ranks after the call, inside the timed call",
+     "sum divided by the ranks after the call, inside the timed call; other than sum, "
+     "refused in a run without one (fabricbench's table)",
      0, false, NULL},
     {"root", 'r', FAB_OPT_INT, OFF(meas.root), -1, FAB_MAX_RANK, "N", NULL, "-1",
      "root of bcast and reduce; -1 rotates it every iteration", 0, false, NULL},

@@ -62,7 +62,7 @@ void fab_opts_print_run_help(FILE *f)
                "the command line wins):\n");
     for (int i = 0; i < fab_opts_count(); i++) {
         const fab_opt_t *d = fab_opts_row(i);
-        char left[64];
+        char left[160];
 
         if (d->shortname)
             snprintf(left, sizeof(left), "-%c, --%s%s%s", d->shortname, d->name, d->arg ? " " : "",

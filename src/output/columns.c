@@ -389,6 +389,30 @@ static int fab_kcol_index(const fab_kernel_t *k, const char *name)
     return -1;
 }
 
+int fab_column_word_width(int col, int min)
+{
+    int w = min;
+
+    for (int i = 0; col >= 0 && col < fab_ncolumns && i < fab_nkernels; i++) {
+        const fab_kernel_t *k = fab_kernels[i];
+        const char *name = fab_kaxis_option(k);
+        const fab_kopts_t *ko = fab_kopts(k);
+        int j = fab_kcol_index(k, fab_columns[col].name);
+
+        if (j < 0 || !name || !ko || fab_kcolumns(k)->kcols[j].kind != FAB_KCOL_AXIS_WORD)
+            continue;
+        for (int r = 0; r < ko->n; r++)
+            for (const char *p = ko->rows[r].arg; strcmp(ko->rows[r].name, name) == 0 &&
+                                                  ko->rows[r].type == FAB_OPT_WORDS && p && *p;) {
+                size_t l = strcspn(p, "|");
+
+                w = (int)l > w ? (int)l : w;
+                p += l + (p[l] == '|');
+            }
+    }
+    return w;
+}
+
 /* A kernel's word column (FAB_KCOL_AXIS_WORD): the word of instance ki's axis value, in a
  * buffer of the column's own (valid until the column's next value); "" where ki's kernel has
  * no such column or axis. */

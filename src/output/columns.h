@@ -58,6 +58,9 @@ void fab_column_value(int col, const fab_kinst_t *ki, const fab_row_t *r, fab_va
 void fab_column_values(const fab_kinst_t *ki, const fab_row_t *r, double *d, const char **s);
 /* A kernel's own column's definition (ctype 'k'), NULL for the harness's. */
 const fab_kcol_t *fab_column_kcol(int col);
+/* A table cell's width for column col: at least min, and for a kernel's word column
+ * (FAB_KCOL_AXIS_WORD) the longest word its kernels' axis option takes (put_incast). */
+int fab_column_word_width(int col, int min);
 /* The index of the column called name, or -1. */
 int fab_column_find(const char *name);
 

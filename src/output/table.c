@@ -278,7 +278,7 @@ static fab_text_cell_t fab_text_kcol_cell(int col, bool by_name)
     const fab_column_t *c = &fab_columns[col];
     const fab_kcol_t *kc = fab_column_kcol(col);
     const char *head = by_name || !kc || !kc->head ? c->name : kc->head;
-    int w = (int)strlen(head);
+    int w = fab_column_word_width(col, (int)strlen(head));
     fab_text_cell_t cell = /* a text column: a word (the congestor pattern) */
         CELL(c->name, head, w < 7 ? 7 : w, c->type == FAB_COL_STR ? FAB_TXT_STR : FAB_TXT_F0);
 

@@ -203,6 +203,23 @@ static void check_kernel_columns(void)
         fab_text_table(k->kind, k, false, NULL, &t);
         CHECK(strcmp(t.cell[4].head, "retr") == 0 && strcmp(t.cell[9].head, "sys%") == 0);
     }
+    /* cong_lat's congestor column holds its longest pattern (put_incast, wider than the
+     * heading, pushed every later cell one place right) */
+    {
+        const fab_kernel_t *k = fab_kernel_find("cong_lat");
+        fab_text_table_t t;
+        bool seen = false;
+
+        for (int wide = 0; wide < 2; wide++) {
+            fab_text_table(k->kind, k, wide, NULL, &t);
+            for (int c = 0; c < t.n; c++)
+                if (strcmp(t.cell[c].col, "congestor_name") == 0) {
+                    seen = true;
+                    CHECK(t.cell[c].width >= (int)strlen("put_incast"));
+                }
+        }
+        CHECK(seen);
+    }
 }
 
 static void check_numbers(void)

@@ -181,6 +181,20 @@ static void test_inplace(void)
     }
     CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "alltoall,bcast", "--inplace", "on") == FAB_OK &&
           o.launch.nkernels == 2 && o.launch.kernels[0].inplace && !o.launch.kernels[1].inplace);
+    /* --op other than sum with no reducing kernel (bcast --op avg was run as a plain bcast):
+     * refused, the hint naming the kernels that reduce; beside one that does, or sum, or in
+     * nccl-tests' formats (its binaries take -o whatever the collective), accepted */
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "bcast", "--op", "avg") == FAB_ERR_USAGE &&
+          strstr(err, "--op avg") && strstr(err, "no kernel of this run reduces") &&
+          strstr(fab_test_hint, " allreduce") && strstr(fab_test_hint, " gradsync") &&
+          !strstr(fab_test_hint, "bcast"));
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "latency,allgather", "--op", "max") ==
+          FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 3, "run", "--op", "min") == FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "bcast,reduce", "--op", "avg") == FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "bcast", "--op", "sum") == FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "alltoall", "--op", "max", "--format",
+                         "nccl-tests") == FAB_OK);
 }
 
 static void test_output(void)

@@ -73,6 +73,35 @@ int main(void)
         help_rows++;
     }
     CHECK(help_rows >= 12);
+    /* run --help shows every option's argument whole (its left column was cut at 63
+     * characters: --dtype's list ended in "uint8|u") */
+    {
+        char *help = NULL, want[256];
+        size_t len = 0;
+        FILE *f = open_memstream(&help, &len);
+
+        CHECK(f != NULL);
+        if (f) {
+            fab_opts_print_run_help(f);
+            fclose(f);
+            for (int i = 0; i < fab_opts_count(); i++) {
+                const fab_opt_t *d = fab_opts_row(i);
+
+                const char *at;
+                bool whole;
+
+                snprintf(want, sizeof(want), "--%s%s%s", d->name, d->arg ? " " : "",
+                         d->arg ? d->arg : "");
+                whole = false;
+                for (at = strstr(help, want); at && !whole; at = strstr(at + 1, want))
+                    whole = at[strlen(want)] == ' ' || at[strlen(want)] == '\n';
+                if (!whole)
+                    fprintf(stderr, "run --help lacks '%s'\n", want);
+                CHECK(whole);
+            }
+        }
+        free(help);
+    }
     CHECK(fab_opts_name(-1) == NULL && fab_opts_name(fab_opts_count()) == NULL);
 
     /* defaults: the point-to-point suite, time budget, window 64 */
