@@ -85,8 +85,8 @@ const fab_opt_t fab_opt_table[] = {
      0, false, NULL},
     {"dtype", 0, FAB_OPT_CHOICE, OFF(meas.dtype), 0, 0,
      "float32|float64|int32|bfloat16|float16|int8|uint8|uint32|int64|uint64", NULL, "float32",
-     "element type of the collectives (bfloat16, float16: emulated; integers wrap; see "
-     "METRICS.md)",
+     "element type of the collectives (bfloat16, float16: emulated; integers: native MPI "
+     "types; see METRICS.md)",
      0, false, NULL},
     {"op", 0, FAB_OPT_CHOICE, OFF(meas.op), 0, 0, "sum|max|min|prod|avg", NULL, "sum",
      "reduction of the reducing collectives (-o with --nccl-tests); avg: the "

@@ -13,8 +13,8 @@
 struct fab_kctx;
 
 /* Collectives' validation: element i of rank r's contribution is a small integer (-2 to 2,
- * so sums are exact in every floating type for up to 128 ranks; the integer types wrap, and
- * the check computes in their arithmetic), varied by seed. */
+ * so sums are exact in every floating type for up to 128 ranks), varied by seed; the integer
+ * types get values whose reduction stays in their range (collective.c, fab_coll_elem). */
 double fab_coll_value(int rank, size_t i, uint32_t seed);
 /* Fill count elements of buf with rank's values for elements first, first+1, ... */
 void fab_coll_fill(const struct fab_kctx *ctx, void *buf, size_t count, int rank, size_t first,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Element types of the collectives (--dtype) and their reductions (--op); bfloat16 and
  * float16 are emulated: 16-bit storage, float32 arithmetic in a user-defined MPI_Op. The
- * integer types wrap as C's unsigned arithmetic does; avg is MPI_SUM followed by a division
- * by the ranks (fab_dtype_avg), as an MPI program averages. */
+ * integer types are native MPI types (an overflowing reduction is undefined in MPI; storing a
+ * value here keeps its low bits); avg is MPI_SUM followed by a division by the ranks
+ * (fab_dtype_avg), as an MPI program averages. */
 #ifndef FAB_KERNEL_DTYPE_H
 #define FAB_KERNEL_DTYPE_H
 

@@ -188,8 +188,8 @@ static const fab_column_t fab_columns_base[] = {
      "\"\" for other kernels",
      0, 'f', 1, fab_col_type},
     {"redop", "name", FAB_COL_STR,
-     "collectives: the reduction (sum, max, min, prod), none for those without one; \"\" for "
-     "other kernels",
+     "collectives: the reduction (sum, max, min, prod, avg), none for those without one; \"\" "
+     "for other kernels",
      0, 'f', 1, fab_col_redop},
 };
 #define FAB_NBASE ((int)(sizeof(fab_columns_base) / sizeof(fab_columns_base[0])))

@@ -35,7 +35,7 @@ static const fab_opt_t fab_rma_options[] = {
      "other rank: its operations to each in turn, one epoch) or all-to-all (every rank to "
      "every other, one epoch); bandwidth rows count every origin's bytes (aggregate)",
      0, false, NULL},
-    {"rma-target-busy", 0, FAB_OPT_FLAG, OFF(target_busy), 0, 0, NULL, NULL, NULL,
+    {"rma-target-busy", 0, FAB_OPT_FLAG, OFF(target_busy), 0, 0, NULL, NULL, "off",
      "one-sided kernels under a passive-target --rma-sync (lock, flush, flush_local, "
      "lock_all): each target computes outside MPI, per iteration 4x as long as an iteration "
      "takes with it idle in MPI (measured at set-up), polling MPI only between iterations; "
