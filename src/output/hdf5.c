@@ -55,8 +55,9 @@ typedef struct fab_h5 {
     hsize_t nrows;
     bool keep_samples;
     bool append;       /* --append: an existing file gets a new run group */
-    bool write_failed; /* a commit failed (disk full, ulimit -f): said once */
-    char *good;        /* the image of the last commit: a failed one rolls back to it */
+    bool write_failed; /* a commit failed (disk full, ulimit -f) and no later one has fit */
+    bool said_failed;
+    char *good; /* the image of the last commit: a failed one rolls back to it */
     size_t good_n;
     char run_name[32], kernel_name[112]; /* the groups open now: reopened after a rollback */
     char failure[256]; /* why a commit failed: the run's stop_reason from then on */
@@ -150,10 +151,7 @@ static void fab_h5_rollback(fab_h5_t *h, int err)
              "writing the results file failed (%s); it keeps the rows committed before",
              strerror(err));
     fab_h5_keep_failure(h);
-    if (fab_h5_commit(h) == FAB_OK)
-        h->write_failed = false; /* the smaller file fit: later commits may too */
-    else
-        h->write_failed = true;
+    h->write_failed = fab_h5_commit(h) != FAB_OK; /* the smaller file fit: later ones may too */
 }
 
 /* Room a commit leaves below the file-size limit (ulimit -f) for the failure mark, which grows
@@ -202,9 +200,11 @@ static fab_status_t fab_h5_commit(fab_h5_t *h)
         err = fab_file_replace(&h->claim, buf, (size_t)size, &what);
     if (err) {
         free(buf);
-        if (!h->write_failed) { /* once: the run stops, and its later commits fail alike */
-            FAB_ERROR("cannot %s %s: %s; the results file %s keeps everything written before", what,
-                      h->claim.tmp[0] ? h->claim.tmp : h->path, strerror(err), h->path);
+        if (!h->write_failed) { /* the run stops; the rows of its block may fail alike */
+            if (!h->said_failed)
+                FAB_ERROR("cannot %s %s: %s; the results file %s keeps everything written before",
+                          what, h->claim.tmp[0] ? h->claim.tmp : h->path, strerror(err), h->path);
+            h->said_failed = true; /* said once a run */
             h->write_failed = true;
             fab_h5_rollback(h, err);
         }

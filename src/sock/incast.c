@@ -112,8 +112,18 @@ double fab_incast_derive(const fab_krow_t *row, int j, int base)
     switch (j - base) {
     case FAB_INCAST_CPU_PCT:
         return wall > 0 && c[FAB_INCAST_CPU_S] >= 0 ? 100.0 * c[FAB_INCAST_CPU_S] / wall : NAN;
-    case FAB_INCAST_NODE_PCT:
-        return wall > 0 && c[FAB_INCAST_NODE_S] >= 0 ? 100.0 * c[FAB_INCAST_NODE_S] / wall : NAN;
+    case FAB_INCAST_NODE_PCT: {
+        /* /proc/stat counts in ticks: under 100 ticks of the node's CPUs in the window the share
+         * is coarser than a point (a 20 ms row once read 148%), so none; the counters' marks
+         * enclose the timed blocks, a little longer than the row's seconds: at most 100 */
+        long tck = sysconf(_SC_CLK_TCK), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        double pct = 100.0 * c[FAB_INCAST_NODE_S] / wall;
+
+        if (!(wall > 0 && c[FAB_INCAST_NODE_S] >= 0) || tck <= 0 || ncpu <= 0 ||
+            row->seconds * (double)tck * (double)ncpu < 100.0)
+            return NAN;
+        return pct < 100.0 ? pct : 100.0;
+    }
     default:
         break;
     }
