@@ -334,6 +334,22 @@ double fab_adapt_block_cost(const fab_adapt_t *a)
     return a->nblocks ? a->spent_s / (double)a->nblocks : a->est_block_s;
 }
 
+double fab_adapt_block_want(const fab_adapt_t *a, uint64_t samples, uint64_t nblocks,
+                            double per_iter, double pace_s, bool late, bool hard)
+{
+    double want = per_iter > 0 ? pace_s / per_iter : 1.0;
+
+    if (!hard && (nblocks < a->min_blocks || samples < a->min_samples)) {
+        uint64_t lack = samples < a->min_samples ? a->min_samples - samples : 1;
+        uint64_t blocks = nblocks < a->min_blocks ? a->min_blocks - nblocks : 1;
+        double floor_want = ceil((double)lack / (double)blocks);
+
+        if (late || want < floor_want)
+            want = floor_want;
+    }
+    return want < 1.0 ? 1.0 : want;
+}
+
 fab_adapt_decision_t fab_adapt_decide(fab_adapt_t *a, const fab_interval_t *pooled, double share_s,
                                       fab_adapt_verdict_t *out)
 {

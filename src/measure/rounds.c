@@ -312,21 +312,13 @@ static int fab_pace_decode(int code, fab_pace_t *p)
     return code & 3;
 }
 
-/* Iterations of size i's next block: a block of the pace; once the budget is spent, for a
- * size below the floor, what it still lacks spread over the blocks it still needs. */
+/* Iterations of size i's next block (fab_adapt_block_want), from what every rank knows. */
 static double fab_block_want(const fab_rounds_t *r, int i)
 {
     const fab_size_run_t *s = &r->s[i];
-    const fab_adapt_t *ad = &r->ad[i];
-    double want = s->per_iter > 0 ? r->pace.block_s / s->per_iter : 1.0;
 
-    if (r->pace.late && !r->pace.hard && !fab_size_floor(r, i)) {
-        uint64_t lack = s->samples < ad->min_samples ? ad->min_samples - s->samples : 1;
-        uint64_t blocks = s->nblocks < ad->min_blocks ? ad->min_blocks - s->nblocks : 1;
-
-        want = ceil((double)lack / (double)blocks);
-    }
-    return want;
+    return fab_adapt_block_want(&r->ad[i], s->samples, s->nblocks, s->per_iter, r->pace.block_s,
+                                r->pace.late, r->pace.hard);
 }
 
 static fab_status_t fab_round_block(fab_rounds_t *r, int i, double guess)

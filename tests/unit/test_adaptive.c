@@ -750,6 +750,31 @@ static void test_groups(void)
     CHECK(strncmp(policy, "fixed: 100 iterations", 21) == 0);
 }
 
+/* A block's length: the pace; below the floor at least the floor spread over its blocks. */
+static void test_block_want(void)
+{
+    fab_adapt_t a;
+
+    fab_adapt_init(&a, 0.01, 3, 0.005); /* floor: 3 blocks, FAB_FLOOR_SAMPLES samples */
+    CHECK(a.min_samples == 10);
+    /* a short iteration: the pace's 5 ms hold far more than the floor */
+    CHECK_NEAR(fab_adapt_block_want(&a, 0, 0, 1e-6, 0.005, false, false), 5000.0, 1e-9);
+    /* a 21 ms iteration (bw, 4 MiB): 10 samples in 3 blocks, 4 + 3 + 3, not 1 a round */
+    CHECK_NEAR(fab_adapt_block_want(&a, 0, 0, 0.021, 0.005, false, false), 4.0, 0.0);
+    CHECK_NEAR(fab_adapt_block_want(&a, 4, 1, 0.021, 0.005, false, false), 3.0, 0.0);
+    CHECK_NEAR(fab_adapt_block_want(&a, 7, 2, 0.021, 0.005, false, false), 3.0, 0.0);
+    /* at the floor: one iteration, the most the pace allows, never 0 */
+    CHECK_NEAR(fab_adapt_block_want(&a, 10, 3, 0.021, 0.005, false, false), 1.0, 0.0);
+    /* blocks met, samples short: the rest in one block */
+    CHECK_NEAR(fab_adapt_block_want(&a, 6, 3, 0.021, 0.005, false, false), 4.0, 0.0);
+    /* after the budget: exactly what is lacking, also for a short iteration */
+    CHECK_NEAR(fab_adapt_block_want(&a, 2, 1, 1e-6, 0.005, true, false), 4.0, 0.0);
+    /* past the cap: the pace, whatever is lacking */
+    CHECK_NEAR(fab_adapt_block_want(&a, 0, 0, 0.021, 0.005, true, true), 1.0, 0.0);
+    /* no time known yet: one */
+    CHECK_NEAR(fab_adapt_block_want(&a, 10, 3, 0.0, 0.005, false, false), 1.0, 0.0);
+}
+
 int main(void)
 {
     test_ranks();
@@ -759,6 +784,7 @@ int main(void)
     test_floor();
     test_quality();
     test_schedule();
+    test_block_want();
     /* fab_median_select against sorting: random lengths 1..300, values with many ties */
     {
         unsigned seed = 12345;
