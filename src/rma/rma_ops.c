@@ -43,6 +43,27 @@ static fab_status_t fab_rma_flush(fab_rma_t *s, int t)
                                          : FAB_MPI(MPI_Win_flush_local(t, s->win));
 }
 
+/* Puts or gets of one window to target t, slot j at j x bytes from the first (nops at most
+ * the slots): the places computed once, a loop as bare as osu_put_bw's. At 8 B an MPI_Put of
+ * osc rdma costs some 310 instructions, and fab_rma_op's 70 more per operation (callgrind)
+ * held put_bw at 0.84-0.93 of OSU's rate. */
+static fab_status_t fab_rma_ops_plain(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int t, int nops)
+{
+    char *l = s->lbuf + fab_rma_off(s, fab_rma_reg(s, t), 0, bytes);
+    MPI_Aint disp = s->bases[t] + (MPI_Aint)fab_rma_off(s, fab_rma_reg(s, ctx->rank), 0, bytes);
+    MPI_Win win = s->win;
+    int n = (int)bytes;
+    fab_status_t st = FAB_OK;
+
+    if (s->spec->op == FAB_RMA_PUT)
+        for (int j = 0; j < nops && st == FAB_OK; j++, l += bytes, disp += (MPI_Aint)bytes)
+            st = FAB_MPI(MPI_Put(l, n, MPI_BYTE, t, disp, n, MPI_BYTE, win));
+    else
+        for (int j = 0; j < nops && st == FAB_OK; j++, l += bytes, disp += (MPI_Aint)bytes)
+            st = FAB_MPI(MPI_Get(l, n, MPI_BYTE, t, disp, n, MPI_BYTE, win));
+    return st;
+}
+
 /* nops operations to each target in turn; --rma-flush op: each flushed alone. */
 static fab_status_t fab_rma_ops(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int nops)
 {
@@ -50,6 +71,12 @@ static fab_status_t fab_rma_ops(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int
     struct timespec ms = {0, 20000000}; /* 20 ms: far above a busy machine's two-sided window */
     bool per_op = fab_rma_flush_per_op(s->spec, s->sync);
 
+    if ((s->spec->op == FAB_RMA_PUT || s->spec->op == FAB_RMA_GET) && !per_op && nops <= s->slots &&
+        !fab_rma_test_slow()) {
+        for (int k = 0; k < s->ntg && st == FAB_OK; k++)
+            st = fab_rma_ops_plain(ctx, s, bytes, s->tg[k], nops);
+        return st;
+    }
     for (int k = 0; k < s->ntg && st == FAB_OK; k++)
         for (int j = 0; j < nops && st == FAB_OK; j++) {
             st = fab_rma_op(ctx, s, bytes, s->tg[k], j);
