@@ -344,7 +344,7 @@ double fab_adapt_block_want(const fab_adapt_t *a, uint64_t samples, uint64_t nbl
         uint64_t blocks = nblocks < a->min_blocks ? a->min_blocks - nblocks : 1;
         double floor_want = ceil((double)lack / (double)blocks);
 
-        if (late || want < floor_want)
+        if (late || (nblocks > 0 && want < floor_want))
             want = floor_want;
     }
     return want < 1.0 ? 1.0 : want;

@@ -759,10 +759,11 @@ static void test_block_want(void)
     CHECK(a.min_samples == 10);
     /* a short iteration: the pace's 5 ms hold far more than the floor */
     CHECK_NEAR(fab_adapt_block_want(&a, 0, 0, 1e-6, 0.005, false, false), 5000.0, 1e-9);
-    /* a 21 ms iteration (bw, 4 MiB): 10 samples in 3 blocks, 4 + 3 + 3, not 1 a round */
-    CHECK_NEAR(fab_adapt_block_want(&a, 0, 0, 0.021, 0.005, false, false), 4.0, 0.0);
-    CHECK_NEAR(fab_adapt_block_want(&a, 4, 1, 0.021, 0.005, false, false), 3.0, 0.0);
-    CHECK_NEAR(fab_adapt_block_want(&a, 7, 2, 0.021, 0.005, false, false), 3.0, 0.0);
+    /* a 21 ms iteration (bw, 4 MiB): the first block at the pace (the first round must fit
+     * the budget), then the floor's 10 samples over its 3 blocks, 1 + 5 + 4, not 1 a round */
+    CHECK_NEAR(fab_adapt_block_want(&a, 0, 0, 0.021, 0.005, false, false), 1.0, 0.0);
+    CHECK_NEAR(fab_adapt_block_want(&a, 1, 1, 0.021, 0.005, false, false), 5.0, 0.0);
+    CHECK_NEAR(fab_adapt_block_want(&a, 6, 2, 0.021, 0.005, false, false), 4.0, 0.0);
     /* at the floor: one iteration, the most the pace allows, never 0 */
     CHECK_NEAR(fab_adapt_block_want(&a, 10, 3, 0.021, 0.005, false, false), 1.0, 0.0);
     /* blocks met, samples short: the rest in one block */
