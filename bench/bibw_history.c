@@ -2,17 +2,21 @@
 /* Does a bibw exchange's speed depend on what the pair exchanged before it? One job: a
  * communicator from MPI_Comm_split (as the kernels have), 255 warm-up iterations of the
  * exchange of kernels/bibw.c at SIZE bytes (a window of 64 receives and 64 sends, one
- * MPI_Waitall), then EXTRA MPI_Sendrecv of 8 bytes with another tag on the same
+ * MPI_Waitall, one tag both ways; here on one send and one receive buffer, where the kernel
+ * cycles through its slots), then EXTRA MPI_Sendrecv of 8 bytes with another tag on the same
  * communicator (what an agreement between timed blocks costs the pair), one MPI_Allreduce,
- * then ITERS timed iterations with a clock reading each. Rank 0 prints EXTRA, the median and
- * the 10th percentile of the iterations in microseconds. No fabricbench code: a fresh job per
- * EXTRA, since what it measures is the state the job leaves behind. Not a test:
- * docs/PERFORMANCE.md, "Adaptive bibw at 8 B: the exchanges between blocks".
+ * then ITERS timed iterations with a clock reading each. Rank 0 prints EXTRA, SIZE, and the
+ * median and the 10th percentile of its own iterations in microseconds. No fabricbench code:
+ * a fresh job per EXTRA, since what it measures is the state the job leaves behind. Not a
+ * test: docs/PERFORMANCE.md, "A second quiet stretch" ("Adaptive bibw at 8 B: explained").
  *
  * build: mpicc -O2 -o bibw_history bench/bibw_history.c
- * usage: for e in 0 1 2 4 8 16 32 48 64; do mpirun -np 2 ... bibw_history $e; done
- *        bibw_history EXTRA [SIZE [ITERS]]   (defaults 8 and 3000) */
+ * usage: mpirun -np 2 ./bibw_history EXTRA [SIZE [ITERS]]   (defaults 8 and 3000)
+ *        for e in 0 1 2 4 8 16 24 32 40 48 64; do
+ *            mpirun -np 2 --bind-to core --mca pml ucx ./bibw_history $e; done */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +44,17 @@ static void exchange(MPI_Comm comm, int n, int peer)
     MPI_Waitall(2 * WINDOW, reqs, MPI_STATUSES_IGNORE);
 }
 
+/* A whole number in lo..hi, else -1. */
+static int arg_int(const char *a, long lo, long hi)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(a, &end, 10);
+    return errno || end == a || *end || v < lo || v > hi ? -1 : (int)v;
+}
+
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -56,13 +71,16 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    extra = argc > 1 ? atoi(argv[1]) : 0;
-    n = argc > 2 ? atoi(argv[2]) : 8;
-    iters = argc > 3 ? atoi(argv[3]) : 3000;
-    if (size != 2 || extra < 0 || n < 0 || n > MAX_SIZE || iters < 1 || iters > MAX_ITERS) {
+    /* EXTRA is the variable measured: a typo must not run as 0 */
+    extra = argc > 1 ? arg_int(argv[1], 0, INT_MAX) : -1;
+    n = argc > 2 ? arg_int(argv[2], 0, MAX_SIZE) : 8;
+    iters = argc > 3 ? arg_int(argv[3], 1, MAX_ITERS) : 3000;
+    if (size != 2 || argc < 2 || argc > 4 || extra < 0 || n < 0 || iters < 0) {
         if (rank == 0)
             fprintf(stderr,
-                    "usage: mpirun -np 2 %s EXTRA [SIZE [ITERS]] (SIZE <= %d, ITERS <= %d)\n",
+                    "usage: mpirun -np 2 %s EXTRA [SIZE [ITERS]]\n"
+                    "       (2 ranks; EXTRA >= 0, SIZE 0..%d bytes (8), ITERS 1..%d (3000);"
+                    " whole numbers)\n",
                     argv[0], MAX_SIZE, MAX_ITERS);
         MPI_Finalize();
         return 2;

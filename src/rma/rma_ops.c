@@ -64,7 +64,8 @@ static fab_status_t fab_rma_ops_plain(fab_kctx_t *ctx, fab_rma_t *s, size_t byte
     return st;
 }
 
-/* nops operations to each target in turn; --rma-flush op: each flushed alone. */
+/* nops operations to each target in turn; --rma-flush op: each flushed alone. Puts and gets
+ * not flushed one by one take fab_rma_ops_plain (the same places, fewer instructions). */
 static fab_status_t fab_rma_ops(fab_kctx_t *ctx, fab_rma_t *s, size_t bytes, int nops)
 {
     fab_status_t st = FAB_OK;
