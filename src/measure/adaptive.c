@@ -334,6 +334,14 @@ double fab_adapt_block_cost(const fab_adapt_t *a)
     return a->nblocks ? a->spent_s / (double)a->nblocks : a->est_block_s;
 }
 
+/* Iterations in a size's next block, from its samples and blocks so far (every rank's
+ * count: a's own are rank 0's) and its iteration's time: a block of pace_s; below the floor,
+ * after its first block, at least what it lacks spread over the blocks it still needs (after
+ * the budget, exactly that, the first block too; past the cap, the pace). A size whose
+ * iteration outlasts the pace (bw at 4 MiB: 21 ms against 5) would otherwise gain one
+ * iteration a round and reach its floor rounds after the budget, the whole run waiting for
+ * it; its first block keeps the pace, which fits the first round into the budget. At least
+ * 1. */
 double fab_adapt_block_want(const fab_adapt_t *a, uint64_t samples, uint64_t nblocks,
                             double per_iter, double pace_s, bool late, bool hard)
 {

@@ -48,8 +48,7 @@ typedef struct fab_interval {
 } fab_interval_t;
 
 void fab_median_ci(const double *sorted, size_t n, fab_interval_t *out);
-/* The median of v[0..n-1] as fab_percentile_sorted gives it, by selection in O(n); v is
- * reordered. NaN for n = 0. */
+/* Median of v[0..n-1] (as fab_percentile_sorted) by O(n) selection; reorders v; NaN if n = 0 */
 double fab_median_select(double *v, size_t n);
 void fab_quantile_ci(const double *sorted, size_t n, double p, fab_interval_t *out);
 /* The median's interval of an accumulator's samples (fab_acc_order: exact up to
@@ -117,8 +116,7 @@ typedef struct fab_adapt {
     size_t nblocks;
     double median[FAB_ADAPT_MAX_BLOCKS];
     fab_adapt_decision_t decision; /* the last decision; stopped when not CONTINUE */
-    bool spend; /* precise is not enough: continue while the share buys a block (it then
-                   stops PRECISE when precise, else BUDGET) */
+    bool spend; /* go on while the share buys a block (then PRECISE when precise, else BUDGET) */
 } fab_adapt_t;
 
 typedef struct fab_adapt_verdict {
@@ -132,17 +130,9 @@ void fab_adapt_init(fab_adapt_t *a, double precision, unsigned min_blocks, doubl
 /* One block: median, duration, samples. FAB_ERR_INTERNAL when full or already stopped. */
 fab_status_t fab_adapt_add_block(fab_adapt_t *a, double block_median, double block_s,
                                  uint64_t samples);
-/* Whether the floor is met: blocks >= min_blocks and samples >= min_samples. */
-bool fab_adapt_floor_met(const fab_adapt_t *a);
+bool fab_adapt_floor_met(const fab_adapt_t *a);    /* blocks and samples at their minimum */
 double fab_adapt_block_cost(const fab_adapt_t *a); /* spent / blocks, or the estimate */
-/* Iterations in a size's next block, from its samples and blocks so far (every rank's
- * count: a's own are rank 0's) and its iteration's time: a block of pace_s; below the floor,
- * after its first block, at least what it lacks spread over the blocks it still needs (after
- * the budget, exactly that, the first block too; past the cap, the pace). A size whose
- * iteration outlasts the pace (bw at 4 MiB: 21 ms against 5) would otherwise gain one
- * iteration a round and reach its floor rounds after the budget, the whole run waiting for
- * it; its first block keeps the pace, which fits the first round into the budget. At least
- * 1. */
+/* Iterations in a size's next block: the pace, or the floor's spread (adaptive.c). */
 double fab_adapt_block_want(const fab_adapt_t *a, uint64_t samples, uint64_t nblocks,
                             double per_iter, double pace_s, bool late, bool hard);
 fab_adapt_decision_t fab_adapt_decide(fab_adapt_t *a, const fab_interval_t *pooled, double share_s,
