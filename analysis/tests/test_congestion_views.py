@@ -37,6 +37,19 @@ def test_rows_of_the_file(congestion):
         assert r["worst_canary_host"], "the worst canary's host from the run's hostnames"
 
 
+def test_pattern_from_congestor_name():
+    """The pattern is the row's congestor_name (the C side's word for congestor) where the row
+    has one, whatever its instance says; in older files without the column, the instance's."""
+    row = {"kernel": "cong_lat", "bytes": 4096, "variant": "--congestor incast",
+           "congestor_name": "alltoall"}
+    assert model.pattern(row) == "alltoall" and model.where(row) == "alltoall 4K"
+    assert model.pattern(dict(row, congestor_name=b"bw")) == "bw"
+    for old in ({}, {"congestor_name": None}, {"congestor_name": ""}):
+        r = dict(row, **old) if old else {k: v for k, v in row.items() if k != "congestor_name"}
+        assert model.pattern(r) == "incast" and model.where(r) == "incast 4K"
+    assert model.pattern({"variant": "none"}) == "none"
+
+
 def test_plot_draws_congestion_rows(congestion, tmp_path):
     p = run_cli("plot", congestion.h5, "-o", tmp_path / "p")
     assert_ok(p)

@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     st = fab_world_init(&w);
     if (st == FAB_OK) /* the hand-over: a step's deadline from here (core/watchdog.h) */
-        fab_watch_start(&w, (double)o.launch.stall_timeout);
+        fab_watch_start(&w, (double)o.launch.stall_timeout, o.launch.quiet);
     if (st == FAB_OK)
         st = fab_agree(fst, MPI_COMM_WORLD); /* a host without the fabric said why above */
     if (st == FAB_OK)

@@ -25,6 +25,9 @@
 #define FAB_WATCH_CHAIN    0.25 /* a wait on a partner allows this share of the timeout more */
 #define FAB_WATCH_REASON   2048
 #define FAB_WATCH_FROZEN_S 30.0 /* a freeze this recent is what a peer asking is told */
+/* Rank 0 says a wait this long (or half what a step is allowed, if less; at least twice the
+ * step) while it goes on: a slow step is told from a stall before the stall ends the job. */
+#define FAB_WATCH_NOTE_S 10.0
 
 enum { FAB_WATCH_STARTING = 0, FAB_WATCH_RUNNING = 1, FAB_WATCH_ENDING = 2 };
 
@@ -42,6 +45,8 @@ typedef struct fab_watch {
     double guard_s;             /* --startup-timeout: start-up's and the end's bound; 0 none */
     double end_t0;              /* the end's start */
     double timeout_s;           /* --stall-timeout */
+    bool quiet;                 /* --quiet: no progress lines (the note of a long wait) */
+    double noted;               /* the wait (its since) the note was said for */
     double since;               /* the counter's last move, or the thread's return from a freeze */
     double moved;               /* the counter's last move */
     double frozen_s, frozen_at; /* the last time the whole process did not run, and its end */
@@ -146,6 +151,29 @@ static void fab_watch_fail(fab_watch_t *d, double waited, double allowed, bool s
     fab_watch_exit();
 }
 
+/* Rank 0: the current wait has lasted `waited` s, more than a step should: what it is in and
+ * when it counts as a stall, once per wait. */
+static void fab_watch_note(fab_watch_t *d, double waited, double allowed)
+{
+    char where[256] = "", peer[160];
+    fab_peer_state_t me;
+
+    pthread_mutex_lock(&d->lock);
+    fab_watch_me(d, fab_watch_now(), &me);
+    if (d->kernel[0])
+        snprintf(where, sizeof(where), " in kernel '%s' at %llu bytes", d->kernel,
+                 (unsigned long long)d->bytes);
+    if (d->peer >= 0)
+        snprintf(peer, sizeof(peer), "rank %d (%s)", d->peer, fab_watch_host(d->w, d->peer));
+    else
+        snprintf(peer, sizeof(peer), "the other ranks%s", d->kernel[0] ? " of the kernel" : "");
+    pthread_mutex_unlock(&d->lock);
+    fab_log_progress("no progress for %.1f s%s (%s): a slow step (a huge message, a busy "
+                     "machine) or %s not answering; the job ends at %.1f s without progress "
+                     "(--stall-timeout, or 10 x the expected step)",
+                     waited, where, me.phase, peer, allowed);
+}
+
 /* Start-up or the end took longer than --startup-timeout. */
 static void fab_watch_guard_fail(fab_watch_t *d)
 {
@@ -196,12 +224,13 @@ static void fab_watch_ended(fab_watch_t *d)
 static void fab_watch_check_run(fab_watch_t *d, double now, double waited, bool *marked,
                                 double *stop_since)
 {
-    double allowed, step;
-    bool idle;
+    double allowed, step, note_at;
+    bool idle, noted;
     int peer;
 
     pthread_mutex_lock(&d->lock);
     idle = d->idle;
+    noted = d->quiet || d->rank != 0 || d->noted == d->since;
     step = d->tick_s > 0 ? d->tick_s : d->step_s; /* the next tick's deadline */
     peer = d->peer;
     pthread_mutex_unlock(&d->lock);
@@ -212,6 +241,15 @@ static void fab_watch_check_run(fab_watch_t *d, double now, double waited, bool 
      * pair's lead handing its row to rank 0: it must be the one to fire and name it. */
     if (peer > 0)
         allowed += FAB_WATCH_CHAIN * d->timeout_s;
+    note_at = FAB_WATCH_NOTE_S < allowed / 2 ? FAB_WATCH_NOTE_S : allowed / 2;
+    if (note_at < 2 * step)
+        note_at = 2 * step;
+    if (!idle && !noted && waited >= note_at && waited < allowed) {
+        pthread_mutex_lock(&d->lock);
+        d->noted = d->since;
+        pthread_mutex_unlock(&d->lock);
+        fab_watch_note(d, waited, allowed);
+    }
     /* A signal: rank 0 marks the outputs at once (a job ended from outside may get
      * SIGKILL a second later); the run itself stops at the next block end. */
     if (fab_stop_flag == FAB_STOP_SIGNAL && !*marked && d->fail) {
@@ -360,7 +398,7 @@ void fab_watch_startup(const char *key, const char *phase)
     fab_test_fsize(key);
 }
 
-void fab_watch_start(const fab_world_t *w, double timeout_s)
+void fab_watch_start(const fab_world_t *w, double timeout_s, bool quiet)
 {
     fab_watch_t *d = &fab_watch;
     bool on = d->running;
@@ -386,6 +424,7 @@ void fab_watch_start(const fab_world_t *w, double timeout_s)
     d->w = w;
     d->rank = w->rank;
     d->timeout_s = timeout_s > 0 ? timeout_s : 0;
+    d->quiet = quiet;
     d->peer = -1;
     d->kernel[0] = '\0';
     snprintf(d->phase, sizeof(d->phase), "setting up");

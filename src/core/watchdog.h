@@ -53,8 +53,9 @@ void fab_watch_startup(const char *key, const char *phase);
 /* The hand-over from start-up to the run (collective over MPI_COMM_WORLD, after
  * fab_world_init): the side channel is set up, then a step may last at most max(timeout_s,
  * 10 x what it is expected to take: the phase's step, or its pace, fab_watch_pace); 0 turns
- * the run's deadline off. */
-void fab_watch_start(const fab_world_t *w, double timeout_s);
+ * the run's deadline off. Rank 0 says a wait that lasts long before it counts as a stall (a
+ * progress line, what it is in; not when quiet). */
+void fab_watch_start(const fab_world_t *w, double timeout_s, bool quiet);
 /* The end: from here to the process's exit, --startup-timeout again ("finalize" before
  * MPI_Finalize, "exit" after it). The thread lives until the process ends. */
 void fab_watch_end(const char *key, const char *phase);

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "core/log.h"
+#include "core/watchdog.h"
 #include "core/status.h"
 #include "kernel/dtype.h"
 #include "measure/plan.h"
@@ -100,11 +101,16 @@ fab_status_t fab_ctx_setup(const fab_measopts_t *mopt, const fab_netopts_t *nopt
     MPI_Comm_rank(comm, &ctx->rank);
     bytes = (size_t)ctx->slots * ctx->max_bytes;
     ctx->reqs = calloc(2 * (size_t)ctx->window, sizeof(*ctx->reqs));
+    /* Seconds per GiB where the memory is new to the process (a virtual machine's pages): a
+     * long wait here is said as what it is (core/watchdog.h). */
+    fab_watch_phase("setting the kernel up: writing every page of its send and receive buffers",
+                    k->name, ctx->max_bytes, -1, 0);
     if (!ctx->reqs || fab_buffers_get(bytes, &ctx->sbuf, &ctx->rbuf) != FAB_OK) {
         FAB_ERROR("cannot allocate %zu bytes of message buffers for kernel '%s'", 2 * bytes,
                   k->name);
         return FAB_ERR_NOMEM;
     }
+    fab_watch_phase("setting the kernel up", k->name, 0, -1, 0);
     ctx->timer = k->kind == FAB_KIND_COLLECTIVE;
     return k->setup ? k->setup(ctx, state) : FAB_OK;
 }

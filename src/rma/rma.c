@@ -37,10 +37,14 @@ static const fab_opt_t fab_rma_options[] = {
      0, false, NULL},
     {"rma-target-busy", 0, FAB_OPT_FLAG, OFF(target_busy), 0, 0, NULL, NULL, "off",
      "one-sided kernels under a passive-target --rma-sync (lock, flush, flush_local, "
-     "lock_all): each target computes outside MPI, per iteration 4x as long as an iteration "
-     "takes with it idle in MPI (measured at set-up), polling MPI only between iterations; "
-     "the row's passive_ratio is its time over the idle-target time (near 1: the osc component "
-     "progresses without the target; near 4: it waits for the target's polls)",
+     "lock_all): each target computes outside MPI, per iteration " FAB_RMA_STR(
+         FAB_RMA_BUSY_FACTOR) "x as long as an iteration takes with it idle in MPI (measured at "
+                              "set-up), polling MPI "
+                              "only between iterations; the row's passive_ratio is its time over "
+                              "the idle-target time "
+                              "(near 1: the osc component progresses without the target; "
+                              "near " FAB_RMA_STR(
+                                  FAB_RMA_BUSY_FACTOR) ": it waits for the target's polls)",
      0, false, NULL},
 };
 const fab_kopts_t fab_rma_kopts = {
@@ -56,16 +60,15 @@ static char fab_rma_last_osc[32] = "unknown";
 
 /* ------------------------------------------------------------------ semantics */
 
-#define FAB_RMA_STR_(x) #x
-#define FAB_RMA_STR(x)  FAB_RMA_STR_(x) /* a threshold as the columns' text */
-
 static const fab_kcol_t fab_rma_kcols[] = {
     FAB_KCOL_REMOTE,
     FAB_KCOL_HALVED,
     FAB_KCOL_PINGPONG,
     {"twosided_lat_us", "2s_us", "us",
-     "one-sided kernels: the pair's MPI two-sided 8-byte half round trip (the least of 200 "
-     "MPI_Send/MPI_Recv ping-pongs at set-up), the reference of floor_us",
+     "one-sided kernels: the pair's MPI two-sided 8-byte half round trip (the least "
+     "of " FAB_RMA_STR(
+         FAB_RMA_REF_ITERS) " "
+                            "MPI_Send/MPI_Recv ping-pongs at set-up), the reference of floor_us",
      FAB_KCOL_GAUGE},
     {"floor_us", "floor", "us",
      "one-sided kernels: the least an iteration that includes remote completion can take: "
@@ -106,12 +109,20 @@ static const fab_kcol_t fab_rma_kcols[] = {
      FAB_KCOL_GAUGE},
     {"idle_target_us", "idle_us", "us",
      "--rma-target-busy: the median iteration with the targets waiting inside MPI, measured at "
-     "set-up (30 after 5); each target computes 4x that per iteration; NaN without it",
+     "set-up (" FAB_RMA_STR(FAB_RMA_IDLE_ITERS) " after " FAB_RMA_STR(
+         FAB_RMA_IDLE_WARM) "); each target computes " FAB_RMA_STR(FAB_RMA_BUSY_FACTOR) "x that "
+                                                                                        "per "
+                                                                                        "iteration;"
+                                                                                        " NaN "
+                                                                                        "without "
+                                                                                        "it",
      FAB_KCOL_GAUGE},
     {"passive_ratio", "passive", "ratio",
      "--rma-target-busy: the row's median iteration (p50_us) over idle_target_us; near 1 the "
-     "osc component completes operations without the target's MPI calls (truly passive), near 4 "
-     "it waits for the target's polls between its computes (docs/METRICS.md)",
+     "osc component completes operations without the target's MPI calls (truly passive), "
+     "near " FAB_RMA_STR(FAB_RMA_BUSY_FACTOR) " "
+                                              "it waits for the target's polls between its "
+                                              "computes (docs/METRICS.md)",
      FAB_KCOL_DERIVED},
 };
 enum {

@@ -36,7 +36,18 @@ struct fab_kctx;
  * at the target's polls falls into step with them, so its iteration would be the compute time,
  * and a compute as long as the idle iteration would hide it (ratio 1 either way); with 4 such
  * a component's ratio is about 4, a truly passive one's about 1 (docs/METRICS.md). */
-#define FAB_RMA_BUSY_FACTOR 4.0
+#define FAB_RMA_BUSY_FACTOR 4 /* whole: the help and the columns print it (FAB_RMA_STR) */
+/* The two-sided reference (twosided_lat_us): the least of this many timed 8-byte ping-pongs,
+ * after this many untimed ones. */
+#define FAB_RMA_REF_WARM  20
+#define FAB_RMA_REF_ITERS 200
+/* The idle-target iteration (idle_target_us): the median of this many timed rounds, after
+ * this many untimed ones. */
+#define FAB_RMA_IDLE_WARM  5
+#define FAB_RMA_IDLE_ITERS 30
+
+#define FAB_RMA_STR_(x) #x
+#define FAB_RMA_STR(x)  FAB_RMA_STR_(x) /* a constant as the help's and the columns' text */
 
 typedef struct fab_rma {
     const fab_rma_spec_t *spec;

@@ -14,9 +14,7 @@
 #include "rma/rma.h"
 #include "rma/rma_int.h"
 
-#define FAB_RMA_REF_WARM  20  /* untimed ping-pongs first */
-#define FAB_RMA_REF_ITERS 200 /* timed: the least is the reference */
-#define FAB_RMA_REF_REPS  3   /* two-sided windows per size, the first untimed */
+#define FAB_RMA_REF_REPS 3 /* two-sided windows per size, the first untimed */
 
 bool fab_rma_test_noop(void)
 {
@@ -150,9 +148,6 @@ fab_status_t fab_rma_ref_measure(fab_kctx_t *ctx, fab_rma_t *s)
 }
 
 /* ------------------------------------------------------------------ --rma-target-busy */
-
-#define FAB_RMA_IDLE_WARM  5  /* untimed rounds first */
-#define FAB_RMA_IDLE_ITERS 30 /* timed: the median is the reference */
 
 static int fab_rma_dcmp(const void *a, const void *b)
 {

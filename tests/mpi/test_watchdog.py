@@ -3,7 +3,8 @@
 
 - A rank stopped for good (SIGSTOP): the run ends within --stall-timeout plus a few seconds,
   exit 3, a message naming the stalled rank, the kernel and the size; the file is marked
-  failed with that reason and keeps the rows before.
+  failed with that reason and keeps the rows before; before that, rank 0 says the long wait
+  once (a progress line: what it is in, the rank it waits for, when it counts as a stall).
 - SIGTERM to the live rank while its peer is stopped: the run ends within seconds.
 - Rank 0 stopped for good: another rank says it waited for rank 0, which did not answer; the
   HDF5 file and the JSON document both say `failed` with that rank's account.
@@ -129,6 +130,14 @@ def case_stop():
     check(took < 5 + 10, "the job took %.1f s to end after the stop (timeout 5 s)" % took)
     check("stalled: no progress for" in err and "waiting for rank 1 (" in err and
           "kernel 'latency'" in err, "the message names rank, kernel: %s" % err[-2000:])
+    # before the stall ends the job, rank 0 said the long wait once: what it is in, whom it
+    # waits for, when it counts as a stall
+    notes = [line for line in err.splitlines() if "progress: no progress for" in line]
+    check(len(notes) == 1 and notes[0].startswith("[rank 0 ") and
+          "in kernel 'latency' at " in notes[0] and "rank 1 (%s) not answering" % HOST in notes[0]
+          and "the job ends at " in notes[0] and "(--stall-timeout" in notes[0] and
+          err.index(notes[0]) < err.index("error: stalled:"),
+          "one note of the long wait before the stall: %r\n%s" % (notes, err[-2000:]))
     st, why, rows = status("stop.h5")
     check(st == "failed" and "waiting for rank 1" in why and rows >= 2,
           "file: %s, %r, %d rows" % (st, why, rows))

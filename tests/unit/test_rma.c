@@ -11,8 +11,27 @@
 #include "kernel/registry.h"
 #include "kernel/traits.h"
 #include "rma/rma.h"
+#include "rma/rma_int.h"
 
 static const size_t sizes[] = {4, 4096};
+
+/* The help of option `name` among the one-sided kernels' options (NULL none). */
+static const char *rma_help(const char *name)
+{
+    for (int i = 0; i < fab_rma_kopts.n; i++)
+        if (strcmp(fab_rma_kopts.rows[i].name, name) == 0)
+            return fab_rma_kopts.rows[i].help;
+    return NULL;
+}
+
+/* The meaning of column `name` among the one-sided kernels' columns (NULL none). */
+static const char *rma_doc(const char *name)
+{
+    for (int i = 0; i < fab_rma_columns.nkcols; i++)
+        if (strcmp(fab_rma_columns.kcols[i].name, name) == 0)
+            return fab_rma_columns.kcols[i].doc;
+    return NULL;
+}
 
 /* The kernel's check on `size` ranks after parsing the words; *msg its message ("" none). */
 static fab_status_t check_of(const char *name, int size, char *msg, int n, ...)
@@ -134,6 +153,21 @@ int main(void)
     memset(&ctx, 0, sizeof(ctx));
     put_lat->describe(&ctx, buf, sizeof(buf));
     CHECK(strstr(buf, "targets busy outside MPI (--rma-target-busy)") != NULL);
+
+    /* The numbers the help and the columns name are the constants the code uses */
+    CHECK(rma_help("rma-target-busy") && rma_doc("idle_target_us") && rma_doc("passive_ratio") &&
+          rma_doc("twosided_lat_us"));
+    snprintf(buf, sizeof(buf), "per iteration %dx as long", FAB_RMA_BUSY_FACTOR);
+    CHECK(strstr(rma_help("rma-target-busy"), buf) != NULL);
+    snprintf(buf, sizeof(buf), "near %d: it waits", FAB_RMA_BUSY_FACTOR);
+    CHECK(strstr(rma_help("rma-target-busy"), buf) != NULL);
+    snprintf(buf, sizeof(buf), "(%d after %d); each target computes %dx that", FAB_RMA_IDLE_ITERS,
+             FAB_RMA_IDLE_WARM, FAB_RMA_BUSY_FACTOR);
+    CHECK(strstr(rma_doc("idle_target_us"), buf) != NULL);
+    snprintf(buf, sizeof(buf), "near %d it waits", FAB_RMA_BUSY_FACTOR);
+    CHECK(strstr(rma_doc("passive_ratio"), buf) != NULL);
+    snprintf(buf, sizeof(buf), "the least of %d MPI_Send", FAB_RMA_REF_ITERS);
+    CHECK(strstr(rma_doc("twosided_lat_us"), buf) != NULL);
 
     return fab_test_report("test_rma");
 }

@@ -35,7 +35,13 @@ def is_congestion(kernel: str) -> bool:
 
 
 def pattern(r: Row) -> str:
-    """The row's congestor pattern ('incast'), from its instance (`--congestor incast`)."""
+    """The row's congestor pattern ('incast'): its column congestor_name; in files older than
+    that column, from its instance (`--congestor incast`)."""
+    name = r.get("congestor_name")
+    if isinstance(name, bytes):
+        name = name.decode("utf-8", "replace")
+    if isinstance(name, str) and name:
+        return name
     v = str(r.get("variant") or "")
     return v.split(" ", 1)[1] if v.startswith("--congestor ") else v
 
