@@ -60,5 +60,6 @@ const fab_kernel_t fab_kernel_allgather = {
     .validate = allgather_validate,
     .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_ring,
                                  .fit_bytes = fab_fit_blocks,
+                                 .uses_dtype = true,
                                  .inplace = true},
 };

@@ -63,6 +63,7 @@ const fab_kernel_t fab_kernel_allreduce = {
     .validate = allreduce_validate,
     .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_allreduce,
                                  .fit_bytes = fab_fit_elements,
+                                 .uses_dtype = true,
                                  .uses_op = true,
                                  .inplace = true},
 };

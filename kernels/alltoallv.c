@@ -409,7 +409,8 @@ const fab_kernel_t fab_kernel_alltoallv = {
     .describe = a2av_describe,
     .check = a2av_check,
     .options = &a2av_kopts,
-    .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_ring, .fit_bytes = a2av_fit},
+    .coll =
+        &(const fab_kcoll_t){.bus_factor = fab_bus_ring, .fit_bytes = a2av_fit, .uses_dtype = true},
     .columns = &(const fab_kcolumns_t){a2av_kcols, 3, .counters = a2av_counters,
                                        .table = "bytes,mean_us,p50_us,algbw_GBps,"
                                                 "busbw_GBps,recv_imbalance,send_imbalance,"

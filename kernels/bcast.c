@@ -53,5 +53,6 @@ const fab_kernel_t fab_kernel_bcast = {
     .validate = bcast_validate,
     .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_one,
                                  .fit_bytes = fab_fit_elements,
+                                 .uses_dtype = true,
                                  .uses_root = true},
 };

@@ -186,8 +186,8 @@ const fab_kernel_t fab_kernel_bw = {
     .validate = bw_validate,
     .cleanup = bw_cleanup,
     .describe = bw_describe,
-    .check = fab_incast_check,  /* --receivers without --pattern incast; no sender */
-    .options = &fab_sock_kopts, /* --pattern, --receivers (sock/sock.h, sock/incast.h) */
+    .check = fab_incast_check,    /* --receivers without --pattern incast; no sender */
+    .options = &fab_incast_kopts, /* --pattern, --receivers (sock/sock.h, sock/incast.h) */
     .p2p = &(const fab_kp2p_t){.uses_window = true},
     .columns = &(const fab_kcolumns_t){.kcols = bw_kcols,
                                        .nkcols = FAB_INCAST_TCP_NKCOLS,

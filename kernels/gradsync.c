@@ -290,6 +290,7 @@ const fab_kernel_t fab_kernel_gradsync = {
                                        .derive = gradsync_derive},
     .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_allreduce, /* a sync is allreduces */
                                  .fit_bytes = gradsync_fit,
+                                 .uses_dtype = true,
                                  .uses_op = true,
                                  .no_sizes = true},
     /* A sync of the default model (400 MB of float32 gradient) takes 0.1-0.7 s: its row asks

@@ -65,6 +65,7 @@ const fab_kernel_t fab_kernel_reduce = {
     .validate = reduce_validate,
     .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_one,
                                  .fit_bytes = fab_fit_elements,
+                                 .uses_dtype = true,
                                  .uses_op = true,
                                  .uses_root = true,
                                  .inplace = true},

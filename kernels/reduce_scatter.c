@@ -65,6 +65,7 @@ const fab_kernel_t fab_kernel_reduce_scatter = {
     .validate = reduce_scatter_validate,
     .coll = &(const fab_kcoll_t){.bus_factor = fab_bus_ring,
                                  .fit_bytes = fab_fit_blocks,
+                                 .uses_dtype = true,
                                  .uses_op = true,
                                  .inplace = true},
 };

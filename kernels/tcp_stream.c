@@ -297,7 +297,7 @@ const fab_kernel_t fab_kernel_tcp_stream = {
     .cleanup = tcp_stream_cleanup,
     .describe = tcp_stream_describe,
     .check = tcp_stream_check,
-    .options = &fab_sock_kopts,
+    .options = &fab_sock_stream_kopts,
     .p2p = &(const fab_kp2p_t){.uses_window = true, .sleeps = true},
     .columns = &(const fab_kcolumns_t){.kcols = tcp_stream_kcols,
                                        .nkcols = TS_NKCOLS,

@@ -18,6 +18,7 @@ static void udp_pps_describe(const fab_kctx_t *ctx, char *buf, size_t len)
 
 const fab_kernel_t fab_kernel_udp_pps = {
     FAB_UDP_KERNEL,
+    .options = &fab_sock_kopts, /* sock/sock.h */
     .name = "udp_pps",
     .summary = "UDP datagrams as fast as the sender can: packets/s sent and received, loss; "
                "-m 64 unless given (netperf UDP_STREAM)",

@@ -48,6 +48,7 @@ static fab_status_t udp_rate_check(const fab_kctx_t *ctx, char *msg, size_t len,
 
 const fab_kernel_t fab_kernel_udp_rate = {
     FAB_UDP_KERNEL,
+    .options = &fab_sock_paced_kopts, /* sock/sock.h */
     .name = "udp_rate",
     .summary = "UDP at a paced --rate (a list: one instance per rate): loss, jitter, received "
                "rate; -m 1460 unless given (iperf3 -u -b)",

@@ -279,6 +279,34 @@ static fab_status_t fab_nccl_op(const fab_opts_t *o, char *err, size_t errlen, c
     return FAB_ERR_USAGE;
 }
 
+/* --dtype (or nccl-tests' -d) with no kernel of the run that has elements (latency, bw, the
+ * one-sided, UCP and socket kernels move bytes): it would change nothing. Refused like --op,
+ * naming the kernels it applies to (kcoll.uses_dtype, from the registry); nccl-tests' formats
+ * keep nccl-tests' way (its -d is accepted by every binary). */
+static fab_status_t fab_nccl_dtype(const fab_opts_t *o, const fab_nccl_given_t *g, char *err,
+                                   size_t errlen, char *hint, size_t hintlen)
+{
+    size_t n;
+
+    if ((!g->dtype && !g->datatype) || o->out.format != FAB_FORMAT_TABLE)
+        return FAB_OK;
+    for (int i = 0; i < o->launch.nkernels; i++)
+        if (fab_kcoll(o->launch.kernels[i].k)->uses_dtype)
+            return FAB_OK;
+    snprintf(err, errlen,
+             "%s %s: no kernel of this run has an element type, so it would have no "
+             "effect",
+             g->dtype ? "--dtype" : "-d/--datatype",
+             g->dtype ? fab_dtype_name(o->meas.dtype) : o->nccl.datatype);
+    n = (size_t)snprintf(hint, hintlen, "kernels with an element type:");
+    for (int j = 0; j < fab_nkernels && n < hintlen; j++)
+        if (fab_kcoll(fab_kernels[j])->uses_dtype)
+            n += (size_t)snprintf(hint + n, hintlen - n, " %s", fab_kernels[j]->name);
+    if (n < hintlen)
+        snprintf(hint + n, hintlen - n, "; or leave %s out", g->dtype ? "--dtype" : "-d");
+    return FAB_ERR_USAGE;
+}
+
 fab_status_t fab_nccl_apply(fab_opts_t *o, const fab_nccl_given_t *g, char *err, size_t errlen,
                             char *hint, size_t hintlen)
 {
@@ -314,7 +342,8 @@ fab_status_t fab_nccl_apply(fab_opts_t *o, const fab_nccl_given_t *g, char *err,
         o->meas.validate = true;
     if (g->sweep && fab_nccl_sizes(o, err, errlen, hint, hintlen) != FAB_OK)
         return FAB_ERR_USAGE;
-    if (fab_nccl_op(o, err, errlen, hint, hintlen) != FAB_OK)
+    if (fab_nccl_dtype(o, g, err, errlen, hint, hintlen) != FAB_OK ||
+        fab_nccl_op(o, err, errlen, hint, hintlen) != FAB_OK)
         return FAB_ERR_USAGE;
     return fab_nccl_inplace(o, err, errlen, hint, hintlen);
 }

@@ -29,7 +29,8 @@ typedef struct fab_nccl_given {
 } fab_nccl_given_t;
 /* After parsing: the sweep into o->meas.sizes, -d into its dtype, --check into validate
  * (FAB_ERR_USAGE for contradictions: -m with -b, -f with --stepbytes, -d against --dtype, and
- * -a without an nccl-tests format, the only output whose time it chooses). */
+ * -a without an nccl-tests format, the only output whose time it chooses; --dtype and --op
+ * other than sum in fabricbench's table with no kernel they apply to). */
 fab_status_t fab_nccl_apply(fab_opts_t *o, const fab_nccl_given_t *g, char *err, size_t errlen,
                             char *hint, size_t hintlen);
 

@@ -85,8 +85,9 @@ const fab_opt_t fab_opt_table[] = {
      0, false, NULL},
     {"dtype", 0, FAB_OPT_CHOICE, OFF(meas.dtype), 0, 0,
      "float32|float64|int32|bfloat16|float16|int8|uint8|uint32|int64|uint64", NULL, "float32",
-     "element type of the collectives (bfloat16, float16: emulated; integers: native MPI "
-     "types; see METRICS.md)",
+     "element type of the collectives that move or reduce elements (bfloat16, float16: "
+     "emulated; integers: native MPI types; see METRICS.md); in a run that mixes them with other "
+     "kernels it applies to them alone; a run without one refuses it (fabricbench's table)",
      0, false, NULL},
     {"op", 0, FAB_OPT_CHOICE, OFF(meas.op), 0, 0, "sum|max|min|prod|avg", NULL, "sum",
      "reduction of the reducing collectives (-o with --nccl-tests); avg: the "
@@ -108,7 +109,9 @@ const fab_opt_t fab_opt_table[] = {
     {"validate", 'c', FAB_OPT_FLAG, OFF(meas.validate), 0, 0, NULL, NULL, "off",
      "after each size, send patterned data and check every received byte", 0, false, NULL},
     {"pair", 0, FAB_OPT_PAIR, OFF(meas.pair), 0, FAB_MAX_RANK, "A,B", "ranks", "0,1",
-     "the two ranks latency, bw and bibw measure between; the others wait idle", 0, false, NULL},
+     "the two ranks latency, bw and bibw measure between; the others wait idle; refused "
+     "beside a pair kernel that its own options put on every rank (bw --pattern incast)",
+     0, false, NULL},
     {"split", 0, FAB_OPT_STRING, OFF(meas.split_text), 0, 0, "mod:K|div:K|node|rail", NULL, "none",
      "collectives: split the ranks into groups, each running the collective on its own "
      "communicator, all groups at once; one row per group and size (columns group, "

@@ -25,12 +25,13 @@
 #define OFF(field)    offsetof(fab_opts_t, field)
 
 /* Every row with where its value lives: the harness's rows (in the fab_opts_t being parsed),
- * then each kernel's own (in the kernel's value struct), a table that kernels share once. */
+ * then each kernel's own (in the kernel's value struct), a row that kernels share once (a
+ * kernel may take some rows of another's table: bw the incast's of the socket kernels'). */
 typedef struct fab_optrow {
     const fab_opt_t *d;
     void *base;
     const char *owner;          /* "fabricbench" or the kernel's name */
-    const fab_kernel_t *kernel; /* the kernel that owns it, NULL for the harness's */
+    const fab_kernel_t *kernel; /* the first kernel that has it, NULL for the harness's */
 } fab_optrow_t;
 
 static fab_optrow_t fab_rows[FAB_MAX_ROWS];
@@ -51,14 +52,14 @@ static fab_status_t fab_rows_from(fab_opts_t *o, const fab_kernel_t *const *kern
         fab_rows[fab_nrows++] = (fab_optrow_t){&fab_opt_table[i], o, "fabricbench", NULL};
     for (int k = 0; k < nkernels; k++) {
         const fab_kernel_t *kn = kernels[k];
-        bool shared = false;
 
-        for (int j = 0; j < k && !shared; j++)
-            shared = kn->options && kernels[j]->options == kn->options;
-        for (int i = 0; !shared && i < fab_kopts(kn)->n; i++) {
+        for (int i = 0; i < fab_kopts(kn)->n; i++) {
             const fab_opt_t *d = &kn->options->rows[i];
+            bool shared = false;
 
-            for (int r = 0; r < fab_nrows; r++)
+            for (int r = FAB_NHARNESS; r < fab_nrows && !shared; r++)
+                shared = fab_rows[r].d == d && fab_rows[r].base == kn->options->values;
+            for (int r = 0; r < fab_nrows && !shared; r++)
                 if (strcmp(fab_rows[r].d->name, d->name) == 0 ||
                     (d->shortname && fab_rows[r].d->shortname == d->shortname)) {
                     snprintf(err, errlen,
@@ -67,11 +68,12 @@ static fab_status_t fab_rows_from(fab_opts_t *o, const fab_kernel_t *const *kern
                              d->name, kn->name, fab_rows[r].d->name, fab_rows[r].owner);
                     return FAB_ERR_INTERNAL;
                 }
-            if (fab_nrows == FAB_MAX_ROWS) {
+            if (!shared && fab_nrows == FAB_MAX_ROWS) {
                 snprintf(err, errlen, "more than %d options (kernels' included)", FAB_MAX_ROWS);
                 return FAB_ERR_INTERNAL;
             }
-            fab_rows[fab_nrows++] = (fab_optrow_t){d, kn->options->values, kn->name, kn};
+            if (!shared)
+                fab_rows[fab_nrows++] = (fab_optrow_t){d, kn->options->values, kn->name, kn};
         }
     }
     /* --help last, after the kernels' options */
@@ -161,8 +163,19 @@ static void fab_opts_given(fab_opts_t *o, const bool *set)
     }
 }
 
-/* A kernel's option given for a run that does not measure that kernel (nor one sharing its
- * options) has no effect: say so in o->note. */
+/* Whether kernel k takes the kernel option d (a row of its own table). */
+static bool fab_kernel_takes(const fab_kernel_t *k, const fab_opt_t *d)
+{
+    const fab_kopts_t *ko = fab_kopts(k);
+
+    for (int i = 0; i < ko->n; i++)
+        if (&ko->rows[i] == d)
+            return true;
+    return false;
+}
+
+/* A kernel's option given for a run that measures no kernel that takes it has no effect: say
+ * so in o->note, naming the kernels that take it (from the registry). */
 static void fab_opts_unused(fab_opts_t *o, const bool *set)
 {
     size_t at = strlen(o->note);
@@ -170,16 +183,24 @@ static void fab_opts_unused(fab_opts_t *o, const bool *set)
     for (int i = 0; i < fab_nrows; i++) {
         const fab_optrow_t *r = &fab_rows[i];
         bool used = false;
+        int users = 0;
 
         if (!set[i] || !r->kernel)
             continue;
         for (int k = 0; k < o->launch.nkernels && !used; k++)
-            used = o->launch.kernels[k].k->options == r->kernel->options;
-        if (!used)
-            fab_appendf(o->note, sizeof(o->note), &at,
-                        "%s--%s is an option of kernel '%s', which this run does not measure: it "
-                        "has no effect",
-                        at ? "; " : "", r->d->name, r->owner);
+            used = fab_kernel_takes(o->launch.kernels[k].k, r->d);
+        if (used)
+            continue;
+        for (int k = 0; k < fab_nkernels; k++)
+            users += fab_kernel_takes(fab_kernels[k], r->d);
+        fab_appendf(o->note, sizeof(o->note), &at, "%s--%s is an option of kernel%s",
+                    at ? "; " : "", r->d->name, users > 1 ? "s" : "");
+        for (int k = 0, n = 0; k < fab_nkernels; k++)
+            if (fab_kernel_takes(fab_kernels[k], r->d))
+                fab_appendf(o->note, sizeof(o->note), &at, "%s '%s'", n++ ? "," : "",
+                            fab_kernels[k]->name);
+        fab_appendf(o->note, sizeof(o->note), &at,
+                    ", which this run does not measure: it has no effect");
     }
 }
 
@@ -333,49 +354,6 @@ fab_status_t fab_opts_table_check(const fab_opts_t *o, char *err, size_t errlen,
                           : FAB_OK;
 }
 
-/* The commands, by their first word (`completion` is main's: it reads no options). */
-static const struct fab_command {
-    const char *word;
-    fab_cmd_t cmd;
-} fab_commands[] = {
-    {"--help", FAB_CMD_HELP},         {"-h", FAB_CMD_HELP},
-    {"help", FAB_CMD_HELP},           {"--version", FAB_CMD_VERSION},
-    {"version", FAB_CMD_VERSION},     {"list", FAB_CMD_LIST},
-    {"show", FAB_CMD_SHOW},           {"inventory", FAB_CMD_INVENTORY},
-    {"placement", FAB_CMD_PLACEMENT}, {"run", FAB_CMD_RUN},
-};
-
-/* The command argv[1] names, into *cmd, and the arguments of those other than `run`. */
-static fab_status_t fab_opts_command(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o,
-                                     char *err, size_t errlen, char *hint, size_t hintlen)
-{
-    for (size_t i = 0; i < sizeof(fab_commands) / sizeof(fab_commands[0]); i++)
-        if (strcmp(argv[1], fab_commands[i].word) == 0)
-            *cmd = fab_commands[i].cmd;
-    switch (*cmd) {
-    case FAB_CMD_NONE:
-        snprintf(err, errlen, "unknown command '%s'", argv[1]);
-        snprintf(hint, hintlen,
-                 "commands are: run, list, show, inventory, placement, completion (see "
-                 "'fabricbench --help')");
-        return FAB_ERR_USAGE;
-    case FAB_CMD_LIST:
-        if (argc > 2) {
-            snprintf(err, errlen, "'list' takes no arguments (got '%s')", argv[2]);
-            snprintf(hint, hintlen, "run 'fabricbench list'");
-            return FAB_ERR_USAGE;
-        }
-        return FAB_OK;
-    case FAB_CMD_SHOW:
-        return fab_show_parse(argc, argv, o, err, errlen, hint, hintlen);
-    case FAB_CMD_INVENTORY:
-    case FAB_CMD_PLACEMENT:
-        return fab_subcommand_parse(argc, argv, *cmd, o, err, errlen, hint, hintlen);
-    default:
-        return FAB_OK;
-    }
-}
-
 static fab_status_t fab_opts_unknown(const char *a, char *err, size_t errlen, char *hint,
                                      size_t hintlen)
 {
@@ -513,6 +491,38 @@ static void fab_opts_ignored(fab_opts_t *o, const bool *set)
     fab_opts_unused(o, set);
 }
 
+/* --pair given for a pair kernel that its own options put on every rank (bw --pattern incast,
+ * the one-sided kernels' --rma-pattern): it would ignore --pair. Refused, naming the kernel and
+ * those of its options given. */
+static fab_status_t fab_opts_pair(const fab_opts_t *o, const bool *set, char *err, size_t errlen,
+                                  char *hint, size_t hintlen)
+{
+    for (int k = 0; set[fab_opt_index("pair")] && k < o->launch.nkernels; k++) {
+        const fab_kernel_t *kn = o->launch.kernels[k].k;
+        char given[256] = "", v[128];
+        size_t at = 0;
+
+        if (kn->ranks != FAB_RANKS_PAIR || fab_kranks(kn) == FAB_RANKS_PAIR)
+            continue;
+        for (int i = 0; i < fab_nrows; i++)
+            if (set[i] && fab_rows[i].kernel && fab_kernel_takes(kn, fab_rows[i].d)) {
+                fab_opt_format(fab_rows[i].d, fab_rows[i].base, v, sizeof(v));
+                fab_appendf(given, sizeof(given), &at, "%s--%s %s", at ? " " : "",
+                            fab_rows[i].d->name, v);
+            }
+        snprintf(err, errlen,
+                 "--pair %d,%d chooses the two ranks of a pair kernel, and %s runs on every rank "
+                 "under %s: it would ignore --pair",
+                 o->meas.pair.a, o->meas.pair.b, kn->name, at ? given : "its options");
+        snprintf(hint, hintlen,
+                 "leave --pair out (those options choose %s's ranks), or measure the pair in a "
+                 "run without them",
+                 kn->name);
+        return FAB_ERR_USAGE;
+    }
+    return FAB_OK;
+}
+
 /* nccl-tests' words into the measurement (cli/nccl_words.c). */
 static fab_status_t fab_opts_nccl(fab_opts_t *o, const bool *set, char *err, size_t errlen,
                                   char *hint, size_t hintlen)
@@ -578,6 +588,8 @@ fab_status_t fab_opts_parse(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o
         st = fab_sizes_parse(FAB_LADDER_SIZES, &o->meas.sizes, err, errlen);
     if (st == FAB_OK)
         st = fab_opts_nccl(o, set, err, errlen, hint, hintlen);
+    if (st == FAB_OK)
+        st = fab_opts_pair(o, set, err, errlen, hint, hintlen);
     /* --overlap-compute measures the call alone first, with the same iterations: --time */
     o->meas.adaptive = o->meas.iters == 0 && !set[fab_opt_index("time")] && o->meas.overlap_us == 0;
     if (st == FAB_OK)

@@ -52,6 +52,10 @@ const fab_opt_t *fab_opts_harness(const char *name, size_t len);
 /* cli/options_subcommand.c: the options of `inventory` and `placement` (argv[2] on). */
 fab_status_t fab_subcommand_parse(int argc, char **argv, fab_cmd_t cmd, fab_opts_t *o, char *err,
                                   size_t errlen, char *hint, size_t hintlen);
+/* cli/options_subcommand.c: the command argv[1] names, into *cmd, and the arguments of those
+ * other than `run`. */
+fab_status_t fab_opts_command(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o, char *err,
+                              size_t errlen, char *hint, size_t hintlen);
 /* cli/options_subcommand.c: `show [--wide | --columns LIST] FILE...` (and its FABRICBENCH_WIDE,
  * FABRICBENCH_COLUMNS); --help sets o->cmd.sub_usage. */
 fab_status_t fab_show_parse(int argc, char **argv, fab_opts_t *o, char *err, size_t errlen,

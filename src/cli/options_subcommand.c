@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The options of `fabricbench inventory` and `fabricbench placement`: a few each, the run
- * table's rows where they are the same option. */
+/* The commands by their first word, and the options of `fabricbench inventory` and
+ * `fabricbench placement`: a few each, the run table's rows where they are the same option. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,4 +144,46 @@ fab_status_t fab_show_parse(int argc, char **argv, fab_opts_t *o, char *err, siz
         return FAB_ERR_USAGE;
     }
     return fab_opts_table_check(o, err, errlen, hint, hintlen);
+}
+
+/* The commands, by their first word (`completion` is main's: it reads no options). */
+static const struct fab_command {
+    const char *word;
+    fab_cmd_t cmd;
+} fab_commands[] = {
+    {"--help", FAB_CMD_HELP},         {"-h", FAB_CMD_HELP},
+    {"help", FAB_CMD_HELP},           {"--version", FAB_CMD_VERSION},
+    {"version", FAB_CMD_VERSION},     {"list", FAB_CMD_LIST},
+    {"show", FAB_CMD_SHOW},           {"inventory", FAB_CMD_INVENTORY},
+    {"placement", FAB_CMD_PLACEMENT}, {"run", FAB_CMD_RUN},
+};
+
+fab_status_t fab_opts_command(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t *o, char *err,
+                              size_t errlen, char *hint, size_t hintlen)
+{
+    for (size_t i = 0; i < sizeof(fab_commands) / sizeof(fab_commands[0]); i++)
+        if (strcmp(argv[1], fab_commands[i].word) == 0)
+            *cmd = fab_commands[i].cmd;
+    switch (*cmd) {
+    case FAB_CMD_NONE:
+        snprintf(err, errlen, "unknown command '%s'", argv[1]);
+        snprintf(hint, hintlen,
+                 "commands are: run, list, show, inventory, placement, completion (see "
+                 "'fabricbench --help')");
+        return FAB_ERR_USAGE;
+    case FAB_CMD_LIST:
+        if (argc > 2) {
+            snprintf(err, errlen, "'list' takes no arguments (got '%s')", argv[2]);
+            snprintf(hint, hintlen, "run 'fabricbench list'");
+            return FAB_ERR_USAGE;
+        }
+        return FAB_OK;
+    case FAB_CMD_SHOW:
+        return fab_show_parse(argc, argv, o, err, errlen, hint, hintlen);
+    case FAB_CMD_INVENTORY:
+    case FAB_CMD_PLACEMENT:
+        return fab_subcommand_parse(argc, argv, *cmd, o, err, errlen, hint, hintlen);
+    default:
+        return FAB_OK;
+    }
 }

@@ -51,7 +51,7 @@ typedef struct fab_opts {
     fab_pairopts_t pairs;    /* the pairs kernels: schedule, retest, verdict */
     fab_cmdopts_t cmd;       /* inventory, placement, show */
     fab_ncclopts_t nccl;     /* nccl-tests' words, turned into meas before the run */
-    char note[512];          /* warnings about the options, for rank 0 to print */
+    char note[1024];         /* warnings about the options, for rank 0 to print */
     bool help; /* -h/--help: the value of the help row (the command becomes run --help) */
 } fab_opts_t;
 

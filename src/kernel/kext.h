@@ -42,10 +42,11 @@ struct fab_kcoll {
     /* The message size actually used for a requested one (whole elements, divisible as the
      * pattern needs); NULL: as requested */
     size_t (*fit_bytes)(const fab_kctx_t *ctx, size_t bytes);
-    bool uses_op;   /* --op applies */
-    bool uses_root; /* --root applies */
-    bool no_sizes;  /* one row of 0 bytes, whatever -m says (barrier) */
-    bool inplace;   /* has an in-place variant (ctx->inplace, --inplace) */
+    bool uses_dtype; /* --dtype applies: it moves or reduces elements of ctx->dtype */
+    bool uses_op;    /* --op applies */
+    bool uses_root;  /* --root applies */
+    bool no_sizes;   /* one row of 0 bytes, whatever -m says (barrier) */
+    bool inplace;    /* has an in-place variant (ctx->inplace, --inplace) */
 };
 
 /* Columns of its own (fab_kcol_t, kernel/kcol.h), what fills them, and its text table. */

@@ -14,7 +14,7 @@ bool fab_incast_on(void)
 
 int fab_incast_receivers(void)
 {
-    return fab_sock_opt.receivers > 0 ? fab_sock_opt.receivers : 1;
+    return fab_sock_opt.receivers > 0 ? fab_sock_opt.receivers : FAB_INCAST_RECEIVERS;
 }
 
 int fab_incast_receiver_of(int rank)

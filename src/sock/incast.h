@@ -12,7 +12,7 @@
 
 /* --pattern incast given */
 bool fab_incast_on(void);
-/* The receivers: --receivers, 1 when not given (the first N ranks receive) */
+/* The receivers: --receivers, FAB_INCAST_RECEIVERS when not given (the first N ranks receive) */
 int fab_incast_receivers(void);
 /* The receiver of rank `rank` >= the receivers: (rank - R) mod R */
 int fab_incast_receiver_of(int rank);

@@ -20,42 +20,74 @@
 
 fab_sock_opts_t fab_sock_opt;
 
-#define OFF(f) offsetof(fab_sock_opts_t, f)
-static const fab_opt_t fab_sock_options[] = {
-    {"bind", 0, FAB_OPT_STRING, OFF(bind), 0, 0, "ADDR[,ADDR...]", NULL, "the fabric's interface",
-     "socket kernels: the address the sockets use; each rank takes the first one of the list "
-     "that is its host's (default: the address of --fabric's interface, or 127.0.0.1 when the "
-     "pair shares a host)",
-     0, false, fab_sock_bind_check},
-    {"streams", 0, FAB_OPT_INTS, OFF(streams), 1, FAB_SOCK_MAX_STREAMS, "N[,N...]", "streams", "1",
-     "streaming socket kernels: parallel TCP connections per pair (iperf3 -P); a list (1,4,8 "
-     "or 1:8) runs the kernel once per count",
-     0, false, NULL},
-    {"sockbuf", 0, FAB_OPT_SIZE, OFF(sockbuf), 0, FAB_SIZE_MAX, "SIZE", "bytes", "0",
-     "socket kernels: SO_SNDBUF and SO_RCVBUF (iperf3 -w); 0 keeps the OS's autotuning", 0, false,
-     NULL},
-    {"omit", 0, FAB_OPT_DOUBLE, OFF(omit), 0, FAB_SOCK_MAX_OMIT, "SECONDS", "s", "0",
-     "streaming socket kernels: untimed streaming after connecting, past TCP slow start "
-     "(iperf3 -O)",
-     0, false, NULL},
-    {"rate", 0, FAB_OPT_RATES, OFF(rate), 0, FAB_UDP_MAX_RATE, "RATE[,RATE...]", "Gb/s", "1G",
-     "paced UDP kernels: the payload rate the sender offers (iperf3 -u -b), 500M, 2.5G; a list "
-     "(1G,2G,4G or 1G:8G) runs the kernel once per rate, so that loss shows where it starts",
-     0, true, NULL},
-    {"pattern", 0, FAB_OPT_CHOICE, OFF(pattern), 0, 0, "pairs|incast", NULL, "pairs",
-     "streaming TCP kernels and bw: pairs (TCP: rank i sends to rank i + P; bw: the pair --pair) "
-     "or "
-     "incast (many to one: the first --receivers ranks receive, every other rank sends to one "
-     "of them, round robin, with --streams connections over TCP)",
-     0, false, NULL},
-    {"receivers", 0, FAB_OPT_INT, OFF(receivers), 1, 4096, "N", "ranks", "one",
-     "streaming TCP kernels and bw, --pattern incast only: the receiving ranks (the first N; at "
-     "least one "
-     "sender each)",
-     0, false, NULL},
+#define OFF(f)           offsetof(fab_sock_opts_t, f)
+#define FAB_SOCK_STR_(x) #x
+#define FAB_SOCK_STR(x)  FAB_SOCK_STR_(x) /* a default as the option table's text */
+/* Each kernel takes a run of consecutive rows (FAB_SOCK_ROWS): every socket kernel --bind and
+ * --sockbuf, the paced UDP one --rate before them, the streaming TCP one --streams, --omit,
+ * --pattern and --receivers after them, bw the last two. */
+enum {
+    FAB_SOCK_RATE,
+    FAB_SOCK_BIND,
+    FAB_SOCK_SOCKBUF,
+    FAB_SOCK_STREAMS,
+    FAB_SOCK_OMIT,
+    FAB_SOCK_PATTERN,
+    FAB_SOCK_RECEIVERS,
+    FAB_SOCK_NROWS
 };
-const fab_kopts_t fab_sock_kopts = {
-    fab_sock_options, sizeof(fab_sock_options) / sizeof(fab_sock_options[0]), &fab_sock_opt};
+static const fab_opt_t fab_sock_options[FAB_SOCK_NROWS] = {
+    [FAB_SOCK_RATE] = {"rate", 0, FAB_OPT_RATES, OFF(rate), 0, FAB_UDP_MAX_RATE, "RATE[,RATE...]",
+                       "Gb/s", "1G",
+                       "paced UDP kernels: the payload rate the sender offers (iperf3 -u -b), "
+                       "500M, 2.5G; a list (1G,2G,4G or 1G:8G) runs the kernel once per rate, so "
+                       "that loss shows where it starts",
+                       0, true, NULL},
+    [FAB_SOCK_BIND] = {"bind", 0, FAB_OPT_STRING, OFF(bind), 0, 0, "ADDR[,ADDR...]", NULL,
+                       "the fabric's interface",
+                       "socket kernels: the address the sockets use; each rank takes the first "
+                       "one of the list that is its host's (default: the address of --fabric's "
+                       "interface, or 127.0.0.1 when the pair shares a host)",
+                       0, false, fab_sock_bind_check},
+    [FAB_SOCK_SOCKBUF] = {"sockbuf", 0, FAB_OPT_SIZE, OFF(sockbuf), 0, FAB_SIZE_MAX, "SIZE",
+                          "bytes", "0",
+                          "socket kernels: SO_SNDBUF and SO_RCVBUF (iperf3 -w); 0 keeps the OS's "
+                          "autotuning",
+                          0, false, NULL},
+    [FAB_SOCK_STREAMS] = {"streams", 0, FAB_OPT_INTS, OFF(streams), 1, FAB_SOCK_MAX_STREAMS,
+                          "N[,N...]", "streams", "1",
+                          "streaming socket kernels: parallel TCP connections per pair (iperf3 "
+                          "-P); a list (1,4,8 or 1:8) runs the kernel once per count",
+                          0, false, NULL},
+    [FAB_SOCK_OMIT] = {"omit", 0, FAB_OPT_DOUBLE, OFF(omit), 0, FAB_SOCK_MAX_OMIT, "SECONDS", "s",
+                       "0",
+                       "streaming socket kernels: untimed streaming after connecting, past TCP "
+                       "slow start (iperf3 -O)",
+                       0, false, NULL},
+    [FAB_SOCK_PATTERN] = {"pattern", 0, FAB_OPT_CHOICE, OFF(pattern), 0, 0, "pairs|incast", NULL,
+                          "pairs",
+                          "streaming TCP kernels and bw: pairs (TCP: rank i sends to rank i + P; "
+                          "bw: the pair --pair) or incast (many to one: the first --receivers "
+                          "ranks receive, every other rank sends to one of them, round robin, "
+                          "with --streams connections over TCP; not with --pair)",
+                          0, false, NULL},
+    /* the default is a description (not parsed: receivers stays 0, "not given", which
+     * fab_incast_check refuses without --pattern incast), its number the constant's */
+    [FAB_SOCK_RECEIVERS] = {"receivers", 0, FAB_OPT_INT, OFF(receivers), 1, 4096, "N", "ranks",
+                            FAB_SOCK_STR(FAB_INCAST_RECEIVERS) " (the first)",
+                            "streaming TCP kernels and bw, --pattern incast only: the receiving "
+                            "ranks (the first N; at least one sender each)",
+                            0, false, NULL},
+};
+#define FAB_SOCK_ROWS(first, last)                                                                 \
+    {                                                                                              \
+        &fab_sock_options[first], (last) - (first) + 1, &fab_sock_opt                              \
+    }
+/* every socket kernel; the paced UDP one; the streaming TCP one; bw (sock/incast.h) */
+const fab_kopts_t fab_sock_kopts = FAB_SOCK_ROWS(FAB_SOCK_BIND, FAB_SOCK_SOCKBUF);
+const fab_kopts_t fab_sock_paced_kopts = FAB_SOCK_ROWS(FAB_SOCK_RATE, FAB_SOCK_SOCKBUF);
+const fab_kopts_t fab_sock_stream_kopts = FAB_SOCK_ROWS(FAB_SOCK_BIND, FAB_SOCK_RECEIVERS);
+const fab_kopts_t fab_incast_kopts = FAB_SOCK_ROWS(FAB_SOCK_PATTERN, FAB_SOCK_RECEIVERS);
 
 fab_status_t fab_sock_bind_check(const char *val, char *err, size_t errlen)
 {

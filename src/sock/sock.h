@@ -23,8 +23,8 @@
 #define FAB_SOCK_CONNECT_S   10  /* a connection that is not up within this ends the run */
 #define FAB_SOCK_MAX_OMIT    60  /* --omit, seconds */
 #define FAB_UDP_MAX_RATE     400 /* --rate, Gb/s: a flood is bounded in rate as in time */
-
-/* The socket kernels' own options (one table, shared). */
+#define FAB_INCAST_RECEIVERS 1   /* --receivers not given (sock/incast.h) */
+/* The socket kernels' own options: one table, a kernel taking the rows it reads (sock.c). */
 typedef struct fab_sock_opts {
     const char *bind;       /* --bind ADDR[,ADDR...]: NULL none */
     fab_list_t streams;     /* --streams: TCP connections per pair (a streaming kernel's axis) */
@@ -34,9 +34,9 @@ typedef struct fab_sock_opts {
     int pattern, receivers; /* --pattern (FAB_SOCK_PAIRS, _INCAST), --receivers (0: not given) */
 } fab_sock_opts_t;
 enum { FAB_SOCK_PAIRS = 0, FAB_SOCK_INCAST = 1 };
-
 extern fab_sock_opts_t fab_sock_opt;
-extern const fab_kopts_t fab_sock_kopts; /* their rows, values in fab_sock_opt */
+extern const fab_kopts_t fab_sock_kopts, fab_sock_paced_kopts, fab_sock_stream_kopts,
+    fab_incast_kopts; /* the incast's alone (--pattern, --receivers): bw, no socket kernel */
 
 /* --bind's check (fab_opt_t.check), before MPI_Init: numeric addresses separated by commas,
  * none empty, at most FAB_SOCK_BIND_MAX - 1 characters in all. */

@@ -51,18 +51,17 @@ enum {
 extern const fab_kcol_t fab_udp_kcols[FAB_UDP_NKCOLS];
 
 /* The parts of a descriptor both UDP kernels share (each file adds its name, summary, sizes,
- * setup, describe, check and, for the paced one, its axis and knee): a pair with a window of
- * datagrams whose ranks sleep in poll(2), the shared socket options, buffers of their own (the
- * send and receive batches), and rows that count a stream (1 s of the automatic budget each,
- * used whole, in one timed block). */
+ * setup, describe, check, its socket options and, for the paced one, its axis and knee): a
+ * pair with a window of datagrams whose ranks sleep in poll(2), buffers of their own (the send
+ * and receive batches), and rows that count a stream (1 s of the automatic budget each, used
+ * whole, in one timed block). */
 extern const fab_kp2p_t fab_udp_p2p;
 extern const fab_kbudget_t fab_udp_budget;
 extern const fab_kmem_t fab_udp_mem;
 #define FAB_UDP_KERNEL                                                                             \
     .kind = FAB_KIND_BANDWIDTH, .ranks = FAB_RANKS_PAIR, .min_ranks = 2, .rank_multiple = 1,       \
     .iterate = fab_udp_iterate, .validate = fab_udp_validate, .cleanup = fab_udp_cleanup,          \
-    .options = &fab_sock_kopts, .p2p = &fab_udp_p2p, .budget = &fab_udp_budget,                    \
-    .mem = &fab_udp_mem
+    .p2p = &fab_udp_p2p, .budget = &fab_udp_budget, .mem = &fab_udp_mem
 /* Their columns' part (the columns above), which each file completes with its text table:
  * .columns = &(const fab_kcolumns_t){FAB_UDP_COLUMNS, .table = "..."} */
 #define FAB_UDP_COLUMNS                                                                            \

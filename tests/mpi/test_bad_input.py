@@ -42,6 +42,8 @@ CASES = [
     (2, ["latency", "--fabric", "tcp", "--fabrics-file", "/dev/zero"], "not a regular file or a pipe"),
     (2, [","], "empty entry"),
     (2, ["allreduce", "--dtype", "complex"], "--dtype"),
+    (2, ["latency,bw", "--dtype", "int8"], "--dtype int8: no kernel of this run has an element type"),
+    (4, ["bw", "--pattern", "incast", "--pair", "2,3"], "bw runs on every rank under --pattern incast"),
     (2, ["bcast", "--root", "5"], "rank 5 does not exist"),
     (2, ["reduce", "--root", "-2"], "--root"),
     (2, ["gradsync", "--bucket", "0"], "--bucket"),

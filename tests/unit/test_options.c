@@ -10,6 +10,7 @@
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
 #include "kernel/registry.h"
+#include "sock/incast.h"
 #include "ucp/ucp_int.h"
 
 /* gradsync's own options reach it: its description of the buckets after parsing them (the
@@ -56,6 +57,77 @@ static fab_status_t a2av_checks(bool given, char *msg, int n, const char *a, con
     if (fab_test_parse(&o, &cmd, err, n, "run", "alltoallv", a, b) != FAB_OK)
         return FAB_ERR_USAGE;
     return k->check(&ctx, msg, 256, hint, sizeof(hint));
+}
+
+/* Who takes an option: a kernel's option names, in the warning of a run that measures none of
+ * them, the kernels that read it (bw shares the socket kernels' table for --pattern and
+ * --receivers alone); --dtype without a kernel of elements and --pair beside an incast are
+ * refused, naming what to use. */
+static void option_users(void)
+{
+    const char *const sock[] = {"'tcp_stream'", "'tcp_rr'", "'udp_rate'", "'udp_pps'"};
+    fab_opts_t o;
+    fab_cmd_t cmd;
+    char err[256];
+
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "bw", "--sockbuf", "1M") == FAB_OK &&
+          strstr(o.note, "--sockbuf is an option of kernels 'tcp_stream'") &&
+          !strstr(o.note, "'bw'") && strstr(o.note, "no effect"));
+    for (size_t i = 0; i < sizeof(sock) / sizeof(sock[0]); i++)
+        CHECK(strstr(o.note, sock[i]) != NULL);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "latency", "--sockbuf", "1M") == FAB_OK &&
+          strstr(o.note, "--sockbuf is an option of kernels 'tcp_stream', 'tcp_rr'") &&
+          !strstr(o.note, "'bw'"));
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "bw", "--streams", "4") == FAB_OK &&
+          strstr(o.note, "--streams is an option of kernel 'tcp_stream', which"));
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "tcp_rr", "--omit", "1") == FAB_OK &&
+          strstr(o.note, "--omit is an option of kernel 'tcp_stream', which"));
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "udp_pps", "--rate", "2G") == FAB_OK &&
+          strstr(o.note, "--rate is an option of kernel 'udp_rate', which"));
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "tcp_stream", "--sockbuf", "1M") == FAB_OK &&
+          !o.note[0]);
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "bw", "--pattern", "incast", "--receivers",
+                         "1") == FAB_OK &&
+          !o.note[0]);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "latency", "--pattern", "incast") == FAB_OK &&
+          strstr(o.note, "--pattern is an option of kernels 'bw', 'tcp_stream', which"));
+    /* --receivers' default: the constant's number in the help, "not given" in the value */
+    for (int i = 0; i < fab_opts_count(); i++)
+        if (strcmp(fab_opts_name(i), "receivers") == 0)
+            CHECK(strtol(fab_opts_row(i)->def, NULL, 10) == FAB_INCAST_RECEIVERS &&
+                  !strstr(fab_opts_row(i)->def, "one"));
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "bw", "--pattern", "incast") == FAB_OK &&
+          fab_sock_opt.receivers == 0 && fab_incast_receivers() == FAB_INCAST_RECEIVERS);
+    /* --dtype: refused where no kernel has elements, the hint naming those that do */
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "latency", "--dtype", "int8") == FAB_ERR_USAGE &&
+          strstr(err, "--dtype int8: no kernel of this run has an element type") &&
+          strstr(fab_test_hint, "allreduce") && strstr(fab_test_hint, "bcast") &&
+          strstr(fab_test_hint, "gradsync") && !strstr(fab_test_hint, "barrier") &&
+          !strstr(fab_test_hint, "latency"));
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "bw,put_lat,tcp_rr", "--dtype", "float64") ==
+          FAB_ERR_USAGE);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "barrier", "-d", "int8") == FAB_ERR_USAGE &&
+          strstr(err, "-d/--datatype int8"));
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "latency,allreduce", "--dtype", "int8") ==
+          FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "barrier", "--dtype", "int8", "--format",
+                         "nccl-tests") == FAB_OK); /* nccl-tests' way: -d on every binary */
+    setenv("FABRICBENCH_DTYPE", "int8", 1);
+    CHECK(fab_test_parse(&o, &cmd, err, 2, "run", "bibw") == FAB_ERR_USAGE &&
+          strstr(err, "--dtype int8"));
+    unsetenv("FABRICBENCH_DTYPE");
+    /* --pair beside a pair kernel that its options put on every rank: refused */
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "bw", "--pattern", "incast", "--pair", "2,3") ==
+              FAB_ERR_USAGE &&
+          strstr(err, "--pair 2,3") &&
+          strstr(err, "bw runs on every rank under --pattern incast") &&
+          strstr(err, "ignore --pair") && strstr(fab_test_hint, "leave --pair out"));
+    CHECK(fab_test_parse(&o, &cmd, err, 8, "run", "latency,bw", "--pattern", "incast",
+                         "--receivers", "2", "--pair", "0,1") == FAB_ERR_USAGE &&
+          strstr(err, "--pattern incast --receivers 2"));
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "bw", "--pattern", "pairs", "--pair", "2,3") ==
+          FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "bw", "--pattern", "incast") == FAB_OK);
 }
 
 int main(void)
@@ -303,8 +375,8 @@ int main(void)
           strstr(o.note, "-t/--time is ignored") && strstr(o.note, "; --inflight is"));
     unsetenv("FABRICBENCH_INFLIGHT");
     /* values as text, as they would be given */
-    CHECK(fab_test_parse(&o, &cmd, err, 7, "run", "--dtype", "bfloat16", "--pair", "2,5", "-m",
-                         "8,1K") == FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 8, "run", "latency,allreduce", "--dtype", "bfloat16",
+                         "--pair", "2,5", "-m", "8,1K") == FAB_OK);
     for (int i = 0; i < fab_opts_count(); i++) {
         const fab_opt_t *d = fab_opts_row(i);
         char v[128];
@@ -474,5 +546,6 @@ int main(void)
               strstr(msg, "-m/--sizes does not apply with --counts"));
         CHECK(a2av_checks(true, msg, 4, "--spread", "2") == FAB_OK); /* -m's bytes, spread */
     }
+    option_users();
     return fab_test_report("test_options");
 }
