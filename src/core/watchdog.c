@@ -111,6 +111,22 @@ static void fab_watch_me(const fab_watch_t *d, double now, fab_peer_state_t *me)
     snprintf(me->kernel, sizeof(me->kernel), "%s", d->kernel);
 }
 
+/* This rank's state now, where it waits (" in kernel 'K' at N bytes", or "") and for whom. */
+static void fab_watch_where(fab_watch_t *d, fab_peer_state_t *me, char *where, size_t wn,
+                            char *peer, size_t pn)
+{
+    pthread_mutex_lock(&d->lock);
+    fab_watch_me(d, fab_watch_now(), me);
+    if (d->kernel[0])
+        snprintf(where, wn, " in kernel '%s' at %llu bytes", d->kernel,
+                 (unsigned long long)d->bytes);
+    if (d->peer >= 0)
+        snprintf(peer, pn, "rank %d (%s)", d->peer, fab_watch_host(d->w, d->peer));
+    else
+        snprintf(peer, pn, "the other ranks%s", d->kernel[0] ? " of the kernel" : "");
+    pthread_mutex_unlock(&d->lock);
+}
+
 /* The stall, said where it was found, with what the ranks waited for answered; the outputs
  * marked; rank 0 told; the process ends. */
 static void fab_watch_fail(fab_watch_t *d, double waited, double allowed, bool stop_asked)
@@ -118,16 +134,7 @@ static void fab_watch_fail(fab_watch_t *d, double waited, double allowed, bool s
     char reason[FAB_WATCH_REASON], where[256] = "", peer[160], blame[1536] = "";
     fab_peer_state_t me;
 
-    pthread_mutex_lock(&d->lock);
-    fab_watch_me(d, fab_watch_now(), &me);
-    if (d->kernel[0])
-        snprintf(where, sizeof(where), " in kernel '%s' at %llu bytes", d->kernel,
-                 (unsigned long long)d->bytes);
-    if (d->peer >= 0)
-        snprintf(peer, sizeof(peer), "rank %d (%s)", d->peer, fab_watch_host(d->w, d->peer));
-    else
-        snprintf(peer, sizeof(peer), "the other ranks%s", d->kernel[0] ? " of the kernel" : "");
-    pthread_mutex_unlock(&d->lock);
+    fab_watch_where(d, &me, where, sizeof(where), peer, sizeof(peer));
     /* Who it is, asked without MPI (a second or a few; the thread answers others meanwhile). */
     fab_blame(d->w, &me, waited, &d->ended, blame, sizeof(blame));
     if (stop_asked)
@@ -158,16 +165,7 @@ static void fab_watch_note(fab_watch_t *d, double waited, double allowed)
     char where[256] = "", peer[160];
     fab_peer_state_t me;
 
-    pthread_mutex_lock(&d->lock);
-    fab_watch_me(d, fab_watch_now(), &me);
-    if (d->kernel[0])
-        snprintf(where, sizeof(where), " in kernel '%s' at %llu bytes", d->kernel,
-                 (unsigned long long)d->bytes);
-    if (d->peer >= 0)
-        snprintf(peer, sizeof(peer), "rank %d (%s)", d->peer, fab_watch_host(d->w, d->peer));
-    else
-        snprintf(peer, sizeof(peer), "the other ranks%s", d->kernel[0] ? " of the kernel" : "");
-    pthread_mutex_unlock(&d->lock);
+    fab_watch_where(d, &me, where, sizeof(where), peer, sizeof(peer));
     fab_log_progress("no progress for %.1f s%s (%s): a slow step (a huge message, a busy "
                      "machine) or %s not answering; the job ends at %.1f s without progress "
                      "(--stall-timeout, or 10 x the expected step)",
