@@ -110,7 +110,8 @@ const fab_opt_t fab_opt_table[] = {
      "after each size, send patterned data and check every received byte", 0, false, NULL},
     {"pair", 0, FAB_OPT_PAIR, OFF(meas.pair), 0, FAB_MAX_RANK, "A,B", "ranks", "0,1",
      "the two ranks latency, bw and bibw measure between; the others wait idle; refused "
-     "beside a pair kernel that its own options put on every rank (bw --pattern incast)",
+     "beside a pair kernel that its own options put on every rank (bw --pattern incast) "
+     "and in a run without a pair kernel (a TCP stream, collectives)",
      0, false, NULL},
     {"split", 0, FAB_OPT_STRING, OFF(meas.split_text), 0, 0, "mod:K|div:K|node|rail", NULL, "none",
      "collectives: split the ranks into groups, each running the collective on its own "

@@ -520,7 +520,7 @@ static fab_status_t fab_opts_pair(const fab_opts_t *o, const bool *set, char *er
                  kn->name);
         return FAB_ERR_USAGE;
     }
-    return FAB_OK;
+    return fab_opts_pair_unused(o, set[fab_opt_index("pair")], err, errlen, hint, hintlen);
 }
 
 /* nccl-tests' words into the measurement (cli/nccl_words.c). */

@@ -66,4 +66,9 @@ fab_status_t fab_opts_table_check(const fab_opts_t *o, char *err, size_t errlen,
 /* `fabricbench show --help`. */
 void fab_show_print_help(FILE *f);
 
+/* --pair given to a run with no kernel that measures a pair (TCP streams, collectives): refused,
+ * the hint naming the pair kernels (cli/options_subcommand.c). */
+fab_status_t fab_opts_pair_unused(const fab_opts_t *o, bool given, char *err, size_t errlen,
+                                  char *hint, size_t hintlen);
+
 #endif

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The commands by their first word, and the options of `fabricbench inventory` and
- * `fabricbench placement`: a few each, the run table's rows where they are the same option. */
+/* The commands by their first word, the options of `fabricbench inventory` and `fabricbench
+ * placement` (a few each, the run table's rows where they are the same option), and --pair in a
+ * run without a pair kernel. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/options.h"
 #include "core/num.h"
+#include "kernel/registry.h"
+#include "kernel/traits.h"
 
 /* `inventory [--json] [--sysfs-root DIR]` and `placement [--ranks N] [--device NIC]
  * [--placement P] [--topology FILE.xml] [--json]`: a few options each, the run table's where
@@ -186,4 +189,34 @@ fab_status_t fab_opts_command(int argc, char **argv, fab_cmd_t *cmd, fab_opts_t 
     default:
         return FAB_OK;
     }
+}
+
+fab_status_t fab_opts_pair_unused(const fab_opts_t *o, bool given, char *err, size_t errlen,
+                                  char *hint, size_t hintlen)
+{
+    const char *fam = NULL;
+    size_t at = 0;
+
+    for (int k = 0; given && k < o->launch.nkernels; k++)
+        if (fab_kranks(o->launch.kernels[k].k) == FAB_RANKS_PAIR)
+            return FAB_OK;
+    if (!given)
+        return FAB_OK;
+    snprintf(err, errlen,
+             "--pair %d,%d chooses the two ranks of a pair kernel, and no kernel of this run "
+             "measures one pair (%s %s): it would ignore --pair",
+             o->meas.pair.a, o->meas.pair.b, o->launch.kernels[0].k->name,
+             o->launch.nkernels > 1 ? "and the others choose their own ranks"
+                                    : "chooses its own ranks");
+    at = (size_t)snprintf(hint, hintlen, "leave --pair out, or add a pair kernel:");
+    for (int k = 0; k < fab_nkernels && at < hintlen; k++) /* then the families of pair kernels */
+        if (fab_kernels[k]->ranks == FAB_RANKS_PAIR && !fab_kernels[k]->family)
+            at += (size_t)snprintf(hint + at, hintlen - at, " %s", fab_kernels[k]->name);
+    for (int k = 0, n = 0; k < fab_nkernels && at < hintlen; k++)
+        if (fab_kernels[k]->ranks == FAB_RANKS_PAIR && fab_kernels[k]->family &&
+            (!fam || strcmp(fam, fab_kernels[k]->family) != 0)) {
+            fam = fab_kernels[k]->family;
+            at += (size_t)snprintf(hint + at, hintlen - at, "%s %s", n++ ? "" : "; families:", fam);
+        }
+    return FAB_ERR_USAGE;
 }

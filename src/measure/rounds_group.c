@@ -326,14 +326,14 @@ void fab_rgroup_report(const fab_rgroup_t *g)
     else
         snprintf(why, sizeof(why), "its first round ended %.2f s into it", first);
     if (g->extended)
-        FAB_WARN("the measurement took %.2f s, over its budget of %.2f s (%s): sizes short of "
+        FAB_WARN("the measurement took %.2f s, over its budget of %.3g s (%s): sizes short of "
                  "the floor (%d timed iterations in %d blocks) went on past their share%s; a "
                  "busy or slow machine, or long iterations (see the quality column and the last "
                  "lines)",
                  took, budget, why, FAB_FLOOR_SAMPLES, FAB_ADAPT_MIN_BLOCKS,
                  g->capped ? ", until the run's cap: those still short are marked invalid" : "");
     else
-        FAB_WARN("the measurement took %.2f s, over its budget of %.2f s (%s): blocks took longer "
+        FAB_WARN("the measurement took %.2f s, over its budget of %.3g s (%s): blocks took longer "
                  "than their pace asked; a busy or slow machine (see the quality column and the "
                  "last lines)",
                  took, budget, why);
@@ -463,7 +463,7 @@ static void fab_rgroup_progress(fab_rgroup_t *g)
     else
         per[0] = '\0';
     fab_log_progress("round %d: %d of %d sizes still measuring%s, %d met --precision; %.1f s "
-                     "of the %.1f s budget spent",
+                     "of the %.3g s budget spent",
                      g->rounds, open, live, per, met, elapsed, budget);
 }
 

@@ -128,6 +128,17 @@ static void option_users(void)
     CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "bw", "--pattern", "pairs", "--pair", "2,3") ==
           FAB_OK);
     CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "bw", "--pattern", "incast") == FAB_OK);
+    /* ... and beside kernels that all choose their own ranks (tcp_stream's incast as bw's) */
+    CHECK(fab_test_parse(&o, &cmd, err, 6, "run", "tcp_stream", "--pattern", "incast", "--pair",
+                         "0,1") == FAB_ERR_USAGE &&
+          strstr(err, "no kernel of this run measures one pair (tcp_stream chooses its own") &&
+          strstr(fab_test_hint, "leave --pair out") && strstr(fab_test_hint, " latency bw bibw") &&
+          strstr(fab_test_hint, "families: rma ucp"));
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce,msgrate", "--pair", "2,3") ==
+              FAB_ERR_USAGE &&
+          strstr(err, "allreduce and the others choose their own ranks"));
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "put_lat", "--pair", "2,3") == FAB_OK);
+    CHECK(fab_test_parse(&o, &cmd, err, 4, "run", "allreduce,latency", "--pair", "2,3") == FAB_OK);
 }
 
 int main(void)
