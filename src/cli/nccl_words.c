@@ -254,6 +254,35 @@ static fab_status_t fab_nccl_inplace(fab_opts_t *o, char *err, size_t errlen, ch
     return FAB_OK;
 }
 
+static bool fab_uses_op(const fab_kernel_t *k)
+{
+    return fab_kcoll(k)->uses_op;
+}
+
+static bool fab_uses_dtype(const fab_kernel_t *k)
+{
+    return fab_kcoll(k)->uses_dtype;
+}
+
+/* Whether a kernel of the run takes an option (uses); if none does, the hint lists those of
+ * the registry that do, after `what` and before "; or leave OPT out". */
+static bool fab_nccl_used(const fab_opts_t *o, bool (*uses)(const fab_kernel_t *), const char *what,
+                          const char *opt, char *hint, size_t hintlen)
+{
+    size_t n;
+
+    for (int i = 0; i < o->launch.nkernels; i++)
+        if (uses(o->launch.kernels[i].k))
+            return true;
+    n = (size_t)snprintf(hint, hintlen, "%s:", what);
+    for (int j = 0; j < fab_nkernels && n < hintlen; j++)
+        if (uses(fab_kernels[j]))
+            n += (size_t)snprintf(hint + n, hintlen - n, " %s", fab_kernels[j]->name);
+    if (n < hintlen)
+        snprintf(hint + n, hintlen - n, "; or leave %s out", opt);
+    return false;
+}
+
 /* --op other than sum with no reducing kernel in the run (latency, bcast, allgather, ...): it
  * would change nothing, and a run of `bcast --op avg` would look averaged. Refused, naming the
  * kernels it applies to (kcoll.uses_op, from the registry); nccl-tests' formats keep
@@ -261,21 +290,11 @@ static fab_status_t fab_nccl_inplace(fab_opts_t *o, char *err, size_t errlen, ch
 static fab_status_t fab_nccl_op(const fab_opts_t *o, char *err, size_t errlen, char *hint,
                                 size_t hintlen)
 {
-    size_t n;
-
-    if (o->meas.op == FAB_OP_SUM || o->out.format != FAB_FORMAT_TABLE)
+    if (o->meas.op == FAB_OP_SUM || o->out.format != FAB_FORMAT_TABLE ||
+        fab_nccl_used(o, fab_uses_op, "kernels with a reduction", "--op", hint, hintlen))
         return FAB_OK;
-    for (int i = 0; i < o->launch.nkernels; i++)
-        if (fab_kcoll(o->launch.kernels[i].k)->uses_op)
-            return FAB_OK;
     snprintf(err, errlen, "--op %s: no kernel of this run reduces, so it would have no effect",
              fab_op_name(o->meas.op));
-    n = (size_t)snprintf(hint, hintlen, "kernels with a reduction:");
-    for (int j = 0; j < fab_nkernels && n < hintlen; j++)
-        if (fab_kcoll(fab_kernels[j])->uses_op)
-            n += (size_t)snprintf(hint + n, hintlen - n, " %s", fab_kernels[j]->name);
-    if (n < hintlen)
-        snprintf(hint + n, hintlen - n, "; or leave --op out");
     return FAB_ERR_USAGE;
 }
 
@@ -286,24 +305,15 @@ static fab_status_t fab_nccl_op(const fab_opts_t *o, char *err, size_t errlen, c
 static fab_status_t fab_nccl_dtype(const fab_opts_t *o, const fab_nccl_given_t *g, char *err,
                                    size_t errlen, char *hint, size_t hintlen)
 {
-    size_t n;
-
-    if ((!g->dtype && !g->datatype) || o->out.format != FAB_FORMAT_TABLE)
+    if ((!g->dtype && !g->datatype) || o->out.format != FAB_FORMAT_TABLE ||
+        fab_nccl_used(o, fab_uses_dtype, "kernels with an element type",
+                      g->dtype ? "--dtype" : "-d", hint, hintlen))
         return FAB_OK;
-    for (int i = 0; i < o->launch.nkernels; i++)
-        if (fab_kcoll(o->launch.kernels[i].k)->uses_dtype)
-            return FAB_OK;
     snprintf(err, errlen,
              "%s %s: no kernel of this run has an element type, so it would have no "
              "effect",
              g->dtype ? "--dtype" : "-d/--datatype",
              g->dtype ? fab_dtype_name(o->meas.dtype) : o->nccl.datatype);
-    n = (size_t)snprintf(hint, hintlen, "kernels with an element type:");
-    for (int j = 0; j < fab_nkernels && n < hintlen; j++)
-        if (fab_kcoll(fab_kernels[j])->uses_dtype)
-            n += (size_t)snprintf(hint + n, hintlen - n, " %s", fab_kernels[j]->name);
-    if (n < hintlen)
-        snprintf(hint + n, hintlen - n, "; or leave %s out", g->dtype ? "--dtype" : "-d");
     return FAB_ERR_USAGE;
 }
 
