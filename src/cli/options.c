@@ -254,7 +254,7 @@ static const char *const fab_env_other[] = {
     "FABRICBENCH_TEST_FABRIC", /* fixture trees for the fabric counters (core/testhook.h) */
     "FABRICBENCH_ANALYZE_DEBUG",     "FABRICBENCH_BUILD_DIR",
     "FABRICBENCH_ANALYZE_MAX_RUNS",  "FABRICBENCH_ANALYZE_MAX_KERNELS",
-    "FABRICBENCH_ANALYZE_MAX_ROWS",
+    "FABRICBENCH_ANALYZE_MAX_ROWS",  "FABRICBENCH_TEST_RMA_REF_SLEEP", /* rma/rma_int.h */
 };
 #define FAB_ENV_READ 14 /* the first ones of fab_env_other: read by this program */
 

@@ -202,6 +202,26 @@ impl, q, why, t = rows_of("real.h5")["put_lat"]
 expect(p.returncode == 0 and impl == [0.0], "a correct put_lat marked implausible: floor %s, "
        "iteration %s" % (list(t["floor_us"]), list(t["loop_us"])))
 
+# The reference is taken again while the machine does not run one rank of the pair: the
+# REF_SLEEP hook makes rank 1 sleep 3 ms before each answer in the first N tries (a half round
+# trip of at least 1.5 ms, so a floor of at least 7.5 us on one node: a real 8-byte get, far
+# below, would be marked implausible by it). One such try: the next is kept, nothing marked, no
+# warning. Every try: the least is kept (the sleeps' 1.5 ms) and the warning says so.
+p = mpirun(2, [exe, "run", "get_lat", "-m", "8", "-i", "200", "-o", "retry.h5", "--force"],
+           env={"FABRICBENCH_TEST_RMA_REF_SLEEP": "1"})
+impl, q, why, t = rows_of("retry.h5")["get_lat"]
+expect(p.returncode == 0 and t["twosided_lat_us"][0] < 1500 and impl == [0.0]
+       and "busy machine" not in p.stderr,
+       "a reference taken while rank 1 slept was kept: exit %d twosided_lat_us %s implausible %s"
+       "\n%s" % (p.returncode, list(t["twosided_lat_us"]), impl, p.stderr))
+p = mpirun(2, [exe, "run", "put_lat", "-m", "8", "-i", "20", "-o", "busy.h5", "--force"],
+           env={"FABRICBENCH_TEST_RMA_REF_SLEEP": "3"})
+impl, q, why, t = rows_of("busy.h5")["put_lat"]
+expect(p.returncode == 0 and t["twosided_lat_us"][0] >= 1500
+       and "taken on a busy machine: in each of 3 tries one rank of the pair ran only" in p.stderr,
+       "every try disturbed: exit %d twosided_lat_us %s\n%s"
+       % (p.returncode, list(t["twosided_lat_us"]), p.stderr))
+
 # The bandwidth warning: a component far slower than two-sided (the SLOW hook: 20 ms after each
 # put) is named, with the pair, the osc component and what to try.
 p = mpirun(2, [exe, "run", "put_bw", "-m", "64K", "-w", "4", "-i", "10"],
