@@ -12,7 +12,9 @@
 # usage: bench/ucp_vs_perftest.sh FABRICBENCH [ROUNDS] [TLS ...]
 # (FAB_UCP_CASES="ucp_tag_lat tag_lat loop_us;..." narrows the cases; a case's fourth field is
 # an option for ucx_perftest, e.g. -O1: one operation outstanding for ucp_get_lat, whose
-# latency, as ucx_perftest's for ucp_get, is not halved)
+# latency, as ucx_perftest's for ucp_get, is not halved; FAB_UCP_FB_ARGS="--ucp-same-buffer"
+# adds options to every fabricbench run: ucx_perftest's one buffer for ucp_put_bw and
+# ucp_get_bw)
 set -eu
 FB=$1 ROUNDS=${2:-5}
 shift $(($# < 2 ? $# : 2))
@@ -26,7 +28,9 @@ CASES=("ucp_tag_lat tag_lat loop_us" "ucp_put_lat ucp_put_lat loop_us" "ucp_tag_
        "ucp_put_bw ucp_put_bw MBps" "ucp_get_lat ucp_get loop_us -O1" "ucp_am_bw ucp_am_bw MBps")
 [ -n "${FAB_UCP_CASES:-}" ] && IFS=';' read -r -a CASES <<<"$FAB_UCP_CASES"
 fb() { # tls kernel column size iterations (latency: loop_us and p50_us)
-    "${MPI[@]}" "$FB" run "$2" --ucp-tls "$1" -m "$4" -i "$5" -x "$(($5 / 10))" --csv - \
+    # shellcheck disable=SC2086 # FAB_UCP_FB_ARGS: options, split on purpose
+    "${MPI[@]}" "$FB" run "$2" --ucp-tls "$1" -m "$4" -i "$5" -x "$(($5 / 10))" \
+        ${FAB_UCP_FB_ARGS:-} --csv - \
         2>/dev/null | python3 -c "import csv,sys; r=list(csv.DictReader(sys.stdin))[-1]
 print(r['$3'], r['p50_us'] if '$3' == 'loop_us' else '')"
 }

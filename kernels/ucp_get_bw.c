@@ -16,5 +16,5 @@ const fab_kernel_t fab_kernel_ucp_get_bw = {
                "iteration (ucx_perftest -t ucp_get)",
     .kind = FAB_KIND_BANDWIDTH,
     .p2p = &(const fab_kp2p_t){.uses_window = true},
-    FAB_UCP_MEMBERS(ucp_get_bw),
+    FAB_UCP_MEMBERS_OPTS(ucp_get_bw, &fab_ucp_rma_bw_kopts),
 };

@@ -17,5 +17,5 @@ const fab_kernel_t fab_kernel_ucp_put_bw = {
     .kind = FAB_KIND_BANDWIDTH,
     .layer = "ucp_put",
     .p2p = &(const fab_kp2p_t){.uses_window = true},
-    FAB_UCP_MEMBERS(ucp_put_bw),
+    FAB_UCP_MEMBERS_OPTS(ucp_put_bw, &fab_ucp_rma_bw_kopts),
 };

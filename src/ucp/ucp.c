@@ -49,9 +49,15 @@ static const fab_opt_t fab_ucp_options[] = {
      "UCP kernels: the UCX transports of their own context (UCX_TLS for it alone: tcp,self; "
      "posix,self; rc,ud,self ...); MPI keeps the environment's",
      0, false, fab_ucp_tls_check},
+    {"ucp-same-buffer", 0, FAB_OPT_FLAG, OFF(same), 0, 0, NULL, NULL, "off",
+     "ucp_put_bw, ucp_get_bw: every operation of a window at one place of each end's memory, "
+     "as ucx_perftest's (a working set of one message, in cache up to its size); default: "
+     "spread over the window (operation j at slot j, up to 64 MiB), as the one-sided kernels",
+     0, false, NULL},
 };
-const fab_kopts_t fab_ucp_kopts = {
-    fab_ucp_options, sizeof(fab_ucp_options) / sizeof(fab_ucp_options[0]), &fab_ucp_opt};
+/* Every UCP kernel reads the first row; the put and get bandwidth kernels both. */
+const fab_kopts_t fab_ucp_kopts = {fab_ucp_options, 1, &fab_ucp_opt};
+const fab_kopts_t fab_ucp_rma_bw_kopts = {fab_ucp_options, 2, &fab_ucp_opt};
 
 /* The lanes of the last endpoint this rank made, for describe (called after setup), and
  * whether its get was passive (ucp_get_lat). */
@@ -119,7 +125,7 @@ static int fab_ucp_slots(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx)
 {
     size_t most = FAB_UCP_SPREAD_MAX / (ctx->max_bytes ? ctx->max_bytes : 1);
 
-    if (!spec->bw || spec->op == FAB_UCP_TAG || spec->op == FAB_UCP_AM)
+    if (!spec->bw || spec->op == FAB_UCP_TAG || spec->op == FAB_UCP_AM || fab_ucp_opt.same)
         return 1;
     if (most < 1)
         most = 1;
@@ -459,11 +465,14 @@ void fab_ucp_describe(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx, char *b
                  spec->perftest, fab_ucp_tls(), fab_ucp_last_lanes);
     else if (spec->bw)
         snprintf(buf, len,
-                 "rank 0 to 1: %d x %s of the size, then %s; whole iterations, including remote "
+                 "rank 0 to 1: %d x %s of the size%s, then %s; whole iterations, including remote "
                  "completion (ucx_perftest -t %s streams without a completion per window); "
                  "UCX_TLS %s; lanes %s",
-                 ctx->window, fab_ucp_calls[spec->op], fab_ucp_bw_ends[spec->op], spec->perftest,
-                 fab_ucp_tls(), fab_ucp_last_lanes);
+                 ctx->window, fab_ucp_calls[spec->op],
+                 spec->op != FAB_UCP_PUT && spec->op != FAB_UCP_GET ? ""
+                 : fab_ucp_opt.same ? " at one place (--ucp-same-buffer, ucx_perftest's)"
+                                    : " spread over the window",
+                 fab_ucp_bw_ends[spec->op], spec->perftest, fab_ucp_tls(), fab_ucp_last_lanes);
     else
         snprintf(buf, len,
                  "ranks 0 and 1 in turn: %s of the size%s; a ping-pong reported as half the "

@@ -24,9 +24,13 @@ typedef enum { FAB_UCP_ADD = 0, FAB_UCP_FADD, FAB_UCP_SWAP, FAB_UCP_CSWAP } fab_
 
 typedef struct fab_ucp_opts {
     const char *tls; /* --ucp-tls: UCX_TLS of the kernels' own context (NULL: the environment's) */
+    bool same;       /* --ucp-same-buffer: a window's puts or gets all at one place (ucp_put_bw,
+                      * ucp_get_bw), as ucx_perftest; else spread over the window */
 } fab_ucp_opts_t;
 extern fab_ucp_opts_t fab_ucp_opt;
-extern const fab_kopts_t fab_ucp_kopts; /* their rows, values in fab_ucp_opt */
+/* Their rows, values in fab_ucp_opt: every UCP kernel's (--ucp-tls), and the put and get
+ * bandwidth kernels' (--ucp-tls, --ucp-same-buffer). */
+extern const fab_kopts_t fab_ucp_kopts, fab_ucp_rma_bw_kopts;
 
 /* What a kernel is: its operation, and a ping-pong (latency, half the round trip, as
  * ucx_perftest's pingpong tests) or a window of operations per completion (bandwidth). */
@@ -74,12 +78,14 @@ size_t fab_ucp_own_bytes(const fab_ucp_spec_t *spec, const fab_kctx_t *ctx);
     }
 
 /* The descriptor's members every UCP kernel has (after its name, summary, kind and p2p): the
- * family ucp (`fabricbench run ucp` runs all ten). */
-#define FAB_UCP_MEMBERS(NAME)                                                                      \
+ * family ucp (`fabricbench run ucp` runs all of them), and the options it reads
+ * (FAB_UCP_MEMBERS: --ucp-tls alone). */
+#define FAB_UCP_MEMBERS(NAME) FAB_UCP_MEMBERS_OPTS(NAME, &fab_ucp_kopts)
+#define FAB_UCP_MEMBERS_OPTS(NAME, OPTS)                                                           \
     .family = "ucp", .ranks = FAB_RANKS_PAIR, .min_ranks = 2, .rank_multiple = 1,                  \
     .setup = NAME##_setup, .iterate = fab_ucp_iterate, .validate = fab_ucp_validate,               \
     .cleanup = fab_ucp_cleanup, .describe = NAME##_describe, .check = NAME##_check,                \
-    .options = &fab_ucp_kopts, .columns = &fab_ucp_columns, .mem = &(const fab_kmem_t)             \
+    .options = (OPTS), .columns = &fab_ucp_columns, .mem = &(const fab_kmem_t)                     \
     {                                                                                              \
         NAME##_own_bytes, "lower the largest size (-m) or the window (-w)"                         \
     }

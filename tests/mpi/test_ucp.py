@@ -84,6 +84,21 @@ run(4, ["ucp_tag_lat", "ucp_put_bw"], [8, 1024])
 p = run(4, ["ucp_put_lat", "ucp_get_bw", "ucp_am_lat"], [8], ["--pair", "2,3"], described=False)
 expect("2 (" in p.stdout and "3 (" in p.stdout, "the pair 2,3 is not named:\n" + p.stdout)
 
+# --ucp-same-buffer: ucx_perftest's layout (every operation of the window at one place), the
+# data still validated; the detail says which layout a row had; a kernel that spreads nothing
+# is warned that the option has no effect for it.
+for same in (False, True):
+    run(2, ["ucp_put_bw", "ucp_get_bw"], [8, 65536], ["--ucp-same-buffer"] if same else [],
+        path="same.h5", tls="tcp,self" if same else None)
+    for name, (attrs, t) in h5_kernels("same.h5").items():
+        want = "at one place (--ucp-same-buffer" if same else "spread over the window"
+        expect(want in attrs.get("detail", ""), "%s, same buffer %s: detail %s"
+               % (name, same, attrs.get("detail")))
+p = mpirun(2, [exe, "run", "ucp_tag_bw", "-m", "8", "-i", "10", "--ucp-same-buffer"])
+expect(p.returncode == 0 and "--ucp-same-buffer is an option of kernels 'ucp_put_bw', "
+       "'ucp_get_bw', which this run does not measure" in p.stderr,
+       "ucp_tag_bw --ucp-same-buffer: exit %d\n%s" % (p.returncode, p.stderr))
+
 # The table: the header names the perftest test and the lanes.
 p = mpirun(2, [exe, "run", "ucp_tag_lat", "-m", "8", "-i", "10"])
 check(p.returncode == 0, "ucp_tag_lat: exit %d\n%s" % (p.returncode, p.stderr))
