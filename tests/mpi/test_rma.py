@@ -205,13 +205,13 @@ expect(p.returncode == 0 and impl == [0.0], "a correct put_lat marked implausibl
 # The reference is taken again while the machine does not run one rank of the pair: the
 # REF_SLEEP hook makes rank 1 sleep 3 ms before each answer in the first N tries (a half round
 # trip of at least 1.5 ms, so a floor of at least 7.5 us on one node: a real 8-byte get, far
-# below, would be marked implausible by it). One such try: the next is kept, nothing marked, no
-# warning. Every try: the least is kept (the sleeps' 1.5 ms) and the warning says so.
+# below, would be marked implausible by it). One such try: a later one is kept (on a machine
+# busy with other work the later tries may be disturbed too, and warned of, but not by 3 ms an
+# answer). Every try: the least is kept (the sleeps' 1.5 ms) and the warning says so.
 p = mpirun(2, [exe, "run", "get_lat", "-m", "8", "-i", "200", "-o", "retry.h5", "--force"],
            env={"FABRICBENCH_TEST_RMA_REF_SLEEP": "1"})
 impl, q, why, t = rows_of("retry.h5")["get_lat"]
-expect(p.returncode == 0 and t["twosided_lat_us"][0] < 1500 and impl == [0.0]
-       and "busy machine" not in p.stderr,
+expect(p.returncode == 0 and t["twosided_lat_us"][0] < 1500,
        "a reference taken while rank 1 slept was kept: exit %d twosided_lat_us %s implausible %s"
        "\n%s" % (p.returncode, list(t["twosided_lat_us"]), impl, p.stderr))
 p = mpirun(2, [exe, "run", "put_lat", "-m", "8", "-i", "20", "-o", "busy.h5", "--force"],
