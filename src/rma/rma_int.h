@@ -42,8 +42,9 @@ struct fab_kctx;
 #define FAB_RMA_REF_WARM  20
 #define FAB_RMA_REF_ITERS 200
 /* ... taken again (at most FAB_RMA_REF_TRIES tries, the least kept) while one rank of the pair
- * ran on a CPU for less than this share of a try's wall time (both poll inside MPI): a busy
- * machine that does not run one of them makes every ping-pong wait for the scheduler. */
+ * ran on a CPU for less than this share of a try's wall time (an MPI that polls while it waits,
+ * as Open MPI and UCX, runs near all of it): a busy machine that does not run one of them
+ * makes every ping-pong wait for the scheduler. */
 #define FAB_RMA_REF_TRIES 3
 #define FAB_RMA_REF_RAN   0.5
 /* The idle-target iteration (idle_target_us): the median of this many timed rounds, after
@@ -120,8 +121,9 @@ bool fab_rma_test_slow(void);
 /* FABRICBENCH_TEST_RMA_STALL=1: rank 1 of the pair stops itself (SIGSTOP) inside an epoch, in
  * its 50th round, so the tests see the watchdog name it. */
 void fab_rma_test_stall(const struct fab_kctx *ctx, fab_rma_t *s);
-/* FABRICBENCH_TEST_RMA_REF_SLEEP=N: in the two-sided reference's first N tries rank 1 sleeps
- * 3 ms before each answer (rma/rma_ref.c), as a rank a busy machine does not run. */
+/* (FABRICBENCH_TEST_RMA_REF_SLEEP=N, read in rma/rma_ref.c: in the two-sided reference's first
+ * N tries rank 1 sleeps 3 ms before each answer, as a rank a busy machine does not run.) */
+
 /* Names of the choices (rma/rma.c), whether a synchronisation is passive target, and the
  * window's regions and slots per region for a kernel run as ctx says (rma/rma_check.c). */
 extern const char *const fab_rma_sync_names[];

@@ -51,7 +51,8 @@ static const fab_opt_t fab_ucp_options[] = {
      0, false, fab_ucp_tls_check},
     {"ucp-same-buffer", 0, FAB_OPT_FLAG, OFF(same), 0, 0, NULL, NULL, "off",
      "ucp_put_bw, ucp_get_bw: every operation of a window at one place of each end's memory, "
-     "as ucx_perftest's (a working set of one message, in cache up to its size); default: "
+     "as ucx_perftest's (a working set of one message, in cache while a message fits in it); "
+     "default: "
      "spread over the window (operation j at slot j, up to 64 MiB), as the one-sided kernels",
      0, false, NULL},
 };

@@ -218,7 +218,8 @@ p = mpirun(2, [exe, "run", "put_lat", "-m", "8", "-i", "20", "-o", "busy.h5", "-
            env={"FABRICBENCH_TEST_RMA_REF_SLEEP": "3"})
 impl, q, why, t = rows_of("busy.h5")["put_lat"]
 expect(p.returncode == 0 and t["twosided_lat_us"][0] >= 1500
-       and "taken on a busy machine: in each of 3 tries one rank of the pair ran only" in p.stderr,
+       and "taken on a busy machine: in each of 3 tries one rank of the pair ran under 50% of the time"
+       in p.stderr,
        "every try disturbed: exit %d twosided_lat_us %s\n%s"
        % (p.returncode, list(t["twosided_lat_us"]), p.stderr))
 
