@@ -236,8 +236,8 @@ static void fab_opts_from_env(bool *set, int *bad, char *err, size_t errlen)
 
 /* FABRICBENCH_* variables that are not options: those this program reads (the test hooks,
  * docs/DEVELOPING.md, and the files that stand in for /proc and /sys in tests), then those of
- * the quick start script, the analysis and the test suite, which runs started from them see.
- * Any other FABRICBENCH_ variable is a mistake (a typo of an option's). */
+ * the quick start script, the analysis and the test suite, which runs started from them see
+ * (the first and every test hook recorded: they shaped the run). Any other is a mistake. */
 static const char *const fab_env_other[] = {
     "FABRICBENCH_TEST_WRONG_OP",     "FABRICBENCH_TEST_CORRUPT",
     "FABRICBENCH_TEST_NB_CORRUPT",   "FABRICBENCH_CLOCKSOURCE_FILE",
@@ -256,7 +256,8 @@ static const char *const fab_env_other[] = {
     "FABRICBENCH_ANALYZE_MAX_RUNS",  "FABRICBENCH_ANALYZE_MAX_KERNELS",
     "FABRICBENCH_ANALYZE_MAX_ROWS",  "FABRICBENCH_TEST_RMA_REF_SLEEP", /* rma/rma_int.h */
 };
-#define FAB_ENV_READ 14 /* the first ones of fab_env_other: read by this program */
+#define FAB_ENV_READ   14 /* the first ones of fab_env_other: read by this program */
+#define FAB_ENV_NOTHER (int)(sizeof(fab_env_other) / sizeof(fab_env_other[0]))
 
 /* The i-th FABRICBENCH_ name this program knows (the options', then fab_env_other's) into var;
  * false for a help row (no variable). */
@@ -275,9 +276,9 @@ bool fab_env_ours(const char *name, size_t n)
 {
     char var[64];
 
-    for (int i = 0; i < fab_nrows + FAB_ENV_READ; i++)
+    for (int i = 0; i < fab_nrows + FAB_ENV_NOTHER; i++)
         if (fab_env_known(i, var, sizeof(var)) && strlen(var) == n && strncmp(var, name, n) == 0)
-            return true;
+            return i < fab_nrows + FAB_ENV_READ || strncmp(var, "FABRICBENCH_TEST_", 17) == 0;
     return false;
 }
 
@@ -295,8 +296,7 @@ static fab_status_t fab_env_unknown(char *err, size_t errlen, char *hint, size_t
         if (strncmp(*e, "FABRICBENCH_", 12) != 0 || n >= sizeof(name))
             continue;
         snprintf(name, sizeof(name), "%.*s", (int)n, *e);
-        for (int i = 0; i < fab_nrows + (int)(sizeof(fab_env_other) / sizeof(fab_env_other[0]));
-             i++) {
+        for (int i = 0; i < fab_nrows + FAB_ENV_NOTHER; i++) {
             if (!fab_env_known(i, var, sizeof(var)))
                 continue;
             known = known || strcmp(var, name) == 0;

@@ -183,6 +183,10 @@ p = mpirun(2, [exe, "run", "put_lat", "-m", "8", "-i", "200", "-o", "fast.h5", "
            env=dict(noop, FABRICBENCH_TEST_RMA_REMOTE="1"), mpirun_args=tcp_ref)
 expect(p.returncode == 0, "no data moved, not validated: exit %d\n%s" % (p.returncode, p.stderr))
 impl, q, why, t = rows_of("fast.h5")["put_lat"]
+with h5py.File("fast.h5", "r") as f:  # a file made with a test hook says so
+    env = dict(f["runs/run_0000/env"].attrs)
+expect(env.get("FABRICBENCH_TEST_RMA_REMOTE") in (b"1", "1") and
+       "FABRICBENCH_TEST_RMA_NOOP" in env, "the test hooks not recorded: %s" % sorted(env))
 expect(impl == [1.0] and q == ["invalid"] and "implausible" in why[0].split(";"),
        "a put that completes nowhere, not marked: implausible %s quality %s %s (floor %s us, "
        "iteration %s us)" % (impl, q, why, list(t["floor_us"]), list(t["loop_us"])))
