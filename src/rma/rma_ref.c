@@ -144,9 +144,8 @@ static fab_status_t fab_rma_ref_pingpong(fab_kctx_t *ctx, fab_rma_t *s)
             FAB_WARN("kernel '%s': its two-sided reference (twosided_lat_us %.2f us) was taken "
                      "on a busy machine: in each of %d tries one rank of the pair ran under "
                      "%.0f%% of the time (%.0f%% in the last), so floor_us may be too high and a "
-                     "row marked "
-                     "implausible by its time alone may be a false mark; --validate checks the "
-                     "data itself, and a quieter moment gives a true floor",
+                     "row marked implausible by its time alone may be a false mark; --validate "
+                     "checks the data itself, and a quieter moment gives a true floor",
                      s->spec->name, s->ref_lat * 1e6, tries, 100.0 * FAB_RMA_REF_RAN, 100.0 * ran);
     }
     return st;

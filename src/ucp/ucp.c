@@ -52,8 +52,8 @@ static const fab_opt_t fab_ucp_options[] = {
     {"ucp-same-buffer", 0, FAB_OPT_FLAG, OFF(same), 0, 0, NULL, NULL, "off",
      "ucp_put_bw, ucp_get_bw: every operation of a window at one place of each end's memory, "
      "as ucx_perftest's (a working set of one message, in cache while a message fits in it); "
-     "default: "
-     "spread over the window (operation j at slot j, up to 64 MiB), as the one-sided kernels",
+     "default: spread over the window (operation j at slot j, up to 64 MiB), as the one-sided "
+     "kernels",
      0, false, NULL},
 };
 /* Every UCP kernel reads the first row; the put and get bandwidth kernels both. */
