@@ -22,7 +22,19 @@
 #include "core/testhook.h"
 #include "net/transport.h"
 
-/* "#  lane[0]:  3:sysv/memory.0 md[2] -> ... am am_bw#0" -> "sysv/memory(am am_bw#0)" */
+/* Whether UCX's report lists lane `lane` among the RMA lanes: it gives them no role word on the
+ * lane's line but a "put[N]:" and a "get[N]:" line each (UCX 1.13's ucp_ep_print_info). */
+static bool fab_ucx_rma_lane(const char *info, long lane)
+{
+    char put[32], get[32];
+
+    snprintf(put, sizeof(put), " put[%ld]:", lane);
+    snprintf(get, sizeof(get), " get[%ld]:", lane);
+    return strstr(info, put) || strstr(info, get);
+}
+
+/* "#  lane[0]:  3:sysv/memory.0 md[2] -> ... am am_bw#0" -> "sysv/memory[am am_bw#0]", with
+ * "rma" first where the report's put or get lines name the lane */
 void fab_ucx_parse_lanes(const char *info, char *out, size_t len)
 {
     size_t n = 0;
@@ -32,6 +44,8 @@ void fab_ucx_parse_lanes(const char *info, char *out, size_t len)
     while ((p = strstr(p, "lane[")) != NULL) {
         const char *colon = strstr(p, "]:"), *tl, *dot, *arrow, *eol, *roles;
         char tlname[96], rolebuf[96];
+        long lane = strtol(p + 5, NULL, 10);
+        bool rma;
 
         if (!colon)
             break;
@@ -48,12 +62,14 @@ void fab_ucx_parse_lanes(const char *info, char *out, size_t len)
         while (dot < eol && *dot != '.' && *dot != ' ')
             dot++;
         snprintf(tlname, sizeof(tlname), "%.*s", (int)(dot - tl), tl);
-        rolebuf[0] = '\0';
+        rma = fab_ucx_rma_lane(info, lane);
+        snprintf(rolebuf, sizeof(rolebuf), "%s", rma ? "rma" : "");
         arrow = strstr(tl, "->");
         if (arrow && arrow < eol) {
             roles = strchr(arrow + 3, ' ');
             if (roles && roles < eol)
-                snprintf(rolebuf, sizeof(rolebuf), "%.*s", (int)(eol - roles - 1), roles + 1);
+                snprintf(rolebuf, sizeof(rolebuf), "%s%.*s", rma ? "rma " : "",
+                         (int)(eol - roles - 1), roles + 1);
         }
         n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s[%s]", n ? " " : "", tlname,
                               rolebuf);

@@ -69,24 +69,25 @@ bool fab_ucp_passive(const char *lanes)
 {
     static const char *const hw[] = {"posix",    "sysv",    "xpmem",   "cma", "knem",
                                      "rc_verbs", "rc_mlx5", "dc_mlx5", "rc",  "dc"};
-    const char *p = lanes;
     bool any = false;
 
-    while (p && *p) {
-        const char *end = strchr(p, ' '), *slash = strchr(p, '/'), *br = strchr(p, '[');
-        size_t n = end ? (size_t)(end - p) : strlen(p), tl;
-        bool known = false;
+    /* lanes: "tl/dev[roles] ...", roles separated by spaces ("rma am am_bw#0", "rma_bw#0") */
+    for (const char *p = lanes; p && *p;) {
+        const char *slash = strchr(p, '/'), *br = strchr(p, '['), *end;
+        size_t tl = slash ? (size_t)(slash - p) : 0;
+        bool rma = false, known = false;
 
-        if (slash && slash < p + n && br && br < p + n &&
-            memmem(br, (size_t)(p + n - br), "rma", 3)) {
-            tl = (size_t)(slash - p);
-            for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++)
-                known = known || (strlen(hw[i]) == tl && strncmp(p, hw[i], tl) == 0);
-            if (!known)
-                return false;
-            any = true;
-        }
-        p = end ? end + 1 : NULL;
+        if (!slash || !br || br < slash || !(end = strchr(br, ']')))
+            return false; /* not a lane's shape: nothing is known of the rest */
+        for (const char *r = br + 1; r < end; r += strcspn(r, " ]"), r += *r == ' ')
+            rma = rma || strncmp(r, "rma", 3) == 0; /* rma, rma_bw#N */
+        for (size_t i = 0; rma && i < sizeof(hw) / sizeof(hw[0]); i++)
+            known = known || (strlen(hw[i]) == tl && strncmp(p, hw[i], tl) == 0);
+        if (rma && !known)
+            return false;
+        any = any || rma;
+        p = end + 1;
+        p += strspn(p, " ");
     }
     return any;
 }

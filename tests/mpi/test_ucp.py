@@ -2,7 +2,7 @@
 """The UCP kernels (ucp_tag_lat ... ucp_cswap_lat, src/ucp/): every kernel with --validate on 2
 ranks and on 4 (the pair 0,1 and the pair 2,3), over the environment's transports and over
 --ucp-tls tcp,self; their rows, semantics and description (UCX_TLS, the lanes) read back from
-the HDF5 file with h5py; a context or endpoint UCX cannot make (each rank says what failed,
+the HDF5 file with h5py; ucp_get_lat's target passive over shared memory, not over TCP; a context or endpoint UCX cannot make (each rank says what failed,
 its rank and host, what to try); a validation failure reaching the exit code; and the
 watchdog naming the UCP wait of a rank whose peer was stopped.
 
@@ -79,6 +79,16 @@ run(2, list(AMO), [8], tls="tcp,self", path="amotcp.h5")
 # Over TCP (the kernels' context alone; MPI keeps its transports).
 run(2, ["ucp_tag_lat", "ucp_put_lat", "ucp_get_lat", "ucp_put_bw", "ucp_get_bw", "ucp_am_bw"],
     [8, 65536], tls="tcp,self", path="tcp.h5")
+# ucp_get_lat's target: passive where every lane that serves gets is shared memory or RDMA
+# (UCX names posix's as one by its put[0]/get[0] lines, not on the lane's line), so rank 1
+# does nothing, as ucx_perftest's; over TCP it must progress, and is told each get's end.
+run(2, ["ucp_get_lat"], [8, 65536], tls="posix,self", path="passive.h5")
+for path, words in (("passive.h5", ("rank 1 passive", "lanes posix/memory[rma ")),
+                    ("tcp.h5", ("which progresses meanwhile", "lanes tcp/"))):
+    detail = h5_kernels(path)["ucp_get_lat"][0].get("detail", "")
+    for w in words:
+        expect(w in detail, "ucp_get_lat (%s): detail lacks '%s': %s" % (path, w, detail))
+
 # 4 ranks: the pair measured, the others idle; a pair other than 0,1.
 run(4, ["ucp_tag_lat", "ucp_put_bw"], [8, 1024])
 p = run(4, ["ucp_put_lat", "ucp_get_bw", "ucp_am_lat"], [8], ["--pair", "2,3"], described=False)

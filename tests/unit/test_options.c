@@ -10,6 +10,7 @@
 #include "core/status.h"
 #include "kernel/fab_kernel.h"
 #include "kernel/registry.h"
+#include "net/transport.h"
 #include "sock/incast.h"
 #include "ucp/ucp_int.h"
 
@@ -354,6 +355,50 @@ int main(void)
         CHECK(!fab_ucp_passive("sysv/memory[am am_bw#0]"));
         CHECK(!fab_ucp_passive("cmax/memory[rma_bw#0]") && !fab_ucp_passive("c/memory[rma]"));
         CHECK(!fab_ucp_passive("unknown") && !fab_ucp_passive("") && !fab_ucp_passive(NULL));
+        /* a role after the first, and a lane list that is not one */
+        CHECK(!fab_ucp_passive("tcp/lo[am rma_bw#0] posix/memory[rma]"));
+        CHECK(!fab_ucp_passive("cma/memory[rma_bw#0] posix/memory[rma"));
+        CHECK(!fab_ucp_passive("cma/memory[rma_bw#0] garbage"));
+        { /* UCX 1.13's reports (ucp_ep_print_info) as they read here: RMA lanes are named by
+           * their put[N] and get[N] lines, not on the lane's line */
+            static const char *const posix =
+                "#\n# UCP endpoint \n#\n#               peer: <no debug data>\n"
+                "#                 lane[0]:  1:posix/memory.0 md[1]          -> "
+                "md[1]/posix/sysdev[255] am am_bw#0\n#\n"
+                "#                tag_send: 0..<egr/short>..93..<egr/bcopy>..8256..<rndv>..(inf)\n"
+                "#                  put[0]: 0..<short>..4294967296..<bcopy>..(inf)\n"
+                "#                  get[0]: 0..<bcopy>..(inf)\n#\n"
+                "#                  rma_bw: mds rndv_rkey_size 9\n#\n";
+            static const char *const tcp =
+                "#                 lane[0]:  1:tcp/lo.0 md[1]                -> "
+                "md[1]/tcp/sysdev[255] rma_bw#0 am am_bw#0\n"
+                "#                 lane[1]:  2:tcp/eth0.0 md[1]              -> "
+                "md[1]/tcp/sysdev[255] rma_bw#1 wireup\n#\n"
+                "#                  rma_bw: mds [1] rndv_rkey_size 10\n";
+            static const char *const shm =
+                "#                 lane[0]:  3:sysv/memory.0 md[2]           -> "
+                "md[2]/sysv/sysdev[255] am am_bw#0\n"
+                "#                 lane[1]:  4:posix/memory.0 md[3]          -> "
+                "md[3]/posix/sysdev[255]\n"
+                "#                 lane[2]:  5:cma/memory.0 md[4]            -> "
+                "md[4]/cma/sysdev[255] rma_bw#0\n#\n"
+                "#                  put[0]: 0..<short>..4294967296..<bcopy>..(inf)\n"
+                "#                  get[0]: 0..<bcopy>..(inf)\n"
+                "#                  put[1]: 0..<short>..4294967296..<bcopy>..(inf)\n"
+                "#                  get[1]: 0..<bcopy>..(inf)\n";
+            char lanes[FAB_LANES_LEN];
+
+            fab_ucx_parse_lanes(posix, lanes, sizeof(lanes));
+            CHECK(strcmp(lanes, "posix/memory[rma am am_bw#0]") == 0 && fab_ucp_passive(lanes));
+            fab_ucx_parse_lanes(tcp, lanes, sizeof(lanes));
+            CHECK(strcmp(lanes, "tcp/lo[rma_bw#0 am am_bw#0] tcp/eth0[rma_bw#1 wireup]") == 0 &&
+                  !fab_ucp_passive(lanes));
+            fab_ucx_parse_lanes(shm, lanes, sizeof(lanes));
+            CHECK(strcmp(lanes,
+                         "sysv/memory[rma am am_bw#0] posix/memory[rma] cma/memory[rma_bw#0]") ==
+                      0 &&
+                  fab_ucp_passive(lanes));
+        }
         { /* the atomics: one 64-bit word, other sizes refused with what to give */
             const fab_kernel_t *fa = fab_kernel_find("ucp_fadd_lat");
             size_t sz[2] = {8, 16};
