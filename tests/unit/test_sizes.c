@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Size-list parsing: valid and invalid forms. */
+/* Size-list parsing: valid and invalid forms; the time a sweep's sizes left will take. */
+#include <math.h>
+
 #include "check.h"
 #include "core/sizes.h"
 #include "core/status.h"
+#include "measure/runner.h"
 
 static int parses(const char *s, fab_sizes_t *out)
 {
@@ -48,6 +51,12 @@ int main(void)
     CHECK(parses("8,1K,64K,1M", &s) && s.n == 4 && s.v[1] == 1024 && s.v[2] == 65536 &&
           s.v[3] == 1048576);
     CHECK(parses("1M,8", &s) && s.n == 2 && s.v[0] == 1048576 && s.v[1] == 8);
+    /* the progress line's estimate: 1M took 10 s, so 2M and 4M about 20 + 40 s (an average
+     * over the sizes done said "about 3 s left" where 48 s were); a size not above the last
+     * as long as it; none after the last */
+    CHECK(parses("1:4M", &s) && fabs(fab_progress_left(&s, 20, 10.0) - 60.0) < 1e-9 &&
+          fab_progress_left(&s, 22, 10.0) == 0.0);
+    CHECK(parses("1M,8,2M", &s) && fabs(fab_progress_left(&s, 0, 1.0) - 3.0) < 1e-9);
 
     CHECK(fails_with("0", "size '0' is out of range; give a size from 1 to 1G bytes"));
     CHECK(fails_with("8:abc", "not a size"));
