@@ -1,31 +1,48 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The one-sided kernels against OSU's one-sided programs, interleaved (A B A B ...), in the same
-# mode (-w allocate -s flush: fabricbench's defaults), pml ucx for both (fabricbench's default).
-# Prints one line per round and size: the two numbers and their ratio (fabricbench / OSU).
+# mode (-w allocate -s flush: fabricbench's defaults; put_bibw pscw, both tools' default), pml
+# ucx for both (fabricbench's default). Prints one line per round, kernel and size: the two
+# numbers, their ratio (fabricbench / OSU) and the quality fabricbench gave its row.
 # usage: bench/rma_vs_osu.sh FABRICBENCH OSU_ONE_SIDED_DIR [ROUNDS]
+# FAB_RMA_CASES="put_lat osu_put_latency loop_us 8,4096;..." narrows the cases: kernel, OSU
+# program, fabricbench's column, sizes, then OSU's own options (-T mpi_int: the int32 that
+# fabricbench's accumulates and atomics use, OSU's default MPI_CHAR; osu_get_acc_latency has
+# only MPI_CHAR, so its elements are 4 times fabricbench's, and lock as its default: -s flush).
 set -eu
 FB=$1 OSU=$2 ROUNDS=${3:-5}
 MPI=(mpirun --allow-run-as-root --oversubscribe -np 2 --bind-to none --mca pml ucx
      -x OMPI_MCA_pml_ucx_tls=any -x OMPI_MCA_pml_ucx_devices=any)
 export OMPI_MCA_orte_tmpdir_base=$(mktemp -d)
-# kernel osu-program column sizes
-CASES=("put_lat osu_put_latency loop_us" "get_lat osu_get_latency loop_us" "put_bw osu_put_bw MBps")
-fb() { # kernel column size iterations
+ALL=8,4096,1048576
+CASES=("put_lat osu_put_latency loop_us $ALL" "get_lat osu_get_latency loop_us $ALL"
+       "put_bw osu_put_bw MBps $ALL" "get_bw osu_get_bw MBps $ALL"
+       "put_bibw osu_put_bibw MBps $ALL" "acc_lat osu_acc_latency loop_us $ALL -T mpi_int"
+       "get_acc_lat osu_get_acc_latency loop_us $ALL -s flush"
+       "fop_lat osu_fop_latency loop_us 4 -T mpi_int" "cas_lat osu_cas_latency loop_us 4 -T mpi_int")
+[ -n "${FAB_RMA_CASES:-}" ] && IFS=';' read -r -a CASES <<<"$FAB_RMA_CASES"
+fb() { # kernel column size iterations: the column, then the row's quality (a row fabricbench
+    # marks disturbed ran while a rank waited for a core: a 4 ms scheduler slice in a 4 ms row)
     "${MPI[@]}" "$FB" run "$1" -m "$3" -i "$4" -x "$(($4 / 10))" --csv - 2>/dev/null |
-        python3 -c "import csv,sys; r=list(csv.DictReader(sys.stdin)); print(r[-1]['$2'])"
+        python3 -c "import csv,sys; r=list(csv.DictReader(sys.stdin)); print(r[-1]['$2'], r[-1]['quality'])"
 }
-osu() { # program size iterations
-    "${MPI[@]}" "$OSU/$1" -m "$2:$2" -i "$3" -x "$(($3 / 10))" 2>/dev/null |
-        awk -v s="$2" '$1 == s { print $2 }'
+osu() { # program size iterations [options]: its row for the size (the atomics: their one row)
+    local p=$1 s=$2 it=$3
+    shift 3
+    "${MPI[@]}" "$OSU/$p" -m "$s:$s" -i "$it" -x "$((it / 10))" "$@" 2>/dev/null |
+        awk -v s="$s" '$1 == s { print $2; exit }'
 }
 for r in $(seq 1 "$ROUNDS"); do
     for c in "${CASES[@]}"; do
         set -- $c
-        for s in 8 4096 1048576; do
-            it=20000; [ "$s" -ge 1048576 ] && it=200; [ "$3" = MBps ] && it=$((it / 20))
-            a=$(fb "$1" "$3" "$s" "$it"); b=$(osu "$2" "$s" "$it")
-            echo "round $r $1 $s fabricbench $a osu $b ratio $(python3 -c "print('%.3f' % ($a / $b))")"
+        k=$1 prog=$2 col=$3 sizes=$4
+        shift 4
+        for s in ${sizes//,/ }; do
+            it=20000; [ "$s" -ge 1048576 ] && it=200; [ "$col" = MBps ] && it=$((it / 20))
+            read -r a q <<<"$(fb "$k" "$col" "$s" "$it")"
+            b=$(osu "$prog" "$s" "$it" "$@")
+            echo "round $r $k $s fabricbench $a osu ${b:-none} ratio" \
+                "$(python3 -c "print('%.3f' % ($a / $b))" 2>/dev/null || echo n/a) quality $q"
         done
     done
 done
