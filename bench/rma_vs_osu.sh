@@ -21,10 +21,15 @@ CASES=("put_lat osu_put_latency loop_us $ALL" "get_lat osu_get_latency loop_us $
        "get_acc_lat osu_get_acc_latency loop_us $ALL -s flush"
        "fop_lat osu_fop_latency loop_us 4 -T mpi_int" "cas_lat osu_cas_latency loop_us 4 -T mpi_int")
 [ -n "${FAB_RMA_CASES:-}" ] && IFS=';' read -r -a CASES <<<"$FAB_RMA_CASES"
+CSV=$(mktemp)
+trap 'rm -f "$CSV"' EXIT
 fb() { # kernel column size iterations: the column, then the row's quality (a row fabricbench
-    # marks disturbed ran while a rank waited for a core: a 4 ms scheduler slice in a 4 ms row)
-    "${MPI[@]}" "$FB" run "$1" -m "$3" -i "$4" -x "$(($4 / 10))" --csv - 2>/dev/null |
-        python3 -c "import csv,sys; r=list(csv.DictReader(sys.stdin)); print(r[-1]['$2'], r[-1]['quality'])"
+    # marks disturbed ran while a rank waited for a core: a 4 ms scheduler slice in a 4 ms row).
+    # The CSV goes to a file read after the run: a reader in a pipe (python's start-up) would
+    # run beside the measurement, on a machine whose two cores the two ranks keep busy.
+    "${MPI[@]}" "$FB" run "$1" -m "$3" -i "$4" -x "$(($4 / 10))" -q -o none --csv "$CSV" \
+        --force >/dev/null 2>&1
+    python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(r[-1]['$2'], r[-1]['quality'])" "$CSV"
 }
 osu() { # program size iterations [options]: its row for the size (the atomics: their one row)
     local p=$1 s=$2 it=$3

@@ -27,12 +27,15 @@ PORT=$((20000 + RANDOM % 20000))
 CASES=("ucp_tag_lat tag_lat loop_us" "ucp_put_lat ucp_put_lat loop_us" "ucp_tag_bw tag_bw MBps"
        "ucp_put_bw ucp_put_bw MBps" "ucp_get_lat ucp_get loop_us -O1" "ucp_am_bw ucp_am_bw MBps")
 [ -n "${FAB_UCP_CASES:-}" ] && IFS=';' read -r -a CASES <<<"$FAB_UCP_CASES"
-fb() { # tls kernel column size iterations (latency: loop_us and p50_us)
+CSV=$(mktemp)
+trap 'rm -f "$CSV"' EXIT
+fb() { # tls kernel column size iterations (latency: loop_us and p50_us); the CSV to a file
+    # read after the run (a reader in a pipe would start beside the measurement)
     # shellcheck disable=SC2086 # FAB_UCP_FB_ARGS: options, split on purpose
     "${MPI[@]}" "$FB" run "$2" --ucp-tls "$1" -m "$4" -i "$5" -x "$(($5 / 10))" \
-        ${FAB_UCP_FB_ARGS:-} --csv - \
-        2>/dev/null | python3 -c "import csv,sys; r=list(csv.DictReader(sys.stdin))[-1]
-print(r['$3'], r['p50_us'] if '$3' == 'loop_us' else '')"
+        ${FAB_UCP_FB_ARGS:-} -q -o none --csv "$CSV" --force >/dev/null 2>&1
+    python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[-1]
+print(r['$3'], r['p50_us'] if '$3' == 'loop_us' else '')" "$CSV"
 }
 perftest() { # tls test column size iterations [option]: server in the background, client here
     local out
