@@ -34,9 +34,11 @@ bool fab_transport_needs_probe(const fab_transport_t *t);
  * own are left to the process's exit, whose clean-up is cheaper than UCX's. */
 #define FAB_LANES_LEN 512
 /* The lanes of UCX's endpoint report (ucp_ep_print_info) in short: "lane[0]: 3:sysv/memory.0
- * md[2] -> ... am am_bw#0" becomes "sysv/memory[rma am am_bw#0]", lanes separated by spaces (the
- * probe's, and the UCP kernels' own endpoints); "rma": the report's "put[0]"/"get[0]" lines
- * name the lane (a lane that serves small puts and gets; UCX gives it no word of its own). */
+ * md[2] -> ... am am_bw#0" becomes "sysv/memory[am am_bw#0]", lanes separated by spaces (the
+ * probe's, and the UCP kernels' own endpoints); "rma" first where the report's "put[0]" or
+ * "get[0]" line names the lane one of the RMA lanes, which carry ucp_put and ucp_get (UCX 1.13
+ * prints no word for that on the lane's line; only an endpoint of a context asking for RMA
+ * has such lines). */
 void fab_ucx_parse_lanes(const char *info, char *out, size_t len);
 /* The probe's UCX context grows the shared-memory transports' receive pool 8 buffers at a time
  * (FAB_PROBE_RX_GROW) instead of UCX's 512 (4.2 MB a transport, for one endpoint that sends

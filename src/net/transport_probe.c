@@ -22,19 +22,40 @@
 #include "core/testhook.h"
 #include "net/transport.h"
 
-/* Whether UCX's report lists lane `lane` among the RMA lanes: it gives them no role word on the
- * lane's line but a "put[N]:" and a "get[N]:" line each (UCX 1.13's ucp_ep_print_info). */
+/* Whether UCX's report lists lane `lane` among the endpoint's RMA lanes (those that carry
+ * ucp_put and ucp_get): UCX 1.13 gives them no word on the lane's line but a "put[N]:" and a
+ * "get[N]:" line each; -1 (no lane number): no. */
 static bool fab_ucx_rma_lane(const char *info, long lane)
 {
     char put[32], get[32];
 
+    if (lane < 0)
+        return false;
     snprintf(put, sizeof(put), " put[%ld]:", lane);
     snprintf(get, sizeof(get), " get[%ld]:", lane);
     return strstr(info, put) || strstr(info, get);
 }
 
+/* Whether a role list ("rma_bw#0 am am_bw#0") already has an RMA word: "rma" or "rma#N" (as
+ * UCX versions that print it on the lane's line do), not "rma_bw#N". */
+static bool fab_ucx_has_rma_word(const char *roles, size_t n)
+{
+    size_t i = 0;
+
+    while (i < n) {
+        size_t w = 0;
+
+        while (i + w < n && roles[i + w] != ' ')
+            w++;
+        if (w >= 3 && strncmp(roles + i, "rma", 3) == 0 && (w == 3 || roles[i + 3] == '#'))
+            return true;
+        i += w + 1;
+    }
+    return false;
+}
+
 /* "#  lane[0]:  3:sysv/memory.0 md[2] -> ... am am_bw#0" -> "sysv/memory[am am_bw#0]", with
- * "rma" first where the report's put or get lines name the lane */
+ * "rma" first where the report's put or get lines name the lane and its line does not */
 void fab_ucx_parse_lanes(const char *info, char *out, size_t len)
 {
     size_t n = 0;
@@ -42,13 +63,16 @@ void fab_ucx_parse_lanes(const char *info, char *out, size_t len)
 
     out[0] = '\0';
     while ((p = strstr(p, "lane[")) != NULL) {
-        const char *colon = strstr(p, "]:"), *tl, *dot, *arrow, *eol, *roles;
-        char tlname[96], rolebuf[96];
-        long lane = strtol(p + 5, NULL, 10);
-        bool rma;
+        const char *colon = strstr(p, "]:"), *tl, *dot, *arrow, *eol, *roles = NULL;
+        char tlname[96], rolebuf[256], *num_end;
+        long lane = strtol(p + 5, &num_end, 10);
+        size_t nroles = 0;
+        bool add;
 
         if (!colon)
             break;
+        if (num_end == p + 5 || num_end != colon)
+            lane = -1; /* "lane[" without a number and "]:" after it */
         tl = strchr(colon + 2, ':');
         eol = strchr(p, '\n');
         if (!eol)
@@ -62,15 +86,19 @@ void fab_ucx_parse_lanes(const char *info, char *out, size_t len)
         while (dot < eol && *dot != '.' && *dot != ' ')
             dot++;
         snprintf(tlname, sizeof(tlname), "%.*s", (int)(dot - tl), tl);
-        rma = fab_ucx_rma_lane(info, lane);
-        snprintf(rolebuf, sizeof(rolebuf), "%s", rma ? "rma" : "");
         arrow = strstr(tl, "->");
         if (arrow && arrow < eol) {
             roles = strchr(arrow + 3, ' ');
-            if (roles && roles < eol)
-                snprintf(rolebuf, sizeof(rolebuf), "%s%.*s", rma ? "rma " : "",
-                         (int)(eol - roles - 1), roles + 1);
+            if (roles && roles < eol) {
+                roles++;
+                nroles = (size_t)(eol - roles);
+                while (nroles > 0 && (roles[nroles - 1] == ' ' || roles[nroles - 1] == '\r'))
+                    nroles--;
+            }
         }
+        add = fab_ucx_rma_lane(info, lane) && !fab_ucx_has_rma_word(roles, nroles);
+        snprintf(rolebuf, sizeof(rolebuf), "%s%s%.*s", add ? "rma" : "", add && nroles ? " " : "",
+                 (int)nroles, nroles ? roles : "");
         n += (size_t)snprintf(out + n, n < len ? len - n : 0, "%s%s[%s]", n ? " " : "", tlname,
                               rolebuf);
         p = eol;

@@ -73,14 +73,19 @@ bool fab_ucp_passive(const char *lanes)
 
     /* lanes: "tl/dev[roles] ...", roles separated by spaces ("rma am am_bw#0", "rma_bw#0") */
     for (const char *p = lanes; p && *p;) {
-        const char *slash = strchr(p, '/'), *br = strchr(p, '['), *end;
-        size_t tl = slash ? (size_t)(slash - p) : 0;
+        size_t head = strcspn(p, " ["), tl = strcspn(p, "/");
+        const char *end, *r;
         bool rma = false, known = false;
 
-        if (!slash || !br || br < slash || !(end = strchr(br, ']')))
+        /* a lane: a name with a slash, then "[" before any space, then "]" */
+        if (p[head] != '[' || tl >= head || !(end = strchr(p + head, ']')))
             return false; /* not a lane's shape: nothing is known of the rest */
-        for (const char *r = br + 1; r < end; r += strcspn(r, " ]"), r += *r == ' ')
-            rma = rma || strncmp(r, "rma", 3) == 0; /* rma, rma_bw#N */
+        for (r = p + head + 1; r < end;) {
+            size_t w = strcspn(r, " ]");
+
+            rma = rma || (w >= 3 && strncmp(r, "rma", 3) == 0); /* rma, rma#N, rma_bw#N */
+            r += w + (r[w] == ' ');
+        }
         for (size_t i = 0; rma && i < sizeof(hw) / sizeof(hw[0]); i++)
             known = known || (strlen(hw[i]) == tl && strncmp(p, hw[i], tl) == 0);
         if (rma && !known)

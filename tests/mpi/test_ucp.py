@@ -2,9 +2,10 @@
 """The UCP kernels (ucp_tag_lat ... ucp_cswap_lat, src/ucp/): every kernel with --validate on 2
 ranks and on 4 (the pair 0,1 and the pair 2,3), over the environment's transports and over
 --ucp-tls tcp,self; their rows, semantics and description (UCX_TLS, the lanes) read back from
-the HDF5 file with h5py; ucp_get_lat's target passive over shared memory, not over TCP; a context or endpoint UCX cannot make (each rank says what failed,
-its rank and host, what to try); a validation failure reaching the exit code; and the
-watchdog naming the UCP wait of a rank whose peer was stopped.
+the HDF5 file with h5py; ucp_get_lat's target passive over shared memory, not over TCP; a
+context or endpoint UCX cannot make (each rank says what failed, its rank and host, what to
+try); a validation failure reaching the exit code; and the watchdog naming the UCP wait of a
+rank whose peer was stopped.
 
 usage: test_ucp.py FABRICBENCH"""
 import os
@@ -83,7 +84,7 @@ run(2, ["ucp_tag_lat", "ucp_put_lat", "ucp_get_lat", "ucp_put_bw", "ucp_get_bw",
 # (UCX names posix's as one by its put[0]/get[0] lines, not on the lane's line), so rank 1
 # does nothing, as ucx_perftest's; over TCP it must progress, and is told each get's end.
 run(2, ["ucp_get_lat"], [8, 65536], tls="posix,self", path="passive.h5")
-for path, words in (("passive.h5", ("rank 1 passive", "lanes posix/memory[rma ")),
+for path, words in (("passive.h5", ("rank 1 passive", "lanes posix/memory[rma")),
                     ("tcp.h5", ("which progresses meanwhile", "lanes tcp/"))):
     detail = h5_kernels(path)["ucp_get_lat"][0].get("detail", "")
     for w in words:

@@ -359,6 +359,9 @@ int main(void)
         CHECK(!fab_ucp_passive("tcp/lo[am rma_bw#0] posix/memory[rma]"));
         CHECK(!fab_ucp_passive("cma/memory[rma_bw#0] posix/memory[rma"));
         CHECK(!fab_ucp_passive("cma/memory[rma_bw#0] garbage"));
+        CHECK(!fab_ucp_passive("garbage cma/memory[rma_bw#0]"));
+        CHECK(fab_ucp_passive("posix/memory[rma#0 am]") &&
+              !fab_ucp_passive("tcp/lo[am  rma#0] posix/memory[rma]"));
         { /* UCX 1.13's reports (ucp_ep_print_info) as they read here: RMA lanes are named by
            * their put[N] and get[N] lines, not on the lane's line */
             static const char *const posix =
@@ -393,6 +396,16 @@ int main(void)
             fab_ucx_parse_lanes(tcp, lanes, sizeof(lanes));
             CHECK(strcmp(lanes, "tcp/lo[rma_bw#0 am am_bw#0] tcp/eth0[rma_bw#1 wireup]") == 0 &&
                   !fab_ucp_passive(lanes));
+            /* a version that names the RMA lane on its line: no second word; a lane line
+             * without a number gets none; trailing blanks dropped */
+            fab_ucx_parse_lanes("#  lane[0]:  1:posix/memory.0 md[1] -> md[1]/posix/sysdev[255] "
+                                "rma#0 am  \n#  put[0]: 0..<short>..(inf)\n",
+                                lanes, sizeof(lanes));
+            CHECK(strcmp(lanes, "posix/memory[rma#0 am]") == 0);
+            fab_ucx_parse_lanes("#  lane[x]:  1:posix/memory.0 md[1] -> md[1]/posix/sysdev[255] "
+                                "am\n#  put[0]: 0..<short>..(inf)\n",
+                                lanes, sizeof(lanes));
+            CHECK(strcmp(lanes, "posix/memory[am]") == 0);
             fab_ucx_parse_lanes(shm, lanes, sizeof(lanes));
             CHECK(strcmp(lanes,
                          "sysv/memory[rma am am_bw#0] posix/memory[rma] cma/memory[rma_bw#0]") ==
