@@ -191,3 +191,21 @@ size_t fab_sizes_max(const fab_sizes_t *s)
             m = s->v[i];
     return m;
 }
+
+/* The time the sizes after v[i] will take, from the times v[i] and v[i-1] took (took,
+ * prev_took; 0: none): a + b x bytes through the two (a, b >= 0), so a latency-bound size
+ * costs what the last did and a rate-bound one grows with its bytes; without two ascending
+ * sizes, in proportion to the bytes. A size not above v[i] takes what v[i] took. */
+double fab_sizes_time_left(const fab_sizes_t *sizes, int i, double took, double prev_took)
+{
+    double vi = (double)sizes->v[i], a = 0.0, b = took / vi, left = 0.0;
+
+    if (i > 0 && prev_took > 0 && sizes->v[i] > sizes->v[i - 1]) {
+        b = (took - prev_took) / (vi - (double)sizes->v[i - 1]);
+        b = b > 0.0 ? b : 0.0;
+        a = took - b * vi > 0.0 ? took - b * vi : 0.0;
+    }
+    for (int j = i + 1; j < sizes->n; j++)
+        left += sizes->v[j] > sizes->v[i] ? a + b * (double)sizes->v[j] : took;
+    return left;
+}

@@ -32,4 +32,8 @@ void fab_size_format(size_t bytes, char *buf, size_t len);
 /* The largest size of a list (0 for an empty one). */
 size_t fab_sizes_max(const fab_sizes_t *s);
 
+/* The progress line under -i: the seconds the sizes after sizes->v[i] will take, when v[i]
+ * took `took` and v[i-1] prev_took (0: not known); core/sizes.c says how. */
+double fab_sizes_time_left(const fab_sizes_t *sizes, int i, double took, double prev_took);
+
 #endif

@@ -42,41 +42,32 @@
 
 typedef struct fab_progress {
     uint64_t start, last, prev; /* prev: when the size before ended */
+    double prev_took;           /* the time the size before took (0: none yet) */
     int done, total;
 } fab_progress_t;
 
-/* The time the sizes after v[i] will take, from the time size v[i] took: as long as it for a
- * size not above it, in proportion to the bytes for a larger one (its time once the rate
- * bounds it). A sweep doubles its sizes, so the sizes left take most of the time, which an
- * average over the sizes done hides; while the sizes are still latency bound this says too
- * much, which a user waiting for a job can bear better than too little. */
-double fab_progress_left(const fab_sizes_t *sizes, int i, double took)
-{
-    double left = 0.0;
-
-    for (int j = i + 1; j < sizes->n; j++)
-        left +=
-            sizes->v[j] > sizes->v[i] ? took * ((double)sizes->v[j] / (double)sizes->v[i]) : took;
-    return left;
-}
-
 static void fab_progress_update(fab_progress_t *p, const fab_launchopts_t *lopt,
-                                const fab_kernel_t *k, const fab_sizes_t *sizes, int i)
+                                const fab_measopts_t *mopt, const fab_kernel_t *k,
+                                const fab_sizes_t *sizes, int i)
 {
     uint64_t now = fab_now_ns();
     double elapsed = (double)(now - p->start) * 1e-9, took = (double)(now - p->prev) * 1e-9;
+    double before = p->prev_took, left;
     char sz[32];
 
     p->done++;
     p->prev = now;
+    p->prev_took = took;
     if (lopt->quiet || p->done == p->total || elapsed < 3.0 || (now - p->last) * 1e-9 < 2.0)
         return;
     p->last = now;
+    /* --time: every size takes about its time; -i: larger sizes take longer */
+    left = mopt->iters > 0 ? fab_sizes_time_left(sizes, i, took, before)
+                           : elapsed / p->done * (p->total - p->done);
     fab_size_format(sizes->v[i], sz, sizeof(sz));
     fab_log_progress("%s %d/%d sizes done (last: %s bytes in %.1f s), %.1f s elapsed, about "
-                     "%.0f s left (larger sizes in proportion to their bytes)",
-                     k->name, p->done, p->total, sz, took, elapsed,
-                     fab_progress_left(sizes, i, took));
+                     "%.0f s left",
+                     k->name, p->done, p->total, sz, took, elapsed, left);
 }
 
 /* FABRICBENCH_TEST_LIBNBC=1: whether libnbc's progress was registered when a size's
@@ -362,7 +353,7 @@ static fab_status_t fab_krun_collect(fab_krun_t *r, const fab_world_t *w,
     if (st == FAB_OK && empty)
         return fab_stop_status(fab_stop_flag ? fab_stop_flag : FAB_STOP_SIGNAL);
     if (st == FAB_OK && !mopt->adaptive) /* the rounds say how far they are themselves */
-        fab_progress_update(prog, lopt, r->k, r->sizes, i);
+        fab_progress_update(prog, lopt, mopt, r->k, r->sizes, i);
     return st;
 }
 
@@ -408,7 +399,7 @@ static fab_status_t fab_krun_rows(fab_krun_t *r, const fab_world_t *w, const fab
     int lead = r->lead; /* this rank's group's */
     fab_row_notes_t notes;
     size_t last_fitted = 0;
-    fab_progress_t prog = {fab_now_ns(), fab_now_ns(), fab_now_ns(), 0, sizes->n};
+    fab_progress_t prog = {fab_now_ns(), fab_now_ns(), fab_now_ns(), 0.0, 0, sizes->n};
     int stopped = 0; /* rank 0: a row said the lead's rounds ended on a stop request */
     fab_status_t st = FAB_OK, kst;
 

@@ -8,7 +8,6 @@
 #include "core/launchopts.h"
 #include "core/measopts.h"
 #include "core/netopts.h"
-#include "core/sizes.h"
 #include "core/status.h"
 #include "core/world.h"
 #include "kernel/fab_kernel.h"
@@ -23,9 +22,5 @@
 fab_status_t fab_run_kernels_at(const fab_world_t *w, const fab_launchopts_t *lopt,
                                 const fab_measopts_t *mopt, const fab_netopts_t *nopt, int i,
                                 int *count, fab_sinks_t *sinks, bool *agreed);
-
-/* The fixed policies' progress line: the seconds the sizes after sizes->v[i] will take, when
- * v[i] took `took` (measure/runner.c says how). */
-double fab_progress_left(const fab_sizes_t *sizes, int i, double took);
 
 #endif

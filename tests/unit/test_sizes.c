@@ -5,7 +5,6 @@
 #include "check.h"
 #include "core/sizes.h"
 #include "core/status.h"
-#include "measure/runner.h"
 
 static int parses(const char *s, fab_sizes_t *out)
 {
@@ -51,12 +50,22 @@ int main(void)
     CHECK(parses("8,1K,64K,1M", &s) && s.n == 4 && s.v[1] == 1024 && s.v[2] == 65536 &&
           s.v[3] == 1048576);
     CHECK(parses("1M,8", &s) && s.n == 2 && s.v[0] == 1048576 && s.v[1] == 8);
-    /* the progress line's estimate: 1M took 10 s, so 2M and 4M about 20 + 40 s (an average
-     * over the sizes done said "about 3 s left" where 48 s were); a size not above the last
-     * as long as it; none after the last */
-    CHECK(parses("1:4M", &s) && fabs(fab_progress_left(&s, 20, 10.0) - 60.0) < 1e-9 &&
-          fab_progress_left(&s, 22, 10.0) == 0.0);
-    CHECK(parses("1M,8,2M", &s) && fabs(fab_progress_left(&s, 0, 1.0) - 3.0) < 1e-9);
+    /* the progress line's estimate under -i, a + b x bytes through the last two sizes: 512K
+     * in 5 s and 1M in 10 s (rate bound), so 2M and 4M about 20 + 40 s (an average over the
+     * sizes done said "about 4 s left" where 97 s were); 512K and 1M in 10 s each (latency
+     * bound): 10 s each; 2 s then 10 s (8 s more for 512K more): 32 + 64 s; nothing to
+     * compare: in proportion;
+     * a size not above the last as long as it; none after the last */
+    CHECK(parses("1:4M", &s) && fabs(fab_sizes_time_left(&s, 20, 10.0, 5.0) - 60.0) < 1e-9 &&
+          fabs(fab_sizes_time_left(&s, 20, 10.0, 10.0) - 20.0) < 1e-9 &&
+          fabs(fab_sizes_time_left(&s, 20, 10.0, 12.0) - 20.0) < 1e-9 &&
+          fabs(fab_sizes_time_left(&s, 20, 10.0, 2.0) - 96.0) < 1e-9 &&
+          fabs(fab_sizes_time_left(&s, 20, 10.0, 0.0) - 60.0) < 1e-9 &&
+          fab_sizes_time_left(&s, 22, 10.0, 5.0) == 0.0);
+    /* latency bound at 1K, 0.3 s each: the sizes up to 4M 0.3 s each, not 2,500 s */
+    CHECK(parses("1:4M", &s) && fabs(fab_sizes_time_left(&s, 10, 0.3, 0.3) - 12 * 0.3) < 1e-9);
+    CHECK(parses("1M,8,2M", &s) && fabs(fab_sizes_time_left(&s, 0, 1.0, 0.0) - 3.0) < 1e-9 &&
+          fabs(fab_sizes_time_left(&s, 1, 1.0, 2.0) - 262144.0) < 1e-6);
 
     CHECK(fails_with("0", "size '0' is out of range; give a size from 1 to 1G bytes"));
     CHECK(fails_with("8:abc", "not a size"));
