@@ -8,12 +8,15 @@
 # FAB_RMA_CASES="put_lat osu_put_latency loop_us 8,4096;..." narrows the cases: kernel, OSU
 # program, fabricbench's column, sizes, then OSU's own options (-T mpi_int: the int32 that
 # fabricbench's accumulates and atomics use, OSU's default MPI_CHAR; osu_get_acc_latency has
-# only MPI_CHAR, so its elements are 4 times fabricbench's, and lock as its default: -s flush).
+# only MPI_CHAR, 4 times as many (1-byte) elements for the same bytes, and lock as its default:
+# -s flush). Sizes left out: 8 B, 4 KiB and 1 MiB.
 set -eu
 FB=$1 OSU=$2 ROUNDS=${3:-5}
 MPI=(mpirun --allow-run-as-root --oversubscribe -np 2 --bind-to none --mca pml ucx
      -x OMPI_MCA_pml_ucx_tls=any -x OMPI_MCA_pml_ucx_devices=any)
-export OMPI_MCA_orte_tmpdir_base=$(mktemp -d)
+SESSION=$(mktemp -d) CSV=$(mktemp)
+export OMPI_MCA_orte_tmpdir_base=$SESSION
+trap 'rm -rf "$SESSION" "$CSV"' EXIT
 ALL=8,4096,1048576
 CASES=("put_lat osu_put_latency loop_us $ALL" "get_lat osu_get_latency loop_us $ALL"
        "put_bw osu_put_bw MBps $ALL" "get_bw osu_get_bw MBps $ALL"
@@ -21,15 +24,16 @@ CASES=("put_lat osu_put_latency loop_us $ALL" "get_lat osu_get_latency loop_us $
        "get_acc_lat osu_get_acc_latency loop_us $ALL -s flush"
        "fop_lat osu_fop_latency loop_us 4 -T mpi_int" "cas_lat osu_cas_latency loop_us 4 -T mpi_int")
 [ -n "${FAB_RMA_CASES:-}" ] && IFS=';' read -r -a CASES <<<"$FAB_RMA_CASES"
-CSV=$(mktemp)
-trap 'rm -f "$CSV"' EXIT
 fb() { # kernel column size iterations: the column, then the row's quality (a row fabricbench
     # marks disturbed ran while a rank waited for a core: a 4 ms scheduler slice in a 4 ms row).
     # The CSV goes to a file read after the run: a reader in a pipe (python's start-up) would
     # run beside the measurement, on a machine whose two cores the two ranks keep busy.
+    # An empty file first: a failed run prints "failed", never the case before's row.
+    : >"$CSV"
     "${MPI[@]}" "$FB" run "$1" -m "$3" -i "$4" -x "$(($4 / 10))" -q -o none --csv "$CSV" \
-        --force >/dev/null 2>&1
-    python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(r[-1]['$2'], r[-1]['quality'])" "$CSV"
+        --force >/dev/null 2>&1 || { echo "failed -"; return; }
+    python3 -c "import csv,sys; r=[r for r in csv.DictReader(open(sys.argv[1])) if r['bytes'] == '$3']
+print(r[-1]['$2'], r[-1]['quality']) if r else print('failed -')" "$CSV"
 }
 osu() { # program size iterations [options]: its row for the size (the atomics: their one row)
     local p=$1 s=$2 it=$3
@@ -40,8 +44,8 @@ osu() { # program size iterations [options]: its row for the size (the atomics: 
 for r in $(seq 1 "$ROUNDS"); do
     for c in "${CASES[@]}"; do
         set -- $c
-        k=$1 prog=$2 col=$3 sizes=$4
-        shift 4
+        k=$1 prog=$2 col=$3 sizes=${4:-$ALL}
+        shift $(($# < 4 ? $# : 4))
         for s in ${sizes//,/ }; do
             it=20000; [ "$s" -ge 1048576 ] && it=200; [ "$col" = MBps ] && it=$((it / 20))
             read -r a q <<<"$(fb "$k" "$col" "$s" "$it")"

@@ -21,21 +21,22 @@ shift $(($# < 2 ? $# : 2))
 TLSES=("$@")
 [ ${#TLSES[@]} -eq 0 ] && TLSES=("posix,self" "tcp,self")
 MPI=(mpirun --allow-run-as-root --oversubscribe -np 2 --bind-to none)
-export OMPI_MCA_orte_tmpdir_base=$(mktemp -d)
+SESSION=$(mktemp -d) CSV=$(mktemp)
+export OMPI_MCA_orte_tmpdir_base=$SESSION
+trap 'rm -rf "$SESSION" "$CSV"' EXIT
 PORT=$((20000 + RANDOM % 20000))
 # fabricbench-kernel ucx_perftest-test column [ucx_perftest option]
 CASES=("ucp_tag_lat tag_lat loop_us" "ucp_put_lat ucp_put_lat loop_us" "ucp_tag_bw tag_bw MBps"
        "ucp_put_bw ucp_put_bw MBps" "ucp_get_lat ucp_get loop_us -O1" "ucp_am_bw ucp_am_bw MBps")
 [ -n "${FAB_UCP_CASES:-}" ] && IFS=';' read -r -a CASES <<<"$FAB_UCP_CASES"
-CSV=$(mktemp)
-trap 'rm -f "$CSV"' EXIT
 fb() { # tls kernel column size iterations (latency: loop_us and p50_us); the CSV to a file
     # read after the run (a reader in a pipe would start beside the measurement)
     # shellcheck disable=SC2086 # FAB_UCP_FB_ARGS: options, split on purpose
+    : >"$CSV" # a failed run prints nothing, never the case before's row
     "${MPI[@]}" "$FB" run "$2" --ucp-tls "$1" -m "$4" -i "$5" -x "$(($5 / 10))" \
-        ${FAB_UCP_FB_ARGS:-} -q -o none --csv "$CSV" --force >/dev/null 2>&1
-    python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[-1]
-print(r['$3'], r['p50_us'] if '$3' == 'loop_us' else '')" "$CSV"
+        ${FAB_UCP_FB_ARGS:-} -q -o none --csv "$CSV" --force >/dev/null 2>&1 || return 0
+    python3 -c "import csv,sys; r=[r for r in csv.DictReader(open(sys.argv[1])) if r['bytes'] == '$4']
+print(r[-1]['$3'], r[-1]['p50_us'] if '$3' == 'loop_us' else '') if r else None" "$CSV"
 }
 perftest() { # tls test column size iterations [option]: server in the background, client here
     local out
@@ -63,9 +64,9 @@ for r in $(seq 1 "$ROUNDS"); do
                 fi
                 read -r a ap <<<"$(fb "$tls" "$1" "$3" "$s" "$it")"
                 read -r b bp <<<"$(perftest "$tls" "$2" "$3" "$s" "$n" "${4:-}")"
-                echo "round $r $tls $1 $s fabricbench $a perftest $b ratio" \
-                    "$(python3 -c "print('%.3f' % ($a / $b))")" \
-                    ${ap:+"p50 $ap $bp ratio $(python3 -c "print('%.3f' % ($ap / $bp))")"}
+                echo "round $r $tls $1 $s fabricbench ${a:-failed} perftest ${b:-failed} ratio" \
+                    "$(python3 -c "print('%.3f' % ($a / $b))" 2>/dev/null || echo n/a)" \
+                    ${ap:+"p50 $ap ${bp:-failed} ratio $(python3 -c "print('%.3f' % ($ap / $bp))" 2>/dev/null || echo n/a)"}
             done
         done
     done
