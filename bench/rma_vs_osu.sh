@@ -9,7 +9,8 @@
 # program, fabricbench's column, sizes, then OSU's own options (-T mpi_int: the int32 that
 # fabricbench's accumulates and atomics use, OSU's default MPI_CHAR; osu_get_acc_latency has
 # only MPI_CHAR, 4 times as many (1-byte) elements for the same bytes, and lock as its default:
-# -s flush). Sizes left out: 8 B, 4 KiB and 1 MiB.
+# -s flush). Sizes left out: 8 B, 4 KiB and 1 MiB. FAB_RMA_FB_ARGS="--timer clock" gives
+# fabricbench's runs more options (there: the clock OSU's MPI_Wtime reads).
 set -eu
 FB=$1 OSU=$2 ROUNDS=${3:-5}
 MPI=(mpirun --allow-run-as-root --oversubscribe -np 2 --bind-to none --mca pml ucx
@@ -30,8 +31,9 @@ fb() { # kernel column size iterations: the column, then the row's quality (a ro
     # run beside the measurement, on a machine whose two cores the two ranks keep busy.
     # An empty file first: a failed run prints "failed", never the case before's row.
     : >"$CSV"
-    "${MPI[@]}" "$FB" run "$1" -m "$3" -i "$4" -x "$(($4 / 10))" -q -o none --csv "$CSV" \
-        --force >/dev/null 2>&1 || { echo "failed -"; return; }
+    # shellcheck disable=SC2086 # FAB_RMA_FB_ARGS: options, split on purpose
+    "${MPI[@]}" "$FB" run "$1" -m "$3" -i "$4" -x "$(($4 / 10))" ${FAB_RMA_FB_ARGS:-} -q -o none \
+        --csv "$CSV" --force >/dev/null 2>&1 || { echo "failed -"; return; }
     python3 -c "import csv,sys; r=[r for r in csv.DictReader(open(sys.argv[1])) if r['bytes'] == '$3']
 print(r[-1]['$2'], r[-1]['quality']) if r else print('failed -')" "$CSV"
 }
