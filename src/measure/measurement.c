@@ -246,7 +246,7 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *i
 {
     fab_kctx_t *ctx = m->ctx;
     const fab_measopts_t *mopt = m->mopt;
-    double spent = 0.0;
+    double spent = 0.0, last = 0.0;
     uint64_t done = 0;
     fab_status_t st = FAB_OK;
 
@@ -277,6 +277,7 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *i
             m->per_iter = block_time / (double)b;
         done += b;
         spent += block_time;
+        last = block_time;
         if (mopt->iters == 0 && mopt->time_s > 0 && spent >= FAB_TIME_OVERRUN * mopt->time_s &&
             done >= (uint64_t)mopt->min_iters && done < *iters) {
             FAB_DEBUG("%s %zu bytes: stopped after %llu of %llu iterations (%.3g s, --time %g)",
@@ -285,6 +286,10 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *i
             *iters = done;
         }
     }
+    /* Where a stall fell: a stop longer than the total was not inside the timed blocks; one
+     * in the last block could not cut the size short. */
+    FAB_DEBUG("%s %zu bytes: %llu iterations timed in %.3g s (the last block %.3g s)", m->k->name,
+              bytes, (unsigned long long)done, spent, last);
     return st;
 }
 

@@ -224,30 +224,32 @@ def case_resume():
 
 
 # ---------------------------------------------------------------- --time keeps its time
-# A size of -t 6 whose blocks took longer (a 7 s stall of rank 1 inside them) stops at the
-# end of the stalled block, not after all the iterations its calibration planned.
-# The stop lands in the timed blocks, found by the -v -v line that ends the calibration (a
-# fixed delay from the start landed in the calibration on a busy machine) and the warm-up it
-# plans; stderr goes to a file, read while the run goes on. Beside a CPU hog and an mpirun
-# loop a calibration once estimated 1.5 ms an iteration, the load then eased, and the run had
-# planned so few that it ended before the stop (or its measurement did: the stall fell after
-# it, and the row holds no stall): then the case is run again (3 tries), since what it checks
-# was not reached; every other outcome is judged.
+# A size of -t 3 whose blocks took longer than twice that (a 7 s stall of rank 1 inside them)
+# stops at the end of the stalled block, not after all the iterations its calibration planned
+# (--max-iters far above them: on a fast machine the default 10^7 iterations of 0.2 us planned
+# 2 s, and a 7 s stall in -t 6 stayed under its 12 s). The stop lands in the timed blocks,
+# found by the -v -v line that ends the calibration (a fixed delay from the start landed in the
+# calibration on a busy machine); stderr goes to a file, read while the run goes on. Beside a
+# CPU hog and an mpirun loop a calibration once estimated 1.5 ms an iteration, the load then
+# eased, and the run had planned so few that it ended before the stop, or its timed blocks did,
+# or the stop fell in their last block, which had nothing left to cut (their -v -v line gives
+# their total, under the stop's 7 s, and the last block's time): then the case is run again
+# (3 tries), since what it checks was not reached; every other outcome is judged.
 def case_cap():
     for attempt in range(3):
         if cap_once("cap%d.h5" % attempt):
             return
         print("note: the stop missed the size's measurement (attempt %d of 3)" % (attempt + 1))
-    check(False, "--time 6: in 3 tries the stop of rank 1 missed the size's measurement")
+    check(False, "--time 3: in 3 tries the stop of rank 1 missed the size's measurement")
 
 
 def cap_once(path):
     """One run: False if the stop missed the size's measurement (nothing was checked), else
     True after the checks."""
     errf = open("cap.err", "w+")
-    p = subprocess.Popen(mpirun_cmd(2) + [exe, "run", "latency", "-m", "8", "-t", "6", "-v", "-v",
-                                          "-o", path], stdout=subprocess.PIPE, stderr=errf,
-                         text=True, env=mpi_env())
+    p = subprocess.Popen(mpirun_cmd(2) + [exe, "run", "latency", "-m", "8", "-t", "3",
+                                          "--max-iters", "1000000000", "-v", "-v", "-o", path],
+                         stdout=subprocess.PIPE, stderr=errf, text=True, env=mpi_env())
     deadline, plan = time.monotonic() + 180, None
     while time.monotonic() < deadline and plan is None:
         ended = p.poll() is not None  # read once more after the end
@@ -261,10 +263,8 @@ def cap_once(path):
         errf.close()
         return False
     check(plan is not None, "no calibration line within 180 s (exit %s)" % p.poll())
-    # into the timed part (6 s), after the warm-up, which a busy machine made last more than
-    # its estimate: a stop inside the warm-up does not count (the cap counts timed blocks),
-    # and beside a busy loop the old 0.3 s + the estimate once landed there
-    time.sleep(min(3.0, 1.0 + 2 * int(plan.group(1)) * float(plan.group(2)) * 1e-6))
+    # the line comes after the warm-up and calibration: 1 s into the 3 s of timed blocks
+    time.sleep(1.0)
     pids = ranks(path)
     if not pids and p.poll() == 0:  # it ended, complete, before the stop
         errf.close()
@@ -278,22 +278,23 @@ def cap_once(path):
     err = errf.read()
     errf.close()
     m = re.search(r"latency 8 bytes: stopped after (\d+) of (\d+) iterations \(([0-9.]+) s, "
-                  r"--time 6\)", err)
+                  r"--time 3\)", err)
     if m is None and p.returncode == 0:
-        # All planned iterations ran: right if the stall missed the size's measurement (it
-        # fell after it: the load eased after a slow calibration), which its row then does
-        # not record (stall_s 0); a stall the row holds but the cap ignored is the failure.
-        with h5py.File(path, "r") as f:
-            stall = float(f["runs/run_0000/kernels/00_latency/table/stall_s"][0])
-        if stall == 0.0:
+        # All planned iterations ran: right if the stall missed the timed blocks (their total
+        # under the stop's 7 s) or fell in their last block (nothing left to cut). A stall in
+        # an earlier block that the cap ignored is the failure.
+        t = re.search(r"latency 8 bytes: \d+ iterations timed in ([0-9.e+]+) s \(the last "
+                      r"block ([0-9.e+]+) s\)", err)
+        check(t is not None, "no line of the timed blocks' time:\n%s" % err[-1500:])
+        if float(t.group(1)) < 7.0 or float(t.group(2)) >= 7.0:
             return False
     check(p.returncode == 0 and m is not None and int(m.group(1)) < int(m.group(2)) and
-          float(m.group(3)) >= 6.0, "--time 6 with a 7 s stall: exit %d, %s\n%s" %
+          float(m.group(3)) >= 6.0, "--time 3 with a 7 s stall: exit %d, %s\n%s" %
           (p.returncode, m and m.group(0), err[-1500:]))
     with h5py.File(path, "r") as f:
         n = int(f["runs/run_0000/kernels/00_latency/table/iterations"][0])
     check(n == int(m.group(1)), "the row holds %d iterations, the run said %s" % (n, m.group(1)))
-    print("ok --time 6 with a 7 s stall: the size stopped after %s of %s iterations" %
+    print("ok --time 3 with a 7 s stall: the size stopped after %s of %s iterations" %
           (m.group(1), m.group(2)))
     return True
 
