@@ -5,7 +5,10 @@ the HDF5 file with h5py, the refusals, a validation failure reaching the exit co
 window that cannot be made.
 
 usage: test_rma.py FABRICBENCH"""
+import json
 import os
+import re
+import subprocess
 import sys
 
 import h5py
@@ -13,6 +16,9 @@ import h5py
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from fabtest import check, enter_scratch, expect, h5_kernels, mpirun  # noqa: E402
 
+ANALYZE = [sys.executable, "-m", "fabricbench_analysis"]
+AENV = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                                "..", "analysis"))
 enter_scratch()
 exe = sys.argv[1]
 
@@ -313,6 +319,20 @@ for np_, extra in ((2, ["--rma-target-busy"]),
 t = table("flwin.h5")["put_lat"][1]  # without it: 0 and NaN
 expect(list(t["target_busy"]) == [0.0] and all(v != v for v in t["passive_ratio"]),
        "without --rma-target-busy: %s %s" % (list(t["target_busy"]), list(t["passive_ratio"])))
+
+# The analysis's summary of a file without the latency kernel: its lat column takes put_lat's
+# 8 B (a put and its flush, not one way) and names it, so no reader takes it for a one-way
+# ping-pong (the legend says so); --json names it too.
+c = subprocess.run(ANALYZE + ["summary", "flwin.h5"], capture_output=True, text=True, env=AENV,
+                   timeout=240)
+expect(c.returncode == 0 and re.search(r"\s[0-9.]+ \(put_lat\)\s", c.stdout) is not None and
+       "another latency kernel's where named" in c.stdout,
+       "summary of a put_lat file: exit %d, the kernel not named:\n%s%s" %
+       (c.returncode, c.stdout, c.stderr))
+c = subprocess.run(ANALYZE + ["summary", "--json", "flwin.h5"], capture_output=True, text=True,
+                   env=AENV, timeout=240)
+expect(c.returncode == 0 and [r.get("latency_kernel") for r in json.loads(c.stdout or "[]")] ==
+       ["put_lat"], "summary --json: %s%s" % (c.stdout[:500], c.stderr))
 
 # The new options' refusals, before anything is measured (exit 2, why and what to do).
 for np_, args, words in (

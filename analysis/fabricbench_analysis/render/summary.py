@@ -74,10 +74,13 @@ def summarize(table: Table, group_keys: Optional[Sequence[str]] = None,
         rec["hosts_text"] = _hosts_text(rec)
         picked = {}
         # Latency at 8 B (the smallest size when 8 B was not measured): of latency, else of
-        # another latency kernel (pairs_latency: its median pair).
+        # another latency kernel (pairs_latency: its median pair), named in the cell: its own
+        # definition (put_lat: a put and its flush, not one way).
         lat = [r for r in rows if r["kernel"] == "latency"] or \
             [r for r in rows if r["kind"] == "latency"]
         r = _pick(lat, 8) or (min(lat, key=itemgetter("bytes")) if lat else None)
+        rec["latency_kernel"] = r["kernel"] if r else ""
+        rec["latency_variant"] = r["variant"] if r else ""
         rec["latency_bytes"] = r["bytes"] if r else None
         rec["latency_p50_us"] = r["p50_us"] if r else math.nan
         rec["latency_p99_us"] = r["p99_us"] if r else math.nan
@@ -189,8 +192,12 @@ def text_cells(rec: Record) -> List[str]:
     lat = ""
     if rec["latency_bytes"] is not None:
         lat = fmt_num(rec["latency_p50_us"])
+        named = [] if rec.get("latency_kernel", "latency") == "latency" else \
+            [kernel_name(rec["latency_kernel"], rec.get("latency_variant"))]
         if rec["latency_bytes"] != 8:
-            lat += " (%sB)" % size_label(rec["latency_bytes"])
+            named.insert(0, "%sB" % size_label(rec["latency_bytes"]))
+        if named:
+            lat += " (%s)" % " ".join(named)
     peak = ""
     if rec["peak_bytes"] is not None:
         peak = "%s @%s" % (fmt_num(rec["peak_Gbps"]), size_label(rec["peak_bytes"]))
@@ -235,7 +242,8 @@ def render_text(recs: Sequence[Record], group_by: Optional[Sequence[str]] = None
     out = quality_lines(recs)
     out += format_columns(HEAD, lines, left=(0, 2, 3, 4, 5))
     out.append("")
-    out.append("lat: latency kernel, one way, 8 B; peak: bw's highest Gb/s and its size; line%: "
+    out.append("lat: latency kernel, one way, 8 B (another latency kernel's where named, by its "
+               "own definition); peak: bw's highest Gb/s and its size; line%: "
                "of the line rate (n/a: unknown or one host); msg/s: msgrate's aggregate at 8 B "
                "(bw's when no msgrate); busbw at 1 MiB and at allreduce's largest size")
     if any(r.get("runs", 1) > 1 for r in recs):
