@@ -55,8 +55,9 @@ void fab_kernel_families_print(FILE *f, const char *indent)
     fprintf(f,
             "\nThe layer ladder ('run ladder', 2 ranks: one pair through each layer, then per size "
             "each "
-            "layer's\nlatency and bandwidth and what it adds over the layer it is compared with;\n"
-            "sizes %s "
+            "layer's\nlatency and bandwidth and what it adds over the layer it is compared with; "
+            "a layer\nthis host cannot set up (a window no osc component makes) is named and "
+            "left out;\nsizes %s "
             "without -m):\n%s%-15s %s\n",
             FAB_LADDER_SIZES, indent, "ladder", fab_ladder_kernels());
 }

@@ -238,8 +238,19 @@ static void fab_ladder_notes(const fab_ladder_t *l, FILE *f)
         }
 }
 
+/* Whether layer i has a number at any size (a layer the run could not set up has none). */
+static bool fab_ladder_measured(const fab_ladder_t *l, int i)
+{
+    for (int s = 0; s < l->nsizes; s++)
+        if (!isnan(l->v[s][i].lat_us) || !isnan(l->v[s][i].mbps))
+            return true;
+    return false;
+}
+
 static void fab_ladder_print(const fab_ladder_t *l, FILE *f)
 {
+    int missing = 0;
+
     fprintf(f, "#\n# ladder: per size, each layer's median latency (us; half: half a round "
                "trip), bandwidth (MB/s),\n# and what it adds over the layer in 'vs' (whole*: "
                "compared as whole operations, a half round trip doubled)\n");
@@ -267,6 +278,15 @@ static void fab_ladder_print(const fab_ladder_t *l, FILE *f)
                     fab_ladder_cell(c[3], 32, "%.1f", st.bw_pct), a->lat_q ? a->lat_q : "-",
                     a->bw_q ? a->bw_q : "-");
         }
+    for (int i = 0; i < FAB_NRUNGS; i++) {
+        const char *lk = fab_ladder_name(i, FAB_KIND_LATENCY);
+
+        if (fab_ladder_measured(l, i) || !lk)
+            continue;
+        fprintf(f, "%s %s (%s)", missing++ ? "," : "# not measured:", fab_rungs[i].layer, lk);
+    }
+    if (missing)
+        fprintf(f, ": no row (the warnings above say why)\n");
     fab_ladder_notes(l, f);
 }
 
@@ -291,7 +311,7 @@ static void fab_ladder_json(const fab_ladder_t *l, FILE *f)
         fab_json_or_null(f, fab_ladder_name(i, FAB_KIND_BANDWIDTH));
         fprintf(f, ",\"vs\":");
         fab_json_or_null(f, fab_rungs[i].ref >= 0 ? fab_rungs[fab_rungs[i].ref].layer : NULL);
-        fputc('}', f);
+        fprintf(f, ",\"measured\":%s}", fab_ladder_measured(l, i) ? "true" : "false");
     }
     fprintf(f, "],\"rows\":[");
     for (int s = 0, n = 0; s < l->nsizes; s++)
