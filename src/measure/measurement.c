@@ -286,10 +286,11 @@ static fab_status_t fab_timed_blocks(fab_measure_t *m, size_t bytes, uint64_t *i
             *iters = done;
         }
     }
-    /* Where a stall fell: a stop longer than the total was not inside the timed blocks; one
-     * in the last block could not cut the size short. */
-    FAB_DEBUG("%s %zu bytes: %llu iterations timed in %.3g s (the last block %.3g s)", m->k->name,
-              bytes, (unsigned long long)done, spent, last);
+    /* The timed blocks' total and their last block (a pause of a rank longer than the total
+     * was not inside them; one in the last block had nothing left to cut). */
+    if (st == FAB_OK)
+        FAB_DEBUG("%s %zu bytes: %llu iterations timed in %.3g s (the last block %.3g s)",
+                  m->k->name, bytes, (unsigned long long)done, spent, last);
     return st;
 }
 

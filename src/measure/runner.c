@@ -452,10 +452,11 @@ static fab_status_t fab_run_alone(const fab_world_t *w, const fab_launchopts_t *
 
     *agreed = true;
     st = fab_krun_setup(&r, w, mopt, nopt, ki);
-    if (lopt->ladder && k->layer && (st == FAB_ERR_MPI || st == FAB_ERR_ENV)) {
-        /* `run ladder` measures each layer available: one this host cannot set up (a window
-         * that no osc component makes) is left out, its error said above and the ladder's
-         * table naming it; the set-up's status is every rank's (fab_krun_setup agreed it). */
+    if (lopt->ladder && k->layer && strncmp(k->layer, "mpi_", 4) == 0 && st == FAB_ERR_MPI) {
+        /* `run ladder` measures each layer available: a one-sided layer whose window the osc
+         * component Open MPI chose cannot make is left out, its error said above and the
+         * ladder's table naming it (the one-sided kernels run alone: their window is their own
+         * memory). The status is every rank's: fab_krun_setup agreed it. */
         if (w->rank == 0)
             FAB_WARN("run ladder: layer %s (kernel %s) not measured: its set-up failed (the "
                      "error above); the other layers go on",

@@ -286,7 +286,8 @@ static void fab_ladder_print(const fab_ladder_t *l, FILE *f)
         fprintf(f, "%s %s (%s)", missing++ ? "," : "# not measured:", fab_rungs[i].layer, lk);
     }
     if (missing)
-        fprintf(f, ": no row (the warnings above say why)\n");
+        fprintf(f, ": no row (a window the osc component could not make, or the run's end "
+                   "came first: the run's warnings say which)\n");
     fab_ladder_notes(l, f);
 }
 

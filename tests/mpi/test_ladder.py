@@ -141,3 +141,44 @@ c = subprocess.run(ANALYZE + ["report", "l.h5", "-o", "bad.html"], capture_outpu
                    text=True, env=AENV, timeout=240)
 expect(c.returncode == 3 and "does not add up" in c.stderr,
        "doctored ladder: exit %d\n%s" % (c.returncode, c.stderr))
+
+# A one-sided layer this host cannot set up: osc sm makes no --win create window, on every
+# host. The ladder leaves mpi_put and mpi_get out (the window's error and hint, a warning, the
+# table's 'not measured' line, measured false in the JSON, no rows of theirs), measures every
+# other layer and completes: exit 0. (It failed with exit 3 at put_lat before.)
+p = mpirun(2, [exe, "run", "ladder", "-m", "8", "-i", "10", "--win", "create", "-o", "nw.h5",
+               "--force"], timeout=280, mpirun_args=["--mca", "osc", "sm"])
+check(p.returncode == 0, "run ladder, osc sm --win create: exit %d\n%s" % (p.returncode,
+                                                                           p.stderr[-3000:]))
+with h5py.File("nw.h5", "r") as f:
+    run = f["runs/run_0000"]
+    raw, status = run.attrs["ladder"], run.attrs["status"]
+nw = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
+status = status.decode() if isinstance(status, bytes) else str(status)
+measured = {g["layer"]: g["measured"] for g in nw["layers"]}
+onesided = {"mpi_put": "put_lat", "mpi_get": "get_lat"}
+expect(status == "complete", "run ladder, osc sm: run status %r" % status)
+expect(measured == {g: g not in onesided for g in LAYERS}, "measured: %s" % measured)
+expect({r["layer"] for r in nw["rows"]} == set(LAYERS) - set(onesided),
+       "rows of %s" % sorted({r["layer"] for r in nw["rows"]}))
+expect(set(h5_kernels("nw.h5")) == kernels - {"put_lat", "put_bw", "get_lat"},
+       "kernels stored: %s" % sorted(h5_kernels("nw.h5")))
+expect("# not measured: mpi_put (put_lat), mpi_get (get_lat): no row" in p.stdout,
+       "no 'not measured' line:\n" + p.stdout[-2000:])
+for layer, kernel in (("mpi_put", "put_lat"), ("mpi_put", "put_bw"), ("mpi_get", "get_lat")):
+    expect("warning: run ladder: layer %s (kernel %s) not measured" % (layer, kernel) in p.stderr,
+           "no warning for %s:\n%s" % (kernel, p.stderr[-2000:]))
+expect("could not make a --win create window" in p.stderr and "--mca osc ucx" in p.stderr,
+       "the window's error and hint:\n" + p.stderr[-2000:])
+# A kernel asked for by itself still fails on it (exit 3), as every run without the ladder.
+p = mpirun(2, [exe, "run", "put_lat", "-m", "8", "-i", "10", "--win", "create", "-o", "none"],
+           timeout=120, mpirun_args=["--mca", "osc", "sm"])
+expect(p.returncode == 3 and "not measured" not in p.stderr,
+       "run put_lat, osc sm --win create: exit %d\n%s" % (p.returncode, p.stderr[-1500:]))
+# ... and the report says so under its ladder table.
+c = subprocess.run(ANALYZE + ["report", "nw.h5", "-o", "nw.html"], capture_output=True,
+                   text=True, env=AENV, timeout=240)
+expect(c.returncode == 0 and
+       "not measured: mpi_put (put_lat), mpi_get (get_lat)" in open("nw.html").read(),
+       "report of the ladder without one-sided layers: exit %d, no 'not measured'\n%s"
+       % (c.returncode, c.stderr))

@@ -321,8 +321,8 @@ expect(list(t["target_busy"]) == [0.0] and all(v != v for v in t["passive_ratio"
        "without --rma-target-busy: %s %s" % (list(t["target_busy"]), list(t["passive_ratio"])))
 
 # The analysis's summary of a file without the latency kernel: its lat column takes put_lat's
-# 8 B (a put and its flush, not one way) and names it, so no reader takes it for a one-way
-# ping-pong (the legend says so); --json names it too.
+# 8 B (a put and its synchronisation, here flush_local; not one way) and names it, so no reader
+# takes it for a one-way ping-pong (the legend says so); --json names it too.
 c = subprocess.run(ANALYZE + ["summary", "flwin.h5"], capture_output=True, text=True, env=AENV,
                    timeout=240)
 expect(c.returncode == 0 and re.search(r"\s[0-9.]+ \(put_lat\)\s", c.stdout) is not None and

@@ -53,8 +53,11 @@ def parse(text: str, where: str) -> Dict[str, Any]:
         if not isinstance(g, dict) or not isinstance(g.get("layer"), str) or \
                 not hostile.KERNEL_NAME.match(g["layer"]):
             raise bad
-        layers.append({k: g.get(k) if isinstance(g.get(k), str) else None
-                       for k in ("layer", "latency_kernel", "bandwidth_kernel", "vs")})
+        layer = {k: g.get(k) if isinstance(g.get(k), str) else None
+                 for k in ("layer", "latency_kernel", "bandwidth_kernel", "vs")}
+        # whether the layer has a row (files before the key: None, not said)
+        layer["measured"] = g.get("measured") if isinstance(g.get("measured"), bool) else None
+        layers.append(layer)
     names = [g["layer"] for g in layers]
     rows = []
     for r in doc["rows"]:

@@ -64,8 +64,12 @@ HEAD = ["size", "layer", "latency us", "time is", "MB/s", "vs", "adds us", "comp
 
 
 def notes(lad: Dict[str, Any]) -> List[str]:
-    """One-sided bandwidth far below two-sided (the threshold the tool used)."""
-    out = []
+    """The layers the run could not set up, and one-sided bandwidth far below two-sided (the
+    threshold the tool used)."""
+    missing = ["%s (%s)" % (g["layer"], g["latency_kernel"] or g["bandwidth_kernel"] or "-")
+               for g in lad["layers"] if g.get("measured") is False]
+    out = ["not measured: %s: no row (a window the osc component could not make, or the run's "
+           "end came first)" % ", ".join(missing)] if missing else []
     for r in lad["rows"]:
         if r["layer"].startswith("mpi_") and r["pct_bw"] < lad["low_pct"]:
             out.append("%s bandwidth is %.0f%% of its two-sided at %s (under %.0f%%): check "

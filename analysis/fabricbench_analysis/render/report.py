@@ -22,7 +22,8 @@ from ..model.layers import Block
 from ..model.table import Series, Table, finite, fmt_num, kernel_name, size_label
 from ..reading.matrix_verdict import Matrix
 from . import congestion, knee, ladder, matrix, matrix_plot, plot
-from .summary import HEAD as SUMMARY_HEAD, Record, summarize, text_cells
+from .summary import HEAD as SUMMARY_HEAD, LEGEND as SUMMARY_LEGEND, Record, summarize, \
+    text_cells
 
 # The result of compare (compare.Result) and of check (check.Result): dicts, as --json prints.
 Result = Dict[str, Any]
@@ -188,10 +189,8 @@ def _summary(table: Table, group_keys: Optional[Sequence[str]] = None, max_loss:
                     for r in recs)
     return _table(SUMMARY_HEAD, rows, numeric={1} | set(range(6, len(SUMMARY_HEAD))),
                   classes=classes) + extra + (
-        '<p class="small">lat: one-way latency at 8 B (p50, p99); peak: the highest Gb/s of bw '
-        'and the size it was reached at; line%%: that against the line rate (n/a: unknown, or '
-        'within one host); msg/s: msgrate\'s aggregate at 8 B (bw\'s when there is no msgrate); '
-        'allreduce busbw at 1 MiB and at the largest size measured.%s</p>' % (
+        '<p class="small">%s.%s</p>' % (
+            _e(SUMMARY_LEGEND),
             " runs: repeats of one measurement (runs sharing a command and fabric, or as "
             "--group says): each number is their median, &plusmn;N% their run-to-run spread "
             "(relative standard deviation; ? where one run measured it)." if grouped else "") +

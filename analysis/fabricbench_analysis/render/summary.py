@@ -74,8 +74,9 @@ def summarize(table: Table, group_keys: Optional[Sequence[str]] = None,
         rec["hosts_text"] = _hosts_text(rec)
         picked = {}
         # Latency at 8 B (the smallest size when 8 B was not measured): of latency, else of
-        # another latency kernel (pairs_latency: its median pair), named in the cell: its own
-        # definition (put_lat: a put and its flush, not one way).
+        # another latency kernel (the first in the file's order; pairs_latency: its median
+        # pair), named in the cell: its own definition (put_lat: a put and its --rma-sync,
+        # not one way).
         lat = [r for r in rows if r["kernel"] == "latency"] or \
             [r for r in rows if r["kind"] == "latency"]
         r = _pick(lat, 8) or (min(lat, key=itemgetter("bytes")) if lat else None)
@@ -144,6 +145,12 @@ def summarize(table: Table, group_keys: Optional[Sequence[str]] = None,
     return out
 
 
+# What the columns hold (the text summary's last line; the HTML report's note under its table).
+LEGEND = ("lat: latency kernel, one way, 8 B (another latency kernel's where named, by its own "
+          "definition); peak: bw's highest Gb/s and its size; line%: of the line rate (n/a: "
+          "unknown or one host); msg/s: msgrate's aggregate at 8 B (bw's when no msgrate); "
+          "busbw at 1 MiB and at allreduce's largest size")
+
 HEAD = ["run", "runs", "status", "fabric", "transport", "hosts", "ranks", "lat p50 us", "p99 us",
         "peak Gb/s", "line%", "msg/s 8B", "allreduce busbw GB/s 1M", "at max"]
 
@@ -192,7 +199,7 @@ def text_cells(rec: Record) -> List[str]:
     lat = ""
     if rec["latency_bytes"] is not None:
         lat = fmt_num(rec["latency_p50_us"])
-        named = [] if rec.get("latency_kernel", "latency") == "latency" else \
+        named = [] if rec["latency_kernel"] == "latency" else \
             [kernel_name(rec["latency_kernel"], rec.get("latency_variant"))]
         if rec["latency_bytes"] != 8:
             named.insert(0, "%sB" % size_label(rec["latency_bytes"]))
@@ -242,10 +249,7 @@ def render_text(recs: Sequence[Record], group_by: Optional[Sequence[str]] = None
     out = quality_lines(recs)
     out += format_columns(HEAD, lines, left=(0, 2, 3, 4, 5))
     out.append("")
-    out.append("lat: latency kernel, one way, 8 B (another latency kernel's where named, by its "
-               "own definition); peak: bw's highest Gb/s and its size; line%: "
-               "of the line rate (n/a: unknown or one host); msg/s: msgrate's aggregate at 8 B "
-               "(bw's when no msgrate); busbw at 1 MiB and at allreduce's largest size")
+    out.append(LEGEND)
     if any(r.get("runs", 1) > 1 for r in recs):
         out.append("runs: repeats of one measurement (--group %s); each number is their "
                    "median, +-N%% their run-to-run spread (relative standard deviation; ?: "
