@@ -45,6 +45,7 @@ osu() { # program size iterations [options]: its row for the size (the atomics: 
 }
 for r in $(seq 1 "$ROUNDS"); do
     for c in "${CASES[@]}"; do
+        # shellcheck disable=SC2086 # a case's fields, split on purpose
         set -- $c
         k=$1 prog=$2 col=$3 sizes=${4:-$ALL}
         shift $(($# < 4 ? $# : 4))

@@ -27,7 +27,7 @@ trap cleanup EXIT
 "$vc" up 2 >/dev/null
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_orte_tmpdir_base=$work
-MPI=("$vc" exec vnode1 mpirun --mca plm_rsh_agent "$("$vc" agent-path)" --host vnode1,vnode2
+MPI=("$vc" exec vnode1 mpirun --mca plm_rsh_agent "$("$vc" agent-path)" --host "vnode1,vnode2"
      -np 2 --bind-to none --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any
      --mca btl '^openib,tcp,vader' --mca osc ucx -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=fab0)
 ALL=8,4096,1048576
@@ -51,6 +51,7 @@ osu() { # program size iterations [options]: its row for the size
 }
 for r in $(seq 1 "$ROUNDS"); do
     for c in "${CASES[@]}"; do
+        # shellcheck disable=SC2086 # a case's fields, split on purpose
         set -- $c
         k=$1 prog=$2 col=$3 sizes=${4:-$ALL}
         shift $(($# < 4 ? $# : 4))
