@@ -27,9 +27,10 @@ trap cleanup EXIT
 "$vc" up 2 >/dev/null
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_orte_tmpdir_base=$work
-MPI=("$vc" exec vnode1 mpirun --mca plm_rsh_agent "$("$vc" agent-path)" --host "vnode1,vnode2"
+hosts=vnode1,vnode2 btl=^openib,tcp,vader tls=tcp,self
+MPI=("$vc" exec vnode1 mpirun --mca plm_rsh_agent "$("$vc" agent-path)" --host "$hosts"
      -np 2 --bind-to none --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any
-     --mca btl '^openib,tcp,vader' --mca osc ucx -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=fab0)
+     --mca btl "$btl" --mca osc ucx -x UCX_TLS="$tls" -x UCX_NET_DEVICES=fab0)
 ALL=8,4096,1048576
 CASES=("put_lat osu_put_latency loop_us $ALL" "get_lat osu_get_latency loop_us $ALL"
        "put_bw osu_put_bw MBps $ALL" "get_bw osu_get_bw MBps $ALL"
