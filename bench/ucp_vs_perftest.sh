@@ -15,12 +15,20 @@
 # latency, as ucx_perftest's for ucp_get, is not halved; FAB_UCP_FB_ARGS="--ucp-same-buffer"
 # adds options to every fabricbench run: ucx_perftest's one buffer for ucp_put_bw and
 # ucp_get_bw)
+# Elsewhere than on this host's loopback (bench/ucp_vs_perftest_nodes.sh: two network
+# namespaces): FAB_UCP_MPI="mpirun ..." replaces fabricbench's launcher (split on spaces),
+# FAB_UCP_SERVER and FAB_UCP_CLIENT prefix ucx_perftest's server and client commands (split
+# on spaces), FAB_UCP_PEER is the address the client connects to (127.0.0.1).
 set -eu
 FB=$1 ROUNDS=${2:-5}
 shift $(($# < 2 ? $# : 2))
 TLSES=("$@")
 [ ${#TLSES[@]} -eq 0 ] && TLSES=("posix,self" "tcp,self")
 MPI=(mpirun --allow-run-as-root --oversubscribe -np 2 --bind-to none)
+if [ -n "${FAB_UCP_MPI:-}" ]; then read -r -d '' -a MPI <<<"$FAB_UCP_MPI" || true; fi
+SERVER=() CLIENT=()
+if [ -n "${FAB_UCP_SERVER:-}" ]; then read -r -d '' -a SERVER <<<"$FAB_UCP_SERVER" || true; fi
+if [ -n "${FAB_UCP_CLIENT:-}" ]; then read -r -d '' -a CLIENT <<<"$FAB_UCP_CLIENT" || true; fi
 SESSION=$(mktemp -d) CSV=$(mktemp)
 export OMPI_MCA_orte_tmpdir_base=$SESSION
 trap 'rm -rf "$SESSION" "$CSV"' EXIT
@@ -31,8 +39,8 @@ CASES=("ucp_tag_lat tag_lat loop_us" "ucp_put_lat ucp_put_lat loop_us" "ucp_tag_
 [ -n "${FAB_UCP_CASES:-}" ] && IFS=';' read -r -a CASES <<<"$FAB_UCP_CASES"
 fb() { # tls kernel column size iterations (latency: loop_us and p50_us); the CSV to a file
     # read after the run (a reader in a pipe would start beside the measurement)
-    # shellcheck disable=SC2086 # FAB_UCP_FB_ARGS: options, split on purpose
     : >"$CSV" # a failed run prints nothing, never the case before's row
+    # shellcheck disable=SC2086 # FAB_UCP_FB_ARGS: options, split on purpose
     "${MPI[@]}" "$FB" run "$2" --ucp-tls "$1" -m "$4" -i "$5" -x "$(($5 / 10))" \
         ${FAB_UCP_FB_ARGS:-} -q -o none --csv "$CSV" --force >/dev/null 2>&1 || return 0
     python3 -c "import csv,sys; r=[r for r in csv.DictReader(open(sys.argv[1])) if r['bytes'] == '$4']
@@ -40,11 +48,13 @@ print(r[-1]['$3'], r[-1]['p50_us'] if '$3' == 'loop_us' else '') if r else None"
 }
 perftest() { # tls test column size iterations [option]: server in the background, client here
     local out
-    UCX_TLS=$1 ucx_perftest -p "$PORT" -t "$2" -s "$4" -n "$5" -w "$(($5 / 10))" -f ${6:-} \
-        >/dev/null 2>&1 &
+    # shellcheck disable=SC2086 # $6: an option or none, split on purpose
+    UCX_TLS=$1 "${SERVER[@]}" ucx_perftest -p "$PORT" -t "$2" -s "$4" -n "$5" \
+        -w "$(($5 / 10))" -f ${6:-} >/dev/null 2>&1 &
     sleep 0.5
-    out=$(UCX_TLS=$1 ucx_perftest 127.0.0.1 -p "$PORT" -t "$2" -s "$4" -n "$5" \
-        -w "$(($5 / 10))" -f ${6:-} 2>/dev/null)
+    # shellcheck disable=SC2086 # as above
+    out=$(UCX_TLS=$1 "${CLIENT[@]}" ucx_perftest "${FAB_UCP_PEER:-127.0.0.1}" -p "$PORT" \
+        -t "$2" -s "$4" -n "$5" -w "$(($5 / 10))" -f ${6:-} 2>/dev/null)
     wait
     PORT=$((PORT + 1))
     # -f: one line "iterations p50 average overall(us) average overall(MiB/s) average overall"
@@ -54,6 +64,7 @@ perftest() { # tls test column size iterations [option]: server in the backgroun
 for r in $(seq 1 "$ROUNDS"); do
     for tls in "${TLSES[@]}"; do
         for c in "${CASES[@]}"; do
+            # shellcheck disable=SC2086 # a case's fields, split on purpose
             set -- $c
             for s in 8 1048576; do
                 # n messages for both: fabricbench's bandwidth iteration is a window of 64

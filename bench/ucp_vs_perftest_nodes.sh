@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The UCP kernels against ucx_perftest across two nodes: two network namespaces of
+# tests/lib/vcluster.sh joined over TCP (fab0), UCX_TLS=tcp,self and UCX_NET_DEVICES=fab0 for
+# both tools; bench/ucp_vs_perftest.sh's rounds (its lines, its FAB_UCP_CASES and
+# FAB_UCP_FB_ARGS), fabricbench's ranks and ucx_perftest's server on vnode1 and vnode2, its
+# client on vnode1. There an operation takes microseconds, so neither tool's clock weighs in
+# the comparison, as it does over shared memory on one host. Not a test: it measures this
+# machine.
+#
+# usage: bench/ucp_vs_perftest_nodes.sh FABRICBENCH [ROUNDS]
+# env:   VC_NAME (default fbucp)
+# Needs root, ip, tc; cleans up its namespaces on exit.
+set -euo pipefail
+FB=$(realpath "$1") ROUNDS=${2:-5}
+src=$(cd "$(dirname "$0")/.." && pwd)
+export VC_NAME=${VC_NAME:-fbucp}
+vc=$src/tests/lib/vcluster.sh
+cleanup() { "$vc" down >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+"$vc" up 2 >/dev/null
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 UCX_NET_DEVICES=fab0
+FAB_UCP_MPI="$vc exec vnode1 mpirun --mca plm_rsh_agent $("$vc" agent-path) --host vnode1,vnode2
+ -np 2 --bind-to none -x UCX_NET_DEVICES=fab0" FAB_UCP_SERVER="$vc exec vnode2" \
+    FAB_UCP_CLIENT="$vc exec vnode1" FAB_UCP_PEER=10.77.0.2 \
+    "$src/bench/ucp_vs_perftest.sh" "$FB" "$ROUNDS" tcp,self
