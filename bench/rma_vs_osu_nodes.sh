@@ -16,13 +16,9 @@
 # Needs root, ip, tc; cleans up its namespaces on exit.
 set -euo pipefail
 FB=$(realpath "$1") OSU=$(realpath "$2") ROUNDS=${3:-5}
-src=$(cd "$(dirname "$0")/.." && pwd)
 export VC_NAME=${VC_NAME:-fbrma}
-vc=$src/tests/lib/vcluster.sh
-cleanup() { "$vc" down >/dev/null 2>&1 || true; }
-trap cleanup EXIT
-"$vc" up 2 >/dev/null
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# shellcheck source=bench/two_nodes.sh
+. "$(dirname "$0")/two_nodes.sh"
 # bench/rma_vs_osu.sh's rounds, launched inside vnode1 onto both nodes; 2000 iterations below
 # 1 MiB (an operation takes tens of microseconds here), 200 from 1 MiB on
 FAB_RMA_MPI="$vc exec vnode1 mpirun --mca plm_rsh_agent $("$vc" agent-path) --host vnode1,vnode2

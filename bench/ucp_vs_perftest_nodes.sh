@@ -13,13 +13,10 @@
 # Needs root, ip, tc; cleans up its namespaces on exit.
 set -euo pipefail
 FB=$(realpath "$1") ROUNDS=${2:-5}
-src=$(cd "$(dirname "$0")/.." && pwd)
 export VC_NAME=${VC_NAME:-fbucp}
-vc=$src/tests/lib/vcluster.sh
-cleanup() { "$vc" down >/dev/null 2>&1 || true; }
-trap cleanup EXIT
-"$vc" up 2 >/dev/null
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 UCX_NET_DEVICES=fab0
+# shellcheck source=bench/two_nodes.sh
+. "$(dirname "$0")/two_nodes.sh"
+export UCX_NET_DEVICES=fab0
 FAB_UCP_MPI="$vc exec vnode1 mpirun --mca plm_rsh_agent $("$vc" agent-path) --host vnode1,vnode2
  -np 2 --bind-to none -x UCX_NET_DEVICES=fab0" FAB_UCP_SERVER="$vc exec vnode2" \
     FAB_UCP_CLIENT="$vc exec vnode1" FAB_UCP_PEER=10.77.0.2 \
