@@ -13,13 +13,14 @@
 # fabricbench's runs more options (there: the clock OSU's MPI_Wtime reads).
 # FAB_RMA_MPI="mpirun ..." replaces the launcher (split on spaces: bench/rma_vs_osu_nodes.sh's
 # across two network namespaces); FAB_RMA_ITERS and FAB_RMA_ITERS_LARGE the latency
-# iterations below 1 MiB and from 1 MiB on (20000, 200); bandwidth a twentieth (at least 20).
+# iterations below 1 MiB and from 1 MiB on (20000, 200), bandwidth a twentieth of those, and
+# FAB_RMA_MIN_ITERS the fewest of any row (none).
 set -eu
 FB=$1 OSU=$2 ROUNDS=${3:-5}
 MPI=(mpirun --allow-run-as-root --oversubscribe -np 2 --bind-to none --mca pml ucx
      -x OMPI_MCA_pml_ucx_tls=any -x OMPI_MCA_pml_ucx_devices=any)
 if [ -n "${FAB_RMA_MPI:-}" ]; then read -r -d '' -a MPI <<<"$FAB_RMA_MPI" || true; fi
-ITERS=${FAB_RMA_ITERS:-20000} ITERS_LARGE=${FAB_RMA_ITERS_LARGE:-200}
+ITERS=${FAB_RMA_ITERS:-20000} ITERS_LARGE=${FAB_RMA_ITERS_LARGE:-200} MIN=${FAB_RMA_MIN_ITERS:-1}
 SESSION=$(mktemp -d) CSV=$(mktemp)
 export OMPI_MCA_orte_tmpdir_base=$SESSION
 trap 'rm -rf "$SESSION" "$CSV"' EXIT
@@ -56,7 +57,7 @@ for r in $(seq 1 "$ROUNDS"); do
         shift $(($# < 4 ? $# : 4))
         for s in ${sizes//,/ }; do
             it=$ITERS; [ "$s" -ge 1048576 ] && it=$ITERS_LARGE; [ "$col" = MBps ] && it=$((it / 20))
-            [ "$it" -lt 20 ] && it=20
+            [ "$it" -lt "$MIN" ] && it=$MIN
             read -r a q <<<"$(fb "$k" "$col" "$s" "$it")"
             b=$(osu "$prog" "$s" "$it" "$@")
             echo "round $r $k $s fabricbench $a osu ${b:-none} ratio" \

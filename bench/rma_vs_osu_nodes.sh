@@ -11,7 +11,8 @@
 # test: it measures this machine.
 #
 # usage: bench/rma_vs_osu_nodes.sh FABRICBENCH OSU_ONE_SIDED_DIR [ROUNDS]
-# env:   FAB_RMA_CASES and FAB_RMA_FB_ARGS as bench/rma_vs_osu.sh's (it runs the rounds),
+# env:   FAB_RMA_CASES, FAB_RMA_FB_ARGS, FAB_RMA_ITERS (here 2000), FAB_RMA_ITERS_LARGE (200)
+#        and FAB_RMA_MIN_ITERS (here 20) as bench/rma_vs_osu.sh's, which runs the rounds;
 #        VC_NAME (default fbrma)
 # Needs root, ip, tc; cleans up its namespaces on exit.
 set -euo pipefail
@@ -24,4 +25,5 @@ export VC_NAME=${VC_NAME:-fbrma}
 FAB_RMA_MPI="$vc exec vnode1 mpirun --mca plm_rsh_agent $("$vc" agent-path) --host vnode1,vnode2
  -np 2 --bind-to none --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any
  --mca btl ^openib,tcp,vader --mca osc ucx -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=fab0" \
-    FAB_RMA_ITERS=2000 "$src/bench/rma_vs_osu.sh" "$FB" "$OSU" "$ROUNDS"
+    FAB_RMA_ITERS=${FAB_RMA_ITERS:-2000} FAB_RMA_MIN_ITERS=${FAB_RMA_MIN_ITERS:-20} \
+    "$src/bench/rma_vs_osu.sh" "$FB" "$OSU" "$ROUNDS"

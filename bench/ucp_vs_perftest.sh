@@ -49,13 +49,14 @@ print(r[-1]['$3'], r[-1]['p50_us'] if '$3' == 'loop_us' else '') if r else None"
 perftest() { # tls test column size iterations [option]: server in the background, client here
     local out
     # shellcheck disable=SC2086 # $6: an option or none, split on purpose
-    UCX_TLS=$1 "${SERVER[@]}" ucx_perftest -p "$PORT" -t "$2" -s "$4" -n "$5" \
+    # both bounded: a client that came before the server listened leaves it waiting
+    UCX_TLS=$1 timeout 120 "${SERVER[@]}" ucx_perftest -p "$PORT" -t "$2" -s "$4" -n "$5" \
         -w "$(($5 / 10))" -f ${6:-} >/dev/null 2>&1 &
     sleep 0.5
     # shellcheck disable=SC2086 # as above
-    out=$(UCX_TLS=$1 "${CLIENT[@]}" ucx_perftest "${FAB_UCP_PEER:-127.0.0.1}" -p "$PORT" \
+    out=$(UCX_TLS=$1 timeout 120 "${CLIENT[@]}" ucx_perftest "${FAB_UCP_PEER:-127.0.0.1}" -p "$PORT" \
         -t "$2" -s "$4" -n "$5" -w "$(($5 / 10))" -f ${6:-} 2>/dev/null)
-    wait
+    wait || true
     PORT=$((PORT + 1))
     # -f: one line "iterations p50 average overall(us) average overall(MiB/s) average overall"
     echo "$out" | awk -v col="$3" 'NF == 8 && $1 ~ /^[0-9]+$/ {

@@ -3,8 +3,8 @@
 # The UCP kernels against ucx_perftest across two nodes: two network namespaces of
 # tests/lib/vcluster.sh joined over TCP (fab0), UCX_TLS=tcp,self and UCX_NET_DEVICES=fab0 for
 # both tools; bench/ucp_vs_perftest.sh's rounds (its lines, its FAB_UCP_CASES and
-# FAB_UCP_FB_ARGS), fabricbench's ranks and ucx_perftest's server on vnode1 and vnode2, its
-# client on vnode1. There an operation takes microseconds, so neither tool's clock weighs in
+# FAB_UCP_FB_ARGS): fabricbench's ranks on vnode1 and vnode2, ucx_perftest's server on
+# vnode2 and its client on vnode1. There an operation takes microseconds, so neither tool's clock weighs in
 # the comparison, as it does over shared memory on one host. Not a test: it measures this
 # machine.
 #
@@ -19,5 +19,5 @@ export VC_NAME=${VC_NAME:-fbucp}
 export UCX_NET_DEVICES=fab0
 FAB_UCP_MPI="$vc exec vnode1 mpirun --mca plm_rsh_agent $("$vc" agent-path) --host vnode1,vnode2
  -np 2 --bind-to none -x UCX_NET_DEVICES=fab0" FAB_UCP_SERVER="$vc exec vnode2" \
-    FAB_UCP_CLIENT="$vc exec vnode1" FAB_UCP_PEER=10.77.0.2 \
+    FAB_UCP_CLIENT="$vc exec vnode1" FAB_UCP_PEER=$("$vc" ip vnode2) \
     "$src/bench/ucp_vs_perftest.sh" "$FB" "$ROUNDS" tcp,self

@@ -452,15 +452,18 @@ static fab_status_t fab_run_alone(const fab_world_t *w, const fab_launchopts_t *
 
     *agreed = true;
     st = fab_krun_setup(&r, w, mopt, nopt, ki);
-    if (lopt->ladder && k->layer && strncmp(k->layer, "mpi_", 4) == 0 && st == FAB_ERR_MPI) {
+    if (lopt->ladder && k->layer && strncmp(k->layer, "mpi_", 4) == 0 && st == FAB_ERR_ENV) {
         /* `run ladder` measures each layer available: a one-sided layer whose window the osc
-         * component Open MPI chose cannot make is left out, its error said above and the
-         * ladder's table naming it (the one-sided kernels run alone: their window is their own
-         * memory). The status is every rank's: fab_krun_setup agreed it. */
+         * component Open MPI chose cannot make (rma/rma.c says so with FAB_ERR_ENV) is left
+         * out, its error said above and the ladder's table naming it (the one-sided kernels run
+         * alone: their window is their own memory). The status is every rank's: fab_krun_setup
+         * agreed it. The kernel's cleanup takes the state its failed set-up left (its buffers;
+         * no window), since the run goes on. */
         if (w->rank == 0)
-            FAB_WARN("run ladder: layer %s (kernel %s) not measured: its set-up failed (the "
-                     "error above); the other layers go on",
+            FAB_WARN("run ladder: layer %s (kernel %s) not measured: this MPI could not make "
+                     "its window (the error above); the other layers go on",
                      k->layer, k->name);
+        r.ready = r.state != NULL;
         fab_krun_free(&r);
         return FAB_OK;
     }

@@ -349,7 +349,10 @@ static void fab_rma_win_failed(const char *call, int rc)
               fab_rma_win_names[fab_rma_opt.win]);
 }
 
-/* This rank's window over `nb` bytes, agreed by the pair: every rank fails when one does. */
+/* This rank's window over `nb` bytes, agreed by the pair: every rank fails when one does, with
+ * FAB_ERR_ENV (the MPI here cannot make this window: `run ladder` leaves the layer out). A
+ * window made here while the other rank's failed is dropped, not freed: MPI_Win_free is
+ * collective, and that rank has no window to free. */
 static fab_status_t fab_rma_win_make(fab_kctx_t *ctx, fab_rma_t *s, size_t nb)
 {
     int rc = MPI_SUCCESS, bad, all = 0;
@@ -382,9 +385,11 @@ static fab_status_t fab_rma_win_make(fab_kctx_t *ctx, fab_rma_t *s, size_t nb)
     bad = rc != MPI_SUCCESS;
     if (FAB_MPI(MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_MAX, ctx->comm)) != FAB_OK)
         return FAB_ERR_MPI;
-    if (all && !bad)
+    if (all && !bad) {
         FAB_ERROR("the one-sided window failed on the other rank of the pair (see its message)");
-    return all ? FAB_ERR_MPI : FAB_OK;
+        s->win = MPI_WIN_NULL;
+    }
+    return all ? FAB_ERR_ENV : FAB_OK;
 }
 
 /* Every rank's displacement of its slot 0: dynamic windows, the address of its memory. */
