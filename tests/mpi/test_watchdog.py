@@ -233,8 +233,9 @@ def case_resume():
 # CPU hog and an mpirun loop a calibration once estimated 1.5 ms an iteration, the load then
 # eased, and the run had planned so few that it ended before the stop, or its timed blocks did,
 # or the stop fell in their last block, which had nothing left to cut (their -v -v line gives
-# their total, under the stop's 7 s, and the last block's time): then the case is run again
-# (3 tries), since what it checks was not reached; every other outcome is judged.
+# their total and the last block's time: the blocks before the last under CAP_S): then the
+# case is run again (3 tries), since what it checks was not reached; every other outcome is
+# judged.
 CAP_S = 2 * 3.0  # -t 3: the size stops at the end of the block that takes it past twice that
 
 
