@@ -182,3 +182,15 @@ expect(c.returncode == 0 and
        "not measured: mpi_put (put_lat), mpi_get (get_lat)" in open("nw.html").read(),
        "report of the ladder without one-sided layers: exit %d, no 'not measured'\n%s"
        % (c.returncode, c.stderr))
+# A ladder whose measured contradicts its rows (a layer said measured without a row) is
+# refused, as one that does not add up.
+with h5py.File("nw.h5", "r+") as f:
+    doc = json.loads(f["runs/run_0000"].attrs["ladder"])
+    for g in doc["layers"]:
+        if g["layer"] == "mpi_put":
+            g["measured"] = True
+    f["runs/run_0000"].attrs["ladder"] = json.dumps(doc)
+c = subprocess.run(ANALYZE + ["report", "nw.h5", "-o", "bad2.html"], capture_output=True,
+                   text=True, env=AENV, timeout=240)
+expect(c.returncode == 3 and "says measured true against its rows" in c.stderr,
+       "a ladder saying mpi_put measured without rows: exit %d\n%s" % (c.returncode, c.stderr))

@@ -74,6 +74,12 @@ def parse(text: str, where: str) -> Dict[str, Any]:
         rows.append(row)
     by = {(r["bytes"], r["layer"]): r for r in rows}
     vs = {g["layer"]: g["vs"] for g in layers}
+    have = {r["layer"] for r in rows}
+    for g in layers:  # measured, where said, is whether the layer has a row
+        if g["measured"] is not None and g["measured"] != (g["layer"] in have):
+            raise AnalysisError("%s: the ladder's layer %s says measured %s against its rows" %
+                                (where, g["layer"], str(g["measured"]).lower()),
+                                loading._MISMATCH_HINT)
     for r in rows:  # the arithmetic, recomputed
         ref = by.get((r["bytes"], vs[r["layer"]] or ""))
         if not _close(r["adds_us"], r["cmp_us"] - r["vs_cmp_us"]) or \
