@@ -89,18 +89,27 @@ expect(len(named) == len(KERNELS), "summary names rank 2 and its host in every k
        % (named, a.stdout))
 print("ok fabricbench-analyze summary names rank 2 (%s)" % host2)
 
-# Without it: no rank named, and no warning.
+# Without it: no rank named, and no warning, in every row the machine did not disturb. A row
+# marked disturbed (beside a CPU hog a rank got 3% of a core and arrived 3.6 ms late in 9 of
+# 10 iterations) may name the rank the machine made late: a real straggler, of the machine's
+# making, which the row's quality says.
 p = run([], "n.h5")
 ks = h5_kernels("n.h5")
 check(run_attr("n.h5", "straggle") == "", "no --straggle: the run's straggle is empty")
+disturbed = 0
 for k in KERNELS:
     t = ks[k][1]
     for i in range(len(t["bytes"])):
         row = {c: t[c][i] for c in t}
-        expect(row["straggler_rank"] == -1, "%s: no straggler without --straggle: %s" % (k, row))
+        q = row["quality"].decode() if isinstance(row["quality"], bytes) else str(row["quality"])
+        disturbed += q == "disturbed"
+        expect(row["straggler_rank"] == -1 or q == "disturbed",
+               "%s: no straggler without --straggle in a row the machine did not disturb: %s"
+               % (k, row))
         expect(row["late_rank"] >= -1 and (row["late_rank"] == -1 or 0 <= row["late_share"] <= 1),
                "%s: late_rank a rank or -1: %s" % (k, row))
-expect("straggler:" not in p.stdout, "no warning without --straggle:\n" + p.stdout[-3000:])
+expect("straggler:" not in p.stdout or disturbed,
+       "no warning without --straggle:\n" + p.stdout[-3000:])
 print("ok without --straggle: no rank named")
 
 # gradsync --compute: 1e5 float32 = 400000 B in 64 KiB buckets: 7 buckets, 7 ms of compute.
