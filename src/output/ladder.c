@@ -203,7 +203,8 @@ static bool fab_ladder_invalid(const char *q)
     return q && strcmp(q, "invalid") == 0;
 }
 
-/* The notes under the table: what each layer adds at the smallest size, and one-sided
+/* The notes under the table: what each layer adds at the smallest size (or takes less: a
+ * socket layer that sleeps in the kernel is slower than UCX's polling), and one-sided
  * bandwidth far below two-sided at any size. */
 static void fab_ladder_notes(const fab_ladder_t *l, FILE *f)
 {
@@ -214,9 +215,12 @@ static void fab_ladder_notes(const fab_ladder_t *l, FILE *f)
         if (ref < 0)
             continue;
         st = fab_ladder_step(&l->v[0][i], &l->v[0][ref]);
-        if (!isnan(st.adds_us))
-            fprintf(f, "# %s adds %.3f us over %s at %zu B (%s)%s\n", fab_rungs[i].layer,
-                    st.adds_us, fab_rungs[ref].layer, l->bytes[0], fab_ladder_basis(&st),
+        if (!isnan(st.adds_us)) /* a layer faster than its reference: how much less it takes */
+            fprintf(f,
+                    st.adds_us < 0 ? "# %s takes %.3f us less than %s at %zu B (%s)%s\n"
+                                   : "# %s adds %.3f us over %s at %zu B (%s)%s\n",
+                    fab_rungs[i].layer, fabs(st.adds_us), fab_rungs[ref].layer, l->bytes[0],
+                    fab_ladder_basis(&st),
                     fab_ladder_invalid(l->v[0][i].lat_q) || fab_ladder_invalid(l->v[0][ref].lat_q)
                         ? "; a row is invalid: not a number to use"
                         : "");
