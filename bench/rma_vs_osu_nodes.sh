@@ -10,9 +10,10 @@
 # size, the two numbers, their ratio (fabricbench / OSU) and fabricbench's row quality. Not a
 # test: it measures this machine.
 # get_bw: OSU never writes the window MPI_Win_allocate gave it, so its gets read the kernel's
-# zero page (one page, in cache) where fabricbench's read a written window; over TCP that was
-# 0.84-0.94 of OSU's rate at 1 MiB. Give it an OSU whose allocate_memory_one_sided writes the
-# window (one memset) to compare like with like (docs/PERFORMANCE.md).
+# zero page (in cache) where fabricbench's read a written window; over TCP fabricbench's
+# median at 1 MiB was 0.84 of OSU's on one VM, 0.94 on another. Give it an OSU whose
+# allocate_memory_one_sided writes the window (one memset) to compare like with like
+# (docs/PERFORMANCE.md).
 #
 # usage: bench/rma_vs_osu_nodes.sh FABRICBENCH OSU_ONE_SIDED_DIR [ROUNDS]
 # env:   FAB_RMA_CASES, FAB_RMA_FB_ARGS, FAB_RMA_ITERS (here 2000), FAB_RMA_ITERS_LARGE (200)

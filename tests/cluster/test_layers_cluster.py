@@ -208,7 +208,7 @@ def ladder_part():
         expect(r["basis"] == basis, "%s: basis %r, want %s" % (w, r["basis"], basis))
         expect(abs(num(r["adds_us"]) - (num(r["cmp_us"]) - num(r["vs_cmp_us"])))
                <= 1e-9 * max(1.0, abs(num(r["cmp_us"]))), "%s: adds_us %r" % (w, r["adds_us"]))
-        print("  %s: %.3f us (%s), MB/s %s, adds %.3f us over %s (%s), quality %s"
+        print("  %s: %.3f us (%s), MB/s %s, %+.3f us against %s (%s), quality %s"
               % (w, num(r["lat_us"]), "half" if r["halved"] else "whole", r["MBps"],
                  num(r["adds_us"]), vs, r["basis"], r["lat_quality"]))
 
@@ -232,7 +232,8 @@ def ladder_part():
                   "ladder %s at %d B: %r us below the floor %.3f us, quality %r"
                   % (layer, size, r["lat_us"], floor, r["lat_quality"]))
             if size == LADDER_SIZES[0] and r["lat_quality"] == "invalid":
-                check(re.search(r"# %s adds .* at %d B .*a row is invalid" % (layer, size),
+                check(re.search(r"# %s (adds .* over|takes .* less than) \S+ at %d B .*a row "
+                                r"is invalid" % (layer, size),
                                 "\n".join(lines)),
                       "the ladder's %s sentence does not say its row is invalid" % layer)
 

@@ -18,9 +18,9 @@ a live run; the verdict's logic itself is unit.pairs (synthetic matrices with kn
   all stand out from nothing). -t on pairs_latency (shift): policy time, >= --min-iters.
 - --retest: with FABRICBENCH_TEST_PAIRS_LOADED=1 every pair of member 1 is slowed in the
   schedule only; with --retest on those pairs are measured again alone (both values kept;
-  in the schedule every iteration at least the hook's 20 ms, alone not every direction that
-  slow), with --retest off member 1 is named and
-  nothing is retested.
+  in the schedule every direction's mean iteration at least the hook's 20 ms, alone at most
+  two of the six directions that slow), with --retest off member 1 is named and nothing is
+  retested.
 - Refused before measuring (exit 2): one host without --pairs-per rank; two sizes.
 - kill -9 during a run: the file keeps the rounds finished, each pair in them, and no verdict.
 - A rank stopped (SIGSTOP) in its pair: its partner names it within --stall-timeout plus a
@@ -192,10 +192,11 @@ for mode in ("on", "off"):
     check(m.attrs["retests"] >= 3 and m.attrs["retested"] == m.attrs["retests"],
           "retests %s, retested %s" % (m.attrs["retests"], m.attrs["retested"]))
     # The hook sleeps 20 ms in every timed iteration in the schedule, none alone. In the
-    # schedule every mean iteration (4 KiB x 16) is therefore at least 20 ms long, whatever the
-    # machine does. Alone a loaded machine may stretch a pair's iterations (one took 18 ms
-    # beside a CPU hog and an mpirun loop), so the proof that the retests ran without the hook
-    # is that not all six directions took 20 ms an iteration: with the hook all six would.
+    # schedule the mean iteration of every direction (4 KiB x 16) is therefore at least 20 ms,
+    # whatever the machine does. Alone a loaded machine may stretch a direction's iterations
+    # (one took 18 ms beside a CPU hog and an mpirun loop), so the proof that the retests ran
+    # without the hook is that most directions took less than 20 ms an iteration: at most two
+    # of the six at or above it (a hook left on in one direction of every pair makes three).
     per_iter = 4096 * 16 / 1e6  # MB per iteration
     sched_s, alone_s = [], []
     for j in (0, 2, 3):
@@ -206,8 +207,9 @@ for mode in ("on", "off"):
             alone_s.append(per_iter / re[a, b])
     check(min(sched_s) >= 0.020 * (1 - 1e-9), "in the schedule an iteration of member 1's pairs "
           "took less than the hook's 20 ms: %s s" % sched_s)
-    check(min(alone_s) < 0.020, "alone every direction of member 1's pairs took the hook's 20 ms "
-          "or more an iteration (the retests slowed by the hook?): %s s" % alone_s)
+    check(sum(v >= 0.020 for v in alone_s) <= 2, "alone more than two directions of member "
+          "1's pairs took the hook's 20 ms or more an iteration (the retests slowed by the "
+          "hook?): %s s" % alone_s)
     check(int(np.isfinite(re).sum()) == 2 * m.attrs["retested"], "retest values of pairs not "
           "retested:\n%s" % re)
     slow = m["pair_slow"][:]
