@@ -26,7 +26,7 @@
  * a pair with member 1 takes FAB_PAIRS_TEST_DELAY_NS longer, so the tests can prove that a
  * pair slow only under the schedule is retested, and its two values are kept. The whole delay
  * is slept, also when a signal interrupts it: the tests take it as a lower bound. */
-#define FAB_PAIRS_TEST_DELAY_NS 20000000L
+#define FAB_PAIRS_TEST_DELAY_NS 50000000L
 
 static void fab_pairs_test_delay(const fab_pairs_t *P, int src, int dst)
 {
