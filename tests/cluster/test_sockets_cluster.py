@@ -24,10 +24,10 @@ rank per node, mpirun started inside vnode1 through the cluster's agent
 - incast (issue 33 item 3): vnode1's fab0 link alone shaped to 1 Gbit/s (this 2-core machine
   fills it through the namespaces: tcp_stream's aggregate measured 0.954 of it, iperf3's
   0.977), tcp_stream --pattern incast with the receiver on vnode1 and one sender on each of
-  vnode2..4: the aggregate between half the shaping and 1.1 x it (the path is CPU-bound, load
-  slows it; htb's ceiling holds) and between half and twice iperf3's run the same way (a
-  server per port on vnode1, three clients at once for 3 s, their received rates summed: the
-  clients start a little apart, so the sum can pass the payload ceiling by a few %), each
+  vnode2..4: the aggregate at most 1.1 x the shaping and, by definition, every sender's
+  payload over the slowest sender's time; iperf3 run the same way (a server per port on
+  vnode1, three clients at once for 3 s, their received rates summed) is printed beside it,
+  not compared (the path is CPU-bound here, and the two run at different moments); each
   sender's share reported (3 senders, min <= 33.3% <= max, fairness = min / max), the
   receiver's CPU present, vnode1's fab0 received at least the payload; bw --pattern incast
   (UCX's TCP transport on fab0) the same way: shares present, 0 < aggregate <= 1.1 x the
@@ -352,8 +352,7 @@ def tcp_rr():
 # ---- incast (issue 33 item 3): three senders into one receiver whose link alone is shaped
 INCAST_NODES = ["vnode1", "vnode2", "vnode3", "vnode4"]  # rank 0, the receiver, on vnode1
 INCAST_SHAPE = ("1gbit", 1e9)  # vnode1's fab0 link only, both directions
-INCAST_TOL = 0.10  # the aggregate's ceiling: the shaping and 10% (the clients start apart)
-INCAST_FLOOR = 0.5  # ... and its floor: half the shaping, whatever load takes from its CPU
+INCAST_TOL = 0.10  # the aggregate's ceiling: the shaping and 10%
 INCAST_PORTS = (5201, 5202, 5203)  # one iperf3 server per client
 IPERF3 = "iperf3"
 
@@ -435,15 +434,17 @@ def incast():
           "retransmits, %d iterations" % (tag, g, g / rate, TCP_CEILING, lo, hi, fair,
                                           r["incast_recv_cpu_pct"], r["incast_recv_node_pct"],
                                           r["tcp_retrans"], r["iterations"]))
-    # htb's ceiling holds whatever the load; the floor and iperf3's are definitions (one
-    # sender's bytes counted, or bits taken for bytes, miss them by 3x to 8x), not speeds: the
-    # 1 Gb/s path is CPU-bound on 2 cores, and a loaded machine fills less of it
-    check(INCAST_FLOOR * rate <= g <= (1 + INCAST_TOL) * rate, "%s: %.4f Gb/s through a %g Gb/s "
-          "shaping (want %g to %g of it)" % (tag, g, rate, INCAST_FLOOR, 1 + INCAST_TOL))
+    # htb's ceiling holds whatever the load; below it the aggregate is checked by its
+    # definition (every sender's payload over the slowest sender's time: one sender's bytes
+    # counted, or bits taken for bytes, would miss it), not by a floor: the 1 Gb/s path is
+    # CPU-bound on 2 cores, so a floor measures the CPU. iperf3 run the same way is printed
+    check(0 < g <= (1 + INCAST_TOL) * rate, "%s: %.4f Gb/s through a %g Gb/s shaping"
+          % (tag, g, rate))
+    secs = r["iterations"] * r["loop_us"] * 1e-6
+    check(abs(g - payload * 8 / secs / 1e9) <= 1e-3 * g, "%s: %.4f Gb/s, but %d B from 3 "
+          "senders in %.6f s are %.4f" % (tag, g, payload, secs, payload * 8 / secs / 1e9))
     ip = iperf3_incast(rate)
     print("  iperf3 the same way: %.4f Gb/s; tcp_stream / iperf3 = %.3f" % (ip, g / ip))
-    check(0.5 <= g / ip <= 2.0, "%s: %.4f Gb/s against iperf3's %.4f: not the same quantity"
-          % (tag, g, ip))
     # bw over MPI (UCX's TCP transport on fab0) the same way: its shape, not its speed
     tag = "bw --pattern incast into vnode1"
     _, recs = fabricbench("bw-incast", [

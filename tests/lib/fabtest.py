@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 # The failures expect() collected: reported, and the exit status made 1, when the test ends.
 # Registered before the cleanups below, so that it runs after them (atexit runs in reverse).
@@ -94,6 +95,24 @@ def mpirun_popen(np, args, env=None, mpirun_args=(), prefix=(), **kw):
     """Start mpirun_cmd(...) in the background with mpi_env(env); kw goes to subprocess.Popen
     (stdout=, stderr=, text=, start_new_session=, ...). The caller waits for it."""
     return subprocess.Popen(mpirun_cmd(np, args, mpirun_args, prefix), env=mpi_env(env), **kw)
+
+
+def read_until(proc, marker, limit):
+    """The lines of proc's stderr (a text pipe) up to and with the first that holds marker:
+    the event a test waits for before it acts on a running job, instead of a fixed pause. A
+    job that prints no such line within limit seconds is killed (the wait is bounded); the
+    text read is returned either way, so the caller's check says what came instead."""
+    timer = threading.Timer(limit, proc.kill)
+    timer.start()
+    seen = ""
+    try:
+        for line in proc.stderr:
+            seen += line
+            if marker in line:
+                break
+    finally:
+        timer.cancel()
+    return seen
 
 
 def mpirun(np, args, timeout=120, env=None, mpirun_args=(), prefix=()):

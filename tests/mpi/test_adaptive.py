@@ -17,7 +17,7 @@ import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from fabtest import (check, enter_scratch, mpi_env, mpirun, mpirun_cmd,  # noqa: E402
-                     parse_tables, text_lines)
+                     parse_tables, read_until, text_lines)
 
 enter_scratch()  # result files by relative names land in the test's own scratch directory
 
@@ -389,11 +389,7 @@ cmd = mpirun_cmd(2) + [exe, "run", "--budget", "60", "--precision", "0.02", "-o"
                        "groupstop.h5"]
 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                         env=mpi_env())
-seen = ""
-for line in proc.stderr:  # the first progress line comes after a whole round
-    seen += line
-    if "progress: round" in line:
-        break
+seen = read_until(proc, "progress: round", 90)  # the first comes after a whole round
 pids = [int(x) for x in subprocess.run(["pgrep", "-x", "-P", str(proc.pid), "fabricbench"],
                                        capture_output=True, text=True).stdout.split()]
 check(len(pids) == 2 and "progress: round" in seen, "ranks %s, stderr %s" % (pids, seen))
@@ -417,11 +413,7 @@ proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, tex
                         env=mpi_env())
 # stopped once the first round (a block of every size) is done, as the progress line says: a
 # fixed pause was not enough beside a CPU hog and an mpirun loop (5 of 21 sizes after 2 s)
-seen = ""
-for line in proc.stderr:
-    seen += line
-    if "progress: round" in line:
-        break
+seen = read_until(proc, "progress: round", 90)  # a job that never says it is killed
 pids = [int(x) for x in subprocess.run(["pgrep", "-x", "-P", str(proc.pid), "fabricbench"],
                                        capture_output=True, text=True).stdout.split()]
 check(len(pids) == 2 and "progress: round" in seen, "ranks %s, stderr %s" % (pids, seen))

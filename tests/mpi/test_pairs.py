@@ -174,7 +174,8 @@ for kernel, n, extra in (("pairs_bw", 4, ["-m", "64K", "-i", "5"]),
 
 # --retest: member 1's pairs slowed in the schedule only (a test hook). The hook's sleep,
 # FAB_PAIRS_TEST_DELAY_NS in src/pairs/pairs_measure.c: long enough that member 1 stands out
-# against the median pair also when load stretches the other pairs' iterations to 10-20 ms.
+# against the median pair also when load stretches the other pairs' iterations (one took
+# 18 ms beside a CPU hog and an mpirun loop).
 HOOK_S = 0.050
 for mode in ("on", "off"):
     path = "retest-%s.h5" % mode
