@@ -2,6 +2,7 @@
 /* What the launcher's environment says before MPI_Init (mpirun, srun, other PMIx/PMI
  * launchers): this process's rank, whether it is the job's or its host's first rank. */
 #include <stdlib.h>
+#include <time.h>
 
 #include "cli/launcher.h"
 #include "core/num.h"
@@ -46,4 +47,12 @@ bool fab_first_local_rank(void)
                                        "SLURM_LOCALID", "PMI_LOCAL_RANK"};
 
     return fab_rank_from(vars, sizeof(vars) / sizeof(vars[0])) <= 0;
+}
+
+void fab_refusal_linger(void)
+{
+    struct timespec ts = {FAB_REFUSE_LINGER_S, 0};
+
+    if (!fab_first_rank())
+        nanosleep(&ts, NULL); /* a signal (mpirun's teardown) ends it, as it should */
 }

@@ -49,6 +49,7 @@ int main(int argc, char **argv)
             if (hint[0])
                 fprintf(stderr, "hint: %s\n", hint);
         }
+        fab_refusal_linger(); /* the others: the first's message out before the teardown */
         return fab_status_exit_code(st);
     }
     fab_watch_arm(fab_launcher_rank(), cmd == FAB_CMD_RUN ? (double)o.launch.startup_timeout : 0);

@@ -15,8 +15,10 @@
 
 static void fab_startup_usage(const char *err, const char *hint)
 {
-    if (!fab_first_rank())
+    if (!fab_first_rank()) {
+        fab_refusal_linger(); /* the first's message out before mpirun's teardown */
         return;
+    }
     fprintf(stderr, "fabricbench: error: %s\n", err);
     if (hint[0])
         fprintf(stderr, "hint: %s\n", hint);

@@ -6,7 +6,9 @@ Most are refused by the option parser before MPI_Init ("fabricbench: error:"): t
 each without mpirun (fabtest.direct, a twentieth of a second), which also shows that they are
 refused before MPI starts. The refusals that need the ranks (their count, a rank that does not
 exist, the memory of a rank) run under mpirun (AFTER_INIT), and so do a few of the others
-(UNDER_MPIRUN), to show that a refusal before MPI_Init also ends every rank of a real launch.
+(UNDER_MPIRUN), to show that a refusal before MPI_Init also ends every rank of a real launch;
+one of them once more with rank 0 started 0.5 s after the others, whose refusal must not end
+the job before rank 0's message is out.
 
 usage: test_bad_input.py FABRICBENCH"""
 import os
@@ -170,6 +172,15 @@ for np, args, needle in CASES:
             t0 = time.monotonic()
             p = mpirun(3, launch + args, timeout=30)
             judge(3, args, needle, p, time.monotonic() - t0, how)
+# Rank 0 late (0.5 s, as a loaded machine once made it): the other ranks refuse at once, and
+# mpirun ends the job at their non-zero exit; they linger (FAB_REFUSE_LINGER_S, 2 s) so that
+# rank 0's message is out first. Without the lingering this case has no error line at all.
+LATE0 = ["sh", "-c", 'if [ "$OMPI_COMM_WORLD_RANK" = 0 ]; then sleep 0.5; fi; exec "$0" "$@"']
+launches += 1
+t0 = time.monotonic()
+p = mpirun(3, LATE0 + [exe, "run", "tcp_stream", "--omit", "1e9"], timeout=30)
+judge(3, ["tcp_stream", "--omit", "1e9", "(rank 0 late)"], UNDER_MPIRUN[2], p,
+      time.monotonic() - t0, "mpirun")
 check(all(any(n in c[2] for c in CASES) for n in AFTER_INIT + UNDER_MPIRUN),
       "a name in AFTER_INIT or UNDER_MPIRUN matches no case")
 print("%s: %d bad command lines, %d mpirun launches" % ("FAIL" if FAILURES else "PASS",
