@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What the launcher's environment says before MPI_Init (mpirun, srun, other PMIx/PMI
  * launchers): this process's rank, whether it is the job's or its host's first rank. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -49,10 +50,15 @@ bool fab_first_local_rank(void)
     return fab_rank_from(vars, sizeof(vars) / sizeof(vars[0])) <= 0;
 }
 
-void fab_refusal_linger(void)
+void fab_refuse_before_init(const char *err, const char *hint)
 {
     struct timespec ts = {FAB_REFUSE_LINGER_S, 0};
 
-    if (!fab_first_rank())
+    if (!fab_first_rank()) {
         nanosleep(&ts, NULL); /* a signal (mpirun's teardown) ends it, as it should */
+        return;
+    }
+    fprintf(stderr, "fabricbench: error: %s\n", err);
+    if (hint[0])
+        fprintf(stderr, "hint: %s\n", hint);
 }

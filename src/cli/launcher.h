@@ -13,12 +13,12 @@ int fab_launcher_rank(void);
 bool fab_first_rank(void);
 /* The first rank on this host (true without a launcher). */
 bool fab_first_local_rank(void);
-/* Before MPI_Init, a refusal that every rank reaches and only the first prints: on the other
- * ranks, a pause of FAB_REFUSE_LINGER_S before they exit. mpirun ends the whole job at the
- * first non-zero exit, and on a loaded machine the first rank may not have written its
- * message by then (beside a CPU hog it had not, 0.13 s into a job of 3); its own exit ends the
- * job sooner in the usual case. */
+/* Before MPI_Init, a refusal that every rank reaches: the first rank prints it ("fabricbench:
+ * error: ERR", then "hint: HINT" when there is one), the others pause FAB_REFUSE_LINGER_S
+ * before the caller exits. mpirun ends the whole job at the first non-zero exit, and on a
+ * loaded machine the first rank may not have written its message by then (beside a CPU hog
+ * it had not, 0.13 s into a job of 3); its own exit ends the job sooner in the usual case. */
 #define FAB_REFUSE_LINGER_S 2
-void fab_refusal_linger(void);
+void fab_refuse_before_init(const char *err, const char *hint);
 
 #endif

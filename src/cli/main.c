@@ -44,12 +44,7 @@ int main(int argc, char **argv)
     if (st != FAB_OK) {
         /* Every rank parsed the same arguments and reached the same verdict: all of them
          * exit here, before MPI_Init, so none can wait for another. */
-        if (fab_first_rank()) {
-            fprintf(stderr, "fabricbench: error: %s\n", err);
-            if (hint[0])
-                fprintf(stderr, "hint: %s\n", hint);
-        }
-        fab_refusal_linger(); /* the others: the first's message out before the teardown */
+        fab_refuse_before_init(err, hint);
         return fab_status_exit_code(st);
     }
     fab_watch_arm(fab_launcher_rank(), cmd == FAB_CMD_RUN ? (double)o.launch.startup_timeout : 0);

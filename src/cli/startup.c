@@ -13,17 +13,6 @@
 #include "net/transport.h"
 #include "output/outputs.h"
 
-static void fab_startup_usage(const char *err, const char *hint)
-{
-    if (!fab_first_rank()) {
-        fab_refusal_linger(); /* the first's message out before mpirun's teardown */
-        return;
-    }
-    fprintf(stderr, "fabricbench: error: %s\n", err);
-    if (hint[0])
-        fprintf(stderr, "hint: %s\n", hint);
-}
-
 /* A file-size limit makes MPI_Init's shared-memory files fail (Open MPI then aborts the
  * rank with its own exit code) and every result file a write error: said here, before MPI,
  * as the write error it is (exit 3), on the rank and host that have it. */
@@ -67,7 +56,7 @@ bool fab_startup_prepare(fab_opts_t *o, fab_fabric_t *fb, fab_status_t *fst, int
     if (*fst == FAB_ERR_USAGE) {
         /* The same on every host (a bad name or option): all ranks stop here, as for any
          * other usage error. */
-        fab_startup_usage(err, hint);
+        fab_refuse_before_init(err, hint);
         *code = fab_status_exit_code(*fst);
         return false;
     }
